@@ -1,0 +1,83 @@
+// Bundles the extension host code, the webview script, the CLI and the in-editor test suites.
+// Usage: node esbuild.mjs [--production] [--watch] [--tests]
+import * as esbuild from 'esbuild';
+import { copyFile, mkdir, readdir } from 'node:fs/promises';
+import path from 'node:path';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+const withTests = process.argv.includes('--tests');
+
+const common = {
+  bundle: true,
+  minify: production,
+  // Maps only in development builds, never inside the .vsix (.vscodeignore drops them too).
+  sourcemap: production ? false : 'linked',
+  sourcesContent: false,
+  logLevel: 'warning',
+  legalComments: 'none',
+};
+
+/** @type {esbuild.BuildOptions[]} */
+const builds = [
+  {
+    ...common,
+    entryPoints: { extension: 'src/extension.ts' },
+    outdir: 'dist',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode'],
+  },
+  {
+    ...common,
+    entryPoints: { cli: 'src/cli/main.ts' },
+    outdir: 'dist',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    banner: { js: '#!/usr/bin/env node' },
+  },
+  {
+    ...common,
+    entryPoints: { 'webview/chat': 'webview/chat/main.ts' },
+    outdir: 'dist',
+    platform: 'browser',
+    format: 'iife',
+    target: 'chrome120',
+  },
+];
+
+if (withTests) {
+  const dir = 'test/integration';
+  const suites = (await readdir(dir)).filter((name) => name.endsWith('.test.ts'));
+  builds.push({
+    ...common,
+    minify: false,
+    sourcemap: 'inline',
+    entryPoints: [path.join(dir, 'index.ts'), ...suites.map((name) => path.join(dir, name))],
+    outdir: 'out/test/integration',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    // mocha is loaded from node_modules by the runner inside the extension host.
+    external: ['vscode', 'mocha'],
+  });
+}
+
+async function copyAssets() {
+  await mkdir('dist', { recursive: true });
+  // sql.js loads its WebAssembly at run time; it ships inside the .vsix next to the bundle.
+  await copyFile('node_modules/sql.js/dist/sql-wasm.wasm', 'dist/sql-wasm.wasm');
+}
+
+await copyAssets();
+if (watch) {
+  for (const options of builds) {
+    const context = await esbuild.context(options);
+    await context.watch();
+  }
+  console.log('[esbuild] watching');
+} else {
+  await Promise.all(builds.map((options) => esbuild.build(options)));
+}

@@ -1,0 +1,96 @@
+/**
+ * The `openagent` terminal command, on the same core as the extension. This first version
+ * answers one prompt: `openagent "explain this repository"`. Settings come from flags or the
+ * environment (OPENAGENT_PROVIDER, OPENAGENT_MODEL, OPENAGENT_BASE_URL, and the provider's
+ * API key variable such as ANTHROPIC_API_KEY).
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Conversation } from '../core/agent/conversation';
+import { buildSystemPrompt } from '../core/agent/system-prompt';
+import { createLlmClient } from '../core/llm/create-llm-client';
+import { EnvSecretSource } from '../node/env-secret-source';
+import { systemClock } from '../node/system-clock';
+
+const USAGE = `Usage: openagent [options] "<prompt>"
+
+Options:
+  --provider <id>    anthropic | openai | ollama | lmstudio | llamacpp | vllm | openai-compatible
+  --model <name>     model name (default: the provider's default)
+  --base-url <url>   server address (default: the provider's default)
+  -h, --help         show this help`;
+
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        provider: { type: 'string' },
+        model: { type: 'string' },
+        'base-url': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const prompt = parsed.positionals.join(' ').trim();
+  if (parsed.values.help || !prompt) {
+    process.stdout.write(`${USAGE}\n`);
+    return parsed.values.help ? 0 : 2;
+  }
+
+  const settings = {
+    provider: parsed.values.provider ?? env.OPENAGENT_PROVIDER ?? 'anthropic',
+    model: parsed.values.model ?? env.OPENAGENT_MODEL ?? '',
+    baseUrl: parsed.values['base-url'] ?? env.OPENAGENT_BASE_URL ?? '',
+  };
+  const setup = createLlmClient(settings, await new EnvSecretSource(env).getApiKey(settings.provider));
+  if (!setup.ok) {
+    process.stderr.write(`openagent: ${setup.message.replace('"OpenAgent: Set API Key"', 'the environment')}\n`);
+    return 1;
+  }
+
+  const presetText = readFileSync(path.join(__dirname, '..', 'prompts', 'coding', 'PROMPT.md'), 'utf8');
+  const conversation = new Conversation({
+    id: randomUUID(),
+    llm: setup.client,
+    model: setup.model,
+    system: buildSystemPrompt(presetText, {
+      os: `${os.type()} ${os.release()}`,
+      shell: env.SHELL ?? 'unknown',
+      workspaceRoot: process.cwd(),
+      date: new Date(),
+    }),
+    clock: systemClock,
+  });
+  let exitCode = 0;
+  conversation.subscribe((event) => {
+    if (event.type === 'text_delta') process.stdout.write(event.text);
+    else if (event.type === 'done') process.stdout.write('\n');
+    else if (event.type === 'error') {
+      process.stderr.write(`\nopenagent: ${event.message}\n`);
+      exitCode = 1;
+    } else if (event.type === 'interrupted') {
+      process.stderr.write(`\nopenagent: ${event.reason}\n`);
+      exitCode = 130;
+    }
+  });
+  const interrupt = () => conversation.stop();
+  process.once('SIGINT', interrupt);
+  await conversation.submit(prompt);
+  process.off('SIGINT', interrupt);
+  return exitCode;
+}
+
+if (require.main === module) {
+  void main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

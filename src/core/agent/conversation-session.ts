@@ -1,0 +1,112 @@
+/**
+ * The conversation a surface is showing, and how a new one starts. Both the sidebar chat and
+ * the developer panel attach to one session; the session keeps the events of the current
+ * conversation so a surface that opens late (or reloads) shows the same thing as the others.
+ */
+import { Conversation } from './conversation';
+import type { AgentEvent } from './events';
+import { createLlmClient, type ModelSettings } from '../llm/create-llm-client';
+import type { Clock, SecretSource } from '../ports';
+
+export interface ConversationSessionDeps {
+  readSettings(): ModelSettings;
+  secrets: SecretSource;
+  clock: Clock;
+  systemPrompt(): string;
+  newId(): string;
+}
+
+/** Why a prompt could not start a run, in words for the user. */
+export interface SetupProblem {
+  reason: 'unknown_provider' | 'missing_api_key' | 'missing_base_url' | 'busy';
+  message: string;
+}
+
+export class ConversationSession {
+  private conversation: Conversation | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private events: AgentEvent[] = [];
+  private readonly eventListeners = new Set<(event: AgentEvent) => void>();
+  private readonly resetListeners = new Set<() => void>();
+  private lastPrompt: string | undefined;
+
+  constructor(private readonly deps: ConversationSessionDeps) {}
+
+  get isRunning(): boolean {
+    return this.conversation?.isRunning ?? false;
+  }
+
+  /** Events of the current conversation so far. */
+  get history(): readonly AgentEvent[] {
+    return this.events;
+  }
+
+  onEvent(listener: (event: AgentEvent) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
+  onReset(listener: () => void): () => void {
+    this.resetListeners.add(listener);
+    return () => this.resetListeners.delete(listener);
+  }
+
+  /**
+   * Sends a prompt to the current conversation, starting one if there is none. Returns a problem instead when no model is set up; the run itself reports
+   * through events and this resolves once it has started.
+   */
+  async submit(prompt: string): Promise<SetupProblem | undefined> {
+    if (this.isRunning) return { reason: 'busy', message: 'OpenAgent is still working on the last request.' };
+    // Remembered before the setup check, so "Set API Key" can send it once the key is there.
+    this.lastPrompt = prompt;
+    // Settings are read at every prompt, so a provider or key changed mid-chat applies to
+    // the next answer without losing the conversation.
+    const settings = this.deps.readSettings();
+    const apiKey = await this.deps.secrets.getApiKey(settings.provider.trim());
+    const setup = createLlmClient(settings, apiKey);
+    if (!setup.ok) return { reason: setup.reason, message: setup.message };
+    if (this.conversation) {
+      this.conversation.useModel(setup.client, setup.model);
+    } else {
+      this.attach(
+        new Conversation({
+          id: this.deps.newId(),
+          llm: setup.client,
+          model: setup.model,
+          system: this.deps.systemPrompt(),
+          clock: this.deps.clock,
+        }),
+      );
+    }
+    void this.conversation!.submit(prompt);
+    return undefined;
+  }
+
+  /** Sends the last prompt again (after an error the user fixed). */
+  async retry(): Promise<SetupProblem | undefined> {
+    return this.lastPrompt === undefined ? undefined : this.submit(this.lastPrompt);
+  }
+
+  stop(): void {
+    this.conversation?.stop();
+  }
+
+  /** Starts over: the next prompt opens a new conversation with the settings of that moment. */
+  reset(): void {
+    this.conversation?.stop();
+    this.unsubscribe?.();
+    this.conversation = undefined;
+    this.unsubscribe = undefined;
+    this.events = [];
+    this.lastPrompt = undefined;
+    for (const listener of this.resetListeners) listener();
+  }
+
+  private attach(conversation: Conversation): void {
+    this.conversation = conversation;
+    this.unsubscribe = conversation.subscribe((event) => {
+      this.events.push(event);
+      for (const listener of this.eventListeners) listener(event);
+    });
+  }
+}

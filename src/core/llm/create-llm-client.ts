@@ -1,0 +1,76 @@
+/**
+ * Resolves the user's model settings into a ready LlmClient, or into a plain explanation of
+ * what is missing. Hosts (extension, CLI) supply the settings and the key lookup.
+ */
+import type { LlmClient } from './llm-client';
+import { AnthropicClient } from './anthropic/anthropic-client';
+import { OpenAiClient } from './openai/openai-client';
+import { isProviderId, PROVIDER_PRESETS, type ProviderPreset } from './provider-presets';
+
+export interface ModelSettings {
+  provider: string;
+  /** Empty means the provider's default model. */
+  model: string;
+  /** Empty means the provider's default address. */
+  baseUrl: string;
+}
+
+export type ModelSetup =
+  | { ok: true; client: LlmClient; model: string; preset: ProviderPreset; baseUrl: string | undefined }
+  | {
+      ok: false;
+      reason: 'unknown_provider' | 'missing_api_key' | 'missing_base_url';
+      message: string;
+      preset?: ProviderPreset;
+    };
+
+/** Local OpenAI-compatible servers ignore the key, but the SDK insists on a non-empty one. */
+const KEY_FOR_KEYLESS_SERVERS = 'not-needed';
+
+export function createLlmClient(settings: ModelSettings, apiKey: string | undefined): ModelSetup {
+  const providerId = settings.provider.trim();
+  if (!isProviderId(providerId)) {
+    const known = Object.keys(PROVIDER_PRESETS).join(', ');
+    return {
+      ok: false,
+      reason: 'unknown_provider',
+      message: `Unknown provider "${providerId}". Choose one of: ${known}.`,
+    };
+  }
+  const preset = PROVIDER_PRESETS[providerId];
+  const baseUrl = settings.baseUrl.trim() || preset.defaultBaseUrl;
+  const model = settings.model.trim() || preset.defaultModel;
+  const key = apiKey?.trim();
+
+  if (preset.id === 'openai-compatible' && !baseUrl) {
+    return {
+      ok: false,
+      reason: 'missing_base_url',
+      preset,
+      message:
+        'The OpenAI-compatible provider needs a base URL: set "openagent.baseUrl" (for example http://localhost:8080/v1).',
+    };
+  }
+  if (preset.requiresApiKey && !key) {
+    const envHint = preset.apiKeyEnvVar ? ` (or set ${preset.apiKeyEnvVar} in the environment)` : '';
+    return {
+      ok: false,
+      reason: 'missing_api_key',
+      preset,
+      message:
+        `OpenAgent needs a model to talk to. Set your ${preset.label} API key with "OpenAgent: Set API Key"${envHint}, ` +
+        'or choose a local provider such as Ollama or LM Studio in the settings.',
+    };
+  }
+
+  const client =
+    preset.protocol === 'anthropic'
+      ? new AnthropicClient({ apiKey: key ?? '', baseUrl })
+      : new OpenAiClient({
+          provider: preset.id,
+          label: baseUrl && preset.id !== 'openai' ? `${preset.label} at ${baseUrl}` : preset.label,
+          apiKey: key || KEY_FOR_KEYLESS_SERVERS,
+          baseUrl,
+        });
+  return { ok: true, client, model, preset, baseUrl };
+}

@@ -1,0 +1,89 @@
+/**
+ * The one interface between the agent loop and any model vendor. The loop never imports a
+ * vendor SDK; adapters under anthropic/ and openai/ translate these types to wire formats.
+ */
+
+/** A plain text span in a message. */
+export interface TextPart {
+  type: 'text';
+  text: string;
+}
+
+/** A tool call the model made, with its fully parsed input. */
+export interface ToolCallPart {
+  type: 'tool_call';
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+/** The outcome of a tool call, sent back to the model. */
+export interface ToolResultPart {
+  type: 'tool_result';
+  toolCallId: string;
+  toolName: string;
+  output: string;
+  isError: boolean;
+}
+
+/** Model messages: what the loop keeps as history. Distinct from UI messages and wire messages. */
+export type ModelMessage =
+  | { role: 'user'; content: Array<TextPart | ToolResultPart> }
+  | { role: 'assistant'; content: Array<TextPart | ToolCallPart> };
+
+/** A tool as the model sees it: a JSON Schema for its input. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface LlmRequest {
+  model: string;
+  system: string;
+  messages: ModelMessage[];
+  tools: ToolDefinition[];
+  maxOutputTokens: number;
+  /** Aborting stops the HTTP stream at once. */
+  signal?: AbortSignal;
+}
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'other';
+
+/** What an adapter yields while a response streams in. */
+export type LlmStreamPart =
+  | { type: 'text_delta'; text: string }
+  | { type: 'tool_call_start'; id: string; name: string }
+  | { type: 'tool_call_delta'; id: string; argumentsDelta: string }
+  /** A complete tool call whose arguments parsed as JSON. */
+  | { type: 'tool_call'; id: string; name: string; input: unknown }
+  /** A complete tool call whose arguments did not parse: the model sees this as a tool error. */
+  | { type: 'tool_call_invalid'; id: string; name: string; rawArguments: string; error: string }
+  /** `reported` is false when the server sent no usage and the numbers are an estimate. */
+  | { type: 'usage'; usage: TokenUsage; reported: boolean }
+  | { type: 'finish'; stopReason: StopReason };
+
+export interface LlmClient {
+  /** e.g. "anthropic", "ollama": used in messages, traces and pricing. */
+  readonly provider: string;
+  stream(request: LlmRequest): AsyncIterable<LlmStreamPart>;
+}
+
+/** A failure the user can act on; `kind` lets hosts offer the right fix. */
+export class LlmError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'authentication' | 'connection' | 'rate_limit' | 'server' | 'bad_request' | 'stream',
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'LlmError';
+  }
+}

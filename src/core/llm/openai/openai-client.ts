@@ -1,0 +1,135 @@
+/**
+ * LlmClient over the Chat Completions API: OpenAI itself and every OpenAI-compatible server
+ * (Ollama, LM Studio, llama.cpp, vLLM). Local servers differ in small ways — some send no
+ * usage, some send tool-call ids only on the first fragment — and this adapter absorbs them.
+ */
+import OpenAI from 'openai';
+import type { LlmClient, LlmRequest, LlmStreamPart, TokenUsage } from '../llm-client';
+import { LlmError } from '../llm-client';
+import { ToolCallAccumulator } from '../tool-call-accumulator';
+import { estimateTokens } from '../token-estimate';
+import { toLlmError } from '../map-sdk-error';
+import { convertToOpenAiMessages } from './convert-to-openai-messages';
+import { mapOpenAiFinishReason } from './map-openai-finish-reason';
+
+export interface OpenAiClientOptions {
+  /** Provider id for messages and pricing: "openai", "ollama", "lmstudio", ... */
+  provider: string;
+  /** Human name used in error messages: "OpenAI", "Ollama at http://localhost:11434/v1". */
+  label: string;
+  apiKey: string;
+  baseUrl?: string;
+  /** `stream_options.include_usage`; a few older servers reject it. */
+  includeUsage?: boolean;
+  maxRetries?: number;
+  timeoutMs?: number;
+}
+
+export class OpenAiClient implements LlmClient {
+  readonly provider: string;
+  private readonly sdk: OpenAI;
+
+  constructor(private readonly options: OpenAiClientOptions) {
+    this.provider = options.provider;
+    this.sdk = new OpenAI({
+      apiKey: options.apiKey,
+      baseURL: options.baseUrl || undefined,
+      maxRetries: options.maxRetries ?? 2,
+      timeout: options.timeoutMs ?? 10 * 60_000,
+    });
+  }
+
+  async *stream(request: LlmRequest): AsyncIterable<LlmStreamPart> {
+    const wireMessages = convertToOpenAiMessages(request.system, request.messages);
+    let chunks: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>;
+    try {
+      chunks = await this.sdk.chat.completions.create(
+        {
+          model: request.model,
+          messages: wireMessages,
+          ...(request.tools.length > 0
+            ? {
+                tools: request.tools.map((tool) => ({
+                  type: 'function' as const,
+                  function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+                })),
+              }
+            : {}),
+          // OpenAI's own API wants max_completion_tokens; compatible servers know max_tokens.
+          ...(this.provider === 'openai'
+            ? { max_completion_tokens: request.maxOutputTokens }
+            : { max_tokens: request.maxOutputTokens }),
+          stream: true,
+          ...(this.options.includeUsage === false ? {} : { stream_options: { include_usage: true } }),
+        },
+        { signal: request.signal },
+      );
+    } catch (error) {
+      throw toLlmError(error, this.options.label);
+    }
+
+    const calls = new ToolCallAccumulator();
+    let usage: TokenUsage | undefined;
+    let finishReason: string | null | undefined;
+    let outputChars = 0;
+    try {
+      for await (const chunk of chunks) {
+        if (chunk.usage) {
+          usage = {
+            inputTokens: chunk.usage.prompt_tokens ?? 0,
+            outputTokens: chunk.usage.completion_tokens ?? 0,
+            cacheReadTokens: chunk.usage.prompt_tokens_details?.cached_tokens ?? 0,
+            cacheWriteTokens: 0,
+          };
+        }
+        const choice = chunk.choices?.[0];
+        if (!choice) continue;
+        const delta = choice.delta;
+        if (delta?.content) {
+          outputChars += delta.content.length;
+          yield { type: 'text_delta', text: delta.content };
+        }
+        for (const toolDelta of delta?.tool_calls ?? []) {
+          if (!calls.has(toolDelta.index)) {
+            const id = toolDelta.id || `call_${chunk.id}_${toolDelta.index}`;
+            const name = toolDelta.function?.name ?? '';
+            calls.start(toolDelta.index, id, name);
+            yield { type: 'tool_call_start', id, name };
+          }
+          const fragment = toolDelta.function?.arguments;
+          if (fragment) {
+            outputChars += fragment.length;
+            const id = calls.append(toolDelta.index, fragment);
+            if (id) yield { type: 'tool_call_delta', id, argumentsDelta: fragment };
+          }
+        }
+        if (choice.finish_reason) finishReason = choice.finish_reason;
+      }
+    } catch (error) {
+      throw toLlmError(error, this.options.label);
+    }
+    // No finish_reason means the stream was cut: unfinished tool calls must never run.
+    if (!finishReason)
+      throw new LlmError(
+        `The response stream from ${this.options.label} ended before the message was complete.`,
+        'stream',
+      );
+    yield* calls.finishAll();
+    if (usage) {
+      yield { type: 'usage', usage, reported: true };
+    } else {
+      const inputText = JSON.stringify(wireMessages) + JSON.stringify(request.tools);
+      yield {
+        type: 'usage',
+        usage: {
+          inputTokens: estimateTokens(inputText),
+          outputTokens: Math.ceil(outputChars / 4),
+          cacheReadTokens: 0,
+          cacheWriteTokens: 0,
+        },
+        reported: false,
+      };
+    }
+    yield { type: 'finish', stopReason: mapOpenAiFinishReason(finishReason) };
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The one composition root: builds the host adapters, hands them to the core, registers what
+ * VS Code shows, and returns the extension API. Nothing else wires dependencies together.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as vscode from 'vscode';
+import { ConversationSession } from './core/agent/conversation-session';
+import { buildSystemPrompt } from './core/agent/system-prompt';
+import { ChatViewProvider } from './host/chat/chat-view-provider';
+import { openLinkWithConfirmation } from './host/commands/open-link';
+import { setApiKey } from './host/commands/set-api-key';
+import { SecretStorageSource } from './host/secret-storage-source';
+import { readModelSettings } from './host/settings';
+import { EnvSecretSource } from './node/env-secret-source';
+import { systemClock } from './node/system-clock';
+
+/** What OpenAgent offers other extensions (and its own tests). */
+export interface OpenAgentApi {
+  readonly version: string;
+  /** Fires when a chat webview has loaded and completed its handshake. */
+  readonly onDidChatViewBecomeReady: vscode.Event<void>;
+  readonly isChatViewReady: boolean;
+}
+
+export function activate(context: vscode.ExtensionContext): OpenAgentApi {
+  const secrets = new SecretStorageSource(context.secrets, new EnvSecretSource());
+  const workspaceRoot = () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+
+  let presetText: string | undefined;
+  const systemPrompt = () => {
+    // Read on first use, not at activation: activation stays cheap.
+    presetText ??= readFileSync(
+      vscode.Uri.joinPath(context.extensionUri, 'prompts', 'coding', 'PROMPT.md').fsPath,
+      'utf8',
+    );
+    return buildSystemPrompt(presetText, {
+      os: `${os.type()} ${os.release()}`,
+      shell: vscode.env.shell || process.env.SHELL || 'unknown',
+      workspaceRoot: workspaceRoot(),
+      date: new Date(),
+    });
+  };
+
+  const session = new ConversationSession({
+    readSettings: readModelSettings,
+    secrets,
+    clock: systemClock,
+    systemPrompt,
+    newId: randomUUID,
+  });
+
+  const chatView = new ChatViewProvider(context.extensionUri, session, {
+    setApiKey: async () => {
+      if (await setApiKey(secrets)) await session.retry();
+    },
+    openSettings: async () => {
+      await vscode.commands.executeCommand('workbench.action.openSettings', 'openagent.');
+    },
+    openLink: openLinkWithConfirmation,
+  });
+
+  context.subscriptions.push(
+    chatView,
+    vscode.window.registerWebviewViewProvider(ChatViewProvider.viewType, chatView),
+    vscode.commands.registerCommand('openagent.newChat', async () => {
+      session.reset();
+      await vscode.commands.executeCommand(`${ChatViewProvider.viewType}.focus`);
+    }),
+    vscode.commands.registerCommand('openagent.stop', () => session.stop()),
+    vscode.commands.registerCommand('openagent.setApiKey', () => setApiKey(secrets)),
+    vscode.commands.registerCommand('openagent.focusChat', () =>
+      vscode.commands.executeCommand(`${ChatViewProvider.viewType}.focus`),
+    ),
+  );
+
+  return {
+    version: context.extension.packageJSON.version as string,
+    onDidChatViewBecomeReady: chatView.onDidBecomeReady,
+    get isChatViewReady() {
+      return chatView.isReady;
+    },
+  };
+}
+
+export function deactivate(): void {
+  // Everything is released through context.subscriptions.
+}

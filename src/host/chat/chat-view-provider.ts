@@ -1,0 +1,54 @@
+import * as vscode from 'vscode';
+import type { ConversationSession } from '../../core/agent/conversation-session';
+import { Disposable } from '../disposable';
+import { ChatController, type ChatActions } from './chat-controller';
+import { localResourceRoots, renderWebviewHtml } from './webview-html';
+
+/** The sidebar chat: a webview view in the OpenAgent activity-bar container. */
+export class ChatViewProvider extends Disposable implements vscode.WebviewViewProvider {
+  static readonly viewType = 'openagent.chat';
+
+  private controller: ChatController | undefined;
+  private readonly readyEmitter = this._register(new vscode.EventEmitter<void>());
+  /** Fires each time a chat webview has loaded its script and said it is ready. */
+  readonly onDidBecomeReady = this.readyEmitter.event;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly session: ConversationSession,
+    private readonly actions: ChatActions,
+  ) {
+    super();
+  }
+
+  get isReady(): boolean {
+    return this.controller?.isReady ?? false;
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    view.webview.options = {
+      enableScripts: true,
+      enableCommandUris: false,
+      localResourceRoots: localResourceRoots(this.extensionUri),
+    };
+    this.controller?.dispose();
+    const controller = new ChatController(view.webview, this.session, this.actions);
+    this.controller = controller;
+    controller.onDidBecomeReady(() => this.readyEmitter.fire());
+    view.onDidDispose(() => {
+      controller.dispose();
+      if (this.controller === controller) this.controller = undefined;
+    });
+    view.webview.html = renderWebviewHtml(view.webview, this.extensionUri, {
+      title: 'OpenAgent',
+      script: 'webview/chat.js',
+      stylesheet: 'chat.css',
+      rootId: 'openagent-chat',
+    });
+  }
+
+  override dispose(): void {
+    this.controller?.dispose();
+    super.dispose();
+  }
+}

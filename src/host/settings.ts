@@ -1,0 +1,21 @@
+import * as vscode from 'vscode';
+import type { ModelSettings } from '../core/llm/create-llm-client';
+
+export const CONFIG_SECTION = 'openagent';
+
+/** The model settings as the user set them (workspace values are ignored when untrusted). */
+export function readModelSettings(): ModelSettings {
+  const config = vscode.workspace.getConfiguration(CONFIG_SECTION);
+  return {
+    provider: config.get<string>('provider', 'anthropic'),
+    model: config.get<string>('model', ''),
+    baseUrl: config.get<string>('baseUrl', ''),
+  };
+}
+
+/** Fires when any model setting changes. */
+export function onModelSettingsChanged(listener: () => void): vscode.Disposable {
+  return vscode.workspace.onDidChangeConfiguration((event) => {
+    if (event.affectsConfiguration(CONFIG_SECTION)) listener();
+  });
+}

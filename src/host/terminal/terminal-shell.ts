@@ -1,0 +1,119 @@
+/**
+ * Runs commands in the integrated terminal named "OpenAgent", through shell integration, so
+ * the user sees every command the agent runs and its output. Where shell integration does not
+ * come up (an unsupported shell, or it is turned off), the fallback runs the command in a child
+ * process and the result says so.
+ */
+import * as vscode from 'vscode';
+import type { Shell, ShellResult, ShellRunOptions } from '../../core/ports';
+import { capOutput, stripTerminalEscapes } from '../../core/text/terminal-output';
+
+export const TERMINAL_NAME = 'OpenAgent';
+/** How long a new terminal gets to activate shell integration. */
+const SHELL_INTEGRATION_WAIT_MS = 10_000;
+
+export class TerminalShell implements Shell, vscode.Disposable {
+  private terminal: vscode.Terminal | undefined;
+  private readonly closeListener: vscode.Disposable;
+
+  constructor(
+    private readonly fallback: Shell,
+    private readonly cwd: () => string | undefined,
+  ) {
+    this.closeListener = vscode.window.onDidCloseTerminal((closed) => {
+      if (closed === this.terminal) this.terminal = undefined;
+    });
+  }
+
+  async run(command: string, options: ShellRunOptions): Promise<ShellResult> {
+    const terminal = this.ensureTerminal();
+    const integration = await waitForShellIntegration(terminal, SHELL_INTEGRATION_WAIT_MS);
+    if (!integration) {
+      const result = await this.fallback.run(command, { ...options, cwd: options.cwd ?? this.cwd() });
+      return { ...result, output: `[shell integration is unavailable; ran in a background process]\n${result.output}` };
+    }
+    return runWithIntegration(integration, command, options);
+  }
+
+  dispose(): void {
+    this.closeListener.dispose();
+    this.terminal?.dispose();
+  }
+
+  private ensureTerminal(): vscode.Terminal {
+    if (!this.terminal || this.terminal.exitStatus !== undefined) {
+      this.terminal = vscode.window.createTerminal({ name: TERMINAL_NAME, cwd: this.cwd(), isTransient: true });
+    }
+    this.terminal.show(true);
+    return this.terminal;
+  }
+}
+
+function waitForShellIntegration(
+  terminal: vscode.Terminal,
+  timeoutMs: number,
+): Promise<vscode.TerminalShellIntegration | undefined> {
+  if (terminal.shellIntegration) return Promise.resolve(terminal.shellIntegration);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      listener.dispose();
+      resolve(undefined);
+    }, timeoutMs);
+    const listener = vscode.window.onDidChangeTerminalShellIntegration((event) => {
+      if (event.terminal !== terminal) return;
+      clearTimeout(timer);
+      listener.dispose();
+      resolve(event.shellIntegration);
+    });
+  });
+}
+
+async function runWithIntegration(
+  integration: vscode.TerminalShellIntegration,
+  command: string,
+  options: ShellRunOptions,
+): Promise<ShellResult> {
+  const execution = integration.executeCommand(command);
+  // Subscribe before reading: a fast command can end while the stream is being set up.
+  const exitCode = new Promise<number | undefined>((resolve) => {
+    const listener = vscode.window.onDidEndTerminalShellExecution((event) => {
+      if (event.execution !== execution) return;
+      listener.dispose();
+      resolve(event.exitCode);
+    });
+  });
+  const chunks: string[] = [];
+  let size = 0;
+  let timedOut = false;
+  const reading = (async () => {
+    for await (const data of execution.read()) {
+      chunks.push(data);
+      size += data.length;
+      // Bound memory on endless output; the cap below keeps the end anyway.
+      while (size > options.maxOutputChars * 2 && chunks.length > 1) size -= chunks.shift()!.length;
+    }
+  })();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), options.timeoutMs);
+  });
+  const aborted = new Promise<'aborted'>((resolve) =>
+    options.signal?.addEventListener('abort', () => resolve('aborted'), { once: true }),
+  );
+  const outcome = await Promise.race([reading.then(() => 'read' as const), deadline, aborted]);
+  clearTimeout(timer);
+  let code: number | undefined;
+  if (outcome === 'read') {
+    code = await Promise.race([exitCode, new Promise<undefined>((resolve) => setTimeout(resolve, 2_000))]);
+  } else {
+    timedOut = outcome === 'timeout';
+    // Interrupt the command the way a user would: Ctrl+C in its terminal.
+    vscode.window.terminals.find((terminal) => terminal.shellIntegration === integration)?.sendText('\x03', false);
+  }
+  return {
+    output: capOutput(stripTerminalEscapes(chunks.join('')), options.maxOutputChars),
+    exitCode: code,
+    timedOut,
+    via: 'shell-integration',
+  };
+}

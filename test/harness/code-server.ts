@@ -1,0 +1,216 @@
+/**
+ * Installs and starts code-server 4.100.3 (VS Code 1.100.3) offline, following TESTING.md:
+ * the npm package's postinstall downloads things, so scripts stay off and the native modules
+ * are rebuilt by hand. The install lives in a git-ignored cache and happens once.
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+
+export const CODE_SERVER_VERSION = '4.100.3';
+const projectRoot = path.resolve(__dirname, '..', '..');
+const cacheRoot = path.join(projectRoot, '.vscode-test', `code-server-${CODE_SERVER_VERSION}`);
+const codeServerDir = path.join(cacheRoot, 'node_modules', 'code-server');
+const vscodeDir = path.join(codeServerDir, 'lib', 'vscode');
+const doneMarker = path.join(cacheRoot, '.install-complete');
+
+function run(command: string, args: string[], cwd: string, extraEnv: NodeJS.ProcessEnv = {}): void {
+  execFileSync(command, args, {
+    cwd,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, npm_config_yes: 'true', ...extraEnv },
+  });
+}
+
+function symlinkIfMissing(target: string, linkPath: string): void {
+  try {
+    fs.lstatSync(linkPath);
+    return;
+  } catch {
+    fs.mkdirSync(path.dirname(linkPath), { recursive: true });
+    fs.symlinkSync(target, linkPath);
+  }
+}
+
+function findRipgrep(): string {
+  for (const candidate of ['/usr/bin/rg', '/usr/local/bin/rg']) {
+    if (fs.existsSync(candidate)) return candidate;
+  }
+  throw new Error('ripgrep (rg) is not installed: apt-get install ripgrep');
+}
+
+/** Installs code-server into the cache unless a previous install completed. */
+export function ensureCodeServer(): string {
+  if (fs.existsSync(doneMarker)) return codeServerDir;
+  const started = Date.now();
+  console.log(`[code-server] installing ${CODE_SERVER_VERSION} into ${cacheRoot} (once)`);
+  fs.mkdirSync(cacheRoot, { recursive: true });
+  fs.writeFileSync(path.join(cacheRoot, 'package.json'), JSON.stringify({ name: 'vscode-test-cache', private: true }));
+  run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--ignore-scripts', `code-server@${CODE_SERVER_VERSION}`],
+    cacheRoot,
+  );
+  run('npm', ['rebuild', 'argon2'], cacheRoot);
+  run('npm', ['install', '--no-audit', '--no-fund', '--omit=dev', '--ignore-scripts'], vscodeDir);
+  run('npm', ['rebuild', 'node-pty', '@vscode/spdlog', 'native-watchdog', '@parcel/watcher', 'kerberos'], vscodeDir);
+  symlinkIfMissing(findRipgrep(), path.join(vscodeDir, 'node_modules', '@vscode', 'ripgrep', 'bin', 'rg'));
+  symlinkIfMissing('node_modules', path.join(vscodeDir, 'node_modules.asar'));
+  symlinkIfMissing('code-linux.sh', path.join(vscodeDir, 'bin', 'remote-cli', 'code-server'));
+  symlinkIfMissing('browser-linux.sh', path.join(vscodeDir, 'bin', 'helpers', 'browser.sh'));
+  run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--omit=dev', '--ignore-scripts'],
+    path.join(vscodeDir, 'extensions'),
+  );
+  fs.writeFileSync(doneMarker, new Date().toISOString());
+  console.log(`[code-server] installed in ${Math.round((Date.now() - started) / 1000)} s`);
+  return codeServerDir;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+export interface CodeServerOptions {
+  folder: string;
+  userDataDir: string;
+  extensionsDir: string;
+  /** Workspace Trust stays on only for trust tests. */
+  workspaceTrust?: boolean;
+  settings?: Record<string, unknown>;
+  env?: NodeJS.ProcessEnv;
+  /** Where code-server's own log goes (kept for failures). */
+  logFile: string;
+}
+
+export interface RunningCodeServer {
+  url: string;
+  port: number;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export function writeUserSettings(
+  userDataDir: string,
+  settings: Record<string, unknown>,
+  workspaceTrust: boolean,
+): void {
+  const userDir = path.join(userDataDir, 'User');
+  fs.mkdirSync(userDir, { recursive: true });
+  const all = {
+    'workbench.startupEditor': 'none',
+    'git.openRepositoryInParentFolders': 'never',
+    'security.workspace.trust.enabled': workspaceTrust,
+    'workbench.tips.enabled': false,
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'telemetry.telemetryLevel': 'off',
+    ...settings,
+  };
+  fs.writeFileSync(path.join(userDir, 'settings.json'), JSON.stringify(all, null, 2));
+}
+
+/** Installs a packaged extension into an extensions folder with code-server's own CLI. */
+export function installVsix(vsixPath: string, extensionsDir: string, userDataDir: string): void {
+  const entry = path.join(ensureCodeServer(), 'out', 'node', 'entry.js');
+  run(
+    process.execPath,
+    [
+      entry,
+      '--user-data-dir',
+      userDataDir,
+      '--extensions-dir',
+      extensionsDir,
+      '--install-extension',
+      vsixPath,
+      '--force',
+    ],
+    projectRoot,
+  );
+}
+
+async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`code-server exited early with code ${child.exitCode}`);
+    try {
+      const response = await fetch(url);
+      if (response.status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`code-server did not answer on ${url} within ${timeoutMs} ms`);
+}
+
+export async function startCodeServer(options: CodeServerOptions): Promise<RunningCodeServer> {
+  const entry = path.join(ensureCodeServer(), 'out', 'node', 'entry.js');
+  const port = await freePort();
+  writeUserSettings(options.userDataDir, options.settings ?? {}, options.workspaceTrust ?? false);
+  fs.mkdirSync(options.extensionsDir, { recursive: true });
+  const args = [
+    entry,
+    '--auth',
+    'none',
+    '--bind-addr',
+    `127.0.0.1:${port}`,
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--user-data-dir',
+    options.userDataDir,
+    '--extensions-dir',
+    options.extensionsDir,
+  ];
+  if (!options.workspaceTrust) args.push('--disable-workspace-trust');
+  args.push(options.folder);
+  const log = fs.openSync(options.logFile, 'w');
+  const child = spawn(process.execPath, args, {
+    cwd: projectRoot,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', log, log],
+    detached: true,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/healthz`, child, 60_000);
+  return {
+    url,
+    port,
+    process: child,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      try {
+        // The extension host and its terminals are children: end the whole process group.
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        child.kill('SIGTERM');
+      }
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          /* already gone */
+        }
+      }, 5_000);
+      await exited;
+      clearTimeout(timer);
+      fs.closeSync(log);
+    },
+  };
+}
+
+if (require.main === module) {
+  ensureCodeServer();
+}

@@ -1,0 +1,132 @@
+/**
+ * The chat's DOM: a transcript of turns, a notice strip, an activity pill and a composer.
+ * Streaming text is re-rendered at most once per animation frame.
+ */
+import type { AgentEvent } from '../../src/core/agent/events';
+import type { HostToWebview } from '../../src/protocol/messages';
+import { renderMarkdown } from '../shared/render-markdown';
+
+type Notice = Extract<HostToWebview, { type: 'chat_notice' }>;
+
+export interface ChatViewCallbacks {
+  onAction(action: Notice['actions'][number]['action']): void;
+}
+
+export class ChatView {
+  private current: { element: HTMLElement; text: string; dirty: boolean } | undefined;
+  private frame: number | undefined;
+  private running = false;
+
+  constructor(
+    private readonly transcript: HTMLElement,
+    private readonly noticeArea: HTMLElement,
+    private readonly activity: HTMLElement,
+    private readonly callbacks: ChatViewCallbacks,
+    private readonly onRunningChange: (running: boolean) => void,
+  ) {}
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  reset(): void {
+    this.transcript.replaceChildren();
+    this.clearNotice();
+    this.current = undefined;
+    this.setRunning(false);
+  }
+
+  apply(events: AgentEvent[]): void {
+    for (const event of events) this.applyOne(event);
+    this.scheduleRender();
+  }
+
+  showNotice(notice: Notice): void {
+    const box = document.createElement('div');
+    box.className = `notice notice-${notice.level}`;
+    box.setAttribute('role', 'alert');
+    const text = document.createElement('p');
+    text.textContent = notice.text;
+    box.append(text);
+    for (const { action, label } of notice.actions) {
+      const button = document.createElement('vscode-button');
+      button.textContent = label;
+      button.addEventListener('click', () => this.callbacks.onAction(action));
+      box.append(button);
+    }
+    this.noticeArea.replaceChildren(box);
+  }
+
+  clearNotice(): void {
+    this.noticeArea.replaceChildren();
+  }
+
+  private applyOne(event: AgentEvent): void {
+    switch (event.type) {
+      case 'user_message':
+        this.clearNotice();
+        this.finishCurrent();
+        this.addTurn('user').textContent = event.text;
+        this.setRunning(true);
+        break;
+      case 'text_delta':
+        if (!this.current) this.current = { element: this.addTurn('assistant'), text: '', dirty: false };
+        this.current.text += event.text;
+        this.current.dirty = true;
+        break;
+      case 'usage':
+        break;
+      case 'interrupted':
+        this.finishCurrent();
+        this.addTurn('status').textContent = event.reason;
+        this.setRunning(false);
+        break;
+      case 'error': {
+        this.finishCurrent();
+        const element = this.addTurn('error');
+        element.textContent = event.message;
+        element.setAttribute('role', 'alert');
+        this.setRunning(false);
+        break;
+      }
+      case 'done':
+        this.finishCurrent();
+        this.setRunning(false);
+        break;
+    }
+  }
+
+  private addTurn(kind: 'user' | 'assistant' | 'status' | 'error'): HTMLElement {
+    const element = document.createElement('div');
+    element.className = `turn turn-${kind}`;
+    this.transcript.append(element);
+    return element;
+  }
+
+  private finishCurrent(): void {
+    if (this.current) this.renderCurrent();
+    this.current = undefined;
+  }
+
+  private setRunning(running: boolean): void {
+    this.running = running;
+    this.activity.hidden = !running;
+    this.activity.textContent = running ? 'Thinking…' : '';
+    this.onRunningChange(running);
+  }
+
+  private scheduleRender(): void {
+    if (this.frame !== undefined) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = undefined;
+      this.renderCurrent();
+      this.transcript.lastElementChild?.scrollIntoView({ block: 'end' });
+    });
+  }
+
+  private renderCurrent(): void {
+    if (!this.current?.dirty) return;
+    this.current.element.innerHTML = renderMarkdown(this.current.text);
+    this.current.dirty = false;
+  }
+}

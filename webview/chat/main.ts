@@ -1,0 +1,87 @@
+/** The sidebar chat webview: wires the DOM to the host protocol. */
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-textarea/index.js';
+import { hostToWebviewSchema } from '../../src/protocol/messages';
+import { postToHost } from '../shared/vscode-api';
+import { ChatView } from './chat-view';
+
+const root = document.getElementById('openagent-chat')!;
+root.innerHTML = `
+  <header class="toolbar">
+    <span class="title">OpenAgent</span>
+    <vscode-button id="new-chat" secondary title="Start a new chat">New chat</vscode-button>
+  </header>
+  <main id="transcript" aria-live="polite"></main>
+  <div id="notices"></div>
+  <div id="activity" class="activity" hidden></div>
+  <form id="composer">
+    <vscode-textarea id="prompt" rows="3" resize="vertical" placeholder="Ask OpenAgent… (Enter to send, Shift+Enter for a new line)" aria-label="Prompt"></vscode-textarea>
+    <div class="composer-actions">
+      <vscode-button id="stop" secondary hidden>Stop</vscode-button>
+      <vscode-button id="send">Send</vscode-button>
+    </div>
+  </form>`;
+
+const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const prompt = byId<HTMLElement & { value: string }>('prompt');
+const sendButton = byId('send');
+const stopButton = byId('stop');
+let requestCounter = 0;
+
+const view = new ChatView(
+  byId('transcript'),
+  byId('notices'),
+  byId('activity'),
+  { onAction: (action) => postToHost({ type: 'action_invoke', action }) },
+  (running) => {
+    stopButton.hidden = !running;
+  },
+);
+
+function submit(): void {
+  const text = prompt.value.trim();
+  if (!text) return;
+  postToHost({ type: 'prompt_submit', requestId: `r${++requestCounter}`, text });
+  prompt.value = '';
+}
+
+byId('composer').addEventListener('submit', (event) => {
+  event.preventDefault();
+  submit();
+});
+sendButton.addEventListener('click', submit);
+stopButton.addEventListener('click', () => postToHost({ type: 'run_stop' }));
+byId('new-chat').addEventListener('click', () => postToHost({ type: 'chat_new' }));
+prompt.addEventListener('keydown', (event: KeyboardEvent) => {
+  if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    submit();
+  }
+});
+
+// Links in rendered markdown never navigate the webview: the host opens them after asking.
+byId('transcript').addEventListener('click', (event) => {
+  const link = (event.target as Element | null)?.closest('a[href]');
+  if (!link) return;
+  event.preventDefault();
+  postToHost({ type: 'link_open', href: link.getAttribute('href')! });
+});
+
+window.addEventListener('message', (event: MessageEvent<unknown>) => {
+  const parsed = hostToWebviewSchema.safeParse(event.data);
+  if (!parsed.success) return;
+  const message = parsed.data;
+  switch (message.type) {
+    case 'agent_events':
+      view.apply(message.events);
+      break;
+    case 'chat_notice':
+      view.showNotice(message);
+      break;
+    case 'chat_reset':
+      view.reset();
+      break;
+  }
+});
+
+postToHost({ type: 'webview_ready' });
