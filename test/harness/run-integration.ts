@@ -1,0 +1,89 @@
+/**
+ * `npm run test:integration`: runs the mocha suite in test/integration inside the real VS Code
+ * extension host of code-server 4.100.3 (VS Code 1.100.3), its workbench open in headless
+ * Chromium. Prints each test and the pass/fail counts; fails on a failure, a missing result
+ * or a hang.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { SuiteResults } from '../integration/index';
+import { projectRoot, summaryLine, WorkbenchSession } from './workbench-session';
+
+const TIMEOUT_MS = Number(process.env.OPENAGENT_INTEGRATION_TIMEOUT_MS ?? 8 * 60_000);
+
+async function main(): Promise<number> {
+  const testsEntry = path.join(projectRoot, 'out', 'test', 'integration', 'index.js');
+  if (!fs.existsSync(testsEntry))
+    throw new Error(`${testsEntry} is missing: build with "node esbuild.mjs --tests" first`);
+  if (!fs.existsSync(path.join(projectRoot, 'dist', 'extension.js')))
+    throw new Error('dist/extension.js is missing: run "npm run build" first');
+
+  const resultsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'openagent-results-')), 'results.json');
+  // The extension host inherits code-server's environment: that is how the suite learns where to write.
+  const session = await WorkbenchSession.start({ workspace: 'sample', env: { OPENAGENT_TEST_RESULTS: resultsFile } });
+  try {
+    return await runSuite(session, resultsFile);
+  } finally {
+    await session.stop();
+  }
+}
+
+async function runSuite(session: WorkbenchSession, resultsFile: string): Promise<number> {
+  const authority = `127.0.0.1:${session.server.port}`;
+  const payload = [
+    ['extensionDevelopmentPath', `vscode-remote://${authority}${projectRoot}`],
+    [
+      'extensionTestsPath',
+      `vscode-remote://${authority}${path.join(projectRoot, 'out', 'test', 'integration', 'index.js')}`,
+    ],
+  ];
+  const started = Date.now();
+  const page = await session.openPage(
+    `folder=${encodeURIComponent(session.workspaceDir)}&payload=${encodeURIComponent(JSON.stringify(payload))}`,
+  );
+  page.on('pageerror', (error) => console.log(`[workbench] page error: ${error.message}`));
+
+  while (!fs.existsSync(resultsFile)) {
+    if (Date.now() - started > TIMEOUT_MS) {
+      console.log(session.diagnostics());
+      console.log(`integration: no results after ${TIMEOUT_MS / 1000} s — the suite hung or the extension host died`);
+      console.log(summaryLine(0, 1));
+      return 1;
+    }
+    if (session.server.process.exitCode !== null) {
+      console.log(session.diagnostics());
+      console.log('integration: code-server exited before the suite finished');
+      console.log(summaryLine(0, 1));
+      return 1;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  // The file is written in one call; give the writer a moment to close it.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const results = JSON.parse(fs.readFileSync(resultsFile, 'utf8')) as SuiteResults;
+  console.log(
+    `\nIntegration tests inside VS Code ${'1.100.3'} (code-server), ${((Date.now() - started) / 1000).toFixed(1)} s:`,
+  );
+  for (const test of results.tests) {
+    const mark = test.state === 'passed' ? '✔' : test.state === 'failed' ? '✘' : '-';
+    console.log(`  ${mark} ${test.title}${test.durationMs > 200 ? ` (${test.durationMs} ms)` : ''}`);
+    if (test.error) console.log(test.error.replace(/^/gm, '      '));
+  }
+  if (results.failed > 0) console.log(session.diagnostics());
+  if (results.passed + results.failed === 0) {
+    console.log('integration: the suite ran no test');
+    console.log(summaryLine(0, 1));
+    return 1;
+  }
+  console.log(summaryLine(results.passed, results.failed, results.pending));
+  return results.failed > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

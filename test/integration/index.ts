@@ -1,0 +1,51 @@
+/**
+ * Runs inside the real VS Code extension host (loaded through the extensionTestsPath of the
+ * workbench payload). Executes every *.test.js beside it with mocha and writes the results to
+ * the file the launcher waits for; the launcher prints them.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import Mocha from 'mocha';
+
+export interface SuiteResults {
+  passed: number;
+  failed: number;
+  pending: number;
+  tests: Array<{ title: string; state: 'passed' | 'failed' | 'pending'; durationMs: number; error?: string }>;
+}
+
+export async function run(): Promise<void> {
+  const resultsFile = process.env.OPENAGENT_TEST_RESULTS;
+  const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, reporter: 'dot' });
+  const grep = process.env.OPENAGENT_TEST_GREP;
+  if (grep) mocha.grep(grep);
+  for (const file of fs
+    .readdirSync(__dirname)
+    .filter((name) => name.endsWith('.test.js'))
+    .sort()) {
+    mocha.addFile(path.join(__dirname, file));
+  }
+  const results: SuiteResults = { passed: 0, failed: 0, pending: 0, tests: [] };
+  await new Promise<void>((resolve) => {
+    const runner = mocha.run(() => resolve());
+    runner.on('pass', (test) => {
+      results.passed++;
+      results.tests.push({ title: test.fullTitle(), state: 'passed', durationMs: test.duration ?? 0 });
+    });
+    runner.on('fail', (test, error: Error) => {
+      results.failed++;
+      results.tests.push({
+        title: test.fullTitle(),
+        state: 'failed',
+        durationMs: test.duration ?? 0,
+        error: error.stack ?? error.message,
+      });
+    });
+    runner.on('pending', (test) => {
+      results.pending++;
+      results.tests.push({ title: test.fullTitle(), state: 'pending', durationMs: 0 });
+    });
+  });
+  if (resultsFile) fs.writeFileSync(resultsFile, JSON.stringify(results, null, 2));
+  if (results.failed > 0) throw new Error(`${results.failed} integration test(s) failed`);
+}
