@@ -1,7 +1,7 @@
 // Bundles the extension host code, the webview script, the CLI and the in-editor test suites.
 // Usage: node esbuild.mjs [--production] [--watch] [--tests]
 import * as esbuild from 'esbuild';
-import { copyFile, mkdir, readdir } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 const production = process.argv.includes('--production');
@@ -66,6 +66,8 @@ if (withTests) {
 }
 
 async function copyAssets() {
+  // A production build starts clean so no development leftovers (maps) can reach the .vsix.
+  if (production) await rm('dist', { recursive: true, force: true });
   await mkdir('dist', { recursive: true });
   // sql.js loads its WebAssembly at run time; it ships inside the .vsix next to the bundle.
   await copyFile('node_modules/sql.js/dist/sql-wasm.wasm', 'dist/sql-wasm.wasm');

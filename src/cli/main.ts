@@ -5,7 +5,7 @@
  * API key variable such as ANTHROPIC_API_KEY).
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -57,7 +57,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     return 1;
   }
 
-  const presetText = readFileSync(path.join(__dirname, '..', 'prompts', 'coding', 'PROMPT.md'), 'utf8');
+  const presetText = readFileSync(bundledFile('prompts', 'coding', 'PROMPT.md'), 'utf8');
   const conversation = new Conversation({
     id: randomUUID(),
     llm: setup.client,
@@ -87,6 +87,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   await conversation.submit(prompt);
   process.off('SIGINT', interrupt);
   return exitCode;
+}
+
+/** Bundled files sit beside dist/ when packaged, and two levels up when run from src/cli. */
+function bundledFile(...segments: string[]): string {
+  const candidates = [path.join(__dirname, '..', ...segments), path.join(__dirname, '..', '..', ...segments)];
+  return candidates.find((candidate) => existsSync(candidate)) ?? candidates[0]!;
 }
 
 if (require.main === module) {

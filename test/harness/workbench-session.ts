@@ -61,6 +61,14 @@ export class WorkbenchSession {
     return new WorkbenchSession(root, workspaceDir, userDataDir, server, browser, logFile);
   }
 
+  /** Changes one user setting while the editor runs (VS Code watches the file). */
+  async writeUserSetting(key: string, value: unknown): Promise<void> {
+    const file = path.join(this.userDataDir, 'User', 'settings.json');
+    const settings = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+    settings[key] = value;
+    fs.writeFileSync(file, JSON.stringify(settings, null, 2));
+  }
+
   async openPage(query: string): Promise<Page> {
     const page = await this.browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.goto(`${this.server.url}/?${query}`);

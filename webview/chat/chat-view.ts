@@ -48,8 +48,9 @@ export class ChatView {
     const text = document.createElement('p');
     text.textContent = notice.text;
     box.append(text);
-    for (const { action, label } of notice.actions) {
+    for (const [position, { action, label }] of notice.actions.entries()) {
       const button = document.createElement('vscode-button');
+      if (position > 0) button.setAttribute('secondary', '');
       button.textContent = label;
       button.addEventListener('click', () => this.callbacks.onAction(action));
       box.append(button);

@@ -7,10 +7,6 @@ import { ChatView } from './chat-view';
 
 const root = document.getElementById('openagent-chat')!;
 root.innerHTML = `
-  <header class="toolbar">
-    <span class="title">OpenAgent</span>
-    <vscode-button id="new-chat" secondary title="Start a new chat">New chat</vscode-button>
-  </header>
   <main id="transcript" aria-live="polite"></main>
   <div id="notices"></div>
   <div id="activity" class="activity" hidden></div>
@@ -27,6 +23,8 @@ const prompt = byId<HTMLElement & { value: string }>('prompt');
 const sendButton = byId('send');
 const stopButton = byId('stop');
 let requestCounter = 0;
+/** The prompt just sent, until the host confirms it started a run: a refused prompt is put back. */
+let pendingPrompt: string | undefined;
 
 const view = new ChatView(
   byId('transcript'),
@@ -42,6 +40,7 @@ function submit(): void {
   const text = prompt.value.trim();
   if (!text) return;
   postToHost({ type: 'prompt_submit', requestId: `r${++requestCounter}`, text });
+  pendingPrompt = text;
   prompt.value = '';
 }
 
@@ -51,7 +50,6 @@ byId('composer').addEventListener('submit', (event) => {
 });
 sendButton.addEventListener('click', submit);
 stopButton.addEventListener('click', () => postToHost({ type: 'run_stop' }));
-byId('new-chat').addEventListener('click', () => postToHost({ type: 'chat_new' }));
 prompt.addEventListener('keydown', (event: KeyboardEvent) => {
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
@@ -73,10 +71,13 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   const message = parsed.data;
   switch (message.type) {
     case 'agent_events':
+      if (message.events.some((event) => event.type === 'user_message')) pendingPrompt = undefined;
       view.apply(message.events);
       break;
     case 'chat_notice':
       view.showNotice(message);
+      if (pendingPrompt !== undefined && !prompt.value) prompt.value = pendingPrompt;
+      pendingPrompt = undefined;
       break;
     case 'chat_reset':
       view.reset();

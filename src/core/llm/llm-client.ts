@@ -87,3 +87,10 @@ export class LlmError extends Error {
     this.name = 'LlmError';
   }
 }
+
+/** The error a stream ends with when its request was aborted: a cancellation, not a failure. */
+export function abortError(): Error {
+  const error = new Error('The request was cancelled.');
+  error.name = 'AbortError';
+  return error;
+}

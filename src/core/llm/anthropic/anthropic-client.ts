@@ -5,7 +5,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { LlmClient, LlmRequest, LlmStreamPart, TokenUsage } from '../llm-client';
-import { LlmError } from '../llm-client';
+import { abortError, LlmError } from '../llm-client';
 import { ToolCallAccumulator } from '../tool-call-accumulator';
 import { convertToAnthropicMessages } from './convert-to-anthropic-messages';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason';
@@ -112,8 +112,10 @@ export class AnthropicClient implements LlmClient {
         }
       }
     } catch (error) {
-      throw toLlmError(error, 'Anthropic');
+      throw request.signal?.aborted ? abortError() : toLlmError(error, 'Anthropic');
     }
+    // Some SDK versions end the iteration quietly on abort instead of throwing.
+    if (request.signal?.aborted) throw abortError();
     // A stream that ends without message_stop was cut: its unfinished tool calls never run.
     if (!complete)
       throw new LlmError('The response stream from Anthropic ended before the message was complete.', 'stream');

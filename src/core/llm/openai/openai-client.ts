@@ -5,7 +5,7 @@
  */
 import OpenAI from 'openai';
 import type { LlmClient, LlmRequest, LlmStreamPart, TokenUsage } from '../llm-client';
-import { LlmError } from '../llm-client';
+import { abortError, LlmError } from '../llm-client';
 import { ToolCallAccumulator } from '../tool-call-accumulator';
 import { estimateTokens } from '../token-estimate';
 import { toLlmError } from '../map-sdk-error';
@@ -106,8 +106,10 @@ export class OpenAiClient implements LlmClient {
         if (choice.finish_reason) finishReason = choice.finish_reason;
       }
     } catch (error) {
-      throw toLlmError(error, this.options.label);
+      throw request.signal?.aborted ? abortError() : toLlmError(error, this.options.label);
     }
+    // Some SDK versions end the iteration quietly on abort instead of throwing.
+    if (request.signal?.aborted) throw abortError();
     // No finish_reason means the stream was cut: unfinished tool calls must never run.
     if (!finishReason)
       throw new LlmError(

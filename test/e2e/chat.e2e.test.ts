@@ -1,0 +1,146 @@
+/**
+ * The packaged .vsix, installed into a real VS Code (code-server) and driven through its UI in
+ * Chromium: open the OpenAgent sidebar, send a prompt, watch the fake model's answer stream in.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Frame, Page } from 'playwright-core';
+import { FakeModelServer } from '../fixtures/fake-model-server/server';
+import { loadScenario } from '../fixtures/fake-model-server/scenario';
+import { installVsix } from '../harness/code-server';
+import { projectRoot, WorkbenchSession } from '../harness/workbench-session';
+import { findWebviewFrame, openActivity, waitForWorkbench } from './workbench-ui';
+
+const VSIX = path.join(projectRoot, 'openagent.vsix');
+const RESULTS_DIR = path.join(projectRoot, 'test-results');
+const API_KEY = 'sk-ant-e2e-secret-key';
+
+async function openChat(session: WorkbenchSession): Promise<{ page: Page; chat: Frame }> {
+  const page = await session.openPage(`folder=${encodeURIComponent(session.workspaceDir)}`);
+  await waitForWorkbench(page);
+  await openActivity(page, 'OpenAgent');
+  const chat = await findWebviewFrame(page, '#openagent-chat');
+  return { page, chat };
+}
+
+async function send(chat: Frame, text: string): Promise<void> {
+  const input = chat.locator('#prompt textarea');
+  await input.click();
+  await input.fill(text);
+  await input.press('Enter');
+}
+
+describe('chat in the sidebar (packaged extension, real VS Code UI)', function () {
+  this.timeout(180_000);
+  let fake: FakeModelServer;
+
+  before(() => {
+    if (!fs.existsSync(VSIX)) throw new Error(`${VSIX} is missing: run "npm run package" first`);
+    fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  });
+  beforeEach(async () => {
+    fake = await FakeModelServer.start({ scenario: loadScenario('hello') });
+  });
+  afterEach(() => fake.close());
+
+  describe('with an Anthropic key in the environment', () => {
+    let session: WorkbenchSession;
+    before(async () => {
+      session = await WorkbenchSession.start({
+        workspace: 'sample',
+        prepare: ({ userDataDir, extensionsDir }) => installVsix(VSIX, extensionsDir, userDataDir),
+        // The model settings are read at every prompt, so a per-test server port works.
+        settings: { 'openagent.provider': 'anthropic', 'openagent.model': 'fake-model' },
+        env: { ANTHROPIC_API_KEY: API_KEY, OPENAI_API_KEY: undefined, OPENAGENT_API_KEY: undefined },
+      });
+    });
+    after(() => session?.stop());
+
+    it('streams the answer to "hello" into the chat as rendered markdown', async () => {
+      await session.writeUserSetting('openagent.baseUrl', fake.anthropicBaseUrl);
+      const { page, chat } = await openChat(session);
+      await send(chat, 'hello');
+      const answer = chat.locator('.turn-assistant').first();
+      await answer.locator('li').nth(1).waitFor({ timeout: 30_000 });
+      assert.match(await answer.innerText(), /Hello from the fake model! I streamed this answer in small deltas\./);
+      assert.equal(await answer.locator('strong').innerText(), 'fake model');
+      assert.equal(await chat.locator('.turn-user').first().innerText(), 'hello');
+      await page.screenshot({ path: path.join(RESULTS_DIR, 'chat-hello.png') });
+
+      const [request] = fake.modelCalls;
+      assert.equal(request?.protocol, 'anthropic');
+      assert.match(String(request?.headers['x-api-key'] ?? request?.headers.authorization), new RegExp(`${API_KEY}$`));
+      const body = request?.body as {
+        model: string;
+        stream: boolean;
+        messages: Array<{ content: Array<{ text: string }> }>;
+      };
+      assert.equal(body.model, 'fake-model');
+      assert.equal(body.stream, true);
+      assert.equal(body.messages[0]?.content[0]?.text, 'hello');
+      await page.close();
+    });
+
+    it('renders hostile model output without loading anything from outside', async () => {
+      await session.writeUserSetting('openagent.baseUrl', fake.anthropicBaseUrl);
+      const exfil = `${fake.anthropicBaseUrl}/exfil`;
+      fake.setScenario({
+        name: 'hostile',
+        turns: [
+          {
+            text:
+              `Here: ![x](${exfil}?q=SECRET) <img src="${exfil}?img=1"> <img srcset="${exfil}?srcset=1 2x">` +
+              `<iframe src="${exfil}?frame=1"></iframe><div style="background:url(${exfil}?css=1)">styled</div> done.`,
+          },
+        ],
+      });
+      const { page, chat } = await openChat(session);
+      const outbound: string[] = [];
+      page.on('request', (request) => {
+        if (request.url().includes('/exfil')) outbound.push(request.url());
+      });
+      await send(chat, 'show me');
+      const answer = chat.locator('.turn-assistant').last();
+      await answer.filter({ hasText: 'done.' }).waitFor({ timeout: 30_000 });
+      await page.waitForTimeout(500);
+      assert.equal(await answer.locator('img, iframe, [style]').count(), 0);
+      assert.deepEqual(outbound, []);
+      assert.deepEqual(
+        fake.requests.filter((request) => request.path.startsWith('/exfil')),
+        [],
+      );
+      await page.screenshot({ path: path.join(RESULTS_DIR, 'chat-hostile-markdown.png') });
+      await page.close();
+    });
+  });
+
+  describe('with no key and no endpoint', () => {
+    let session: WorkbenchSession;
+    before(async () => {
+      session = await WorkbenchSession.start({
+        workspace: 'sample',
+        prepare: ({ userDataDir, extensionsDir }) => installVsix(VSIX, extensionsDir, userDataDir),
+        env: { ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, OPENAGENT_API_KEY: undefined },
+      });
+    });
+    after(() => session?.stop());
+
+    it('says what to do instead of failing silently', async () => {
+      const { page, chat } = await openChat(session);
+      await send(chat, 'hello');
+      const notice = chat.locator('.notice');
+      await notice.waitFor({ timeout: 30_000 });
+      assert.match(await notice.innerText(), /needs a model to talk to.*Set your Anthropic API key/s);
+      assert.equal(await notice.locator('vscode-button').first().innerText(), 'Set API Key');
+      await page.screenshot({ path: path.join(RESULTS_DIR, 'chat-no-key.png') });
+      assert.equal(fake.modelCalls.length, 0);
+      assert.equal(
+        await chat.locator('#prompt textarea').inputValue(),
+        'hello',
+        'the refused prompt is kept for the user',
+      );
+      await page.close();
+    });
+  });
+});

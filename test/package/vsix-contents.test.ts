@@ -1,0 +1,78 @@
+/** The .vsix users install holds only what they need, and nothing secret. */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { projectRoot } from '../harness/workbench-session';
+import { readZipEntries, type ZipEntry } from '../harness/zip-entries';
+
+const VSIX = path.join(projectRoot, 'openagent.vsix');
+const ALLOWED = [
+  /^extension\.vsixmanifest$/,
+  /^\[Content_Types\]\.xml$/,
+  /^extension\/package\.json$/,
+  /^extension\/(readme|changelog)\.md$/,
+  /^extension\/LICENSE\.txt$/,
+  /^extension\/dist\/(extension|cli)\.js$/,
+  /^extension\/dist\/webview\/[a-z-]+\.js$/,
+  /^extension\/dist\/sql-wasm\.wasm$/,
+  /^extension\/media\/[^/]+\.(css|svg|png)$/,
+  /^extension\/(skills|prompts)\/[a-z0-9-]+\/[A-Z]+\.md$/,
+];
+const REQUIRED = [
+  'extension/package.json',
+  'extension/dist/extension.js',
+  'extension/dist/cli.js',
+  'extension/dist/webview/chat.js',
+  'extension/dist/sql-wasm.wasm',
+  'extension/prompts/coding/PROMPT.md',
+  'extension/prompts/work/PROMPT.md',
+  'extension/media/icon.png',
+];
+// Key shapes of the providers we support, plus the keys our own tests use.
+const SECRET_PATTERNS = [
+  /sk-ant-[A-Za-z0-9_-]{16,}/,
+  /sk-(proj-)?[A-Za-z0-9]{32,}/,
+  /sk-ant-e2e-secret-key/,
+  /sk-openai-test-key/,
+];
+
+describe('the packaged .vsix', () => {
+  let entries: ZipEntry[];
+  before(() => {
+    if (!fs.existsSync(VSIX)) throw new Error(`${VSIX} is missing: run "npm run package" first`);
+    entries = readZipEntries(VSIX);
+  });
+
+  it('contains everything a user needs', () => {
+    const names = new Set(entries.map((entry) => entry.name));
+    for (const required of REQUIRED) assert.ok(names.has(required), `${required} is missing from the .vsix`);
+  });
+
+  it('contains nothing else: no sources, tests, maps, node_modules or .env files', () => {
+    const unexpected = entries
+      .map((entry) => entry.name)
+      .filter((name) => !ALLOWED.some((pattern) => pattern.test(name)));
+    assert.deepEqual(unexpected, []);
+    for (const entry of entries) {
+      assert.doesNotMatch(entry.name, /(^|\/)(src|test|node_modules)\/|\.ts$|\.map$|(^|\/)\.env/, entry.name);
+    }
+  });
+
+  it('carries no API keys in any file', () => {
+    for (const entry of entries) {
+      const text = entry.read().toString('latin1');
+      for (const pattern of SECRET_PATTERNS)
+        assert.doesNotMatch(text, pattern, `${entry.name} contains something shaped like a key`);
+    }
+  });
+
+  it('ships a minified bundle without inline source maps', () => {
+    const bundle = entries
+      .find((entry) => entry.name === 'extension/dist/extension.js')!
+      .read()
+      .toString('utf8');
+    assert.doesNotMatch(bundle, /sourceMappingURL=data:/);
+    // Minified code has very long lines (template strings keep a few newlines of their own).
+    assert.ok(bundle.length / bundle.split('\n').length > 2_000, 'the bundle is minified');
+  });
+});

@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { FakeModelServer } from '../../fixtures/fake-model-server/server';
+import { loadScenario } from '../../fixtures/fake-model-server/scenario';
+
+const run = promisify(execFile);
+const cli = path.resolve(__dirname, '..', '..', '..', 'src', 'cli', 'main.ts');
+const tsx = path.resolve(__dirname, '..', '..', '..', 'node_modules', '.bin', 'tsx');
+
+describe('openagent CLI (one-shot)', () => {
+  let server: FakeModelServer;
+  beforeEach(async () => {
+    server = await FakeModelServer.start({ scenario: loadScenario('hello') });
+  });
+  afterEach(() => server.close());
+
+  it('streams the answer to stdout from an OpenAI-compatible server', async () => {
+    const { stdout } = await run(
+      tsx,
+      [cli, '--provider', 'openai-compatible', '--base-url', server.openAiBaseUrl, '--model', 'fake-model', 'hello'],
+      {
+        env: { ...process.env, OPENAI_API_KEY: '' },
+      },
+    );
+    assert.match(stdout, /Hello from the \*\*fake model\*\*!/);
+  });
+
+  it('exits 1 with an explanation when no key is configured', async () => {
+    await assert.rejects(
+      run(tsx, [cli, '--provider', 'anthropic', 'hello'], {
+        env: { ...process.env, ANTHROPIC_API_KEY: '', OPENAGENT_API_KEY: '' },
+      }),
+      (error: { code: number; stderr: string }) => {
+        assert.equal(error.code, 1);
+        assert.match(error.stderr, /ANTHROPIC_API_KEY/);
+        return true;
+      },
+    );
+  });
+});

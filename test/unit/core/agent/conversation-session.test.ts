@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { ConversationSession } from '../../../../src/core/agent/conversation-session';
+import type { AgentEvent } from '../../../../src/core/agent/events';
+import type { ModelSettings } from '../../../../src/core/llm/create-llm-client';
+import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
+import { loadScenario } from '../../../fixtures/fake-model-server/scenario';
+
+function waitForEvent(session: ConversationSession, type: AgentEvent['type']): Promise<AgentEvent> {
+  return new Promise((resolve) => {
+    const stop = session.onEvent((event) => {
+      if (event.type === type) {
+        stop();
+        resolve(event);
+      }
+    });
+  });
+}
+
+describe('ConversationSession', () => {
+  let server: FakeModelServer;
+  let settings: ModelSettings;
+  let keys: Record<string, string>;
+  let session: ConversationSession;
+  let ids: number;
+
+  beforeEach(async () => {
+    server = await FakeModelServer.start({ scenario: loadScenario('hello') });
+    settings = { provider: 'anthropic', model: 'fake-model', baseUrl: server.anthropicBaseUrl };
+    keys = {};
+    ids = 0;
+    session = new ConversationSession({
+      readSettings: () => settings,
+      secrets: { getApiKey: async (provider) => keys[provider] },
+      clock: { now: () => 0 },
+      systemPrompt: () => 'sys',
+      newId: () => `c${++ids}`,
+    });
+  });
+  afterEach(() => server.close());
+
+  it('returns a setup problem instead of starting when there is no key', async () => {
+    const problem = await session.submit('hello');
+    assert.equal(problem?.reason, 'missing_api_key');
+    assert.equal(session.history.length, 0);
+    assert.equal(server.modelCalls.length, 0);
+  });
+
+  it('sends the remembered prompt once the key is set and retry is asked for', async () => {
+    await session.submit('hello');
+    keys.anthropic = 'sk-now-set';
+    const done = waitForEvent(session, 'done');
+    assert.equal(await session.retry(), undefined);
+    await done;
+    assert.equal(server.modelCalls.length, 1);
+  });
+
+  it('keeps the events of the current conversation for surfaces that open late', async () => {
+    keys.anthropic = 'k';
+    const done = waitForEvent(session, 'done');
+    await session.submit('hello');
+    await done;
+    assert.equal(session.history[0]?.type, 'user_message');
+    assert.equal(session.history.at(-1)?.type, 'done');
+  });
+
+  it('applies a provider change to the next prompt of the same conversation', async () => {
+    keys.anthropic = 'k';
+    let done = waitForEvent(session, 'done');
+    await session.submit('hello');
+    await done;
+    settings = { provider: 'openai-compatible', model: 'fake-model', baseUrl: server.openAiBaseUrl };
+    done = waitForEvent(session, 'done');
+    await session.submit('again');
+    await done;
+    assert.deepEqual(
+      server.modelCalls.map((call) => call.protocol),
+      ['anthropic', 'openai'],
+    );
+    assert.ok(session.history.every((event) => event.conversationId === 'c1'));
+  });
+
+  it('starts a new conversation after reset and tells its listeners', async () => {
+    keys.anthropic = 'k';
+    let resets = 0;
+    session.onReset(() => resets++);
+    const done = waitForEvent(session, 'done');
+    await session.submit('hello');
+    await done;
+    session.reset();
+    assert.equal(resets, 1);
+    assert.equal(session.history.length, 0);
+    const next = waitForEvent(session, 'user_message');
+    await session.submit('hello');
+    assert.equal((await next).conversationId, 'c2');
+  });
+
+  it('says it is busy when a prompt arrives during a run', async () => {
+    keys.anthropic = 'k';
+    server.setScenario({ name: 'slow', turns: [{ text: 'abcdef', chunkSize: 1, delayMs: 40 }] });
+    const done = waitForEvent(session, 'done');
+    await session.submit('one');
+    assert.equal((await session.submit('two'))?.reason, 'busy');
+    await done;
+  });
+});
