@@ -34,6 +34,14 @@ export default tseslint.config(
     rules: noVscode,
   },
   {
+    files: ['**/*.js'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', setImmediate: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['esbuild.mjs', 'eslint.config.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },

@@ -7,7 +7,6 @@ class SummaryReporter extends Mocha.reporters.Spec {
     super(runner, options);
     runner.once(Mocha.Runner.constants.EVENT_RUN_END, () => {
       const { passes, failures, pending } = runner.stats;
-      process.stdout.on('drain', () => undefined);
       setImmediate(() => console.log(`${passes} passed, ${failures} failed${pending ? `, ${pending} skipped` : ''}`));
     });
   }
