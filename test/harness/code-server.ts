@@ -92,6 +92,10 @@ export interface CodeServerOptions {
   env?: NodeJS.ProcessEnv;
   /** Where code-server's own log goes (kept for failures). */
   logFile: string;
+  /** A fixed port; a free one otherwise. */
+  port?: number;
+  /** Merge `settings` into an existing settings.json instead of starting from fresh ones. */
+  keepSettings?: boolean;
 }
 
 export interface RunningCodeServer {
@@ -105,9 +109,12 @@ export function writeUserSettings(
   userDataDir: string,
   settings: Record<string, unknown>,
   workspaceTrust: boolean,
+  keepExisting = false,
 ): void {
   const userDir = path.join(userDataDir, 'User');
+  const file = path.join(userDir, 'settings.json');
   fs.mkdirSync(userDir, { recursive: true });
+  const existing = keepExisting && fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
   const all = {
     'workbench.startupEditor': 'none',
     'git.openRepositoryInParentFolders': 'never',
@@ -116,9 +123,10 @@ export function writeUserSettings(
     'extensions.autoCheckUpdates': false,
     'extensions.autoUpdate': false,
     'telemetry.telemetryLevel': 'off',
+    ...existing,
     ...settings,
   };
-  fs.writeFileSync(path.join(userDir, 'settings.json'), JSON.stringify(all, null, 2));
+  fs.writeFileSync(file, JSON.stringify(all, null, 2));
 }
 
 /** Installs a packaged extension into an extensions folder with code-server's own CLI. */
@@ -157,8 +165,8 @@ async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number):
 
 export async function startCodeServer(options: CodeServerOptions): Promise<RunningCodeServer> {
   const entry = path.join(ensureCodeServer(), 'out', 'node', 'entry.js');
-  const port = await freePort();
-  writeUserSettings(options.userDataDir, options.settings ?? {}, options.workspaceTrust ?? false);
+  const port = options.port ?? (await freePort());
+  writeUserSettings(options.userDataDir, options.settings ?? {}, options.workspaceTrust ?? false, options.keepSettings);
   fs.mkdirSync(options.extensionsDir, { recursive: true });
   const args = [
     entry,
@@ -182,6 +190,17 @@ export async function startCodeServer(options: CodeServerOptions): Promise<Runni
     stdio: ['ignore', log, log],
     detached: true,
   });
+  // code-server runs in its own process group (so stop() can end its extension host and
+  // terminals too); make sure that group does not outlive this process.
+  const killGroup = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  };
+  process.once('exit', killGroup);
+  child.once('exit', () => process.off('exit', killGroup));
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/healthz`, child, 60_000);
   return {

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { SuiteResults } from '../integration/index';
+import { reportSuiteResults } from './suite-report';
 import { projectRoot, summaryLine, WorkbenchSession } from './workbench-session';
 
 const TIMEOUT_MS = Number(process.env.OPENAGENT_INTEGRATION_TIMEOUT_MS ?? 8 * 60_000);
@@ -61,23 +61,8 @@ async function runSuite(session: WorkbenchSession, resultsFile: string): Promise
   }
   // The file is written in one call; give the writer a moment to close it.
   await new Promise((resolve) => setTimeout(resolve, 100));
-  const results = JSON.parse(fs.readFileSync(resultsFile, 'utf8')) as SuiteResults;
-  console.log(
-    `\nIntegration tests inside VS Code ${'1.100.3'} (code-server), ${((Date.now() - started) / 1000).toFixed(1)} s:`,
-  );
-  for (const test of results.tests) {
-    const mark = test.state === 'passed' ? '✔' : test.state === 'failed' ? '✘' : '-';
-    console.log(`  ${mark} ${test.title}${test.durationMs > 200 ? ` (${test.durationMs} ms)` : ''}`);
-    if (test.error) console.log(test.error.replace(/^/gm, '      '));
-  }
-  if (results.failed > 0) console.log(session.diagnostics());
-  if (results.passed + results.failed === 0) {
-    console.log('integration: the suite ran no test');
-    console.log(summaryLine(0, 1));
-    return 1;
-  }
-  console.log(summaryLine(results.passed, results.failed, results.pending));
-  return results.failed > 0 ? 1 : 0;
+  const heading = `Integration tests inside VS Code 1.100.3 (code-server), ${((Date.now() - started) / 1000).toFixed(1)} s`;
+  return reportSuiteResults(resultsFile, heading, () => console.log(session.diagnostics()));
 }
 
 main().then(

@@ -1,0 +1,28 @@
+import * as fs from 'node:fs';
+import type { SuiteResults } from '../integration/index';
+import { summaryLine } from './workbench-session';
+
+/** Prints the results the in-editor suite wrote; returns the process exit code. */
+export function reportSuiteResults(resultsFile: string, heading: string, onFailure: () => void = () => undefined): number {
+  if (!fs.existsSync(resultsFile)) {
+    onFailure();
+    console.log(`${heading}: the suite wrote no results (the extension host failed to load it?)`);
+    console.log(summaryLine(0, 1));
+    return 1;
+  }
+  const results = JSON.parse(fs.readFileSync(resultsFile, 'utf8')) as SuiteResults;
+  console.log(`\n${heading}:`);
+  for (const test of results.tests) {
+    const mark = test.state === 'passed' ? '✔' : test.state === 'failed' ? '✘' : '-';
+    console.log(`  ${mark} ${test.title}${test.durationMs > 200 ? ` (${test.durationMs} ms)` : ''}`);
+    if (test.error) console.log(test.error.replace(/^/gm, '      '));
+  }
+  if (results.failed > 0) onFailure();
+  if (results.passed + results.failed === 0) {
+    console.log(`${heading}: the suite ran no test`);
+    console.log(summaryLine(0, 1));
+    return 1;
+  }
+  console.log(summaryLine(results.passed, results.failed, results.pending));
+  return results.failed > 0 ? 1 : 0;
+}
