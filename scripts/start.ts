@@ -20,7 +20,10 @@ const stateDir = path.join(projectRoot, '.vscode-test', 'start');
 const workspace = path.join(stateDir, 'workspace');
 
 function hasDesktopCode(): boolean {
-  return spawnSync('sh', ['-c', 'command -v code'], { stdio: 'ignore' }).status === 0 && !process.env.OPENAGENT_USE_CODE_SERVER;
+  return (
+    spawnSync('sh', ['-c', 'command -v code'], { stdio: 'ignore' }).status === 0 &&
+    !process.env.OPENAGENT_USE_CODE_SERVER
+  );
 }
 
 async function main(): Promise<void> {
@@ -32,13 +35,18 @@ async function main(): Promise<void> {
   console.log('Building and packaging OpenAgent…');
   execFileSync('npm', ['run', '--silent', 'package'], { cwd: projectRoot, stdio: 'inherit' });
   // The sample workspace is copied once, so what you change in it survives restarts.
-  if (!fs.existsSync(workspace)) fs.cpSync(path.join(projectRoot, 'test', 'fixtures', 'workspaces', 'sample'), workspace, { recursive: true });
+  if (!fs.existsSync(workspace))
+    fs.cpSync(path.join(projectRoot, 'test', 'fixtures', 'workspaces', 'sample'), workspace, { recursive: true });
 
   const settings: Record<string, unknown> = {};
   const env: NodeJS.ProcessEnv = {};
   if (fakeModel) {
     const fake = await FakeModelServer.start({ scenario: loadScenario('hello') });
-    Object.assign(settings, { 'openagent.provider': 'openai-compatible', 'openagent.baseUrl': fake.openAiBaseUrl, 'openagent.model': 'fake-model' });
+    Object.assign(settings, {
+      'openagent.provider': 'openai-compatible',
+      'openagent.baseUrl': fake.openAiBaseUrl,
+      'openagent.model': 'fake-model',
+    });
     console.log(`Fake model server: ${fake.openAiBaseUrl} (say "hello", then anything: it echoes)`);
   }
 
@@ -63,7 +71,9 @@ async function main(): Promise<void> {
     port: port ?? (await freePort()),
     keepSettings: true,
   });
-  console.log(`\nOpenAgent is running in VS Code (code-server) at:\n\n    ${server.url}/?folder=${encodeURIComponent(workspace)}\n`);
+  console.log(
+    `\nOpenAgent is running in VS Code (code-server) at:\n\n    ${server.url}/?folder=${encodeURIComponent(workspace)}\n`,
+  );
   console.log('Open it in a browser, click the OpenAgent icon in the activity bar, and chat. Ctrl+C stops it.');
   const stop = () => {
     void server.stop().then(() => process.exit(0));

@@ -24,6 +24,10 @@ export interface OpenAgentApi {
   readonly isChatViewReady: boolean;
 }
 
+const openWalkthrough = async () => {
+  await vscode.commands.executeCommand('workbench.action.openWalkthrough', 'openagent.openagent#gettingStarted', false);
+};
+
 export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   const secrets = new SecretStorageSource(context.secrets, new EnvSecretSource());
   const workspaceRoot = () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
@@ -58,6 +62,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     openSettings: async () => {
       await vscode.commands.executeCommand('workbench.action.openSettings', 'openagent.');
     },
+    openWalkthrough,
     openLink: openLinkWithConfirmation,
   });
 
@@ -70,6 +75,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     }),
     vscode.commands.registerCommand('openagent.stop', () => session.stop()),
     vscode.commands.registerCommand('openagent.setApiKey', () => setApiKey(secrets)),
+    vscode.commands.registerCommand('openagent.openWalkthrough', openWalkthrough),
     vscode.commands.registerCommand('openagent.focusChat', () =>
       vscode.commands.executeCommand(`${ChatViewProvider.viewType}.focus`),
     ),

@@ -126,20 +126,37 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
     });
     after(() => session?.stop());
 
-    it('says what to do instead of failing silently', async () => {
+    it('says what to do instead of failing silently, and answers once the key is set', async () => {
+      await session.writeUserSetting('openagent.baseUrl', fake.anthropicBaseUrl);
       const { page, chat } = await openChat(session);
       await send(chat, 'hello');
       const notice = chat.locator('.notice');
       await notice.waitFor({ timeout: 30_000 });
       assert.match(await notice.innerText(), /needs a model to talk to.*Set your Anthropic API key/s);
       assert.equal(await notice.locator('vscode-button').first().innerText(), 'Set API Key');
-      await page.screenshot({ path: path.join(RESULTS_DIR, 'chat-no-key.png') });
-      assert.equal(fake.modelCalls.length, 0);
       assert.equal(
         await chat.locator('#prompt textarea').inputValue(),
         'hello',
         'the refused prompt is kept for the user',
       );
+      await page.screenshot({ path: path.join(RESULTS_DIR, 'chat-no-key.png') });
+      assert.equal(fake.modelCalls.length, 0);
+
+      // The fix offered in the chat: a masked input box, then the prompt goes out by itself.
+      await notice.locator('vscode-button').first().click();
+      const input = page.locator('.quick-input-widget input[type="password"]');
+      await input.waitFor({ timeout: 15_000 });
+      await input.fill(API_KEY);
+      await input.press('Enter');
+      await chat.locator('.turn-assistant li').nth(1).waitFor({ timeout: 30_000 });
+      assert.equal(await chat.locator('#prompt textarea').inputValue(), '', 'the sent prompt left the input');
+      assert.match(
+        String(fake.modelCalls[0]?.headers['x-api-key'] ?? fake.modelCalls[0]?.headers.authorization),
+        new RegExp(`${API_KEY}$`),
+      );
+      const settingsText = fs.readFileSync(path.join(session.userDataDir, 'User', 'settings.json'), 'utf8');
+      assert.ok(!settingsText.includes(API_KEY), 'the key is kept in secret storage, not in settings');
+      await page.screenshot({ path: path.join(RESULTS_DIR, 'chat-after-key-set.png') });
       await page.close();
     });
   });

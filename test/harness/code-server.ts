@@ -114,7 +114,8 @@ export function writeUserSettings(
   const userDir = path.join(userDataDir, 'User');
   const file = path.join(userDir, 'settings.json');
   fs.mkdirSync(userDir, { recursive: true });
-  const existing = keepExisting && fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+  const existing =
+    keepExisting && fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
   const all = {
     'workbench.startupEditor': 'none',
     'git.openRepositoryInParentFolders': 'never',

@@ -22,7 +22,13 @@ async function main(): Promise<number> {
       extensionDevelopmentPath: projectRoot,
       extensionTestsPath: path.join(projectRoot, 'out', 'test', 'integration', 'index.js'),
       extensionTestsEnv: { OPENAGENT_TEST_RESULTS: resultsFile },
-      launchArgs: [workspace, '--disable-workspace-trust', '--skip-welcome', '--skip-release-notes', `--user-data-dir=${path.join(root, 'user-data')}`],
+      launchArgs: [
+        workspace,
+        '--disable-workspace-trust',
+        '--skip-welcome',
+        '--skip-release-notes',
+        `--user-data-dir=${path.join(root, 'user-data')}`,
+      ],
     });
   } catch (error) {
     // runTests rejects when the suite fails; the results file says which tests.

@@ -3,7 +3,11 @@ import type { SuiteResults } from '../integration/index';
 import { summaryLine } from './workbench-session';
 
 /** Prints the results the in-editor suite wrote; returns the process exit code. */
-export function reportSuiteResults(resultsFile: string, heading: string, onFailure: () => void = () => undefined): number {
+export function reportSuiteResults(
+  resultsFile: string,
+  heading: string,
+  onFailure: () => void = () => undefined,
+): number {
   if (!fs.existsSync(resultsFile)) {
     onFailure();
     console.log(`${heading}: the suite wrote no results (the extension host failed to load it?)`);

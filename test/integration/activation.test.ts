@@ -13,7 +13,13 @@ describe('activation', () => {
   it('registers its commands', async () => {
     await activateOpenAgent();
     const commands = await vscode.commands.getCommands(true);
-    for (const command of ['openagent.newChat', 'openagent.stop', 'openagent.setApiKey', 'openagent.focusChat']) {
+    for (const command of [
+      'openagent.newChat',
+      'openagent.stop',
+      'openagent.setApiKey',
+      'openagent.focusChat',
+      'openagent.openWalkthrough',
+    ]) {
       assert.ok(commands.includes(command), `${command} is not registered`);
     }
   });

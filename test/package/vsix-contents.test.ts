@@ -16,6 +16,7 @@ const ALLOWED = [
   /^extension\/dist\/webview\/[a-z-]+\.js$/,
   /^extension\/dist\/sql-wasm\.wasm$/,
   /^extension\/media\/[^/]+\.(css|svg|png)$/,
+  /^extension\/media\/walkthrough\/[a-z-]+\.md$/,
   /^extension\/(skills|prompts)\/[a-z0-9-]+\/[A-Z]+\.md$/,
 ];
 const REQUIRED = [

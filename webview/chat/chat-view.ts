@@ -7,6 +7,27 @@ import type { HostToWebview } from '../../src/protocol/messages';
 import { renderMarkdown } from '../shared/render-markdown';
 
 type Notice = Extract<HostToWebview, { type: 'chat_notice' }>;
+type ErrorKind = Extract<AgentEvent, { type: 'error' }>['kind'];
+
+/** Each kind of failure comes with the fix a user would reach for. */
+function fixesFor(kind: ErrorKind): Notice['actions'] {
+  switch (kind) {
+    case 'authentication':
+      return [
+        { action: 'set_api_key', label: 'Set API Key' },
+        { action: 'retry', label: 'Retry' },
+      ];
+    case 'connection':
+    case 'bad_request':
+    case 'configuration':
+      return [
+        { action: 'open_settings', label: 'Open Settings' },
+        { action: 'retry', label: 'Retry' },
+      ];
+    default:
+      return [{ action: 'retry', label: 'Retry' }];
+  }
+}
 
 export interface ChatViewCallbacks {
   onAction(action: Notice['actions'][number]['action']): void;
@@ -48,14 +69,18 @@ export class ChatView {
     const text = document.createElement('p');
     text.textContent = notice.text;
     box.append(text);
-    for (const [position, { action, label }] of notice.actions.entries()) {
+    box.append(...this.actionButtons(notice.actions));
+    this.noticeArea.replaceChildren(box);
+  }
+
+  private actionButtons(actions: Notice['actions']): HTMLElement[] {
+    return actions.map(({ action, label }, position) => {
       const button = document.createElement('vscode-button');
       if (position > 0) button.setAttribute('secondary', '');
       button.textContent = label;
       button.addEventListener('click', () => this.callbacks.onAction(action));
-      box.append(button);
-    }
-    this.noticeArea.replaceChildren(box);
+      return button;
+    });
   }
 
   clearNotice(): void {
@@ -85,7 +110,9 @@ export class ChatView {
       case 'error': {
         this.finishCurrent();
         const element = this.addTurn('error');
-        element.textContent = event.message;
+        const text = document.createElement('p');
+        text.textContent = event.message;
+        element.append(text, ...this.actionButtons(fixesFor(event.kind)));
         element.setAttribute('role', 'alert');
         this.setRunning(false);
         break;

@@ -25,6 +25,8 @@ const stopButton = byId('stop');
 let requestCounter = 0;
 /** The prompt just sent, until the host confirms it started a run: a refused prompt is put back. */
 let pendingPrompt: string | undefined;
+/** A refused prompt put back in the input; cleared once it is sent after all (e.g. after Set API Key). */
+let restoredPrompt: string | undefined;
 
 const view = new ChatView(
   byId('transcript'),
@@ -71,12 +73,20 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   const message = parsed.data;
   switch (message.type) {
     case 'agent_events':
-      if (message.events.some((event) => event.type === 'user_message')) pendingPrompt = undefined;
+      for (const event of message.events) {
+        if (event.type !== 'user_message') continue;
+        pendingPrompt = undefined;
+        if (restoredPrompt === event.text && prompt.value.trim() === event.text) prompt.value = '';
+        restoredPrompt = undefined;
+      }
       view.apply(message.events);
       break;
     case 'chat_notice':
       view.showNotice(message);
-      if (pendingPrompt !== undefined && !prompt.value) prompt.value = pendingPrompt;
+      if (pendingPrompt !== undefined && !prompt.value) {
+        prompt.value = pendingPrompt;
+        restoredPrompt = pendingPrompt;
+      }
       pendingPrompt = undefined;
       break;
     case 'chat_reset':

@@ -13,7 +13,7 @@ const marked = new Marked({
   renderer: {
     image({ href, text }: Tokens.Image): string {
       const label = escapeHtml(text || href);
-      return `<a href="${escapeHtml(href)}" class="image-link" title="Image (not loaded)">🖼 ${label}</a>`;
+      return `<a href="${escapeHtml(href)}" class="image-link" title="Image (not loaded)">[image: ${label}]</a>`;
     },
   },
 });

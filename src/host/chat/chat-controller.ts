@@ -18,6 +18,7 @@ import { Batcher } from './event-batcher';
 export interface ChatActions {
   setApiKey(): Promise<void>;
   openSettings(): Promise<void>;
+  openWalkthrough(): Promise<void>;
   openLink(href: string): Promise<void>;
 }
 
@@ -89,6 +90,7 @@ export class ChatController extends Disposable {
   private async invoke(action: WebviewAction): Promise<void> {
     if (action === 'set_api_key') await this.actions.setApiKey();
     else if (action === 'open_settings') await this.actions.openSettings();
+    else if (action === 'open_walkthrough') await this.actions.openWalkthrough();
     else this.showProblem(await this.session.retry());
   }
 
@@ -99,6 +101,7 @@ export class ChatController extends Disposable {
         ? [
             { action: 'set_api_key', label: 'Set API Key' },
             { action: 'open_settings', label: 'Choose a Provider' },
+            { action: 'open_walkthrough', label: 'Get Started' },
           ]
         : problem.reason === 'busy'
           ? []
