@@ -7,12 +7,6 @@ export interface Clock {
   now(): number;
 }
 
-export interface Logger {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-}
-
 /** Where API keys come from: the editor's SecretStorage, or the environment in the CLI. */
 export interface SecretSource {
   getApiKey(provider: string): Promise<string | undefined>;
