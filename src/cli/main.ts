@@ -60,8 +60,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const presetText = readFileSync(bundledFile('prompts', 'coding', 'PROMPT.md'), 'utf8');
   const conversation = new Conversation({
     id: randomUUID(),
-    llm: setup.client,
-    model: setup.model,
+    model: { llm: setup.client, model: setup.model },
     system: buildSystemPrompt(presetText, {
       os: `${os.type()} ${os.release()}`,
       shell: env.SHELL ?? 'unknown',

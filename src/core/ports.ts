@@ -34,3 +34,9 @@ export interface ShellRunOptions {
 export interface Shell {
   run(command: string, options: ShellRunOptions): Promise<ShellResult>;
 }
+
+/** Where full transcripts go before compaction (JSONL, one message a line). */
+export interface TranscriptSink {
+  /** Saves the messages and returns where they are (a path or URI to show the user). */
+  save(conversationId: string, messages: readonly unknown[]): Promise<string>;
+}

@@ -66,13 +66,12 @@ export class ConversationSession {
     const setup = createLlmClient(settings, apiKey);
     if (!setup.ok) return { reason: setup.reason, message: setup.message };
     if (this.conversation) {
-      this.conversation.useModel(setup.client, setup.model);
+      this.conversation.useModel({ llm: setup.client, model: setup.model });
     } else {
       this.attach(
         new Conversation({
           id: this.deps.newId(),
-          llm: setup.client,
-          model: setup.model,
+          model: { llm: setup.client, model: setup.model },
           system: this.deps.systemPrompt(),
           clock: this.deps.clock,
         }),

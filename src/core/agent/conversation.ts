@@ -1,35 +1,79 @@
 /**
- * A conversation with the model: history, one run at a time, and the events it emits.
- * This first slice streams text answers; the full loop with tools, compaction and hooks
- * grows from here (SPEC.md 2.1).
+ * A conversation with the agent: its history, one run at a time, and the events it emits.
+ * `submit` answers a prompt through the agent loop; `interrupt` stops the run and, with
+ * feedback, redirects it; `compact` shrinks the history on request. Everything a surface shows
+ * comes from `subscribe`.
  */
-import type { AgentEvent, AgentEventBody, ErrorKind } from './events';
 import type { LlmClient, ModelMessage } from '../llm/llm-client';
 import { LlmError } from '../llm/llm-client';
-import type { Clock } from '../ports';
+import { withRetry, type RetryOptions } from '../llm/retry';
+import { withTracing } from '../llm/tracing';
+import { estimateTokens } from '../llm/token-estimate';
+import type { ApprovalGate, ToolPolicy } from '../policy/approval';
+import { defaultToolPolicy } from '../policy/approval';
+import type { Clock, TranscriptSink } from '../ports';
+import { createCompactTool } from '../tools/builtin/compact';
+import { thinkTool } from '../tools/builtin/think';
+import { ToolRegistry } from '../tools/registry';
+import type { AnyTool } from '../tools/tool';
+import { compactInPlace, DEFAULT_LIMITS, runAgentLoop, type AgentLimits, type LoopDeps, type ModelBinding } from './agent-loop';
+import type { AgentEvent, AgentEventBody, ErrorKind } from './events';
+import { HookError, Hooks } from './hooks';
+import { appendUserText } from './history';
+import type { ModelTurn } from './model-turn';
+import { UsageMeter } from './usage-meter';
 
 export type EventListener = (event: AgentEvent) => void;
 
 export interface ConversationOptions {
   id: string;
-  llm: LlmClient;
-  model: string;
+  /** The model that answers. */
+  model: ModelBinding;
+  /** Models for other kinds of work (SPEC 2.3 model policy); default: the main model. */
+  compactionModel?: ModelBinding;
+  finalSummaryModel?: ModelBinding;
   system: string;
-  maxOutputTokens?: number;
   clock: Clock;
+  /** Tools beyond the built-in think and compact. */
+  tools?: AnyTool[];
+  hooks?: Hooks;
+  policy?: ToolPolicy;
+  approvals?: ApprovalGate;
+  transcripts?: TranscriptSink;
+  limits?: Partial<AgentLimits>;
+  /** Drained at the top of each turn (background jobs, teammate inbox). */
+  inboxes?: Array<() => string[]>;
+  /** Whether model calls are traced, read at each call; secrets to redact from traces. */
+  tracing?: { enabled: () => boolean; secrets?: () => readonly string[] };
+  retry?: Partial<RetryOptions>;
+  agentId?: string;
 }
-
-const LEAD_AGENT = 'lead';
 
 export class Conversation {
   readonly id: string;
+  readonly hooks: Hooks;
+  readonly tools: ToolRegistry;
+  /** Usage and cost over the whole conversation. */
+  readonly meter = new UsageMeter();
   private readonly history: ModelMessage[] = [];
   private readonly listeners = new Set<EventListener>();
+  private readonly agentId: string;
   private seq = 0;
   private running: AbortController | undefined;
+  private pendingFeedback: string[] = [];
+  private compactionRequest: { focus?: string } | undefined;
+  private main: ModelBinding;
+  private compaction: ModelBinding | undefined;
+  private finalSummaryModel: ModelBinding | undefined;
 
-  constructor(private options: ConversationOptions) {
+  constructor(private readonly options: ConversationOptions) {
     this.id = options.id;
+    this.agentId = options.agentId ?? 'lead';
+    this.hooks = options.hooks ?? new Hooks();
+    this.tools = new ToolRegistry([thinkTool, createCompactTool((focus) => (this.compactionRequest = { focus })), ...(options.tools ?? [])]);
+    this.main = this.wrap(options.model);
+    this.compaction = options.compactionModel && this.wrap(options.compactionModel);
+    this.finalSummaryModel = options.finalSummaryModel && this.wrap(options.finalSummaryModel);
   }
 
   get isRunning(): boolean {
@@ -38,12 +82,12 @@ export class Conversation {
 
   /** A copy of the model-facing history. */
   get messages(): readonly ModelMessage[] {
-    return [...this.history];
+    return structuredClone(this.history);
   }
 
   /** Switches the model for the next run; the history carries over. */
-  useModel(llm: LlmClient, model: string): void {
-    this.options = { ...this.options, llm, model };
+  useModel(model: ModelBinding): void {
+    this.main = this.wrap(model);
   }
 
   /** Subscribes to every event from now on; returns the unsubscribe function. */
@@ -53,64 +97,171 @@ export class Conversation {
   }
 
   /**
-   * Sends a user prompt and streams the answer as events. Resolves when the run has ended,
-   * whichever way it ended (done, error or interrupted); never rejects.
+   * Answers a prompt: runs the agent loop until the model is done, the turns run out, the user
+   * stops it or something fails. Resolves when the run has ended, whichever way; never rejects
+   * (failures arrive as `error` events) except when a run is already in progress.
    */
   async submit(prompt: string): Promise<void> {
     if (this.running) throw new Error('A run is already in progress in this conversation.');
-    const controller = new AbortController();
+    let controller = new AbortController();
     this.running = controller;
-    this.history.push({ role: 'user', content: [{ type: 'text', text: prompt }] });
-    this.emit({ type: 'user_message', text: prompt });
-    let text = '';
+    const meter = new UsageMeter();
+    const mark = this.markHistory();
+    let turns = 0;
     try {
-      let stopReason = 'end_turn';
-      for await (const part of this.options.llm.stream({
-        model: this.options.model,
-        system: this.options.system,
-        messages: this.history,
-        tools: [],
-        maxOutputTokens: this.options.maxOutputTokens ?? 8192,
-        signal: controller.signal,
-      })) {
-        if (part.type === 'text_delta') {
-          text += part.text;
-          this.emit({ type: 'text_delta', text: part.text });
-        } else if (part.type === 'usage') {
-          this.emit({ type: 'usage', model: this.options.model, usage: part.usage, reported: part.reported });
-        } else if (part.type === 'finish') {
-          stopReason = part.stopReason;
+      const decision = await this.hooks.userPromptSubmit({ conversationId: this.id, prompt });
+      if (decision && 'block' in decision) {
+        this.emit({ type: 'error', kind: 'hook', message: `The prompt was blocked by a hook: ${decision.block}` });
+        return;
+      }
+      const text = decision && 'prompt' in decision ? decision.prompt : prompt;
+      appendUserText(this.history, text);
+      this.emit({ type: 'user_message', text });
+      for (;;) {
+        try {
+          const outcome = await runAgentLoop(this.history, this.loopDeps(meter), controller.signal);
+          turns += outcome.turns;
+          this.emitRunUsage(meter);
+          this.emit({ type: 'done', stopReason: outcome.stopReason, turns });
+          return;
+        } catch (error) {
+          if (!controller.signal.aborted) throw error;
+          const feedback = this.pendingFeedback.splice(0).join('\n\n');
+          this.emit({ type: 'interrupted', reason: feedback ? 'Redirected by the user.' : 'Stopped by the user.', ...(feedback ? { feedback } : {}) });
+          if (!feedback) {
+            this.emitRunUsage(meter);
+            return;
+          }
+          // Interrupt with feedback: the loop goes on with the user's words as the next message.
+          appendUserText(this.history, feedback);
+          this.emit({ type: 'user_message', text: feedback });
+          controller = new AbortController();
+          this.running = controller;
         }
       }
-      this.emit({ type: 'done', stopReason });
     } catch (error) {
-      if (controller.signal.aborted) {
-        this.emit({ type: 'interrupted', reason: 'Stopped by the user.' });
-      } else {
-        this.emit({ type: 'error', message: describe(error), kind: errorKind(error) });
-      }
+      // A prompt that got no answer at all leaves no trace in the history, so Retry sends it once.
+      this.rollBackIfUnanswered(mark);
+      this.emitRunUsage(meter);
+      this.emit({ type: 'error', message: describe(error), kind: errorKind(error) });
     } finally {
-      // Keep the history valid for the next request: an answer cut short still records
-      // what the user saw, and a user turn never stands twice in a row.
-      if (text) this.history.push({ role: 'assistant', content: [{ type: 'text', text }] });
-      else this.history.pop();
       this.running = undefined;
+      this.pendingFeedback = [];
     }
   }
 
-  /** Stops the current run at once (aborts the HTTP stream). Idempotent. */
+  private markHistory(): { length: number; lastParts: number } {
+    return { length: this.history.length, lastParts: this.history.at(-1)?.content.length ?? 0 };
+  }
+
+  private rollBackIfUnanswered(mark: { length: number; lastParts: number }): void {
+    const added = this.history.slice(mark.length);
+    if (added.some((message) => message.role === 'assistant')) return;
+    this.history.splice(mark.length);
+    const last = this.history.at(-1);
+    if (last?.role === 'user') last.content.splice(mark.lastParts);
+  }
+
+  /** Stops the current run at once (aborts the HTTP stream and the running tool). Idempotent. */
   stop(): void {
     this.running?.abort();
   }
 
-  private emit(body: AgentEventBody): void {
-    const event = {
-      ...body,
+  /**
+   * Stops the current run and continues it with `feedback` as the user's next message: the
+   * partial answer stays, unfinished tool calls are dropped. Without a run, it is a prompt.
+   */
+  interrupt(feedback: string): Promise<void> | undefined {
+    if (!this.running) return this.submit(feedback);
+    this.pendingFeedback.push(feedback);
+    this.running.abort();
+    return undefined;
+  }
+
+  /** Compacts now if idle, or at the start of the next turn if a run is in progress. */
+  async compact(focus?: string): Promise<void> {
+    if (this.running) {
+      this.compactionRequest = { focus };
+      return;
+    }
+    if (this.history.length === 0) return;
+    const controller = new AbortController();
+    this.running = controller;
+    try {
+      await compactInPlace(this.history, this.compactionDeps(), 'manual', focus, controller.signal);
+    } catch (error) {
+      this.emit({ type: 'error', message: describe(error), kind: errorKind(error) });
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  private loopDeps(meter: UsageMeter): LoopDeps {
+    const limits = { ...DEFAULT_LIMITS, ...this.options.limits };
+    return {
+      ...this.compactionDeps(),
+      agentId: this.agentId,
+      main: this.main,
+      finalSummary: this.finalSummaryModel ?? this.main,
+      system: this.options.system,
+      limits,
+      tools: this.tools,
+      isOffered: () => true,
+      hooks: this.hooks,
+      policy: this.options.policy ?? defaultToolPolicy,
+      approvals: this.options.approvals,
+      maxToolOutputChars: limits.maxToolOutputChars,
+      inboxes: this.options.inboxes ?? [],
+      takeCompactionRequest: () => {
+        const request = this.compactionRequest;
+        this.compactionRequest = undefined;
+        return request;
+      },
+      meter,
+      onUsage: (binding, turn) => this.recordUsage(meter, binding, turn),
+      now: () => this.options.clock.now(),
+    };
+  }
+
+  private compactionDeps() {
+    return {
       conversationId: this.id,
-      agentId: LEAD_AGENT,
-      seq: this.seq++,
-      time: this.options.clock.now(),
-    } as AgentEvent;
+      compaction: this.compaction ?? this.main,
+      transcripts: this.options.transcripts,
+      emit: (body: AgentEventBody) => this.emit(body),
+    };
+  }
+
+  private recordUsage(meter: UsageMeter, binding: ModelBinding, turn: ModelTurn): void {
+    // No usage from the server (some local ones): estimate from the answer so budgets still count.
+    const usage = turn.usage ?? { inputTokens: 0, outputTokens: estimateTokens(turn.text), cacheReadTokens: 0, cacheWriteTokens: 0 };
+    const reported = turn.usage !== undefined && turn.usageReported;
+    const { costUsd, priced } = meter.record(binding.llm.provider, binding.model, usage, reported);
+    this.meter.record(binding.llm.provider, binding.model, usage, reported);
+    this.emit({ type: 'usage', scope: 'call', model: binding.model, usage, costUsd, reported: reported && priced });
+  }
+
+  private emitRunUsage(meter: UsageMeter): void {
+    if (meter.calls === 0) return;
+    this.emit({ type: 'usage', scope: 'turn', model: this.main.model, usage: meter.usage, costUsd: meter.costUsd, reported: meter.reported });
+  }
+
+  private wrap(binding: ModelBinding): ModelBinding {
+    let llm: LlmClient = binding.llm;
+    if (this.options.tracing) {
+      llm = withTracing(llm, {
+        emit: (body) => this.emit(body),
+        enabled: this.options.tracing.enabled,
+        knownSecrets: this.options.tracing.secrets,
+        now: () => this.options.clock.now(),
+      });
+    }
+    // Tracing inside retry: every attempt, failed ones included, shows in the traces.
+    return { llm: withRetry(llm, this.options.retry), model: binding.model };
+  }
+
+  private emit(body: AgentEventBody): void {
+    const event = { ...body, conversationId: this.id, agentId: this.agentId, seq: this.seq++, time: this.options.clock.now() } as AgentEvent;
     for (const listener of this.listeners) {
       try {
         listener(event);
@@ -126,5 +277,7 @@ function describe(error: unknown): string {
 }
 
 function errorKind(error: unknown): ErrorKind {
-  return error instanceof LlmError ? error.kind : 'internal';
+  if (error instanceof LlmError) return error.kind;
+  if (error instanceof HookError) return 'hook';
+  return 'internal';
 }

@@ -1,13 +1,14 @@
 /**
  * The agent's event protocol: one discriminated union, validated with zod, shared by both
  * webviews, the CLI, the audit trail and tests. Every event names its conversation, the agent
- * that produced it (the lead, a sub-agent or a teammate) and a per-conversation sequence number.
- * Event kinds are added here as the runtime grows; names follow SPEC.md section 2.2.
+ * that produced it (the lead, a sub-agent or a teammate) and a per-conversation sequence
+ * number. Names follow SPEC.md section 2.2.
  */
 import { z } from 'zod';
 
 const eventBase = {
   conversationId: z.string().min(1),
+  /** "lead", a sub-agent id or a teammate name. */
   agentId: z.string().min(1),
   seq: z.number().int().nonnegative(),
   /** Milliseconds since the epoch. */
@@ -21,40 +22,124 @@ export const tokenUsageSchema = z.object({
   cacheWriteTokens: z.number().nonnegative(),
 });
 
+export const errorKindSchema = z.enum([
+  'authentication',
+  'connection',
+  'rate_limit',
+  'server',
+  'bad_request',
+  'stream',
+  'configuration',
+  'hook',
+  'budget',
+  'internal',
+]);
+
+export const approvalDecisionSourceSchema = z.enum(['user', 'session_rule', 'policy', 'timeout', 'no_gate', 'read_only']);
+
 export const agentEventSchema = z.discriminatedUnion('type', [
   z.object({ ...eventBase, type: z.literal('user_message'), text: z.string() }),
   z.object({ ...eventBase, type: z.literal('text_delta'), text: z.string() }),
+  /** A complete tool call from the model (its input parsed, or the raw text when it did not parse). */
+  z.object({ ...eventBase, type: z.literal('tool_call'), toolCallId: z.string(), toolName: z.string(), input: z.unknown() }),
+  z.object({
+    ...eventBase,
+    type: z.literal('tool_approval_request'),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    input: z.unknown(),
+    /** One line for the notification: the path, the command. */
+    summary: z.string(),
+  }),
+  z.object({
+    ...eventBase,
+    type: z.literal('tool_approval_result'),
+    toolCallId: z.string(),
+    approved: z.boolean(),
+    source: approvalDecisionSourceSchema,
+    reason: z.string().optional(),
+  }),
+  z.object({
+    ...eventBase,
+    type: z.literal('tool_result'),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    output: z.string(),
+    isError: z.boolean(),
+    durationMs: z.number().nonnegative(),
+  }),
+  z.object({ ...eventBase, type: z.literal('subagent_start'), subagentId: z.string(), kind: z.string(), description: z.string() }),
+  z.object({ ...eventBase, type: z.literal('subagent_end'), subagentId: z.string(), summary: z.string(), usage: tokenUsageSchema, costUsd: z.number() }),
+  z.object({
+    ...eventBase,
+    type: z.literal('task_update'),
+    taskId: z.string(),
+    subject: z.string(),
+    status: z.enum(['pending', 'in_progress', 'completed', 'deleted']),
+    owner: z.string().optional(),
+  }),
+  z.object({
+    ...eventBase,
+    type: z.literal('background_result'),
+    jobId: z.string(),
+    command: z.string(),
+    output: z.string(),
+    exitCode: z.number().nullable(),
+  }),
+  z.object({ ...eventBase, type: z.literal('teammate_status'), name: z.string(), status: z.enum(['working', 'idle', 'shutdown']) }),
+  z.object({
+    ...eventBase,
+    type: z.literal('compact'),
+    kind: z.enum(['micro', 'auto', 'manual']),
+    tokensBefore: z.number().nonnegative(),
+    tokensAfter: z.number().nonnegative(),
+    /** Where the full history was saved before an auto or manual compaction. */
+    transcript: z.string().optional(),
+  }),
+  z.object({ ...eventBase, type: z.literal('llm_request'), requestId: z.string(), provider: z.string(), model: z.string(), payload: z.unknown() }),
+  z.object({
+    ...eventBase,
+    type: z.literal('llm_response'),
+    requestId: z.string(),
+    provider: z.string(),
+    model: z.string(),
+    payload: z.unknown(),
+    durationMs: z.number().nonnegative(),
+  }),
   z.object({
     ...eventBase,
     type: z.literal('usage'),
+    /** One model call, or the whole run that answered a prompt. */
+    scope: z.enum(['call', 'turn']),
     model: z.string(),
     usage: tokenUsageSchema,
-    /** False when the server reported nothing and the numbers are an estimate. */
+    costUsd: z.number().nonnegative(),
+    /** False when the server reported nothing (or a model has no price) and numbers are estimates. */
     reported: z.boolean(),
   }),
-  z.object({ ...eventBase, type: z.literal('interrupted'), reason: z.string() }),
   z.object({
     ...eventBase,
-    type: z.literal('error'),
-    message: z.string(),
-    /** What kind of fix the host can offer (set a key, retry, open settings). */
-    kind: z.enum([
-      'authentication',
-      'connection',
-      'rate_limit',
-      'server',
-      'bad_request',
-      'stream',
-      'configuration',
-      'internal',
-    ]),
+    type: z.literal('budget'),
+    scope: z.string(),
+    spentUsd: z.number(),
+    limitUsd: z.number(),
+    action: z.enum(['warn', 'block']),
   }),
-  z.object({ ...eventBase, type: z.literal('done'), stopReason: z.string() }),
+  z.object({ ...eventBase, type: z.literal('interrupted'), reason: z.string(), feedback: z.string().optional() }),
+  z.object({ ...eventBase, type: z.literal('error'), message: z.string(), kind: errorKindSchema }),
+  z.object({
+    ...eventBase,
+    type: z.literal('done'),
+    /** end_turn, max_turns, token_budget, refusal, ... */
+    stopReason: z.string(),
+    turns: z.number().int().nonnegative(),
+  }),
 ]);
 
 export type AgentEvent = z.infer<typeof agentEventSchema>;
 export type AgentEventType = AgentEvent['type'];
-export type ErrorKind = Extract<AgentEvent, { type: 'error' }>['kind'];
+export type ErrorKind = z.infer<typeof errorKindSchema>;
+export type ApprovalDecisionSource = z.infer<typeof approvalDecisionSourceSchema>;
 
 /** An event before the conversation stamps it with ids, sequence and time. */
 export type AgentEventBody = AgentEvent extends infer E
@@ -62,3 +147,6 @@ export type AgentEventBody = AgentEvent extends infer E
     ? Omit<E, 'conversationId' | 'agentId' | 'seq' | 'time'>
     : never
   : never;
+
+/** Emits an event body; the conversation stamps and broadcasts it. */
+export type EmitEvent = (body: AgentEventBody) => void;

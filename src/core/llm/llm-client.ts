@@ -17,6 +17,18 @@ export interface ToolCallPart {
   input: unknown;
 }
 
+/**
+ * Extended thinking from the model. Anthropic requires these blocks (with their signature)
+ * to be sent back unchanged on the next request, so they are kept in the history.
+ */
+export interface ThinkingPart {
+  type: 'thinking';
+  text: string;
+  signature: string;
+  /** Set for redacted thinking: opaque data to pass back. */
+  redactedData?: string;
+}
+
 /** The outcome of a tool call, sent back to the model. */
 export interface ToolResultPart {
   type: 'tool_result';
@@ -29,7 +41,7 @@ export interface ToolResultPart {
 /** Model messages: what the loop keeps as history. Distinct from UI messages and wire messages. */
 export type ModelMessage =
   | { role: 'user'; content: Array<TextPart | ToolResultPart> }
-  | { role: 'assistant'; content: Array<TextPart | ToolCallPart> };
+  | { role: 'assistant'; content: Array<TextPart | ThinkingPart | ToolCallPart> };
 
 /** A tool as the model sees it: a JSON Schema for its input. */
 export interface ToolDefinition {
@@ -43,6 +55,8 @@ export interface LlmRequest {
   system: string;
   messages: ModelMessage[];
   tools: ToolDefinition[];
+  /** "none" forbids tool calls while the tools stay declared (history may contain tool blocks). */
+  toolChoice?: 'auto' | 'none';
   maxOutputTokens: number;
   /** Aborting stops the HTTP stream at once. */
   signal?: AbortSignal;
@@ -60,6 +74,9 @@ export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'o
 /** What an adapter yields while a response streams in. */
 export type LlmStreamPart =
   | { type: 'text_delta'; text: string }
+  | { type: 'thinking_delta'; text: string }
+  /** A finished thinking block, to keep in the history. */
+  | { type: 'thinking'; text: string; signature: string; redactedData?: string }
   | { type: 'tool_call_start'; id: string; name: string }
   | { type: 'tool_call_delta'; id: string; argumentsDelta: string }
   /** A complete tool call whose arguments parsed as JSON. */
@@ -74,6 +91,8 @@ export interface LlmClient {
   /** e.g. "anthropic", "ollama": used in messages, traces and pricing. */
   readonly provider: string;
   stream(request: LlmRequest): AsyncIterable<LlmStreamPart>;
+  /** The models the server offers (OpenAI-compatible servers: GET /v1/models). */
+  listModels(signal?: AbortSignal): Promise<string[]>;
 }
 
 /** A failure the user can act on; `kind` lets hosts offer the right fix. */
@@ -82,6 +101,8 @@ export class LlmError extends Error {
     message: string,
     readonly kind: 'authentication' | 'connection' | 'rate_limit' | 'server' | 'bad_request' | 'stream',
     readonly status?: number,
+    /** What the server asked for in retry-after / retry-after-ms. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'LlmError';

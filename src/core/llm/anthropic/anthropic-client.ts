@@ -1,15 +1,17 @@
 /**
  * LlmClient over the Anthropic Messages API, streaming. Reads the raw server-sent events
  * rather than the SDK's MessageStream helper so tool-call arguments are joined once, at the
- * end of each block (see ToolCallAccumulator).
+ * end of each block (see ToolCallAccumulator). Retries belong to the retry wrapper, so the
+ * SDK's own are off by default.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { LlmClient, LlmRequest, LlmStreamPart, TokenUsage } from '../llm-client';
 import { abortError, LlmError } from '../llm-client';
+import { toLlmError } from '../map-sdk-error';
 import { ToolCallAccumulator } from '../tool-call-accumulator';
 import { convertToAnthropicMessages } from './convert-to-anthropic-messages';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason';
-import { toLlmError } from '../map-sdk-error';
+import { prepareAnthropicTools } from './prepare-anthropic-tools';
 
 export interface AnthropicClientOptions {
   apiKey: string;
@@ -17,6 +19,12 @@ export interface AnthropicClientOptions {
   baseUrl?: string;
   maxRetries?: number;
   timeoutMs?: number;
+}
+
+interface ThinkingBlock {
+  text: string[];
+  signature: string;
+  redactedData?: string;
 }
 
 export class AnthropicClient implements LlmClient {
@@ -27,9 +35,19 @@ export class AnthropicClient implements LlmClient {
     this.sdk = new Anthropic({
       apiKey: options.apiKey,
       baseURL: options.baseUrl || undefined,
-      maxRetries: options.maxRetries ?? 2,
+      maxRetries: options.maxRetries ?? 0,
       timeout: options.timeoutMs ?? 10 * 60_000,
     });
+  }
+
+  async listModels(signal?: AbortSignal): Promise<string[]> {
+    try {
+      const models: string[] = [];
+      for await (const model of this.sdk.models.list({}, { signal })) models.push(model.id);
+      return models;
+    } catch (error) {
+      throw toLlmError(error, 'Anthropic');
+    }
   }
 
   async *stream(request: LlmRequest): AsyncIterable<LlmStreamPart> {
@@ -42,11 +60,8 @@ export class AnthropicClient implements LlmClient {
           // The system prompt is identical across turns: mark it for prompt caching.
           system: request.system ? [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }] : [],
           messages: convertToAnthropicMessages(request.messages),
-          tools: request.tools.map((tool) => ({
-            name: tool.name,
-            description: tool.description,
-            input_schema: tool.inputSchema as Anthropic.Tool.InputSchema,
-          })),
+          ...(request.tools.length > 0 ? { tools: prepareAnthropicTools(request.tools) } : {}),
+          ...(request.tools.length > 0 && request.toolChoice === 'none' ? { tool_choice: { type: 'none' as const } } : {}),
           stream: true,
         },
         { signal: request.signal },
@@ -56,6 +71,7 @@ export class AnthropicClient implements LlmClient {
     }
 
     const calls = new ToolCallAccumulator();
+    const thinking = new Map<number, ThinkingBlock>();
     const usage: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
     let sawUsage = false;
     let stopReason: string | null | undefined;
@@ -74,25 +90,44 @@ export class AnthropicClient implements LlmClient {
             }
             break;
           }
-          case 'content_block_start':
-            if (event.content_block.type === 'tool_use') {
-              calls.start(event.index, event.content_block.id, event.content_block.name);
-              yield { type: 'tool_call_start', id: event.content_block.id, name: event.content_block.name };
-            } else if (event.content_block.type === 'text' && event.content_block.text) {
-              yield { type: 'text_delta', text: event.content_block.text };
+          case 'content_block_start': {
+            const block = event.content_block;
+            if (block.type === 'tool_use') {
+              calls.start(event.index, block.id, block.name);
+              yield { type: 'tool_call_start', id: block.id, name: block.name };
+            } else if (block.type === 'text' && block.text) {
+              yield { type: 'text_delta', text: block.text };
+            } else if (block.type === 'thinking') {
+              thinking.set(event.index, { text: block.thinking ? [block.thinking] : [], signature: block.signature ?? '' });
+            } else if (block.type === 'redacted_thinking') {
+              thinking.set(event.index, { text: [], signature: '', redactedData: block.data });
             }
             break;
-          case 'content_block_delta':
-            if (event.delta.type === 'text_delta') {
-              yield { type: 'text_delta', text: event.delta.text };
-            } else if (event.delta.type === 'input_json_delta') {
-              const id = calls.append(event.index, event.delta.partial_json);
-              if (id) yield { type: 'tool_call_delta', id, argumentsDelta: event.delta.partial_json };
+          }
+          case 'content_block_delta': {
+            const delta = event.delta;
+            if (delta.type === 'text_delta') {
+              yield { type: 'text_delta', text: delta.text };
+            } else if (delta.type === 'input_json_delta') {
+              const id = calls.append(event.index, delta.partial_json);
+              if (id) yield { type: 'tool_call_delta', id, argumentsDelta: delta.partial_json };
+            } else if (delta.type === 'thinking_delta') {
+              thinking.get(event.index)?.text.push(delta.thinking);
+              yield { type: 'thinking_delta', text: delta.thinking };
+            } else if (delta.type === 'signature_delta') {
+              const block = thinking.get(event.index);
+              if (block) block.signature += delta.signature;
             }
             break;
+          }
           case 'content_block_stop': {
             const finished = calls.finish(event.index);
             if (finished) yield finished;
+            const block = thinking.get(event.index);
+            if (block) {
+              thinking.delete(event.index);
+              yield { type: 'thinking', text: block.text.join(''), signature: block.signature, ...(block.redactedData !== undefined ? { redactedData: block.redactedData } : {}) };
+            }
             break;
           }
           case 'message_delta': {
@@ -117,8 +152,7 @@ export class AnthropicClient implements LlmClient {
     // Some SDK versions end the iteration quietly on abort instead of throwing.
     if (request.signal?.aborted) throw abortError();
     // A stream that ends without message_stop was cut: its unfinished tool calls never run.
-    if (!complete)
-      throw new LlmError('The response stream from Anthropic ended before the message was complete.', 'stream');
+    if (!complete) throw new LlmError('The response stream from Anthropic ended before the message was complete.', 'stream');
     yield { type: 'usage', usage, reported: sawUsage };
     yield { type: 'finish', stopReason: mapAnthropicStopReason(stopReason) };
   }

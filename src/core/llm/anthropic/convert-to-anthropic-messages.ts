@@ -1,26 +1,53 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ModelMessage } from '../llm-client';
 
-/** Model messages → Anthropic Messages API wire messages. */
+/** How many of the most recent user messages get a prompt-cache breakpoint. */
+const CACHED_RECENT_TURNS = 2;
+
+/**
+ * Model messages → Anthropic Messages API wire messages. The last block of the most recent
+ * user messages carries cache_control, so each request reuses the cached prefix of the one
+ * before (with the system prompt and the tools, four breakpoints: Anthropic's maximum).
+ */
 export function convertToAnthropicMessages(messages: ModelMessage[]): Anthropic.MessageParam[] {
-  return messages.map((message): Anthropic.MessageParam => {
+  const wire = messages.map((message): Anthropic.MessageParam => {
     if (message.role === 'assistant') {
       return {
         role: 'assistant',
-        content: message.content.map((part): Anthropic.ContentBlockParam =>
-          part.type === 'text'
-            ? { type: 'text', text: part.text }
-            : { type: 'tool_use', id: part.id, name: part.name, input: part.input },
-        ),
+        content: message.content.flatMap((part): Anthropic.ContentBlockParam[] => {
+          if (part.type === 'text') return part.text ? [{ type: 'text', text: part.text }] : [];
+          if (part.type === 'thinking') {
+            return part.redactedData !== undefined
+              ? [{ type: 'redacted_thinking', data: part.redactedData }]
+              : [{ type: 'thinking', thinking: part.text, signature: part.signature }];
+          }
+          return [{ type: 'tool_use', id: part.id, name: part.name, input: part.input ?? {} }];
+        }),
       };
     }
     return {
       role: 'user',
-      content: message.content.map((part): Anthropic.ContentBlockParam =>
-        part.type === 'text'
-          ? { type: 'text', text: part.text }
-          : { type: 'tool_result', tool_use_id: part.toolCallId, content: part.output, is_error: part.isError },
+      content: message.content.map(
+        (part): Anthropic.ContentBlockParam =>
+          part.type === 'text'
+            ? { type: 'text', text: part.text }
+            : { type: 'tool_result', tool_use_id: part.toolCallId, content: part.output, is_error: part.isError },
       ),
     };
   });
+  markRecentUserTurnsForCaching(wire);
+  return wire;
+}
+
+function markRecentUserTurnsForCaching(wire: Anthropic.MessageParam[]): void {
+  let marked = 0;
+  for (let index = wire.length - 1; index >= 0 && marked < CACHED_RECENT_TURNS; index--) {
+    const message = wire[index]!;
+    if (message.role !== 'user' || !Array.isArray(message.content)) continue;
+    const last = message.content.at(-1);
+    if (last && (last.type === 'text' || last.type === 'tool_result')) {
+      last.cache_control = { type: 'ephemeral' };
+      marked++;
+    }
+  }
 }

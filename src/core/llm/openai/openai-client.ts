@@ -11,6 +11,7 @@ import { estimateTokens } from '../token-estimate';
 import { toLlmError } from '../map-sdk-error';
 import { convertToOpenAiMessages } from './convert-to-openai-messages';
 import { mapOpenAiFinishReason } from './map-openai-finish-reason';
+import { prepareOpenAiTools } from './prepare-openai-tools';
 
 export interface OpenAiClientOptions {
   /** Provider id for messages and pricing: "openai", "ollama", "lmstudio", ... */
@@ -34,9 +35,20 @@ export class OpenAiClient implements LlmClient {
     this.sdk = new OpenAI({
       apiKey: options.apiKey,
       baseURL: options.baseUrl || undefined,
-      maxRetries: options.maxRetries ?? 2,
+      // Retries belong to the retry wrapper (it knows not to retry after the first byte).
+      maxRetries: options.maxRetries ?? 0,
       timeout: options.timeoutMs ?? 10 * 60_000,
     });
+  }
+
+  async listModels(signal?: AbortSignal): Promise<string[]> {
+    try {
+      const models: string[] = [];
+      for await (const model of this.sdk.models.list({ signal })) models.push(model.id);
+      return models;
+    } catch (error) {
+      throw toLlmError(error, this.options.label);
+    }
   }
 
   async *stream(request: LlmRequest): AsyncIterable<LlmStreamPart> {
@@ -47,14 +59,8 @@ export class OpenAiClient implements LlmClient {
         {
           model: request.model,
           messages: wireMessages,
-          ...(request.tools.length > 0
-            ? {
-                tools: request.tools.map((tool) => ({
-                  type: 'function' as const,
-                  function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
-                })),
-              }
-            : {}),
+          ...(request.tools.length > 0 ? { tools: prepareOpenAiTools(request.tools) } : {}),
+          ...(request.tools.length > 0 && request.toolChoice === 'none' ? { tool_choice: 'none' as const } : {}),
           // OpenAI's own API wants max_completion_tokens; compatible servers know max_tokens.
           ...(this.provider === 'openai'
             ? { max_completion_tokens: request.maxOutputTokens }
@@ -75,10 +81,12 @@ export class OpenAiClient implements LlmClient {
     try {
       for await (const chunk of chunks) {
         if (chunk.usage) {
+          // prompt_tokens includes cached tokens; keep them apart, as Anthropic reports them.
+          const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
           usage = {
-            inputTokens: chunk.usage.prompt_tokens ?? 0,
+            inputTokens: Math.max(0, (chunk.usage.prompt_tokens ?? 0) - cached),
             outputTokens: chunk.usage.completion_tokens ?? 0,
-            cacheReadTokens: chunk.usage.prompt_tokens_details?.cached_tokens ?? 0,
+            cacheReadTokens: cached,
             cacheWriteTokens: 0,
           };
         }

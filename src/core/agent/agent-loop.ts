@@ -1,0 +1,208 @@
+/**
+ * The agent loop (SPEC 2.1), step for step:
+ *
+ *   while not done:
+ *     micro-compact; drain background results and teammate messages; auto-compact if needed
+ *     if near the turn limit: add a wrap-up hint
+ *     stream the model (text out as events; a truncated answer continues, at most 3 times)
+ *     if the model called no tool: done
+ *     run the tool calls (hooks, policy, approval) and add their results
+ *   when the turns run out: one more call, tools forbidden, for a final summary
+ *
+ * The history is the caller's array and is kept valid at every exit, including interrupts and
+ * failures: partial text stays, tool calls that did not run are dropped.
+ */
+import type { LlmClient, ModelMessage, ToolDefinition, ToolResultPart } from '../llm/llm-client';
+import { contextWindowOf } from '../llm/model-info';
+import { estimateTokens } from '../llm/token-estimate';
+import type { TranscriptSink } from '../ports';
+import { compactHistory, estimateHistoryTokens } from './context/compaction';
+import { microCompact } from './context/micro-compact';
+import type { EmitEvent } from './events';
+import { appendUserText, commitAssistant, dropToolCalls } from './history';
+import { ModelTurn } from './model-turn';
+import { executeToolCall, type ToolExecutorDeps } from './tool-executor';
+import { totalTokens, type UsageMeter } from './usage-meter';
+
+export interface AgentLimits {
+  /** Model calls per prompt before the forced final summary. */
+  maxTurns: number;
+  maxOutputTokens: number;
+  /** Total tokens one prompt may use across all its model calls; undefined for no limit. */
+  tokenBudget?: number;
+  /** Auto-compact when the context passes this fraction of the model's window. */
+  compactThreshold: number;
+  /** Overrides the model's known context window (local models). */
+  contextWindow?: number;
+  maxToolOutputChars: number;
+  maxAutoContinues: number;
+  /** The wrap-up hint appears this many turns before the limit. */
+  wrapUpTurns: number;
+}
+
+export const DEFAULT_LIMITS: AgentLimits = {
+  maxTurns: 50,
+  maxOutputTokens: 8_192,
+  compactThreshold: 0.7,
+  maxToolOutputChars: 30_000,
+  maxAutoContinues: 3,
+  wrapUpTurns: 3,
+};
+
+export interface ModelBinding {
+  llm: LlmClient;
+  model: string;
+}
+
+export interface LoopDeps extends ToolExecutorDeps {
+  main: ModelBinding;
+  compaction: ModelBinding;
+  finalSummary: ModelBinding;
+  system: string;
+  limits: AgentLimits;
+  /** Sources of messages injected at the top of each turn (background jobs, teammates). */
+  inboxes: ReadonlyArray<() => string[]>;
+  transcripts?: TranscriptSink;
+  /** A compaction asked for by the `compact` tool or command; taken once. */
+  takeCompactionRequest: () => { focus?: string } | undefined;
+  /** Usage of this prompt's run; the conversation keeps its own total. */
+  meter: UsageMeter;
+  onUsage: (binding: ModelBinding, turn: ModelTurn) => void;
+}
+
+export interface LoopOutcome {
+  stopReason: string;
+  turns: number;
+}
+
+const CONTINUE_PROMPT = 'Your answer was cut off by the output limit. Continue exactly where you stopped, without repeating anything.';
+const FINAL_SUMMARY_PROMPT =
+  'You have reached the turn limit for this request, so stop working now. Give the user a final summary: what you did, ' +
+  'what you found, and what is left to do. Do not call tools.';
+
+export async function runAgentLoop(history: ModelMessage[], deps: LoopDeps, signal: AbortSignal): Promise<LoopOutcome> {
+  const tools = deps.tools.definitions(deps.isOffered);
+  let turns = 0;
+  while (turns < deps.limits.maxTurns) {
+    turns++;
+    await prepareContext(history, deps, tools, signal);
+    if (deps.limits.tokenBudget !== undefined && totalTokens(deps.meter.usage) >= deps.limits.tokenBudget) {
+      return { stopReason: 'token_budget', turns: turns - 1 };
+    }
+    const remaining = deps.limits.maxTurns - turns + 1;
+    const hint = remaining <= deps.limits.wrapUpTurns ? wrapUpHint(remaining) : undefined;
+    const turn = await callModel(history, deps, tools, signal, hint);
+    const assistant = history.at(-1);
+    if (turn.toolCalls.length === 0 || assistant?.role !== 'assistant') return { stopReason: turn.stopReason, turns };
+    await runToolCalls(turn, assistant, history, deps, signal);
+  }
+  await finalSummary(history, deps, tools, signal);
+  return { stopReason: 'max_turns', turns };
+}
+
+/** Micro-compact, inbox messages, then auto or requested compaction. */
+async function prepareContext(history: ModelMessage[], deps: LoopDeps, tools: ToolDefinition[], signal: AbortSignal): Promise<void> {
+  const before = estimateHistoryTokens(deps.system, history);
+  const micro = microCompact(history);
+  if (micro.replaced > 0) {
+    deps.emit({ type: 'compact', kind: 'micro', tokensBefore: before, tokensAfter: before - Math.floor(micro.charsSaved / 4) });
+  }
+  for (const drain of deps.inboxes) {
+    const messages = drain();
+    if (messages.length > 0) appendUserText(history, messages.join('\n\n'));
+  }
+  const requested = deps.takeCompactionRequest();
+  const used = estimateHistoryTokens(deps.system, history) + estimateTokens(JSON.stringify(tools));
+  const limit = deps.limits.compactThreshold * contextWindowOf(deps.main.model, deps.limits.contextWindow);
+  if (requested || used > limit) await compactInPlace(history, deps, requested ? 'manual' : 'auto', requested?.focus, signal);
+}
+
+export async function compactInPlace(
+  history: ModelMessage[],
+  deps: Pick<LoopDeps, 'conversationId' | 'compaction' | 'transcripts' | 'emit'>,
+  kind: 'auto' | 'manual',
+  focus: string | undefined,
+  signal: AbortSignal,
+): Promise<void> {
+  const result = await compactHistory({
+    conversationId: deps.conversationId,
+    messages: history,
+    llm: deps.compaction.llm,
+    model: deps.compaction.model,
+    focus,
+    transcripts: deps.transcripts,
+    signal,
+  });
+  history.splice(0, history.length, ...result.messages);
+  deps.emit({ type: 'compact', kind, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter, ...(result.transcript ? { transcript: result.transcript } : {}) });
+}
+
+/** Streams one answer, continuing it (at most maxAutoContinues times) while it is cut off by the output limit. */
+async function callModel(history: ModelMessage[], deps: LoopDeps, tools: ToolDefinition[], signal: AbortSignal, hint: string | undefined): Promise<ModelTurn> {
+  for (let continuation = 0; ; continuation++) {
+    const turn = await streamTurn(history, deps, deps.main, { tools, hint, signal });
+    commitAssistant(history, turn, true);
+    if (turn.stopReason !== 'max_tokens' || turn.toolCalls.length > 0 || continuation >= deps.limits.maxAutoContinues) return turn;
+    appendUserText(history, CONTINUE_PROMPT);
+  }
+}
+
+async function streamTurn(
+  history: ModelMessage[],
+  deps: LoopDeps,
+  binding: ModelBinding,
+  options: { tools: ToolDefinition[]; hint?: string; toolChoice?: 'none'; signal: AbortSignal },
+): Promise<ModelTurn> {
+  const turn = new ModelTurn(binding.llm, deps.emit);
+  try {
+    await turn.run({
+      model: binding.model,
+      system: deps.system,
+      messages: options.hint ? withHint(history, options.hint) : history,
+      tools: options.tools,
+      ...(options.toolChoice ? { toolChoice: options.toolChoice } : {}),
+      maxOutputTokens: deps.limits.maxOutputTokens,
+      signal: options.signal,
+    });
+  } catch (error) {
+    // Keep what the user already saw; the calls of a broken or interrupted answer never run.
+    commitAssistant(history, turn, false);
+    throw error;
+  }
+  deps.onUsage(binding, turn);
+  return turn;
+}
+
+async function runToolCalls(
+  turn: ModelTurn,
+  assistant: Extract<ModelMessage, { role: 'assistant' }>,
+  history: ModelMessage[],
+  deps: LoopDeps,
+  signal: AbortSignal,
+): Promise<void> {
+  const results: ToolResultPart[] = [];
+  try {
+    for (const call of turn.toolCalls) results.push(await executeToolCall(call, deps, signal));
+  } finally {
+    // Calls that did not finish (interrupt, a throwing hook) are dropped, never left orphaned.
+    dropToolCalls(history, assistant, new Set(turn.toolCalls.slice(results.length).map((call) => call.id)));
+    if (results.length > 0) history.push({ role: 'user', content: results });
+  }
+}
+
+async function finalSummary(history: ModelMessage[], deps: LoopDeps, tools: ToolDefinition[], signal: AbortSignal): Promise<void> {
+  appendUserText(history, FINAL_SUMMARY_PROMPT);
+  const turn = await streamTurn(history, deps, deps.finalSummary, { tools, toolChoice: 'none', signal });
+  commitAssistant(history, turn, false);
+}
+
+function wrapUpHint(remaining: number): string {
+  return `[Note from OpenAgent: ${remaining} turn${remaining === 1 ? '' : 's'} left before the turn limit. Finish the current step, check your work, and wrap up.]`;
+}
+
+/** The history with a hint added to its last user message, for one request only. */
+function withHint(history: ModelMessage[], hint: string): ModelMessage[] {
+  const last = history.at(-1);
+  if (last?.role !== 'user') return [...history, { role: 'user', content: [{ type: 'text', text: hint }] }];
+  return [...history.slice(0, -1), { role: 'user', content: [...last.content, { type: 'text', text: hint }] }];
+}

@@ -1,0 +1,55 @@
+/**
+ * One model call, streamed: text goes out as `text_delta` events the moment it arrives, tool
+ * calls as `tool_call` events once their arguments are complete. What arrived is kept on the
+ * object, so when the user interrupts mid-stream the caller still has the partial answer.
+ */
+import type { LlmClient, LlmRequest, StopReason, ThinkingPart, TokenUsage } from '../llm/llm-client';
+import type { EmitEvent } from './events';
+
+export type ReceivedToolCall =
+  | { id: string; name: string; input: unknown; valid: true }
+  | { id: string; name: string; valid: false; rawArguments: string; error: string };
+
+export class ModelTurn {
+  text = '';
+  readonly thinking: ThinkingPart[] = [];
+  readonly toolCalls: ReceivedToolCall[] = [];
+  usage: TokenUsage | undefined;
+  usageReported = false;
+  stopReason: StopReason = 'other';
+
+  constructor(
+    private readonly llm: LlmClient,
+    private readonly emit: EmitEvent,
+  ) {}
+
+  async run(request: LlmRequest): Promise<this> {
+    for await (const part of this.llm.stream(request)) {
+      switch (part.type) {
+        case 'text_delta':
+          this.text += part.text;
+          this.emit({ type: 'text_delta', text: part.text });
+          break;
+        case 'thinking':
+          this.thinking.push({ type: 'thinking', text: part.text, signature: part.signature, ...(part.redactedData !== undefined ? { redactedData: part.redactedData } : {}) });
+          break;
+        case 'tool_call':
+          this.toolCalls.push({ id: part.id, name: part.name, input: part.input, valid: true });
+          this.emit({ type: 'tool_call', toolCallId: part.id, toolName: part.name, input: part.input });
+          break;
+        case 'tool_call_invalid':
+          this.toolCalls.push({ id: part.id, name: part.name, valid: false, rawArguments: part.rawArguments, error: part.error });
+          this.emit({ type: 'tool_call', toolCallId: part.id, toolName: part.name, input: part.rawArguments });
+          break;
+        case 'usage':
+          this.usage = part.usage;
+          this.usageReported = part.reported;
+          break;
+        case 'finish':
+          this.stopReason = part.stopReason;
+          break;
+      }
+    }
+    return this;
+  }
+}

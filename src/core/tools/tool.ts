@@ -1,0 +1,41 @@
+/**
+ * The shape every tool has — built-in, MCP or registered by another extension: a name, a
+ * description for the model, a zod input schema, and a handler that acts through ports.
+ */
+import type { z } from 'zod';
+
+export interface ToolContext {
+  conversationId: string;
+  agentId: string;
+  toolCallId: string;
+  /** Aborted when the user stops or redirects the run. */
+  signal: AbortSignal;
+}
+
+/** What a tool returns: text for the model, and whether it is an error. */
+export interface ToolOutput {
+  output: string;
+  isError?: boolean;
+}
+
+export interface Tool<Input = unknown> {
+  name: string;
+  description: string;
+  inputSchema: z.ZodType<Input>;
+  /** Read-only tools never change anything, so they run without asking. */
+  readOnly: boolean;
+  /** Whether a call needs the user's approval unless policy says otherwise. */
+  needsApproval: boolean | ((input: Input) => boolean);
+  /** One line for approvals and activity: the path, the command. */
+  summarize?(input: Input): string;
+  execute(input: Input, context: ToolContext): Promise<ToolOutput | string>;
+}
+
+/** Any tool, whatever its input type (for registries and lists). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = Tool<any>;
+
+/** Identity helper that infers a tool's input type from its schema. */
+export function defineTool<Input>(tool: Tool<Input>): Tool<Input> {
+  return tool;
+}
