@@ -18,7 +18,6 @@ import { estimateTokens } from '../llm/token-estimate';
 import type { TranscriptSink } from '../ports';
 import { compactHistory, estimateHistoryTokens } from './context/compaction';
 import { microCompact } from './context/micro-compact';
-import type { EmitEvent } from './events';
 import { appendUserText, commitAssistant, dropToolCalls } from './history';
 import { ModelTurn } from './model-turn';
 import { executeToolCall, type ToolExecutorDeps } from './tool-executor';
