@@ -74,7 +74,8 @@ export interface LoopOutcome {
   turns: number;
 }
 
-const CONTINUE_PROMPT = 'Your answer was cut off by the output limit. Continue exactly where you stopped, without repeating anything.';
+const CONTINUE_PROMPT =
+  'Your answer was cut off by the output limit. Continue exactly where you stopped, without repeating anything.';
 const FINAL_SUMMARY_PROMPT =
   'You have reached the turn limit for this request, so stop working now. Give the user a final summary: what you did, ' +
   'what you found, and what is left to do. Do not call tools.';
@@ -100,11 +101,21 @@ export async function runAgentLoop(history: ModelMessage[], deps: LoopDeps, sign
 }
 
 /** Micro-compact, inbox messages, then auto or requested compaction. */
-async function prepareContext(history: ModelMessage[], deps: LoopDeps, tools: ToolDefinition[], signal: AbortSignal): Promise<void> {
+async function prepareContext(
+  history: ModelMessage[],
+  deps: LoopDeps,
+  tools: ToolDefinition[],
+  signal: AbortSignal,
+): Promise<void> {
   const before = estimateHistoryTokens(deps.system, history);
   const micro = microCompact(history);
   if (micro.replaced > 0) {
-    deps.emit({ type: 'compact', kind: 'micro', tokensBefore: before, tokensAfter: before - Math.floor(micro.charsSaved / 4) });
+    deps.emit({
+      type: 'compact',
+      kind: 'micro',
+      tokensBefore: before,
+      tokensAfter: before - Math.floor(micro.charsSaved / 4),
+    });
   }
   for (const drain of deps.inboxes) {
     const messages = drain();
@@ -113,7 +124,8 @@ async function prepareContext(history: ModelMessage[], deps: LoopDeps, tools: To
   const requested = deps.takeCompactionRequest();
   const used = estimateHistoryTokens(deps.system, history) + estimateTokens(JSON.stringify(tools));
   const limit = deps.limits.compactThreshold * contextWindowOf(deps.main.model, deps.limits.contextWindow);
-  if (requested || used > limit) await compactInPlace(history, deps, requested ? 'manual' : 'auto', requested?.focus, signal);
+  if (requested || used > limit)
+    await compactInPlace(history, deps, requested ? 'manual' : 'auto', requested?.focus, signal);
 }
 
 export async function compactInPlace(
@@ -133,15 +145,28 @@ export async function compactInPlace(
     signal,
   });
   history.splice(0, history.length, ...result.messages);
-  deps.emit({ type: 'compact', kind, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter, ...(result.transcript ? { transcript: result.transcript } : {}) });
+  deps.emit({
+    type: 'compact',
+    kind,
+    tokensBefore: result.tokensBefore,
+    tokensAfter: result.tokensAfter,
+    ...(result.transcript ? { transcript: result.transcript } : {}),
+  });
 }
 
 /** Streams one answer, continuing it (at most maxAutoContinues times) while it is cut off by the output limit. */
-async function callModel(history: ModelMessage[], deps: LoopDeps, tools: ToolDefinition[], signal: AbortSignal, hint: string | undefined): Promise<ModelTurn> {
+async function callModel(
+  history: ModelMessage[],
+  deps: LoopDeps,
+  tools: ToolDefinition[],
+  signal: AbortSignal,
+  hint: string | undefined,
+): Promise<ModelTurn> {
   for (let continuation = 0; ; continuation++) {
     const turn = await streamTurn(history, deps, deps.main, { tools, hint, signal });
     commitAssistant(history, turn, true);
-    if (turn.stopReason !== 'max_tokens' || turn.toolCalls.length > 0 || continuation >= deps.limits.maxAutoContinues) return turn;
+    if (turn.stopReason !== 'max_tokens' || turn.toolCalls.length > 0 || continuation >= deps.limits.maxAutoContinues)
+      return turn;
     appendUserText(history, CONTINUE_PROMPT);
   }
 }
@@ -189,7 +214,12 @@ async function runToolCalls(
   }
 }
 
-async function finalSummary(history: ModelMessage[], deps: LoopDeps, tools: ToolDefinition[], signal: AbortSignal): Promise<void> {
+async function finalSummary(
+  history: ModelMessage[],
+  deps: LoopDeps,
+  tools: ToolDefinition[],
+  signal: AbortSignal,
+): Promise<void> {
   appendUserText(history, FINAL_SUMMARY_PROMPT);
   const turn = await streamTurn(history, deps, deps.finalSummary, { tools, toolChoice: 'none', signal });
   commitAssistant(history, turn, false);

@@ -16,7 +16,14 @@ import { createCompactTool } from '../tools/builtin/compact';
 import { thinkTool } from '../tools/builtin/think';
 import { ToolRegistry } from '../tools/registry';
 import type { AnyTool } from '../tools/tool';
-import { compactInPlace, DEFAULT_LIMITS, runAgentLoop, type AgentLimits, type LoopDeps, type ModelBinding } from './agent-loop';
+import {
+  compactInPlace,
+  DEFAULT_LIMITS,
+  runAgentLoop,
+  type AgentLimits,
+  type LoopDeps,
+  type ModelBinding,
+} from './agent-loop';
 import type { AgentEvent, AgentEventBody, ErrorKind } from './events';
 import { HookError, Hooks } from './hooks';
 import { appendUserText } from './history';
@@ -70,7 +77,11 @@ export class Conversation {
     this.id = options.id;
     this.agentId = options.agentId ?? 'lead';
     this.hooks = options.hooks ?? new Hooks();
-    this.tools = new ToolRegistry([thinkTool, createCompactTool((focus) => (this.compactionRequest = { focus })), ...(options.tools ?? [])]);
+    this.tools = new ToolRegistry([
+      thinkTool,
+      createCompactTool((focus) => (this.compactionRequest = { focus })),
+      ...(options.tools ?? []),
+    ]);
     this.main = this.wrap(options.model);
     this.compaction = options.compactionModel && this.wrap(options.compactionModel);
     this.finalSummaryModel = options.finalSummaryModel && this.wrap(options.finalSummaryModel);
@@ -127,7 +138,11 @@ export class Conversation {
         } catch (error) {
           if (!controller.signal.aborted) throw error;
           const feedback = this.pendingFeedback.splice(0).join('\n\n');
-          this.emit({ type: 'interrupted', reason: feedback ? 'Redirected by the user.' : 'Stopped by the user.', ...(feedback ? { feedback } : {}) });
+          this.emit({
+            type: 'interrupted',
+            reason: feedback ? 'Redirected by the user.' : 'Stopped by the user.',
+            ...(feedback ? { feedback } : {}),
+          });
           if (!feedback) {
             this.emitRunUsage(meter);
             return;
@@ -234,7 +249,12 @@ export class Conversation {
 
   private recordUsage(meter: UsageMeter, binding: ModelBinding, turn: ModelTurn): void {
     // No usage from the server (some local ones): estimate from the answer so budgets still count.
-    const usage = turn.usage ?? { inputTokens: 0, outputTokens: estimateTokens(turn.text), cacheReadTokens: 0, cacheWriteTokens: 0 };
+    const usage = turn.usage ?? {
+      inputTokens: 0,
+      outputTokens: estimateTokens(turn.text),
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    };
     const reported = turn.usage !== undefined && turn.usageReported;
     const { costUsd, priced } = meter.record(binding.llm.provider, binding.model, usage, reported);
     this.meter.record(binding.llm.provider, binding.model, usage, reported);
@@ -243,7 +263,14 @@ export class Conversation {
 
   private emitRunUsage(meter: UsageMeter): void {
     if (meter.calls === 0) return;
-    this.emit({ type: 'usage', scope: 'turn', model: this.main.model, usage: meter.usage, costUsd: meter.costUsd, reported: meter.reported });
+    this.emit({
+      type: 'usage',
+      scope: 'turn',
+      model: this.main.model,
+      usage: meter.usage,
+      costUsd: meter.costUsd,
+      reported: meter.reported,
+    });
   }
 
   private wrap(binding: ModelBinding): ModelBinding {
@@ -261,7 +288,13 @@ export class Conversation {
   }
 
   private emit(body: AgentEventBody): void {
-    const event = { ...body, conversationId: this.id, agentId: this.agentId, seq: this.seq++, time: this.options.clock.now() } as AgentEvent;
+    const event = {
+      ...body,
+      conversationId: this.id,
+      agentId: this.agentId,
+      seq: this.seq++,
+      time: this.options.clock.now(),
+    } as AgentEvent;
     for (const listener of this.listeners) {
       try {
         listener(event);

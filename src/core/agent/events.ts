@@ -35,13 +35,26 @@ export const errorKindSchema = z.enum([
   'internal',
 ]);
 
-export const approvalDecisionSourceSchema = z.enum(['user', 'session_rule', 'policy', 'timeout', 'no_gate', 'read_only']);
+export const approvalDecisionSourceSchema = z.enum([
+  'user',
+  'session_rule',
+  'policy',
+  'timeout',
+  'no_gate',
+  'read_only',
+]);
 
 export const agentEventSchema = z.discriminatedUnion('type', [
   z.object({ ...eventBase, type: z.literal('user_message'), text: z.string() }),
   z.object({ ...eventBase, type: z.literal('text_delta'), text: z.string() }),
   /** A complete tool call from the model (its input parsed, or the raw text when it did not parse). */
-  z.object({ ...eventBase, type: z.literal('tool_call'), toolCallId: z.string(), toolName: z.string(), input: z.unknown() }),
+  z.object({
+    ...eventBase,
+    type: z.literal('tool_call'),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    input: z.unknown(),
+  }),
   z.object({
     ...eventBase,
     type: z.literal('tool_approval_request'),
@@ -68,8 +81,21 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     isError: z.boolean(),
     durationMs: z.number().nonnegative(),
   }),
-  z.object({ ...eventBase, type: z.literal('subagent_start'), subagentId: z.string(), kind: z.string(), description: z.string() }),
-  z.object({ ...eventBase, type: z.literal('subagent_end'), subagentId: z.string(), summary: z.string(), usage: tokenUsageSchema, costUsd: z.number() }),
+  z.object({
+    ...eventBase,
+    type: z.literal('subagent_start'),
+    subagentId: z.string(),
+    kind: z.string(),
+    description: z.string(),
+  }),
+  z.object({
+    ...eventBase,
+    type: z.literal('subagent_end'),
+    subagentId: z.string(),
+    summary: z.string(),
+    usage: tokenUsageSchema,
+    costUsd: z.number(),
+  }),
   z.object({
     ...eventBase,
     type: z.literal('task_update'),
@@ -86,7 +112,12 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     output: z.string(),
     exitCode: z.number().nullable(),
   }),
-  z.object({ ...eventBase, type: z.literal('teammate_status'), name: z.string(), status: z.enum(['working', 'idle', 'shutdown']) }),
+  z.object({
+    ...eventBase,
+    type: z.literal('teammate_status'),
+    name: z.string(),
+    status: z.enum(['working', 'idle', 'shutdown']),
+  }),
   z.object({
     ...eventBase,
     type: z.literal('compact'),
@@ -96,7 +127,14 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     /** Where the full history was saved before an auto or manual compaction. */
     transcript: z.string().optional(),
   }),
-  z.object({ ...eventBase, type: z.literal('llm_request'), requestId: z.string(), provider: z.string(), model: z.string(), payload: z.unknown() }),
+  z.object({
+    ...eventBase,
+    type: z.literal('llm_request'),
+    requestId: z.string(),
+    provider: z.string(),
+    model: z.string(),
+    payload: z.unknown(),
+  }),
   z.object({
     ...eventBase,
     type: z.literal('llm_response'),

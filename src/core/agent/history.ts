@@ -17,11 +17,16 @@ export function appendUserText(history: ModelMessage[], text: string): void {
  * Records what the model produced as an assistant message. With `includeToolCalls` false (the
  * turn was interrupted or failed) only the text is kept: its tool calls never ran.
  */
-export function commitAssistant(history: ModelMessage[], turn: ModelTurn, includeToolCalls: boolean): Extract<ModelMessage, { role: 'assistant' }> | undefined {
+export function commitAssistant(
+  history: ModelMessage[],
+  turn: ModelTurn,
+  includeToolCalls: boolean,
+): Extract<ModelMessage, { role: 'assistant' }> | undefined {
   const content: Array<TextPart | ThinkingPart | ToolCallPart> = [...turn.thinking];
   if (turn.text) content.push({ type: 'text', text: turn.text });
   if (includeToolCalls) {
-    for (const call of turn.toolCalls) content.push({ type: 'tool_call', id: call.id, name: call.name, input: call.valid ? call.input : {} });
+    for (const call of turn.toolCalls)
+      content.push({ type: 'tool_call', id: call.id, name: call.name, input: call.valid ? call.input : {} });
   }
   // Thinking alone is not an answer the API accepts back; nothing to keep then.
   if (!content.some((part) => part.type !== 'thinking')) return undefined;
@@ -31,7 +36,11 @@ export function commitAssistant(history: ModelMessage[], turn: ModelTurn, includ
 }
 
 /** Removes tool calls that never got a result; removes the message too if nothing is left. */
-export function dropToolCalls(history: ModelMessage[], message: Extract<ModelMessage, { role: 'assistant' }>, ids: ReadonlySet<string>): void {
+export function dropToolCalls(
+  history: ModelMessage[],
+  message: Extract<ModelMessage, { role: 'assistant' }>,
+  ids: ReadonlySet<string>,
+): void {
   if (ids.size === 0) return;
   message.content = message.content.filter((part) => part.type !== 'tool_call' || !ids.has(part.id));
   if (!message.content.some((part) => part.type !== 'thinking')) {

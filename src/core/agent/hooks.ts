@@ -45,7 +45,11 @@ export class HookError extends Error {
 }
 
 export class Hooks {
-  private readonly hooks: { [Name in HookName]: Array<HookMap[Name]> } = { UserPromptSubmit: [], PreToolUse: [], PostToolUse: [] };
+  private readonly hooks: { [Name in HookName]: Array<HookMap[Name]> } = {
+    UserPromptSubmit: [],
+    PreToolUse: [],
+    PostToolUse: [],
+  };
 
   /** Adds a hook; returns a function that removes it. */
   add<Name extends HookName>(name: Name, hook: HookMap[Name]): () => void {

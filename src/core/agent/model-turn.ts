@@ -31,14 +31,25 @@ export class ModelTurn {
           this.emit({ type: 'text_delta', text: part.text });
           break;
         case 'thinking':
-          this.thinking.push({ type: 'thinking', text: part.text, signature: part.signature, ...(part.redactedData !== undefined ? { redactedData: part.redactedData } : {}) });
+          this.thinking.push({
+            type: 'thinking',
+            text: part.text,
+            signature: part.signature,
+            ...(part.redactedData !== undefined ? { redactedData: part.redactedData } : {}),
+          });
           break;
         case 'tool_call':
           this.toolCalls.push({ id: part.id, name: part.name, input: part.input, valid: true });
           this.emit({ type: 'tool_call', toolCallId: part.id, toolName: part.name, input: part.input });
           break;
         case 'tool_call_invalid':
-          this.toolCalls.push({ id: part.id, name: part.name, valid: false, rawArguments: part.rawArguments, error: part.error });
+          this.toolCalls.push({
+            id: part.id,
+            name: part.name,
+            valid: false,
+            rawArguments: part.rawArguments,
+            error: part.error,
+          });
           this.emit({ type: 'tool_call', toolCallId: part.id, toolName: part.name, input: part.rawArguments });
           break;
         case 'usage':

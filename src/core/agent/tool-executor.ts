@@ -30,33 +30,62 @@ export interface ToolExecutorDeps {
 
 export const DENIED_MESSAGE = 'User denied this tool call.';
 
-export async function executeToolCall(call: ReceivedToolCall, deps: ToolExecutorDeps, signal: AbortSignal): Promise<ToolResultPart> {
+export async function executeToolCall(
+  call: ReceivedToolCall,
+  deps: ToolExecutorDeps,
+  signal: AbortSignal,
+): Promise<ToolResultPart> {
   const started = deps.now();
   const finish = (output: ToolOutput | string): ToolResultPart => {
-    const result = typeof output === 'string' ? { output, isError: false } : { output: output.output, isError: output.isError ?? false };
+    const result =
+      typeof output === 'string'
+        ? { output, isError: false }
+        : { output: output.output, isError: output.isError ?? false };
     const capped = capToolOutput(result.output, deps.maxToolOutputChars);
-    deps.emit({ type: 'tool_result', toolCallId: call.id, toolName: call.name, output: capped, isError: result.isError, durationMs: Math.max(0, deps.now() - started) });
+    deps.emit({
+      type: 'tool_result',
+      toolCallId: call.id,
+      toolName: call.name,
+      output: capped,
+      isError: result.isError,
+      durationMs: Math.max(0, deps.now() - started),
+    });
     return { type: 'tool_result', toolCallId: call.id, toolName: call.name, output: capped, isError: result.isError };
   };
   const fail = (message: string) => finish({ output: message, isError: true });
 
   if (!call.valid) {
-    return fail(`The arguments for ${call.name} were not valid JSON (${call.error}). Send the call again with valid JSON. What arrived: ${call.rawArguments.slice(0, 500)}`);
+    return fail(
+      `The arguments for ${call.name} were not valid JSON (${call.error}). Send the call again with valid JSON. What arrived: ${call.rawArguments.slice(0, 500)}`,
+    );
   }
   const tool = deps.tools.get(call.name);
   if (!tool || !deps.isOffered(tool)) {
-    const available = deps.tools.list().filter(deps.isOffered).map((candidate) => candidate.name);
-    return fail(`There is no tool named "${call.name}" available now. Available tools: ${available.join(', ') || 'none'}.`);
+    const available = deps.tools
+      .list()
+      .filter(deps.isOffered)
+      .map((candidate) => candidate.name);
+    return fail(
+      `There is no tool named "${call.name}" available now. Available tools: ${available.join(', ') || 'none'}.`,
+    );
   }
 
   let input = call.input;
-  const decision = await deps.hooks.preToolUse({ conversationId: deps.conversationId, agentId: deps.agentId, toolCallId: call.id, toolName: call.name, input });
+  const decision = await deps.hooks.preToolUse({
+    conversationId: deps.conversationId,
+    agentId: deps.agentId,
+    toolCallId: call.id,
+    toolName: call.name,
+    input,
+  });
   if (decision && 'block' in decision) return fail(`Blocked by a hook: ${decision.block}`);
   if (decision && 'input' in decision) input = decision.input;
 
   const parsed = tool.inputSchema.safeParse(input);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ');
+    const problems = parsed.error.issues
+      .map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`)
+      .join('; ');
     return fail(`Invalid input for ${call.name}: ${problems}`);
   }
   input = parsed.data;
@@ -68,23 +97,53 @@ export async function executeToolCall(call: ReceivedToolCall, deps: ToolExecutor
     const summary = tool.summarize?.(input) ?? tool.name;
     deps.emit({ type: 'tool_approval_request', toolCallId: call.id, toolName: tool.name, input, summary });
     const answer = deps.approvals
-      ? await deps.approvals.request({ conversationId: deps.conversationId, toolCallId: call.id, toolName: tool.name, input, summary, argumentsHash: hashArguments(input), signal })
+      ? await deps.approvals.request({
+          conversationId: deps.conversationId,
+          toolCallId: call.id,
+          toolName: tool.name,
+          input,
+          summary,
+          argumentsHash: hashArguments(input),
+          signal,
+        })
       : { approved: false, source: 'no_gate' as const, reason: 'No one is there to approve tool calls.' };
     signal.throwIfAborted();
-    deps.emit({ type: 'tool_approval_result', toolCallId: call.id, approved: answer.approved, source: answer.source, ...(answer.reason ? { reason: answer.reason } : {}) });
+    deps.emit({
+      type: 'tool_approval_result',
+      toolCallId: call.id,
+      approved: answer.approved,
+      source: answer.source,
+      ...(answer.reason ? { reason: answer.reason } : {}),
+    });
     if (!answer.approved) return fail(answer.reason ? `${DENIED_MESSAGE} Reason: ${answer.reason}` : DENIED_MESSAGE);
   }
 
   let output: ToolOutput | string;
   try {
-    output = await tool.execute(input, { conversationId: deps.conversationId, agentId: deps.agentId, toolCallId: call.id, signal });
+    output = await tool.execute(input, {
+      conversationId: deps.conversationId,
+      agentId: deps.agentId,
+      toolCallId: call.id,
+      signal,
+    });
   } catch (error) {
     // A cancelled run is not a tool failure: let the cancellation through.
     signal.throwIfAborted();
-    output = { output: `${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`, isError: true };
+    output = {
+      output: `${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+      isError: true,
+    };
   }
   signal.throwIfAborted();
   const result = finish(output);
-  await deps.hooks.postToolUse({ conversationId: deps.conversationId, agentId: deps.agentId, toolCallId: call.id, toolName: tool.name, input, output: result.output, isError: result.isError });
+  await deps.hooks.postToolUse({
+    conversationId: deps.conversationId,
+    agentId: deps.agentId,
+    toolCallId: call.id,
+    toolName: tool.name,
+    input,
+    output: result.output,
+    isError: result.isError,
+  });
   return result;
 }

@@ -39,11 +39,28 @@ export function toLlmError(error: unknown, providerLabel: string): Error {
   const detail = sdkError.message ?? 'unknown error';
   const retryAfterMs = retryAfterFromHeaders(sdkError.headers);
   if (status === 401 || status === 403) {
-    return new LlmError(`${providerLabel} rejected the API key (${status}). Set a valid key with "OpenAgent: Set API Key".`, 'authentication', status);
+    return new LlmError(
+      `${providerLabel} rejected the API key (${status}). Set a valid key with "OpenAgent: Set API Key".`,
+      'authentication',
+      status,
+    );
   }
-  if (status === 429) return new LlmError(`${providerLabel} is rate limiting requests (429): ${detail}`, 'rate_limit', status, retryAfterMs);
-  if (status !== undefined && status >= 500) return new LlmError(`${providerLabel} server error (${status}): ${detail}`, 'server', status, retryAfterMs);
-  if (status !== undefined) return new LlmError(`${providerLabel} refused the request (${status}): ${detail}`, 'bad_request', status, retryAfterMs);
+  if (status === 429)
+    return new LlmError(
+      `${providerLabel} is rate limiting requests (429): ${detail}`,
+      'rate_limit',
+      status,
+      retryAfterMs,
+    );
+  if (status !== undefined && status >= 500)
+    return new LlmError(`${providerLabel} server error (${status}): ${detail}`, 'server', status, retryAfterMs);
+  if (status !== undefined)
+    return new LlmError(
+      `${providerLabel} refused the request (${status}): ${detail}`,
+      'bad_request',
+      status,
+      retryAfterMs,
+    );
   if (sdkError.name === 'APIConnectionError' || sdkError.name === 'APIConnectionTimeoutError') {
     return new LlmError(`Could not reach ${providerLabel}: ${detail}`, 'connection');
   }

@@ -17,8 +17,18 @@ interface ModelFacts {
   price: ModelPrice;
 }
 
-const anthropic = (input: number, output: number): ModelPrice => ({ input, output, cacheWrite: input * 1.25, cacheRead: input * 0.1 });
-const openai = (input: number, output: number, cacheRead: number): ModelPrice => ({ input, output, cacheWrite: input, cacheRead });
+const anthropic = (input: number, output: number): ModelPrice => ({
+  input,
+  output,
+  cacheWrite: input * 1.25,
+  cacheRead: input * 0.1,
+});
+const openai = (input: number, output: number, cacheRead: number): ModelPrice => ({
+  input,
+  output,
+  cacheWrite: input,
+  cacheRead,
+});
 
 const MODELS: Record<string, ModelFacts> = {
   'claude-opus-4-5': { contextWindow: 200_000, price: anthropic(5, 25) },
@@ -49,7 +59,9 @@ export const DEFAULT_CONTEXT_WINDOW = 32_768;
 
 function facts(model: string): ModelFacts | undefined {
   const name = model.toLowerCase().replace(/^(anthropic|openai)\//, '');
-  const prefix = PREFIXES.find((candidate) => name === candidate || name.startsWith(`${candidate}-`) || name.startsWith(`${candidate}@`));
+  const prefix = PREFIXES.find(
+    (candidate) => name === candidate || name.startsWith(`${candidate}-`) || name.startsWith(`${candidate}@`),
+  );
   return prefix ? MODELS[prefix] : undefined;
 }
 

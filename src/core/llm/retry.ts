@@ -23,7 +23,12 @@ export interface RetryOptions {
   random?: () => number;
 }
 
-export const DEFAULT_RETRY_OPTIONS: RetryOptions = { maxRetries: 4, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 60_000 };
+export const DEFAULT_RETRY_OPTIONS: RetryOptions = {
+  maxRetries: 4,
+  baseDelayMs: 500,
+  maxDelayMs: 30_000,
+  maxRetryAfterMs: 60_000,
+};
 
 export function isRetryable(error: unknown): error is LlmError {
   if (!(error instanceof LlmError)) return false;

@@ -29,7 +29,13 @@ export function withTracing(client: LlmClient, options: TracingOptions): LlmClie
       const requestId = `llm-${++sequence}`;
       const started = now();
       const { signal: _signal, ...payload } = request;
-      options.emit({ type: 'llm_request', requestId, provider: client.provider, model: request.model, payload: redactValue(payload, secrets) });
+      options.emit({
+        type: 'llm_request',
+        requestId,
+        provider: client.provider,
+        model: request.model,
+        payload: redactValue(payload, secrets),
+      });
       const text: string[] = [];
       const toolCalls: unknown[] = [];
       let usage: unknown;

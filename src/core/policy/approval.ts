@@ -27,7 +27,8 @@ export interface ApprovalGate {
 }
 
 /** What policy says about one tool call before anyone is asked. */
-export type PolicyVerdict = { action: 'allow'; source: ApprovalDecisionSource } | { action: 'deny'; reason: string } | { action: 'ask' };
+export type PolicyVerdict =
+  { action: 'allow'; source: ApprovalDecisionSource } | { action: 'deny'; reason: string } | { action: 'ask' };
 
 export interface ToolPolicy {
   evaluate(call: { toolName: string; input: unknown; readOnly: boolean; needsApproval: boolean }): PolicyVerdict;
@@ -35,7 +36,8 @@ export interface ToolPolicy {
 
 /** Without a policy file: read-only tools run, everything else asks. */
 export const defaultToolPolicy: ToolPolicy = {
-  evaluate: (call) => (call.readOnly || !call.needsApproval ? { action: 'allow', source: 'read_only' } : { action: 'ask' }),
+  evaluate: (call) =>
+    call.readOnly || !call.needsApproval ? { action: 'allow', source: 'read_only' } : { action: 'ask' },
 };
 
 /** A stable hash of tool arguments: object keys sorted, so equal inputs hash equally. */

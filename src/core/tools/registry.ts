@@ -15,7 +15,8 @@ export class ToolRegistry {
 
   /** Adds a tool; returns a function that removes it again. A name may be taken only once. */
   register(tool: AnyTool): () => void {
-    if (!TOOL_NAME.test(tool.name)) throw new Error(`Invalid tool name "${tool.name}": use letters, digits, _ and -, at most 64.`);
+    if (!TOOL_NAME.test(tool.name))
+      throw new Error(`Invalid tool name "${tool.name}": use letters, digits, _ and -, at most 64.`);
     if (this.tools.has(tool.name)) throw new Error(`A tool named "${tool.name}" is already registered.`);
     this.tools.set(tool.name, tool);
     return () => {
@@ -55,6 +56,9 @@ export class ToolRegistry {
 
 /** A zod schema as the JSON Schema object the model APIs expect. */
 export function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'any',
+  }) as Record<string, unknown>;
   return jsonSchema;
 }

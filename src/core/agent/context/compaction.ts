@@ -9,8 +9,8 @@ import type { TranscriptSink } from '../../ports';
 import { estimateTokens } from '../../llm/token-estimate';
 
 const SUMMARY_SYSTEM =
-  'You compress a coding agent\'s conversation so the agent can continue the work from your summary alone. ' +
-  'Keep: the user\'s goals and constraints, decisions made and why, files read or changed (with paths), commands run and ' +
+  "You compress a coding agent's conversation so the agent can continue the work from your summary alone. " +
+  "Keep: the user's goals and constraints, decisions made and why, files read or changed (with paths), commands run and " +
   'their outcomes, errors met and how they were resolved, and what remains to do. Be specific and concise. Plain text.';
 /** Each tool result is cut to this many characters in the text the summariser reads. */
 const RESULT_CHARS_FOR_SUMMARY = 2_000;
@@ -50,7 +50,14 @@ export async function compactHistory(input: CompactionInput): Promise<Compaction
   for await (const part of input.llm.stream({
     model: input.model,
     system: SUMMARY_SYSTEM,
-    messages: [{ role: 'user', content: [{ type: 'text', text: `${renderForSummary(toSummarise)}\n\nSummarise the conversation above.${focus}` }] }],
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: `${renderForSummary(toSummarise)}\n\nSummarise the conversation above.${focus}` },
+        ],
+      },
+    ],
     tools: [],
     maxOutputTokens: 4_096,
     signal: input.signal,
@@ -61,8 +68,11 @@ export async function compactHistory(input: CompactionInput): Promise<Compaction
 
   const saved = transcript ? `\n\n[The full transcript before compaction is saved at ${transcript}.]` : '';
   const lead = `[This conversation was compacted. Summary of everything so far:]\n\n${summary}${saved}`;
-  const keptText = keepLast && last ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n') : '';
-  const messages: ModelMessage[] = [{ role: 'user', content: [{ type: 'text', text: keptText ? `${lead}\n\n${keptText}` : lead }] }];
+  const keptText =
+    keepLast && last ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n') : '';
+  const messages: ModelMessage[] = [
+    { role: 'user', content: [{ type: 'text', text: keptText ? `${lead}\n\n${keptText}` : lead }] },
+  ];
   return { messages, summary, transcript, tokensBefore, tokensAfter: estimateHistoryTokens('', messages) };
 }
 
@@ -72,9 +82,13 @@ export function renderForSummary(messages: readonly ModelMessage[]): string {
   for (const message of messages) {
     for (const part of message.content) {
       if (part.type === 'text') lines.push(`${message.role === 'user' ? 'User' : 'Assistant'}: ${part.text}`);
-      else if (part.type === 'tool_call') lines.push(`Assistant called ${part.name} with ${JSON.stringify(part.input)}`);
+      else if (part.type === 'tool_call')
+        lines.push(`Assistant called ${part.name} with ${JSON.stringify(part.input)}`);
       else if (part.type === 'tool_result') {
-        const output = part.output.length > RESULT_CHARS_FOR_SUMMARY ? `${part.output.slice(0, RESULT_CHARS_FOR_SUMMARY)} […]` : part.output;
+        const output =
+          part.output.length > RESULT_CHARS_FOR_SUMMARY
+            ? `${part.output.slice(0, RESULT_CHARS_FOR_SUMMARY)} […]`
+            : part.output;
         lines.push(`${part.toolName} ${part.isError ? 'failed' : 'returned'}: ${output}`);
       }
     }

@@ -8,6 +8,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { LlmClient, LlmRequest, LlmStreamPart, TokenUsage } from '../llm-client';
 import { abortError, LlmError } from '../llm-client';
 import { toLlmError } from '../map-sdk-error';
+import { estimateUsage } from '../token-estimate';
 import { ToolCallAccumulator } from '../tool-call-accumulator';
 import { convertToAnthropicMessages } from './convert-to-anthropic-messages';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason';
@@ -61,7 +62,9 @@ export class AnthropicClient implements LlmClient {
           system: request.system ? [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }] : [],
           messages: convertToAnthropicMessages(request.messages),
           ...(request.tools.length > 0 ? { tools: prepareAnthropicTools(request.tools) } : {}),
-          ...(request.tools.length > 0 && request.toolChoice === 'none' ? { tool_choice: { type: 'none' as const } } : {}),
+          ...(request.tools.length > 0 && request.toolChoice === 'none'
+            ? { tool_choice: { type: 'none' as const } }
+            : {}),
           stream: true,
         },
         { signal: request.signal },
@@ -76,6 +79,7 @@ export class AnthropicClient implements LlmClient {
     let sawUsage = false;
     let stopReason: string | null | undefined;
     let complete = false;
+    let outputChars = 0;
     try {
       for await (const event of events) {
         switch (event.type) {
@@ -98,7 +102,10 @@ export class AnthropicClient implements LlmClient {
             } else if (block.type === 'text' && block.text) {
               yield { type: 'text_delta', text: block.text };
             } else if (block.type === 'thinking') {
-              thinking.set(event.index, { text: block.thinking ? [block.thinking] : [], signature: block.signature ?? '' });
+              thinking.set(event.index, {
+                text: block.thinking ? [block.thinking] : [],
+                signature: block.signature ?? '',
+              });
             } else if (block.type === 'redacted_thinking') {
               thinking.set(event.index, { text: [], signature: '', redactedData: block.data });
             }
@@ -107,8 +114,10 @@ export class AnthropicClient implements LlmClient {
           case 'content_block_delta': {
             const delta = event.delta;
             if (delta.type === 'text_delta') {
+              outputChars += delta.text.length;
               yield { type: 'text_delta', text: delta.text };
             } else if (delta.type === 'input_json_delta') {
+              outputChars += delta.partial_json.length;
               const id = calls.append(event.index, delta.partial_json);
               if (id) yield { type: 'tool_call_delta', id, argumentsDelta: delta.partial_json };
             } else if (delta.type === 'thinking_delta') {
@@ -126,7 +135,12 @@ export class AnthropicClient implements LlmClient {
             const block = thinking.get(event.index);
             if (block) {
               thinking.delete(event.index);
-              yield { type: 'thinking', text: block.text.join(''), signature: block.signature, ...(block.redactedData !== undefined ? { redactedData: block.redactedData } : {}) };
+              yield {
+                type: 'thinking',
+                text: block.text.join(''),
+                signature: block.signature,
+                ...(block.redactedData !== undefined ? { redactedData: block.redactedData } : {}),
+              };
             }
             break;
           }
@@ -152,8 +166,11 @@ export class AnthropicClient implements LlmClient {
     // Some SDK versions end the iteration quietly on abort instead of throwing.
     if (request.signal?.aborted) throw abortError();
     // A stream that ends without message_stop was cut: its unfinished tool calls never run.
-    if (!complete) throw new LlmError('The response stream from Anthropic ended before the message was complete.', 'stream');
-    yield { type: 'usage', usage, reported: sawUsage };
+    if (!complete)
+      throw new LlmError('The response stream from Anthropic ended before the message was complete.', 'stream');
+    yield sawUsage
+      ? { type: 'usage', usage, reported: true }
+      : { type: 'usage', usage: estimateUsage(request, outputChars), reported: false };
     yield { type: 'finish', stopReason: mapAnthropicStopReason(stopReason) };
   }
 }

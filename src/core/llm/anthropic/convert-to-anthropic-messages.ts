@@ -27,11 +27,10 @@ export function convertToAnthropicMessages(messages: ModelMessage[]): Anthropic.
     }
     return {
       role: 'user',
-      content: message.content.map(
-        (part): Anthropic.ContentBlockParam =>
-          part.type === 'text'
-            ? { type: 'text', text: part.text }
-            : { type: 'tool_result', tool_use_id: part.toolCallId, content: part.output, is_error: part.isError },
+      content: message.content.map((part): Anthropic.ContentBlockParam =>
+        part.type === 'text'
+          ? { type: 'text', text: part.text }
+          : { type: 'tool_result', tool_use_id: part.toolCallId, content: part.output, is_error: part.isError },
       ),
     };
   });

@@ -7,7 +7,7 @@ import OpenAI from 'openai';
 import type { LlmClient, LlmRequest, LlmStreamPart, TokenUsage } from '../llm-client';
 import { abortError, LlmError } from '../llm-client';
 import { ToolCallAccumulator } from '../tool-call-accumulator';
-import { estimateTokens } from '../token-estimate';
+import { estimateUsage } from '../token-estimate';
 import { toLlmError } from '../map-sdk-error';
 import { convertToOpenAiMessages } from './convert-to-openai-messages';
 import { mapOpenAiFinishReason } from './map-openai-finish-reason';
@@ -128,17 +128,7 @@ export class OpenAiClient implements LlmClient {
     if (usage) {
       yield { type: 'usage', usage, reported: true };
     } else {
-      const inputText = JSON.stringify(wireMessages) + JSON.stringify(request.tools);
-      yield {
-        type: 'usage',
-        usage: {
-          inputTokens: estimateTokens(inputText),
-          outputTokens: Math.ceil(outputChars / 4),
-          cacheReadTokens: 0,
-          cacheWriteTokens: 0,
-        },
-        reported: false,
-      };
+      yield { type: 'usage', usage: estimateUsage(request, outputChars), reported: false };
     }
     yield { type: 'finish', stopReason: mapOpenAiFinishReason(finishReason) };
   }

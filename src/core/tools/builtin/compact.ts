@@ -11,7 +11,9 @@ export function createCompactTool(requestCompaction: (focus: string | undefined)
     description:
       'Summarise the conversation so far to free context space, e.g. before a new phase of work. ' +
       'Optionally name what the summary must keep in focus.',
-    inputSchema: z.object({ focus: z.string().max(2_000).optional().describe('What the summary should concentrate on.') }),
+    inputSchema: z.object({
+      focus: z.string().max(2_000).optional().describe('What the summary should concentrate on.'),
+    }),
     readOnly: true,
     needsApproval: false,
     async execute(input) {

@@ -16,7 +16,10 @@ describe('Conversation', () => {
     let now = 1_000;
     conversation = new Conversation({
       id: 'conv-1',
-      model: { llm: new AnthropicClient({ apiKey: 'k', baseUrl: server.anthropicBaseUrl, maxRetries: 0 }), model: 'fake-model' },
+      model: {
+        llm: new AnthropicClient({ apiKey: 'k', baseUrl: server.anthropicBaseUrl, maxRetries: 0 }),
+        model: 'fake-model',
+      },
       retry: { maxRetries: 0 },
       system: 'system prompt',
       clock: { now: () => now++ },
