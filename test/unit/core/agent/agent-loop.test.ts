@@ -311,3 +311,21 @@ for (const protocol of PROTOCOLS) {
     });
   });
 }
+
+describe('agent loop (Anthropic thinking)', () => {
+  it('sends thinking blocks back unchanged on the next request', async () => {
+    const harness = await startHarness('anthropic', {
+      name: 'thinking',
+      turns: [{ thinking: { text: 'Which file?', signature: 'sig-1' }, toolCalls: [readCall] }, { text: 'Done.' }],
+    });
+    try {
+      await harness.conversation.submit('go');
+      const assistant = (
+        harness.bodies()[1]!.messages as Array<{ role: string; content: Array<{ type: string }> }>
+      ).find((message) => message.role === 'assistant');
+      assert.deepEqual(assistant?.content[0], { type: 'thinking', thinking: 'Which file?', signature: 'sig-1' });
+    } finally {
+      await harness.close();
+    }
+  });
+});

@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { Hooks } from '../../../../src/core/agent/hooks';
-import { answerText, eventTrace, PROTOCOLS, startHarness, toolCallIdsIn, toolResultsIn, writes, type Harness } from './loop-harness';
+import {
+  answerText,
+  eventTrace,
+  PROTOCOLS,
+  startHarness,
+  toolCallIdsIn,
+  toolResultsIn,
+  writes,
+  type Harness,
+} from './loop-harness';
 
 const readCall = { id: 'call_read', name: 'read_file', arguments: { path: 'src/app.ts' } };
 
@@ -22,7 +31,9 @@ for (const protocol of PROTOCOLS) {
     it('UserPromptSubmit can block a prompt: nothing is sent', async () => {
       const hooks = new Hooks();
       hooks.add('UserPromptSubmit', () => null);
-      hooks.add('UserPromptSubmit', ({ prompt }) => (prompt.includes('secret') ? { block: 'mentions a secret' } : undefined));
+      hooks.add('UserPromptSubmit', ({ prompt }) =>
+        prompt.includes('secret') ? { block: 'mentions a secret' } : undefined,
+      );
       hooks.add('UserPromptSubmit', () => ({ prompt: 'never reached' }));
       harness = await startHarness(protocol, { name: 'p', turns: [{ text: 'x' }] }, { hooks });
       await harness.conversation.submit('tell me the secret');
@@ -68,7 +79,11 @@ for (const protocol of PROTOCOLS) {
       hooks.add('PostToolUse', ({ toolName, output, isError }) => {
         seen.push(`${toolName}:${isError}:${output.length}`);
       });
-      harness = await startHarness(protocol, { name: 't', turns: [{ toolCalls: [readCall] }, { text: 'ok' }] }, { hooks });
+      harness = await startHarness(
+        protocol,
+        { name: 't', turns: [{ toolCalls: [readCall] }, { text: 'ok' }] },
+        { hooks },
+      );
       await harness.conversation.submit('go');
       assert.deepEqual(seen, ['read_file:false:26']);
     });
@@ -78,13 +93,21 @@ for (const protocol of PROTOCOLS) {
       hooks.add('PreToolUse', () => {
         throw new Error('hook crashed');
       });
-      harness = await startHarness(protocol, { name: 't', turns: [{ text: 'Let me read.', toolCalls: [readCall] }, { text: 'fine' }] }, { hooks });
+      harness = await startHarness(
+        protocol,
+        { name: 't', turns: [{ text: 'Let me read.', toolCalls: [readCall] }, { text: 'fine' }] },
+        { hooks },
+      );
       await harness.conversation.submit('go');
       const last = harness.events.at(-1);
       assert.equal(last?.type === 'error' && last.kind, 'hook');
       assert.match(last?.type === 'error' ? last.message : '', /PreToolUse hook failed: hook crashed/);
       await harness.conversation.submit('next');
-      assert.deepEqual(toolCallIdsIn(protocol, harness.bodies()[1]!), [], 'the call that never ran is not left orphaned');
+      assert.deepEqual(
+        toolCallIdsIn(protocol, harness.bodies()[1]!),
+        [],
+        'the call that never ran is not left orphaned',
+      );
       assert.match(JSON.stringify(harness.bodies()[1]!.messages), /Let me read\./);
     });
 
@@ -103,7 +126,10 @@ for (const protocol of PROTOCOLS) {
     afterEach(() => harness?.close());
 
     it('stop() ends the stream at once, keeps the partial answer, and is idempotent', async () => {
-      harness = await startHarness(protocol, { name: 's', turns: [{ text: 'word '.repeat(300), chunkSize: 5, delayMs: 20 }] });
+      harness = await startHarness(protocol, {
+        name: 's',
+        turns: [{ text: 'word '.repeat(300), chunkSize: 5, delayMs: 20 }],
+      });
       harness.conversation.subscribe((event) => {
         if (event.type === 'text_delta' && event.seq === 4) {
           harness.conversation.stop();
@@ -141,7 +167,10 @@ for (const protocol of PROTOCOLS) {
       assert.ok(trace.includes('interrupted'));
       assert.deepEqual(trace.slice(-5), ['user_message', 'text_delta', 'usage:call', 'usage:turn', 'done:end_turn']);
       const interruptedEvent = harness.events.find((event) => event.type === 'interrupted');
-      assert.equal(interruptedEvent?.type === 'interrupted' && interruptedEvent.feedback, 'Stop. Change only the tests.');
+      assert.equal(
+        interruptedEvent?.type === 'interrupted' && interruptedEvent.feedback,
+        'Stop. Change only the tests.',
+      );
       const roles = harness.conversation.messages.map((message) => message.role);
       assert.deepEqual(roles, ['user', 'assistant', 'user', 'assistant']);
       assert.match(JSON.stringify(harness.bodies()[1]!.messages), /I will refactor.*Change only the tests/s);
@@ -151,7 +180,10 @@ for (const protocol of PROTOCOLS) {
     it('interrupting a running tool drops the unfinished call and keeps the history valid', async () => {
       harness = await startHarness(protocol, {
         name: 'tool-interrupt',
-        turns: [{ text: 'Running the slow thing.', toolCalls: [{ id: 'slow', name: 'slow_tool', arguments: {} }] }, { text: 'Fine, skipping it.' }],
+        turns: [
+          { text: 'Running the slow thing.', toolCalls: [{ id: 'slow', name: 'slow_tool', arguments: {} }] },
+          { text: 'Fine, skipping it.' },
+        ],
       });
       harness.conversation.subscribe((event) => {
         if (event.type === 'tool_call') setTimeout(() => void harness.conversation.interrupt('Skip that.'), 50);

@@ -182,3 +182,54 @@ describe('OpenAiClient with a server that reports no usage', () => {
     }
   });
 });
+
+describe('model discovery', () => {
+  for (const adapter of adapters) {
+    it(`${adapter.name} lists the server's models`, async () => {
+      const server = await FakeModelServer.start();
+      try {
+        assert.deepEqual(await adapter.create(server).listModels(), ['fake-model', 'fake-model-large']);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+});
+
+describe('AnthropicClient specifics', () => {
+  it('marks system prompt, tools and recent turns for prompt caching on the wire', async () => {
+    const server = await FakeModelServer.start({ scenario: loadScenario('hello') });
+    try {
+      await collectParts(new AnthropicClient({ apiKey: 'k', baseUrl: server.anthropicBaseUrl }));
+      const body = server.modelCalls[0]?.body as {
+        system: Array<{ cache_control?: unknown }>;
+        tools: Array<{ cache_control?: unknown }>;
+        messages: Array<{ content: Array<{ cache_control?: unknown }> }>;
+      };
+      assert.deepEqual(body.system[0]?.cache_control, { type: 'ephemeral' });
+      assert.deepEqual(body.tools.at(-1)?.cache_control, { type: 'ephemeral' });
+      assert.deepEqual(body.messages.at(-1)?.content.at(-1)?.cache_control, { type: 'ephemeral' });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('streams thinking and hands back the complete block with its signature', async () => {
+    const server = await FakeModelServer.start({
+      scenario: {
+        name: 'think',
+        turns: [{ thinking: { text: 'Let me consider this.', signature: 'sig-abc' }, text: 'Answer.' }],
+      },
+    });
+    try {
+      const { parts } = await collectParts(new AnthropicClient({ apiKey: 'k', baseUrl: server.anthropicBaseUrl }));
+      assert.ok(parts.some((part) => part.type === 'thinking_delta'));
+      assert.deepEqual(
+        parts.find((part) => part.type === 'thinking'),
+        { type: 'thinking', text: 'Let me consider this.', signature: 'sig-abc' },
+      );
+    } finally {
+      await server.close();
+    }
+  });
+});
