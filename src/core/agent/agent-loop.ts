@@ -82,10 +82,11 @@ const FINAL_SUMMARY_PROMPT =
 
 export async function runAgentLoop(history: ModelMessage[], deps: LoopDeps, signal: AbortSignal): Promise<LoopOutcome> {
   const tools = deps.tools.definitions(deps.isOffered);
+  const toolTokens = estimateTokens(JSON.stringify(tools));
   let turns = 0;
   while (turns < deps.limits.maxTurns) {
     turns++;
-    await prepareContext(history, deps, tools, signal);
+    await prepareContext(history, deps, toolTokens, signal);
     if (deps.limits.tokenBudget !== undefined && totalTokens(deps.meter.usage) >= deps.limits.tokenBudget) {
       return { stopReason: 'token_budget', turns: turns - 1 };
     }
@@ -104,17 +105,17 @@ export async function runAgentLoop(history: ModelMessage[], deps: LoopDeps, sign
 async function prepareContext(
   history: ModelMessage[],
   deps: LoopDeps,
-  tools: ToolDefinition[],
+  toolTokens: number,
   signal: AbortSignal,
 ): Promise<void> {
-  const before = estimateHistoryTokens(deps.system, history);
   const micro = microCompact(history);
   if (micro.replaced > 0) {
+    const after = estimateHistoryTokens(deps.system, history);
     deps.emit({
       type: 'compact',
       kind: 'micro',
-      tokensBefore: before,
-      tokensAfter: before - Math.floor(micro.charsSaved / 4),
+      tokensBefore: after + Math.ceil(micro.charsSaved / 4),
+      tokensAfter: after,
     });
   }
   for (const drain of deps.inboxes) {
@@ -122,7 +123,7 @@ async function prepareContext(
     if (messages.length > 0) appendUserText(history, messages.join('\n\n'));
   }
   const requested = deps.takeCompactionRequest();
-  const used = estimateHistoryTokens(deps.system, history) + estimateTokens(JSON.stringify(tools));
+  const used = estimateHistoryTokens(deps.system, history) + toolTokens;
   const limit = deps.limits.compactThreshold * contextWindowOf(deps.main.model, deps.limits.contextWindow);
   if (requested || used > limit)
     await compactInPlace(history, deps, requested ? 'manual' : 'auto', requested?.focus, signal);
@@ -178,6 +179,11 @@ async function streamTurn(
   options: { tools: ToolDefinition[]; hint?: string; toolChoice?: 'none'; signal: AbortSignal },
 ): Promise<ModelTurn> {
   const turn = new ModelTurn(binding.llm, deps.emit);
+  // Each call gets its own signal, linked to the run's: SDKs attach a listener per request,
+  // and hundreds of calls must not pile listeners onto one long-lived signal.
+  const call = new AbortController();
+  const abortCall = () => call.abort(options.signal.reason);
+  options.signal.addEventListener('abort', abortCall, { once: true });
   try {
     await turn.run({
       model: binding.model,
@@ -186,12 +192,14 @@ async function streamTurn(
       tools: options.tools,
       ...(options.toolChoice ? { toolChoice: options.toolChoice } : {}),
       maxOutputTokens: deps.limits.maxOutputTokens,
-      signal: options.signal,
+      signal: call.signal,
     });
   } catch (error) {
     // Keep what the user already saw; the calls of a broken or interrupted answer never run.
     commitAssistant(history, turn, false);
-    throw error;
+    throw options.signal.aborted ? (options.signal.reason ?? error) : error;
+  } finally {
+    options.signal.removeEventListener('abort', abortCall);
   }
   deps.onUsage(binding, turn);
   return turn;

@@ -33,8 +33,40 @@ export interface CompactionResult {
   tokensAfter: number;
 }
 
+/** Characters per message, reused while the message's parts are the same objects. */
+const messageChars = new WeakMap<ModelMessage, { parts: readonly object[]; chars: number }>();
+
+/**
+ * The history's size in tokens, estimated. Runs before every model call, so each message's
+ * size is remembered (history edits replace parts rather than change them).
+ */
 export function estimateHistoryTokens(system: string, messages: readonly ModelMessage[]): number {
-  return estimateTokens(system) + estimateTokens(JSON.stringify(messages));
+  let chars = system.length;
+  for (const message of messages) {
+    const cached = messageChars.get(message);
+    if (
+      cached &&
+      cached.parts.length === message.content.length &&
+      cached.parts.every((part, index) => part === message.content[index])
+    ) {
+      chars += cached.chars;
+      continue;
+    }
+    const size = messageSize(message);
+    messageChars.set(message, { parts: [...message.content], chars: size });
+    chars += size;
+  }
+  return Math.ceil(chars / 4);
+}
+
+function messageSize(message: ModelMessage): number {
+  let chars = 0;
+  for (const part of message.content) {
+    if (part.type === 'text' || part.type === 'thinking') chars += part.text.length;
+    else if (part.type === 'tool_result') chars += part.output.length + part.toolName.length;
+    else chars += JSON.stringify(part.input ?? {}).length + part.name.length;
+  }
+  return chars;
 }
 
 export async function compactHistory(input: CompactionInput): Promise<CompactionResult> {

@@ -10,18 +10,21 @@ export const MICRO_COMPACT_MIN_CHARS = 100;
 
 /** Compacts `messages` in place; returns how many results it replaced and characters saved. */
 export function microCompact(messages: ModelMessage[]): { replaced: number; charsSaved: number } {
-  const results: ToolResultPart[] = [];
+  const results: Array<{ content: Array<ToolResultPart | { type: string }>; index: number; part: ToolResultPart }> = [];
   for (const message of messages) {
     if (message.role !== 'user') continue;
-    for (const part of message.content) if (part.type === 'tool_result') results.push(part);
+    message.content.forEach((part, index) => {
+      if (part.type === 'tool_result') results.push({ content: message.content, index, part });
+    });
   }
   let replaced = 0;
   let charsSaved = 0;
-  for (const part of results.slice(0, Math.max(0, results.length - KEEP_RECENT_TOOL_RESULTS))) {
+  for (const { content, index, part } of results.slice(0, Math.max(0, results.length - KEEP_RECENT_TOOL_RESULTS))) {
     if (part.output.length <= MICRO_COMPACT_MIN_CHARS) continue;
     const note = `[Previous: used ${part.toolName}]`;
     charsSaved += part.output.length - note.length;
-    part.output = note;
+    // A new part object, not an edit: converters cache wire messages by part identity.
+    content[index] = { ...part, output: note };
     replaced++;
   }
   return { replaced, charsSaved };

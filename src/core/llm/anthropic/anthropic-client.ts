@@ -8,6 +8,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { LlmClient, LlmRequest, LlmStreamPart, TokenUsage } from '../llm-client';
 import { abortError, LlmError } from '../llm-client';
 import { toLlmError } from '../map-sdk-error';
+import { TimeSlicer } from '../server-sent-events';
 import { estimateUsage } from '../token-estimate';
 import { ToolCallAccumulator } from '../tool-call-accumulator';
 import { convertToAnthropicMessages } from './convert-to-anthropic-messages';
@@ -80,8 +81,11 @@ export class AnthropicClient implements LlmClient {
     let stopReason: string | null | undefined;
     let complete = false;
     let outputChars = 0;
+    const slicer = new TimeSlicer();
     try {
       for await (const event of events) {
+        // A burst of buffered events must not hold the event loop for long.
+        await slicer.maybeYield();
         switch (event.type) {
           case 'message_start': {
             const reported = event.message.usage as Partial<Anthropic.Usage> | undefined;

@@ -10,34 +10,58 @@ const CACHED_RECENT_TURNS = 2;
  * before (with the system prompt and the tools, four breakpoints: Anthropic's maximum).
  */
 export function convertToAnthropicMessages(messages: ModelMessage[]): Anthropic.MessageParam[] {
-  const wire = messages.map((message): Anthropic.MessageParam => {
-    if (message.role === 'assistant') {
-      return {
-        role: 'assistant',
-        content: message.content.flatMap((part): Anthropic.ContentBlockParam[] => {
-          if (part.type === 'text') return part.text ? [{ type: 'text', text: part.text }] : [];
-          if (part.type === 'thinking') {
-            return part.redactedData !== undefined
-              ? [{ type: 'redacted_thinking', data: part.redactedData }]
-              : [{ type: 'thinking', thinking: part.text, signature: part.signature }];
-          }
-          return [{ type: 'tool_use', id: part.id, name: part.name, input: part.input ?? {} }];
-        }),
-      };
-    }
-    return {
-      role: 'user',
-      content: message.content.map((part): Anthropic.ContentBlockParam =>
-        part.type === 'text'
-          ? { type: 'text', text: part.text }
-          : { type: 'tool_result', tool_use_id: part.toolCallId, content: part.output, is_error: part.isError },
-      ),
-    };
-  });
+  const wire = messages.map(convertCached);
   markRecentUserTurnsForCaching(wire);
   return wire;
 }
 
+/**
+ * The loop sends the whole history on every call; converting it afresh each time is quadratic
+ * work over a long session. A message's conversion is reused while its parts are the same
+ * objects (history edits replace parts rather than change them).
+ */
+const conversions = new WeakMap<ModelMessage, { parts: readonly object[]; wire: Anthropic.MessageParam }>();
+
+function convertCached(message: ModelMessage): Anthropic.MessageParam {
+  const cached = conversions.get(message);
+  if (
+    cached &&
+    cached.parts.length === message.content.length &&
+    cached.parts.every((part, index) => part === message.content[index])
+  ) {
+    return cached.wire;
+  }
+  const wire = convertMessage(message);
+  conversions.set(message, { parts: [...message.content], wire });
+  return wire;
+}
+
+function convertMessage(message: ModelMessage): Anthropic.MessageParam {
+  if (message.role === 'assistant') {
+    return {
+      role: 'assistant',
+      content: message.content.flatMap((part): Anthropic.ContentBlockParam[] => {
+        if (part.type === 'text') return part.text ? [{ type: 'text', text: part.text }] : [];
+        if (part.type === 'thinking') {
+          return part.redactedData !== undefined
+            ? [{ type: 'redacted_thinking', data: part.redactedData }]
+            : [{ type: 'thinking', thinking: part.text, signature: part.signature }];
+        }
+        return [{ type: 'tool_use', id: part.id, name: part.name, input: part.input ?? {} }];
+      }),
+    };
+  }
+  return {
+    role: 'user',
+    content: message.content.map((part): Anthropic.ContentBlockParam =>
+      part.type === 'text'
+        ? { type: 'text', text: part.text }
+        : { type: 'tool_result', tool_use_id: part.toolCallId, content: part.output, is_error: part.isError },
+    ),
+  };
+}
+
+/** Marks the last block of the most recent user messages, on copies: cached conversions stay clean. */
 function markRecentUserTurnsForCaching(wire: Anthropic.MessageParam[]): void {
   let marked = 0;
   for (let index = wire.length - 1; index >= 0 && marked < CACHED_RECENT_TURNS; index--) {
@@ -45,7 +69,10 @@ function markRecentUserTurnsForCaching(wire: Anthropic.MessageParam[]): void {
     if (message.role !== 'user' || !Array.isArray(message.content)) continue;
     const last = message.content.at(-1);
     if (last && (last.type === 'text' || last.type === 'tool_result')) {
-      last.cache_control = { type: 'ephemeral' };
+      wire[index] = {
+        ...message,
+        content: [...message.content.slice(0, -1), { ...last, cache_control: { type: 'ephemeral' } }],
+      };
       marked++;
     }
   }

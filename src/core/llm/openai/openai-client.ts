@@ -12,6 +12,22 @@ import { toLlmError } from '../map-sdk-error';
 import { convertToOpenAiMessages } from './convert-to-openai-messages';
 import { mapOpenAiFinishReason } from './map-openai-finish-reason';
 import { prepareOpenAiTools } from './prepare-openai-tools';
+import { readServerSentEvents } from '../server-sent-events';
+
+type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
+
+/** One event's JSON; an `error` object inside the stream is the server failing mid-answer. */
+function parseChunk(data: string, label: string): Chunk {
+  let parsed: Chunk & { error?: { message?: string } };
+  try {
+    parsed = JSON.parse(data) as Chunk & { error?: { message?: string } };
+  } catch {
+    throw new LlmError(`${label} sent a malformed stream event: ${data.slice(0, 200)}`, 'stream');
+  }
+  if (parsed.error)
+    throw new LlmError(`${label} failed mid-answer: ${parsed.error.message ?? JSON.stringify(parsed.error)}`, 'server');
+  return parsed;
+}
 
 export interface OpenAiClientOptions {
   /** Provider id for messages and pricing: "openai", "ollama", "lmstudio", ... */
@@ -53,23 +69,30 @@ export class OpenAiClient implements LlmClient {
 
   async *stream(request: LlmRequest): AsyncIterable<LlmStreamPart> {
     const wireMessages = convertToOpenAiMessages(request.system, request.messages);
-    let chunks: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>;
+    let body: ReadableStream<Uint8Array>;
     try {
-      chunks = await this.sdk.chat.completions.create(
-        {
-          model: request.model,
-          messages: wireMessages,
-          ...(request.tools.length > 0 ? { tools: prepareOpenAiTools(request.tools) } : {}),
-          ...(request.tools.length > 0 && request.toolChoice === 'none' ? { tool_choice: 'none' as const } : {}),
-          // OpenAI's own API wants max_completion_tokens; compatible servers know max_tokens.
-          ...(this.provider === 'openai'
-            ? { max_completion_tokens: request.maxOutputTokens }
-            : { max_tokens: request.maxOutputTokens }),
-          stream: true,
-          ...(this.options.includeUsage === false ? {} : { stream_options: { include_usage: true } }),
-        },
-        { signal: request.signal },
-      );
+      // The SDK sends the request (auth, headers, errors as APIError); the event stream is read
+      // here, in linear time and in slices, because a burst of small chunks parsed by the SDK's
+      // stream helper in one go blocks the event loop for a long time (see npm run bench).
+      const response = await this.sdk.chat.completions
+        .create(
+          {
+            model: request.model,
+            messages: wireMessages,
+            ...(request.tools.length > 0 ? { tools: prepareOpenAiTools(request.tools) } : {}),
+            ...(request.tools.length > 0 && request.toolChoice === 'none' ? { tool_choice: 'none' as const } : {}),
+            // OpenAI's own API wants max_completion_tokens; compatible servers know max_tokens.
+            ...(this.provider === 'openai'
+              ? { max_completion_tokens: request.maxOutputTokens }
+              : { max_tokens: request.maxOutputTokens }),
+            stream: true,
+            ...(this.options.includeUsage === false ? {} : { stream_options: { include_usage: true } }),
+          },
+          { signal: request.signal },
+        )
+        .asResponse();
+      if (!response.body) throw new LlmError(`${this.options.label} answered with an empty body.`, 'stream');
+      body = response.body;
     } catch (error) {
       throw toLlmError(error, this.options.label);
     }
@@ -79,7 +102,9 @@ export class OpenAiClient implements LlmClient {
     let finishReason: string | null | undefined;
     let outputChars = 0;
     try {
-      for await (const chunk of chunks) {
+      for await (const message of readServerSentEvents(body)) {
+        if (message.data === '[DONE]') break;
+        const chunk = parseChunk(message.data, this.options.label);
         if (chunk.usage) {
           // prompt_tokens includes cached tokens; keep them apart, as Anthropic reports them.
           const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
