@@ -6,7 +6,6 @@
  */
 import type { LlmClient, ModelMessage } from '../../llm/llm-client';
 import type { TranscriptSink } from '../../ports';
-import { estimateTokens } from '../../llm/token-estimate';
 
 const SUMMARY_SYSTEM =
   "You compress a coding agent's conversation so the agent can continue the work from your summary alone. " +
