@@ -12,7 +12,8 @@ import { ChatViewProvider } from './host/chat/chat-view-provider';
 import { openLinkWithConfirmation } from './host/commands/open-link';
 import { setApiKey } from './host/commands/set-api-key';
 import { SecretStorageSource } from './host/secret-storage-source';
-import { readModelSettings } from './host/settings';
+import { readLimits, readModelSettings } from './host/settings';
+import { FileTranscriptSink } from './node/file-transcript-sink';
 import { EnvSecretSource } from './node/env-secret-source';
 import { systemClock } from './node/system-clock';
 
@@ -49,6 +50,8 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
 
   const session = new ConversationSession({
     readSettings: readModelSettings,
+    readLimits,
+    transcripts: new FileTranscriptSink(vscode.Uri.joinPath(context.globalStorageUri, 'transcripts').fsPath),
     secrets,
     clock: systemClock,
     systemPrompt,

@@ -21,6 +21,7 @@ Options:
   --provider <id>    anthropic | openai | ollama | lmstudio | llamacpp | vllm | openai-compatible
   --model <name>     model name (default: the provider's default)
   --base-url <url>   server address (default: the provider's default)
+  --max-turns <n>    model calls per request before a final summary (default 50)
   -h, --help         show this help`;
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -33,6 +34,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         provider: { type: 'string' },
         model: { type: 'string' },
         'base-url': { type: 'string' },
+        'max-turns': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -68,6 +70,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       date: new Date(),
     }),
     clock: systemClock,
+    limits: parsed.values['max-turns'] ? { maxTurns: Math.max(1, Number(parsed.values['max-turns']) || 50) } : {},
   });
   let exitCode = 0;
   conversation.subscribe((event) => {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { AgentLimits } from '../core/agent/agent-loop';
 import type { ModelSettings } from '../core/llm/create-llm-client';
 
 export const CONFIG_SECTION = 'openagent';
@@ -18,4 +19,20 @@ export function onModelSettingsChanged(listener: () => void): vscode.Disposable 
   return vscode.workspace.onDidChangeConfiguration((event) => {
     if (event.affectsConfiguration(CONFIG_SECTION)) listener();
   });
+}
+
+/** The agent's limits from settings; zero means "not set" for the budget and the window. */
+export function readLimits(): Partial<AgentLimits> {
+  const config = vscode.workspace.getConfiguration(CONFIG_SECTION);
+  const positive = (key: string) => {
+    const value = config.get<number>(key, 0);
+    return Number.isFinite(value) && value > 0 ? value : undefined;
+  };
+  return {
+    maxTurns: positive('maxTurns'),
+    maxOutputTokens: positive('maxOutputTokens'),
+    tokenBudget: positive('tokenBudget'),
+    compactThreshold: positive('compactThreshold'),
+    contextWindow: positive('contextWindow'),
+  };
 }

@@ -100,7 +100,21 @@ export class ChatView {
         this.current.text += event.text;
         this.current.dirty = true;
         break;
-      case 'usage':
+      case 'tool_call':
+        this.setActivity(`Using ${event.toolName}…`);
+        break;
+      case 'tool_approval_request':
+        this.setActivity('Waiting for your approval');
+        break;
+      case 'tool_result':
+        this.setActivity('Thinking…');
+        break;
+      case 'compact':
+        if (event.kind !== 'micro') {
+          this.finishCurrent();
+          this.addTurn('status').textContent =
+            `Conversation compacted (${event.tokensBefore.toLocaleString()} → ${event.tokensAfter.toLocaleString()} tokens).`;
+        }
         break;
       case 'interrupted':
         this.finishCurrent();
@@ -134,6 +148,10 @@ export class ChatView {
   private finishCurrent(): void {
     if (this.current) this.renderCurrent();
     this.current = undefined;
+  }
+
+  private setActivity(text: string): void {
+    if (this.running) this.activity.textContent = text;
   }
 
   private setRunning(running: boolean): void {

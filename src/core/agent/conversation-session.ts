@@ -6,10 +6,14 @@
 import { Conversation } from './conversation';
 import type { AgentEvent } from './events';
 import { createLlmClient, type ModelSettings } from '../llm/create-llm-client';
-import type { Clock, SecretSource } from '../ports';
+import type { Clock, SecretSource, TranscriptSink } from '../ports';
+import type { AgentLimits } from './agent-loop';
 
 export interface ConversationSessionDeps {
   readSettings(): ModelSettings;
+  /** Limits for new conversations (unset values keep the defaults). */
+  readLimits?(): Partial<AgentLimits>;
+  transcripts?: TranscriptSink;
   secrets: SecretSource;
   clock: Clock;
   systemPrompt(): string;
@@ -74,6 +78,8 @@ export class ConversationSession {
           model: { llm: setup.client, model: setup.model },
           system: this.deps.systemPrompt(),
           clock: this.deps.clock,
+          limits: () => this.deps.readLimits?.() ?? {},
+          transcripts: this.deps.transcripts,
         }),
       );
     }

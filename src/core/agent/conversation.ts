@@ -47,7 +47,8 @@ export interface ConversationOptions {
   policy?: ToolPolicy;
   approvals?: ApprovalGate;
   transcripts?: TranscriptSink;
-  limits?: Partial<AgentLimits>;
+  /** Limits, or a function read at each prompt so changed settings apply; unset keys keep defaults. */
+  limits?: Partial<AgentLimits> | (() => Partial<AgentLimits>);
   /** Drained at the top of each turn (background jobs, teammate inbox). */
   inboxes?: Array<() => string[]>;
   /** Whether model calls are traced, read at each call; secrets to redact from traces. */
@@ -212,7 +213,11 @@ export class Conversation {
   }
 
   private loopDeps(meter: UsageMeter): LoopDeps {
-    const limits = { ...DEFAULT_LIMITS, ...this.options.limits };
+    const configured = typeof this.options.limits === 'function' ? this.options.limits() : (this.options.limits ?? {});
+    const limits: AgentLimits = { ...DEFAULT_LIMITS };
+    for (const [key, value] of Object.entries(configured) as Array<[keyof AgentLimits, number | undefined]>) {
+      if (value !== undefined) limits[key] = value;
+    }
     return {
       ...this.compactionDeps(),
       agentId: this.agentId,
