@@ -17,8 +17,8 @@ export interface OverheadResult {
   ratio: number;
 }
 
-const WARM_UP_RUNS = 2;
-const TIMED_RUNS = 3;
+const WARM_UP_RUNS = 3;
+const TIMED_RUNS = 5;
 const PROCESS_PAIRS = 3;
 
 function runSide(protocol: Protocol, mode: 'loop' | 'raw', bodiesFile: string): number[] {

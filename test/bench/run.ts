@@ -12,7 +12,7 @@ function table(header: string[], rows: string[][]): string {
 
 async function main(): Promise<void> {
   console.log(
-    `Agent loop overhead: ${MODEL_TURNS} model turns with a tool call each, then a final answer (each side in fresh processes, 3 alternating pairs × 3 timed runs after 2 warm-ups; medians)\n`,
+    `Agent loop overhead: ${MODEL_TURNS} model turns with a tool call each, then a final answer (each side in fresh processes: 3 alternating pairs × 5 timed runs after 3 warm-ups; medians)\n`,
   );
   const overhead = [];
   for (const protocol of PROTOCOLS) overhead.push(measureLoopOverhead(protocol));

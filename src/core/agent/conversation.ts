@@ -175,7 +175,8 @@ export class Conversation {
     if (added.some((message) => message.role === 'assistant')) return;
     this.history.splice(mark.length);
     const last = this.history.at(-1);
-    if (last?.role === 'user') last.content.splice(mark.lastParts);
+    // A new array, never an edit in place: conversions and size estimates are cached per array.
+    if (last?.role === 'user') last.content = last.content.slice(0, mark.lastParts);
   }
 
   /** Stops the current run at once (aborts the HTTP stream and the running tool). Idempotent. */
@@ -293,13 +294,8 @@ export class Conversation {
   }
 
   private emit(body: AgentEventBody): void {
-    const event = {
-      ...body,
-      conversationId: this.id,
-      agentId: this.agentId,
-      seq: this.seq++,
-      time: this.options.clock.now(),
-    } as AgentEvent;
+    // Bodies are fresh literals made for this call: stamping them in place saves a copy per event.
+    const event = Object.assign(body, { conversationId: this.id, agentId: this.agentId, seq: this.seq++, time: this.options.clock.now() }) as AgentEvent;
     for (const listener of this.listeners) {
       try {
         listener(event);

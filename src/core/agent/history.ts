@@ -1,7 +1,9 @@
 /**
  * Small operations that keep the model history valid for the next request, whatever happened:
  * no empty assistant message, no two user messages in a row, and no tool call without its
- * result (an interrupted call is dropped rather than left orphaned).
+ * result (an interrupted call is dropped rather than left orphaned). Messages are changed by
+ * giving them a new content array, never by editing one in place: the size estimate and the
+ * wire conversion cache their work per array.
  */
 import type { ModelMessage, TextPart, ThinkingPart, ToolCallPart } from '../llm/llm-client';
 import type { ModelTurn } from './model-turn';
@@ -9,7 +11,8 @@ import type { ModelTurn } from './model-turn';
 /** Adds text for the model as a user message, joining the previous user message if that is last. */
 export function appendUserText(history: ModelMessage[], text: string): void {
   const last = history.at(-1);
-  if (last?.role === 'user') last.content.push({ type: 'text', text });
+  // A new content array rather than a push: caches keyed on the array see the change.
+  if (last?.role === 'user') last.content = [...last.content, { type: 'text', text }];
   else history.push({ role: 'user', content: [{ type: 'text', text }] });
 }
 

@@ -20,13 +20,18 @@ export class TimeSlicer {
 
   constructor(private readonly budgetMs = 4) {}
 
-  async maybeYield(): Promise<void> {
+  /** True when the current slice has used its budget; checked synchronously, so the fast path costs no await. */
+  due(): boolean {
     if (this.boundaryPassed) {
       this.boundaryPassed = false;
       this.sliceStart = performance.now();
     }
     if (!this.armed) this.arm();
-    if (performance.now() - this.sliceStart < this.budgetMs) return;
+    return performance.now() - this.sliceStart >= this.budgetMs;
+  }
+
+  /** Gives the event loop back, then starts a new slice. */
+  async yield(): Promise<void> {
     await new Promise((resolve) => setImmediate(resolve));
     this.boundaryPassed = false;
     this.sliceStart = performance.now();
@@ -58,7 +63,7 @@ export async function* readServerSentEvents(
       if (line === '') {
         if (data.length > 0) {
           yield { event, data: data.join('\n') };
-          await slicer.maybeYield();
+          if (slicer.due()) await slicer.yield();
         }
         event = undefined;
         data = [];

@@ -32,8 +32,8 @@ export interface CompactionResult {
   tokensAfter: number;
 }
 
-/** Characters per message, reused while the message's parts are the same objects. */
-const messageChars = new WeakMap<ModelMessage, { parts: readonly object[]; chars: number }>();
+/** Characters per message, reused while the message keeps the same content array and length. */
+const messageChars = new WeakMap<ModelMessage, { content: readonly object[]; length: number; chars: number }>();
 
 /**
  * The history's size in tokens, estimated. Runs before every model call, so each message's
@@ -43,16 +43,12 @@ export function estimateHistoryTokens(system: string, messages: readonly ModelMe
   let chars = system.length;
   for (const message of messages) {
     const cached = messageChars.get(message);
-    if (
-      cached &&
-      cached.parts.length === message.content.length &&
-      cached.parts.every((part, index) => part === message.content[index])
-    ) {
+    if (cached && cached.content === message.content && cached.length === message.content.length) {
       chars += cached.chars;
       continue;
     }
     const size = messageSize(message);
-    messageChars.set(message, { parts: [...message.content], chars: size });
+    messageChars.set(message, { content: message.content, length: message.content.length, chars: size });
     chars += size;
   }
   return Math.ceil(chars / 4);

@@ -85,7 +85,7 @@ export class AnthropicClient implements LlmClient {
     try {
       for await (const event of events) {
         // A burst of buffered events must not hold the event loop for long.
-        await slicer.maybeYield();
+        if (slicer.due()) await slicer.yield();
         switch (event.type) {
           case 'message_start': {
             const reported = event.message.usage as Partial<Anthropic.Usage> | undefined;

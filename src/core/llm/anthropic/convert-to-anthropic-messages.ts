@@ -17,22 +17,18 @@ export function convertToAnthropicMessages(messages: ModelMessage[]): Anthropic.
 
 /**
  * The loop sends the whole history on every call; converting it afresh each time is quadratic
- * work over a long session. A message's conversion is reused while its parts are the same
- * objects (history edits replace parts rather than change them).
+ * work over a long session. A message's conversion is reused while it keeps the same content
+ * array and length (history edits replace content arrays or append, never change parts in place).
  */
-const conversions = new WeakMap<ModelMessage, { parts: readonly object[]; wire: Anthropic.MessageParam }>();
+const conversions = new WeakMap<ModelMessage, { content: readonly object[]; length: number; wire: Anthropic.MessageParam }>();
 
 function convertCached(message: ModelMessage): Anthropic.MessageParam {
   const cached = conversions.get(message);
-  if (
-    cached &&
-    cached.parts.length === message.content.length &&
-    cached.parts.every((part, index) => part === message.content[index])
-  ) {
+  if (cached && cached.content === message.content && cached.length === message.content.length) {
     return cached.wire;
   }
   const wire = convertMessage(message);
-  conversions.set(message, { parts: [...message.content], wire });
+  conversions.set(message, { content: message.content, length: message.content.length, wire });
   return wire;
 }
 

@@ -10,32 +10,39 @@ type WireMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 export function convertToOpenAiMessages(system: string, messages: ModelMessage[]): WireMessage[] {
   const wire: WireMessage[] = [];
   if (system) wire.push({ role: 'system', content: system });
-  for (const message of messages) {
-    if (message.role === 'assistant') {
-      const text = message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
-      const toolCalls = message.content.flatMap((part) =>
-        part.type === 'tool_call'
-          ? [
-              {
-                id: part.id,
-                type: 'function' as const,
-                function: { name: part.name, arguments: JSON.stringify(part.input ?? {}) },
-              },
-            ]
-          : [],
-      );
-      wire.push({
-        role: 'assistant',
-        content: text || null,
-        ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-      });
-      continue;
-    }
+  for (const message of messages) wire.push(...convertCached(message));
+  return wire;
+}
+
+/**
+ * The whole history goes out on every call; a message's conversion is reused while it keeps
+ * the same content array and length (history edits replace arrays, never change parts).
+ */
+const conversions = new WeakMap<ModelMessage, { content: readonly object[]; length: number; wire: WireMessage[] }>();
+
+function convertCached(message: ModelMessage): WireMessage[] {
+  const cached = conversions.get(message);
+  if (cached && cached.content === message.content && cached.length === message.content.length) return cached.wire;
+  const wire = convertMessage(message);
+  conversions.set(message, { content: message.content, length: message.content.length, wire });
+  return wire;
+}
+
+function convertMessage(message: ModelMessage): WireMessage[] {
+  if (message.role === 'assistant') {
     const text = message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
-    for (const part of message.content) {
-      if (part.type === 'tool_result') wire.push({ role: 'tool', tool_call_id: part.toolCallId, content: part.output });
-    }
-    if (text) wire.push({ role: 'user', content: text });
+    const toolCalls = message.content.flatMap((part) =>
+      part.type === 'tool_call'
+        ? [{ id: part.id, type: 'function' as const, function: { name: part.name, arguments: JSON.stringify(part.input ?? {}) } }]
+        : [],
+    );
+    return [{ role: 'assistant', content: text || null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) }];
   }
+  const wire: WireMessage[] = [];
+  for (const part of message.content) {
+    if (part.type === 'tool_result') wire.push({ role: 'tool', tool_call_id: part.toolCallId, content: part.output });
+  }
+  const text = message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+  if (text) wire.push({ role: 'user', content: text });
   return wire;
 }

@@ -329,3 +329,23 @@ describe('agent loop (Anthropic thinking)', () => {
     }
   });
 });
+
+describe('agent loop history caches', () => {
+  for (const protocol of PROTOCOLS) {
+    it(`sends the new prompt, not the failed one, after a failure (${protocol})`, async () => {
+      const harness = await startHarness(protocol, {
+        name: 'fail-then-new',
+        turns: [{ text: 'x', fault: { type: 'http_error', status: 400 } }, { text: 'answer to the second' }],
+      });
+      try {
+        await harness.conversation.submit('first prompt');
+        await harness.conversation.submit('second prompt');
+        const sent = JSON.stringify(harness.bodies()[1]!.messages);
+        assert.match(sent, /second prompt/);
+        assert.doesNotMatch(sent, /first prompt/);
+      } finally {
+        await harness.close();
+      }
+    });
+  }
+});
