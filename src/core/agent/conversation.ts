@@ -295,7 +295,12 @@ export class Conversation {
 
   private emit(body: AgentEventBody): void {
     // Bodies are fresh literals made for this call: stamping them in place saves a copy per event.
-    const event = Object.assign(body, { conversationId: this.id, agentId: this.agentId, seq: this.seq++, time: this.options.clock.now() }) as AgentEvent;
+    const event = Object.assign(body, {
+      conversationId: this.id,
+      agentId: this.agentId,
+      seq: this.seq++,
+      time: this.options.clock.now(),
+    }) as AgentEvent;
     for (const listener of this.listeners) {
       try {
         listener(event);

@@ -8,27 +8,48 @@ import type { ModelMessage, ToolResultPart } from '../../llm/llm-client';
 export const KEEP_RECENT_TOOL_RESULTS = 3;
 export const MICRO_COMPACT_MIN_CHARS = 100;
 
-/** Compacts `messages` in place; returns how many results it replaced and characters saved. */
+/**
+ * Compacts `messages` in place; returns how many results it replaced and characters saved.
+ * Scans from the newest message back and stops at the first note an earlier pass left: every
+ * result older than that was compacted then. So each call costs what was added since the last.
+ */
 export function microCompact(messages: ModelMessage[]): { replaced: number; charsSaved: number } {
-  const results: Array<{ message: Extract<ModelMessage, { role: 'user' }>; index: number; part: ToolResultPart }> = [];
-  for (const message of messages) {
-    if (message.role !== 'user') continue;
-    message.content.forEach((part, index) => {
-      if (part.type === 'tool_result') results.push({ message, index, part });
-    });
-  }
+  let seen = 0;
   let replaced = 0;
   let charsSaved = 0;
-  for (const { message, index, part } of results.slice(0, Math.max(0, results.length - KEEP_RECENT_TOOL_RESULTS))) {
-    if (part.output.length <= MICRO_COMPACT_MIN_CHARS) continue;
-    const note = `[Previous: used ${part.toolName}]`;
-    charsSaved += part.output.length - note.length;
-    // A new content array, not an edit in place: size estimates and wire conversions are
-    // cached per content array, and a new array is how they learn the message changed.
-    const content = [...message.content];
-    content[index] = { ...part, output: note };
-    message.content = content;
-    replaced++;
+  for (let messageIndex = messages.length - 1; messageIndex >= 0; messageIndex--) {
+    const message = messages[messageIndex]!;
+    if (message.role !== 'user') continue;
+    let content: typeof message.content | undefined;
+    let reachedEarlierPass = false;
+    for (let index = message.content.length - 1; index >= 0; index--) {
+      const part = message.content[index]!;
+      if (part.type !== 'tool_result') continue;
+      seen++;
+      if (seen <= KEEP_RECENT_TOOL_RESULTS) continue;
+      if (isNote(part)) {
+        reachedEarlierPass = true;
+        continue;
+      }
+      if (part.output.length <= MICRO_COMPACT_MIN_CHARS) continue;
+      const note = noteFor(part);
+      charsSaved += part.output.length - note.length;
+      // A new content array, not an edit in place: size estimates and wire conversions are
+      // cached per content array, and a new array is how they learn the message changed.
+      content ??= [...message.content];
+      content[index] = { ...part, output: note };
+      replaced++;
+    }
+    if (content) message.content = content;
+    if (reachedEarlierPass) break;
   }
   return { replaced, charsSaved };
+}
+
+function noteFor(part: ToolResultPart): string {
+  return `[Previous: used ${part.toolName}]`;
+}
+
+function isNote(part: ToolResultPart): boolean {
+  return part.output === noteFor(part);
 }

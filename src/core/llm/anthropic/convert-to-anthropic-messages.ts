@@ -20,7 +20,10 @@ export function convertToAnthropicMessages(messages: ModelMessage[]): Anthropic.
  * work over a long session. A message's conversion is reused while it keeps the same content
  * array and length (history edits replace content arrays or append, never change parts in place).
  */
-const conversions = new WeakMap<ModelMessage, { content: readonly object[]; length: number; wire: Anthropic.MessageParam }>();
+const conversions = new WeakMap<
+  ModelMessage,
+  { content: readonly object[]; length: number; wire: Anthropic.MessageParam }
+>();
 
 function convertCached(message: ModelMessage): Anthropic.MessageParam {
   const cached = conversions.get(message);

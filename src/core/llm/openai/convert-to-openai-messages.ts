@@ -33,7 +33,13 @@ function convertMessage(message: ModelMessage): WireMessage[] {
     const text = message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
     const toolCalls = message.content.flatMap((part) =>
       part.type === 'tool_call'
-        ? [{ id: part.id, type: 'function' as const, function: { name: part.name, arguments: JSON.stringify(part.input ?? {}) } }]
+        ? [
+            {
+              id: part.id,
+              type: 'function' as const,
+              function: { name: part.name, arguments: JSON.stringify(part.input ?? {}) },
+            },
+          ]
         : [],
     );
     return [{ role: 'assistant', content: text || null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) }];

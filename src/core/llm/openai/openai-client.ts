@@ -103,7 +103,9 @@ export class OpenAiClient implements LlmClient {
     let outputChars = 0;
     try {
       for await (const message of readServerSentEvents(body)) {
-        if (message.data === '[DONE]') break;
+        // Read on to the end of the body after [DONE]: a body left unread keeps its connection
+        // from going back to the pool, and every call would open a new one.
+        if (message.data === '[DONE]') continue;
         const chunk = parseChunk(message.data, this.options.label);
         if (chunk.usage) {
           // prompt_tokens includes cached tokens; keep them apart, as Anthropic reports them.

@@ -230,6 +230,22 @@ for (const protocol of PROTOCOLS) {
       assert.match(JSON.stringify(next.messages), /Writing now\./);
     });
 
+    it('keeps the partial text when the stream is cut mid-text, and reports a stream error', async () => {
+      harness = await startHarness(protocol, {
+        name: 'cut-text',
+        turns: [{ text: 'The answer is being written when ', chunkSize: 4, fault: { type: 'cut_mid_text' } }],
+      });
+      await harness.conversation.submit('hi');
+      const last = harness.events.at(-1);
+      assert.equal(last?.type === 'error' && last.kind, 'stream');
+      const partial = answerText(harness.events);
+      assert.ok(partial.length > 0 && 'The answer is being written when '.startsWith(partial));
+      assert.deepEqual(
+        harness.conversation.messages.map((message) => message.role),
+        ['user', 'assistant'],
+      );
+    });
+
     it('retries a 429 with retry-after and a 500, then answers', async () => {
       harness = await startHarness(
         protocol,
