@@ -8,6 +8,7 @@ import {
   answerText,
   eventTrace,
   PROTOCOLS,
+  readCall,
   startHarness,
   toolCallIdsIn,
   toolResultsIn,
@@ -15,7 +16,6 @@ import {
   type Harness,
 } from './loop-harness';
 
-const readCall = { id: 'call_read', name: 'read_file', arguments: { path: 'src/app.ts' } };
 const writeCall = { id: 'call_write', name: 'write_file', arguments: { path: 'out.txt', content: 'hi' } };
 
 function gate(answer: (request: ApprovalRequest) => boolean): ApprovalGate & { requests: ApprovalRequest[] } {

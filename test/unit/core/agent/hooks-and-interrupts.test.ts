@@ -4,6 +4,7 @@ import {
   answerText,
   eventTrace,
   PROTOCOLS,
+  readCall,
   startHarness,
   toolCallIdsIn,
   toolResultsIn,
@@ -11,7 +12,6 @@ import {
   type Harness,
 } from './loop-harness';
 
-const readCall = { id: 'call_read', name: 'read_file', arguments: { path: 'src/app.ts' } };
 
 for (const protocol of PROTOCOLS) {
   describe(`hooks (${protocol})`, () => {

@@ -89,6 +89,9 @@ export const hugeOutputTool = defineTool({
   },
 });
 
+/** A scenario tool call that reads the one test file. */
+export const readCall = { id: 'call_read', name: 'read_file', arguments: { path: 'src/app.ts' } };
+
 export const TEST_TOOLS: AnyTool[] = [readFileTool, writeFileTool, slowTool, failingTool, hugeOutputTool];
 
 export interface Harness {
