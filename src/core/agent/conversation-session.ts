@@ -22,7 +22,7 @@ export interface ConversationSessionDeps {
 
 /** Why a prompt could not start a run, in words for the user. */
 export interface SetupProblem {
-  reason: 'unknown_provider' | 'missing_api_key' | 'missing_base_url' | 'busy';
+  reason: 'unknown_provider' | 'missing_api_key' | 'missing_base_url';
   message: string;
 }
 
@@ -60,7 +60,11 @@ export class ConversationSession {
    * through events and this resolves once it has started.
    */
   async submit(prompt: string): Promise<SetupProblem | undefined> {
-    if (this.isRunning) return { reason: 'busy', message: 'OpenAgent is still working on the last request.' };
+    // A prompt typed while the agent works interrupts it and redirects it (SPEC 1.1, 2.6).
+    if (this.isRunning && this.conversation) {
+      void this.conversation.interrupt(prompt);
+      return undefined;
+    }
     // Remembered before the setup check, so "Set API Key" can send it once the key is there.
     this.lastPrompt = prompt;
     // Settings are read at every prompt, so a provider or key changed mid-chat applies to

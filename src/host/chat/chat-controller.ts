@@ -103,15 +103,8 @@ export class ChatController extends Disposable {
             { action: 'open_settings', label: 'Choose a Provider' },
             { action: 'open_walkthrough', label: 'Get Started' },
           ]
-        : problem.reason === 'busy'
-          ? []
-          : [{ action: 'open_settings', label: 'Open Settings' }];
-    this.post({
-      type: 'chat_notice',
-      level: problem.reason === 'busy' ? 'info' : 'warning',
-      text: problem.message,
-      actions,
-    });
+        : [{ action: 'open_settings', label: 'Open Settings' }];
+    this.post({ type: 'chat_notice', level: 'warning', text: problem.message, actions });
   }
 
   private post(message: HostToWebview): void {

@@ -94,12 +94,21 @@ describe('ConversationSession', () => {
     assert.equal((await next).conversationId, 'c2');
   });
 
-  it('says it is busy when a prompt arrives during a run', async () => {
+  it('redirects the run when a prompt arrives while it works', async () => {
     keys.anthropic = 'k';
-    server.setScenario({ name: 'slow', turns: [{ text: 'abcdef', chunkSize: 1, delayMs: 40 }] });
+    server.setScenario({
+      name: 'slow',
+      turns: [
+        { text: 'abcdefghijklmnop', chunkSize: 1, delayMs: 40 },
+        { match: 'two', text: 'Redirected.' },
+      ],
+    });
     const done = waitForEvent(session, 'done');
     await session.submit('one');
-    assert.equal((await session.submit('two'))?.reason, 'busy');
+    await waitForEvent(session, 'text_delta');
+    assert.equal(await session.submit('two'), undefined);
     await done;
+    assert.ok(session.history.some((event) => event.type === 'interrupted' && event.feedback === 'two'));
+    assert.equal(server.modelCalls.length, 2);
   });
 });

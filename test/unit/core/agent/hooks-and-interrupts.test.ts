@@ -12,7 +12,6 @@ import {
   type Harness,
 } from './loop-harness';
 
-
 for (const protocol of PROTOCOLS) {
   describe(`hooks (${protocol})`, () => {
     let harness: Harness;
