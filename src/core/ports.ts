@@ -40,3 +40,77 @@ export interface TranscriptSink {
   /** Saves the messages and returns where they are (a path or URI to show the user). */
   save(conversationId: string, messages: readonly unknown[]): Promise<string>;
 }
+
+/** A conversation as the store keeps it. */
+export interface StoredConversation {
+  id: string;
+  title: string;
+  createdAt: number;
+  updatedAt: number;
+  /** Per-conversation settings (model, approval, plan mode, tracing…): never secrets. */
+  settings: Record<string, unknown>;
+}
+
+/** One message (or event) of a conversation; written again with the same id to update it. */
+export interface StoredMessage {
+  id: string;
+  conversationId: string;
+  /** Order within the conversation. */
+  seq: number;
+  role: 'user' | 'assistant' | 'event';
+  content: unknown;
+  createdAt: number;
+}
+
+export interface UsageRecord {
+  id: string;
+  conversationId: string;
+  provider: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  costUsd: number;
+  time: number;
+}
+
+export interface AuditRecord {
+  id: string;
+  conversationId: string;
+  time: number;
+  kind: 'model_call' | 'tool_call' | 'budget' | 'policy';
+  data: Record<string, unknown>;
+}
+
+export interface UsageQuery {
+  conversationId?: string;
+  model?: string;
+  /** YYYY-MM-DD, UTC. */
+  day?: string;
+}
+
+export interface UsageTotals {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  costUsd: number;
+}
+
+/** Where conversations, usage and the audit trail live (host: one SQLite store in global storage). */
+export interface ConversationStore {
+  saveConversation(conversation: StoredConversation): Promise<void>;
+  getConversation(id: string): Promise<StoredConversation | undefined>;
+  /** Newest first. */
+  listConversations(options?: { limit?: number; offset?: number; search?: string }): Promise<StoredConversation[]>;
+  deleteConversation(id: string): Promise<void>;
+  putMessage(message: StoredMessage): Promise<void>;
+  listMessages(conversationId: string): Promise<StoredMessage[]>;
+  recordUsage(record: UsageRecord): Promise<void>;
+  usageTotals(query?: UsageQuery): Promise<UsageTotals>;
+  recordAudit(record: AuditRecord): Promise<void>;
+  listAudit(query?: { conversationId?: string; kind?: AuditRecord['kind'] }): Promise<AuditRecord[]>;
+  close(): Promise<void>;
+}

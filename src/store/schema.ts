@@ -1,0 +1,29 @@
+/**
+ * The store's schema, versioned with PRAGMA user_version. Each migration moves the schema one
+ * version up; a store written by a newer OpenAgent is refused, never rewritten.
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: conversations, messages, usage, audit, checkpoints.
+  `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+   CREATE TABLE conversations (
+     id TEXT PRIMARY KEY, title TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, settings TEXT NOT NULL);
+   CREATE INDEX conversations_by_update ON conversations (updated_at DESC);
+   CREATE TABLE messages (
+     id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL, seq INTEGER NOT NULL, role TEXT NOT NULL,
+     content TEXT NOT NULL, created_at INTEGER NOT NULL);
+   CREATE INDEX messages_by_conversation ON messages (conversation_id, seq);
+   CREATE TABLE usage (
+     id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL, provider TEXT NOT NULL, model TEXT NOT NULL,
+     input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, cache_read_tokens INTEGER NOT NULL,
+     cache_write_tokens INTEGER NOT NULL, cost_usd REAL NOT NULL, time INTEGER NOT NULL, day TEXT NOT NULL);
+   CREATE INDEX usage_by_conversation ON usage (conversation_id);
+   CREATE INDEX usage_by_model_day ON usage (model, day);
+   CREATE TABLE audit (
+     id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL, time INTEGER NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL);
+   CREATE INDEX audit_by_conversation ON audit (conversation_id, time);
+   CREATE TABLE checkpoints (
+     id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL, turn_id TEXT NOT NULL, path TEXT NOT NULL,
+     before BLOB, created_at INTEGER NOT NULL);`,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;

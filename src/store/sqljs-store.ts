@@ -1,0 +1,371 @@
+/**
+ * The conversation store on sql.js (SQLite compiled to WebAssembly). sql.js keeps the database in
+ * memory and can only write it out whole, so writes go to an append-only journal and the whole
+ * file is rewritten ("folded") only when the journal has grown to a fraction of it: each write
+ * costs what it adds, and the amortised cost of folding stays a small multiple of that.
+ *
+ * Files in the store folder: store.sqlite (the snapshot, replaced atomically), store.journal
+ * (appended, fsynced), store.lock (held during each write by whichever process writes).
+ * Every process syncs from the files under the lock before it reads or writes, so several
+ * windows and the CLI can share one store without losing updates.
+ */
+import * as path from 'node:path';
+import initSqlJs, { type Database, type SqlJsStatic, type SqlValue } from 'sql.js';
+import { redactValue } from '../core/llm/redact';
+import type { AuditRecord, ConversationStore, StoredConversation, StoredMessage, UsageQuery, UsageRecord, UsageTotals } from '../core/ports';
+import { withFileLock } from './file-lock';
+import { encodeEntry, journalHeader, parseJournal, type JournalEntry } from './journal';
+import { MIGRATIONS, SCHEMA_VERSION } from './schema';
+import { StoreError, storeErrorFrom } from './store-error';
+import { nodeStoreFiles, type StoreFiles } from './store-files';
+
+export interface SqlJsStoreOptions {
+  directory: string;
+  /** Path to sql-wasm.wasm (dist/ in the extension, node_modules/sql.js/dist in tests). */
+  wasmPath: string;
+  files?: StoreFiles;
+  /** Fold when the journal reaches this share of the snapshot's size (at least `minFoldBytes`). */
+  foldRatio?: number;
+  minFoldBytes?: number;
+  now?: () => number;
+}
+
+export interface OpenedStore {
+  store: SqlJsStore;
+  /** Set when an unreadable store was moved aside and a fresh one started: tell the user. */
+  quarantined?: { path: string; error: StoreError };
+}
+
+let sqlJs: Promise<SqlJsStatic> | undefined;
+
+export class SqlJsStore implements ConversationStore {
+  private generation = 0;
+  private journalOffset = 0;
+  private snapshotBytes = 0;
+  private closed = false;
+
+  private constructor(
+    private db: Database,
+    private readonly sql: SqlJsStatic,
+    private readonly options: Required<Omit<SqlJsStoreOptions, 'files' | 'now'>> & { files: StoreFiles; now: () => number },
+  ) {}
+
+  static async open(options: SqlJsStoreOptions): Promise<OpenedStore> {
+    const resolved = { foldRatio: 0.25, minFoldBytes: 1024 * 1024, files: nodeStoreFiles, now: Date.now, ...options };
+    sqlJs ??= initSqlJs({ locateFile: () => resolved.wasmPath });
+    const sql = await sqlJs;
+    try {
+      await resolved.files.mkdir(resolved.directory);
+    } catch (error) {
+      throw storeErrorFrom(error, 'create the store folder');
+    }
+    const store = new SqlJsStore(new sql.Database(), sql, resolved);
+    try {
+      await withFileLock(resolved.files, store.lockFile, () => store.load());
+      return { store };
+    } catch (error) {
+      if (!(error instanceof StoreError) || (error.kind !== 'corrupt' && error.kind !== 'future_schema')) throw error;
+      const quarantinePath = await withFileLock(resolved.files, store.lockFile, () => store.quarantine());
+      await withFileLock(resolved.files, store.lockFile, () => store.load());
+      return { store, quarantined: { path: quarantinePath, error } };
+    }
+  }
+
+  private get snapshotFile(): string {
+    return path.join(this.options.directory, 'store.sqlite');
+  }
+  private get journalFile(): string {
+    return path.join(this.options.directory, 'store.journal');
+  }
+  private get lockFile(): string {
+    return path.join(this.options.directory, 'store.lock');
+  }
+
+  // ---- reads -------------------------------------------------------------------------------
+
+  async getConversation(id: string): Promise<StoredConversation | undefined> {
+    await this.sync();
+    return this.rows('SELECT * FROM conversations WHERE id = ?', [id]).map(toConversation)[0];
+  }
+
+  async listConversations(options: { limit?: number; offset?: number; search?: string } = {}): Promise<StoredConversation[]> {
+    await this.sync();
+    const search = options.search?.trim();
+    const where = search ? "WHERE title LIKE ? ESCAPE '\\'" : '';
+    const parameters: SqlValue[] = search ? [`%${search.replace(/[\\%_]/g, (char) => `\\${char}`)}%`] : [];
+    return this.rows(`SELECT * FROM conversations ${where} ORDER BY updated_at DESC LIMIT ? OFFSET ?`, [
+      ...parameters,
+      options.limit ?? 1_000_000,
+      options.offset ?? 0,
+    ]).map(toConversation);
+  }
+
+  async listMessages(conversationId: string): Promise<StoredMessage[]> {
+    await this.sync();
+    return this.rows('SELECT * FROM messages WHERE conversation_id = ? ORDER BY seq', [conversationId]).map((row) => ({
+      id: String(row.id),
+      conversationId: String(row.conversation_id),
+      seq: Number(row.seq),
+      role: row.role as StoredMessage['role'],
+      content: JSON.parse(String(row.content)) as unknown,
+      createdAt: Number(row.created_at),
+    }));
+  }
+
+  async usageTotals(query: UsageQuery = {}): Promise<UsageTotals> {
+    await this.sync();
+    const where = whereClause([
+      ['conversation_id', query.conversationId],
+      ['model', query.model],
+      ['day', query.day],
+    ]);
+    const [row] = this.rows(
+      `SELECT COUNT(*) AS calls, COALESCE(SUM(input_tokens),0) AS input, COALESCE(SUM(output_tokens),0) AS output,
+              COALESCE(SUM(cache_read_tokens),0) AS cache_read, COALESCE(SUM(cache_write_tokens),0) AS cache_write,
+              COALESCE(SUM(cost_usd),0) AS cost FROM usage ${where.sql}`,
+      where.parameters,
+    );
+    return {
+      calls: Number(row?.calls ?? 0),
+      inputTokens: Number(row?.input ?? 0),
+      outputTokens: Number(row?.output ?? 0),
+      cacheReadTokens: Number(row?.cache_read ?? 0),
+      cacheWriteTokens: Number(row?.cache_write ?? 0),
+      costUsd: Number(row?.cost ?? 0),
+    };
+  }
+
+  async listAudit(query: { conversationId?: string; kind?: AuditRecord['kind'] } = {}): Promise<AuditRecord[]> {
+    await this.sync();
+    const where = whereClause([
+      ['conversation_id', query.conversationId],
+      ['kind', query.kind],
+    ]);
+    return this.rows(`SELECT * FROM audit ${where.sql} ORDER BY time, id`, where.parameters).map((row) => ({
+      id: String(row.id),
+      conversationId: String(row.conversation_id),
+      time: Number(row.time),
+      kind: row.kind as AuditRecord['kind'],
+      data: JSON.parse(String(row.data)) as Record<string, unknown>,
+    }));
+  }
+
+  // ---- writes ------------------------------------------------------------------------------
+
+  saveConversation(conversation: StoredConversation): Promise<void> {
+    return this.write({ op: 'conversation', value: conversation });
+  }
+  deleteConversation(id: string): Promise<void> {
+    return this.write({ op: 'delete_conversation', id });
+  }
+  putMessage(message: StoredMessage): Promise<void> {
+    return this.write({ op: 'message', value: message });
+  }
+  recordUsage(record: UsageRecord): Promise<void> {
+    return this.write({ op: 'usage', value: record });
+  }
+  recordAudit(record: AuditRecord): Promise<void> {
+    return this.write({ op: 'audit', value: record });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+
+  /** Journal first (durable), then memory: a failed write changes nothing anywhere. */
+  private async write(entry: JournalEntry): Promise<void> {
+    if (this.closed) throw new StoreError('The conversation store is closed.', 'io');
+    // No secret reaches the disk: key-shaped strings and secret-named fields are redacted here,
+    // whatever the caller passed (a key pasted into a prompt, a trace with its headers).
+    const safe = redactValue(entry);
+    const line = encodeEntry(safe);
+    await withFileLock(this.options.files, this.lockFile, async () => {
+      await this.syncLocked();
+      try {
+        await this.options.files.appendDurable(this.journalFile, line);
+      } catch (error) {
+        throw storeErrorFrom(error, 'save to the conversation store');
+      }
+      this.journalOffset += Buffer.byteLength(line);
+      this.apply(safe);
+      if (this.journalOffset > Math.max(this.options.minFoldBytes, this.snapshotBytes * this.options.foldRatio)) await this.fold();
+    });
+  }
+
+  // ---- files -------------------------------------------------------------------------------
+
+  /** Brings memory up to date with what other processes wrote. */
+  private async sync(): Promise<void> {
+    if (this.closed) throw new StoreError('The conversation store is closed.', 'io');
+    const size = await this.options.files.size(this.journalFile);
+    if (size === this.journalOffset) return;
+    await withFileLock(this.options.files, this.lockFile, () => this.syncLocked());
+  }
+
+  private async syncLocked(): Promise<void> {
+    const size = await this.options.files.size(this.journalFile);
+    if (size === this.journalOffset) return;
+    const journal = await this.options.files.read(this.journalFile);
+    const header = journal ? parseJournal(journal.subarray(0, Math.min(journal.length, 200)).toString('utf8').split('\n')[0] ?? '') : undefined;
+    // Another process folded: the snapshot moved on, and the journal restarted with it.
+    if (header?.generation !== this.generation || size < this.journalOffset) return this.load();
+    const fresh = parseJournal(journal!.subarray(this.journalOffset).toString('utf8'));
+    for (const entry of fresh.entries) this.apply(entry);
+    this.journalOffset = journal!.length;
+  }
+
+  /** Loads the snapshot and replays its journal. Throws corrupt / future_schema errors. */
+  private async load(): Promise<void> {
+    const snapshot = await this.options.files.read(this.snapshotFile);
+    let db: Database;
+    try {
+      db = snapshot ? new this.sql.Database(snapshot) : new this.sql.Database();
+      const version = Number(db.exec('PRAGMA user_version')[0]?.values[0]?.[0] ?? 0);
+      if (version > SCHEMA_VERSION) {
+        db.close();
+        throw new StoreError(`The conversation store was written by a newer OpenAgent (schema ${version}, this one knows ${SCHEMA_VERSION}).`, 'future_schema');
+      }
+      // Every snapshot this code writes has a schema: an existing file without one (empty, or not ours) is unreadable.
+      if (snapshot && version === 0) throw new Error('the file has no OpenAgent schema');
+      for (let next = version; next < SCHEMA_VERSION; next++) db.exec(`BEGIN; ${MIGRATIONS[next]}; PRAGMA user_version = ${next + 1}; COMMIT;`);
+    } catch (error) {
+      if (error instanceof StoreError) throw error;
+      throw new StoreError(`The conversation store could not be read (${error instanceof Error ? error.message : String(error)}).`, 'corrupt');
+    }
+    this.db.close();
+    this.db = db;
+    this.snapshotBytes = snapshot?.length ?? 0;
+    this.generation = Number(this.rows("SELECT value FROM meta WHERE key = 'generation'")[0]?.value ?? 0);
+    const journal = await this.options.files.read(this.journalFile);
+    const parsed = journal ? parseJournal(journal.toString('utf8')) : undefined;
+    if (parsed && parsed.generation === this.generation) {
+      for (const entry of parsed.entries) this.apply(entry);
+      this.journalOffset = journal!.length;
+    } else {
+      // No journal yet, or one left from before the last fold (its entries are in the snapshot).
+      await this.options.files.writeAtomic(this.journalFile, Buffer.from(journalHeader(this.generation)));
+      this.journalOffset = journalHeader(this.generation).length;
+    }
+  }
+
+  /** Writes the whole database as the new snapshot and starts an empty journal for it. */
+  private async fold(): Promise<void> {
+    const generation = this.generation + 1;
+    this.db.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)", [String(generation)]);
+    const bytes = this.db.export();
+    try {
+      await this.options.files.writeAtomic(this.snapshotFile, bytes);
+      await this.options.files.writeAtomic(this.journalFile, Buffer.from(journalHeader(generation)));
+    } catch (error) {
+      // The old snapshot and journal are intact; folding is retried on a later write.
+      this.db.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)", [String(this.generation)]);
+      throw storeErrorFrom(error, 'compact the conversation store');
+    }
+    this.generation = generation;
+    this.snapshotBytes = bytes.length;
+    this.journalOffset = journalHeader(generation).length;
+  }
+
+  /** Moves unreadable files aside (never deletes them) and returns where they went. */
+  private async quarantine(): Promise<string> {
+    const stamp = new Date(this.options.now()).toISOString().replace(/[:.]/g, '-');
+    const target = `${this.snapshotFile}.unreadable-${stamp}`;
+    await this.options.files.rename(this.snapshotFile, target).catch(() => undefined);
+    await this.options.files.rename(this.journalFile, `${this.journalFile}.unreadable-${stamp}`).catch(() => undefined);
+    return target;
+  }
+
+  private apply(entry: JournalEntry): void {
+    switch (entry.op) {
+      case 'conversation': {
+        const value = entry.value;
+        this.db.run('INSERT OR REPLACE INTO conversations (id, title, created_at, updated_at, settings) VALUES (?, ?, ?, ?, ?)', [
+          value.id,
+          value.title,
+          value.createdAt,
+          value.updatedAt,
+          JSON.stringify(value.settings ?? {}),
+        ]);
+        break;
+      }
+      case 'delete_conversation':
+        for (const table of ['conversations', 'messages', 'usage', 'audit', 'checkpoints']) {
+          this.db.run(`DELETE FROM ${table} WHERE ${table === 'conversations' ? 'id' : 'conversation_id'} = ?`, [entry.id]);
+        }
+        break;
+      case 'message': {
+        const value = entry.value;
+        this.db.run('INSERT OR REPLACE INTO messages (id, conversation_id, seq, role, content, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+          value.id,
+          value.conversationId,
+          value.seq,
+          value.role,
+          JSON.stringify(value.content ?? null),
+          value.createdAt,
+        ]);
+        break;
+      }
+      case 'usage': {
+        const value = entry.value;
+        this.db.run(
+          'INSERT OR REPLACE INTO usage (id, conversation_id, provider, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, time, day) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          [
+            value.id,
+            value.conversationId,
+            value.provider,
+            value.model,
+            value.inputTokens,
+            value.outputTokens,
+            value.cacheReadTokens,
+            value.cacheWriteTokens,
+            value.costUsd,
+            value.time,
+            new Date(value.time).toISOString().slice(0, 10),
+          ],
+        );
+        break;
+      }
+      case 'audit': {
+        const value = entry.value;
+        this.db.run('INSERT OR REPLACE INTO audit (id, conversation_id, time, kind, data) VALUES (?, ?, ?, ?, ?)', [
+          value.id,
+          value.conversationId,
+          value.time,
+          value.kind,
+          JSON.stringify(value.data ?? {}),
+        ]);
+        break;
+      }
+    }
+  }
+
+  private rows(query: string, parameters: SqlValue[] = []): Array<Record<string, SqlValue>> {
+    const statement = this.db.prepare(query);
+    try {
+      statement.bind(parameters);
+      const rows: Array<Record<string, SqlValue>> = [];
+      while (statement.step()) rows.push(statement.getAsObject());
+      return rows;
+    } finally {
+      statement.free();
+    }
+  }
+}
+
+function toConversation(row: Record<string, SqlValue>): StoredConversation {
+  return {
+    id: String(row.id),
+    title: String(row.title),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    settings: JSON.parse(String(row.settings)) as Record<string, unknown>,
+  };
+}
+
+/** `WHERE a = ? AND b = ?` for the filters that are set. Column names are ours, never input. */
+function whereClause(filters: Array<[column: string, value: string | undefined]>): { sql: string; parameters: SqlValue[] } {
+  const set = filters.filter((filter): filter is [string, string] => filter[1] !== undefined && filter[1] !== '');
+  return { sql: set.length > 0 ? `WHERE ${set.map(([column]) => `${column} = ?`).join(' AND ')}` : '', parameters: set.map(([, value]) => value) };
+}

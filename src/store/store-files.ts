@@ -1,0 +1,75 @@
+/**
+ * The file operations the store needs, as a port: the Node implementation below, and in tests
+ * one that fails on demand (disk full, read-only storage) to prove nothing is lost.
+ */
+import * as fs from 'node:fs/promises';
+import { constants } from 'node:fs';
+
+export interface StoreFiles {
+  read(file: string): Promise<Buffer | undefined>;
+  /** Writes a whole file atomically: temp file, fsync, rename. */
+  writeAtomic(file: string, data: Uint8Array): Promise<void>;
+  /** Appends and fsyncs, so an acknowledged write survives a crash. */
+  appendDurable(file: string, data: string): Promise<void>;
+  size(file: string): Promise<number>;
+  rename(from: string, to: string): Promise<void>;
+  mkdir(directory: string): Promise<void>;
+  /** Creates the file only if it does not exist; false if it does. */
+  createExclusive(file: string, data: string): Promise<boolean>;
+  remove(file: string): Promise<void>;
+}
+
+export const nodeStoreFiles: StoreFiles = {
+  async read(file) {
+    try {
+      return await fs.readFile(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  },
+  async writeAtomic(file, data) {
+    const temp = `${file}.${process.pid}.tmp`;
+    const handle = await fs.open(temp, 'w');
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.rename(temp, file);
+  },
+  async appendDurable(file, data) {
+    const handle = await fs.open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT);
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  },
+  async size(file) {
+    try {
+      return (await fs.stat(file)).size;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw error;
+    }
+  },
+  rename: (from, to) => fs.rename(from, to),
+  async mkdir(directory) {
+    await fs.mkdir(directory, { recursive: true });
+  },
+  async createExclusive(file, data) {
+    try {
+      await fs.writeFile(file, data, { flag: 'wx' });
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw error;
+    }
+  },
+  async remove(file) {
+    await fs.rm(file, { force: true });
+  },
+};

@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { nodeStoreFiles, type StoreFiles } from '../../../src/store/store-files';
+import { StoreError } from '../../../src/store/store-error';
+import { message, openStore, tempDir } from './store-helpers';
+
+const conversation = (id: string, updatedAt = 1, title = `Chat ${id}`) => ({ id, title, createdAt: 1, updatedAt, settings: { model: 'fake-model', planMode: false } });
+
+describe('SqlJsStore', () => {
+  it('keeps conversations, messages, usage and audit across reopening', async () => {
+    const directory = tempDir();
+    const { store } = await openStore(directory);
+    await store.saveConversation(conversation('c1', 5, 'Fix the tests'));
+    await store.saveConversation(conversation('c2', 9, 'Write docs'));
+    await store.putMessage(message('c1', 0, 'hello'));
+    await store.putMessage(message('c1', 1, 'partial', 'assistant'));
+    await store.putMessage(message('c1', 1, 'partial answer, now complete', 'assistant'));
+    await store.recordUsage({ id: 'u1', conversationId: 'c1', provider: 'anthropic', model: 'claude-sonnet-4-5', inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.5, time: Date.UTC(2026, 10, 22) });
+    await store.recordUsage({ id: 'u2', conversationId: 'c2', provider: 'ollama', model: 'qwen', inputTokens: 7, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, time: Date.UTC(2026, 10, 23) });
+    await store.recordAudit({ id: 'a1', conversationId: 'c1', time: 3, kind: 'tool_call', data: { tool: 'bash', decision: 'approved' } });
+    await store.close();
+
+    const { store: reopened } = await openStore(directory);
+    assert.deepEqual(
+      (await reopened.listConversations()).map((item) => item.id),
+      ['c2', 'c1'],
+    );
+    assert.deepEqual((await reopened.listConversations({ search: 'tests' })).map((item) => item.id), ['c1']);
+    const messages = await reopened.listMessages('c1');
+    assert.equal(messages.length, 2);
+    assert.match(JSON.stringify(messages[1]?.content), /now complete/);
+    assert.equal((await reopened.usageTotals({ conversationId: 'c1' })).costUsd, 0.5);
+    assert.equal((await reopened.usageTotals({ day: '2026-11-23' })).inputTokens, 7);
+    assert.equal((await reopened.usageTotals({ model: 'claude-sonnet-4-5' })).calls, 1);
+    assert.deepEqual((await reopened.listAudit({ conversationId: 'c1' }))[0]?.data, { tool: 'bash', decision: 'approved' });
+    await reopened.deleteConversation('c1');
+    assert.deepEqual(await reopened.listMessages('c1'), []);
+    await reopened.close();
+  });
+
+  it('folds the journal into the snapshot and still reads everything back', async () => {
+    const directory = tempDir();
+    const { store } = await openStore(directory, { minFoldBytes: 2_000 });
+    for (let seq = 0; seq < 200; seq++) await store.putMessage(message('c1', seq, `message ${seq} ${'x'.repeat(50)}`));
+    await store.close();
+    assert.ok(fs.statSync(path.join(directory, 'store.sqlite')).size > 0, 'a snapshot was written');
+    assert.ok(fs.statSync(path.join(directory, 'store.journal')).size < 4_000, 'the journal restarted after folding');
+    const { store: reopened } = await openStore(directory);
+    assert.equal((await reopened.listMessages('c1')).length, 200);
+    await reopened.close();
+  });
+
+  it('sees what another store instance (another window) wrote', async () => {
+    const directory = tempDir();
+    const { store: first } = await openStore(directory, { minFoldBytes: 1_000 });
+    const { store: second } = await openStore(directory, { minFoldBytes: 1_000 });
+    for (let seq = 0; seq < 60; seq++) {
+      await (seq % 2 ? first : second).putMessage(message('shared', seq, `from ${seq % 2 ? 'first' : 'second'} ${'y'.repeat(40)}`));
+    }
+    assert.equal((await first.listMessages('shared')).length, 60);
+    assert.equal((await second.listMessages('shared')).length, 60);
+    await first.close();
+    await second.close();
+  });
+
+  for (const [name, bytes] of [
+    ['a zero-byte', Buffer.alloc(0)],
+    ['a random-bytes', Buffer.from(Array.from({ length: 4096 }, (_, index) => (index * 7919) % 256))],
+  ] as const) {
+    it(`quarantines ${name} store file, starts fresh and says so`, async () => {
+      const directory = tempDir();
+      fs.writeFileSync(path.join(directory, 'store.sqlite'), bytes);
+      const { store, quarantined } = await openStore(directory);
+      assert.equal(quarantined?.error.kind, 'corrupt');
+      assert.ok(fs.existsSync(quarantined!.path), 'the unreadable file is kept');
+      assert.deepEqual(fs.readFileSync(quarantined!.path), bytes);
+      await store.saveConversation(conversation('fresh'));
+      assert.equal((await store.listConversations()).length, 1);
+      await store.close();
+    });
+  }
+
+  it('quarantines a store written by a newer version instead of touching it', async () => {
+    const directory = tempDir();
+    const { store } = await openStore(directory, { minFoldBytes: 10 });
+    await store.saveConversation(conversation('old'));
+    await store.close();
+    // Make the snapshot claim a future schema version.
+    const initSqlJs = (await import('sql.js')).default;
+    const SQL = await initSqlJs({ locateFile: () => require('./store-helpers').WASM });
+    const db = new SQL.Database(fs.readFileSync(path.join(directory, 'store.sqlite')));
+    db.run('PRAGMA user_version = 99');
+    fs.writeFileSync(path.join(directory, 'store.sqlite'), db.export());
+    const { store: reopened, quarantined } = await openStore(directory);
+    assert.equal(quarantined?.error.kind, 'future_schema');
+    assert.match(quarantined!.error.message, /newer OpenAgent/);
+    assert.ok(fs.existsSync(quarantined!.path));
+    assert.deepEqual(await reopened.listConversations(), []);
+    await reopened.close();
+  });
+
+  for (const [code, kind] of [
+    ['ENOSPC', 'disk_full'],
+    ['EROFS', 'read_only'],
+  ] as const) {
+    it(`returns a clear ${kind} error and keeps what was saved when the disk says ${code}`, async () => {
+      const directory = tempDir();
+      let failing = false;
+      const fail = () => Object.assign(new Error(code), { code });
+      const files: StoreFiles = {
+        ...nodeStoreFiles,
+        appendDurable: (file, data) => (failing ? Promise.reject(fail()) : nodeStoreFiles.appendDurable(file, data)),
+        writeAtomic: (file, data) => (failing ? Promise.reject(fail()) : nodeStoreFiles.writeAtomic(file, data)),
+      };
+      const { store } = await openStore(directory, { files, minFoldBytes: 10 });
+      await store.saveConversation(conversation('kept'));
+      failing = true;
+      await assert.rejects(store.saveConversation(conversation('lost')), (error: unknown) => {
+        assert.ok(error instanceof StoreError);
+        assert.equal(error.kind, kind);
+        assert.match(error.message, /Nothing already saved was lost/);
+        return true;
+      });
+      assert.deepEqual((await store.listConversations()).map((item) => item.id), ['kept']);
+      await store.close();
+      const { store: reopened } = await openStore(directory);
+      assert.deepEqual((await reopened.listConversations()).map((item) => item.id), ['kept']);
+      await reopened.close();
+    });
+  }
+
+  it('never stores an API key, even when settings, messages and traces carry one', async () => {
+    const directory = tempDir();
+    const { store } = await openStore(directory, { minFoldBytes: 10 });
+    const key = 'sk-ant-api03-SECRETSECRETSECRET';
+    await store.saveConversation({ ...conversation('c'), settings: { model: 'm', apiKey: key, provider: 'anthropic' } });
+    await store.putMessage(message('c', 0, `my key is ${key}, please use it`));
+    await store.putMessage({ ...message('c', 1, 'trace'), role: 'event', content: { type: 'llm_request', payload: { headers: { 'x-api-key': key, authorization: `Bearer ${key}` } } } });
+    await store.recordAudit({ id: 'a', conversationId: 'c', time: 1, kind: 'model_call', data: { request: `curl -H "x-api-key: ${key}"` } });
+    await store.close();
+    for (const file of fs.readdirSync(directory)) {
+      assert.ok(!fs.readFileSync(path.join(directory, file)).includes('SECRETSECRET'), `${file} holds the key`);
+    }
+    const { store: reopened } = await openStore(directory);
+    assert.match(JSON.stringify(await reopened.listMessages('c')), /my key is \[REDACTED\], please use it/);
+    await reopened.close();
+  });
+});
