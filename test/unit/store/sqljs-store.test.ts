@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { nodeStoreFiles, type StoreFiles } from '../../../src/store/store-files';
 import { StoreError } from '../../../src/store/store-error';
-import { message, openStore, tempDir } from './store-helpers';
+import { message, openStore, tempDir, WASM } from './store-helpers';
 
 const conversation = (id: string, updatedAt = 1, title = `Chat ${id}`) => ({ id, title, createdAt: 1, updatedAt, settings: { model: 'fake-model', planMode: false } });
 
@@ -88,7 +88,7 @@ describe('SqlJsStore', () => {
     await store.close();
     // Make the snapshot claim a future schema version.
     const initSqlJs = (await import('sql.js')).default;
-    const SQL = await initSqlJs({ locateFile: () => require('./store-helpers').WASM });
+    const SQL = await initSqlJs({ locateFile: () => WASM });
     const db = new SQL.Database(fs.readFileSync(path.join(directory, 'store.sqlite')));
     db.run('PRAGMA user_version = 99');
     fs.writeFileSync(path.join(directory, 'store.sqlite'), db.export());
