@@ -7,17 +7,33 @@ import { StoreError } from './store-error';
 
 const STALE_AFTER_MS = 30_000;
 const GIVE_UP_AFTER_MS = 15_000;
+const UNREADABLE_STALE_MS = 2_000;
 
 export async function withFileLock<T>(files: StoreFiles, lockFile: string, work: () => Promise<T>): Promise<T> {
   const started = Date.now();
   const token = JSON.stringify({ pid: process.pid, time: Date.now() });
+  let unreadableSince: number | undefined;
   for (let attempt = 0; ; attempt++) {
     if (await files.createExclusive(lockFile, token)) break;
-    if (await isStale(files, lockFile)) {
+    const holder = await readHolder(files, lockFile);
+    // An empty or half-written lock is usually one being created this instant: only a lock that
+    // stays unreadable for a while is abandoned (its writer died between create and write).
+    if (holder === 'unreadable') unreadableSince ??= Date.now();
+    else unreadableSince = undefined;
+    const abandoned =
+      holder === 'unreadable'
+        ? Date.now() - unreadableSince! > UNREADABLE_STALE_MS
+        : holder !== 'gone' && isStale(holder);
+    if (abandoned) {
       await files.remove(lockFile);
+      unreadableSince = undefined;
       continue;
     }
-    if (Date.now() - started > GIVE_UP_AFTER_MS) throw new StoreError('The conversation store is locked by another OpenAgent process that does not let go.', 'locked');
+    if (Date.now() - started > GIVE_UP_AFTER_MS)
+      throw new StoreError(
+        'The conversation store is locked by another OpenAgent process that does not let go.',
+        'locked',
+      );
     await new Promise((resolve) => setTimeout(resolve, Math.min(50, 2 + attempt)));
   }
   try {
@@ -27,16 +43,27 @@ export async function withFileLock<T>(files: StoreFiles, lockFile: string, work:
   }
 }
 
-async function isStale(files: StoreFiles, lockFile: string): Promise<boolean> {
+async function readHolder(
+  files: StoreFiles,
+  lockFile: string,
+): Promise<{ pid: number; time: number } | 'unreadable' | 'gone'> {
   const raw = await files.read(lockFile);
-  if (!raw) return false;
+  if (!raw) return 'gone';
   try {
     const holder = JSON.parse(raw.toString('utf8')) as { pid: number; time: number };
-    if (Date.now() - holder.time > STALE_AFTER_MS) return true;
+    return typeof holder.pid === 'number' && typeof holder.time === 'number' ? holder : 'unreadable';
+  } catch {
+    return 'unreadable';
+  }
+}
+
+/** A lock whose process is gone, or that has been held far longer than any write takes. */
+function isStale(holder: { pid: number; time: number }): boolean {
+  if (Date.now() - holder.time > STALE_AFTER_MS) return true;
+  try {
     process.kill(holder.pid, 0);
     return false;
   } catch (error) {
-    // ESRCH: the holder is gone. A half-written lock file (its writer died) is stale too.
-    return (error as NodeJS.ErrnoException).code === 'ESRCH' || error instanceof SyntaxError;
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }

@@ -12,7 +12,15 @@
 import * as path from 'node:path';
 import initSqlJs, { type Database, type SqlJsStatic, type SqlValue } from 'sql.js';
 import { redactValue } from '../core/llm/redact';
-import type { AuditRecord, ConversationStore, StoredConversation, StoredMessage, UsageQuery, UsageRecord, UsageTotals } from '../core/ports';
+import type {
+  AuditRecord,
+  ConversationStore,
+  StoredConversation,
+  StoredMessage,
+  UsageQuery,
+  UsageRecord,
+  UsageTotals,
+} from '../core/ports';
 import { withFileLock } from './file-lock';
 import { encodeEntry, journalHeader, parseJournal, type JournalEntry } from './journal';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
@@ -41,13 +49,18 @@ let sqlJs: Promise<SqlJsStatic> | undefined;
 export class SqlJsStore implements ConversationStore {
   private generation = 0;
   private journalOffset = 0;
+  /** Identity of the journal file this memory reflects: a fold by anyone replaces the file. */
+  private journalId: string | undefined;
   private snapshotBytes = 0;
   private closed = false;
 
   private constructor(
     private db: Database,
     private readonly sql: SqlJsStatic,
-    private readonly options: Required<Omit<SqlJsStoreOptions, 'files' | 'now'>> & { files: StoreFiles; now: () => number },
+    private readonly options: Required<Omit<SqlJsStoreOptions, 'files' | 'now'>> & {
+      files: StoreFiles;
+      now: () => number;
+    },
   ) {}
 
   static async open(options: SqlJsStoreOptions): Promise<OpenedStore> {
@@ -88,7 +101,9 @@ export class SqlJsStore implements ConversationStore {
     return this.rows('SELECT * FROM conversations WHERE id = ?', [id]).map(toConversation)[0];
   }
 
-  async listConversations(options: { limit?: number; offset?: number; search?: string } = {}): Promise<StoredConversation[]> {
+  async listConversations(
+    options: { limit?: number; offset?: number; search?: string } = {},
+  ): Promise<StoredConversation[]> {
     await this.sync();
     const search = options.search?.trim();
     const where = search ? "WHERE title LIKE ? ESCAPE '\\'" : '';
@@ -190,7 +205,8 @@ export class SqlJsStore implements ConversationStore {
       }
       this.journalOffset += Buffer.byteLength(line);
       this.apply(safe);
-      if (this.journalOffset > Math.max(this.options.minFoldBytes, this.snapshotBytes * this.options.foldRatio)) await this.fold();
+      if (this.journalOffset > Math.max(this.options.minFoldBytes, this.snapshotBytes * this.options.foldRatio))
+        await this.fold();
     });
   }
 
@@ -199,18 +215,20 @@ export class SqlJsStore implements ConversationStore {
   /** Brings memory up to date with what other processes wrote. */
   private async sync(): Promise<void> {
     if (this.closed) throw new StoreError('The conversation store is closed.', 'io');
-    const size = await this.options.files.size(this.journalFile);
-    if (size === this.journalOffset) return;
+    if (this.isCurrent(await this.options.files.fingerprint(this.journalFile))) return;
     await withFileLock(this.options.files, this.lockFile, () => this.syncLocked());
   }
 
+  private isCurrent(fingerprint: { size: number; id: string } | undefined): boolean {
+    return fingerprint !== undefined && fingerprint.id === this.journalId && fingerprint.size === this.journalOffset;
+  }
+
   private async syncLocked(): Promise<void> {
-    const size = await this.options.files.size(this.journalFile);
-    if (size === this.journalOffset) return;
+    const fingerprint = await this.options.files.fingerprint(this.journalFile);
+    if (this.isCurrent(fingerprint)) return;
+    // Another process folded (the journal is a new file) or it is gone: start from the files.
+    if (!fingerprint || fingerprint.id !== this.journalId || fingerprint.size < this.journalOffset) return this.load();
     const journal = await this.options.files.read(this.journalFile);
-    const header = journal ? parseJournal(journal.subarray(0, Math.min(journal.length, 200)).toString('utf8').split('\n')[0] ?? '') : undefined;
-    // Another process folded: the snapshot moved on, and the journal restarted with it.
-    if (header?.generation !== this.generation || size < this.journalOffset) return this.load();
     const fresh = parseJournal(journal!.subarray(this.journalOffset).toString('utf8'));
     for (const entry of fresh.entries) this.apply(entry);
     this.journalOffset = journal!.length;
@@ -225,14 +243,21 @@ export class SqlJsStore implements ConversationStore {
       const version = Number(db.exec('PRAGMA user_version')[0]?.values[0]?.[0] ?? 0);
       if (version > SCHEMA_VERSION) {
         db.close();
-        throw new StoreError(`The conversation store was written by a newer OpenAgent (schema ${version}, this one knows ${SCHEMA_VERSION}).`, 'future_schema');
+        throw new StoreError(
+          `The conversation store was written by a newer OpenAgent (schema ${version}, this one knows ${SCHEMA_VERSION}).`,
+          'future_schema',
+        );
       }
       // Every snapshot this code writes has a schema: an existing file without one (empty, or not ours) is unreadable.
       if (snapshot && version === 0) throw new Error('the file has no OpenAgent schema');
-      for (let next = version; next < SCHEMA_VERSION; next++) db.exec(`BEGIN; ${MIGRATIONS[next]}; PRAGMA user_version = ${next + 1}; COMMIT;`);
+      for (let next = version; next < SCHEMA_VERSION; next++)
+        db.exec(`BEGIN; ${MIGRATIONS[next]}; PRAGMA user_version = ${next + 1}; COMMIT;`);
     } catch (error) {
       if (error instanceof StoreError) throw error;
-      throw new StoreError(`The conversation store could not be read (${error instanceof Error ? error.message : String(error)}).`, 'corrupt');
+      throw new StoreError(
+        `The conversation store could not be read (${error instanceof Error ? error.message : String(error)}).`,
+        'corrupt',
+      );
     }
     this.db.close();
     this.db = db;
@@ -248,6 +273,7 @@ export class SqlJsStore implements ConversationStore {
       await this.options.files.writeAtomic(this.journalFile, Buffer.from(journalHeader(this.generation)));
       this.journalOffset = journalHeader(this.generation).length;
     }
+    this.journalId = (await this.options.files.fingerprint(this.journalFile))?.id;
   }
 
   /** Writes the whole database as the new snapshot and starts an empty journal for it. */
@@ -266,6 +292,7 @@ export class SqlJsStore implements ConversationStore {
     this.generation = generation;
     this.snapshotBytes = bytes.length;
     this.journalOffset = journalHeader(generation).length;
+    this.journalId = (await this.options.files.fingerprint(this.journalFile))?.id;
   }
 
   /** Moves unreadable files aside (never deletes them) and returns where they went. */
@@ -281,30 +308,32 @@ export class SqlJsStore implements ConversationStore {
     switch (entry.op) {
       case 'conversation': {
         const value = entry.value;
-        this.db.run('INSERT OR REPLACE INTO conversations (id, title, created_at, updated_at, settings) VALUES (?, ?, ?, ?, ?)', [
-          value.id,
-          value.title,
-          value.createdAt,
-          value.updatedAt,
-          JSON.stringify(value.settings ?? {}),
-        ]);
+        this.db.run(
+          'INSERT OR REPLACE INTO conversations (id, title, created_at, updated_at, settings) VALUES (?, ?, ?, ?, ?)',
+          [value.id, value.title, value.createdAt, value.updatedAt, JSON.stringify(value.settings ?? {})],
+        );
         break;
       }
       case 'delete_conversation':
         for (const table of ['conversations', 'messages', 'usage', 'audit', 'checkpoints']) {
-          this.db.run(`DELETE FROM ${table} WHERE ${table === 'conversations' ? 'id' : 'conversation_id'} = ?`, [entry.id]);
+          this.db.run(`DELETE FROM ${table} WHERE ${table === 'conversations' ? 'id' : 'conversation_id'} = ?`, [
+            entry.id,
+          ]);
         }
         break;
       case 'message': {
         const value = entry.value;
-        this.db.run('INSERT OR REPLACE INTO messages (id, conversation_id, seq, role, content, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
-          value.id,
-          value.conversationId,
-          value.seq,
-          value.role,
-          JSON.stringify(value.content ?? null),
-          value.createdAt,
-        ]);
+        this.db.run(
+          'INSERT OR REPLACE INTO messages (id, conversation_id, seq, role, content, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+          [
+            value.id,
+            value.conversationId,
+            value.seq,
+            value.role,
+            JSON.stringify(value.content ?? null),
+            value.createdAt,
+          ],
+        );
         break;
       }
       case 'usage': {
@@ -365,7 +394,13 @@ function toConversation(row: Record<string, SqlValue>): StoredConversation {
 }
 
 /** `WHERE a = ? AND b = ?` for the filters that are set. Column names are ours, never input. */
-function whereClause(filters: Array<[column: string, value: string | undefined]>): { sql: string; parameters: SqlValue[] } {
+function whereClause(filters: Array<[column: string, value: string | undefined]>): {
+  sql: string;
+  parameters: SqlValue[];
+} {
   const set = filters.filter((filter): filter is [string, string] => filter[1] !== undefined && filter[1] !== '');
-  return { sql: set.length > 0 ? `WHERE ${set.map(([column]) => `${column} = ?`).join(' AND ')}` : '', parameters: set.map(([, value]) => value) };
+  return {
+    sql: set.length > 0 ? `WHERE ${set.map(([column]) => `${column} = ?`).join(' AND ')}` : '',
+    parameters: set.map(([, value]) => value),
+  };
 }

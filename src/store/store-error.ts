@@ -13,9 +13,13 @@ export class StoreError extends Error {
 export function storeErrorFrom(error: unknown, action: string): StoreError {
   if (error instanceof StoreError) return error;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ENOSPC' || code === 'EDQUOT') return new StoreError(`Could not ${action}: the disk is full. Nothing already saved was lost.`, 'disk_full');
+  if (code === 'ENOSPC' || code === 'EDQUOT')
+    return new StoreError(`Could not ${action}: the disk is full. Nothing already saved was lost.`, 'disk_full');
   if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM') {
-    return new StoreError(`Could not ${action}: the storage folder is read-only. Nothing already saved was lost.`, 'read_only');
+    return new StoreError(
+      `Could not ${action}: the storage folder is read-only. Nothing already saved was lost.`,
+      'read_only',
+    );
   }
   return new StoreError(`Could not ${action}: ${error instanceof Error ? error.message : String(error)}`, 'io');
 }

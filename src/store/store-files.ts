@@ -11,7 +11,8 @@ export interface StoreFiles {
   writeAtomic(file: string, data: Uint8Array): Promise<void>;
   /** Appends and fsyncs, so an acknowledged write survives a crash. */
   appendDurable(file: string, data: string): Promise<void>;
-  size(file: string): Promise<number>;
+  /** Size and identity (device and inode): a file replaced by rename has a new identity. */
+  fingerprint(file: string): Promise<{ size: number; id: string } | undefined>;
   rename(from: string, to: string): Promise<void>;
   mkdir(directory: string): Promise<void>;
   /** Creates the file only if it does not exist; false if it does. */
@@ -48,11 +49,12 @@ export const nodeStoreFiles: StoreFiles = {
       await handle.close();
     }
   },
-  async size(file) {
+  async fingerprint(file) {
     try {
-      return (await fs.stat(file)).size;
+      const stat = await fs.stat(file, { bigint: true });
+      return { size: Number(stat.size), id: `${stat.dev}:${stat.ino}` };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
   },

@@ -5,7 +5,13 @@ import { nodeStoreFiles, type StoreFiles } from '../../../src/store/store-files'
 import { StoreError } from '../../../src/store/store-error';
 import { message, openStore, tempDir, WASM } from './store-helpers';
 
-const conversation = (id: string, updatedAt = 1, title = `Chat ${id}`) => ({ id, title, createdAt: 1, updatedAt, settings: { model: 'fake-model', planMode: false } });
+const conversation = (id: string, updatedAt = 1, title = `Chat ${id}`) => ({
+  id,
+  title,
+  createdAt: 1,
+  updatedAt,
+  settings: { model: 'fake-model', planMode: false },
+});
 
 describe('SqlJsStore', () => {
   it('keeps conversations, messages, usage and audit across reopening', async () => {
@@ -16,9 +22,37 @@ describe('SqlJsStore', () => {
     await store.putMessage(message('c1', 0, 'hello'));
     await store.putMessage(message('c1', 1, 'partial', 'assistant'));
     await store.putMessage(message('c1', 1, 'partial answer, now complete', 'assistant'));
-    await store.recordUsage({ id: 'u1', conversationId: 'c1', provider: 'anthropic', model: 'claude-sonnet-4-5', inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.5, time: Date.UTC(2026, 10, 22) });
-    await store.recordUsage({ id: 'u2', conversationId: 'c2', provider: 'ollama', model: 'qwen', inputTokens: 7, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, time: Date.UTC(2026, 10, 23) });
-    await store.recordAudit({ id: 'a1', conversationId: 'c1', time: 3, kind: 'tool_call', data: { tool: 'bash', decision: 'approved' } });
+    await store.recordUsage({
+      id: 'u1',
+      conversationId: 'c1',
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      inputTokens: 100,
+      outputTokens: 10,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      costUsd: 0.5,
+      time: Date.UTC(2026, 10, 22),
+    });
+    await store.recordUsage({
+      id: 'u2',
+      conversationId: 'c2',
+      provider: 'ollama',
+      model: 'qwen',
+      inputTokens: 7,
+      outputTokens: 3,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      costUsd: 0,
+      time: Date.UTC(2026, 10, 23),
+    });
+    await store.recordAudit({
+      id: 'a1',
+      conversationId: 'c1',
+      time: 3,
+      kind: 'tool_call',
+      data: { tool: 'bash', decision: 'approved' },
+    });
     await store.close();
 
     const { store: reopened } = await openStore(directory);
@@ -26,14 +60,20 @@ describe('SqlJsStore', () => {
       (await reopened.listConversations()).map((item) => item.id),
       ['c2', 'c1'],
     );
-    assert.deepEqual((await reopened.listConversations({ search: 'tests' })).map((item) => item.id), ['c1']);
+    assert.deepEqual(
+      (await reopened.listConversations({ search: 'tests' })).map((item) => item.id),
+      ['c1'],
+    );
     const messages = await reopened.listMessages('c1');
     assert.equal(messages.length, 2);
     assert.match(JSON.stringify(messages[1]?.content), /now complete/);
     assert.equal((await reopened.usageTotals({ conversationId: 'c1' })).costUsd, 0.5);
     assert.equal((await reopened.usageTotals({ day: '2026-11-23' })).inputTokens, 7);
     assert.equal((await reopened.usageTotals({ model: 'claude-sonnet-4-5' })).calls, 1);
-    assert.deepEqual((await reopened.listAudit({ conversationId: 'c1' }))[0]?.data, { tool: 'bash', decision: 'approved' });
+    assert.deepEqual((await reopened.listAudit({ conversationId: 'c1' }))[0]?.data, {
+      tool: 'bash',
+      decision: 'approved',
+    });
     await reopened.deleteConversation('c1');
     assert.deepEqual(await reopened.listMessages('c1'), []);
     await reopened.close();
@@ -56,7 +96,9 @@ describe('SqlJsStore', () => {
     const { store: first } = await openStore(directory, { minFoldBytes: 1_000 });
     const { store: second } = await openStore(directory, { minFoldBytes: 1_000 });
     for (let seq = 0; seq < 60; seq++) {
-      await (seq % 2 ? first : second).putMessage(message('shared', seq, `from ${seq % 2 ? 'first' : 'second'} ${'y'.repeat(40)}`));
+      await (seq % 2 ? first : second).putMessage(
+        message('shared', seq, `from ${seq % 2 ? 'first' : 'second'} ${'y'.repeat(40)}`),
+      );
     }
     assert.equal((await first.listMessages('shared')).length, 60);
     assert.equal((await second.listMessages('shared')).length, 60);
@@ -122,10 +164,16 @@ describe('SqlJsStore', () => {
         assert.match(error.message, /Nothing already saved was lost/);
         return true;
       });
-      assert.deepEqual((await store.listConversations()).map((item) => item.id), ['kept']);
+      assert.deepEqual(
+        (await store.listConversations()).map((item) => item.id),
+        ['kept'],
+      );
       await store.close();
       const { store: reopened } = await openStore(directory);
-      assert.deepEqual((await reopened.listConversations()).map((item) => item.id), ['kept']);
+      assert.deepEqual(
+        (await reopened.listConversations()).map((item) => item.id),
+        ['kept'],
+      );
       await reopened.close();
     });
   }
@@ -134,10 +182,23 @@ describe('SqlJsStore', () => {
     const directory = tempDir();
     const { store } = await openStore(directory, { minFoldBytes: 10 });
     const key = 'sk-ant-api03-SECRETSECRETSECRET';
-    await store.saveConversation({ ...conversation('c'), settings: { model: 'm', apiKey: key, provider: 'anthropic' } });
+    await store.saveConversation({
+      ...conversation('c'),
+      settings: { model: 'm', apiKey: key, provider: 'anthropic' },
+    });
     await store.putMessage(message('c', 0, `my key is ${key}, please use it`));
-    await store.putMessage({ ...message('c', 1, 'trace'), role: 'event', content: { type: 'llm_request', payload: { headers: { 'x-api-key': key, authorization: `Bearer ${key}` } } } });
-    await store.recordAudit({ id: 'a', conversationId: 'c', time: 1, kind: 'model_call', data: { request: `curl -H "x-api-key: ${key}"` } });
+    await store.putMessage({
+      ...message('c', 1, 'trace'),
+      role: 'event',
+      content: { type: 'llm_request', payload: { headers: { 'x-api-key': key, authorization: `Bearer ${key}` } } },
+    });
+    await store.recordAudit({
+      id: 'a',
+      conversationId: 'c',
+      time: 1,
+      kind: 'model_call',
+      data: { request: `curl -H "x-api-key: ${key}"` },
+    });
     await store.close();
     for (const file of fs.readdirSync(directory)) {
       assert.ok(!fs.readFileSync(path.join(directory, file)).includes('SECRETSECRET'), `${file} holds the key`);

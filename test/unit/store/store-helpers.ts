@@ -14,6 +14,18 @@ export async function openStore(directory: string, options: Partial<SqlJsStoreOp
   return SqlJsStore.open({ directory, wasmPath: WASM, ...options });
 }
 
-export function message(conversationId: string, seq: number, text: string, role: StoredMessage['role'] = 'user'): StoredMessage {
-  return { id: `${conversationId}-m${seq}`, conversationId, seq, role, content: { role, content: [{ type: 'text', text }] }, createdAt: 1_000 + seq };
+export function message(
+  conversationId: string,
+  seq: number,
+  text: string,
+  role: StoredMessage['role'] = 'user',
+): StoredMessage {
+  return {
+    id: `${conversationId}-m${seq}`,
+    conversationId,
+    seq,
+    role,
+    content: { role, content: [{ type: 'text', text }] },
+    createdAt: 1_000 + seq,
+  };
 }

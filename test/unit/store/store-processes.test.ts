@@ -1,0 +1,99 @@
+/**
+ * The store under real processes: killed with SIGKILL mid-write, again and again, and two
+ * writing at the same time. Writers are bundled once so each process starts quickly.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { buildSync } from 'esbuild';
+import { openStore, tempDir, WASM } from './store-helpers';
+
+const KILLS = Number(process.env.OPENAGENT_STORE_KILLS ?? 50);
+
+function bundleWriter(): string {
+  const outfile = path.join(tempDir(), 'store-writer.js');
+  buildSync({
+    entryPoints: [path.resolve(__dirname, '..', '..', 'fixtures', 'store-writer.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    outfile,
+    logLevel: 'silent',
+  });
+  return outfile;
+}
+
+interface WriterRun {
+  finished: number[];
+  exited: Promise<number | null>;
+  kill(): void;
+}
+
+function startWriter(script: string, directory: string, writer: string, turns: number, foldBytes: number): WriterRun {
+  const child = spawn(process.execPath, [script, directory, WASM, writer, String(turns), String(foldBytes)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const finished: number[] = [];
+  let buffered = '';
+  child.stdout.on('data', (data: Buffer) => {
+    buffered += data.toString();
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) if (line.startsWith('done ')) finished.push(Number(line.slice(5)));
+  });
+  return {
+    finished,
+    exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))),
+    kill: () => child.kill('SIGKILL'),
+  };
+}
+
+describe('store under real processes', function () {
+  this.timeout(180_000);
+  let script: string;
+  before(() => {
+    script = bundleWriter();
+  });
+
+  it(`survives SIGKILL at random moments (${KILLS} times) without losing a finished turn`, async () => {
+    const directory = tempDir();
+    const survived = new Set<number>();
+    for (let round = 0; round < KILLS; round++) {
+      const run = startWriter(script, directory, 'w', 1_000_000, 4_000);
+      // Kill anywhere: while opening, replaying, appending, folding or between writes.
+      await new Promise((resolve) => setTimeout(resolve, 100 + Math.floor(Math.random() * 400)));
+      run.kill();
+      await run.exited;
+      for (const turn of run.finished) survived.add(turn);
+      const { store, quarantined } = await openStore(directory, { minFoldBytes: 4_000 });
+      assert.equal(quarantined, undefined, `round ${round}: the store had to be quarantined`);
+      const messages = await store.listMessages('conversation-w');
+      const byId = new Map(messages.map((message) => [message.id, message.content]));
+      for (const turn of run.finished) {
+        assert.equal(byId.get(`w-${turn}-user`), `question ${turn}`, `round ${round}: turn ${turn} lost its question`);
+        assert.equal(
+          byId.get(`w-${turn}-assistant`),
+          `The answer is ${turn}.`,
+          `round ${round}: turn ${turn} lost its answer`,
+        );
+      }
+      await store.close();
+    }
+    assert.ok(survived.size >= KILLS / 2, `the writers got work done between kills (${survived.size} turns)`);
+  });
+
+  it('loses no update when two processes write the same store at once', async () => {
+    const directory = tempDir();
+    const turns = 150;
+    const first = startWriter(script, directory, 'a', turns, 3_000);
+    const second = startWriter(script, directory, 'b', turns, 3_000);
+    assert.deepEqual(await Promise.all([first.exited, second.exited]), [0, 0]);
+    const { store } = await openStore(directory);
+    for (const writer of ['a', 'b']) {
+      const messages = await store.listMessages(`conversation-${writer}`);
+      assert.equal(messages.length, turns * 2, `writer ${writer} lost updates`);
+      assert.equal(messages.at(-1)?.content, `The answer is ${turns - 1}.`);
+    }
+    await store.close();
+  });
+});
