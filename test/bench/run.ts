@@ -1,6 +1,7 @@
 /** `npm run bench`: runs every benchmark and prints its table. Nothing here fails on speed. */
 import { measureEventLoopDelay, MODEL_TURNS, type Protocol } from './loop-benchmarks';
 import { measureLoopOverhead } from './loop-overhead';
+import { measureListAndLoad, measurePersist } from './store-benchmarks';
 
 const PROTOCOLS: Protocol[] = ['anthropic', 'openai'];
 
@@ -45,6 +46,33 @@ async function main(): Promise<void> {
         'p99 < 20 ms',
       ]),
     ),
+  );
+
+  console.log(
+    '\nStore: persisting 2 KB messages into a store holding 1 MB versus 100 MB (enough of them to include a fold at each size)\n',
+  );
+  const small = await measurePersist(1);
+  const large = await measurePersist(100);
+  console.log(
+    table(
+      ['history', 'ms per message', 'bytes written ÷ message bytes', 'target'],
+      [
+        ['1 MB', small.msPerMessage.toFixed(3), small.amplification.toFixed(2), '≤ 10'],
+        ['100 MB', large.msPerMessage.toFixed(3), large.amplification.toFixed(2), '≤ 10'],
+        ['ratio 100 MB ÷ 1 MB', (large.msPerMessage / small.msPerMessage).toFixed(2), '', '≤ 2'],
+      ],
+    ),
+  );
+  const listing = await measureListAndLoad();
+  console.log(
+    '\n' +
+      table(
+        ['operation', 'ms'],
+        [
+          [`list ${listing.conversations.toLocaleString()} conversations`, listing.listMs.toFixed(1)],
+          [`load a ${listing.messages.toLocaleString()}-message conversation`, listing.loadMs.toFixed(1)],
+        ],
+      ),
   );
 }
 
