@@ -1,0 +1,124 @@
+/**
+ * Conversation export and import (JSON and markdown) and audit export (JSONL and CSV). Works on
+ * any ConversationStore; imported files are untrusted input and are validated.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { AuditRecord, ConversationStore, StoredConversation, StoredMessage } from '../core/ports';
+
+const exportSchema = z.object({
+  format: z.literal('openagent.conversation'),
+  version: z.literal(1),
+  conversation: z.object({
+    id: z.string(),
+    title: z.string(),
+    createdAt: z.number(),
+    updatedAt: z.number(),
+    settings: z.record(z.string(), z.unknown()),
+  }),
+  messages: z.array(
+    z.object({
+      id: z.string(),
+      conversationId: z.string(),
+      seq: z.number().int(),
+      role: z.enum(['user', 'assistant', 'event']),
+      content: z.unknown(),
+      createdAt: z.number(),
+    }),
+  ),
+});
+
+export type ConversationExport = z.infer<typeof exportSchema>;
+
+export async function exportConversation(store: ConversationStore, id: string): Promise<ConversationExport> {
+  const conversation = await store.getConversation(id);
+  if (!conversation) throw new Error(`There is no conversation ${id}.`);
+  return { format: 'openagent.conversation', version: 1, conversation, messages: await store.listMessages(id) };
+}
+
+/**
+ * Imports an exported conversation as a new one (a fresh id, so nothing existing is replaced).
+ * Throws a readable error for anything that is not an OpenAgent conversation export.
+ */
+export async function importConversation(
+  store: ConversationStore,
+  json: string,
+  now = Date.now(),
+): Promise<StoredConversation> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    throw new Error('The file is not JSON.');
+  }
+  const result = exportSchema.safeParse(parsed);
+  if (!result.success)
+    throw new Error(
+      `The file is not an OpenAgent conversation export: ${result.error.issues[0]?.message ?? 'unknown problem'}.`,
+    );
+  const id = randomUUID();
+  const conversation: StoredConversation = {
+    ...result.data.conversation,
+    id,
+    updatedAt: now,
+    title: `${result.data.conversation.title} (imported)`,
+  };
+  await store.saveConversation(conversation);
+  for (const message of result.data.messages) {
+    await store.putMessage({ ...message, id: `${id}-${message.seq}`, conversationId: id } as StoredMessage);
+  }
+  return conversation;
+}
+
+export function conversationToMarkdown(exported: ConversationExport): string {
+  const lines = [
+    `# ${exported.conversation.title}`,
+    '',
+    `_Exported from OpenAgent — ${new Date(exported.conversation.updatedAt).toISOString()}_`,
+    '',
+  ];
+  for (const message of exported.messages) {
+    if (message.role === 'event') continue;
+    lines.push(`## ${message.role === 'user' ? 'You' : 'OpenAgent'}`, '', textOf(message.content), '');
+  }
+  return lines.join('\n');
+}
+
+/** The readable text of a stored message (a string, or a model message with text parts). */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  const parts = (content as { content?: unknown } | null)?.content;
+  if (!Array.isArray(parts)) return '';
+  return parts
+    .map((part: { type?: string; text?: string; name?: string; toolName?: string; output?: string }) => {
+      if (part.type === 'text') return part.text ?? '';
+      if (part.type === 'tool_call') return `_Used ${part.name}_`;
+      if (part.type === 'tool_result') return `_${part.toolName} returned ${part.output?.length ?? 0} characters_`;
+      return '';
+    })
+    .filter(Boolean)
+    .join('\n\n');
+}
+
+export function auditToJsonl(records: readonly AuditRecord[]): string {
+  return records.map((record) => JSON.stringify(record)).join('\n') + (records.length > 0 ? '\n' : '');
+}
+
+export function auditToCsv(records: readonly AuditRecord[]): string {
+  const rows = [['id', 'conversation_id', 'time', 'kind', 'data']];
+  for (const record of records)
+    rows.push([
+      record.id,
+      record.conversationId,
+      new Date(record.time).toISOString(),
+      record.kind,
+      JSON.stringify(record.data),
+    ]);
+  return rows.map((row) => row.map(csvCell).join(',')).join('\r\n') + '\r\n';
+}
+
+/** Quotes a cell, and defuses values a spreadsheet would run as a formula. */
+function csvCell(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
