@@ -225,13 +225,29 @@ export class SqlJsStore implements ConversationStore {
 
   private async syncLocked(): Promise<void> {
     const fingerprint = await this.options.files.fingerprint(this.journalFile);
-    if (this.isCurrent(fingerprint)) return;
-    // Another process folded (the journal is a new file) or it is gone: start from the files.
-    if (!fingerprint || fingerprint.id !== this.journalId || fingerprint.size < this.journalOffset) return this.load();
-    const journal = await this.options.files.read(this.journalFile);
-    const fresh = parseJournal(journal!.subarray(this.journalOffset).toString('utf8'));
-    for (const entry of fresh.entries) this.apply(entry);
-    this.journalOffset = journal!.length;
+    // The file identity alone is not proof: inode numbers are reused after a rename. Under the
+    // lock, the journal's header (its snapshot generation) decides whether it is still ours.
+    const header = fingerprint
+      ? parseJournal(
+          (await this.options.files.readRange(this.journalFile, 0, 128)).toString('utf8').split('\n')[0] ?? '',
+        )
+      : undefined;
+    if (
+      !fingerprint ||
+      header?.generation !== this.generation ||
+      fingerprint.id !== this.journalId ||
+      fingerprint.size < this.journalOffset
+    ) {
+      return this.load();
+    }
+    if (fingerprint.size === this.journalOffset) return;
+    const fresh = await this.options.files.readRange(
+      this.journalFile,
+      this.journalOffset,
+      fingerprint.size - this.journalOffset,
+    );
+    for (const entry of parseJournal(fresh.toString('utf8')).entries) this.apply(entry);
+    this.journalOffset += fresh.length;
   }
 
   /** Loads the snapshot and replays its journal. Throws corrupt / future_schema errors. */

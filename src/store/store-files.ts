@@ -7,6 +7,8 @@ import { constants } from 'node:fs';
 
 export interface StoreFiles {
   read(file: string): Promise<Buffer | undefined>;
+  /** Reads `length` bytes from `start` (fewer at the end of the file). */
+  readRange(file: string, start: number, length: number): Promise<Buffer>;
   /** Writes a whole file atomically: temp file, fsync, rename. */
   writeAtomic(file: string, data: Uint8Array): Promise<void>;
   /** Appends and fsyncs, so an acknowledged write survives a crash. */
@@ -27,6 +29,16 @@ export const nodeStoreFiles: StoreFiles = {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
+    }
+  },
+  async readRange(file, start, length) {
+    const handle = await fs.open(file, 'r');
+    try {
+      const buffer = Buffer.alloc(length);
+      const { bytesRead } = await handle.read(buffer, 0, length, start);
+      return buffer.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
     }
   },
   async writeAtomic(file, data) {
