@@ -16,6 +16,8 @@ import { readLimits, readModelSettings } from './host/settings';
 import { FileTranscriptSink } from './node/file-transcript-sink';
 import { EnvSecretSource } from './node/env-secret-source';
 import { systemClock } from './node/system-clock';
+import type { ConversationStore } from './core/ports';
+import { SqlJsStore } from './store/sqljs-store';
 
 /** What OpenAgent offers other extensions (and its own tests). */
 export interface OpenAgentApi {
@@ -48,10 +50,34 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     });
   };
 
+  // The store opens on the first conversation, not at activation: activation stays cheap.
+  let store: Promise<ConversationStore | undefined> | undefined;
+  const openStore = () =>
+    (store ??= SqlJsStore.open({
+      directory: vscode.Uri.joinPath(context.globalStorageUri, 'store').fsPath,
+      wasmPath: vscode.Uri.joinPath(context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath,
+    }).then(({ store: opened, quarantined }) => {
+      if (quarantined) {
+        void vscode.window.showWarningMessage(
+          `OpenAgent could not read its conversation store and started a new one. ${quarantined.error.message} The old file is kept at ${quarantined.path}.`,
+        );
+      }
+      return opened;
+    }));
+  const shownStoreErrors = new Set<string>();
+  const onStoreError = (error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    if (shownStoreErrors.has(message)) return;
+    shownStoreErrors.add(message);
+    void vscode.window.showErrorMessage(`OpenAgent could not save the conversation: ${message}`);
+  };
+
   const session = new ConversationSession({
     readSettings: readModelSettings,
     readLimits,
     transcripts: new FileTranscriptSink(vscode.Uri.joinPath(context.globalStorageUri, 'transcripts').fsPath),
+    store: openStore,
+    onStoreError,
     secrets,
     clock: systemClock,
     systemPrompt,
@@ -84,6 +110,11 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     ),
   );
 
+  shutdown = async () => {
+    await session.flush();
+    await (await store?.catch(() => undefined))?.close();
+  };
+
   return {
     version: context.extension.packageJSON.version as string,
     onDidChatViewBecomeReady: chatView.onDidBecomeReady,
@@ -93,6 +124,10 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   };
 }
 
-export function deactivate(): void {
-  // Everything is released through context.subscriptions.
+/** Set by activate(): saves what is still queued and closes the store. */
+let shutdown: (() => Promise<void>) | undefined;
+
+export async function deactivate(): Promise<void> {
+  // Everything else is released through context.subscriptions.
+  await shutdown?.();
 }

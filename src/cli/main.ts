@@ -14,6 +14,8 @@ import { buildSystemPrompt } from '../core/agent/system-prompt';
 import { createLlmClient } from '../core/llm/create-llm-client';
 import { EnvSecretSource } from '../node/env-secret-source';
 import { systemClock } from '../node/system-clock';
+import { ConversationRecorder } from '../core/agent/conversation-recorder';
+import { SqlJsStore } from '../store/sqljs-store';
 
 const USAGE = `Usage: openagent [options] "<prompt>"
 
@@ -22,6 +24,7 @@ Options:
   --model <name>     model name (default: the provider's default)
   --base-url <url>   server address (default: the provider's default)
   --max-turns <n>    model calls per request before a final summary (default 50)
+  --store <dir>      where conversations are kept (default ~/.openagent/store; same format as the extension)
   -h, --help         show this help`;
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -35,6 +38,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         model: { type: 'string' },
         'base-url': { type: 'string' },
         'max-turns': { type: 'string' },
+        store: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -72,8 +76,35 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     clock: systemClock,
     limits: parsed.values['max-turns'] ? { maxTurns: Math.max(1, Number(parsed.values['max-turns']) || 50) } : {},
   });
+  const storeDirectory = parsed.values.store ?? env.OPENAGENT_STORE ?? path.join(os.homedir(), '.openagent', 'store');
+  let store: SqlJsStore | undefined;
+  try {
+    const opened = await SqlJsStore.open({ directory: storeDirectory, wasmPath: sqlWasmPath() });
+    store = opened.store;
+    if (opened.quarantined)
+      process.stderr.write(
+        `openagent: ${opened.quarantined.error.message} Started a new store; the old file is kept at ${opened.quarantined.path}.\n`,
+      );
+  } catch (error) {
+    process.stderr.write(
+      `openagent: the conversation will not be saved: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+  }
+  const recorder =
+    store &&
+    new ConversationRecorder({
+      store,
+      conversationId: conversation.id,
+      now: Date.now,
+      settings: { provider: setup.preset.id, model: setup.model },
+      onError: (error) =>
+        process.stderr.write(
+          `openagent: could not save the conversation: ${error instanceof Error ? error.message : String(error)}\n`,
+        ),
+    });
   let exitCode = 0;
   conversation.subscribe((event) => {
+    recorder?.record(event);
     if (event.type === 'text_delta') process.stdout.write(event.text);
     else if (event.type === 'done') process.stdout.write('\n');
     else if (event.type === 'error') {
@@ -88,7 +119,18 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   process.once('SIGINT', interrupt);
   await conversation.submit(prompt);
   process.off('SIGINT', interrupt);
+  await recorder?.flush();
+  await store?.close();
   return exitCode;
+}
+
+/** The sql.js WebAssembly: beside dist/cli.js when packaged, in node_modules when run from src/. */
+function sqlWasmPath(): string {
+  const candidates = [
+    path.join(__dirname, 'sql-wasm.wasm'),
+    path.join(__dirname, '..', '..', 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm'),
+  ];
+  return candidates.find((candidate) => existsSync(candidate)) ?? candidates[0]!;
 }
 
 /** Bundled files sit beside dist/ when packaged, and two levels up when run from src/cli. */

@@ -16,6 +16,20 @@ const VSIX = path.join(projectRoot, 'openagent.vsix');
 const RESULTS_DIR = path.join(projectRoot, 'test-results');
 const API_KEY = 'sk-ant-e2e-secret-key';
 
+/** Finds `name` under `root` whose content matches `pattern`, waiting for writes to land. */
+async function waitForFile(root: string, name: string, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const relative of fs.readdirSync(root, { recursive: true, encoding: 'utf8' })) {
+      if (path.basename(relative) !== name) continue;
+      const text = fs.readFileSync(path.join(root, relative), 'utf8');
+      if (pattern.test(text)) return text;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`no ${name} under ${root} matching ${pattern} within ${timeoutMs} ms`);
+}
+
 async function openChat(session: WorkbenchSession): Promise<{ page: Page; chat: Frame }> {
   const page = await session.openPage(`folder=${encodeURIComponent(session.workspaceDir)}`);
   await waitForWorkbench(page);
@@ -79,6 +93,10 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
       assert.equal(body.model, 'fake-model');
       assert.equal(body.stream, true);
       assert.equal(body.messages[0]?.content[0]?.text, 'hello');
+
+      // The conversation is kept in the store in the extension's global storage.
+      const journal = await waitForFile(session.userDataDir, 'store.journal', /Hello from the/);
+      assert.match(journal, /"title":"hello"/);
       await page.close();
     });
 

@@ -6,7 +6,8 @@
 import { Conversation } from './conversation';
 import type { AgentEvent } from './events';
 import { createLlmClient, type ModelSettings } from '../llm/create-llm-client';
-import type { Clock, SecretSource, TranscriptSink } from '../ports';
+import type { Clock, ConversationStore, SecretSource, TranscriptSink } from '../ports';
+import { ConversationRecorder } from './conversation-recorder';
 import type { AgentLimits } from './agent-loop';
 
 export interface ConversationSessionDeps {
@@ -14,6 +15,10 @@ export interface ConversationSessionDeps {
   /** Limits for new conversations (unset values keep the defaults). */
   readLimits?(): Partial<AgentLimits>;
   transcripts?: TranscriptSink;
+  /** The store conversations are recorded in; opened on first use. Undefined: nothing is kept. */
+  store?: () => Promise<ConversationStore | undefined>;
+  /** A store failure (opening or writing), for the host to show. */
+  onStoreError?: (error: unknown) => void;
   secrets: SecretSource;
   clock: Clock;
   systemPrompt(): string;
@@ -33,6 +38,7 @@ export class ConversationSession {
   private readonly eventListeners = new Set<(event: AgentEvent) => void>();
   private readonly resetListeners = new Set<() => void>();
   private lastPrompt: string | undefined;
+  private recorder: ConversationRecorder | undefined;
 
   constructor(private readonly deps: ConversationSessionDeps) {}
 
@@ -76,6 +82,7 @@ export class ConversationSession {
     if (this.conversation) {
       this.conversation.useModel({ llm: setup.client, model: setup.model });
     } else {
+      const store = await this.openStore();
       this.attach(
         new Conversation({
           id: this.deps.newId(),
@@ -85,6 +92,7 @@ export class ConversationSession {
           limits: () => this.deps.readLimits?.() ?? {},
           transcripts: this.deps.transcripts,
         }),
+        store && { store, settings: { provider: setup.preset.id, model: setup.model } },
       );
     }
     void this.conversation!.submit(prompt);
@@ -102,6 +110,8 @@ export class ConversationSession {
 
   /** Starts over: the next prompt opens a new conversation with the settings of that moment. */
   reset(): void {
+    void this.recorder?.flush();
+    this.recorder = undefined;
     this.conversation?.stop();
     this.unsubscribe?.();
     this.conversation = undefined;
@@ -111,11 +121,39 @@ export class ConversationSession {
     for (const listener of this.resetListeners) listener();
   }
 
-  private attach(conversation: Conversation): void {
+  private attach(
+    conversation: Conversation,
+    storage: { store: ConversationStore; settings: Record<string, unknown> } | undefined,
+  ): void {
     this.conversation = conversation;
+    const recorder =
+      storage &&
+      new ConversationRecorder({
+        store: storage.store,
+        conversationId: conversation.id,
+        now: () => this.deps.clock.now(),
+        settings: storage.settings,
+        onError: (error) => this.deps.onStoreError?.(error),
+      });
+    this.recorder = recorder;
     this.unsubscribe = conversation.subscribe((event) => {
       this.events.push(event);
+      recorder?.record(event);
       for (const listener of this.eventListeners) listener(event);
     });
+  }
+
+  /** Resolves when everything recorded so far is in the store. */
+  async flush(): Promise<void> {
+    await this.recorder?.flush();
+  }
+
+  private async openStore(): Promise<ConversationStore | undefined> {
+    try {
+      return await this.deps.store?.();
+    } catch (error) {
+      this.deps.onStoreError?.(error);
+      return undefined;
+    }
   }
 }

@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { FakeModelServer } from '../../fixtures/fake-model-server/server';
+import { openStore, tempDir } from '../store/store-helpers';
 import { loadScenario } from '../../fixtures/fake-model-server/scenario';
 
 const run = promisify(execFile);
@@ -16,20 +17,36 @@ describe('openagent CLI (one-shot)', () => {
   });
   afterEach(() => server.close());
 
-  it('streams the answer to stdout from an OpenAI-compatible server', async () => {
+  it('streams the answer to stdout and keeps the conversation in its store', async () => {
+    const storeDirectory = tempDir();
     const { stdout } = await run(
       tsx,
-      [cli, '--provider', 'openai-compatible', '--base-url', server.openAiBaseUrl, '--model', 'fake-model', 'hello'],
-      {
-        env: { ...process.env, OPENAI_API_KEY: '' },
-      },
+      [
+        cli,
+        '--provider',
+        'openai-compatible',
+        '--base-url',
+        server.openAiBaseUrl,
+        '--model',
+        'fake-model',
+        '--store',
+        storeDirectory,
+        'hello',
+      ],
+      { env: { ...process.env, OPENAI_API_KEY: '' } },
     );
     assert.match(stdout, /Hello from the \*\*fake model\*\*!/);
+    // The same store format the extension uses.
+    const { store } = await openStore(storeDirectory);
+    const [conversation] = await store.listConversations();
+    assert.equal(conversation?.title, 'hello');
+    assert.match(JSON.stringify(await store.listMessages(conversation!.id)), /Hello from the/);
+    await store.close();
   });
 
   it('exits 1 with an explanation when no key is configured', async () => {
     await assert.rejects(
-      run(tsx, [cli, '--provider', 'anthropic', 'hello'], {
+      run(tsx, [cli, '--provider', 'anthropic', '--store', tempDir(), 'hello'], {
         env: { ...process.env, ANTHROPIC_API_KEY: '', OPENAGENT_API_KEY: '' },
       }),
       (error: { code: number; stderr: string }) => {

@@ -1,0 +1,207 @@
+/**
+ * Writes a conversation into the store as it happens: the conversation itself, each prompt,
+ * the streamed answer (saved at most once a second while it streams, and in full when the run
+ * ends — so a crash loses at most the last second of text, never a finished turn), tool calls
+ * and other events, usage per model call, and the audit trail.
+ */
+import type { ConversationStore, StoredConversation } from '../ports';
+import type { AgentEvent } from './events';
+
+export interface RecorderOptions {
+  store: ConversationStore;
+  conversationId: string;
+  now: () => number;
+  /** Settings worth keeping with the conversation (never secrets: the store redacts anyway). */
+  settings: Record<string, unknown>;
+  /** Store failures, for the host to show (once). */
+  onError: (error: unknown) => void;
+  /** Streaming text is saved at most this often. */
+  flushIntervalMs?: number;
+}
+
+const TITLE_LENGTH = 60;
+
+export class ConversationRecorder {
+  private seq = 0;
+  private auditCount = 0;
+  private conversation: StoredConversation | undefined;
+  private answer: { id: string; seq: number; text: string; savedLength: number } | undefined;
+  private lastFlush = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private pendingApproval = new Map<string, { approved: boolean; source: string }>();
+  private pendingInput = new Map<string, unknown>();
+  /** Writes are chained so they reach the store in event order. */
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: RecorderOptions) {}
+
+  /** Feeds one event; returns at once (writing happens in order, in the background). */
+  record(event: AgentEvent): void {
+    switch (event.type) {
+      case 'user_message':
+        this.finishAnswer();
+        if (!this.conversation) this.saveConversation(event.text, event.time);
+        this.put('user', { text: event.text }, event.time);
+        break;
+      case 'text_delta':
+        this.answer ??= { id: this.nextId(), seq: this.seq - 1, text: '', savedLength: 0 };
+        this.answer.text += event.text;
+        this.scheduleFlush();
+        break;
+      case 'tool_call':
+        this.finishAnswer();
+        this.pendingInput.set(event.toolCallId, event.input);
+        this.put('event', event, event.time);
+        break;
+      case 'tool_approval_result':
+        this.pendingApproval.set(event.toolCallId, { approved: event.approved, source: event.source });
+        break;
+      case 'tool_result':
+        this.put('event', event, event.time);
+        this.audit(event.time, 'tool_call', {
+          tool: event.toolName,
+          input: this.pendingInput.get(event.toolCallId),
+          approval: this.pendingApproval.get(event.toolCallId) ?? { approved: true, source: 'read_only' },
+          isError: event.isError,
+          resultChars: event.output.length,
+          durationMs: event.durationMs,
+        });
+        this.pendingInput.delete(event.toolCallId);
+        this.pendingApproval.delete(event.toolCallId);
+        break;
+      case 'usage':
+        if (event.scope !== 'call') break;
+        this.enqueue(() =>
+          this.options.store.recordUsage({
+            id: `${this.options.conversationId}-usage-${event.seq}`,
+            conversationId: this.options.conversationId,
+            provider: '',
+            model: event.model,
+            ...event.usage,
+            costUsd: event.costUsd,
+            time: event.time,
+          }),
+        );
+        this.audit(event.time, 'model_call', {
+          model: event.model,
+          ...event.usage,
+          costUsd: event.costUsd,
+          reported: event.reported,
+        });
+        break;
+      case 'budget':
+        this.audit(event.time, 'budget', { ...event });
+        break;
+      case 'done':
+      case 'error':
+      case 'interrupted':
+        this.finishAnswer();
+        this.put('event', event, event.time);
+        this.touch(event.time);
+        break;
+      case 'compact':
+      case 'subagent_start':
+      case 'subagent_end':
+      case 'task_update':
+      case 'background_result':
+      case 'teammate_status':
+        this.put('event', event, event.time);
+        break;
+      default:
+        // Traces (llm_request/llm_response) and approval requests are not kept.
+        break;
+    }
+  }
+
+  /** Resolves when everything recorded so far is written. */
+  async flush(): Promise<void> {
+    this.finishAnswer();
+    await this.queue;
+  }
+
+  private saveConversation(prompt: string, time: number): void {
+    const title = prompt.replace(/\s+/g, ' ').trim();
+    const conversation: StoredConversation = {
+      id: this.options.conversationId,
+      title: title.length > TITLE_LENGTH ? `${title.slice(0, TITLE_LENGTH - 1)}…` : title,
+      createdAt: time,
+      updatedAt: time,
+      settings: this.options.settings,
+    };
+    this.enqueue(() => this.options.store.saveConversation(conversation));
+    this.conversation = conversation;
+  }
+
+  private touch(time: number): void {
+    if (!this.conversation) return;
+    const updated = { ...this.conversation, updatedAt: time };
+    this.conversation = updated;
+    this.enqueue(() => this.options.store.saveConversation(updated));
+  }
+
+  private scheduleFlush(): void {
+    const interval = this.options.flushIntervalMs ?? 1_000;
+    const due = this.lastFlush + interval - this.options.now();
+    if (due <= 0) return this.saveAnswer();
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.saveAnswer();
+    }, due);
+  }
+
+  private saveAnswer(): void {
+    const answer = this.answer;
+    if (!answer || answer.savedLength === answer.text.length) return;
+    this.lastFlush = this.options.now();
+    answer.savedLength = answer.text.length;
+    const text = answer.text;
+    this.enqueue(() =>
+      this.options.store.putMessage({
+        id: answer.id,
+        conversationId: this.options.conversationId,
+        seq: answer.seq,
+        role: 'assistant',
+        content: { text },
+        createdAt: this.lastFlush,
+      }),
+    );
+  }
+
+  private finishAnswer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.saveAnswer();
+    this.answer = undefined;
+  }
+
+  private put(role: 'user' | 'assistant' | 'event', content: unknown, time: number): void {
+    const message = {
+      id: this.nextId(),
+      conversationId: this.options.conversationId,
+      seq: this.seq - 1,
+      role,
+      content,
+      createdAt: time,
+    };
+    this.enqueue(() => this.options.store.putMessage(message));
+  }
+
+  private audit(time: number, kind: 'model_call' | 'tool_call' | 'budget', data: Record<string, unknown>): void {
+    const record = {
+      id: `${this.options.conversationId}-audit-${this.auditCount++}`,
+      conversationId: this.options.conversationId,
+      time,
+      kind,
+      data,
+    };
+    this.enqueue(() => this.options.store.recordAudit(record));
+  }
+
+  private nextId(): string {
+    return `${this.options.conversationId}-${this.seq++}`;
+  }
+
+  private enqueue(write: () => Promise<void>): void {
+    this.queue = this.queue.then(write).catch((error: unknown) => this.options.onError(error));
+  }
+}
