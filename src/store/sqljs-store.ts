@@ -198,13 +198,19 @@ export class SqlJsStore implements ConversationStore {
     const line = encodeEntry(safe);
     await withFileLock(this.options.files, this.lockFile, async () => {
       await this.syncLocked();
+      // Applied in memory inside a savepoint first: an entry SQLite refuses never reaches the
+      // journal (where it would fail again at every replay), and a failed append is undone.
+      this.db.run('SAVEPOINT write');
       try {
+        this.apply(safe);
         await this.options.files.appendDurable(this.journalFile, line);
       } catch (error) {
+        this.db.run('ROLLBACK TO write');
+        this.db.run('RELEASE write');
         throw storeErrorFrom(error, 'save to the conversation store');
       }
+      this.db.run('RELEASE write');
       this.journalOffset += Buffer.byteLength(line);
-      this.apply(safe);
       if (this.journalOffset > Math.max(this.options.minFoldBytes, this.snapshotBytes * this.options.foldRatio))
         await this.fold();
     });
@@ -246,7 +252,7 @@ export class SqlJsStore implements ConversationStore {
       this.journalOffset,
       fingerprint.size - this.journalOffset,
     );
-    for (const entry of parseJournal(fresh.toString('utf8')).entries) this.apply(entry);
+    for (const entry of parseJournal(fresh.toString('utf8')).entries) this.replay(entry);
     this.journalOffset += fresh.length;
   }
 
@@ -282,7 +288,7 @@ export class SqlJsStore implements ConversationStore {
     const journal = await this.options.files.read(this.journalFile);
     const parsed = journal ? parseJournal(journal.toString('utf8')) : undefined;
     if (parsed && parsed.generation === this.generation) {
-      for (const entry of parsed.entries) this.apply(entry);
+      for (const entry of parsed.entries) this.replay(entry);
       this.journalOffset = journal!.length;
     } else {
       // No journal yet, or one left from before the last fold (its entries are in the snapshot).
@@ -318,6 +324,15 @@ export class SqlJsStore implements ConversationStore {
     await this.options.files.rename(this.snapshotFile, target).catch(() => undefined);
     await this.options.files.rename(this.journalFile, `${this.journalFile}.unreadable-${stamp}`).catch(() => undefined);
     return target;
+  }
+
+  /** Applies a journal entry from disk; one that does not fit (written by a newer version) is skipped. */
+  private replay(entry: JournalEntry): void {
+    try {
+      this.apply(entry);
+    } catch {
+      // Skipping keeps every other entry readable; the journal itself is left as it is.
+    }
   }
 
   private apply(entry: JournalEntry): void {
