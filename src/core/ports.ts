@@ -1,3 +1,5 @@
+import type { DecodedText } from './workspace/text-file';
+
 /**
  * The interfaces hosts implement for the core. The core never imports 'vscode': the extension
  * (src/host) and the CLI/tests (src/node) each provide these.
@@ -113,4 +115,22 @@ export interface ConversationStore {
   recordAudit(record: AuditRecord): Promise<void>;
   listAudit(query?: { conversationId?: string; kind?: AuditRecord['kind'] }): Promise<AuditRecord[]>;
   close(): Promise<void>;
+}
+
+/** The workspace's files as tools see them (host: VS Code's file system and WorkspaceEdit). */
+export interface WorkspaceFiles {
+  /** The workspace folder (absolute). */
+  readonly root: string;
+  /** Real path of an existing file or folder; undefined if it does not exist. */
+  realpath(absolute: string): Promise<string | undefined>;
+  stat(absolute: string): Promise<{ type: 'file' | 'directory'; size: number } | undefined>;
+  /** Reads text with its encoding, BOM and line endings; throws BinaryFileError for binary files. */
+  readText(absolute: string): Promise<DecodedText>;
+  /** Writes text back in `format` (a new file: UTF-8, no BOM, \n). VS Code: a WorkspaceEdit, so it can be undone. */
+  writeText(absolute: string, text: string, format?: Omit<DecodedText, 'text'>): Promise<void>;
+  /** Paths relative to the workspace root, ignored files left out. */
+  list(
+    absoluteDirectory: string,
+    options: { recursive: boolean; limit: number },
+  ): Promise<{ entries: string[]; truncated: boolean }>;
 }

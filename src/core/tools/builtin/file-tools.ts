@@ -1,0 +1,132 @@
+/**
+ * The file tools: read_file, list_files, write_file and edit_file, over the WorkspaceFiles port.
+ * Every path goes through resolveWorkspacePath (real-path containment); reads are capped so a
+ * huge or minified file cannot flood the context.
+ */
+import * as path from 'node:path';
+import { z } from 'zod';
+import type { WorkspaceFiles } from '../../ports';
+import { applyEdits } from '../../workspace/apply-edits';
+import { resolveWorkspacePath } from '../../workspace/workspace-path';
+import { defineTool, type AnyTool } from '../tool';
+
+/** Files larger than this are not read whole; the model is told to search instead. */
+export const MAX_READ_BYTES = 20 * 1024 * 1024;
+const DEFAULT_LINES = 2_000;
+const MAX_LINE_CHARS = 2_000;
+
+export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
+  const resolve = (input: string) => resolveWorkspacePath(workspace.root, input, workspace);
+  const relative = (absolute: string) => path.relative(workspace.root, absolute) || '.';
+
+  const readFile = defineTool({
+    name: 'read_file',
+    description: `Read a text file of the workspace, with line numbers. Reads ${DEFAULT_LINES} lines from \`offset\` (1-based) unless \`limit\` says otherwise.`,
+    inputSchema: z.object({
+      path: z.string().describe('Path relative to the workspace root.'),
+      offset: z.number().int().min(1).optional().describe('First line to read (1-based).'),
+      limit: z.number().int().min(1).max(10_000).optional().describe('How many lines to read.'),
+    }),
+    readOnly: true,
+    needsApproval: false,
+    summarize: (input) => `Read ${input.path}`,
+    async execute(input) {
+      const absolute = await resolve(input.path);
+      const stat = await workspace.stat(absolute);
+      if (!stat) return { output: `${input.path} does not exist.`, isError: true };
+      if (stat.type === 'directory') return { output: `${input.path} is a folder; use list_files.`, isError: true };
+      if (stat.size > MAX_READ_BYTES)
+        return {
+          output: `${input.path} is ${(stat.size / 1_048_576).toFixed(0)} MB, too large to read; use search_files to find what you need.`,
+          isError: true,
+        };
+      const { text } = await workspace.readText(absolute);
+      const lines = text.split(/\r?\n/);
+      const start = (input.offset ?? 1) - 1;
+      const end = Math.min(lines.length, start + (input.limit ?? DEFAULT_LINES));
+      if (start >= lines.length)
+        return {
+          output: `${input.path} has ${lines.length} lines; offset ${input.offset} is past the end.`,
+          isError: true,
+        };
+      const width = String(end).length;
+      const shown = lines.slice(start, end).map((line, index) => {
+        const cut =
+          line.length > MAX_LINE_CHARS
+            ? `${line.slice(0, MAX_LINE_CHARS)}… [line cut: ${line.length} characters]`
+            : line;
+        return `${String(start + index + 1).padStart(width)}\t${cut}`;
+      });
+      const more = end < lines.length ? `\n[${lines.length - end} more lines: read on with offset ${end + 1}]` : '';
+      return shown.join('\n') + more;
+    },
+  });
+
+  const listFiles = defineTool({
+    name: 'list_files',
+    description: 'List files and folders under a workspace folder (ignored files left out).',
+    inputSchema: z.object({
+      path: z.string().default('.').describe('Folder relative to the workspace root.'),
+      recursive: z.boolean().default(false),
+    }),
+    readOnly: true,
+    needsApproval: false,
+    summarize: (input) => `List ${input.path}`,
+    async execute(input) {
+      const absolute = await resolve(input.path);
+      const stat = await workspace.stat(absolute);
+      if (stat?.type !== 'directory') return { output: `${input.path} is not a folder.`, isError: true };
+      const { entries, truncated } = await workspace.list(absolute, { recursive: input.recursive, limit: 1_000 });
+      if (entries.length === 0) return `${input.path} is empty.`;
+      return entries.join('\n') + (truncated ? '\n[more entries not shown: list a subfolder]' : '');
+    },
+  });
+
+  const writeFile = defineTool({
+    name: 'write_file',
+    description: 'Create a file, or replace the whole content of one. Prefer edit_file to change part of a file.',
+    inputSchema: z.object({ path: z.string(), content: z.string() }),
+    readOnly: false,
+    needsApproval: true,
+    summarize: (input) => `Write ${input.path}`,
+    async execute(input) {
+      const absolute = await resolve(input.path);
+      const stat = await workspace.stat(absolute);
+      if (stat?.type === 'directory') return { output: `${input.path} is a folder.`, isError: true };
+      // An existing file keeps its encoding, BOM and line endings.
+      const format = stat ? await workspace.readText(absolute).then(({ text: _text, ...rest }) => rest) : undefined;
+      const content = format?.lineEnding === '\r\n' ? input.content.replace(/\r?\n/g, '\r\n') : input.content;
+      await workspace.writeText(absolute, content, format);
+      return `${stat ? 'Replaced' : 'Created'} ${relative(absolute)} (${content.split('\n').length} lines).`;
+    },
+  });
+
+  const editFile = defineTool({
+    name: 'edit_file',
+    description:
+      "Replace exact text in a file. Each edit's oldText must match exactly once (whitespace included) unless replaceAll is set. " +
+      'Several edits apply in order, all or nothing: if one fails, the file is unchanged.',
+    inputSchema: z.object({
+      path: z.string(),
+      edits: z
+        .array(z.object({ oldText: z.string(), newText: z.string(), replaceAll: z.boolean().optional() }))
+        .min(1)
+        .max(100),
+    }),
+    readOnly: false,
+    needsApproval: true,
+    summarize: (input) => `Edit ${input.path}`,
+    async execute(input) {
+      const absolute = await resolve(input.path);
+      const stat = await workspace.stat(absolute);
+      if (!stat) return { output: `${input.path} does not exist; use write_file to create it.`, isError: true };
+      const { text, ...format } = await workspace.readText(absolute);
+      const outcome = applyEdits(text, format.lineEnding, input.edits);
+      if (!outcome.ok) return { output: `${input.path} was not changed. ${outcome.reason}`, isError: true };
+      await workspace.writeText(absolute, outcome.text, format);
+      return `Edited ${relative(absolute)}: ${outcome.replacements} replacement${outcome.replacements === 1 ? '' : 's'}.`;
+    },
+  });
+
+  return [readFile, listFiles, writeFile, editFile];
+}

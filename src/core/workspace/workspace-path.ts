@@ -1,0 +1,65 @@
+/**
+ * Turns a path the model gave into a real path inside the workspace, or refuses it with a reason
+ * the model can act on. Containment is checked on resolved real paths: a symlink inside the
+ * workspace that points outside, or a new file under such a link, is outside.
+ */
+import * as path from 'node:path';
+
+export class PathError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PathError';
+  }
+}
+
+export interface RealPathPort {
+  /** The real path of an existing file or folder; undefined if it does not exist. */
+  realpath(absolute: string): Promise<string | undefined>;
+}
+
+/** Syntactic checks first: these inputs are refused before any file system call. */
+export function checkPathSyntax(input: string): void {
+  if (input.length === 0) throw new PathError('The path is empty.');
+  if (input.includes('\0')) throw new PathError('The path contains a NUL byte.');
+  if (input.length > 4_096) throw new PathError('The path is too long.');
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(input)) throw new PathError(`Use a workspace path, not a URL: ${input}`);
+  if (input === '~' || input.startsWith('~/'))
+    throw new PathError('Home-folder paths (~) are outside the workspace; use a path relative to the workspace root.');
+  if (/%2e|%2f|%5c/i.test(input))
+    throw new PathError('The path contains percent-encoded characters; give it as plain text.');
+  if (input.includes('\\')) throw new PathError('Use forward slashes (/) in paths.');
+}
+
+/**
+ * Resolves `input` (relative to `root`, or absolute inside it) to an absolute path whose real
+ * location is inside the real workspace root. The file need not exist (for writes); the
+ * nearest existing ancestor is resolved instead.
+ */
+export async function resolveWorkspacePath(root: string, input: string, port: RealPathPort): Promise<string> {
+  checkPathSyntax(input);
+  const realRoot = (await port.realpath(root)) ?? root;
+  const absolute = path.resolve(root, input);
+  if (!isInside(root, absolute) && !isInside(realRoot, absolute))
+    throw new PathError(`${input} is outside the workspace.`);
+  // Resolve the deepest existing ancestor for real, then add back what does not exist yet.
+  let existing = absolute;
+  const missing: string[] = [];
+  let real: string | undefined;
+  for (;;) {
+    real = await port.realpath(existing);
+    if (real !== undefined) break;
+    const parent = path.dirname(existing);
+    if (parent === existing) throw new PathError(`${input} cannot be resolved.`);
+    missing.unshift(path.basename(existing));
+    existing = parent;
+  }
+  const resolved = path.join(real, ...missing);
+  if (!isInside(realRoot, resolved))
+    throw new PathError(`${input} leads outside the workspace (through a symbolic link).`);
+  return resolved;
+}
+
+export function isInside(root: string, candidate: string): boolean {
+  const relative = path.relative(root, candidate);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}

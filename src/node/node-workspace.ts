@@ -1,0 +1,88 @@
+/**
+ * WorkspaceFiles on the plain file system: the CLI's workspace and the unit tests'. (The
+ * extension's adapter writes through WorkspaceEdit instead, so edits can be undone.)
+ */
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import type { WorkspaceFiles } from '../core/ports';
+import { decodeText, encodeText, type DecodedText } from '../core/workspace/text-file';
+
+/** Folders never listed: version control and dependency trees. */
+const ALWAYS_IGNORED = new Set(['.git', 'node_modules']);
+
+export class NodeWorkspace implements WorkspaceFiles {
+  private ignored: Promise<(name: string) => boolean> | undefined;
+
+  constructor(readonly root: string) {}
+
+  async realpath(absolute: string): Promise<string | undefined> {
+    try {
+      return await fs.realpath(absolute);
+    } catch {
+      return undefined;
+    }
+  }
+
+  async stat(absolute: string): Promise<{ type: 'file' | 'directory'; size: number } | undefined> {
+    try {
+      const stat = await fs.stat(absolute);
+      return { type: stat.isDirectory() ? 'directory' : 'file', size: stat.size };
+    } catch {
+      return undefined;
+    }
+  }
+
+  async readText(absolute: string): Promise<DecodedText> {
+    return decodeText(await fs.readFile(absolute));
+  }
+
+  async writeText(absolute: string, text: string, format?: Omit<DecodedText, 'text'>): Promise<void> {
+    await fs.mkdir(path.dirname(absolute), { recursive: true });
+    const bytes = encodeText(text, format ?? { encoding: 'utf8', bom: false, lineEnding: '\n' });
+    // Temp file and rename: a crash mid-write never leaves half a file.
+    const temp = `${absolute}.openagent-${process.pid}.tmp`;
+    await fs.writeFile(temp, bytes);
+    await fs.rename(temp, absolute);
+  }
+
+  async list(
+    absoluteDirectory: string,
+    options: { recursive: boolean; limit: number },
+  ): Promise<{ entries: string[]; truncated: boolean }> {
+    const isIgnored = await (this.ignored ??= this.loadGitignore());
+    const entries: string[] = [];
+    const queue = [absoluteDirectory];
+    while (queue.length > 0) {
+      const directory = queue.shift()!;
+      const children = await fs.readdir(directory, { withFileTypes: true });
+      children.sort((a, b) => a.name.localeCompare(b.name));
+      for (const child of children) {
+        if (ALWAYS_IGNORED.has(child.name) || isIgnored(child.name)) continue;
+        const absolute = path.join(directory, child.name);
+        entries.push(path.relative(this.root, absolute) + (child.isDirectory() ? '/' : ''));
+        if (entries.length >= options.limit) return { entries, truncated: true };
+        if (options.recursive && child.isDirectory()) queue.push(absolute);
+      }
+    }
+    return { entries, truncated: false };
+  }
+
+  /** The root .gitignore's simple patterns: names and `*.ext` (enough for the CLI's listing). */
+  private async loadGitignore(): Promise<(name: string) => boolean> {
+    let text = '';
+    try {
+      text = await fs.readFile(path.join(this.root, '.gitignore'), 'utf8');
+    } catch {
+      return () => false;
+    }
+    const names = new Set<string>();
+    const extensions: string[] = [];
+    for (const raw of text.split(/\r?\n/)) {
+      const line = raw.trim().replace(/^\/|\/$/g, '');
+      if (!line || line.startsWith('#') || line.startsWith('!')) continue;
+      if (/^\*\.[^*/]+$/.test(line)) extensions.push(line.slice(1));
+      else if (!/[*?[\]/]/.test(line)) names.add(line);
+    }
+    return (name) => names.has(name) || extensions.some((extension) => name.endsWith(extension));
+  }
+}
