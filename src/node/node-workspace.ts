@@ -69,12 +69,8 @@ export class NodeWorkspace implements WorkspaceFiles {
 
   /** The root .gitignore's simple patterns: names and `*.ext` (enough for the CLI's listing). */
   private async loadGitignore(): Promise<(name: string) => boolean> {
-    let text = '';
-    try {
-      text = await fs.readFile(path.join(this.root, '.gitignore'), 'utf8');
-    } catch {
-      return () => false;
-    }
+    const text = await fs.readFile(path.join(this.root, '.gitignore'), 'utf8').catch(() => undefined);
+    if (text === undefined) return () => false;
     const names = new Set<string>();
     const extensions: string[] = [];
     for (const raw of text.split(/\r?\n/)) {
