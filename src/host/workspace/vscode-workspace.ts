@@ -1,0 +1,77 @@
+/**
+ * WorkspaceFiles in VS Code. Reads see what the user sees (an open document with unsaved
+ * changes is read from its buffer); writes go through WorkspaceEdit, so open editors stay in
+ * sync and the user can undo the agent's edit like their own. A document the user had left
+ * unsaved is not saved behind their back.
+ */
+import { realpath } from 'node:fs/promises';
+import * as vscode from 'vscode';
+import type { WorkspaceFiles } from '../../core/ports';
+import { decodeText, encodeText, type DecodedText } from '../../core/workspace/text-file';
+
+export class VscodeWorkspace implements WorkspaceFiles {
+  constructor(readonly root: string) {}
+
+  async realpath(absolute: string): Promise<string | undefined> {
+    try {
+      return await realpath(absolute);
+    } catch {
+      return undefined;
+    }
+  }
+
+  async stat(absolute: string): Promise<{ type: 'file' | 'directory'; size: number } | undefined> {
+    try {
+      const stat = await vscode.workspace.fs.stat(vscode.Uri.file(absolute));
+      return { type: stat.type & vscode.FileType.Directory ? 'directory' : 'file', size: stat.size };
+    } catch {
+      return undefined;
+    }
+  }
+
+  async readText(absolute: string): Promise<DecodedText> {
+    const decoded = decodeText(await vscode.workspace.fs.readFile(vscode.Uri.file(absolute)));
+    const open = this.openDocument(absolute);
+    return open?.isDirty ? { ...decoded, text: open.getText() } : decoded;
+  }
+
+  async writeText(absolute: string, text: string, format?: Omit<DecodedText, 'text'>): Promise<void> {
+    const uri = vscode.Uri.file(absolute);
+    const edit = new vscode.WorkspaceEdit();
+    if (!(await this.stat(absolute))) {
+      edit.createFile(uri, {
+        contents: encodeText(text, format ?? { encoding: 'utf8', bom: false, lineEnding: '\n' }),
+        ignoreIfExists: false,
+      });
+      if (!(await vscode.workspace.applyEdit(edit)))
+        throw new Error(`VS Code did not create ${vscode.workspace.asRelativePath(uri)}.`);
+      return;
+    }
+    const document = await vscode.workspace.openTextDocument(uri);
+    const wasDirty = document.isDirty;
+    const whole = new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length));
+    edit.replace(uri, whole, text);
+    if (!(await vscode.workspace.applyEdit(edit)))
+      throw new Error(`VS Code did not apply the edit to ${vscode.workspace.asRelativePath(uri)}.`);
+    // VS Code writes the document back in its own encoding, BOM and line endings.
+    if (!wasDirty) await document.save();
+  }
+
+  async list(
+    absoluteDirectory: string,
+    options: { recursive: boolean; limit: number },
+  ): Promise<{ entries: string[]; truncated: boolean }> {
+    const base = vscode.Uri.file(absoluteDirectory);
+    const pattern = new vscode.RelativePattern(base, options.recursive ? '**/*' : '*');
+    // findFiles honours files.exclude and, with useIgnoreFiles in search settings, .gitignore.
+    const files = await vscode.workspace.findFiles(pattern, '**/{.git,node_modules}/**', options.limit + 1);
+    const entries = files.map((file) => vscode.workspace.asRelativePath(file, false)).sort();
+    return { entries: entries.slice(0, options.limit), truncated: entries.length > options.limit };
+  }
+
+  private openDocument(absolute: string): vscode.TextDocument | undefined {
+    return vscode.workspace.textDocuments.find(
+      (document) => document.uri.scheme === 'file' && document.uri.fsPath === absolute,
+    );
+  }
+}
