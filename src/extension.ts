@@ -18,6 +18,8 @@ import { EnvSecretSource } from './node/env-secret-source';
 import { systemClock } from './node/system-clock';
 import type { ConversationStore } from './core/ports';
 import { SqlJsStore } from './store/sqljs-store';
+import { createFileTools } from './core/tools/builtin/file-tools';
+import { VscodeWorkspace } from './host/workspace/vscode-workspace';
 
 /** What OpenAgent offers other extensions (and its own tests). */
 export interface OpenAgentApi {
@@ -78,6 +80,10 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     transcripts: new FileTranscriptSink(vscode.Uri.joinPath(context.globalStorageUri, 'transcripts').fsPath),
     store: openStore,
     onStoreError,
+    tools: () => {
+      const root = workspaceRoot();
+      return root ? createFileTools(new VscodeWorkspace(root)) : [];
+    },
     secrets,
     clock: systemClock,
     systemPrompt,

@@ -16,6 +16,8 @@ import { EnvSecretSource } from '../node/env-secret-source';
 import { systemClock } from '../node/system-clock';
 import { ConversationRecorder } from '../core/agent/conversation-recorder';
 import { SqlJsStore } from '../store/sqljs-store';
+import { createFileTools } from '../core/tools/builtin/file-tools';
+import { NodeWorkspace } from '../node/node-workspace';
 
 const USAGE = `Usage: openagent [options] "<prompt>"
 
@@ -74,6 +76,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       date: new Date(),
     }),
     clock: systemClock,
+    // Reading tools work; writing ones are refused until the CLI asks for approval on the terminal.
+    tools: createFileTools(new NodeWorkspace(process.cwd())),
     limits: parsed.values['max-turns'] ? { maxTurns: Math.max(1, Number(parsed.values['max-turns']) || 50) } : {},
   });
   const storeDirectory = parsed.values.store ?? env.OPENAGENT_STORE ?? path.join(os.homedir(), '.openagent', 'store');

@@ -100,6 +100,32 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
       await page.close();
     });
 
+    it('lets the agent read a workspace file with a tool and answer from it', async () => {
+      await session.writeUserSetting('openagent.baseUrl', fake.anthropicBaseUrl);
+      fake.setScenario({
+        name: 'read-greet',
+        turns: [
+          {
+            text: 'Let me look.',
+            toolCalls: [{ id: 'toolu_read', name: 'read_file', arguments: { path: 'src/greet.js' } }],
+          },
+          { text: 'It returns a **greeting** for a name.' },
+        ],
+      });
+      const { page, chat } = await openChat(session);
+      await send(chat, 'What does greet do?');
+      await chat.locator('.turn-assistant strong', { hasText: 'greeting' }).waitFor({ timeout: 30_000 });
+      const second = fake.modelCalls[1]?.body as {
+        messages: Array<{ content: Array<{ type: string; content?: string }> }>;
+      };
+      const result = second.messages
+        .flatMap((message) => message.content)
+        .find((block) => block.type === 'tool_result');
+      assert.match(String(result?.content), /2\tfunction greet\(name\) \{/);
+      await page.screenshot({ path: path.join(RESULTS_DIR, 'chat-read-file.png') });
+      await page.close();
+    });
+
     it('renders hostile model output without loading anything from outside', async () => {
       await session.writeUserSetting('openagent.baseUrl', fake.anthropicBaseUrl);
       const exfil = `${fake.anthropicBaseUrl}/exfil`;

@@ -8,6 +8,8 @@ import type { AgentEvent } from './events';
 import { createLlmClient, type ModelSettings } from '../llm/create-llm-client';
 import type { Clock, ConversationStore, SecretSource, TranscriptSink } from '../ports';
 import { ConversationRecorder } from './conversation-recorder';
+import type { ApprovalGate } from '../policy/approval';
+import type { AnyTool } from '../tools/tool';
 import type { AgentLimits } from './agent-loop';
 
 export interface ConversationSessionDeps {
@@ -15,6 +17,10 @@ export interface ConversationSessionDeps {
   /** Limits for new conversations (unset values keep the defaults). */
   readLimits?(): Partial<AgentLimits>;
   transcripts?: TranscriptSink;
+  /** Tools for new conversations (beyond think and compact), e.g. the workspace file tools. */
+  tools?: () => AnyTool[];
+  /** Asks the user about tool calls that need approval; without it they are denied. */
+  approvals?: ApprovalGate;
   /** The store conversations are recorded in; opened on first use. Undefined: nothing is kept. */
   store?: () => Promise<ConversationStore | undefined>;
   /** A store failure (opening or writing), for the host to show. */
@@ -91,6 +97,8 @@ export class ConversationSession {
           clock: this.deps.clock,
           limits: () => this.deps.readLimits?.() ?? {},
           transcripts: this.deps.transcripts,
+          tools: this.deps.tools?.() ?? [],
+          approvals: this.deps.approvals,
         }),
         store && { store, settings: { provider: setup.preset.id, model: setup.model } },
       );
