@@ -115,6 +115,11 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
       const { page, chat } = await openChat(session);
       await send(chat, 'What does greet do?');
       await chat.locator('.turn-assistant strong', { hasText: 'greeting' }).waitFor({ timeout: 30_000 });
+      assert.deepEqual(await chat.locator('.turn-assistant, .turn-tool').allInnerTexts(), [
+        'Let me look.',
+        'read_file src/greet.js',
+        'It returns a greeting for a name.',
+      ]);
       const second = fake.modelCalls[1]?.body as {
         messages: Array<{ content: Array<{ type: string; content?: string }> }>;
       };

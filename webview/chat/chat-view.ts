@@ -100,9 +100,17 @@ export class ChatView {
         this.current.text += event.text;
         this.current.dirty = true;
         break;
-      case 'tool_call':
+      case 'tool_call': {
+        // Text before and after a tool call are separate paragraphs of the answer.
+        this.finishCurrent();
+        const target =
+          typeof event.input === 'object' && event.input !== null
+            ? (event.input as { path?: unknown }).path
+            : undefined;
+        this.addTurn('tool').textContent = `${event.toolName}${typeof target === 'string' ? ` ${target}` : ''}`;
         this.setActivity(`Using ${event.toolName}…`);
         break;
+      }
       case 'tool_approval_request':
         this.setActivity('Waiting for your approval');
         break;
@@ -138,7 +146,7 @@ export class ChatView {
     }
   }
 
-  private addTurn(kind: 'user' | 'assistant' | 'status' | 'error'): HTMLElement {
+  private addTurn(kind: 'user' | 'assistant' | 'status' | 'error' | 'tool'): HTMLElement {
     const element = document.createElement('div');
     element.className = `turn turn-${kind}`;
     this.transcript.append(element);
