@@ -20,6 +20,7 @@ import type { ConversationStore } from './core/ports';
 import { SqlJsStore } from './store/sqljs-store';
 import { createFileTools } from './core/tools/builtin/file-tools';
 import { VscodeWorkspace } from './host/workspace/vscode-workspace';
+import { NotificationApprovalGate } from './host/approvals/notification-approval-gate';
 
 /** What OpenAgent offers other extensions (and its own tests). */
 export interface OpenAgentApi {
@@ -80,6 +81,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     transcripts: new FileTranscriptSink(vscode.Uri.joinPath(context.globalStorageUri, 'transcripts').fsPath),
     store: openStore,
     onStoreError,
+    approvals: new NotificationApprovalGate(),
     tools: () => {
       const root = workspaceRoot();
       return root ? createFileTools(new VscodeWorkspace(root)) : [];

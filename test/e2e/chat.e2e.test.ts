@@ -131,6 +131,43 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
       await page.close();
     });
 
+    it('asks before writing: Approve in the notification writes the file, Deny leaves it alone', async () => {
+      await session.writeUserSetting('openagent.baseUrl', fake.anthropicBaseUrl);
+      fake.setScenario({
+        name: 'approve-then-deny',
+        turns: [
+          {
+            toolCalls: [
+              { id: 'toolu_w1', name: 'write_file', arguments: { path: 'notes/approved.md', content: '# Approved\n' } },
+            ],
+          },
+          { text: 'Written.' },
+          {
+            match: 'another',
+            toolCalls: [{ id: 'toolu_w2', name: 'write_file', arguments: { path: 'notes/denied.md', content: 'no' } }],
+          },
+          { text: 'Understood, I left it alone.' },
+        ],
+      });
+      const { page, chat } = await openChat(session);
+      await send(chat, 'write a note');
+      const toast = page.locator('.notification-toast', { hasText: 'OpenAgent wants to write notes/approved.md' });
+      await toast.waitFor({ timeout: 30_000 });
+      await page.screenshot({ path: path.join(RESULTS_DIR, 'approval-notification.png') });
+      await toast.locator('.monaco-button', { hasText: /^Approve$/ }).click();
+      await chat.locator('.turn-assistant', { hasText: 'Written.' }).waitFor({ timeout: 30_000 });
+      assert.equal(fs.readFileSync(path.join(session.workspaceDir, 'notes', 'approved.md'), 'utf8'), '# Approved\n');
+
+      await send(chat, 'write another');
+      const second = page.locator('.notification-toast', { hasText: 'OpenAgent wants to write notes/denied.md' });
+      await second.waitFor({ timeout: 30_000 });
+      await second.locator('.monaco-button', { hasText: /^Deny$/ }).click();
+      await chat.locator('.turn-assistant', { hasText: 'I left it alone' }).waitFor({ timeout: 30_000 });
+      assert.equal(fs.existsSync(path.join(session.workspaceDir, 'notes', 'denied.md')), false);
+      assert.match(JSON.stringify(fake.modelCalls.at(-1)?.body), /User denied this tool call/);
+      await page.close();
+    });
+
     it('renders hostile model output without loading anything from outside', async () => {
       await session.writeUserSetting('openagent.baseUrl', fake.anthropicBaseUrl);
       const exfil = `${fake.anthropicBaseUrl}/exfil`;

@@ -1,0 +1,110 @@
+/**
+ * Approvals as editor notifications (SPEC 4.1): Approve, Deny, Always This Session, Show
+ * Details. Protected paths ask in a modal dialog and are never covered by "Always". Each
+ * answer is bound to one tool-call id (and its arguments' hash): a second request for the same
+ * call is refused, so an approval can never be replayed. No answer in five minutes is a denial.
+ */
+import * as vscode from 'vscode';
+import type { ApprovalDecision, ApprovalGate, ApprovalRequest } from '../../core/policy/approval';
+import { isProtectedPath, pathOfInput } from '../../core/policy/protected-paths';
+
+const APPROVE = 'Approve';
+const DENY = 'Deny';
+const ALWAYS = 'Always This Session';
+const DETAILS = 'Show Details';
+
+export interface NotificationGateOptions {
+  timeoutMs?: number;
+  /** Opens what the call will do (for now: its full input). */
+  showDetails?: (request: ApprovalRequest) => Promise<void>;
+}
+
+export class NotificationApprovalGate implements ApprovalGate {
+  private readonly answered = new Set<string>();
+  /** conversation id → tool names approved for the rest of the session. */
+  private readonly always = new Map<string, Set<string>>();
+
+  constructor(private readonly options: NotificationGateOptions = {}) {}
+
+  async request(request: ApprovalRequest): Promise<ApprovalDecision> {
+    if (this.answered.has(request.toolCallId)) {
+      return {
+        approved: false,
+        source: 'user',
+        reason: 'This tool call was already answered; an approval cannot be replayed.',
+      };
+    }
+    this.answered.add(request.toolCallId);
+    const path = pathOfInput(request.input);
+    const modal = path !== undefined && isProtectedPath(path);
+    if (!modal && this.always.get(request.conversationId)?.has(request.toolName))
+      return { approved: true, source: 'session_rule' };
+
+    for (;;) {
+      const buttons = modal ? [APPROVE, DENY, DETAILS] : [APPROVE, DENY, ALWAYS, DETAILS];
+      const question = modal
+        ? vscode.window.showWarningMessage(
+            `OpenAgent wants to ${lowerFirst(request.summary)} — a protected path.`,
+            { modal: true, detail: 'Protected paths always ask.' },
+            ...buttons,
+          )
+        : vscode.window.showInformationMessage(`OpenAgent wants to ${lowerFirst(request.summary)}.`, ...buttons);
+      const choice = await this.answer(question, request.signal);
+      if (choice === 'timeout') return { approved: false, source: 'timeout', reason: 'No answer within 5 minutes.' };
+      if (choice === APPROVE) return { approved: true, source: 'user' };
+      if (choice === ALWAYS) {
+        const tools = this.always.get(request.conversationId) ?? new Set<string>();
+        tools.add(request.toolName);
+        this.always.set(request.conversationId, tools);
+        return {
+          approved: true,
+          source: 'user',
+          reason: `${request.toolName} is approved for the rest of this conversation.`,
+        };
+      }
+      if (choice === DETAILS) {
+        await (this.options.showDetails ?? showInputAsDocument)(request);
+        continue;
+      }
+      return { approved: false, source: 'user' };
+    }
+  }
+
+  /** Forgets "Always" rules, e.g. when the user starts a new chat. */
+  clearSession(conversationId: string): void {
+    this.always.delete(conversationId);
+  }
+
+  private async answer(
+    question: Thenable<string | undefined>,
+    signal: AbortSignal,
+  ): Promise<string | undefined | 'timeout'> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), this.options.timeoutMs ?? 5 * 60_000);
+    });
+    const aborted = new Promise<never>((_resolve, reject) => {
+      if (signal.aborted) reject(signal.reason);
+      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    });
+    // Settled later than the race (or never): keep it from being an unhandled rejection.
+    aborted.catch(() => undefined);
+    try {
+      return await Promise.race([question, timeout, aborted]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+async function showInputAsDocument(request: ApprovalRequest): Promise<void> {
+  const document = await vscode.workspace.openTextDocument({
+    content: JSON.stringify(request.input, null, 2),
+    language: 'json',
+  });
+  await vscode.window.showTextDocument(document, { preview: true, preserveFocus: true });
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
+}
