@@ -19,6 +19,9 @@ import { systemClock } from './node/system-clock';
 import type { ConversationStore } from './core/ports';
 import { SqlJsStore } from './store/sqljs-store';
 import { createFileTools } from './core/tools/builtin/file-tools';
+import { createBashTool } from './core/tools/builtin/bash';
+import { TerminalShell } from './host/terminal/terminal-shell';
+import { ChildProcessShell } from './node/child-process-shell';
 import { VscodeWorkspace } from './host/workspace/vscode-workspace';
 import { NotificationApprovalGate } from './host/approvals/notification-approval-gate';
 
@@ -75,6 +78,10 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     void vscode.window.showErrorMessage(`OpenAgent could not save the conversation: ${message}`);
   };
 
+  // Commands run in the "OpenAgent" terminal; a child process where shell integration is missing.
+  const terminal = new TerminalShell(new ChildProcessShell(), workspaceRoot);
+  context.subscriptions.push(terminal);
+
   const session = new ConversationSession({
     readSettings: readModelSettings,
     readLimits,
@@ -84,7 +91,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     approvals: new NotificationApprovalGate(),
     tools: () => {
       const root = workspaceRoot();
-      return root ? createFileTools(new VscodeWorkspace(root)) : [];
+      return root ? [...createFileTools(new VscodeWorkspace(root)), createBashTool(terminal, workspaceRoot)] : [];
     },
     secrets,
     clock: systemClock,

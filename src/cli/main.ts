@@ -18,6 +18,8 @@ import { ConversationRecorder } from '../core/agent/conversation-recorder';
 import { SqlJsStore } from '../store/sqljs-store';
 import { createFileTools } from '../core/tools/builtin/file-tools';
 import { NodeWorkspace } from '../node/node-workspace';
+import { createBashTool } from '../core/tools/builtin/bash';
+import { ChildProcessShell } from '../node/child-process-shell';
 
 const USAGE = `Usage: openagent [options] "<prompt>"
 
@@ -77,7 +79,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     }),
     clock: systemClock,
     // Reading tools work; writing ones are refused until the CLI asks for approval on the terminal.
-    tools: createFileTools(new NodeWorkspace(process.cwd())),
+    tools: [
+      ...createFileTools(new NodeWorkspace(process.cwd())),
+      createBashTool(new ChildProcessShell(), () => process.cwd()),
+    ],
     limits: parsed.values['max-turns'] ? { maxTurns: Math.max(1, Number(parsed.values['max-turns']) || 50) } : {},
   });
   const storeDirectory = parsed.values.store ?? env.OPENAGENT_STORE ?? path.join(os.homedir(), '.openagent', 'store');

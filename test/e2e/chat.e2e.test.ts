@@ -168,6 +168,28 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
       await page.close();
     });
 
+    it('runs an approved command in the OpenAgent terminal and gives the model its output', async () => {
+      await session.writeUserSetting('openagent.baseUrl', fake.anthropicBaseUrl);
+      fake.setScenario({
+        name: 'bash',
+        turns: [
+          { toolCalls: [{ id: 'toolu_bash', name: 'bash', arguments: { command: 'echo probe-$((6*7))' } }] },
+          { text: 'The command printed probe-42.' },
+        ],
+      });
+      const { page, chat } = await openChat(session);
+      await send(chat, 'run the probe');
+      const toast = page.locator('.notification-toast', { hasText: 'OpenAgent wants to run' });
+      await toast.waitFor({ timeout: 30_000 });
+      await toast.locator('.monaco-button', { hasText: /^Approve$/ }).click();
+      await chat.locator('.turn-assistant', { hasText: 'printed probe-42' }).waitFor({ timeout: 60_000 });
+      const sent = JSON.stringify(fake.modelCalls.at(-1)?.body);
+      assert.match(sent, /probe-42[^"]*Exit code 0\./);
+      assert.doesNotMatch(sent, /shell integration is unavailable/, 'it ran in the terminal, not the fallback');
+      await page.screenshot({ path: path.join(RESULTS_DIR, 'bash-in-terminal.png') });
+      await page.close();
+    });
+
     it('renders hostile model output without loading anything from outside', async () => {
       await session.writeUserSetting('openagent.baseUrl', fake.anthropicBaseUrl);
       const exfil = `${fake.anthropicBaseUrl}/exfil`;
