@@ -103,10 +103,11 @@ export class ChatView {
       case 'tool_call': {
         // Text before and after a tool call are separate paragraphs of the answer.
         this.finishCurrent();
-        const target =
+        const input =
           typeof event.input === 'object' && event.input !== null
-            ? (event.input as { path?: unknown }).path
-            : undefined;
+            ? (event.input as { path?: unknown; command?: unknown })
+            : {};
+        const target = input.command ?? input.path;
         this.addTurn('tool').textContent = `${event.toolName}${typeof target === 'string' ? ` ${target}` : ''}`;
         this.setActivity(`Using ${event.toolName}…`);
         break;
