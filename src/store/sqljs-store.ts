@@ -22,6 +22,7 @@ import type {
   UsageTotals,
 } from '../core/ports';
 import { withFileLock } from './file-lock';
+import { applyEntry } from './apply-entry';
 import { encodeEntry, journalHeader, parseJournal, type JournalEntry } from './journal';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
 import { StoreError, storeErrorFrom } from './store-error';
@@ -336,69 +337,7 @@ export class SqlJsStore implements ConversationStore {
   }
 
   private apply(entry: JournalEntry): void {
-    switch (entry.op) {
-      case 'conversation': {
-        const value = entry.value;
-        this.db.run(
-          'INSERT OR REPLACE INTO conversations (id, title, created_at, updated_at, settings) VALUES (?, ?, ?, ?, ?)',
-          [value.id, value.title, value.createdAt, value.updatedAt, JSON.stringify(value.settings ?? {})],
-        );
-        break;
-      }
-      case 'delete_conversation':
-        for (const table of ['conversations', 'messages', 'usage', 'audit', 'checkpoints']) {
-          this.db.run(`DELETE FROM ${table} WHERE ${table === 'conversations' ? 'id' : 'conversation_id'} = ?`, [
-            entry.id,
-          ]);
-        }
-        break;
-      case 'message': {
-        const value = entry.value;
-        this.db.run(
-          'INSERT OR REPLACE INTO messages (id, conversation_id, seq, role, content, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-          [
-            value.id,
-            value.conversationId,
-            value.seq,
-            value.role,
-            JSON.stringify(value.content ?? null),
-            value.createdAt,
-          ],
-        );
-        break;
-      }
-      case 'usage': {
-        const value = entry.value;
-        this.db.run(
-          'INSERT OR REPLACE INTO usage (id, conversation_id, provider, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, time, day) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-          [
-            value.id,
-            value.conversationId,
-            value.provider,
-            value.model,
-            value.inputTokens,
-            value.outputTokens,
-            value.cacheReadTokens,
-            value.cacheWriteTokens,
-            value.costUsd,
-            value.time,
-            new Date(value.time).toISOString().slice(0, 10),
-          ],
-        );
-        break;
-      }
-      case 'audit': {
-        const value = entry.value;
-        this.db.run('INSERT OR REPLACE INTO audit (id, conversation_id, time, kind, data) VALUES (?, ?, ?, ?, ?)', [
-          value.id,
-          value.conversationId,
-          value.time,
-          value.kind,
-          JSON.stringify(value.data ?? {}),
-        ]);
-        break;
-      }
-    }
+    applyEntry(this.db, entry);
   }
 
   private rows(query: string, parameters: SqlValue[] = []): Array<Record<string, SqlValue>> {
