@@ -89,6 +89,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     store: openStore,
     onStoreError,
     approvals: new NotificationApprovalGate(),
+    isTrusted: () => vscode.workspace.isTrusted,
     tools: () => {
       const root = workspaceRoot();
       return root ? [...createFileTools(new VscodeWorkspace(root)), createBashTool(terminal, workspaceRoot)] : [];

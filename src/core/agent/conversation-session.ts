@@ -19,6 +19,8 @@ export interface ConversationSessionDeps {
   transcripts?: TranscriptSink;
   /** Tools for new conversations (beyond think and compact), e.g. the workspace file tools. */
   tools?: () => AnyTool[];
+  /** False in an untrusted workspace: only read-only tools are offered then (SPEC 4.2). */
+  isTrusted?: () => boolean;
   /** Asks the user about tool calls that need approval; without it they are denied. */
   approvals?: ApprovalGate;
   /** The store conversations are recorded in; opened on first use. Undefined: nothing is kept. */
@@ -99,6 +101,7 @@ export class ConversationSession {
           transcripts: this.deps.transcripts,
           tools: this.deps.tools?.() ?? [],
           approvals: this.deps.approvals,
+          offerTool: (tool) => tool.readOnly || (this.deps.isTrusted?.() ?? true),
         }),
         store && { store, settings: { provider: setup.preset.id, model: setup.model } },
       );

@@ -54,6 +54,8 @@ export interface ConversationOptions {
   /** Whether model calls are traced, read at each call; secrets to redact from traces. */
   tracing?: { enabled: () => boolean; secrets?: () => readonly string[] };
   retry?: Partial<RetryOptions>;
+  /** Which tools the model is offered, read at each prompt (untrusted workspace, plan mode: read-only). */
+  offerTool?: (tool: AnyTool) => boolean;
   agentId?: string;
 }
 
@@ -227,7 +229,7 @@ export class Conversation {
       system: this.options.system,
       limits,
       tools: this.tools,
-      isOffered: () => true,
+      isOffered: (tool) => this.options.offerTool?.(tool) ?? true,
       hooks: this.hooks,
       policy: this.options.policy ?? defaultToolPolicy,
       approvals: this.options.approvals,

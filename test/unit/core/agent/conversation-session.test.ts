@@ -4,6 +4,7 @@ import type { AgentEvent } from '../../../../src/core/agent/events';
 import type { ModelSettings } from '../../../../src/core/llm/create-llm-client';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
 import { loadScenario } from '../../../fixtures/fake-model-server/scenario';
+import { readFileTool, writeFileTool } from './loop-harness';
 
 function waitForEvent(session: ConversationSession, type: AgentEvent['type']): Promise<AgentEvent> {
   return new Promise((resolve) => {
@@ -110,5 +111,52 @@ describe('ConversationSession', () => {
     await done;
     assert.ok(session.history.some((event) => event.type === 'interrupted' && event.feedback === 'two'));
     assert.equal(server.modelCalls.length, 2);
+  });
+});
+
+describe('ConversationSession in an untrusted workspace', () => {
+  it('offers only read-only tools, and refuses a writing call the model makes anyway', async () => {
+    const server = await FakeModelServer.start({
+      scenario: {
+        name: 'untrusted',
+        turns: [
+          { toolCalls: [{ id: 'w', name: 'write_file', arguments: { path: 'x', content: 'y' } }] },
+          { text: 'ok' },
+        ],
+      },
+    });
+    let trusted = false;
+    const session = new ConversationSession({
+      readSettings: () => ({ provider: 'anthropic', model: 'fake-model', baseUrl: server.anthropicBaseUrl }),
+      secrets: { getApiKey: async () => 'k' },
+      clock: { now: () => 0 },
+      systemPrompt: () => 'sys',
+      newId: () => 'c1',
+      tools: () => [readFileTool, writeFileTool],
+      approvals: { request: async () => ({ approved: true, source: 'user' }) },
+      isTrusted: () => trusted,
+    });
+    try {
+      const done = waitForEvent(session, 'done');
+      await session.submit('write x');
+      await done;
+      const offered = (server.modelCalls[0]?.body as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name);
+      assert.ok(offered.includes('read_file'));
+      assert.ok(!offered.includes('write_file'));
+      assert.match(JSON.stringify(server.modelCalls[1]?.body), /no tool named \\"write_file\\" available now/);
+      trusted = true;
+      server.setScenario({ name: 'trusted', turns: [{ text: 'now trusted' }] });
+      const again = waitForEvent(session, 'done');
+      await session.submit('and now?');
+      await again;
+      assert.ok(
+        (server.modelCalls[2]?.body as { tools: Array<{ name: string }> }).tools.some(
+          (tool) => tool.name === 'write_file',
+        ),
+        'trust granted later applies to the next prompt',
+      );
+    } finally {
+      await server.close();
+    }
   });
 });
