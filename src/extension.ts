@@ -62,14 +62,20 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     (store ??= SqlJsStore.open({
       directory: vscode.Uri.joinPath(context.globalStorageUri, 'store').fsPath,
       wasmPath: vscode.Uri.joinPath(context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath,
-    }).then(({ store: opened, quarantined }) => {
-      if (quarantined) {
-        void vscode.window.showWarningMessage(
-          `OpenAgent could not read its conversation store and started a new one. ${quarantined.error.message} The old file is kept at ${quarantined.path}.`,
-        );
-      }
-      return opened;
-    }));
+    })
+      .then(({ store: opened, quarantined }) => {
+        if (quarantined) {
+          void vscode.window.showWarningMessage(
+            `OpenAgent could not read its conversation store and started a new one. ${quarantined.error.message} The old file is kept at ${quarantined.path}.`,
+          );
+        }
+        return opened;
+      })
+      .catch((error: unknown) => {
+        // Not cached: the next conversation tries again (the lock may be free by then).
+        store = undefined;
+        throw error;
+      }));
   const shownStoreErrors = new Set<string>();
   const onStoreError = (error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);
