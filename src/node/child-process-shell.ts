@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { Shell, ShellResult, ShellRunOptions } from '../core/ports';
-import { capOutput, stripTerminalEscapes } from '../core/text/terminal-output';
+import { OutputCollector } from '../core/text/terminal-output';
 
 export class ChildProcessShell implements Shell {
   constructor(private readonly shellPath: string = process.env.SHELL || '/bin/bash') {}
@@ -16,14 +16,8 @@ export class ChildProcessShell implements Shell {
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: process.platform !== 'win32',
       });
-      const chunks: string[] = [];
-      let size = 0;
-      const collect = (data: Buffer) => {
-        // Keep memory bounded on endless output: drop the oldest chunks beyond twice the cap.
-        chunks.push(data.toString('utf8'));
-        size += data.length;
-        while (size > options.maxOutputChars * 2 && chunks.length > 1) size -= chunks.shift()!.length;
-      };
+      const output = new OutputCollector(options.maxOutputChars);
+      const collect = (data: Buffer) => output.push(data.toString('utf8'));
       child.stdout.on('data', collect);
       child.stderr.on('data', collect);
       let timedOut = false;
@@ -43,14 +37,14 @@ export class ChildProcessShell implements Shell {
         clearTimeout(timer);
         options.signal?.removeEventListener('abort', kill);
         resolve({
-          output: capOutput(stripTerminalEscapes(chunks.join('')), options.maxOutputChars),
+          output: output.result(),
           exitCode,
           timedOut,
           via: 'child-process',
         });
       };
       child.on('error', (error) => {
-        chunks.push(`\n${error.message}`);
+        output.push(`\n${error.message}`);
         finish(undefined);
       });
       child.on('close', (code) => finish(code ?? undefined));

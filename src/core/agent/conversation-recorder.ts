@@ -75,7 +75,7 @@ export class ConversationRecorder {
           this.options.store.recordUsage({
             id: `${this.options.conversationId}-usage-${event.seq}`,
             conversationId: this.options.conversationId,
-            provider: '',
+            provider: typeof this.options.settings.provider === 'string' ? this.options.settings.provider : '',
             model: event.model,
             ...event.usage,
             costUsd: event.costUsd,

@@ -4,6 +4,7 @@
  * family. Local servers cost nothing; an unknown hosted model has no price and says so.
  */
 import type { TokenUsage } from './llm-client';
+import { isProviderId, PROVIDER_PRESETS } from './provider-presets';
 
 export interface ModelPrice {
   input: number;
@@ -53,7 +54,6 @@ const MODELS: Record<string, ModelFacts> = {
 };
 const PREFIXES = Object.keys(MODELS).sort((a, b) => b.length - a.length);
 
-const LOCAL_PROVIDERS = new Set(['ollama', 'lmstudio', 'llamacpp', 'vllm']);
 /** A conservative window for models we know nothing about (many local models run at 32k). */
 export const DEFAULT_CONTEXT_WINDOW = 32_768;
 
@@ -71,7 +71,8 @@ export function contextWindowOf(model: string, override?: number): number {
 
 /** The price of a model, 0 for local providers, undefined when unknown. */
 export function priceOf(provider: string, model: string): ModelPrice | undefined {
-  if (LOCAL_PROVIDERS.has(provider)) return { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
+  if (isProviderId(provider) && PROVIDER_PRESETS[provider].local)
+    return { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
   return facts(model)?.price;
 }
 

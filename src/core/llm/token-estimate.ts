@@ -5,7 +5,11 @@
 import type { LlmRequest, TokenUsage } from './llm-client';
 
 export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
+  return tokensForChars(text.length);
+}
+
+export function tokensForChars(chars: number): number {
+  return Math.ceil(chars / 4);
 }
 
 /** Usage estimated from what was sent and how many characters came back. */

@@ -19,3 +19,25 @@ export function capOutput(text: string, maxChars: number): string {
   const dropped = text.length - maxChars;
   return `[… ${dropped} characters of earlier output omitted …]\n${text.slice(-maxChars)}`;
 }
+
+/**
+ * Collects a command's output while it runs, keeping memory bounded on endless output: beyond
+ * twice the cap the oldest chunks go (the cap applied at the end keeps the last part anyway).
+ */
+export class OutputCollector {
+  private readonly chunks: string[] = [];
+  private size = 0;
+
+  constructor(private readonly maxChars: number) {}
+
+  push(text: string): void {
+    this.chunks.push(text);
+    this.size += text.length;
+    while (this.size > this.maxChars * 2 && this.chunks.length > 1) this.size -= this.chunks.shift()!.length;
+  }
+
+  /** The output as the model should see it: escapes stripped, capped. */
+  result(): string {
+    return capOutput(stripTerminalEscapes(this.chunks.join('')), this.maxChars);
+  }
+}

@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { Shell, ShellResult, ShellRunOptions } from '../../core/ports';
-import { capOutput, stripTerminalEscapes } from '../../core/text/terminal-output';
+import { OutputCollector } from '../../core/text/terminal-output';
 
 export const TERMINAL_NAME = 'OpenAgent';
 /** How long a new terminal gets to activate shell integration. */
@@ -82,16 +82,10 @@ async function runWithIntegration(
       resolve(event.exitCode);
     });
   });
-  const chunks: string[] = [];
-  let size = 0;
+  const output = new OutputCollector(options.maxOutputChars);
   let timedOut = false;
   const reading = (async () => {
-    for await (const data of execution.read()) {
-      chunks.push(data);
-      size += data.length;
-      // Bound memory on endless output; the cap below keeps the end anyway.
-      while (size > options.maxOutputChars * 2 && chunks.length > 1) size -= chunks.shift()!.length;
-    }
+    for await (const data of execution.read()) output.push(data);
   })();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<'timeout'>((resolve) => {
@@ -111,7 +105,7 @@ async function runWithIntegration(
     vscode.window.terminals.find((terminal) => terminal.shellIntegration === integration)?.sendText('\x03', false);
   }
   return {
-    output: capOutput(stripTerminalEscapes(chunks.join('')), options.maxOutputChars),
+    output: output.result(),
     exitCode: code,
     timedOut,
     via: 'shell-integration',

@@ -6,6 +6,7 @@
  */
 import type { LlmClient, ModelMessage } from '../../llm/llm-client';
 import type { TranscriptSink } from '../../ports';
+import { tokensForChars } from '../../llm/token-estimate';
 
 const SUMMARY_SYSTEM =
   "You compress a coding agent's conversation so the agent can continue the work from your summary alone. " +
@@ -51,7 +52,7 @@ export function estimateHistoryTokens(system: string, messages: readonly ModelMe
     messageChars.set(message, { content: message.content, length: message.content.length, chars: size });
     chars += size;
   }
-  return Math.ceil(chars / 4);
+  return tokensForChars(chars);
 }
 
 function messageSize(message: ModelMessage): number {
