@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ConversationSession } from './core/agent/conversation-session';
 import { buildSystemPrompt } from './core/agent/system-prompt';
@@ -12,7 +13,7 @@ import { ChatViewProvider } from './host/chat/chat-view-provider';
 import { openLinkWithConfirmation } from './host/commands/open-link';
 import { setApiKey } from './host/commands/set-api-key';
 import { SecretStorageSource } from './host/secret-storage-source';
-import { readLimits, readModelSettings } from './host/settings';
+import { filesExcludeGlobs, readLimits, readModelSettings } from './host/settings';
 import { FileTranscriptSink } from './node/file-transcript-sink';
 import { EnvSecretSource } from './node/env-secret-source';
 import { systemClock } from './node/system-clock';
@@ -23,6 +24,9 @@ import { createBashTool } from './core/tools/builtin/bash';
 import { TerminalShell } from './host/terminal/terminal-shell';
 import { ChildProcessShell } from './node/child-process-shell';
 import { VscodeWorkspace } from './host/workspace/vscode-workspace';
+import { VscodeCodeNavigation } from './host/workspace/vscode-code-navigation';
+import { createNavigationTools, createSearchTool } from './core/tools/builtin/code-tools';
+import { findRipgrep, RipgrepSearch } from './node/ripgrep-search';
 import { NotificationApprovalGate } from './host/approvals/notification-approval-gate';
 
 /** What OpenAgent offers other extensions (and its own tests). */
@@ -88,6 +92,24 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   const terminal = new TerminalShell(new ChildProcessShell(), workspaceRoot);
   context.subscriptions.push(terminal);
 
+  // Search with the ripgrep VS Code ships; navigation through the editor's language features.
+  const ripgrep = new RipgrepSearch(
+    findRipgrep(
+      ['node_modules', 'node_modules.asar.unpacked'].map((folder) =>
+        path.join(
+          vscode.env.appRoot,
+          folder,
+          '@vscode',
+          'ripgrep',
+          'bin',
+          process.platform === 'win32' ? 'rg.exe' : 'rg',
+        ),
+      ),
+    ),
+    filesExcludeGlobs,
+  );
+  const navigation = new VscodeCodeNavigation();
+
   const session = new ConversationSession({
     readSettings: readModelSettings,
     readLimits,
@@ -98,7 +120,14 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     isTrusted: () => vscode.workspace.isTrusted,
     tools: () => {
       const root = workspaceRoot();
-      return root ? [...createFileTools(new VscodeWorkspace(root)), createBashTool(terminal, workspaceRoot)] : [];
+      if (!root) return [];
+      const workspace = new VscodeWorkspace(root);
+      return [
+        ...createFileTools(workspace),
+        createSearchTool(ripgrep, workspace),
+        ...createNavigationTools(navigation, workspace),
+        createBashTool(terminal, workspaceRoot),
+      ];
     },
     secrets,
     clock: systemClock,

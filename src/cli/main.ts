@@ -19,6 +19,8 @@ import { SqlJsStore } from '../store/sqljs-store';
 import { createFileTools } from '../core/tools/builtin/file-tools';
 import { NodeWorkspace } from '../node/node-workspace';
 import { createBashTool } from '../core/tools/builtin/bash';
+import { createSearchTool } from '../core/tools/builtin/code-tools';
+import { findRipgrep, RipgrepSearch } from '../node/ripgrep-search';
 import { ChildProcessShell } from '../node/child-process-shell';
 
 const USAGE = `Usage: openagent [options] "<prompt>"
@@ -68,6 +70,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
 
   const presetText = readFileSync(bundledFile('prompts', 'coding', 'PROMPT.md'), 'utf8');
+  const workspace = new NodeWorkspace(process.cwd());
   const conversation = new Conversation({
     id: randomUUID(),
     model: { llm: setup.client, model: setup.model },
@@ -78,9 +81,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       date: new Date(),
     }),
     clock: systemClock,
-    // Reading tools work; writing ones are refused until the CLI asks for approval on the terminal.
+    // Reading tools work (code navigation needs an editor's language features: not here); writing ones are refused until the CLI asks for approval on the terminal.
     tools: [
-      ...createFileTools(new NodeWorkspace(process.cwd())),
+      ...createFileTools(workspace),
+      createSearchTool(new RipgrepSearch(findRipgrep([])), workspace),
       createBashTool(new ChildProcessShell(), () => process.cwd()),
     ],
     limits: parsed.values['max-turns'] ? { maxTurns: Math.max(1, Number(parsed.values['max-turns']) || 50) } : {},

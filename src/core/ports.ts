@@ -117,6 +117,59 @@ export interface ConversationStore {
   close(): Promise<void>;
 }
 
+/** A place in a workspace file: 1-based line and column, path absolute. */
+export interface CodeLocation {
+  path: string;
+  line: number;
+  column: number;
+}
+
+export interface TextSearchQuery {
+  /** A regular expression (Rust regex syntax), or literal text when `literal` is set. */
+  pattern: string;
+  literal: boolean;
+  caseSensitive: boolean;
+  /** Absolute folder or file to search in. */
+  within: string;
+  /** Only files matching this glob (e.g. "*.ts", "src/**"). */
+  glob?: string;
+  maxMatches: number;
+  signal?: AbortSignal;
+}
+
+export interface TextSearchResult {
+  matches: Array<CodeLocation & { text: string }>;
+  /** More matches exist than were returned. */
+  truncated: boolean;
+}
+
+/** Text search over the workspace (ripgrep in both hosts; .gitignore respected). */
+export interface TextSearch {
+  search(query: TextSearchQuery): Promise<TextSearchResult>;
+}
+
+export interface Diagnostic extends CodeLocation {
+  severity: 'error' | 'warning' | 'info' | 'hint';
+  message: string;
+  source?: string;
+}
+
+export interface SymbolMatch extends CodeLocation {
+  name: string;
+  kind: string;
+  container?: string;
+}
+
+/** Real code navigation: the editor's language features (VS Code only). */
+export interface CodeNavigation {
+  /** Problems of one file (absolute path), or of every file the editor knows about. */
+  diagnostics(absolute?: string): Promise<Diagnostic[]>;
+  /** Symbols whose name matches `query` across the workspace. */
+  findSymbols(query: string): Promise<SymbolMatch[]>;
+  references(at: CodeLocation): Promise<CodeLocation[]>;
+  definitions(at: CodeLocation): Promise<CodeLocation[]>;
+}
+
 /** The workspace's files as tools see them (host: VS Code's file system and WorkspaceEdit). */
 export interface WorkspaceFiles {
   /** The workspace folder (absolute). */
@@ -133,4 +186,19 @@ export interface WorkspaceFiles {
     absoluteDirectory: string,
     options: { recursive: boolean; limit: number },
   ): Promise<{ entries: string[]; truncated: boolean }>;
+}
+
+/** A process started by a ProcessRunner; listeners may be added at any time (late ones still hear the exit). */
+export interface RunningProcess {
+  /** Output as it arrives, stdout and stderr merged, decoded as UTF-8. */
+  onOutput(listener: (chunk: string) => void): void;
+  /** Called once, when the process has ended; undefined when a signal ended it or it could not start. */
+  onExit(listener: (exitCode: number | undefined) => void): void;
+  /** Stops the process and everything it started (the whole tree). Idempotent. */
+  kill(): void;
+}
+
+/** Starts commands that run on their own beside the conversation (background jobs). */
+export interface ProcessRunner {
+  start(command: string, options: { cwd?: string; env?: Record<string, string> }): RunningProcess;
 }

@@ -36,3 +36,11 @@ export function readLimits(): Partial<AgentLimits> {
     contextWindow: positive('contextWindow'),
   };
 }
+
+/** The globs of `files.exclude` that are switched on, for searches to leave out too. */
+export function filesExcludeGlobs(): string[] {
+  const exclude = vscode.workspace.getConfiguration('files').get<Record<string, unknown>>('exclude') ?? {};
+  return Object.entries(exclude)
+    .filter(([, on]) => on === true)
+    .map(([glob]) => glob);
+}

@@ -3,11 +3,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createFileTools } from '../../../../src/core/tools/builtin/file-tools';
-import type { AnyTool } from '../../../../src/core/tools/tool';
 import { applyEdits } from '../../../../src/core/workspace/apply-edits';
 import { decodeText, encodeText, BinaryFileError } from '../../../../src/core/workspace/text-file';
 import { PathError, resolveWorkspacePath } from '../../../../src/core/workspace/workspace-path';
 import { NodeWorkspace } from '../../../../src/node/node-workspace';
+import { runTool } from '../tools/run-tool';
 
 function sandbox(): { root: string; outside: string; workspace: NodeWorkspace } {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'openagent-ws-'));
@@ -22,22 +22,7 @@ function sandbox(): { root: string; outside: string; workspace: NodeWorkspace } 
   return { root, outside, workspace: new NodeWorkspace(root) };
 }
 
-async function run(tool: AnyTool | undefined, input: unknown): Promise<{ output: string; isError: boolean }> {
-  const parsed = tool!.inputSchema.parse(input);
-  try {
-    const result = await tool!.execute(parsed, {
-      conversationId: 'c',
-      agentId: 'lead',
-      toolCallId: 't',
-      signal: new AbortController().signal,
-    });
-    return typeof result === 'string'
-      ? { output: result, isError: false }
-      : { output: result.output, isError: result.isError ?? false };
-  } catch (error) {
-    return { output: (error as Error).message, isError: true };
-  }
-}
+const run = runTool;
 
 describe('workspace paths', () => {
   it('refuses every escape TESTING.md lists, with a reason', async () => {
