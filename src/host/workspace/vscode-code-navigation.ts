@@ -1,14 +1,14 @@
 /**
  * CodeNavigation through VS Code's language features: the same providers that power Go to
  * Definition, Find All References, workspace symbols and the Problems panel. Language servers
- * only know files they have been shown, so a file asked about is opened (not displayed) first,
- * and a fresh diagnostics request waits briefly for the server's first report.
+ * only know files they have been shown, so a file asked about is opened first, and a fresh
+ * diagnostics request waits briefly for the server's report.
  */
 import * as vscode from 'vscode';
 import type { CodeLocation, CodeNavigation, Diagnostic, SymbolMatch } from '../../core/ports';
 
 const FIRST_REPORT_WAIT_MS = 5_000;
-const SETTLE_MS = 750;
+const SETTLE_MS = 1_500;
 const CODE_FILES = '**/*.{ts,tsx,js,jsx,mjs,cjs,py,go,rs,java,cs,rb,php,c,cc,cpp,h,hpp}';
 
 const SEVERITIES: Record<vscode.DiagnosticSeverity, Diagnostic['severity']> = {
@@ -24,12 +24,16 @@ export class VscodeCodeNavigation implements CodeNavigation {
       return vscode.languages.getDiagnostics().flatMap(([uri, items]) => items.map((item) => toDiagnostic(uri, item)));
     }
     const uri = vscode.Uri.file(absolute);
-    if (!isOpen(uri)) {
-      const reported = firstReport(uri, FIRST_REPORT_WAIT_MS);
-      await vscode.workspace.openTextDocument(uri);
-      await reported;
-    }
-    return vscode.languages.getDiagnostics(uri).map((item) => toDiagnostic(uri, item));
+    if (inTab(uri)) return vscode.languages.getDiagnostics(uri).map((item) => toDiagnostic(uri, item));
+    // Language servers check only files open in an editor tab (TypeScript among them): open it as
+    // a background preview, wait for the report to settle, read it, and close the tab again.
+    const reported = firstReport(uri, FIRST_REPORT_WAIT_MS);
+    await vscode.commands.executeCommand('vscode.open', uri, { preview: true, preserveFocus: true, background: true });
+    await reported;
+    const found = vscode.languages.getDiagnostics(uri).map((item) => toDiagnostic(uri, item));
+    const tab = tabOf(uri);
+    if (tab) await vscode.window.tabGroups.close(tab, true);
+    return found;
   }
 
   async findSymbols(query: string): Promise<SymbolMatch[]> {
@@ -88,8 +92,15 @@ export class VscodeCodeNavigation implements CodeNavigation {
   }
 }
 
-function isOpen(uri: vscode.Uri): boolean {
-  return vscode.workspace.textDocuments.some((document) => document.uri.toString() === uri.toString());
+function tabOf(uri: vscode.Uri): vscode.Tab | undefined {
+  for (const group of vscode.window.tabGroups.all)
+    for (const tab of group.tabs)
+      if (tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === uri.toString()) return tab;
+  return undefined;
+}
+
+function inTab(uri: vscode.Uri): boolean {
+  return tabOf(uri) !== undefined;
 }
 
 /**

@@ -126,7 +126,8 @@ export function createNavigationTools(navigation: CodeNavigation, workspace: Wor
       const symbols = (await navigation.findSymbols(input.name)).filter((item) => isInside(workspace.root, item.path));
       if (symbols.length === 0) return `No symbol named like ${JSON.stringify(input.name)} found.`;
       // Exact names first, then the rest as the language service ranked them.
-      symbols.sort((a, b) => Number(b.name === input.name) - Number(a.name === input.name));
+      const exact = (name: string) => Number(name.replace(/\(\)$/, '') === input.name);
+      symbols.sort((a, b) => exact(b.name) - exact(a.name));
       const shown = symbols
         .slice(0, MAX_LOCATIONS)
         .map(
