@@ -1,4 +1,5 @@
 /** `npm run bench`: runs every benchmark and prints its table. Nothing here fails on speed. */
+import { measureEdits } from './edit-benchmarks';
 import { measureEventLoopDelay, MODEL_TURNS, type Protocol } from './loop-benchmarks';
 import { measureLoopOverhead } from './loop-overhead';
 import { measureListAndLoad, measurePersist } from './store-benchmarks';
@@ -73,6 +74,24 @@ async function main(): Promise<void> {
           [`load a ${listing.messages.toLocaleString()}-message conversation`, listing.loadMs.toFixed(1)],
         ],
       ),
+  );
+
+  console.log(
+    '\nEdits: one edit_file call replacing a unique line near the end of a big file, versus a plain fs.readFile + fs.writeFile of it (medians)\n',
+  );
+  const edits = await measureEdits();
+  console.log(
+    table(
+      ['file size', 'runs', 'edit_file (ms)', 'plain read+write (ms)', 'ratio', 'target'],
+      edits.map((result) => [
+        `${result.sizeMb} MB`,
+        String(result.runs),
+        result.editMs.toFixed(1),
+        result.plainMs.toFixed(1),
+        (result.editMs / result.plainMs).toFixed(2),
+        result.target,
+      ]),
+    ),
   );
 }
 

@@ -1,12 +1,15 @@
 /**
  * Approvals as editor notifications (SPEC 4.1): Approve, Deny, Always This Session, Show
- * Details. Protected paths ask in a modal dialog and are never covered by "Always". Each
+ * Details. Protected paths ask in a modal dialog and are never covered by "Always". "Always"
+ * is remembered under a session-rule key (session-rules.ts): a tool name, or for commands a
+ * pattern such as `bash:git status`; a compound command has no key, so it offers no "Always". Each
  * answer is bound to one tool-call id (and its arguments' hash): a second request for the same
  * call is refused, so an approval can never be replayed. No answer in five minutes is a denial.
  */
 import * as vscode from 'vscode';
 import type { ApprovalDecision, ApprovalGate, ApprovalRequest } from '../../core/policy/approval';
 import { isProtectedPath, pathOfInput } from '../../core/policy/protected-paths';
+import { sessionRuleKey, sessionRuleLabel } from '../../core/policy/session-rules';
 
 const APPROVE = 'Approve';
 const DENY = 'Deny';
@@ -21,7 +24,7 @@ export interface NotificationGateOptions {
 
 export class NotificationApprovalGate implements ApprovalGate {
   private readonly answered = new Set<string>();
-  /** conversation id → tool names approved for the rest of the session. */
+  /** conversation id → session-rule keys approved for the rest of the session. */
   private readonly always = new Map<string, Set<string>>();
 
   constructor(private readonly options: NotificationGateOptions = {}) {}
@@ -37,11 +40,12 @@ export class NotificationApprovalGate implements ApprovalGate {
     this.answered.add(request.toolCallId);
     const path = pathOfInput(request.input);
     const modal = path !== undefined && isProtectedPath(path);
-    if (!modal && this.always.get(request.conversationId)?.has(request.toolName))
+    const ruleKey = sessionRuleKey(request.toolName, request.input);
+    if (!modal && ruleKey !== undefined && this.always.get(request.conversationId)?.has(ruleKey))
       return { approved: true, source: 'session_rule' };
 
     for (;;) {
-      const buttons = modal ? [APPROVE, DENY, DETAILS] : [APPROVE, DENY, ALWAYS, DETAILS];
+      const buttons = modal || ruleKey === undefined ? [APPROVE, DENY, DETAILS] : [APPROVE, DENY, ALWAYS, DETAILS];
       const question = modal
         ? vscode.window.showWarningMessage(
             `OpenAgent wants to ${lowerFirst(request.summary)} — a protected path.`,
@@ -53,13 +57,21 @@ export class NotificationApprovalGate implements ApprovalGate {
       if (choice === 'timeout') return { approved: false, source: 'timeout', reason: 'No answer within 5 minutes.' };
       if (choice === APPROVE) return { approved: true, source: 'user' };
       if (choice === ALWAYS) {
-        const tools = this.always.get(request.conversationId) ?? new Set<string>();
-        tools.add(request.toolName);
-        this.always.set(request.conversationId, tools);
+        if (ruleKey === undefined) {
+          return {
+            approved: true,
+            source: 'user',
+            reason: 'Approved this once: a compound or complex command cannot be remembered for the session.',
+          };
+        }
+        const keys = this.always.get(request.conversationId) ?? new Set<string>();
+        keys.add(ruleKey);
+        this.always.set(request.conversationId, keys);
+        const label = sessionRuleLabel(ruleKey);
         return {
           approved: true,
           source: 'user',
-          reason: `${request.toolName} is approved for the rest of this conversation.`,
+          reason: `${label.charAt(0).toUpperCase()}${label.slice(1)} are approved for the rest of this conversation.`,
         };
       }
       if (choice === DETAILS) {
