@@ -23,6 +23,7 @@ import { createFileTools } from './core/tools/builtin/file-tools';
 import { createBashTool } from './core/tools/builtin/bash';
 import { TerminalShell } from './host/terminal/terminal-shell';
 import { ChildProcessShell } from './node/child-process-shell';
+import { ChildProcessRunner } from './node/child-process-runner';
 import { VscodeWorkspace } from './host/workspace/vscode-workspace';
 import { VscodeCodeNavigation } from './host/workspace/vscode-code-navigation';
 import { createNavigationTools, createSearchTool } from './core/tools/builtin/code-tools';
@@ -118,6 +119,8 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     onStoreError,
     approvals: new NotificationApprovalGate(),
     isTrusted: () => vscode.workspace.isTrusted,
+    processRunner: new ChildProcessRunner(),
+    workspaceRoot,
     tools: () => {
       const root = workspaceRoot();
       if (!root) return [];
@@ -162,7 +165,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   );
 
   shutdown = async () => {
-    await session.flush();
+    await session.dispose();
     await (await store?.catch(() => undefined))?.close();
   };
 

@@ -125,6 +125,11 @@ export class ChatView {
             `Conversation compacted (${event.tokensBefore.toLocaleString()} → ${event.tokensAfter.toLocaleString()} tokens).`;
         }
         break;
+      case 'background_result':
+        this.finishCurrent();
+        this.addTurn('status').textContent =
+          `Background job ${event.jobId} (${event.command}) ${event.exitCode === null ? 'ended' : `exited with code ${event.exitCode}`}.`;
+        break;
       case 'interrupted':
         this.finishCurrent();
         this.addTurn('status').textContent = event.reason;

@@ -6,7 +6,9 @@
 import { Conversation } from './conversation';
 import type { AgentEvent } from './events';
 import { createLlmClient, type ModelSettings } from '../llm/create-llm-client';
-import type { Clock, ConversationStore, SecretSource, TranscriptSink } from '../ports';
+import type { Clock, ConversationStore, ProcessRunner, SecretSource, TranscriptSink } from '../ports';
+import { BackgroundJobs } from '../tools/background-jobs';
+import { createBackgroundTools } from '../tools/builtin/background';
 import { ConversationRecorder } from './conversation-recorder';
 import type { ApprovalGate } from '../policy/approval';
 import type { AnyTool } from '../tools/tool';
@@ -19,6 +21,10 @@ export interface ConversationSessionDeps {
   transcripts?: TranscriptSink;
   /** Tools for new conversations (beyond think and compact), e.g. the workspace file tools. */
   tools?: () => AnyTool[];
+  /** Runs background jobs (background_run); without it that tool is not offered. */
+  processRunner?: ProcessRunner;
+  /** Where background jobs run (the workspace folder). */
+  workspaceRoot?: () => string | undefined;
   /** False in an untrusted workspace: only read-only tools are offered then (SPEC 4.2). */
   isTrusted?: () => boolean;
   /** Asks the user about tool calls that need approval; without it they are denied. */
@@ -47,6 +53,7 @@ export class ConversationSession {
   private readonly resetListeners = new Set<() => void>();
   private lastPrompt: string | undefined;
   private recorder: ConversationRecorder | undefined;
+  private jobs: BackgroundJobs | undefined;
 
   constructor(private readonly deps: ConversationSessionDeps) {}
 
@@ -91,20 +98,23 @@ export class ConversationSession {
       this.conversation.useModel({ llm: setup.client, model: setup.model });
     } else {
       const store = await this.openStore();
-      this.attach(
-        new Conversation({
-          id: this.deps.newId(),
-          model: { llm: setup.client, model: setup.model },
-          system: this.deps.systemPrompt(),
-          clock: this.deps.clock,
-          limits: () => this.deps.readLimits?.() ?? {},
-          transcripts: this.deps.transcripts,
-          tools: this.deps.tools?.() ?? [],
-          approvals: this.deps.approvals,
-          offerTool: (tool) => tool.readOnly || (this.deps.isTrusted?.() ?? true),
-        }),
-        store && { store, settings: { provider: setup.preset.id, model: setup.model } },
-      );
+      const jobs = this.startJobs();
+      const conversation = new Conversation({
+        id: this.deps.newId(),
+        model: { llm: setup.client, model: setup.model },
+        system: this.deps.systemPrompt(),
+        clock: this.deps.clock,
+        limits: () => this.deps.readLimits?.() ?? {},
+        transcripts: this.deps.transcripts,
+        tools: [
+          ...(this.deps.tools?.() ?? []),
+          ...(jobs ? createBackgroundTools(jobs, () => this.deps.workspaceRoot?.()) : []),
+        ],
+        inboxes: jobs ? [jobs.drainCompleted] : [],
+        approvals: this.deps.approvals,
+        offerTool: (tool) => tool.readOnly || (this.deps.isTrusted?.() ?? true),
+      });
+      this.attach(conversation, store && { store, settings: { provider: setup.preset.id, model: setup.model } });
     }
     void this.conversation!.submit(prompt);
     return undefined;
@@ -121,6 +131,9 @@ export class ConversationSession {
 
   /** Starts over: the next prompt opens a new conversation with the settings of that moment. */
   reset(): void {
+    // The old conversation's background jobs end with it.
+    void this.jobs?.dispose();
+    this.jobs = undefined;
     void this.recorder?.flush();
     this.recorder = undefined;
     this.conversation?.stop();
@@ -152,6 +165,34 @@ export class ConversationSession {
       recorder?.record(event);
       for (const listener of this.eventListeners) listener(event);
     });
+  }
+
+  /** Background jobs for a new conversation; each finished job is also shown as an event. */
+  private startJobs(): BackgroundJobs | undefined {
+    const runner = this.deps.processRunner;
+    if (!runner) return undefined;
+    const jobs = new BackgroundJobs({
+      runner,
+      clock: this.deps.clock,
+      onComplete: (job) =>
+        // A job of a conversation the user already left reports nowhere.
+        this.jobs === jobs &&
+        this.conversation?.report({
+          type: 'background_result',
+          jobId: job.id,
+          command: job.command,
+          output: job.output,
+          exitCode: job.exitCode ?? null,
+        }),
+    });
+    this.jobs = jobs;
+    return jobs;
+  }
+
+  /** Ends the session: stops the run and every background job. */
+  async dispose(): Promise<void> {
+    this.conversation?.stop();
+    await Promise.all([this.jobs?.dispose(), this.flush()]);
   }
 
   /** Resolves when everything recorded so far is in the store. */

@@ -295,6 +295,11 @@ export class Conversation {
     return { llm: withRetry(llm, this.options.retry), model: binding.model };
   }
 
+  /** Events from beside the loop (a background job finishing), in the same numbered stream. */
+  report(body: Extract<AgentEventBody, { type: 'background_result' }>): void {
+    this.emit(body);
+  }
+
   private emit(body: AgentEventBody): void {
     // Bodies are fresh literals made for this call: stamping them in place saves a copy per event.
     const event = Object.assign(body, {

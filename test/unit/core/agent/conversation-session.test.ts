@@ -1,10 +1,15 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { ConversationSession } from '../../../../src/core/agent/conversation-session';
 import type { AgentEvent } from '../../../../src/core/agent/events';
 import type { ModelSettings } from '../../../../src/core/llm/create-llm-client';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
 import { loadScenario } from '../../../fixtures/fake-model-server/scenario';
 import { readFileTool, writeFileTool } from './loop-harness';
+import { ChildProcessRunner } from '../../../../src/node/child-process-runner';
 
 function waitForEvent(session: ConversationSession, type: AgentEvent['type']): Promise<AgentEvent> {
   return new Promise((resolve) => {
@@ -155,6 +160,51 @@ describe('ConversationSession in an untrusted workspace', () => {
         ),
         'trust granted later applies to the next prompt',
       );
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('ConversationSession background jobs', () => {
+  it('reports a finished job as an event, and kills what still runs when the user starts over', async () => {
+    const server = await FakeModelServer.start({
+      scenario: {
+        name: 'jobs',
+        turns: [
+          {
+            toolCalls: [
+              { id: 'b1', name: 'background_run', arguments: { command: 'echo built' } },
+              { id: 'b2', name: 'background_run', arguments: { command: 'sleep 30; touch never' } },
+            ],
+          },
+          { text: 'started' },
+        ],
+      },
+    });
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'openagent-jobs-'));
+    const session = new ConversationSession({
+      readSettings: () => ({ provider: 'anthropic', model: 'fake-model', baseUrl: server.anthropicBaseUrl }),
+      secrets: { getApiKey: async () => 'k' },
+      clock: { now: () => Date.now() },
+      systemPrompt: () => 'sys',
+      newId: () => 'c1',
+      approvals: { request: async () => ({ approved: true, source: 'user' }) },
+      processRunner: new ChildProcessRunner(),
+      workspaceRoot: () => folder,
+    });
+    try {
+      const finished = waitForEvent(session, 'background_result');
+      await session.submit('build in the background');
+      const event = await finished;
+      assert.equal(event.type === 'background_result' && event.output.trim(), 'built');
+      assert.equal(event.type === 'background_result' && event.exitCode, 0);
+      session.reset();
+      await session.dispose();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const stillRunning = execFileSync('ps', ['-eo', 'args']).toString().includes('sleep 30; touch never');
+      assert.equal(stillRunning, false, 'the second job was killed with its conversation');
+      assert.equal(fs.existsSync(path.join(folder, 'never')), false);
     } finally {
       await server.close();
     }
