@@ -7,7 +7,7 @@
  * conversation closing) kills every job's whole process tree.
  */
 import type { Clock, ProcessRunner, RunningProcess } from '../ports';
-import { stripTerminalEscapes } from '../text/terminal-output';
+import { OutputCollector } from '../text/terminal-output';
 
 export type JobStatus = 'running' | 'exited' | 'timed_out' | 'cancelled';
 
@@ -53,7 +53,7 @@ export class BackgroundJobError extends Error {}
 interface Job {
   info: JobInfo;
   process: RunningProcess;
-  output: TailBuffer;
+  output: OutputCollector;
   timer: ReturnType<typeof setTimeout> | undefined;
   /** Why it is being stopped, when we stop it. */
   stopping?: 'timed_out' | 'cancelled';
@@ -102,7 +102,7 @@ export class BackgroundJobs {
       timeoutMs,
     };
     const child = this.options.runner.start(command, { cwd: options.cwd });
-    const output = new TailBuffer(this.options.maxOutputChars ?? 20_000);
+    const output = new OutputCollector(this.options.maxOutputChars ?? 20_000);
     const job: Job = { info, process: child, output, timer: undefined, reported: false, exited: Promise.resolve() };
     this.jobs.set(info.id, job);
     child.onOutput((chunk) => output.push(chunk));
@@ -212,34 +212,6 @@ export class BackgroundJobs {
       `[Background job ${job.info.id} ${statusText(job.info, this.options.clock.now())}: \`${job.info.command}\`]\n` +
       (output === '' ? '(no output)' : `Last output:\n${output}`)
     );
-  }
-}
-
-/**
- * A job's output: only the end is kept, memory bounded however much a job prints, and the
- * omission is counted, so the note says how much really went (counted before escapes are stripped).
- */
-class TailBuffer {
-  private text = '';
-  private dropped = 0;
-
-  constructor(private readonly maxChars: number) {}
-
-  push(chunk: string): void {
-    this.text += chunk;
-    if (this.text.length > this.maxChars * 2) {
-      this.dropped += this.text.length - this.maxChars;
-      this.text = this.text.slice(-this.maxChars);
-    }
-  }
-
-  /** Escape sequences stripped, the last maxChars characters, and a note of what was left out. */
-  result(): string {
-    const text = stripTerminalEscapes(this.text);
-    const omitted = this.dropped + Math.max(0, text.length - this.maxChars);
-    return omitted === 0
-      ? text
-      : `[… ${omitted} characters of earlier output omitted …]\n${text.slice(-this.maxChars)}`;
   }
 }
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { capOutput, stripTerminalEscapes } from '../../../../src/core/text/terminal-output';
+import { capOutput, OutputCollector, stripTerminalEscapes } from '../../../../src/core/text/terminal-output';
 
 describe('terminal output', () => {
   it('strips shell-integration OSC sequences and colours', () => {
@@ -17,5 +17,15 @@ describe('terminal output', () => {
     assert.ok(capped.endsWith('xxxxxxxEND'));
     assert.match(capped, /93 characters of earlier output omitted/);
     assert.equal(capOutput('short', 10), 'short');
+  });
+
+  it('collects endless output in bounded memory, keeping the whole last part and counting what went', () => {
+    const collector = new OutputCollector(10_000);
+    collector.push('a'.repeat(65_536)); // one pipe-sized chunk, far over the cap
+    collector.push('b'.repeat(9_000));
+    const result = collector.result();
+    assert.equal(result, `[… 64536 characters of earlier output omitted …]\n${'a'.repeat(1_000)}${'b'.repeat(9_000)}`);
+    for (let index = 0; index < 1_000; index++) collector.push('c'.repeat(1_000));
+    assert.match(collector.result(), /^\[… 1064536 characters of earlier output omitted …\]\nc{10000}$/);
   });
 });
