@@ -12,6 +12,7 @@ import { buildSystemPrompt } from './core/agent/system-prompt';
 import { ChatViewProvider } from './host/chat/chat-view-provider';
 import { openLinkWithConfirmation } from './host/commands/open-link';
 import { setApiKey } from './host/commands/set-api-key';
+import { revertTurn } from './host/commands/revert-turn';
 import { SecretStorageSource } from './host/secret-storage-source';
 import { filesExcludeGlobs, readLimits, readModelSettings } from './host/settings';
 import { FileTranscriptSink } from './node/file-transcript-sink';
@@ -121,10 +122,12 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     isTrusted: () => vscode.workspace.isTrusted,
     processRunner: new ChildProcessRunner(),
     workspaceRoot,
-    tools: () => {
+    workspace: () => {
       const root = workspaceRoot();
-      if (!root) return [];
-      const workspace = new VscodeWorkspace(root);
+      return root ? new VscodeWorkspace(root) : undefined;
+    },
+    tools: (workspace) => {
+      if (!workspace) return [];
       return [
         ...createFileTools(workspace),
         createSearchTool(ripgrep, workspace),
@@ -147,6 +150,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     },
     openWalkthrough,
     openLink: openLinkWithConfirmation,
+    revertTurn: (turn) => revertTurn(session, turn),
   });
 
   context.subscriptions.push(
@@ -157,6 +161,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
       await vscode.commands.executeCommand(`${ChatViewProvider.viewType}.focus`);
     }),
     vscode.commands.registerCommand('openagent.stop', () => session.stop()),
+    vscode.commands.registerCommand('openagent.revertTurn', () => revertTurn(session)),
     vscode.commands.registerCommand('openagent.setApiKey', () => setApiKey(secrets)),
     vscode.commands.registerCommand('openagent.openWalkthrough', openWalkthrough),
     vscode.commands.registerCommand('openagent.focusChat', () =>

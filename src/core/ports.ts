@@ -181,6 +181,8 @@ export interface WorkspaceFiles {
   readText(absolute: string): Promise<DecodedText>;
   /** Writes text back in `format` (a new file: UTF-8, no BOM, \n). VS Code: a WorkspaceEdit, so it can be undone. */
   writeText(absolute: string, text: string, format?: Omit<DecodedText, 'text'>): Promise<void>;
+  /** Deletes a file (reverting a turn that created it). VS Code: a WorkspaceEdit, so it can be undone. */
+  delete(absolute: string): Promise<void>;
   /** Paths relative to the workspace root, ignored files left out. */
   list(
     absoluteDirectory: string,

@@ -45,6 +45,10 @@ export class NodeWorkspace implements WorkspaceFiles {
     await fs.rename(temp, absolute);
   }
 
+  async delete(absolute: string): Promise<void> {
+    await fs.rm(absolute, { force: true });
+  }
+
   async list(
     absoluteDirectory: string,
     options: { recursive: boolean; limit: number },

@@ -19,6 +19,7 @@ describe('activation', () => {
       'openagent.setApiKey',
       'openagent.focusChat',
       'openagent.openWalkthrough',
+      'openagent.revertTurn',
     ]) {
       assert.ok(commands.includes(command), `${command} is not registered`);
     }

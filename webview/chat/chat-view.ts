@@ -31,12 +31,15 @@ function fixesFor(kind: ErrorKind): Notice['actions'] {
 
 export interface ChatViewCallbacks {
   onAction(action: Notice['actions'][number]['action']): void;
+  onRevertTurn(turn: number): void;
 }
 
 export class ChatView {
   private current: { element: HTMLElement; text: string; dirty: boolean } | undefined;
   private frame: number | undefined;
   private running = false;
+  /** turn → its "files changed" block. */
+  private readonly turnFiles = new Map<number, HTMLElement>();
 
   constructor(
     private readonly transcript: HTMLElement,
@@ -52,6 +55,7 @@ export class ChatView {
 
   reset(): void {
     this.transcript.replaceChildren();
+    this.turnFiles.clear();
     this.clearNotice();
     this.current = undefined;
     this.setRunning(false);
@@ -130,6 +134,22 @@ export class ChatView {
         this.addTurn('status').textContent =
           `Background job ${event.jobId} (${event.command}) ${event.exitCode === null ? 'ended' : `exited with code ${event.exitCode}`}.`;
         break;
+      case 'files_changed':
+        this.finishCurrent();
+        this.showTurnFiles(event);
+        break;
+      case 'turn_reverted': {
+        const block = this.turnFiles.get(event.turn);
+        block?.querySelector('vscode-button')?.remove();
+        const note = document.createElement('p');
+        note.className = 'turn-files-reverted';
+        const failed = event.failed.map((item) => `${item.path} (${item.reason})`);
+        note.textContent =
+          `Reverted: ${[...event.restored, ...event.deleted.map((file) => `${file} deleted`)].join(', ') || 'nothing'}` +
+          (failed.length ? `. Not restored: ${failed.join(', ')}` : '.');
+        (block ?? this.addTurn('status')).append(note);
+        break;
+      }
       case 'interrupted':
         this.finishCurrent();
         this.addTurn('status').textContent = event.reason;
@@ -152,7 +172,29 @@ export class ChatView {
     }
   }
 
-  private addTurn(kind: 'user' | 'assistant' | 'status' | 'error' | 'tool'): HTMLElement {
+  /** The files a turn changed, with "Revert This Turn"; a redirected run updates the same block. */
+  private showTurnFiles(event: Extract<AgentEvent, { type: 'files_changed' }>): void {
+    let block = this.turnFiles.get(event.turn);
+    if (!block) {
+      block = this.addTurn('files');
+      this.turnFiles.set(event.turn, block);
+    }
+    const title = document.createElement('p');
+    title.textContent = `Changed ${event.files.length} file${event.files.length === 1 ? '' : 's'}:`;
+    const list = document.createElement('ul');
+    for (const file of event.files) {
+      const item = document.createElement('li');
+      item.textContent = `${file.path}${file.change === 'created' ? ' (new)' : ''}`;
+      list.append(item);
+    }
+    const revert = document.createElement('vscode-button');
+    revert.setAttribute('secondary', '');
+    revert.textContent = 'Revert This Turn';
+    revert.addEventListener('click', () => this.callbacks.onRevertTurn(event.turn));
+    block.replaceChildren(title, list, revert);
+  }
+
+  private addTurn(kind: 'user' | 'assistant' | 'status' | 'error' | 'tool' | 'files'): HTMLElement {
     const element = document.createElement('div');
     element.className = `turn turn-${kind}`;
     this.transcript.append(element);

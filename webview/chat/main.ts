@@ -32,7 +32,10 @@ const view = new ChatView(
   byId('transcript'),
   byId('notices'),
   byId('activity'),
-  { onAction: (action) => postToHost({ type: 'action_invoke', action }) },
+  {
+    onAction: (action) => postToHost({ type: 'action_invoke', action }),
+    onRevertTurn: (turn) => postToHost({ type: 'turn_revert', turn }),
+  },
   (running) => {
     stopButton.hidden = !running;
   },

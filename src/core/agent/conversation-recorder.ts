@@ -104,6 +104,8 @@ export class ConversationRecorder {
       case 'subagent_end':
       case 'task_update':
       case 'background_result':
+      case 'files_changed':
+      case 'turn_reverted':
       case 'teammate_status':
         this.put('event', event, event.time);
         break;

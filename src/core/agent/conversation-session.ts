@@ -6,7 +6,9 @@
 import { Conversation } from './conversation';
 import type { AgentEvent } from './events';
 import { createLlmClient, type ModelSettings } from '../llm/create-llm-client';
-import type { Clock, ConversationStore, ProcessRunner, SecretSource, TranscriptSink } from '../ports';
+import type { Clock, ConversationStore, ProcessRunner, SecretSource, TranscriptSink, WorkspaceFiles } from '../ports';
+import { Checkpoints, type RevertPlan } from '../workspace/checkpoints';
+import { TurnCheckpoints, type RevertOutcome } from './turn-checkpoints';
 import { BackgroundJobs } from '../tools/background-jobs';
 import { createBackgroundTools } from '../tools/builtin/background';
 import { ConversationRecorder } from './conversation-recorder';
@@ -19,8 +21,13 @@ export interface ConversationSessionDeps {
   /** Limits for new conversations (unset values keep the defaults). */
   readLimits?(): Partial<AgentLimits>;
   transcripts?: TranscriptSink;
-  /** Tools for new conversations (beyond think and compact), e.g. the workspace file tools. */
-  tools?: () => AnyTool[];
+  /** The workspace the agent works in; its file writes are checkpointed per turn. */
+  workspace?: () => WorkspaceFiles | undefined;
+  /**
+   * Tools for new conversations (beyond think and compact), e.g. the workspace file tools.
+   * `workspace` is the checkpointed one: file tools must write through it.
+   */
+  tools?: (workspace: WorkspaceFiles | undefined) => AnyTool[];
   /** Runs background jobs (background_run); without it that tool is not offered. */
   processRunner?: ProcessRunner;
   /** Where background jobs run (the workspace folder). */
@@ -54,6 +61,7 @@ export class ConversationSession {
   private lastPrompt: string | undefined;
   private recorder: ConversationRecorder | undefined;
   private jobs: BackgroundJobs | undefined;
+  private checkpoints: TurnCheckpoints | undefined;
 
   constructor(private readonly deps: ConversationSessionDeps) {}
 
@@ -99,7 +107,9 @@ export class ConversationSession {
     } else {
       const store = await this.openStore();
       const jobs = this.startJobs();
-      const conversation = new Conversation({
+      const workspace = this.deps.workspace?.();
+      const checkpoints = workspace && new Checkpoints(workspace);
+      const conversation: Conversation = new Conversation({
         id: this.deps.newId(),
         model: { llm: setup.client, model: setup.model },
         system: this.deps.systemPrompt(),
@@ -107,15 +117,17 @@ export class ConversationSession {
         limits: () => this.deps.readLimits?.() ?? {},
         transcripts: this.deps.transcripts,
         tools: [
-          ...(this.deps.tools?.() ?? []),
+          ...(this.deps.tools?.(checkpoints?.tracked() ?? workspace) ?? []),
           ...(jobs ? createBackgroundTools(jobs, () => this.deps.workspaceRoot?.()) : []),
         ],
-        inboxes: jobs ? [jobs.drainCompleted] : [],
+        inboxes: [...(jobs ? [jobs.drainCompleted] : []), () => this.checkpoints?.drainNotes() ?? []],
         approvals: this.deps.approvals,
         offerTool: (tool) => tool.readOnly || (this.deps.isTrusted?.() ?? true),
       });
+      this.checkpoints = checkpoints && new TurnCheckpoints(checkpoints, (body) => conversation.report(body));
       this.attach(conversation, store && { store, settings: { provider: setup.preset.id, model: setup.model } });
     }
+    this.checkpoints?.beginTurn();
     void this.conversation!.submit(prompt);
     return undefined;
   }
@@ -134,6 +146,7 @@ export class ConversationSession {
     // The old conversation's background jobs end with it.
     void this.jobs?.dispose();
     this.jobs = undefined;
+    this.checkpoints = undefined;
     void this.recorder?.flush();
     this.recorder = undefined;
     this.conversation?.stop();
@@ -164,7 +177,21 @@ export class ConversationSession {
       this.events.push(event);
       recorder?.record(event);
       for (const listener of this.eventListeners) listener(event);
+      this.checkpoints?.observe(event);
     });
+  }
+
+  /**
+   * "Revert This Turn": restores the files a turn changed (default: the newest such turn) and
+   * deletes those it created. Not while the agent works. `confirm` is asked when a file was
+   * changed again since the agent wrote it.
+   */
+  async revertTurn(
+    turn?: number,
+    confirm?: (plan: RevertPlan) => Promise<boolean>,
+  ): Promise<RevertOutcome | { status: 'busy' }> {
+    if (this.isRunning) return { status: 'busy' };
+    return (await this.checkpoints?.revert(turn, confirm)) ?? { status: 'nothing_to_revert' };
   }
 
   /** Background jobs for a new conversation; each finished job is also shown as an event. */

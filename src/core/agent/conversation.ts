@@ -295,8 +295,8 @@ export class Conversation {
     return { llm: withRetry(llm, this.options.retry), model: binding.model };
   }
 
-  /** Events from beside the loop (a background job finishing), in the same numbered stream. */
-  report(body: Extract<AgentEventBody, { type: 'background_result' }>): void {
+  /** Events from beside the loop (a background job, checkpoints), in the same numbered stream. */
+  report(body: Extract<AgentEventBody, { type: 'background_result' | 'files_changed' | 'turn_reverted' }>): void {
     this.emit(body);
   }
 

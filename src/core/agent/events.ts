@@ -163,6 +163,21 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     limitUsd: z.number(),
     action: z.enum(['warn', 'block']),
   }),
+  z.object({
+    ...eventBase,
+    type: z.literal('files_changed'),
+    /** The turn (one prompt's run) whose before-images were kept: what "Revert This Turn" undoes. */
+    turn: z.number().int().positive(),
+    files: z.array(z.object({ path: z.string(), change: z.enum(['created', 'modified']) })),
+  }),
+  z.object({
+    ...eventBase,
+    type: z.literal('turn_reverted'),
+    turn: z.number().int().positive(),
+    restored: z.array(z.string()),
+    deleted: z.array(z.string()),
+    failed: z.array(z.object({ path: z.string(), reason: z.string() })),
+  }),
   z.object({ ...eventBase, type: z.literal('interrupted'), reason: z.string(), feedback: z.string().optional() }),
   z.object({ ...eventBase, type: z.literal('error'), message: z.string(), kind: errorKindSchema }),
   z.object({

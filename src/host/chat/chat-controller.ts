@@ -20,6 +20,7 @@ export interface ChatActions {
   openSettings(): Promise<void>;
   openWalkthrough(): Promise<void>;
   openLink(href: string): Promise<void>;
+  revertTurn(turn: number): Promise<void>;
 }
 
 export class ChatController extends Disposable {
@@ -83,6 +84,9 @@ export class ChatController extends Disposable {
         return;
       case 'link_open':
         await this.actions.openLink(message.href);
+        return;
+      case 'turn_revert':
+        await this.actions.revertTurn(message.turn);
         return;
     }
   }

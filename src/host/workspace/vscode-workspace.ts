@@ -57,6 +57,14 @@ export class VscodeWorkspace implements WorkspaceFiles {
     if (!wasDirty) await document.save();
   }
 
+  async delete(absolute: string): Promise<void> {
+    const uri = vscode.Uri.file(absolute);
+    const edit = new vscode.WorkspaceEdit();
+    edit.deleteFile(uri, { ignoreIfNotExists: true });
+    if (!(await vscode.workspace.applyEdit(edit)))
+      throw new Error(`VS Code did not delete ${vscode.workspace.asRelativePath(uri)}.`);
+  }
+
   async list(
     absoluteDirectory: string,
     options: { recursive: boolean; limit: number },

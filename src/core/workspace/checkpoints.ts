@@ -1,0 +1,171 @@
+/**
+ * Checkpoints (SPEC 3): each turn records the before-image of every file the agent's file tools
+ * change — its text and format, or that it did not exist — the first time the turn touches it.
+ * "Revert This Turn" writes those images back and deletes the files the turn created. No shadow
+ * git, and the user's .git is never touched. A file changed again after the turn (by the user or
+ * a later turn) is reported as a conflict, so the host can ask before overwriting it.
+ *
+ * Commands run through bash can change files too; those changes are not seen here.
+ */
+import { createHash } from 'node:crypto';
+import type { WorkspaceFiles } from '../ports';
+import type { DecodedText } from './text-file';
+
+/** Files larger than this are not kept (a revert says so instead). */
+export const MAX_CHECKPOINT_BYTES = 50 * 1024 * 1024;
+
+type BeforeImage =
+  | { kind: 'absent' }
+  | { kind: 'text'; text: string; format: Omit<DecodedText, 'text'> }
+  | { kind: 'too_large'; size: number };
+
+interface FileCheckpoint {
+  path: string;
+  before: BeforeImage;
+  /** Hash of the text the turn left (updated on every write of the turn). */
+  afterHash: string;
+}
+
+export interface TurnChange {
+  path: string;
+  change: 'created' | 'modified';
+}
+
+export interface RevertPlan {
+  turn: number;
+  files: TurnChange[];
+  /** Files changed since the turn wrote them: reverting loses those changes. */
+  conflicts: string[];
+}
+
+export interface RevertResult {
+  turn: number;
+  restored: string[];
+  deleted: string[];
+  /** Files that could not be restored, with why. */
+  failed: Array<{ path: string; reason: string }>;
+}
+
+export class Checkpoints {
+  private readonly turns = new Map<number, Map<string, FileCheckpoint>>();
+  private current = 0;
+
+  constructor(private readonly workspace: WorkspaceFiles) {}
+
+  /** Starts recording a new turn; returns its number. */
+  beginTurn(): number {
+    this.current += 1;
+    return this.current;
+  }
+
+  /** The workspace folder the checkpointed paths are in. */
+  get root(): string {
+    return this.workspace.root;
+  }
+
+  get currentTurn(): number {
+    return this.current;
+  }
+
+  /** The workspace with writes recorded in the current turn: give this one to the file tools. */
+  tracked(): WorkspaceFiles {
+    const inner = this.workspace;
+    return {
+      root: inner.root,
+      realpath: (absolute) => inner.realpath(absolute),
+      stat: (absolute) => inner.stat(absolute),
+      readText: (absolute) => inner.readText(absolute),
+      list: (directory, options) => inner.list(directory, options),
+      delete: (absolute) => inner.delete(absolute),
+      writeText: async (absolute, text, format) => {
+        await this.capture(absolute);
+        await inner.writeText(absolute, text, format);
+        const checkpoint = this.turns.get(this.current)?.get(absolute);
+        if (checkpoint) checkpoint.afterHash = hash(text);
+      },
+    };
+  }
+
+  /** What a turn changed, in the order it first touched the files. */
+  changes(turn: number): TurnChange[] {
+    return [...(this.turns.get(turn)?.values() ?? [])].map((checkpoint) => ({
+      path: checkpoint.path,
+      change: checkpoint.before.kind === 'absent' ? 'created' : 'modified',
+    }));
+  }
+
+  /** The newest turn that changed files and has not been reverted. */
+  latestTurn(): number | undefined {
+    return [...this.turns.keys()].filter((turn) => this.turns.get(turn)!.size > 0).pop();
+  }
+
+  async plan(turn: number): Promise<RevertPlan | undefined> {
+    const files = this.turns.get(turn);
+    if (!files || files.size === 0) return undefined;
+    const conflicts: string[] = [];
+    for (const checkpoint of files.values()) {
+      const now = await this.currentHash(checkpoint.path);
+      if (now !== checkpoint.afterHash) conflicts.push(checkpoint.path);
+    }
+    return { turn, files: this.changes(turn), conflicts };
+  }
+
+  /** Restores a turn's before-images (newer turns' changes to the same files are overwritten). */
+  async revert(turn: number): Promise<RevertResult> {
+    const result: RevertResult = { turn, restored: [], deleted: [], failed: [] };
+    const files = this.turns.get(turn);
+    if (!files) return result;
+    for (const checkpoint of files.values()) {
+      const before = checkpoint.before;
+      try {
+        if (before.kind === 'too_large') {
+          result.failed.push({
+            path: checkpoint.path,
+            reason: `it was ${(before.size / 1_048_576).toFixed(0)} MB, too large to keep a copy of`,
+          });
+        } else if (before.kind === 'absent') {
+          if (await this.workspace.stat(checkpoint.path)) await this.workspace.delete(checkpoint.path);
+          result.deleted.push(checkpoint.path);
+        } else {
+          await this.workspace.writeText(checkpoint.path, before.text, before.format);
+          result.restored.push(checkpoint.path);
+        }
+      } catch (error) {
+        result.failed.push({ path: checkpoint.path, reason: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    this.turns.delete(turn);
+    return result;
+  }
+
+  private async capture(absolute: string): Promise<void> {
+    let files = this.turns.get(this.current);
+    if (!files) {
+      files = new Map();
+      this.turns.set(this.current, files);
+    }
+    if (files.has(absolute)) return;
+    const stat = await this.workspace.stat(absolute);
+    let before: BeforeImage;
+    if (!stat) before = { kind: 'absent' };
+    else if (stat.size > MAX_CHECKPOINT_BYTES) before = { kind: 'too_large', size: stat.size };
+    else {
+      const { text, ...format } = await this.workspace.readText(absolute);
+      before = { kind: 'text', text, format };
+    }
+    files.set(absolute, { path: absolute, before, afterHash: '' });
+  }
+
+  private async currentHash(absolute: string): Promise<string | undefined> {
+    if (!(await this.workspace.stat(absolute))) return undefined;
+    try {
+      return hash((await this.workspace.readText(absolute)).text);
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function hash(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
