@@ -13,8 +13,10 @@ import { ChatViewProvider } from './host/chat/chat-view-provider';
 import { openLinkWithConfirmation } from './host/commands/open-link';
 import { setApiKey } from './host/commands/set-api-key';
 import { revertTurn } from './host/commands/revert-turn';
+import { togglePlanMode } from './host/commands/toggle-plan-mode';
+import { ApprovalDetails } from './host/approvals/approval-details';
 import { SecretStorageSource } from './host/secret-storage-source';
-import { filesExcludeGlobs, readLimits, readModelSettings } from './host/settings';
+import { filesExcludeGlobs, readLimits, readModelSettings, readPlanModeDefault } from './host/settings';
 import { FileTranscriptSink } from './node/file-transcript-sink';
 import { EnvSecretSource } from './node/env-secret-source';
 import { systemClock } from './node/system-clock';
@@ -112,20 +114,25 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   );
   const navigation = new VscodeCodeNavigation();
 
+  const currentWorkspace = () => {
+    const root = workspaceRoot();
+    return root ? new VscodeWorkspace(root) : undefined;
+  };
+  const approvalDetails = new ApprovalDetails(currentWorkspace);
+  context.subscriptions.push(approvalDetails);
+
   const session = new ConversationSession({
     readSettings: readModelSettings,
     readLimits,
     transcripts: new FileTranscriptSink(vscode.Uri.joinPath(context.globalStorageUri, 'transcripts').fsPath),
     store: openStore,
     onStoreError,
-    approvals: new NotificationApprovalGate(),
+    approvals: new NotificationApprovalGate({ showDetails: approvalDetails.show }),
+    planModeDefault: () => readPlanModeDefault(),
     isTrusted: () => vscode.workspace.isTrusted,
     processRunner: new ChildProcessRunner(),
     workspaceRoot,
-    workspace: () => {
-      const root = workspaceRoot();
-      return root ? new VscodeWorkspace(root) : undefined;
-    },
+    workspace: currentWorkspace,
     tools: (workspace) => {
       if (!workspace) return [];
       return [
@@ -162,6 +169,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     }),
     vscode.commands.registerCommand('openagent.stop', () => session.stop()),
     vscode.commands.registerCommand('openagent.revertTurn', () => revertTurn(session)),
+    vscode.commands.registerCommand('openagent.togglePlanMode', () => togglePlanMode(session)),
     vscode.commands.registerCommand('openagent.setApiKey', () => setApiKey(secrets)),
     vscode.commands.registerCommand('openagent.openWalkthrough', openWalkthrough),
     vscode.commands.registerCommand('openagent.focusChat', () =>

@@ -44,3 +44,8 @@ export function filesExcludeGlobs(): string[] {
     .filter(([, on]) => on === true)
     .map(([glob]) => glob);
 }
+
+/** Whether new conversations start in plan mode. */
+export function readPlanModeDefault(): boolean {
+  return vscode.workspace.getConfiguration(CONFIG_SECTION).get<boolean>('planMode', false);
+}

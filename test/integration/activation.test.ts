@@ -20,6 +20,7 @@ describe('activation', () => {
       'openagent.focusChat',
       'openagent.openWalkthrough',
       'openagent.revertTurn',
+      'openagent.togglePlanMode',
     ]) {
       assert.ok(commands.includes(command), `${command} is not registered`);
     }

@@ -109,10 +109,13 @@ export class ChatView {
         this.finishCurrent();
         const input =
           typeof event.input === 'object' && event.input !== null
-            ? (event.input as { path?: unknown; command?: unknown })
+            ? (event.input as { path?: unknown; command?: unknown; plan?: unknown })
             : {};
         const target = input.command ?? input.path;
         this.addTurn('tool').textContent = `${event.toolName}${typeof target === 'string' ? ` ${target}` : ''}`;
+        // A presented plan is shown in full, for the user to read before approving it.
+        if (event.toolName === 'present_plan' && typeof input.plan === 'string')
+          this.addTurn('assistant').innerHTML = renderMarkdown(input.plan);
         this.setActivity(`Using ${event.toolName}…`);
         break;
       }
@@ -133,6 +136,14 @@ export class ChatView {
         this.finishCurrent();
         this.addTurn('status').textContent =
           `Background job ${event.jobId} (${event.command}) ${event.exitCode === null ? 'ended' : `exited with code ${event.exitCode}`}.`;
+        break;
+      case 'plan_mode':
+        this.finishCurrent();
+        this.addTurn('status').textContent = event.active
+          ? 'Plan mode is on: the agent reads and plans, and changes nothing until you approve its plan.'
+          : event.reason === 'plan_approved'
+            ? 'Plan approved: plan mode is off.'
+            : 'Plan mode is off.';
         break;
       case 'files_changed':
         this.finishCurrent();

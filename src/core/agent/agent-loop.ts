@@ -81,11 +81,12 @@ const FINAL_SUMMARY_PROMPT =
   'what you found, and what is left to do. Do not call tools.';
 
 export async function runAgentLoop(history: ModelMessage[], deps: LoopDeps, signal: AbortSignal): Promise<LoopOutcome> {
-  const tools = deps.tools.definitions(deps.isOffered);
-  const toolTokens = estimateTokens(JSON.stringify(tools));
+  const offered = new OfferedTools(deps);
   let turns = 0;
   while (turns < deps.limits.maxTurns) {
     turns++;
+    // Re-read each turn: approving a plan mid-run (leaving plan mode) offers the writing tools.
+    const { tools, toolTokens } = offered.current();
     await prepareContext(history, deps, toolTokens, signal);
     if (deps.limits.tokenBudget !== undefined && totalTokens(deps.meter.usage) >= deps.limits.tokenBudget) {
       return { stopReason: 'token_budget', turns: turns - 1 };
@@ -97,8 +98,26 @@ export async function runAgentLoop(history: ModelMessage[], deps: LoopDeps, sign
     if (turn.toolCalls.length === 0 || assistant?.role !== 'assistant') return { stopReason: turn.stopReason, turns };
     await runToolCalls(turn, assistant, history, deps, signal);
   }
-  await finalSummary(history, deps, tools, signal);
+  await finalSummary(history, deps, offered.current().tools, signal);
   return { stopReason: 'max_turns', turns };
+}
+
+/** The tool definitions offered now; the same array (and estimate) while the offer is unchanged. */
+class OfferedTools {
+  private key: string | undefined;
+  private value = { tools: [] as ToolDefinition[], toolTokens: 0 };
+
+  constructor(private readonly deps: LoopDeps) {}
+
+  current(): { tools: ToolDefinition[]; toolTokens: number } {
+    const tools = this.deps.tools.definitions(this.deps.isOffered);
+    const key = tools.map((tool) => tool.name).join('\n');
+    if (key !== this.key) {
+      this.key = key;
+      this.value = { tools, toolTokens: estimateTokens(JSON.stringify(tools)) };
+    }
+    return this.value;
+  }
 }
 
 /** Micro-compact, inbox messages, then auto or requested compaction. */

@@ -105,6 +105,7 @@ export class ConversationRecorder {
       case 'task_update':
       case 'background_result':
       case 'files_changed':
+      case 'plan_mode':
       case 'turn_reverted':
       case 'teammate_status':
         this.put('event', event, event.time);

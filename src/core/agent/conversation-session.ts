@@ -9,6 +9,7 @@ import { createLlmClient, type ModelSettings } from '../llm/create-llm-client';
 import type { Clock, ConversationStore, ProcessRunner, SecretSource, TranscriptSink, WorkspaceFiles } from '../ports';
 import { Checkpoints, type RevertPlan } from '../workspace/checkpoints';
 import { TurnCheckpoints, type RevertOutcome } from './turn-checkpoints';
+import { PlanMode } from './plan-mode';
 import { BackgroundJobs } from '../tools/background-jobs';
 import { createBackgroundTools } from '../tools/builtin/background';
 import { ConversationRecorder } from './conversation-recorder';
@@ -32,6 +33,8 @@ export interface ConversationSessionDeps {
   processRunner?: ProcessRunner;
   /** Where background jobs run (the workspace folder). */
   workspaceRoot?: () => string | undefined;
+  /** Whether new conversations start in plan mode (a setting). */
+  planModeDefault?: () => boolean;
   /** False in an untrusted workspace: only read-only tools are offered then (SPEC 4.2). */
   isTrusted?: () => boolean;
   /** Asks the user about tool calls that need approval; without it they are denied. */
@@ -62,6 +65,9 @@ export class ConversationSession {
   private recorder: ConversationRecorder | undefined;
   private jobs: BackgroundJobs | undefined;
   private checkpoints: TurnCheckpoints | undefined;
+  private planMode: PlanMode | undefined;
+  /** Plan mode chosen before the conversation exists. */
+  private planModeNext: boolean | undefined;
 
   constructor(private readonly deps: ConversationSessionDeps) {}
 
@@ -109,6 +115,9 @@ export class ConversationSession {
       const jobs = this.startJobs();
       const workspace = this.deps.workspace?.();
       const checkpoints = workspace && new Checkpoints(workspace);
+      const planMode = new PlanMode(this.planModeNext ?? this.deps.planModeDefault?.() ?? false, (body) =>
+        conversation.report(body),
+      );
       const conversation: Conversation = new Conversation({
         id: this.deps.newId(),
         model: { llm: setup.client, model: setup.model },
@@ -119,13 +128,20 @@ export class ConversationSession {
         tools: [
           ...(this.deps.tools?.(checkpoints?.tracked() ?? workspace) ?? []),
           ...(jobs ? createBackgroundTools(jobs, () => this.deps.workspaceRoot?.()) : []),
+          planMode.tool(),
         ],
-        inboxes: [...(jobs ? [jobs.drainCompleted] : []), () => this.checkpoints?.drainNotes() ?? []],
+        inboxes: [
+          ...(jobs ? [jobs.drainCompleted] : []),
+          () => this.checkpoints?.drainNotes() ?? [],
+          planMode.drainNotes,
+        ],
         approvals: this.deps.approvals,
-        offerTool: (tool) => tool.readOnly || (this.deps.isTrusted?.() ?? true),
+        offerTool: (tool) => planMode.offers(tool) && (tool.readOnly || (this.deps.isTrusted?.() ?? true)),
       });
       this.checkpoints = checkpoints && new TurnCheckpoints(checkpoints, (body) => conversation.report(body));
+      this.planMode = planMode;
       this.attach(conversation, store && { store, settings: { provider: setup.preset.id, model: setup.model } });
+      if (planMode.active) conversation.report({ type: 'plan_mode', active: true, reason: 'user' });
     }
     this.checkpoints?.beginTurn();
     void this.conversation!.submit(prompt);
@@ -147,6 +163,8 @@ export class ConversationSession {
     void this.jobs?.dispose();
     this.jobs = undefined;
     this.checkpoints = undefined;
+    this.planMode = undefined;
+    this.planModeNext = undefined;
     void this.recorder?.flush();
     this.recorder = undefined;
     this.conversation?.stop();
@@ -179,6 +197,17 @@ export class ConversationSession {
       for (const listener of this.eventListeners) listener(event);
       this.checkpoints?.observe(event);
     });
+  }
+
+  /** Whether the current (or next) conversation is in plan mode. */
+  get planModeActive(): boolean {
+    return this.planMode?.active ?? this.planModeNext ?? this.deps.planModeDefault?.() ?? false;
+  }
+
+  /** Switches plan mode for this conversation (or the next one, before it starts). Applies at the agent's next turn. */
+  setPlanMode(on: boolean): void {
+    if (this.planMode) this.planMode.set(on, 'user');
+    else this.planModeNext = on;
   }
 
   /**

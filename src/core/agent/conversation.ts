@@ -296,7 +296,9 @@ export class Conversation {
   }
 
   /** Events from beside the loop (a background job, checkpoints), in the same numbered stream. */
-  report(body: Extract<AgentEventBody, { type: 'background_result' | 'files_changed' | 'turn_reverted' }>): void {
+  report(
+    body: Extract<AgentEventBody, { type: 'background_result' | 'files_changed' | 'turn_reverted' | 'plan_mode' }>,
+  ): void {
     this.emit(body);
   }
 

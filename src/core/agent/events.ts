@@ -165,6 +165,13 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   }),
   z.object({
     ...eventBase,
+    type: z.literal('plan_mode'),
+    active: z.boolean(),
+    /** Switched by the user, or left because the user approved the agent's plan. */
+    reason: z.enum(['user', 'plan_approved']),
+  }),
+  z.object({
+    ...eventBase,
     type: z.literal('files_changed'),
     /** The turn (one prompt's run) whose before-images were kept: what "Revert This Turn" undoes. */
     turn: z.number().int().positive(),

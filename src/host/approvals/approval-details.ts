@@ -1,0 +1,58 @@
+/**
+ * "Show Details" on an approval: a diff (vscode.diff) of what an edit or write would do, the
+ * full command for bash and background jobs, the plan as markdown, the raw input otherwise.
+ * Proposed file contents are served read-only from memory under the openagent-proposal scheme.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { ApprovalRequest } from '../../core/policy/approval';
+import { proposedChange } from '../../core/tools/builtin/proposed-change';
+import type { WorkspaceFiles } from '../../core/ports';
+import { Disposable } from '../disposable';
+
+const SCHEME = 'openagent-proposal';
+
+export class ApprovalDetails extends Disposable implements vscode.TextDocumentContentProvider {
+  private readonly contents = new Map<string, string>();
+  private next = 0;
+
+  constructor(private readonly workspace: () => WorkspaceFiles | undefined) {
+    super();
+    this._register(vscode.workspace.registerTextDocumentContentProvider(SCHEME, this));
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.contents.get(uri.query) ?? '';
+  }
+
+  readonly show = async (request: ApprovalRequest): Promise<void> => {
+    const input = (request.input ?? {}) as { command?: unknown; plan?: unknown };
+    if (typeof input.command === 'string') return this.showText(input.command, 'shellscript');
+    if (typeof input.plan === 'string') return this.showText(input.plan, 'markdown');
+    const workspace = this.workspace();
+    const change = workspace && (await proposedChange(workspace, request.toolName, request.input));
+    if (!change) return this.showText(JSON.stringify(request.input, null, 2), 'json');
+    if (!change.ok) {
+      void vscode.window.showWarningMessage(`This ${request.toolName} call would fail: ${change.reason}`);
+      return;
+    }
+    const name = path.basename(change.path);
+    const left = this.serve(`${name} (current)`, change.before ?? '');
+    const right = this.serve(`${name} (proposed)`, change.after);
+    const title = `${vscode.workspace.asRelativePath(change.path, false)}: ${change.before === undefined ? 'new file' : 'current ↔ proposed'} (OpenAgent)`;
+    await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: true, preserveFocus: false });
+  };
+
+  private serve(label: string, content: string): vscode.Uri {
+    const key = String(++this.next);
+    this.contents.set(key, content);
+    // Proposals of earlier approvals are not needed once newer ones exist.
+    if (this.contents.size > 20) this.contents.delete(this.contents.keys().next().value!);
+    return vscode.Uri.from({ scheme: SCHEME, path: `/${label}`, query: key });
+  }
+
+  private async showText(content: string, language: string): Promise<void> {
+    const document = await vscode.workspace.openTextDocument({ content, language });
+    await vscode.window.showTextDocument(document, { preview: true, preserveFocus: false });
+  }
+}
