@@ -8,7 +8,7 @@ import type { ApprovalRequest } from '../../../../src/core/policy/approval';
 import { createFileTools } from '../../../../src/core/tools/builtin/file-tools';
 import { NodeWorkspace } from '../../../../src/node/node-workspace';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
-import type { Scenario } from '../../../fixtures/fake-model-server/scenario';
+import { parseScenario, type ScenarioInput } from '../../../fixtures/fake-model-server/scenario';
 
 const PLAN = '1. Create notes.md\n2. Check it';
 const write = { id: 'w', name: 'write_file', arguments: { path: 'notes.md', content: '# Notes\n' } };
@@ -17,8 +17,8 @@ function offered(server: FakeModelServer, call: number): string[] {
   return (server.modelCalls[call]?.body as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name);
 }
 
-async function planSession(scenario: Scenario, approve: (request: ApprovalRequest) => boolean) {
-  const server = await FakeModelServer.start({ scenario });
+async function planSession(scenario: ScenarioInput, approve: (request: ApprovalRequest) => boolean) {
+  const server = await FakeModelServer.start({ scenario: parseScenario(scenario) });
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'openagent-plan-'));
   const events: AgentEvent[] = [];
   const asked: string[] = [];
