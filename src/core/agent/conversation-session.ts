@@ -6,37 +6,22 @@
 import { Conversation } from './conversation';
 import type { AgentEvent } from './events';
 import { createLlmClient, type ModelSettings } from '../llm/create-llm-client';
-import type { Clock, ConversationStore, ProcessRunner, SecretSource, TranscriptSink, WorkspaceFiles } from '../ports';
-import { Checkpoints, type RevertPlan } from '../workspace/checkpoints';
-import { TurnCheckpoints, type RevertOutcome } from './turn-checkpoints';
-import { PlanMode } from './plan-mode';
-import { BackgroundJobs } from '../tools/background-jobs';
-import { createBackgroundTools } from '../tools/builtin/background';
+import type { ConversationStore, SecretSource, TranscriptSink } from '../ports';
+import type { RevertPlan } from '../workspace/checkpoints';
+import type { RevertOutcome } from './turn-checkpoints';
+import { ConversationParts, type ConversationPartsDeps } from './conversation-parts';
 import { ConversationRecorder } from './conversation-recorder';
 import type { ApprovalGate } from '../policy/approval';
-import type { AnyTool } from '../tools/tool';
 import type { AgentLimits } from './agent-loop';
 
-export interface ConversationSessionDeps {
+/** The conversation's surroundings (see ConversationPartsDeps for workspace, tools, jobs, trust). */
+export interface ConversationSessionDeps extends ConversationPartsDeps {
   readSettings(): ModelSettings;
   /** Limits for new conversations (unset values keep the defaults). */
   readLimits?(): Partial<AgentLimits>;
   transcripts?: TranscriptSink;
-  /** The workspace the agent works in; its file writes are checkpointed per turn. */
-  workspace?: () => WorkspaceFiles | undefined;
-  /**
-   * Tools for new conversations (beyond think and compact), e.g. the workspace file tools.
-   * `workspace` is the checkpointed one: file tools must write through it.
-   */
-  tools?: (workspace: WorkspaceFiles | undefined) => AnyTool[];
-  /** Runs background jobs (background_run); without it that tool is not offered. */
-  processRunner?: ProcessRunner;
-  /** Where background jobs run (the workspace folder). */
-  workspaceRoot?: () => string | undefined;
   /** Whether new conversations start in plan mode (a setting). */
   planModeDefault?: () => boolean;
-  /** False in an untrusted workspace: only read-only tools are offered then (SPEC 4.2). */
-  isTrusted?: () => boolean;
   /** Asks the user about tool calls that need approval; without it they are denied. */
   approvals?: ApprovalGate;
   /** The store conversations are recorded in; opened on first use. Undefined: nothing is kept. */
@@ -44,7 +29,6 @@ export interface ConversationSessionDeps {
   /** A store failure (opening or writing), for the host to show. */
   onStoreError?: (error: unknown) => void;
   secrets: SecretSource;
-  clock: Clock;
   systemPrompt(): string;
   newId(): string;
 }
@@ -63,9 +47,7 @@ export class ConversationSession {
   private readonly resetListeners = new Set<() => void>();
   private lastPrompt: string | undefined;
   private recorder: ConversationRecorder | undefined;
-  private jobs: BackgroundJobs | undefined;
-  private checkpoints: TurnCheckpoints | undefined;
-  private planMode: PlanMode | undefined;
+  private parts: ConversationParts | undefined;
   /** Plan mode chosen before the conversation exists. */
   private planModeNext: boolean | undefined;
 
@@ -112,38 +94,24 @@ export class ConversationSession {
       this.conversation.useModel({ llm: setup.client, model: setup.model });
     } else {
       const store = await this.openStore();
-      const jobs = this.startJobs();
-      const workspace = this.deps.workspace?.();
-      const checkpoints = workspace && new Checkpoints(workspace);
-      const planMode = new PlanMode(this.planModeNext ?? this.deps.planModeDefault?.() ?? false, (body) =>
-        conversation.report(body),
-      );
-      const conversation: Conversation = new Conversation({
+      const parts = new ConversationParts(this.deps, this.planModeNext ?? this.deps.planModeDefault?.() ?? false);
+      const conversation = new Conversation({
         id: this.deps.newId(),
         model: { llm: setup.client, model: setup.model },
         system: this.deps.systemPrompt(),
         clock: this.deps.clock,
         limits: () => this.deps.readLimits?.() ?? {},
         transcripts: this.deps.transcripts,
-        tools: [
-          ...(this.deps.tools?.(checkpoints?.tracked() ?? workspace) ?? []),
-          ...(jobs ? createBackgroundTools(jobs, () => this.deps.workspaceRoot?.()) : []),
-          planMode.tool(),
-        ],
-        inboxes: [
-          ...(jobs ? [jobs.drainCompleted] : []),
-          () => this.checkpoints?.drainNotes() ?? [],
-          planMode.drainNotes,
-        ],
+        tools: parts.tools,
+        inboxes: parts.inboxes,
         approvals: this.deps.approvals,
-        offerTool: (tool) => planMode.offers(tool) && (tool.readOnly || (this.deps.isTrusted?.() ?? true)),
+        offerTool: parts.offerTool,
       });
-      this.checkpoints = checkpoints && new TurnCheckpoints(checkpoints, (body) => conversation.report(body));
-      this.planMode = planMode;
+      this.parts = parts;
       this.attach(conversation, store && { store, settings: { provider: setup.preset.id, model: setup.model } });
-      if (planMode.active) conversation.report({ type: 'plan_mode', active: true, reason: 'user' });
+      parts.bind(conversation);
     }
-    this.checkpoints?.beginTurn();
+    this.parts?.beginTurn();
     void this.conversation!.submit(prompt);
     return undefined;
   }
@@ -160,10 +128,8 @@ export class ConversationSession {
   /** Starts over: the next prompt opens a new conversation with the settings of that moment. */
   reset(): void {
     // The old conversation's background jobs end with it.
-    void this.jobs?.dispose();
-    this.jobs = undefined;
-    this.checkpoints = undefined;
-    this.planMode = undefined;
+    void this.parts?.dispose();
+    this.parts = undefined;
     this.planModeNext = undefined;
     void this.recorder?.flush();
     this.recorder = undefined;
@@ -195,18 +161,18 @@ export class ConversationSession {
       this.events.push(event);
       recorder?.record(event);
       for (const listener of this.eventListeners) listener(event);
-      this.checkpoints?.observe(event);
+      this.parts?.observe(event);
     });
   }
 
   /** Whether the current (or next) conversation is in plan mode. */
   get planModeActive(): boolean {
-    return this.planMode?.active ?? this.planModeNext ?? this.deps.planModeDefault?.() ?? false;
+    return this.parts?.planMode.active ?? this.planModeNext ?? this.deps.planModeDefault?.() ?? false;
   }
 
   /** Switches plan mode for this conversation (or the next one, before it starts). Applies at the agent's next turn. */
   setPlanMode(on: boolean): void {
-    if (this.planMode) this.planMode.set(on, 'user');
+    if (this.parts) this.parts.planMode.set(on, 'user');
     else this.planModeNext = on;
   }
 
@@ -220,35 +186,13 @@ export class ConversationSession {
     confirm?: (plan: RevertPlan) => Promise<boolean>,
   ): Promise<RevertOutcome | { status: 'busy' }> {
     if (this.isRunning) return { status: 'busy' };
-    return (await this.checkpoints?.revert(turn, confirm)) ?? { status: 'nothing_to_revert' };
-  }
-
-  /** Background jobs for a new conversation; each finished job is also shown as an event. */
-  private startJobs(): BackgroundJobs | undefined {
-    const runner = this.deps.processRunner;
-    if (!runner) return undefined;
-    const jobs = new BackgroundJobs({
-      runner,
-      clock: this.deps.clock,
-      onComplete: (job) =>
-        // A job of a conversation the user already left reports nowhere.
-        this.jobs === jobs &&
-        this.conversation?.report({
-          type: 'background_result',
-          jobId: job.id,
-          command: job.command,
-          output: job.output,
-          exitCode: job.exitCode ?? null,
-        }),
-    });
-    this.jobs = jobs;
-    return jobs;
+    return (await this.parts?.checkpoints?.revert(turn, confirm)) ?? { status: 'nothing_to_revert' };
   }
 
   /** Ends the session: stops the run and every background job. */
   async dispose(): Promise<void> {
     this.conversation?.stop();
-    await Promise.all([this.jobs?.dispose(), this.flush()]);
+    await Promise.all([this.parts?.dispose(), this.flush()]);
   }
 
   /** Resolves when everything recorded so far is in the store. */
