@@ -183,10 +183,13 @@ export interface WorkspaceFiles {
   writeText(absolute: string, text: string, format?: Omit<DecodedText, 'text'>): Promise<void>;
   /** Deletes a file (reverting a turn that created it). VS Code: a WorkspaceEdit, so it can be undone. */
   delete(absolute: string): Promise<void>;
-  /** Paths relative to the workspace root, ignored files left out. */
+  /**
+   * Paths relative to the workspace root, ignored files left out. With `pattern` (a glob over
+   * paths relative to the folder): only the files below it that match.
+   */
   list(
     absoluteDirectory: string,
-    options: { recursive: boolean; limit: number },
+    options: { recursive: boolean; limit: number; pattern?: string },
   ): Promise<{ entries: string[]; truncated: boolean }>;
 }
 

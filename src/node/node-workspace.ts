@@ -6,6 +6,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { WorkspaceFiles } from '../core/ports';
 import { decodeText, encodeText, type DecodedText } from '../core/workspace/text-file';
+import { globToRegExp } from '../core/workspace/glob';
 
 /** Folders never listed: version control and dependency trees. */
 const ALWAYS_IGNORED = new Set(['.git', 'node_modules']);
@@ -51,9 +52,12 @@ export class NodeWorkspace implements WorkspaceFiles {
 
   async list(
     absoluteDirectory: string,
-    options: { recursive: boolean; limit: number },
+    options: { recursive: boolean; limit: number; pattern?: string },
   ): Promise<{ entries: string[]; truncated: boolean }> {
     const isIgnored = await (this.ignored ??= this.loadGitignore());
+    // A pattern matches files below the folder, by their path relative to it.
+    const matcher = options.pattern === undefined ? undefined : globToRegExp(options.pattern);
+    const recursive = options.recursive || matcher !== undefined;
     const entries: string[] = [];
     const queue = [absoluteDirectory];
     while (queue.length > 0) {
@@ -63,9 +67,11 @@ export class NodeWorkspace implements WorkspaceFiles {
       for (const child of children) {
         if (ALWAYS_IGNORED.has(child.name) || isIgnored(child.name)) continue;
         const absolute = path.join(directory, child.name);
-        entries.push(path.relative(this.root, absolute) + (child.isDirectory() ? '/' : ''));
+        if (recursive && child.isDirectory()) queue.push(absolute);
+        const below = path.relative(absoluteDirectory, absolute).split(path.sep).join('/');
+        if (matcher && (child.isDirectory() || !matcher.test(below))) continue;
         if (entries.length >= options.limit) return { entries, truncated: true };
-        if (options.recursive && child.isDirectory()) queue.push(absolute);
+        entries.push(path.relative(this.root, absolute) + (child.isDirectory() ? '/' : ''));
       }
     }
     return { entries, truncated: false };

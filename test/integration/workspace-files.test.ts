@@ -28,6 +28,8 @@ describe('file tools through VS Code', () => {
       '1\t# Created\n2\tby the agent\n[1 more lines: read on with offset 3]',
     );
     assert.match(await run(listFiles, { path: 'notes' }), /notes\/created\.md/);
+    const glob = createFileTools(new VscodeWorkspace(root)).find((tool) => tool.name === 'glob');
+    assert.equal(await run(glob, { pattern: '**/*.ts', path: 'ts' }), 'ts/broken.ts\nts/main.ts\nts/shapes.ts');
   });
 
   it('edits a file on disk in a way the user can undo', async () => {

@@ -67,10 +67,10 @@ export class VscodeWorkspace implements WorkspaceFiles {
 
   async list(
     absoluteDirectory: string,
-    options: { recursive: boolean; limit: number },
+    options: { recursive: boolean; limit: number; pattern?: string },
   ): Promise<{ entries: string[]; truncated: boolean }> {
     const base = vscode.Uri.file(absoluteDirectory);
-    const pattern = new vscode.RelativePattern(base, options.recursive ? '**/*' : '*');
+    const pattern = new vscode.RelativePattern(base, options.pattern ?? (options.recursive ? '**/*' : '*'));
     // findFiles honours files.exclude and, with useIgnoreFiles in search settings, .gitignore.
     const files = await vscode.workspace.findFiles(pattern, '**/{.git,node_modules}/**', options.limit + 1);
     const entries = files.map((file) => vscode.workspace.asRelativePath(file, false)).sort();

@@ -1,5 +1,5 @@
 /**
- * The file tools: read_file, list_files, write_file and edit_file, over the WorkspaceFiles port.
+ * The file tools: read_file, list_files, write_file, edit_file and glob, over the WorkspaceFiles port.
  * Every path goes through resolveWorkspacePath (real-path containment); reads are capped so a
  * huge or minified file cannot flood the context.
  */
@@ -82,6 +82,31 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
     },
   });
 
+  const glob = defineTool({
+    name: 'glob',
+    description:
+      'Find files by name pattern, e.g. "**/*.test.ts" or "src/**/{index,main}.{js,ts}" (ignored files left out). Paths are relative to the workspace root.',
+    inputSchema: z.object({
+      pattern: z.string().min(1).max(500),
+      path: z.string().default('.').describe('Folder the pattern is relative to.'),
+    }),
+    readOnly: true,
+    needsApproval: false,
+    summarize: (input) => `Find files ${input.pattern}`,
+    async execute(input) {
+      const absolute = await resolve(input.path);
+      if ((await workspace.stat(absolute))?.type !== 'directory')
+        return { output: `${input.path} is not a folder.`, isError: true };
+      const { entries, truncated } = await workspace.list(absolute, {
+        recursive: true,
+        limit: 1_000,
+        pattern: input.pattern,
+      });
+      if (entries.length === 0) return `No files match ${input.pattern} in ${input.path}.`;
+      return entries.join('\n') + (truncated ? '\n[more files match: narrow the pattern]' : '');
+    },
+  });
+
   const writeFile = defineTool({
     name: 'write_file',
     description: 'Create a file, or replace the whole content of one. Prefer edit_file to change part of a file.',
@@ -128,5 +153,5 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
     },
   });
 
-  return [readFile, listFiles, writeFile, editFile];
+  return [readFile, listFiles, writeFile, editFile, glob];
 }
