@@ -5,16 +5,11 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Frame, Page } from 'playwright-core';
 import { FakeModelServer } from '../fixtures/fake-model-server/server';
 import { loadScenario } from '../fixtures/fake-model-server/scenario';
-import { installVsix } from '../harness/code-server';
-import { projectRoot, WorkbenchSession } from '../harness/workbench-session';
-import { findWebviewFrame, openActivity, waitForWorkbench } from './workbench-ui';
-
-const VSIX = path.join(projectRoot, 'openagent.vsix');
-const RESULTS_DIR = path.join(projectRoot, 'test-results');
-const API_KEY = 'sk-ant-e2e-secret-key';
+import type { WorkbenchSession } from '../harness/workbench-session';
+import { API_KEY, openChat, screenshot, send, startPackagedSession, toolResultsSent } from './chat-helpers';
+import { clickNotificationButton, waitForNotification } from './workbench-ui';
 
 /** Finds `name` under `root` whose content matches `pattern`, waiting for writes to land. */
 async function waitForFile(root: string, name: string, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
@@ -30,29 +25,10 @@ async function waitForFile(root: string, name: string, pattern: RegExp, timeoutM
   throw new Error(`no ${name} under ${root} matching ${pattern} within ${timeoutMs} ms`);
 }
 
-async function openChat(session: WorkbenchSession): Promise<{ page: Page; chat: Frame }> {
-  const page = await session.openPage(`folder=${encodeURIComponent(session.workspaceDir)}`);
-  await waitForWorkbench(page);
-  await openActivity(page, 'OpenAgent');
-  const chat = await findWebviewFrame(page, '#openagent-chat');
-  return { page, chat };
-}
-
-async function send(chat: Frame, text: string): Promise<void> {
-  const input = chat.locator('#prompt textarea');
-  await input.click();
-  await input.fill(text);
-  await input.press('Enter');
-}
-
 describe('chat in the sidebar (packaged extension, real VS Code UI)', function () {
   this.timeout(180_000);
   let fake: FakeModelServer;
 
-  before(() => {
-    if (!fs.existsSync(VSIX)) throw new Error(`${VSIX} is missing: run "npm run package" first`);
-    fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  });
   beforeEach(async () => {
     fake = await FakeModelServer.start({ scenario: loadScenario('hello') });
   });
@@ -61,9 +37,8 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
   describe('with an Anthropic key in the environment', () => {
     let session: WorkbenchSession;
     before(async () => {
-      session = await WorkbenchSession.start({
+      session = await startPackagedSession({
         workspace: 'sample',
-        prepare: ({ userDataDir, extensionsDir }) => installVsix(VSIX, extensionsDir, userDataDir),
         // The model settings are read at every prompt, so a per-test server port works.
         settings: { 'openagent.provider': 'anthropic', 'openagent.model': 'fake-model' },
         env: { ANTHROPIC_API_KEY: API_KEY, OPENAI_API_KEY: undefined, OPENAGENT_API_KEY: undefined },
@@ -80,7 +55,7 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
       assert.match(await answer.innerText(), /Hello from the fake model! I streamed this answer in small deltas\./);
       assert.equal(await answer.locator('strong').innerText(), 'fake model');
       assert.equal(await chat.locator('.turn-user').first().innerText(), 'hello');
-      await page.screenshot({ path: path.join(RESULTS_DIR, 'chat-hello.png') });
+      await screenshot(page, 'chat-hello.png');
 
       const [request] = fake.modelCalls;
       assert.equal(request?.protocol, 'anthropic');
@@ -120,14 +95,9 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
         'read_file src/greet.js',
         'It returns a greeting for a name.',
       ]);
-      const second = fake.modelCalls[1]?.body as {
-        messages: Array<{ content: Array<{ type: string; content?: string }> }>;
-      };
-      const result = second.messages
-        .flatMap((message) => message.content)
-        .find((block) => block.type === 'tool_result');
+      const [result] = toolResultsSent(fake.modelCalls[1]);
       assert.match(String(result?.content), /2\tfunction greet\(name\) \{/);
-      await page.screenshot({ path: path.join(RESULTS_DIR, 'chat-read-file.png') });
+      await screenshot(page, 'chat-read-file.png');
       await page.close();
     });
 
@@ -151,17 +121,15 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
       });
       const { page, chat } = await openChat(session);
       await send(chat, 'write a note');
-      const toast = page.locator('.notification-toast', { hasText: 'OpenAgent wants to write notes/approved.md' });
-      await toast.waitFor({ timeout: 30_000 });
-      await page.screenshot({ path: path.join(RESULTS_DIR, 'approval-notification.png') });
-      await toast.locator('.monaco-button', { hasText: /^Approve$/ }).click();
+      const toast = await waitForNotification(page, 'OpenAgent wants to write notes/approved.md');
+      await screenshot(page, 'approval-notification.png');
+      await clickNotificationButton(toast, 'Approve');
       await chat.locator('.turn-assistant', { hasText: 'Written.' }).waitFor({ timeout: 30_000 });
       assert.equal(fs.readFileSync(path.join(session.workspaceDir, 'notes', 'approved.md'), 'utf8'), '# Approved\n');
 
       await send(chat, 'write another');
-      const second = page.locator('.notification-toast', { hasText: 'OpenAgent wants to write notes/denied.md' });
-      await second.waitFor({ timeout: 30_000 });
-      await second.locator('.monaco-button', { hasText: /^Deny$/ }).click();
+      const second = await waitForNotification(page, 'OpenAgent wants to write notes/denied.md');
+      await clickNotificationButton(second, 'Deny');
       await chat.locator('.turn-assistant', { hasText: 'I left it alone' }).waitFor({ timeout: 30_000 });
       assert.equal(fs.existsSync(path.join(session.workspaceDir, 'notes', 'denied.md')), false);
       assert.match(JSON.stringify(fake.modelCalls.at(-1)?.body), /User denied this tool call/);
@@ -179,14 +147,13 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
       });
       const { page, chat } = await openChat(session);
       await send(chat, 'run the probe');
-      const toast = page.locator('.notification-toast', { hasText: 'OpenAgent wants to run' });
-      await toast.waitFor({ timeout: 30_000 });
-      await toast.locator('.monaco-button', { hasText: /^Approve$/ }).click();
+      const toast = await waitForNotification(page, 'OpenAgent wants to run');
+      await clickNotificationButton(toast, 'Approve');
       await chat.locator('.turn-assistant', { hasText: 'printed probe-42' }).waitFor({ timeout: 60_000 });
       const sent = JSON.stringify(fake.modelCalls.at(-1)?.body);
       assert.match(sent, /probe-42[^"]*Exit code 0\./);
       assert.doesNotMatch(sent, /shell integration is unavailable/, 'it ran in the terminal, not the fallback');
-      await page.screenshot({ path: path.join(RESULTS_DIR, 'bash-in-terminal.png') });
+      await screenshot(page, 'bash-in-terminal.png');
       await page.close();
     });
 
@@ -218,7 +185,7 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
         fake.requests.filter((request) => request.path.startsWith('/exfil')),
         [],
       );
-      await page.screenshot({ path: path.join(RESULTS_DIR, 'chat-hostile-markdown.png') });
+      await screenshot(page, 'chat-hostile-markdown.png');
       await page.close();
     });
   });
@@ -226,9 +193,8 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
   describe('with no key and no endpoint', () => {
     let session: WorkbenchSession;
     before(async () => {
-      session = await WorkbenchSession.start({
+      session = await startPackagedSession({
         workspace: 'sample',
-        prepare: ({ userDataDir, extensionsDir }) => installVsix(VSIX, extensionsDir, userDataDir),
         env: { ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, OPENAGENT_API_KEY: undefined },
       });
     });
@@ -247,7 +213,7 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
         'hello',
         'the refused prompt is kept for the user',
       );
-      await page.screenshot({ path: path.join(RESULTS_DIR, 'chat-no-key.png') });
+      await screenshot(page, 'chat-no-key.png');
       assert.equal(fake.modelCalls.length, 0);
 
       // The fix offered in the chat: a masked input box, then the prompt goes out by itself.
@@ -264,7 +230,7 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
       );
       const settingsText = fs.readFileSync(path.join(session.userDataDir, 'User', 'settings.json'), 'utf8');
       assert.ok(!settingsText.includes(API_KEY), 'the key is kept in secret storage, not in settings');
-      await page.screenshot({ path: path.join(RESULTS_DIR, 'chat-after-key-set.png') });
+      await screenshot(page, 'chat-after-key-set.png');
       await page.close();
     });
   });

@@ -1,5 +1,6 @@
 /** Finding things in the VS Code workbench as a user sees it, with Playwright. */
-import type { Frame, Page } from 'playwright-core';
+import * as path from 'node:path';
+import type { Frame, Locator, Page } from 'playwright-core';
 
 export async function waitForWorkbench(page: Page): Promise<void> {
   await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
@@ -27,4 +28,65 @@ export async function findWebviewFrame(page: Page, rootSelector: string, timeout
     await page.waitForTimeout(200);
   }
   throw new Error(`no webview frame containing ${rootSelector} within ${timeoutMs} ms`);
+}
+
+/** Waits for the notification toast whose text contains `text`. */
+export async function waitForNotification(page: Page, text: string, timeoutMs = 30_000): Promise<Locator> {
+  const toast = page.locator('.notification-toast', { hasText: text });
+  await toast.waitFor({ timeout: timeoutMs });
+  return toast;
+}
+
+/** Clicks the button of a notification whose label is exactly `label`. */
+export async function clickNotificationButton(toast: Locator, label: string): Promise<void> {
+  await toast.locator('.monaco-button', { hasText: new RegExp(`^${label}$`) }).click();
+}
+
+/**
+ * The terminal shown in the panel: its name (from the panel's single-terminal tab) and the rows
+ * on screen as text. xterm.js only puts its rows in the DOM with its DOM renderer, so the session
+ * needs the setting `"terminal.integrated.gpuAcceleration": "off"` (WebGL draws on a canvas).
+ */
+export async function readTerminalPanel(page: Page): Promise<{ name: string; text: string }> {
+  const panel = page.locator('.part.panel');
+  const name = (await panel.locator('.single-terminal-tab').first().innerText()).trim();
+  const rows = await panel.locator('.terminal-wrapper.active .xterm-rows > div').allInnerTexts();
+  return { name, text: rows.map((row) => row.replace(/\u00a0/g, ' ').trimEnd()).join('\n') };
+}
+
+/** Waits until the terminal shown in the panel has every one of `patterns` on screen. */
+export async function waitForTerminalText(
+  page: Page,
+  patterns: RegExp[],
+  timeoutMs = 30_000,
+): Promise<{ name: string; text: string }> {
+  const deadline = Date.now() + timeoutMs;
+  let last = { name: '', text: '' };
+  while (Date.now() < deadline) {
+    last = await readTerminalPanel(page).catch(() => last);
+    if (patterns.every((pattern) => pattern.test(last.text))) return last;
+    await page.waitForTimeout(250);
+  }
+  throw new Error(
+    `the terminal "${last.name}" did not show ${patterns.join(', ')} within ${timeoutMs} ms:\n${last.text}`,
+  );
+}
+
+/** Opens a workspace file in the editor through Quick Open and returns the editor's visible text. */
+export async function openFileInEditor(page: Page, relativePath: string): Promise<string> {
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ timeout: 15_000 });
+  await input.fill(relativePath);
+  await page
+    .locator('.quick-input-list .monaco-list-row', { hasText: path.basename(relativePath) })
+    .first()
+    .waitFor();
+  await input.press('Enter');
+  const editor = page.locator('.editor-instance .monaco-editor .view-lines').first();
+  await page
+    .locator('.tabs-container .tab.active', { hasText: path.basename(relativePath) })
+    .waitFor({ timeout: 15_000 });
+  await editor.waitFor({ timeout: 15_000 });
+  return (await editor.innerText()).replace(/\u00a0/g, ' ');
 }
