@@ -1,5 +1,5 @@
 /**
- * "OpenAgent: Revert This Turn" (command and chat button): restores the files the agent's turn
+ * "OpenAgent: Revert Last Turn" (command) and "Revert This Turn" (chat button): restores the files the agent's turn
  * changed and deletes the ones it created. If the user changed one of them since, a modal asks
  * first; the outcome is shown as a notification (and in the chat, through the session's events).
  */
