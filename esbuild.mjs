@@ -49,20 +49,24 @@ const builds = [
 ];
 
 if (withTests) {
-  const dir = 'test/integration';
-  const suites = (await readdir(dir)).filter((name) => name.endsWith('.test.ts'));
-  builds.push({
-    ...common,
-    minify: false,
-    sourcemap: 'inline',
-    entryPoints: [path.join(dir, 'index.ts'), ...suites.map((name) => path.join(dir, name))],
-    outdir: 'out/test/integration',
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    // mocha is loaded from node_modules by the runner inside the extension host.
-    external: ['vscode', 'mocha'],
-  });
+  // Each folder is one in-editor suite: its index.ts (the mocha runner) and its *.test.ts files.
+  for (const dir of ['test/integration', 'test/integration-untrusted']) {
+    const suites = (await readdir(dir)).filter((name) => name.endsWith('.test.ts'));
+    // The runner executes every *.test.js it finds: no bundle of a deleted test may linger.
+    await rm(path.join('out', dir), { recursive: true, force: true });
+    builds.push({
+      ...common,
+      minify: false,
+      sourcemap: 'inline',
+      entryPoints: [path.join(dir, 'index.ts'), ...suites.map((name) => path.join(dir, name))],
+      outdir: path.join('out', dir),
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      // mocha is loaded from node_modules by the runner inside the extension host.
+      external: ['vscode', 'mocha'],
+    });
+  }
 }
 
 async function copyAssets() {

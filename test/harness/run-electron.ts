@@ -1,8 +1,10 @@
 /**
- * `npm run test:electron`: the same in-editor suite as test:integration, run in desktop VS Code
- * (Electron) downloaded by @vscode/test-electron — for machines that can reach the VS Code
- * download servers (a developer laptop, a public CI). On Linux without a display, run it under
- * xvfb-run. Offline machines use test:integration (code-server) instead.
+ * `npm run test:electron`: the in-editor suite test:integration runs on a trusted folder
+ * (test/integration), run in desktop VS Code (Electron) downloaded by @vscode/test-electron — for
+ * machines that can reach the VS Code download servers (a developer laptop, a public CI). On
+ * Linux without a display, run it under xvfb-run. Offline machines use test:integration
+ * (code-server) instead, which also runs the untrusted-folder suite (it drives the workbench
+ * with Playwright).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -34,7 +36,8 @@ async function main(): Promise<number> {
     // runTests rejects when the suite fails; the results file says which tests.
     console.log(`test-electron: ${error instanceof Error ? error.message : String(error)}`);
   }
-  return reportSuiteResults(resultsFile, 'Integration tests inside desktop VS Code (Electron)');
+  const tally = reportSuiteResults(resultsFile, 'Integration tests inside desktop VS Code (Electron)');
+  return tally.failed > 0 ? 1 : 0;
 }
 
 main().then(

@@ -1,68 +1,186 @@
 /**
- * `npm run test:integration`: runs the mocha suite in test/integration inside the real VS Code
- * extension host of code-server 4.100.3 (VS Code 1.100.3), its workbench open in headless
- * Chromium. Prints each test and the pass/fail counts; fails on a failure, a missing result
- * or a hang.
+ * `npm run test:integration`: runs the in-editor mocha suites inside the real VS Code extension
+ * host of code-server 4.100.3 (VS Code 1.100.3), its workbench open in headless Chromium, one
+ * fresh editor session per suite, one after the other:
+ *  - test/integration on a copy of the 'sample' folder, Workspace Trust off (so it is trusted);
+ *  - test/integration-untrusted on a copy of the 'untrusted' folder with Workspace Trust on and
+ *    a fresh user-data folder, so nothing has trusted the folder (SPEC 4.2).
+ * Prints each test, each suite's counts and a closing "N passed, N failed" line; fails on a
+ * failure, a missing result or a hang. OPENAGENT_INTEGRATION_SUITES=integration-untrusted
+ * (comma-separated folder names) runs only those suites.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { reportSuiteResults } from './suite-report';
+import type { Page } from 'playwright-core';
+import { FakeModelServer } from '../fixtures/fake-model-server/server';
+import { CHAT_DRIVER_ENV, startChatDriver } from './chat-driver';
+import { NO_RESULTS, reportSuiteResults, type SuiteTally } from './suite-report';
 import { projectRoot, summaryLine, WorkbenchSession } from './workbench-session';
 
 const TIMEOUT_MS = Number(process.env.OPENAGENT_INTEGRATION_TIMEOUT_MS ?? 8 * 60_000);
 
+interface IntegrationSuite {
+  title: string;
+  /** The suite's folder under test/, built to out/test/<folder> by "node esbuild.mjs --tests". */
+  folder: string;
+  /** The folder under test/fixtures/workspaces it runs on (a fresh copy). */
+  workspace: string;
+  workspaceTrust: boolean;
+  /** Starts what the suite needs beside the editor. */
+  setUp?: () => Promise<SuiteSetUp>;
+}
+
+interface SuiteSetUp {
+  /** User settings, written before the editor starts. */
+  settings?: Record<string, unknown>;
+  /** For code-server, hence for the extension host and the suite. */
+  env?: NodeJS.ProcessEnv;
+  /** Adjusts the copy of the workspace before the editor opens it. */
+  prepareWorkspace?: (workspaceDir: string) => void;
+  tearDown(): Promise<void>;
+}
+
+const SUITES: IntegrationSuite[] = [
+  {
+    title: 'Integration tests inside VS Code 1.100.3 (code-server), trusted folder',
+    folder: 'integration',
+    workspace: 'sample',
+    workspaceTrust: false,
+  },
+  {
+    title: 'Integration tests inside VS Code 1.100.3 (code-server), untrusted folder (Workspace Trust on)',
+    folder: 'integration-untrusted',
+    workspace: 'untrusted',
+    workspaceTrust: true,
+    setUp: userAndWorkspaceModelServers,
+  },
+];
+
+/**
+ * Two fake model servers: the one the user settings name, where conversations must go, and the
+ * one the untrusted folder's .vscode/settings.json names, which must hear nothing. The suite
+ * scripts and reads both through their control endpoints.
+ */
+async function userAndWorkspaceModelServers(): Promise<SuiteSetUp> {
+  const user = await FakeModelServer.start();
+  const workspace = await FakeModelServer.start({
+    scenario: { name: 'workspace-level endpoint', turns: [], whenExhausted: 'echo' },
+  });
+  return {
+    settings: {
+      // Nothing trusts the folder and no "Do you trust the authors?" dialog covers the chat
+      // while the launcher types into it: the folder stays in Restricted Mode.
+      'security.workspace.trust.startupPrompt': 'never',
+      'openagent.provider': 'anthropic',
+      'openagent.model': 'user-model',
+      'openagent.baseUrl': user.anthropicBaseUrl,
+    },
+    env: {
+      // A key for either provider, so a request goes out whichever provider the extension picks.
+      ANTHROPIC_API_KEY: 'sk-ant-integration-user-key',
+      OPENAI_API_KEY: 'sk-openai-integration-key',
+      OPENAGENT_API_KEY: undefined,
+      OPENAGENT_TEST_USER_MODEL: user.anthropicBaseUrl,
+      OPENAGENT_TEST_WORKSPACE_MODEL: workspace.anthropicBaseUrl,
+    },
+    prepareWorkspace: (workspaceDir) => {
+      const file = path.join(workspaceDir, '.vscode', 'settings.json');
+      const settings = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+      settings['openagent.baseUrl'] = workspace.openAiBaseUrl;
+      fs.writeFileSync(file, JSON.stringify(settings, null, 2));
+    },
+    tearDown: async () => {
+      await Promise.all([user.close(), workspace.close()]);
+    },
+  };
+}
+
 async function main(): Promise<number> {
-  const testsEntry = path.join(projectRoot, 'out', 'test', 'integration', 'index.js');
-  if (!fs.existsSync(testsEntry))
-    throw new Error(`${testsEntry} is missing: build with "node esbuild.mjs --tests" first`);
   if (!fs.existsSync(path.join(projectRoot, 'dist', 'extension.js')))
     throw new Error('dist/extension.js is missing: run "npm run build" first');
+  const only = process.env.OPENAGENT_INTEGRATION_SUITES?.split(',').map((name) => name.trim());
+  const suites = SUITES.filter((suite) => !only || only.includes(suite.folder));
+  if (suites.length === 0) throw new Error(`no suite named ${only?.join(', ')}`);
 
+  const tallies: SuiteTally[] = [];
+  for (const suite of suites) tallies.push(await runSuite(suite));
+
+  const total = tallies.reduce((sum, tally) => ({
+    passed: sum.passed + tally.passed,
+    failed: sum.failed + tally.failed,
+    pending: sum.pending + tally.pending,
+  }));
+  console.log('\nIntegration suites:');
+  suites.forEach((suite, index) => {
+    const tally = tallies[index]!;
+    console.log(`  ${suite.folder}: ${summaryLine(tally.passed, tally.failed, tally.pending)}`);
+  });
+  console.log(summaryLine(total.passed, total.failed, total.pending));
+  return total.failed > 0 ? 1 : 0;
+}
+
+async function runSuite(suite: IntegrationSuite): Promise<SuiteTally> {
+  const testsEntry = path.join(projectRoot, 'out', 'test', suite.folder, 'index.js');
+  if (!fs.existsSync(testsEntry))
+    throw new Error(`${testsEntry} is missing: build with "node esbuild.mjs --tests" first`);
   const resultsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'openagent-results-')), 'results.json');
-  // The extension host inherits code-server's environment: that is how the suite learns where to write.
-  const session = await WorkbenchSession.start({ workspace: 'sample', env: { OPENAGENT_TEST_RESULTS: resultsFile } });
+  let page: Page | undefined;
+  const driver = await startChatDriver(() => page);
+  const setUp = await suite.setUp?.();
   try {
-    return await runSuite(session, resultsFile);
+    const session = await WorkbenchSession.start({
+      workspace: suite.workspace,
+      workspaceTrust: suite.workspaceTrust,
+      settings: setUp?.settings,
+      // The extension host inherits code-server's environment: that is how the suite learns
+      // where to write its results and where the chat driver listens.
+      env: { ...setUp?.env, OPENAGENT_TEST_RESULTS: resultsFile, [CHAT_DRIVER_ENV]: driver.url },
+      prepare: ({ workspaceDir }) => setUp?.prepareWorkspace?.(workspaceDir),
+    });
+    try {
+      const authority = `127.0.0.1:${session.server.port}`;
+      const payload = [
+        ['extensionDevelopmentPath', `vscode-remote://${authority}${projectRoot}`],
+        ['extensionTestsPath', `vscode-remote://${authority}${testsEntry}`],
+      ];
+      const started = Date.now();
+      page = await session.openPage(
+        `folder=${encodeURIComponent(session.workspaceDir)}&payload=${encodeURIComponent(JSON.stringify(payload))}`,
+      );
+      page.on('pageerror', (error) => console.log(`[workbench] page error: ${error.message}`));
+      if (!(await waitForResults(session, resultsFile, started))) return NO_RESULTS;
+      const heading = `${suite.title}, ${((Date.now() - started) / 1000).toFixed(1)} s`;
+      return reportSuiteResults(resultsFile, heading, () => console.log(session.diagnostics()));
+    } finally {
+      await session.stop();
+    }
   } finally {
-    await session.stop();
+    await driver.close();
+    await setUp?.tearDown();
   }
 }
 
-async function runSuite(session: WorkbenchSession, resultsFile: string): Promise<number> {
-  const authority = `127.0.0.1:${session.server.port}`;
-  const payload = [
-    ['extensionDevelopmentPath', `vscode-remote://${authority}${projectRoot}`],
-    [
-      'extensionTestsPath',
-      `vscode-remote://${authority}${path.join(projectRoot, 'out', 'test', 'integration', 'index.js')}`,
-    ],
-  ];
-  const started = Date.now();
-  const page = await session.openPage(
-    `folder=${encodeURIComponent(session.workspaceDir)}&payload=${encodeURIComponent(JSON.stringify(payload))}`,
-  );
-  page.on('pageerror', (error) => console.log(`[workbench] page error: ${error.message}`));
-
+/** Waits for the suite's results file; false (and the logs printed) on a hang or a dead editor. */
+async function waitForResults(session: WorkbenchSession, resultsFile: string, started: number): Promise<boolean> {
   while (!fs.existsSync(resultsFile)) {
-    if (Date.now() - started > TIMEOUT_MS) {
+    const problem =
+      Date.now() - started > TIMEOUT_MS
+        ? `no results after ${TIMEOUT_MS / 1000} s — the suite hung or the extension host died`
+        : session.server.process.exitCode !== null
+          ? 'code-server exited before the suite finished'
+          : undefined;
+    if (problem) {
       console.log(session.diagnostics());
-      console.log(`integration: no results after ${TIMEOUT_MS / 1000} s — the suite hung or the extension host died`);
+      console.log(`integration: ${problem}`);
       console.log(summaryLine(0, 1));
-      return 1;
-    }
-    if (session.server.process.exitCode !== null) {
-      console.log(session.diagnostics());
-      console.log('integration: code-server exited before the suite finished');
-      console.log(summaryLine(0, 1));
-      return 1;
+      return false;
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   // The file is written in one call; give the writer a moment to close it.
   await new Promise((resolve) => setTimeout(resolve, 100));
-  const heading = `Integration tests inside VS Code 1.100.3 (code-server), ${((Date.now() - started) / 1000).toFixed(1)} s`;
-  return reportSuiteResults(resultsFile, heading, () => console.log(session.diagnostics()));
+  return true;
 }
 
 main().then(

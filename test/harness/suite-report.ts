@@ -2,17 +2,26 @@ import * as fs from 'node:fs';
 import type { SuiteResults } from '../integration/index';
 import { summaryLine } from './workbench-session';
 
-/** Prints the results the in-editor suite wrote; returns the process exit code. */
+export interface SuiteTally {
+  passed: number;
+  failed: number;
+  pending: number;
+}
+
+/** A suite that could not report counts as one failure. */
+export const NO_RESULTS: SuiteTally = { passed: 0, failed: 1, pending: 0 };
+
+/** Prints the results the in-editor suite wrote, with its own "N passed, N failed" line; returns the counts. */
 export function reportSuiteResults(
   resultsFile: string,
   heading: string,
   onFailure: () => void = () => undefined,
-): number {
+): SuiteTally {
   if (!fs.existsSync(resultsFile)) {
     onFailure();
     console.log(`${heading}: the suite wrote no results (the extension host failed to load it?)`);
     console.log(summaryLine(0, 1));
-    return 1;
+    return NO_RESULTS;
   }
   const results = JSON.parse(fs.readFileSync(resultsFile, 'utf8')) as SuiteResults;
   console.log(`\n${heading}:`);
@@ -25,8 +34,8 @@ export function reportSuiteResults(
   if (results.passed + results.failed === 0) {
     console.log(`${heading}: the suite ran no test`);
     console.log(summaryLine(0, 1));
-    return 1;
+    return NO_RESULTS;
   }
   console.log(summaryLine(results.passed, results.failed, results.pending));
-  return results.failed > 0 ? 1 : 0;
+  return { passed: results.passed, failed: results.failed, pending: results.pending };
 }

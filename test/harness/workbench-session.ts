@@ -17,8 +17,11 @@ export interface WorkbenchSessionOptions {
   settings?: Record<string, unknown>;
   env?: NodeJS.ProcessEnv;
   workspaceTrust?: boolean;
-  /** Runs before code-server starts, e.g. to install a .vsix into the extensions folder. */
-  prepare?: (dirs: { userDataDir: string; extensionsDir: string }) => void;
+  /**
+   * Runs before code-server starts, e.g. to install a .vsix into the extensions folder or to
+   * adjust the workspace copy.
+   */
+  prepare?: (dirs: { userDataDir: string; extensionsDir: string; workspaceDir: string }) => void;
 }
 
 export class WorkbenchSession {
@@ -40,7 +43,7 @@ export class WorkbenchSession {
     const userDataDir = path.join(root, 'user-data');
     const extensionsDir = path.join(root, 'extensions');
     fs.mkdirSync(extensionsDir, { recursive: true });
-    options.prepare?.({ userDataDir, extensionsDir });
+    options.prepare?.({ userDataDir, extensionsDir, workspaceDir });
     const logFile = path.join(root, 'code-server.log');
     const server = await startCodeServer({
       folder: workspaceDir,

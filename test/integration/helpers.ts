@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import type { OpenAgentApi } from '../../src/extension';
+import type { ScenarioInput } from '../fixtures/fake-model-server/scenario';
+import type { RecordedRequest } from '../fixtures/fake-model-server/server';
 
 export const EXTENSION_ID = 'openagent.openagent';
 
@@ -21,4 +23,39 @@ export async function waitFor(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
+
+/**
+ * Types a prompt into the OpenAgent chat and sends it, as a user does. The extension host
+ * cannot reach into a webview, so the launcher does it (test/harness/chat-driver.ts); the chat
+ * view must be open.
+ */
+export async function sendChatPrompt(text: string): Promise<void> {
+  const driver = process.env.OPENAGENT_TEST_DRIVER;
+  if (!driver) throw new Error('OPENAGENT_TEST_DRIVER is not set: run the suite with npm run test:integration');
+  const response = await fetch(`${driver}/chat/prompt`, { method: 'POST', body: JSON.stringify({ text }) });
+  if (!response.ok) throw new Error(`the launcher could not send the prompt: ${await response.text()}`);
+}
+
+/** A fake model server the launcher started, scripted and read over its control endpoints. */
+export class FakeModelControl {
+  constructor(readonly baseUrl: string) {}
+
+  /** The server named by an environment variable the launcher set. */
+  static fromEnv(variable: string): FakeModelControl {
+    const url = process.env[variable];
+    if (!url) throw new Error(`${variable} is not set: run the suite with npm run test:integration`);
+    return new FakeModelControl(url);
+  }
+
+  async setScenario(scenario: ScenarioInput): Promise<void> {
+    const response = await fetch(`${this.baseUrl}/__scenario`, { method: 'POST', body: JSON.stringify(scenario) });
+    if (!response.ok) throw new Error(`the fake model server refused the scenario: ${await response.text()}`);
+  }
+
+  /** Every request received so far, in order (model calls, model listings, unknown paths). */
+  async requests(): Promise<RecordedRequest[]> {
+    const response = await fetch(`${this.baseUrl}/__requests`);
+    return (await response.json()) as RecordedRequest[];
+  }
 }
