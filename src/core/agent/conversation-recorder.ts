@@ -17,6 +17,8 @@ export interface RecorderOptions {
   onError: (error: unknown) => void;
   /** Streaming text is saved at most this often. */
   flushIntervalMs?: number;
+  /** A reopened conversation: it is already stored; new messages are numbered from `nextSeq`. */
+  resume?: { conversation: StoredConversation; nextSeq: number };
 }
 
 const TITLE_LENGTH = 60;
@@ -33,7 +35,12 @@ export class ConversationRecorder {
   /** Writes are chained so they reach the store in event order. */
   private queue: Promise<void> = Promise.resolve();
 
-  constructor(private readonly options: RecorderOptions) {}
+  constructor(private readonly options: RecorderOptions) {
+    if (options.resume) {
+      this.conversation = options.resume.conversation;
+      this.seq = options.resume.nextSeq;
+    }
+  }
 
   /** Feeds one event; returns at once (writing happens in order, in the background). */
   record(event: AgentEvent): void {

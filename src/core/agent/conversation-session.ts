@@ -6,7 +6,8 @@
 import { Conversation } from './conversation';
 import type { AgentEvent } from './events';
 import { createLlmClient, type ModelSettings } from '../llm/create-llm-client';
-import type { ConversationStore, SecretSource, TranscriptSink } from '../ports';
+import type { ConversationStore, SecretSource, StoredConversation, TranscriptSink } from '../ports';
+import { restoreConversation, type RestoredConversation } from './restore';
 import type { RevertPlan } from '../workspace/checkpoints';
 import type { RevertOutcome } from './turn-checkpoints';
 import { ConversationParts, type ConversationPartsDeps } from './conversation-parts';
@@ -48,6 +49,8 @@ export class ConversationSession {
   private lastPrompt: string | undefined;
   private recorder: ConversationRecorder | undefined;
   private parts: ConversationParts | undefined;
+  /** A conversation reopened from the store, continued at the next prompt. */
+  private reopened: { conversation: StoredConversation; restored: RestoredConversation } | undefined;
   /** Plan mode chosen before the conversation exists. */
   private planModeNext: boolean | undefined;
 
@@ -95,8 +98,11 @@ export class ConversationSession {
     } else {
       const store = await this.openStore();
       const parts = new ConversationParts(this.deps, this.planModeNext ?? this.deps.planModeDefault?.() ?? false);
+      const reopened = this.reopened;
+      this.reopened = undefined;
       const conversation = new Conversation({
-        id: this.deps.newId(),
+        id: reopened?.conversation.id ?? this.deps.newId(),
+        resume: reopened && { history: reopened.restored.history, nextSeq: reopened.restored.nextSeq },
         model: { llm: setup.client, model: setup.model },
         system: this.deps.systemPrompt(),
         clock: this.deps.clock,
@@ -108,7 +114,14 @@ export class ConversationSession {
         offerTool: parts.offerTool,
       });
       this.parts = parts;
-      this.attach(conversation, store && { store, settings: { provider: setup.preset.id, model: setup.model } });
+      this.attach(
+        conversation,
+        store && {
+          store,
+          settings: { ...reopened?.conversation.settings, provider: setup.preset.id, model: setup.model },
+          resume: reopened && { conversation: reopened.conversation, nextSeq: reopened.restored.nextSeq },
+        },
+      );
       parts.bind(conversation);
     }
     this.parts?.beginTurn();
@@ -131,6 +144,7 @@ export class ConversationSession {
     void this.parts?.dispose();
     this.parts = undefined;
     this.planModeNext = undefined;
+    this.reopened = undefined;
     void this.recorder?.flush();
     this.recorder = undefined;
     this.conversation?.stop();
@@ -144,7 +158,13 @@ export class ConversationSession {
 
   private attach(
     conversation: Conversation,
-    storage: { store: ConversationStore; settings: Record<string, unknown> } | undefined,
+    storage:
+      | {
+          store: ConversationStore;
+          settings: Record<string, unknown>;
+          resume?: { conversation: StoredConversation; nextSeq: number };
+        }
+      | undefined,
   ): void {
     this.conversation = conversation;
     const recorder =
@@ -154,6 +174,7 @@ export class ConversationSession {
         conversationId: conversation.id,
         now: () => this.deps.clock.now(),
         settings: storage.settings,
+        resume: storage.resume,
         onError: (error) => this.deps.onStoreError?.(error),
       });
     this.recorder = recorder;
@@ -163,6 +184,46 @@ export class ConversationSession {
       for (const listener of this.eventListeners) listener(event);
       this.parts?.observe(event);
     });
+  }
+
+  /** Saved conversations, newest first; `search` matches titles and text. */
+  async listConversations(options: { search?: string; limit?: number } = {}): Promise<StoredConversation[]> {
+    const store = await this.openStore();
+    return (await store?.listConversations({ limit: options.limit ?? 200, search: options.search || undefined })) ?? [];
+  }
+
+  /**
+   * Reopens a saved conversation: surfaces show it as it was (after a reset), and the next
+   * prompt continues it with its history. False when it is not in the store.
+   */
+  async open(id: string): Promise<boolean> {
+    const store = await this.openStore();
+    const stored = await store?.getConversation(id);
+    if (!store || !stored) return false;
+    const restored = restoreConversation(id, await store.listMessages(id));
+    this.reset();
+    this.reopened = { conversation: stored, restored };
+    this.events = [...restored.events];
+    for (const event of restored.events) for (const listener of this.eventListeners) listener(event);
+    return true;
+  }
+
+  async renameConversation(id: string, title: string): Promise<void> {
+    const store = await this.openStore();
+    const stored = await store?.getConversation(id);
+    if (store && stored) await store.saveConversation({ ...stored, title: title.trim() || stored.title });
+  }
+
+  /** Deletes a saved conversation; deleting the one on screen starts a new chat. */
+  async deleteConversation(id: string): Promise<void> {
+    if (this.currentId === id) this.reset();
+    const store = await this.openStore();
+    await store?.deleteConversation(id);
+  }
+
+  /** The id of the conversation on screen (running or reopened), if any. */
+  get currentId(): string | undefined {
+    return this.conversation?.id ?? this.reopened?.conversation.id;
   }
 
   /** Whether the current (or next) conversation is in plan mode. */

@@ -57,6 +57,8 @@ export interface ConversationOptions {
   /** Which tools the model is offered, read at each prompt (untrusted workspace, plan mode: read-only). */
   offerTool?: (tool: AnyTool) => boolean;
   agentId?: string;
+  /** A reopened conversation: the history to continue from, and where its event numbers go on. */
+  resume?: { history: ModelMessage[]; nextSeq: number };
 }
 
 export class Conversation {
@@ -85,6 +87,10 @@ export class Conversation {
       createCompactTool((focus) => (this.compactionRequest = { focus })),
       ...(options.tools ?? []),
     ]);
+    if (options.resume) {
+      this.history.push(...structuredClone(options.resume.history));
+      this.seq = options.resume.nextSeq;
+    }
     this.main = this.wrap(options.model);
     this.compaction = options.compactionModel && this.wrap(options.compactionModel);
     this.finalSummaryModel = options.finalSummaryModel && this.wrap(options.finalSummaryModel);
