@@ -14,6 +14,7 @@ import { openLinkWithConfirmation } from './host/commands/open-link';
 import { setApiKey } from './host/commands/set-api-key';
 import { revertTurn } from './host/commands/revert-turn';
 import { togglePlanMode } from './host/commands/toggle-plan-mode';
+import { showHistory } from './host/commands/show-history';
 import { ApprovalDetails } from './host/approvals/approval-details';
 import { SecretStorageSource } from './host/secret-storage-source';
 import { filesExcludeGlobs, readLimits, readModelSettings, readPlanModeDefault } from './host/settings';
@@ -170,6 +171,9 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     vscode.commands.registerCommand('openagent.stop', () => session.stop()),
     vscode.commands.registerCommand('openagent.revertTurn', () => revertTurn(session)),
     vscode.commands.registerCommand('openagent.togglePlanMode', () => togglePlanMode(session)),
+    vscode.commands.registerCommand('openagent.showHistory', () =>
+      showHistory(session, () => vscode.commands.executeCommand(`${ChatViewProvider.viewType}.focus`)),
+    ),
     vscode.commands.registerCommand('openagent.setApiKey', () => setApiKey(secrets)),
     vscode.commands.registerCommand('openagent.openWalkthrough', openWalkthrough),
     vscode.commands.registerCommand('openagent.focusChat', () =>

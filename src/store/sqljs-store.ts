@@ -107,7 +107,10 @@ export class SqlJsStore implements ConversationStore {
   ): Promise<StoredConversation[]> {
     await this.sync();
     const search = options.search?.trim();
-    const where = search ? "WHERE title LIKE ? ESCAPE '\\'" : '';
+    // The title, or the text of a prompt or an answer (stored as JSON: plain words match).
+    const where = search
+      ? "WHERE title LIKE ?1 ESCAPE '\\' OR id IN (SELECT conversation_id FROM messages WHERE role IN ('user', 'assistant') AND content LIKE ?1 ESCAPE '\\')"
+      : '';
     const parameters: SqlValue[] = search ? [`%${search.replace(/[\\%_]/g, (char) => `\\${char}`)}%`] : [];
     return this.rows(`SELECT * FROM conversations ${where} ORDER BY updated_at DESC LIMIT ? OFFSET ?`, [
       ...parameters,

@@ -21,6 +21,7 @@ describe('activation', () => {
       'openagent.openWalkthrough',
       'openagent.revertTurn',
       'openagent.togglePlanMode',
+      'openagent.showHistory',
     ]) {
       assert.ok(commands.includes(command), `${command} is not registered`);
     }

@@ -64,6 +64,12 @@ describe('SqlJsStore', () => {
       (await reopened.listConversations({ search: 'tests' })).map((item) => item.id),
       ['c1'],
     );
+    assert.deepEqual(
+      (await reopened.listConversations({ search: 'now complete' })).map((item) => item.id),
+      ['c1'],
+      'search finds words of a prompt or answer, not only the title',
+    );
+    assert.deepEqual(await reopened.listConversations({ search: '100%_' }), [], 'LIKE wildcards are literal');
     const messages = await reopened.listMessages('c1');
     assert.equal(messages.length, 2);
     assert.match(JSON.stringify(messages[1]?.content), /now complete/);
