@@ -26,6 +26,8 @@ import { SqlJsStore } from './store/sqljs-store';
 import { createFileTools } from './core/tools/builtin/file-tools';
 import { createBashTool } from './core/tools/builtin/bash';
 import { TerminalShell } from './host/terminal/terminal-shell';
+import { TerminalHistory } from './host/terminal/terminal-history';
+import { createMentionResolver } from './host/chat/mention-sources';
 import { ChildProcessShell } from './node/child-process-shell';
 import { ChildProcessRunner } from './node/child-process-runner';
 import { VscodeWorkspace } from './host/workspace/vscode-workspace';
@@ -95,7 +97,8 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
 
   // Commands run in the "OpenAgent" terminal; a child process where shell integration is missing.
   const terminal = new TerminalShell(new ChildProcessShell(), workspaceRoot);
-  context.subscriptions.push(terminal);
+  const terminalHistory = new TerminalHistory();
+  context.subscriptions.push(terminal, terminalHistory);
 
   // Search with the ripgrep VS Code ships; navigation through the editor's language features.
   const ripgrep = new RipgrepSearch(
@@ -159,6 +162,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     openWalkthrough,
     openLink: openLinkWithConfirmation,
     revertTurn: (turn) => revertTurn(session, turn),
+    resolveMention: createMentionResolver(currentWorkspace, terminalHistory),
   });
 
   context.subscriptions.push(

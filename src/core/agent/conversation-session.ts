@@ -8,6 +8,7 @@ import type { AgentEvent } from './events';
 import { createLlmClient, type ModelSettings } from '../llm/create-llm-client';
 import type { ConversationStore, SecretSource, StoredConversation, TranscriptSink } from '../ports';
 import { restoreConversation, type RestoredConversation } from './restore';
+import { resolveMentions, type MentionResolver, type ResolvedContext } from './mentions';
 import type { RevertPlan } from '../workspace/checkpoints';
 import type { RevertOutcome } from './turn-checkpoints';
 import { ConversationParts, type ConversationPartsDeps } from './conversation-parts';
@@ -47,6 +48,7 @@ export class ConversationSession {
   private readonly eventListeners = new Set<(event: AgentEvent) => void>();
   private readonly resetListeners = new Set<() => void>();
   private lastPrompt: string | undefined;
+  private lastResolver: MentionResolver | undefined;
   private recorder: ConversationRecorder | undefined;
   private parts: ConversationParts | undefined;
   /** A conversation reopened from the store, continued at the next prompt. */
@@ -80,6 +82,18 @@ export class ConversationSession {
    * through events and this resolves once it has started.
    */
   async submit(prompt: string): Promise<SetupProblem | undefined> {
+    if (!this.isRunning) this.lastResolver = undefined;
+    return this.submitWith(prompt, undefined);
+  }
+
+  /** Like submit, resolving the prompt's @mentions first through the host's `resolve`. */
+  async submitWithMentions(prompt: string, resolve: MentionResolver): Promise<SetupProblem | undefined> {
+    if (this.isRunning) return this.submit(prompt);
+    this.lastResolver = resolve;
+    return this.submitWith(prompt, await resolveMentions(prompt, resolve));
+  }
+
+  private async submitWith(prompt: string, context: ResolvedContext | undefined): Promise<SetupProblem | undefined> {
     // A prompt typed while the agent works interrupts it and redirects it (SPEC 1.1, 2.6).
     if (this.isRunning && this.conversation) {
       void this.conversation.interrupt(prompt);
@@ -125,13 +139,15 @@ export class ConversationSession {
       parts.bind(conversation);
     }
     this.parts?.beginTurn();
-    void this.conversation!.submit(prompt);
+    void this.conversation!.submit(prompt, context);
     return undefined;
   }
 
   /** Sends the last prompt again (after an error the user fixed). */
   async retry(): Promise<SetupProblem | undefined> {
-    return this.lastPrompt === undefined ? undefined : this.submit(this.lastPrompt);
+    if (this.lastPrompt === undefined) return undefined;
+    const resolve = this.lastResolver;
+    return resolve ? this.submitWithMentions(this.lastPrompt, resolve) : this.submit(this.lastPrompt);
   }
 
   stop(): void {

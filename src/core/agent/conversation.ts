@@ -121,7 +121,7 @@ export class Conversation {
    * stops it or something fails. Resolves when the run has ended, whichever way; never rejects
    * (failures arrive as `error` events) except when a run is already in progress.
    */
-  async submit(prompt: string): Promise<void> {
+  async submit(prompt: string, context?: { labels: string[]; text: string }): Promise<void> {
     if (this.running) throw new Error('A run is already in progress in this conversation.');
     let controller = new AbortController();
     this.running = controller;
@@ -135,8 +135,9 @@ export class Conversation {
         return;
       }
       const text = decision && 'prompt' in decision ? decision.prompt : prompt;
-      appendUserText(this.history, text);
-      this.emit({ type: 'user_message', text });
+      // Attached context follows the prompt for the model; the chat shows only its labels.
+      appendUserText(this.history, context?.text ? `${text}\n\n${context.text}` : text);
+      this.emit({ type: 'user_message', text, ...(context?.labels.length ? { attachments: context.labels } : {}) });
       for (;;) {
         try {
           const outcome = await runAgentLoop(this.history, this.loopDeps(meter), controller.signal);

@@ -45,7 +45,13 @@ export const approvalDecisionSourceSchema = z.enum([
 ]);
 
 export const agentEventSchema = z.discriminatedUnion('type', [
-  z.object({ ...eventBase, type: z.literal('user_message'), text: z.string() }),
+  z.object({
+    ...eventBase,
+    type: z.literal('user_message'),
+    text: z.string(),
+    /** Context attached with mentions (@file:…, @problems…): labels only, the text went to the model. */
+    attachments: z.array(z.string()).optional(),
+  }),
   z.object({ ...eventBase, type: z.literal('text_delta'), text: z.string() }),
   /** A complete tool call from the model (its input parsed, or the raw text when it did not parse). */
   z.object({

@@ -6,6 +6,7 @@
 import type * as vscode from 'vscode';
 import type { ConversationSession, SetupProblem } from '../../core/agent/conversation-session';
 import type { AgentEvent } from '../../core/agent/events';
+import type { MentionResolver } from '../../core/agent/mentions';
 import {
   parseWebviewMessage,
   type HostToWebview,
@@ -21,6 +22,8 @@ export interface ChatActions {
   openWalkthrough(): Promise<void>;
   openLink(href: string): Promise<void>;
   revertTurn(turn: number): Promise<void>;
+  /** Resolves @mentions in prompts (@file:…, @selection, @problems, @terminal, @git). */
+  resolveMention: MentionResolver;
 }
 
 export class ChatController extends Disposable {
@@ -71,7 +74,7 @@ export class ChatController extends Disposable {
         for (const listener of this.readyListeners) listener();
         return;
       case 'prompt_submit':
-        this.showProblem(await this.session.submit(message.text));
+        this.showProblem(await this.session.submitWithMentions(message.text, this.actions.resolveMention));
         return;
       case 'run_stop':
         this.session.stop();
