@@ -78,15 +78,21 @@ export function conversationToMarkdown(exported: ConversationExport): string {
     '',
   ];
   for (const message of exported.messages) {
-    if (message.role === 'event') continue;
+    if (message.role === 'event') {
+      const event = message.content as { type?: unknown; toolName?: unknown } | null;
+      if (event?.type === 'tool_call' && typeof event.toolName === 'string') lines.push(`_Used ${event.toolName}_`, '');
+      continue;
+    }
     lines.push(`## ${message.role === 'user' ? 'You' : 'OpenAgent'}`, '', textOf(message.content), '');
   }
   return lines.join('\n');
 }
 
-/** The readable text of a stored message (a string, or a model message with text parts). */
+/** The readable text of a stored message (`{ text }` as the recorder writes it, a string, or a model message). */
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
+  const text = (content as { text?: unknown } | null)?.text;
+  if (typeof text === 'string') return text;
   const parts = (content as { content?: unknown } | null)?.content;
   if (!Array.isArray(parts)) return '';
   return parts

@@ -40,6 +40,31 @@ describe('conversation export and import', () => {
       },
       createdAt: 2,
     });
+    // As the recorder writes them: prompts and answers as { text }, tool calls as events.
+    await store.putMessage({
+      id: 'm2',
+      conversationId: 'c1',
+      seq: 2,
+      role: 'user',
+      content: { text: 'And now?' },
+      createdAt: 3,
+    });
+    await store.putMessage({
+      id: 'm3',
+      conversationId: 'c1',
+      seq: 3,
+      role: 'event',
+      content: { type: 'tool_call', toolCallId: 'x', toolName: 'bash', input: {} },
+      createdAt: 3,
+    });
+    await store.putMessage({
+      id: 'm4',
+      conversationId: 'c1',
+      seq: 4,
+      role: 'assistant',
+      content: { text: 'Fixed.' },
+      createdAt: 4,
+    });
     const exported = await exportConversation(store, 'c1');
     const imported = await importConversation(store, JSON.stringify(exported), 99);
     assert.notEqual(imported.id, 'c1');
@@ -52,6 +77,7 @@ describe('conversation export and import', () => {
     assert.match(markdown, /^# Fix the build/);
     assert.match(markdown, /## You\n\nWhy does it fail\?/);
     assert.match(markdown, /## OpenAgent\n\nA missing \*\*import\*\*\.\n\n_Used read_file_/);
+    assert.match(markdown, /## You\n\nAnd now\?\n\n_Used bash_\n\n## OpenAgent\n\nFixed\./);
     await store.close();
   });
 
