@@ -9,6 +9,8 @@ import type { Shell, ShellResult, ShellRunOptions } from '../../core/ports';
 import { OutputCollector } from '../../core/text/terminal-output';
 
 export const TERMINAL_NAME = 'OpenAgent';
+/** Commands running longer than this show a cancellable progress notification. */
+const PROGRESS_AFTER_MS = 3_000;
 /** How long a new terminal gets to activate shell integration. */
 const SHELL_INTEGRATION_WAIT_MS = 10_000;
 
@@ -26,6 +28,22 @@ export class TerminalShell implements Shell, vscode.Disposable {
   }
 
   async run(command: string, options: ShellRunOptions): Promise<ShellResult> {
+    // A command still running after a few seconds gets a progress notification with Cancel.
+    const cancel = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, cancel.signal]) : cancel.signal;
+    const running = this.runVisible(command, { ...options, signal });
+    const timer = setTimeout(() => showProgress(command, running, cancel), PROGRESS_AFTER_MS);
+    try {
+      const result = await running;
+      return cancel.signal.aborted
+        ? { ...result, output: `[stopped by the user from the progress notification]\n${result.output}` }
+        : result;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async runVisible(command: string, options: ShellRunOptions): Promise<ShellResult> {
     const terminal = this.ensureTerminal();
     const integration = await waitForShellIntegration(terminal, SHELL_INTEGRATION_WAIT_MS);
     if (!integration) {
@@ -47,6 +65,17 @@ export class TerminalShell implements Shell, vscode.Disposable {
     this.terminal.show(true);
     return this.terminal;
   }
+}
+
+function showProgress(command: string, running: Promise<unknown>, cancel: AbortController): void {
+  const shown = command.length > 60 ? `${command.slice(0, 59)}…` : command;
+  void vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `OpenAgent is running \`${shown}\``, cancellable: true },
+    (_progress, token) => {
+      token.onCancellationRequested(() => cancel.abort());
+      return running.catch(() => undefined);
+    },
+  );
 }
 
 function waitForShellIntegration(
