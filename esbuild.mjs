@@ -40,7 +40,7 @@ const builds = [
   },
   {
     ...common,
-    entryPoints: { 'webview/chat': 'webview/chat/main.ts' },
+    entryPoints: { 'webview/chat': 'webview/chat/main.ts', 'webview/panel': 'webview/panel/main.ts' },
     outdir: 'dist',
     platform: 'browser',
     format: 'iife',

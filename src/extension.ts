@@ -3,18 +3,30 @@
  * VS Code shows, and returns the extension API. Nothing else wires dependencies together.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ConversationSession } from './core/agent/conversation-session';
 import { buildSystemPrompt } from './core/agent/system-prompt';
 import { ChatViewProvider } from './host/chat/chat-view-provider';
+import { DeveloperPanel } from './host/panel/developer-panel';
 import { openLinkWithConfirmation } from './host/commands/open-link';
 import { setApiKey } from './host/commands/set-api-key';
 import { revertTurn } from './host/commands/revert-turn';
 import { togglePlanMode } from './host/commands/toggle-plan-mode';
 import { showHistory } from './host/commands/show-history';
+import { readPresetText } from './host/presets';
+import { askAboutSelection, selectionAction } from './host/commands/selection-actions';
+import { chooseModel, choosePreset } from './host/commands/choose-model';
+import {
+  compactConversation,
+  exportCurrentConversation,
+  showAuditLog,
+  showUsage,
+} from './host/commands/conversation-commands';
+import { openAgentPolicy, restartMcpServers } from './host/commands/control-plane-commands';
+import { generateCommitMessage } from './host/commands/generate-commit-message';
+import { AgentStatusBar } from './host/status-bar';
 import { ApprovalDetails } from './host/approvals/approval-details';
 import { SecretStorageSource } from './host/secret-storage-source';
 import { filesExcludeGlobs, readLimits, readModelSettings, readPlanModeDefault } from './host/settings';
@@ -42,6 +54,12 @@ export interface OpenAgentApi {
   /** Fires when a chat webview has loaded and completed its handshake. */
   readonly onDidChatViewBecomeReady: vscode.Event<void>;
   readonly isChatViewReady: boolean;
+  /** Whether the developer panel is open and its webview has completed its handshake. */
+  readonly isDeveloperPanelReady: boolean;
+  /** The conversation on screen (running or reopened), if any. */
+  readonly conversationId: string | undefined;
+  /** Whether the current (or next) conversation is in plan mode. */
+  readonly planModeActive: boolean;
 }
 
 const openWalkthrough = async () => {
@@ -52,13 +70,9 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   const secrets = new SecretStorageSource(context.secrets, new EnvSecretSource());
   const workspaceRoot = () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
 
-  let presetText: string | undefined;
+  // Read for each new conversation (the preset setting may change), never at activation.
   const systemPrompt = () => {
-    // Read on first use, not at activation: activation stays cheap.
-    presetText ??= readFileSync(
-      vscode.Uri.joinPath(context.extensionUri, 'prompts', 'coding', 'PROMPT.md').fsPath,
-      'utf8',
-    );
+    const presetText = readPresetText(context.extensionUri.fsPath);
     return buildSystemPrompt(presetText, {
       os: `${os.type()} ${os.release()}`,
       shell: vscode.env.shell || process.env.SHELL || 'unknown',
@@ -152,6 +166,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     newId: randomUUID,
   });
 
+  const resolveMention = createMentionResolver(currentWorkspace, terminalHistory);
   const chatView = new ChatViewProvider(context.extensionUri, session, {
     setApiKey: async () => {
       if (await setApiKey(secrets)) await session.retry();
@@ -162,11 +177,32 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     openWalkthrough,
     openLink: openLinkWithConfirmation,
     revertTurn: (turn) => revertTurn(session, turn),
-    resolveMention: createMentionResolver(currentWorkspace, terminalHistory),
+    resolveMention,
   });
+
+  const developerPanel = new DeveloperPanel(context.extensionUri, session);
+
+  const focusChat = () => vscode.commands.executeCommand(`${ChatViewProvider.viewType}.focus`);
+  // Prompts sent from commands (selection actions): mentions resolved like the chat's own.
+  const sendPrompt = async (prompt: string) => {
+    await focusChat();
+    const problem = await session.submitWithMentions(prompt, resolveMention);
+    if (problem && (await vscode.window.showWarningMessage(problem.message, 'Set API Key')))
+      await vscode.commands.executeCommand('openagent.setApiKey');
+  };
+  const addFileToChat = async (uri = vscode.window.activeTextEditor?.document.uri) => {
+    if (!uri || uri.scheme !== 'file')
+      return void vscode.window.showInformationMessage('Choose a file of the workspace.');
+    const relative = vscode.workspace.asRelativePath(uri, false);
+    const mention = /\s/.test(relative) ? `@file:"${relative}" ` : `@file:${relative} `;
+    await focusChat();
+    await waitUntil(() => chatView.insertIntoComposer(mention), 5_000);
+  };
 
   context.subscriptions.push(
     chatView,
+    developerPanel,
+    vscode.commands.registerCommand('openagent.openDeveloperPanel', () => developerPanel.show()),
     vscode.window.registerWebviewViewProvider(ChatViewProvider.viewType, chatView),
     vscode.commands.registerCommand('openagent.newChat', async () => {
       session.reset();
@@ -175,9 +211,27 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     vscode.commands.registerCommand('openagent.stop', () => session.stop()),
     vscode.commands.registerCommand('openagent.revertTurn', () => revertTurn(session)),
     vscode.commands.registerCommand('openagent.togglePlanMode', () => togglePlanMode(session)),
-    vscode.commands.registerCommand('openagent.showHistory', () =>
-      showHistory(session, () => vscode.commands.executeCommand(`${ChatViewProvider.viewType}.focus`)),
+    vscode.commands.registerCommand('openagent.showHistory', () => showHistory(session, focusChat)),
+    vscode.commands.registerCommand('openagent.askAboutSelection', () => askAboutSelection(sendPrompt)),
+    vscode.commands.registerCommand('openagent.explainSelection', selectionAction('explain', sendPrompt)),
+    vscode.commands.registerCommand('openagent.fixSelection', selectionAction('fix', sendPrompt)),
+    vscode.commands.registerCommand('openagent.refactorSelection', selectionAction('refactor', sendPrompt)),
+    vscode.commands.registerCommand('openagent.writeTestsForSelection', selectionAction('writeTests', sendPrompt)),
+    vscode.commands.registerCommand('openagent.addFileToChat', (uri?: vscode.Uri) => addFileToChat(uri)),
+    vscode.commands.registerCommand('openagent.chooseModel', () => chooseModel(secrets)),
+    vscode.commands.registerCommand('openagent.choosePreset', () => choosePreset(context.extensionUri.fsPath)),
+    vscode.commands.registerCommand('openagent.compact', () => compactConversation(session)),
+    vscode.commands.registerCommand('openagent.exportConversation', () =>
+      exportCurrentConversation(session, openStore),
     ),
+    vscode.commands.registerCommand('openagent.showAuditLog', () => showAuditLog(session, openStore)),
+    vscode.commands.registerCommand('openagent.showUsage', () => showUsage(session, openStore)),
+    vscode.commands.registerCommand('openagent.openPolicy', openAgentPolicy),
+    vscode.commands.registerCommand('openagent.restartMcpServers', restartMcpServers),
+    vscode.commands.registerCommand('openagent.generateCommitMessage', (scm?: { rootUri?: vscode.Uri }) =>
+      generateCommitMessage(secrets, scm),
+    ),
+    new AgentStatusBar(session, 'openagent.focusChat'),
     vscode.commands.registerCommand('openagent.setApiKey', () => setApiKey(secrets)),
     vscode.commands.registerCommand('openagent.openWalkthrough', openWalkthrough),
     vscode.commands.registerCommand('openagent.focusChat', () =>
@@ -196,6 +250,15 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     get isChatViewReady() {
       return chatView.isReady;
     },
+    get isDeveloperPanelReady() {
+      return developerPanel.isReady;
+    },
+    get conversationId() {
+      return session.currentId;
+    },
+    get planModeActive() {
+      return session.planModeActive;
+    },
   };
 }
 
@@ -205,4 +268,14 @@ let shutdown: (() => Promise<void>) | undefined;
 export async function deactivate(): Promise<void> {
   // Everything else is released through context.subscriptions.
   await shutdown?.();
+}
+
+/** Polls `attempt` until it succeeds or `ms` pass (e.g. a chat webview still loading). */
+async function waitUntil(attempt: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!attempt()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return true;
 }

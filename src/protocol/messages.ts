@@ -39,11 +39,51 @@ export const hostToWebviewSchema = z.discriminatedUnion('type', [
     actions: z.array(z.strictObject({ action: webviewActionSchema, label: z.string() })),
   }),
   z.strictObject({ type: z.literal('chat_reset') }),
+  /** Text for the composer, e.g. "@file:src/app.ts " from "Add File to Chat". */
+  z.strictObject({ type: z.literal('composer_insert'), text: z.string().max(10_000) }),
 ]);
 export type HostToWebview = z.infer<typeof hostToWebviewSchema>;
 
 /** Validates a message from a webview; returns undefined for anything that does not fit. */
 export function parseWebviewMessage(raw: unknown): WebviewToHost | undefined {
   const result = webviewToHostSchema.safeParse(raw);
+  return result.success ? result.data : undefined;
+}
+
+/**
+ * The developer panel's switches for the conversation it watches. Teams is not among them yet:
+ * the panel shows it disabled until teams exist.
+ */
+export const panelToggleSchema = z.enum(['auto_approve', 'plan_mode', 'tracing']);
+export type PanelToggle = z.infer<typeof panelToggleSchema>;
+
+export const panelTogglesSchema = z.strictObject({
+  /** Tool calls are approved without asking, except those touching protected paths. */
+  autoApprove: z.boolean(),
+  planMode: z.boolean(),
+  /** Model requests and responses are recorded as llm_request / llm_response events. */
+  tracing: z.boolean(),
+});
+export type PanelToggles = z.infer<typeof panelTogglesSchema>;
+
+/** Messages the developer panel sends to the host; validated like the chat's. */
+export const panelToHostSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('panel_ready') }),
+  z.strictObject({ type: z.literal('toggle_set'), toggle: panelToggleSchema, on: z.boolean() }),
+]);
+export type PanelToHost = z.infer<typeof panelToHostSchema>;
+
+/** Messages the host sends to the developer panel. */
+export const hostToPanelSchema = z.discriminatedUnion('type', [
+  /** The same per-frame batches the chat gets. */
+  z.strictObject({ type: z.literal('agent_events'), events: z.array(agentEventSchema) }),
+  z.strictObject({ type: z.literal('panel_reset') }),
+  z.strictObject({ type: z.literal('toggles_change'), toggles: panelTogglesSchema }),
+]);
+export type HostToPanel = z.infer<typeof hostToPanelSchema>;
+
+/** Validates a message from the developer panel; returns undefined for anything that does not fit. */
+export function parsePanelMessage(raw: unknown): PanelToHost | undefined {
+  const result = panelToHostSchema.safeParse(raw);
   return result.success ? result.data : undefined;
 }

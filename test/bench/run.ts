@@ -3,6 +3,7 @@ import { measureEdits } from './edit-benchmarks';
 import { measureEventLoopDelay, MODEL_TURNS, type Protocol } from './loop-benchmarks';
 import { measureLoopOverhead } from './loop-overhead';
 import { measureListAndLoad, measurePersist } from './store-benchmarks';
+import { measureWebview, STREAM_DELTAS } from './webview-benchmarks';
 
 const PROTOCOLS: Protocol[] = ['anthropic', 'openai'];
 
@@ -91,6 +92,82 @@ async function main(): Promise<void> {
         (result.editMs / result.plainMs).toFixed(2),
         result.target,
       ]),
+    ),
+  );
+
+  console.log(
+    `\nStream to screen: a ${STREAM_DELTAS.toLocaleString()}-delta markdown answer through the real ChatController into the built chat webview in headless Chromium\n`,
+  );
+  const webview = await measureWebview();
+  console.log(
+    table(
+      [
+        'scenario',
+        'deltas/s',
+        'posts',
+        'posts per delta',
+        'bytes per delta',
+        'text bytes per delta',
+        'one post per delta: bytes per delta',
+        'bytes ÷ text bytes',
+        'target',
+      ],
+      webview.streams.map((result) => [
+        result.scenario,
+        result.tokensPerSecond.toFixed(0),
+        String(result.posts),
+        (result.posts / result.deltas).toFixed(3),
+        (result.bytes / result.deltas).toFixed(1),
+        (result.textBytes / result.deltas).toFixed(1),
+        (result.unbatchedBytes / result.deltas).toFixed(1),
+        (result.bytes / result.textBytes).toFixed(2),
+        '≤ 1 post per frame',
+      ]),
+    ),
+  );
+  console.log(
+    '\n' +
+      table(
+        [
+          'scenario',
+          'deltas painted',
+          'post → paint p50 (ms)',
+          'p95 (ms)',
+          'max (ms)',
+          'emit → paint p95 (ms)',
+          'frame (ms)',
+          'DOM nodes after',
+          'target',
+        ],
+        webview.streams.map((result) => [
+          result.scenario,
+          `${result.painted}/${result.deltas}`,
+          result.postToPaint.p50.toFixed(1),
+          result.postToPaint.p95.toFixed(1),
+          result.postToPaint.max.toFixed(1),
+          result.emitToPaint.p95.toFixed(1),
+          result.frameIntervalMs.toFixed(1),
+          String(result.domNodes),
+          'p95 ≤ 50 ms',
+        ]),
+      ),
+  );
+  const open = webview.open;
+  const sorted = [...open.openMs].sort((a, b) => a - b);
+  console.log(
+    `\nLong conversation: reopening ${open.messages.toLocaleString()} messages (${open.events.toLocaleString()} events after merging deltas, ${(open.replayBytes / 1e6).toFixed(1)} MB posted) in a freshly loaded chat, until the frame showing its end is painted (${open.openMs.length} runs)\n`,
+  );
+  console.log(
+    table(
+      ['figure', 'value', 'target'],
+      [
+        ['open and paint, median (ms)', sorted[Math.floor(sorted.length / 2)]!.toFixed(0), '≤ 300'],
+        ['open and paint, slowest (ms)', sorted.at(-1)!.toFixed(0), ''],
+        ['DOM nodes (elements, text; shadow roots included)', String(open.domNodes), '< 3,000'],
+        ['elements', String(open.domElements), ''],
+        ['turns in the DOM', String(open.turnsInDom), ''],
+        ['jump to the first message and paint (ms)', open.jumpToStartMs.toFixed(0), ''],
+      ],
     ),
   );
 }

@@ -90,3 +90,21 @@ export async function openFileInEditor(page: Page, relativePath: string): Promis
   await editor.waitFor({ timeout: 15_000 });
   return (await editor.innerText()).replace(/\u00a0/g, ' ');
 }
+
+/** The row of the open quick pick whose label is exactly `label`. */
+export function quickPickRow(page: Page, label: string): Locator {
+  const exact = new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+  return page
+    .locator('.quick-input-list .monaco-list-row')
+    .filter({ has: page.locator('.label-name', { hasText: exact }) })
+    .first();
+}
+
+/** Runs a command from the Command Palette by its title, as a user does. */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ timeout: 15_000 });
+  await input.fill(`>${title}`);
+  await quickPickRow(page, title).click({ timeout: 15_000 });
+}

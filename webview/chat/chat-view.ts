@@ -1,16 +1,30 @@
 /**
  * The chat's DOM: a transcript of turns, a notice strip, an activity pill and a composer.
- * Streaming text is re-rendered at most once per animation frame.
+ * Events update the turns (plain data, turns.ts); the transcript is a windowed list that keeps
+ * only the turns near the viewport in the DOM and renders at most once per animation frame,
+ * so a conversation of thousands of messages opens fast with few nodes. A streaming answer
+ * re-renders only its last, still-open markdown blocks.
  */
 import type { AgentEvent } from '../../src/core/agent/events';
 import type { HostToWebview } from '../../src/protocol/messages';
-import { renderMarkdown } from '../shared/render-markdown';
+import type { TextMetrics } from '../shared/list-layout';
+import { StreamingMarkdown } from '../shared/streaming-markdown';
+import { WindowedList } from '../shared/windowed-list';
+import {
+  actionButtons,
+  estimateTurnHeight,
+  renderTurn,
+  turnElement,
+  type NoticeAction,
+  type Turn,
+  type TurnBody,
+} from './turns';
 
 type Notice = Extract<HostToWebview, { type: 'chat_notice' }>;
 type ErrorKind = Extract<AgentEvent, { type: 'error' }>['kind'];
 
 /** Each kind of failure comes with the fix a user would reach for. */
-function fixesFor(kind: ErrorKind): Notice['actions'] {
+function fixesFor(kind: ErrorKind): NoticeAction[] {
   switch (kind) {
     case 'authentication':
       return [
@@ -35,11 +49,22 @@ export interface ChatViewCallbacks {
 }
 
 export class ChatView {
-  private current: { element: HTMLElement; text: string; dirty: boolean } | undefined;
-  private frame: number | undefined;
+  private readonly turns: Turn[] = [];
+  private readonly list: WindowedList;
+  /** The answer streaming now, and the renderer that keeps its finished blocks. */
+  private live: { index: number; turn: Extract<Turn, { kind: 'assistant' }>; stream: StreamingMarkdown } | undefined;
+  /** The version of its turn each rendered element shows. */
+  private readonly shown = new WeakMap<HTMLElement, number>();
+  /** Turns changed by the events being applied, refreshed together at the end. */
+  private readonly changed = new Set<number>();
   private running = false;
-  /** turn → its "files changed" block. */
-  private readonly turnFiles = new Map<number, HTMLElement>();
+  /** The activity pill's text while running ('' when idle). */
+  private activityText = '';
+  /** What the pill and the stop button show, to touch the DOM only when that changes. */
+  private shownActivity: { running: boolean; text: string } | undefined;
+  /** turn number → index of its "files changed" block. */
+  private readonly turnFiles = new Map<number, number>();
+  private metrics: TextMetrics | undefined;
 
   constructor(
     private readonly transcript: HTMLElement,
@@ -47,23 +72,42 @@ export class ChatView {
     private readonly activity: HTMLElement,
     private readonly callbacks: ChatViewCallbacks,
     private readonly onRunningChange: (running: boolean) => void,
-  ) {}
+  ) {
+    const turns = this.turns;
+    this.list = new WindowedList(transcript, {
+      get length() {
+        return turns.length;
+      },
+      create: (index) => this.element(index),
+      update: (index, element) => this.element(index, element),
+      estimate: (index, width) => estimateTurnHeight(turns[index]!, width, this.textMetrics()),
+    });
+  }
 
   get isRunning(): boolean {
     return this.running;
   }
 
   reset(): void {
-    this.transcript.replaceChildren();
+    this.turns.length = 0;
     this.turnFiles.clear();
+    this.changed.clear();
+    this.live = undefined;
+    this.list.reset();
     this.clearNotice();
-    this.current = undefined;
     this.setRunning(false);
+    this.showActivity();
   }
 
   apply(events: AgentEvent[]): void {
+    const known = this.turns.length;
     for (const event of events) this.applyOne(event);
-    this.scheduleRender();
+    // Turns added by this batch are laid out from their content as it is now; others changed.
+    for (const index of this.changed) if (index < known) this.list.refresh(index);
+    this.changed.clear();
+    this.list.schedule();
+    // Once per batch: a replayed conversation starts and stops thousands of runs.
+    this.showActivity();
   }
 
   showNotice(notice: Notice): void {
@@ -73,18 +117,8 @@ export class ChatView {
     const text = document.createElement('p');
     text.textContent = notice.text;
     box.append(text);
-    box.append(...this.actionButtons(notice.actions));
+    box.append(...actionButtons(notice.actions, (action) => this.callbacks.onAction(action)));
     this.noticeArea.replaceChildren(box);
-  }
-
-  private actionButtons(actions: Notice['actions']): HTMLElement[] {
-    return actions.map(({ action, label }, position) => {
-      const button = document.createElement('vscode-button');
-      if (position > 0) button.setAttribute('secondary', '');
-      button.textContent = label;
-      button.addEventListener('click', () => this.callbacks.onAction(action));
-      return button;
-    });
   }
 
   clearNotice(): void {
@@ -96,14 +130,21 @@ export class ChatView {
       case 'user_message':
         this.clearNotice();
         this.finishCurrent();
-        this.addTurn('user').textContent = event.text;
+        this.add({ kind: 'user', text: event.text });
         this.setRunning(true);
+        // Sending a prompt brings the reader back to the end of the conversation.
+        this.list.followEnd();
         break;
-      case 'text_delta':
-        if (!this.current) this.current = { element: this.addTurn('assistant'), text: '', dirty: false };
-        this.current.text += event.text;
-        this.current.dirty = true;
+      case 'text_delta': {
+        if (!this.live) {
+          const turn = { kind: 'assistant' as const, text: '', version: 0 };
+          this.turns.push(turn);
+          this.live = { index: this.turns.length - 1, turn, stream: new StreamingMarkdown(turnElement('assistant')) };
+        }
+        this.live.turn.text += event.text;
+        this.touch(this.live.index);
         break;
+      }
       case 'tool_call': {
         // Text before and after a tool call are separate paragraphs of the answer.
         this.finishCurrent();
@@ -112,10 +153,10 @@ export class ChatView {
             ? (event.input as { path?: unknown; command?: unknown; plan?: unknown })
             : {};
         const target = input.command ?? input.path;
-        this.addTurn('tool').textContent = `${event.toolName}${typeof target === 'string' ? ` ${target}` : ''}`;
+        this.add({ kind: 'tool', text: `${event.toolName}${typeof target === 'string' ? ` ${target}` : ''}` });
         // A presented plan is shown in full, for the user to read before approving it.
         if (event.toolName === 'present_plan' && typeof input.plan === 'string')
-          this.addTurn('assistant').innerHTML = renderMarkdown(input.plan);
+          this.add({ kind: 'assistant', text: input.plan });
         this.setActivity(`Using ${event.toolName}…`);
         break;
       }
@@ -128,54 +169,60 @@ export class ChatView {
       case 'compact':
         if (event.kind !== 'micro') {
           this.finishCurrent();
-          this.addTurn('status').textContent =
-            `Conversation compacted (${event.tokensBefore.toLocaleString()} → ${event.tokensAfter.toLocaleString()} tokens).`;
+          this.add({
+            kind: 'status',
+            text: `Conversation compacted (${event.tokensBefore.toLocaleString()} → ${event.tokensAfter.toLocaleString()} tokens).`,
+          });
         }
         break;
       case 'background_result':
         this.finishCurrent();
-        this.addTurn('status').textContent =
-          `Background job ${event.jobId} (${event.command}) ${event.exitCode === null ? 'ended' : `exited with code ${event.exitCode}`}.`;
+        this.add({
+          kind: 'status',
+          text: `Background job ${event.jobId} (${event.command}) ${event.exitCode === null ? 'ended' : `exited with code ${event.exitCode}`}.`,
+        });
         break;
       case 'plan_mode':
         this.finishCurrent();
-        this.addTurn('status').textContent = event.active
-          ? 'Plan mode is on: the agent reads and plans, and changes nothing until you approve its plan.'
-          : event.reason === 'plan_approved'
-            ? 'Plan approved: plan mode is off.'
-            : 'Plan mode is off.';
+        this.add({
+          kind: 'status',
+          text: event.active
+            ? 'Plan mode is on: the agent reads and plans, and changes nothing until you approve its plan.'
+            : event.reason === 'plan_approved'
+              ? 'Plan approved: plan mode is off.'
+              : 'Plan mode is off.',
+        });
         break;
       case 'files_changed':
         this.finishCurrent();
         this.showTurnFiles(event);
         break;
       case 'turn_reverted': {
-        const block = this.turnFiles.get(event.turn);
-        block?.querySelector('vscode-button')?.remove();
-        const note = document.createElement('p');
-        note.className = 'turn-files-reverted';
         const failed = event.failed.map((item) => `${item.path} (${item.reason})`);
-        note.textContent =
+        const note =
           `Reverted: ${[...event.restored, ...event.deleted.map((file) => `${file} deleted`)].join(', ') || 'nothing'}` +
           (failed.length ? `. Not restored: ${failed.join(', ')}` : '.');
-        (block ?? this.addTurn('status')).append(note);
+        const index = this.turnFiles.get(event.turn);
+        const block = index === undefined ? undefined : this.turns[index];
+        if (block?.kind === 'files') {
+          block.revertable = false;
+          block.notes.push(note);
+          this.touch(index!);
+        } else {
+          this.add({ kind: 'reverted', notes: [note] });
+        }
         break;
       }
       case 'interrupted':
         this.finishCurrent();
-        this.addTurn('status').textContent = event.reason;
+        this.add({ kind: 'status', text: event.reason });
         this.setRunning(false);
         break;
-      case 'error': {
+      case 'error':
         this.finishCurrent();
-        const element = this.addTurn('error');
-        const text = document.createElement('p');
-        text.textContent = event.message;
-        element.append(text, ...this.actionButtons(fixesFor(event.kind)));
-        element.setAttribute('role', 'alert');
+        this.add({ kind: 'error', text: event.message, actions: fixesFor(event.kind) });
         this.setRunning(false);
         break;
-      }
       case 'done':
         this.finishCurrent();
         this.setRunning(false);
@@ -185,61 +232,78 @@ export class ChatView {
 
   /** The files a turn changed, with "Revert This Turn"; a redirected run updates the same block. */
   private showTurnFiles(event: Extract<AgentEvent, { type: 'files_changed' }>): void {
-    let block = this.turnFiles.get(event.turn);
-    if (!block) {
-      block = this.addTurn('files');
-      this.turnFiles.set(event.turn, block);
+    const index = this.turnFiles.get(event.turn);
+    const block = index === undefined ? undefined : this.turns[index];
+    if (block?.kind === 'files') {
+      Object.assign(block, { files: event.files, revertable: true, notes: [] });
+      this.touch(index!);
+    } else {
+      this.turnFiles.set(
+        event.turn,
+        this.add({ kind: 'files', turn: event.turn, files: event.files, revertable: true, notes: [] }),
+      );
     }
-    const title = document.createElement('p');
-    title.textContent = `Changed ${event.files.length} file${event.files.length === 1 ? '' : 's'}:`;
-    const list = document.createElement('ul');
-    for (const file of event.files) {
-      const item = document.createElement('li');
-      item.textContent = `${file.path}${file.change === 'created' ? ' (new)' : ''}`;
-      list.append(item);
-    }
-    const revert = document.createElement('vscode-button');
-    revert.setAttribute('secondary', '');
-    revert.textContent = 'Revert This Turn';
-    revert.addEventListener('click', () => this.callbacks.onRevertTurn(event.turn));
-    block.replaceChildren(title, list, revert);
   }
 
-  private addTurn(kind: 'user' | 'assistant' | 'status' | 'error' | 'tool' | 'files'): HTMLElement {
-    const element = document.createElement('div');
-    element.className = `turn turn-${kind}`;
-    this.transcript.append(element);
+  /** Appends a turn; returns its index. */
+  private add(body: TurnBody): number {
+    this.turns.push({ ...body, version: 0 });
+    return this.turns.length - 1;
+  }
+
+  /** Turn `index` changed: its element (if shown) is brought up to date in the next frame. */
+  private touch(index: number): void {
+    this.turns[index]!.version++;
+    this.changed.add(index);
+  }
+
+  /** The element for turn `index`: `existing` when it is up to date, the streaming answer's own, or a new one. */
+  private element(index: number, existing?: HTMLElement): HTMLElement {
+    const turn = this.turns[index]!;
+    if (this.live?.index === index) {
+      this.live.stream.update(this.live.turn.text);
+      return this.live.stream.element;
+    }
+    if (existing && this.shown.get(existing) === turn.version) return existing;
+    const element = renderTurn(turn, this.callbacks);
+    this.shown.set(element, turn.version);
     return element;
   }
 
+  /** The streaming answer is complete: a shown one gets its last text now; a hidden one renders when shown. */
   private finishCurrent(): void {
-    if (this.current) this.renderCurrent();
-    this.current = undefined;
+    const live = this.live;
+    if (!live) return;
+    this.live = undefined;
+    if (!live.stream.element.isConnected) return;
+    live.stream.update(live.turn.text);
+    live.stream.finish();
+    this.shown.set(live.stream.element, live.turn.version);
+  }
+
+  private textMetrics(): TextMetrics {
+    if (!this.metrics) {
+      const fontSize = parseFloat(getComputedStyle(this.transcript).fontSize) || 13;
+      this.metrics = { lineHeight: fontSize * 1.5, charWidth: fontSize * 0.55 };
+    }
+    return this.metrics;
   }
 
   private setActivity(text: string): void {
-    if (this.running) this.activity.textContent = text;
+    if (this.running) this.activityText = text;
   }
 
   private setRunning(running: boolean): void {
     this.running = running;
-    this.activity.hidden = !running;
-    this.activity.textContent = running ? 'Thinking…' : '';
-    this.onRunningChange(running);
+    this.activityText = running ? 'Thinking…' : '';
   }
 
-  private scheduleRender(): void {
-    if (this.frame !== undefined) return;
-    this.frame = requestAnimationFrame(() => {
-      this.frame = undefined;
-      this.renderCurrent();
-      this.transcript.lastElementChild?.scrollIntoView({ block: 'end' });
-    });
-  }
-
-  private renderCurrent(): void {
-    if (!this.current?.dirty) return;
-    this.current.element.innerHTML = renderMarkdown(this.current.text);
-    this.current.dirty = false;
+  private showActivity(): void {
+    const shown = this.shownActivity;
+    if (shown?.running === this.running && shown.text === this.activityText) return;
+    this.activity.hidden = !this.running;
+    this.activity.textContent = this.activityText;
+    if (shown?.running !== this.running) this.onRunningChange(this.running);
+    this.shownActivity = { running: this.running, text: this.activityText };
   }
 }

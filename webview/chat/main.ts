@@ -95,6 +95,13 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
     case 'chat_reset':
       view.reset();
       break;
+    case 'composer_insert': {
+      // "Add File to Chat" and friends: the mention goes where the user is typing.
+      const current = prompt.value;
+      prompt.value = `${current}${current && !/\s$/.test(current) ? ' ' : ''}${message.text}`;
+      prompt.focus();
+      break;
+    }
   }
 });
 

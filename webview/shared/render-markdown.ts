@@ -5,18 +5,8 @@
  * iframes, forms, styles, srcset, SVG — is removed. The CSP blocks remote loads as well.
  */
 import DOMPurify from 'dompurify';
-import { Marked, type Tokens } from 'marked';
-
-const marked = new Marked({
-  gfm: true,
-  breaks: false,
-  renderer: {
-    image({ href, text }: Tokens.Image): string {
-      const label = escapeHtml(text || href);
-      return `<a href="${escapeHtml(href)}" class="image-link" title="Image (not loaded)">[image: ${label}]</a>`;
-    },
-  },
-});
+import type { Token } from 'marked';
+import { blocksToHtml, markdownToHtml } from './markdown-blocks';
 
 const purifyConfig = {
   FORBID_TAGS: [
@@ -53,10 +43,19 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
 });
 
 export function renderMarkdown(markdown: string): string {
-  const html = marked.parse(markdown, { async: false });
-  return DOMPurify.sanitize(html, purifyConfig);
+  return DOMPurify.sanitize(markdownToHtml(markdown), purifyConfig);
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+/** The same, as nodes ready to insert (saves serialising the sanitised tree and parsing it again). */
+export function renderMarkdownFragment(markdown: string): DocumentFragment {
+  return sanitizeToFragment(markdownToHtml(markdown));
+}
+
+/** Blocks of a streaming answer (see splitStreamingMarkdown), sanitised, as nodes. */
+export function renderBlocksFragment(blocks: Token[]): DocumentFragment {
+  return sanitizeToFragment(blocksToHtml(blocks));
+}
+
+function sanitizeToFragment(html: string): DocumentFragment {
+  return DOMPurify.sanitize(html, { ...purifyConfig, RETURN_DOM_FRAGMENT: true });
 }

@@ -14,6 +14,7 @@ import type { RevertOutcome } from './turn-checkpoints';
 import { ConversationParts, type ConversationPartsDeps } from './conversation-parts';
 import { ConversationRecorder } from './conversation-recorder';
 import type { ApprovalGate } from '../policy/approval';
+import { AutoApprovalGate } from '../policy/auto-approval';
 import type { AgentLimits } from './agent-loop';
 
 /** The conversation's surroundings (see ConversationPartsDeps for workspace, tools, jobs, trust). */
@@ -107,6 +108,7 @@ export class ConversationSession {
     const apiKey = await this.deps.secrets.getApiKey(settings.provider.trim());
     const setup = createLlmClient(settings, apiKey);
     if (!setup.ok) return { reason: setup.reason, message: setup.message };
+    this.apiKeyInUse = apiKey;
     if (this.conversation) {
       this.conversation.useModel({ llm: setup.client, model: setup.model });
     } else {
@@ -124,7 +126,8 @@ export class ConversationSession {
         transcripts: this.deps.transcripts,
         tools: parts.tools,
         inboxes: parts.inboxes,
-        approvals: this.deps.approvals,
+        approvals: this.approvalGate(),
+        tracing: this.tracingSwitch,
         offerTool: parts.offerTool,
       });
       this.parts = parts;
@@ -160,6 +163,7 @@ export class ConversationSession {
     void this.parts?.dispose();
     this.parts = undefined;
     this.planModeNext = undefined;
+    this.clearSwitches();
     this.reopened = undefined;
     void this.recorder?.flush();
     this.recorder = undefined;
@@ -242,6 +246,13 @@ export class ConversationSession {
     return this.conversation?.id ?? this.reopened?.conversation.id;
   }
 
+  /** Compacts the current conversation now (or at the next turn, while it runs). False when there is none. */
+  async compact(focus?: string): Promise<boolean> {
+    if (!this.conversation) return false;
+    await this.conversation.compact(focus);
+    return true;
+  }
+
   /** Whether the current (or next) conversation is in plan mode. */
   get planModeActive(): boolean {
     return this.parts?.planMode.active ?? this.planModeNext ?? this.deps.planModeDefault?.() ?? false;
@@ -251,6 +262,7 @@ export class ConversationSession {
   setPlanMode(on: boolean): void {
     if (this.parts) this.parts.planMode.set(on, 'user');
     else this.planModeNext = on;
+    this.notifySwitches();
   }
 
   /**
@@ -276,6 +288,62 @@ export class ConversationSession {
   async flush(): Promise<void> {
     await this.recorder?.flush();
   }
+
+  // Per-conversation switches of the developer panel (plan mode is above). A new conversation
+  // starts with them off.
+  private autoApprove = false;
+  private tracing = false;
+  private apiKeyInUse: string | undefined;
+  private readonly switchListeners = new Set<() => void>();
+
+  /** Whether the current conversation's tool calls are approved without asking (protected paths still ask). */
+  get autoApproveActive(): boolean {
+    return this.autoApprove;
+  }
+
+  setAutoApprove(on: boolean): void {
+    this.autoApprove = on;
+    this.notifySwitches();
+  }
+
+  /** Whether the current conversation's model calls are traced (llm_request / llm_response events). */
+  get tracingActive(): boolean {
+    return this.tracing;
+  }
+
+  /** Applies from the next model call on, mid-run included. */
+  setTracing(on: boolean): void {
+    this.tracing = on;
+    this.notifySwitches();
+  }
+
+  /** Fires when plan mode, auto-approve or tracing is switched, or a new conversation resets them. */
+  onSwitchesChange(listener: () => void): () => void {
+    this.switchListeners.add(listener);
+    return () => this.switchListeners.delete(listener);
+  }
+
+  private notifySwitches(): void {
+    for (const listener of this.switchListeners) listener();
+  }
+
+  private clearSwitches(): void {
+    this.autoApprove = false;
+    this.tracing = false;
+    this.notifySwitches();
+  }
+
+  /** The host's gate, auto-approving while the switch is on for the conversation on screen. */
+  private approvalGate(): ApprovalGate | undefined {
+    const gate = this.deps.approvals;
+    return gate && new AutoApprovalGate(gate, (id) => this.autoApprove && id === this.currentId);
+  }
+
+  /** Read at each model call, so the switch applies live; the key in use is redacted from traces. */
+  private readonly tracingSwitch = {
+    enabled: () => this.tracing,
+    secrets: () => (this.apiKeyInUse ? [this.apiKeyInUse] : []),
+  };
 
   private async openStore(): Promise<ConversationStore | undefined> {
     try {

@@ -5,7 +5,6 @@
  */
 import type * as vscode from 'vscode';
 import type { ConversationSession, SetupProblem } from '../../core/agent/conversation-session';
-import type { AgentEvent } from '../../core/agent/events';
 import type { MentionResolver } from '../../core/agent/mentions';
 import {
   parseWebviewMessage,
@@ -14,7 +13,8 @@ import {
   type WebviewToHost,
 } from '../../protocol/messages';
 import { Disposable } from '../disposable';
-import { Batcher } from './event-batcher';
+import { coalesceTextDeltas } from './event-batcher';
+import { SessionFeed } from './session-feed';
 
 export interface ChatActions {
   setApiKey(): Promise<void>;
@@ -27,34 +27,30 @@ export interface ChatActions {
 }
 
 export class ChatController extends Disposable {
-  private ready = false;
-  private readonly batcher = new Batcher<AgentEvent>((events) => this.post({ type: 'agent_events', events }));
-  private readonly readyListeners = new Set<() => void>();
+  private readonly feed: SessionFeed<HostToWebview>;
 
   constructor(
-    private readonly webview: vscode.Webview,
+    webview: vscode.Webview,
     private readonly session: ConversationSession,
     private readonly actions: ChatActions,
   ) {
     super();
+    // Streamed text is merged per batch, so the bytes posted stay close to the text itself.
+    this.feed = this._register(
+      new SessionFeed<HostToWebview>(webview, session, {
+        events: (events) => ({ type: 'agent_events', events: coalesceTextDeltas(events) }),
+        reset: () => ({ type: 'chat_reset' }),
+      }),
+    );
     this._register(webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)));
-    const stopEvents = session.onEvent((event) => {
-      if (this.ready) this.batcher.push(event);
-    });
-    const stopResets = session.onReset(() => {
-      this.batcher.clear();
-      this.post({ type: 'chat_reset' });
-    });
-    this._register({ dispose: () => (stopEvents(), stopResets(), this.batcher.clear()) });
   }
 
   get isReady(): boolean {
-    return this.ready;
+    return this.feed.isReady;
   }
 
   onDidBecomeReady(listener: () => void): () => void {
-    this.readyListeners.add(listener);
-    return () => this.readyListeners.delete(listener);
+    return this.feed.onDidBecomeReady(listener);
   }
 
   private receive(raw: unknown): void {
@@ -67,11 +63,9 @@ export class ChatController extends Disposable {
   private async handle(message: WebviewToHost): Promise<void> {
     switch (message.type) {
       case 'webview_ready':
-        this.ready = true;
-        // A webview that (re)loads mid-conversation catches up with one batch.
-        this.post({ type: 'chat_reset' });
-        if (this.session.history.length > 0) this.post({ type: 'agent_events', events: [...this.session.history] });
-        for (const listener of this.readyListeners) listener();
+        // A webview that (re)loads mid-conversation catches up with one batch: the only time
+        // the whole conversation is posted (streaming posts only what is new).
+        this.feed.start();
         return;
       case 'prompt_submit':
         this.showProblem(await this.session.submitWithMentions(message.text, this.actions.resolveMention));
@@ -101,6 +95,13 @@ export class ChatController extends Disposable {
     else this.showProblem(await this.session.retry());
   }
 
+  /** Puts text into the chat's composer (after the ready handshake; dropped before it). */
+  insertIntoComposer(text: string): boolean {
+    if (!this.feed.isReady) return false;
+    this.post({ type: 'composer_insert', text });
+    return true;
+  }
+
   private showProblem(problem: SetupProblem | undefined): void {
     if (!problem) return;
     const actions: Array<{ action: WebviewAction; label: string }> =
@@ -115,8 +116,6 @@ export class ChatController extends Disposable {
   }
 
   private post(message: HostToWebview): void {
-    if (!this.ready) return;
-    this.batcher.flush();
-    void this.webview.postMessage(message);
+    this.feed.post(message);
   }
 }

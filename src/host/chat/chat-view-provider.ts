@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ConversationSession } from '../../core/agent/conversation-session';
 import { Disposable } from '../disposable';
 import { ChatController, type ChatActions } from './chat-controller';
-import { localResourceRoots, renderWebviewHtml } from './webview-html';
+import { renderWebviewHtml, webviewOptions } from './webview-html';
 
 /** The sidebar chat: a webview view in the OpenAgent activity-bar container. */
 export class ChatViewProvider extends Disposable implements vscode.WebviewViewProvider {
@@ -21,16 +21,17 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     super();
   }
 
+  /** Puts text into the composer of the chat; false when the chat is not open and ready. */
+  insertIntoComposer(text: string): boolean {
+    return this.controller?.insertIntoComposer(text) ?? false;
+  }
+
   get isReady(): boolean {
     return this.controller?.isReady ?? false;
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
-    view.webview.options = {
-      enableScripts: true,
-      enableCommandUris: false,
-      localResourceRoots: localResourceRoots(this.extensionUri),
-    };
+    view.webview.options = webviewOptions(this.extensionUri);
     this.controller?.dispose();
     const controller = new ChatController(view.webview, this.session, this.actions);
     this.controller = controller;

@@ -16,6 +16,11 @@ export function localResourceRoots(extensionUri: vscode.Uri): vscode.Uri[] {
   return [vscode.Uri.joinPath(extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(extensionUri, 'media')];
 }
 
+/** The options every OpenAgent webview gets: scripts on, command links off, only our own resources. */
+export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
+  return { enableScripts: true, enableCommandUris: false, localResourceRoots: localResourceRoots(extensionUri) };
+}
+
 /**
  * The page every OpenAgent webview starts from. The CSP allows only our own nonce-tagged
  * script and our own resources: no remote images, fonts, frames or connections, so model

@@ -1,0 +1,69 @@
+/**
+ * "OpenAgent: Open Developer Panel": one editor-area webview panel bound to the session's
+ * current conversation. Running the command again reveals the panel instead of opening another.
+ */
+import * as vscode from 'vscode';
+import { Disposable } from '../disposable';
+import { renderWebviewHtml, webviewOptions } from '../chat/webview-html';
+import { PanelController, type PanelSession } from './panel-controller';
+
+export class DeveloperPanel extends Disposable {
+  static readonly viewType = 'openagent.developerPanel';
+
+  private panel: vscode.WebviewPanel | undefined;
+  private controller: PanelController | undefined;
+  private readonly readyEmitter = this._register(new vscode.EventEmitter<void>());
+  /** Fires each time the panel's webview has loaded its script and said it is ready. */
+  readonly onDidBecomeReady = this.readyEmitter.event;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly session: PanelSession,
+  ) {
+    super();
+  }
+
+  get isReady(): boolean {
+    return this.controller?.isReady ?? false;
+  }
+
+  /** Opens the panel beside the editor, or brings the open one forward. */
+  show(): void {
+    if (this.panel) {
+      this.panel.reveal();
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel(
+      DeveloperPanel.viewType,
+      'OpenAgent Developer Panel',
+      { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
+      { ...webviewOptions(this.extensionUri), enableFindWidget: true },
+    );
+    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'openagent.svg');
+    const controller = new PanelController(panel.webview, this.session);
+    controller.onDidBecomeReady(() => this.readyEmitter.fire());
+    this.panel = panel;
+    this.controller = controller;
+    // A hidden panel's webview is unloaded: nothing is posted to it until it is shown again,
+    // says ready, and catches up from the session's history.
+    panel.onDidChangeViewState(({ webviewPanel }) => {
+      if (!webviewPanel.visible) controller.pause();
+    });
+    panel.onDidDispose(() => {
+      controller.dispose();
+      this.panel = undefined;
+      this.controller = undefined;
+    });
+    panel.webview.html = renderWebviewHtml(panel.webview, this.extensionUri, {
+      title: 'OpenAgent Developer Panel',
+      script: 'webview/panel.js',
+      stylesheet: 'panel.css',
+      rootId: 'openagent-panel',
+    });
+  }
+
+  override dispose(): void {
+    this.panel?.dispose();
+    super.dispose();
+  }
+}

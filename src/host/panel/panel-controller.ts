@@ -1,0 +1,105 @@
+/**
+ * Connects the developer panel's webview to the conversation session: the same event feed as
+ * the chat (both surfaces watch one conversation at once), and the conversation's switches —
+ * auto-approve, plan mode, tracing — set from the panel and shown there however they change.
+ */
+import type * as vscode from 'vscode';
+import type { ConversationSession } from '../../core/agent/conversation-session';
+import {
+  parsePanelMessage,
+  type HostToPanel,
+  type PanelToHost,
+  type PanelToggle,
+  type PanelToggles,
+} from '../../protocol/messages';
+import { Disposable } from '../disposable';
+import { SessionFeed } from '../chat/session-feed';
+
+/** What the panel needs of the session. */
+export type PanelSession = Pick<
+  ConversationSession,
+  | 'onEvent'
+  | 'onReset'
+  | 'history'
+  | 'onSwitchesChange'
+  | 'autoApproveActive'
+  | 'setAutoApprove'
+  | 'planModeActive'
+  | 'setPlanMode'
+  | 'tracingActive'
+  | 'setTracing'
+>;
+
+export class PanelController extends Disposable {
+  private readonly feed: SessionFeed<HostToPanel>;
+
+  constructor(
+    webview: Pick<vscode.Webview, 'postMessage' | 'onDidReceiveMessage'>,
+    private readonly session: PanelSession,
+  ) {
+    super();
+    this.feed = this._register(
+      new SessionFeed<HostToPanel>(webview, session, {
+        events: (events) => ({ type: 'agent_events', events }),
+        reset: () => ({ type: 'panel_reset' }),
+      }),
+    );
+    this._register(webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)));
+    const stopSwitches = session.onSwitchesChange(() => this.postToggles());
+    // Approving the agent's plan leaves plan mode from inside the run.
+    const stopEvents = session.onEvent((event) => {
+      if (event.type === 'plan_mode') this.postToggles();
+    });
+    this._register({ dispose: () => (stopSwitches(), stopEvents()) });
+  }
+
+  get isReady(): boolean {
+    return this.feed.isReady;
+  }
+
+  onDidBecomeReady(listener: () => void): () => void {
+    return this.feed.onDidBecomeReady(listener);
+  }
+
+  /** The webview went away for now (its panel is hidden); it says ready again when it is back. */
+  pause(): void {
+    this.feed.pause();
+  }
+
+  private receive(raw: unknown): void {
+    const message = parsePanelMessage(raw);
+    // A webview is untrusted input: anything that does not fit the protocol is dropped.
+    if (message) this.handle(message);
+  }
+
+  private handle(message: PanelToHost): void {
+    switch (message.type) {
+      case 'panel_ready':
+        this.feed.start();
+        this.postToggles();
+        return;
+      case 'toggle_set':
+        // Every setter reports back through onSwitchesChange, so the panel shows the truth.
+        this.setToggle(message.toggle, message.on);
+        return;
+    }
+  }
+
+  private setToggle(toggle: PanelToggle, on: boolean): void {
+    if (toggle === 'auto_approve') this.session.setAutoApprove(on);
+    else if (toggle === 'plan_mode') this.session.setPlanMode(on);
+    else this.session.setTracing(on);
+  }
+
+  private toggles(): PanelToggles {
+    return {
+      autoApprove: this.session.autoApproveActive,
+      planMode: this.session.planModeActive,
+      tracing: this.session.tracingActive,
+    };
+  }
+
+  private postToggles(): void {
+    this.feed.post({ type: 'toggles_change', toggles: this.toggles() });
+  }
+}

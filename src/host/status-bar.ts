@@ -1,0 +1,77 @@
+/**
+ * The status bar item (SPEC 1.5): what the agent is doing (idle, thinking, running a tool,
+ * waiting for approval), the model, and the cost of the current conversation. Clicking it
+ * focuses the chat.
+ */
+import * as vscode from 'vscode';
+import type { ConversationSession } from '../core/agent/conversation-session';
+import type { AgentEvent } from '../core/agent/events';
+import { readModelSettings } from './settings';
+
+export class AgentStatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('openagent.status', vscode.StatusBarAlignment.Right, 100);
+  private state = 'idle';
+  private costUsd = 0;
+  private readonly stops: Array<() => void>;
+
+  constructor(session: ConversationSession, focusCommand: string) {
+    this.item.name = 'OpenAgent';
+    this.item.command = focusCommand;
+    this.stops = [
+      session.onEvent((event) => this.apply(event)),
+      session.onReset(() => {
+        this.costUsd = 0;
+        this.state = 'idle';
+        this.render();
+      }),
+    ];
+    for (const event of session.history) this.apply(event);
+    this.render();
+    this.item.show();
+  }
+
+  /** What the item says now (tests read it). */
+  get text(): string {
+    return this.item.text;
+  }
+
+  private apply(event: AgentEvent): void {
+    switch (event.type) {
+      case 'user_message':
+      case 'text_delta':
+      case 'tool_result':
+        this.state = 'thinking';
+        break;
+      case 'tool_call':
+        this.state = `running ${event.toolName}`;
+        break;
+      case 'tool_approval_request':
+        this.state = 'waiting for approval';
+        break;
+      case 'usage':
+        if (event.scope === 'call') this.costUsd += event.costUsd;
+        break;
+      case 'done':
+      case 'error':
+      case 'interrupted':
+        this.state = 'idle';
+        break;
+      default:
+        return;
+    }
+    this.render();
+  }
+
+  private render(): void {
+    const icon =
+      this.state === 'idle' ? '$(hubot)' : this.state === 'waiting for approval' ? '$(bell-dot)' : '$(loading~spin)';
+    const model = readModelSettings().model || 'no model';
+    this.item.text = `${icon} ${this.state === 'idle' ? 'OpenAgent' : this.state} · ${model} · $${this.costUsd.toFixed(this.costUsd < 1 ? 4 : 2)}`;
+    this.item.tooltip = `OpenAgent is ${this.state}. Model: ${model}. This conversation: $${this.costUsd.toFixed(4)}. Click to open the chat.`;
+  }
+
+  dispose(): void {
+    for (const stop of this.stops) stop();
+    this.item.dispose();
+  }
+}

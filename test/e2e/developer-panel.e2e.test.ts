@@ -1,0 +1,172 @@
+/**
+ * The developer panel in the real VS Code UI (packaged extension, fake model): opened from the
+ * Command Palette beside the sidebar chat, both watch one conversation with a tool call; the
+ * panel shows the tool block's JSON, usage and cost, traces, and a filterable event list, and
+ * its plan-mode switch shows up in the chat. Screenshots in the dark and light themes.
+ */
+import assert from 'node:assert/strict';
+import type { Frame, Page } from 'playwright-core';
+import { costOf, priceOf } from '../../src/core/llm/model-info';
+import { FakeModelServer } from '../fixtures/fake-model-server/server';
+import type { WorkbenchSession } from '../harness/workbench-session';
+import { API_KEY, openChat, screenshot, send, startPackagedSession } from './chat-helpers';
+import { findWebviewFrame, quickPickRow, runCommand } from './workbench-ui';
+
+const MODEL = 'claude-haiku-4-5';
+
+async function openTab(panel: Frame, tab: 'tools' | 'agents' | 'usage' | 'events' | 'traces'): Promise<void> {
+  await panel.locator(`vscode-tab-header[data-tab="${tab}"]`).click();
+  await panel.locator(`vscode-tab-panel[data-tab="${tab}"]`).waitFor({ state: 'visible' });
+}
+
+/** The inspector rows on screen, by type. */
+async function eventTypesShown(panel: Frame): Promise<string[]> {
+  return panel
+    .locator('#events .event-row')
+    .evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.type!));
+}
+
+/** Switches the color theme as a user does (Preferences: Color Theme) and waits until the webview has it. */
+async function setTheme(page: Page, panel: Frame, theme: 'Light Modern' | 'Dark Modern'): Promise<void> {
+  await runCommand(page, 'Preferences: Color Theme');
+  const input = page.locator('.quick-input-widget input');
+  await input.fill(theme);
+  await quickPickRow(page, theme).click({ timeout: 15_000 });
+  const themeClass = theme.startsWith('Light') ? 'vscode-light' : 'vscode-dark';
+  await panel.waitForFunction((name) => document.body.classList.contains(name), themeClass, { timeout: 20_000 });
+  await page.waitForTimeout(500);
+}
+
+describe('developer panel (packaged extension, real VS Code UI)', function () {
+  this.timeout(180_000);
+  let fake: FakeModelServer;
+  let session: WorkbenchSession;
+
+  before(async () => {
+    fake = await FakeModelServer.start({
+      scenario: {
+        name: 'read-greet',
+        turns: [
+          {
+            text: 'Let me look.',
+            toolCalls: [{ id: 'toolu_read', name: 'read_file', arguments: { path: 'src/greet.js' } }],
+            usage: { input: 300, output: 40, cacheRead: 100, cacheWrite: 50 },
+          },
+          { text: 'It returns a **greeting** for a name.', usage: { input: 420, output: 9 } },
+        ],
+      },
+    });
+    session = await startPackagedSession({
+      workspace: 'sample',
+      settings: {
+        'openagent.provider': 'anthropic',
+        'openagent.model': MODEL,
+        'openagent.baseUrl': fake.anthropicBaseUrl,
+        'workbench.colorTheme': 'Default Dark Modern',
+      },
+      env: { ANTHROPIC_API_KEY: API_KEY, OPENAI_API_KEY: undefined, OPENAGENT_API_KEY: undefined },
+    });
+  });
+  after(async () => {
+    await session?.stop();
+    await fake?.close();
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'failed') return;
+    const [page] = session.browser.contexts().flatMap((context) => context.pages());
+    if (page) await screenshot(page, 'dev-panel-failure.png');
+  });
+
+  it('watches the chat’s conversation: tool JSON, usage and cost, traces, event filter, plan mode', async () => {
+    const { page, chat } = await openChat(session);
+    await runCommand(page, 'OpenAgent: Open Developer Panel');
+    const panel = await findWebviewFrame(page, '#openagent-panel');
+    await panel.locator('#run-status', { hasText: 'no conversation yet' }).waitFor({ timeout: 30_000 });
+
+    // Tracing on for this conversation, from the panel, before the prompt.
+    await panel.locator('#toggle-tracing').click();
+    await panel.locator('#traces .empty-note', { hasText: 'Tracing is on' }).waitFor({ state: 'attached' });
+
+    await send(chat, 'What does greet do?');
+    await chat.locator('.turn-assistant strong', { hasText: 'greeting' }).waitFor({ timeout: 30_000 });
+    await panel.locator('#run-status', { hasText: 'idle' }).waitFor({ timeout: 30_000 });
+
+    // The tool block: name, target, state, and its full JSON input and result when opened.
+    const block = panel.locator('.tool-block').first();
+    await block.locator('summary', { hasText: 'read_file' }).waitFor();
+    assert.match(await block.locator('summary').innerText(), /read_file\s+src\/greet\.js\s+succeeded/);
+    await block.locator('summary').click();
+    assert.deepEqual(JSON.parse(await block.locator('.tool-input').innerText()), { path: 'src/greet.js' });
+    assert.match(await block.locator('.tool-output').innerText(), /function greet\(name\)/);
+    assert.match(await block.locator('.tool-approval').innerText(), /Not asked/);
+    assert.equal(await panel.locator('.tool-block').count(), 1);
+
+    // Usage and cost: per turn and in total, the cost as the price list makes it.
+    const expectedCost = costOf(priceOf('anthropic', MODEL), {
+      inputTokens: 720,
+      outputTokens: 49,
+      cacheReadTokens: 100,
+      cacheWriteTokens: 50,
+    });
+    const cost = `$${expectedCost.toFixed(4)}`;
+    assert.equal(
+      await panel.locator('#usage-summary').innerText(),
+      `720 in · 49 out · 100 cache read · 50 cache write · ${cost} · 2 calls`,
+    );
+    await openTab(panel, 'usage');
+    const rows = await panel.locator('.usage-table tr').allInnerTexts();
+    assert.match(rows[1] ?? '', new RegExp(`^1\\s+lead\\s+${MODEL}\\s+2\\s+720\\s+49\\s+100\\s+50\\s+\\${cost}$`));
+    assert.match(rows.at(-1) ?? '', new RegExp(`^Total\\s+2\\s+720\\s+49\\s+100\\s+50\\s+\\${cost}$`));
+    await screenshot(page, 'dev-panel-usage-dark.png');
+
+    // LLM traces: one pair per model call, the request carrying the prompt, no key anywhere.
+    await openTab(panel, 'traces');
+    await panel.locator('.trace-pair').nth(1).waitFor();
+    assert.equal(await panel.locator('.trace-pair').count(), 2);
+    for (const pair of await panel.locator('.trace-pair summary').all()) await pair.click();
+    assert.match(await panel.locator('.trace-request').first().innerText(), /What does greet do\?/);
+    assert.match(await panel.locator('.trace-response').nth(1).innerText(), /It returns a \*\*greeting\*\*/);
+    assert.ok(!(await panel.content()).includes(API_KEY), 'the API key never reaches the panel');
+
+    // The raw event inspector: every event, filtered by type and by text.
+    await openTab(panel, 'events');
+    const all = await eventTypesShown(panel);
+    assert.ok(all.length > 10, `${all.length} events`);
+    assert.deepEqual([all[0], all.at(-1)], ['user_message', 'done']);
+    await panel.locator('#event-type').click();
+    await panel.locator('#event-type').getByRole('option', { name: 'tool_call', exact: true }).click();
+    await panel.waitForFunction(() => document.querySelectorAll('#events .event-row').length === 1);
+    assert.deepEqual(await eventTypesShown(panel), ['tool_call']);
+    assert.match(await panel.locator('#event-count').innerText(), /^1 of \d+ events match$/);
+    await panel.locator('#event-type').click();
+    await panel.locator('#event-type').getByRole('option', { name: 'All types', exact: true }).click();
+    await panel.locator('#event-text input').fill('greet.js');
+    await panel.waitForFunction((total) => document.querySelectorAll('#events .event-row').length < total, all.length);
+    const matching = await eventTypesShown(panel);
+    assert.ok(matching.includes('tool_call') && matching.includes('llm_request'), matching.join(', '));
+    await panel.locator('#events .event-row summary').first().click();
+    assert.match(await panel.locator('#events .event-json').first().innerText(), /"seq": \d+/);
+    await screenshot(page, 'dev-panel-events-dark.png');
+
+    await openTab(panel, 'tools');
+    await screenshot(page, 'dev-panel-dark.png');
+
+    // Plan mode switched in the panel shows in the chat, which watches the same conversation.
+    await panel.locator('#toggle-plan_mode').click();
+    await chat.locator('.turn-status', { hasText: 'Plan mode is on' }).waitFor({ timeout: 15_000 });
+    assert.equal(
+      await panel
+        .locator('#toggle-plan_mode')
+        .evaluate((toggle) => (toggle as unknown as { checked: boolean }).checked),
+      true,
+    );
+    assert.equal(await panel.locator('#toggle-teams').evaluate((toggle) => toggle.hasAttribute('disabled')), true);
+
+    await setTheme(page, panel, 'Light Modern');
+    await screenshot(page, 'dev-panel-light.png');
+    await openTab(panel, 'traces');
+    await screenshot(page, 'dev-panel-traces-light.png');
+    await page.close();
+  });
+});

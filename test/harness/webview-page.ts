@@ -1,0 +1,134 @@
+/**
+ * A built webview (dist/webview/<name>.js + media/<name>.css) in a plain Chromium page, with
+ * a stub `acquireVsCodeApi` that records what the webview posts: the host's side of the
+ * conversation is played by the test, which delivers host messages as `message` events, the
+ * way VS Code does. The page has the extension's Content-Security-Policy (no eval, no remote
+ * loads), so the script runs under the same rules as in VS Code. No code-server: for fast
+ * tests and benchmarks of the webview itself.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const ORIGIN = 'http://webview.test';
+
+/** CSS variables a VS Code dark theme provides, so the page looks (and lays out) like the real view. */
+const THEME = `
+  :root {
+    --vscode-font-family: system-ui, sans-serif; --vscode-font-size: 13px;
+    --vscode-editor-font-family: monospace; --vscode-editor-font-size: 13px;
+    --vscode-foreground: #cccccc; --vscode-sideBar-background: #181818;
+    --vscode-input-background: #313131; --vscode-input-border: #3c3c3c;
+    --vscode-textCodeBlock-background: #2b2b2b; --vscode-badge-background: #616161;
+    --vscode-badge-foreground: #f8f8f8; --vscode-descriptionForeground: #9d9d9d;
+  }`;
+
+const NONCE = 'bench0nonce0AAAAAAAAAAA';
+
+/** The policy the extension gives its webviews (src/host/chat/webview-html.ts), for this origin. */
+function csp(nonce: string): string {
+  return [
+    "default-src 'none'",
+    `img-src ${ORIGIN} data:`,
+    `style-src ${ORIGIN} 'nonce-${nonce}'`,
+    `font-src ${ORIGIN}`,
+    `script-src 'nonce-${nonce}'`,
+    "connect-src 'none'",
+    "frame-src 'none'",
+    "form-action 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+}
+
+export interface WebviewPageOptions {
+  /** The bundle and stylesheet name: "chat" loads dist/webview/chat.js and media/chat.css. */
+  name?: string;
+  /** The bundle to load instead of dist/webview/<name>.js. */
+  scriptPath?: string;
+  /** The id of the element the script mounts into. */
+  rootId?: string;
+  width?: number;
+  height?: number;
+  /** The message the script posts once it is ready (default: the chat's "webview_ready"). */
+  readyMessage?: string;
+}
+
+/** Opens the webview in a new page and waits until its script has said it is ready. */
+export async function openWebviewPage(browser: Browser, options: WebviewPageOptions = {}): Promise<Page> {
+  const name = options.name ?? 'chat';
+  const script = options.scriptPath ?? path.join(ROOT, 'dist', 'webview', `${name}.js`);
+  if (!fs.existsSync(script)) throw new Error(`${script} is missing: build it with "node esbuild.mjs"`);
+  const page = await browser.newPage({ viewport: { width: options.width ?? 380, height: options.height ?? 800 } });
+  const files: Record<string, { body: Buffer; contentType: string }> = {
+    '/index.html': {
+      contentType: 'text/html',
+      body: Buffer.from(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp(NONCE)}">
+<style nonce="${NONCE}">${THEME}</style>
+<link rel="stylesheet" href="/${name}.css" nonce="${NONCE}"></head>
+<body><div id="${options.rootId ?? `openagent-${name}`}"></div><script nonce="${NONCE}" src="/${name}.js"></script></body></html>`),
+    },
+    [`/${name}.css`]: { contentType: 'text/css', body: fs.readFileSync(path.join(ROOT, 'media', `${name}.css`)) },
+    [`/${name}.js`]: { contentType: 'text/javascript', body: fs.readFileSync(script) },
+  };
+  // Everything is served from memory; any other request (there should be none) fails.
+  await page.route('**/*', (route) => {
+    const url = new URL(route.request().url());
+    const file = url.origin === ORIGIN ? files[url.pathname] : undefined;
+    return file ? route.fulfill({ status: 200, ...file }) : route.abort();
+  });
+  // A string, not a function: functions are serialised from tsx's output, which may call
+  // esbuild's `__name` helper; the shim lets page.evaluate() callbacks of tests use it too.
+  await page.addInitScript(`
+    globalThis.__name = globalThis.__name || ((fn) => fn);
+    const posted = [];
+    window.__posted = posted;
+    window.acquireVsCodeApi = () => ({
+      postMessage: (message) => posted.push(message),
+      getState: () => undefined,
+      setState: () => {},
+    });`);
+  await page.goto(`${ORIGIN}/index.html`);
+  await page.waitForFunction(
+    (ready) =>
+      ((window as unknown as { __posted: Array<{ type?: string }> }).__posted ?? []).some(
+        (message) => message.type === ready,
+      ),
+    options.readyMessage ?? 'webview_ready',
+  );
+  return page;
+}
+
+/** Delivers host messages to the webview, as VS Code does (a `message` event each). */
+export async function deliver(page: Page, messages: unknown[]): Promise<void> {
+  await page.evaluate((list) => {
+    for (const message of list) window.postMessage(message, '*');
+  }, messages);
+}
+
+/** What the webview posted to the host so far. */
+export function postedByWebview(page: Page): Promise<unknown[]> {
+  return page.evaluate(() => (window as unknown as { __posted: unknown[] }).__posted);
+}
+
+/** Nodes in the document, the light DOM and open shadow roots alike (elements, text, comments). */
+export function countDomNodes(page: Page): Promise<{ elements: number; nodes: number }> {
+  return page.evaluate(() => {
+    let elements = 0;
+    let nodes = 0;
+    const visit = (root: Node) => {
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_ALL);
+      for (let node: Node | null = walker.currentNode; node; node = walker.nextNode()) {
+        nodes++;
+        if (node instanceof Element) {
+          elements++;
+          if (node.shadowRoot) visit(node.shadowRoot);
+        }
+      }
+    };
+    visit(document);
+    return { elements, nodes };
+  });
+}

@@ -1,0 +1,53 @@
+/**
+ * Palette commands doing what their names say, in the real editor: those that end in a visible
+ * effect without a dialog (files written, documents opened, settings or state changed).
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { activateOpenAgent, waitFor } from './helpers';
+
+describe('palette commands', () => {
+  const root = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+  before(() => activateOpenAgent());
+  afterEach(() => vscode.commands.executeCommand('workbench.action.closeAllEditors'));
+
+  it('Open Agent Policy creates a commented starter .openagent/agent.yaml and opens it, keeping an existing one', async () => {
+    const file = path.join(root, '.openagent', 'agent.yaml');
+    await vscode.commands.executeCommand('openagent.openPolicy');
+    await waitFor(() => vscode.window.activeTextEditor?.document.uri.fsPath === file, 'agent.yaml in the editor');
+    assert.match(fs.readFileSync(file, 'utf8'), /^# OpenAgent policy for this workspace/);
+    fs.writeFileSync(file, 'tools:\n  deny: [bash]\n');
+    await vscode.commands.executeCommand('openagent.openPolicy');
+    assert.equal(fs.readFileSync(file, 'utf8'), 'tools:\n  deny: [bash]\n', 'an existing policy is never overwritten');
+    fs.rmSync(path.join(root, '.openagent'), { recursive: true });
+  });
+
+  it('Toggle Plan Mode switches plan mode for the next conversation and back', async () => {
+    const api = await activateOpenAgent();
+    const before = api.planModeActive;
+    await vscode.commands.executeCommand('openagent.togglePlanMode');
+    assert.equal(api.planModeActive, !before);
+    await vscode.commands.executeCommand('openagent.togglePlanMode');
+    assert.equal(api.planModeActive, before);
+  });
+
+  it('selection commands ask for a selection instead of sending an empty prompt', async () => {
+    const document = await vscode.workspace.openTextDocument({ content: 'const a = 1;\n', language: 'javascript' });
+    await vscode.window.showTextDocument(document);
+    for (const command of ['explainSelection', 'fixSelection', 'refactorSelection', 'writeTestsForSelection'])
+      await vscode.commands.executeCommand(`openagent.${command}`);
+    const api = await activateOpenAgent();
+    assert.equal(api.conversationId, undefined, 'no conversation was started');
+  });
+
+  it('Show Usage and Budget opens a usage table; Restart MCP Servers answers', async () => {
+    await vscode.commands.executeCommand('openagent.showUsage');
+    await waitFor(
+      () => vscode.workspace.textDocuments.some((document) => document.getText().startsWith('# OpenAgent usage')),
+      'the usage document',
+    );
+    await vscode.commands.executeCommand('openagent.restartMcpServers');
+  });
+});

@@ -1,0 +1,123 @@
+/**
+ * One turn of the chat transcript: its data, the element that shows it, and a guess at its
+ * height before it is shown. The transcript (chat-view.ts) decides which turns are in the DOM;
+ * this file only knows how one turn looks.
+ */
+import type { AgentEvent } from '../../src/core/agent/events';
+import type { HostToWebview } from '../../src/protocol/messages';
+import { estimateTextHeight, type TextMetrics } from '../shared/list-layout';
+import { renderMarkdownFragment } from '../shared/render-markdown';
+
+type Notice = Extract<HostToWebview, { type: 'chat_notice' }>;
+export type NoticeAction = Notice['actions'][number];
+export type ChangedFile = Extract<AgentEvent, { type: 'files_changed' }>['files'][number];
+
+export type TurnBody =
+  /** Plain text: what the user sent, a tool line ("read_file src/a.ts"), a status line. */
+  | { kind: 'user' | 'tool' | 'status'; text: string }
+  /** Markdown from the model (an answer, a presented plan). */
+  | { kind: 'assistant'; text: string }
+  | { kind: 'error'; text: string; actions: NoticeAction[] }
+  /** The files a turn changed, with "Revert This Turn" until it has been reverted. */
+  | { kind: 'files'; turn: number; files: ChangedFile[]; revertable: boolean; notes: string[] }
+  /** A revert of a turn whose files block is not in this transcript. */
+  | { kind: 'reverted'; notes: string[] };
+
+/** A turn and how often it changed (a shown element is re-rendered when its version is old). */
+export type Turn = TurnBody & { version: number };
+
+export interface TurnActions {
+  onAction(action: NoticeAction['action']): void;
+  onRevertTurn(turn: number): void;
+}
+
+/** Buttons for actions; the first is the primary one. */
+export function actionButtons(actions: NoticeAction[], onAction: TurnActions['onAction']): HTMLElement[] {
+  return actions.map(({ action, label }, position) => {
+    const button = document.createElement('vscode-button');
+    if (position > 0) button.setAttribute('secondary', '');
+    button.textContent = label;
+    button.addEventListener('click', () => onAction(action));
+    return button;
+  });
+}
+
+/** The element of an empty turn of a kind (also the container a streaming answer renders into). */
+export function turnElement(kind: string): HTMLElement {
+  const element = document.createElement('div');
+  element.className = `turn turn-${kind === 'reverted' ? 'status' : kind}`;
+  return element;
+}
+
+export function renderTurn(turn: Turn, actions: TurnActions): HTMLElement {
+  const element = turnElement(turn.kind);
+  switch (turn.kind) {
+    case 'user':
+    case 'tool':
+    case 'status':
+      element.textContent = turn.text;
+      break;
+    case 'assistant':
+      element.append(renderMarkdownFragment(turn.text));
+      break;
+    case 'error': {
+      const text = document.createElement('p');
+      text.textContent = turn.text;
+      element.append(text, ...actionButtons(turn.actions, actions.onAction));
+      element.setAttribute('role', 'alert');
+      break;
+    }
+    case 'files': {
+      const title = document.createElement('p');
+      title.textContent = `Changed ${turn.files.length} file${turn.files.length === 1 ? '' : 's'}:`;
+      const list = document.createElement('ul');
+      for (const file of turn.files) {
+        const item = document.createElement('li');
+        item.textContent = `${file.path}${file.change === 'created' ? ' (new)' : ''}`;
+        list.append(item);
+      }
+      element.append(title, list);
+      if (turn.revertable) {
+        const revert = document.createElement('vscode-button');
+        revert.setAttribute('secondary', '');
+        revert.textContent = 'Revert This Turn';
+        revert.addEventListener('click', () => actions.onRevertTurn(turn.turn));
+        element.append(revert);
+      }
+      element.append(...turn.notes.map(revertedNote));
+      break;
+    }
+    case 'reverted':
+      element.append(...turn.notes.map(revertedNote));
+      break;
+  }
+  return element;
+}
+
+function revertedNote(text: string): HTMLElement {
+  const note = document.createElement('p');
+  note.className = 'turn-files-reverted';
+  note.textContent = text;
+  return note;
+}
+
+/** A guess at a turn's height (pixels) before it has been shown, from its text and the width. */
+export function estimateTurnHeight(turn: Turn, widthPx: number, metrics: TextMetrics): number {
+  const buttonRow = 32;
+  switch (turn.kind) {
+    case 'user':
+      return estimateTextHeight(turn.text, widthPx - 18, metrics, 14);
+    case 'assistant':
+      // Blank lines stand for paragraph margins; the last paragraph keeps its bottom margin.
+      return estimateTextHeight(turn.text, widthPx, metrics, metrics.lineHeight);
+    case 'tool':
+    case 'status':
+      return estimateTextHeight(turn.text, widthPx, metrics);
+    case 'error':
+      return estimateTextHeight(turn.text, widthPx - 11, metrics, buttonRow);
+    case 'files':
+      return (turn.files.length + 1 + turn.notes.length) * metrics.lineHeight + 24 + (turn.revertable ? buttonRow : 0);
+    case 'reverted':
+      return turn.notes.length * metrics.lineHeight + 16;
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * The raw event inspector's logic: which events a filter (type, text) lets through, and the
+ * one line each event shows before it is opened. No DOM.
+ */
+import type { AgentEvent } from '../../src/core/agent/events';
+
+export interface EventFilter {
+  /** Only events of this type; undefined: all. */
+  type?: AgentEvent['type'];
+  /** Case-insensitive text anywhere in the event's JSON. */
+  text?: string;
+}
+
+const searchTexts = new WeakMap<AgentEvent, string>();
+
+/** The event's JSON, lower-cased, computed once per event. */
+function searchText(event: AgentEvent): string {
+  let text = searchTexts.get(event);
+  if (text === undefined) {
+    text = JSON.stringify(event).toLowerCase();
+    searchTexts.set(event, text);
+  }
+  return text;
+}
+
+export function matchesFilter(event: AgentEvent, filter: EventFilter): boolean {
+  if (filter.type !== undefined && event.type !== filter.type) return false;
+  const text = filter.text?.trim().toLowerCase();
+  return !text || searchText(event).includes(text);
+}
+
+/** The last `limit` events that pass the filter, and how many passed in all. */
+export function filterEvents(
+  events: readonly AgentEvent[],
+  filter: EventFilter,
+  limit: number,
+): { shown: AgentEvent[]; matched: number } {
+  const matching = events.filter((event) => matchesFilter(event, filter));
+  return { shown: matching.slice(Math.max(0, matching.length - limit)), matched: matching.length };
+}
+
+/** One line about an event for the inspector's row, at most `maxChars` long. */
+export function describeEvent(event: AgentEvent, maxChars = 200): string {
+  const line = describeFully(event).replace(/\s+/g, ' ');
+  return line.length > maxChars ? `${line.slice(0, maxChars - 1)}…` : line;
+}
+
+function describeFully(event: AgentEvent): string {
+  switch (event.type) {
+    case 'user_message':
+    case 'text_delta':
+      return JSON.stringify(event.text);
+    case 'tool_call':
+    case 'tool_approval_request':
+      return `${event.toolName} ${event.toolCallId}`;
+    case 'tool_approval_result':
+      return `${event.approved ? 'approved' : 'denied'} (${event.source}) ${event.toolCallId}`;
+    case 'tool_result':
+      return `${event.toolName} ${event.isError ? 'failed' : 'ok'} in ${event.durationMs} ms`;
+    case 'usage':
+      return `${event.scope} ${event.model}: ${event.usage.inputTokens} in, ${event.usage.outputTokens} out, $${event.costUsd.toFixed(4)}`;
+    case 'llm_request':
+    case 'llm_response':
+      return `${event.requestId} ${event.provider} ${event.model}`;
+    case 'subagent_start':
+      return `${event.subagentId} ${event.kind}: ${event.description}`;
+    case 'subagent_end':
+      return `${event.subagentId}: ${event.summary}`;
+    case 'task_update':
+      return `${event.taskId} ${event.status}: ${event.subject}`;
+    case 'teammate_status':
+      return `${event.name} ${event.status}`;
+    case 'plan_mode':
+      return `${event.active ? 'on' : 'off'} (${event.reason})`;
+    case 'error':
+      return `${event.kind}: ${event.message}`;
+    case 'done':
+      return `${event.stopReason} after ${event.turns} turn${event.turns === 1 ? '' : 's'}`;
+    case 'interrupted':
+      return event.reason;
+    case 'compact':
+      return `${event.kind}: ${event.tokensBefore} → ${event.tokensAfter} tokens`;
+    case 'background_result':
+      return `${event.jobId} exit ${event.exitCode ?? 'none'}: ${event.command}`;
+    case 'budget':
+      return `${event.action} ${event.scope}: $${event.spentUsd.toFixed(4)} of $${event.limitUsd.toFixed(4)}`;
+    case 'files_changed':
+      return `turn ${event.turn}: ${event.files.map((file) => file.path).join(', ')}`;
+    case 'turn_reverted':
+      return `turn ${event.turn}`;
+    default:
+      return '';
+  }
+}
