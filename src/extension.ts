@@ -177,6 +177,11 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     openWalkthrough,
     openLink: openLinkWithConfirmation,
     revertTurn: (turn) => revertTurn(session, turn),
+    openTurnDiff: async (turn, file) => {
+      const before = session.turnFileBefore(turn, file);
+      if (before) await approvalDetails.showSinceTurn(before.absolute, before.text);
+      else void vscode.window.showInformationMessage(`OpenAgent no longer has the earlier version of ${file}.`);
+    },
     resolveMention,
   });
 

@@ -1,5 +1,5 @@
 /**
- * The Node side of ProcessRunner (background jobs): runs a command in `bash -lc` (or `/bin/sh -c`
+ * The Node side of ProcessRunner (background jobs): runs a command in `bash -c` (or `/bin/sh -c`
  * where there is no bash) as the leader of its own process group, stdout and stderr merged, so
  * kill() stops the whole tree: SIGTERM to the group, then SIGKILL to whatever is left after a
  * grace period. On Windows the command runs through the default shell and `taskkill /T /F`
@@ -17,7 +17,7 @@ const CLOSE_GRACE_MS = 1_000;
 
 export interface ShellCommand {
   path: string;
-  /** Arguments before the command line, e.g. ['-lc']. */
+  /** Arguments before the command line, e.g. ['-c']. */
   args: string[];
 }
 
@@ -29,11 +29,15 @@ export class ChildProcessRunner implements ProcessRunner {
   }
 }
 
-/** `bash -lc` when bash is on the PATH, else `/bin/sh -c`; undefined on Windows (Node's default shell). */
+/**
+ * `bash -c` when bash is on the PATH, else `/bin/sh -c`; undefined on Windows (Node's default
+ * shell). Not a login shell: profiles can be slow or wait on locks (pyenv's rehash lock, left
+ * behind when a job is killed mid-profile, hung every later login shell on a test machine).
+ */
 export function defaultShell(): ShellCommand | undefined {
   if (process.platform === 'win32') return undefined;
   const bash = findOnPath('bash');
-  return bash ? { path: bash, args: ['-lc'] } : { path: '/bin/sh', args: ['-c'] };
+  return bash ? { path: bash, args: ['-c'] } : { path: '/bin/sh', args: ['-c'] };
 }
 
 function findOnPath(name: string): string | undefined {

@@ -25,6 +25,11 @@ export const webviewToHostSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('action_invoke'), action: webviewActionSchema }),
   z.strictObject({ type: z.literal('link_open'), href: z.string().min(1).max(4096) }),
   z.strictObject({ type: z.literal('turn_revert'), turn: z.number().int().positive().max(1_000_000) }),
+  z.strictObject({
+    type: z.literal('turn_diff_open'),
+    turn: z.number().int().positive().max(1_000_000),
+    path: z.string().min(1).max(4_096),
+  }),
 ]);
 export type WebviewToHost = z.infer<typeof webviewToHostSchema>;
 

@@ -207,7 +207,7 @@ describe('chat webview in Chromium (windowed transcript)', function () {
   it('shows tool lines, status lines, errors and notices with their buttons, and the activity pill', async () => {
     await deliver(page, [
       events(
-        { type: 'user_message', text: 'Fix it' },
+        { type: 'user_message', text: 'Fix it', attachments: ['@file:src/a.ts', '@problems'] },
         { type: 'plan_mode', active: true, reason: 'user' },
         { type: 'text_delta', text: 'Let me look.' },
         { type: 'tool_call', toolCallId: 't1', toolName: 'read_file', input: { path: 'src/a.ts' } },
@@ -236,22 +236,25 @@ describe('chat webview in Chromium (windowed transcript)', function () {
     ]);
     await frames(page);
     assert.equal(await activity.isVisible(), false);
+    assert.deepEqual(await page.locator('.turn-user .attachment').allInnerTexts(), ['@file:src/a.ts', '@problems']);
     assert.deepEqual(await page.locator('.turn').allInnerTexts(), [
-      'Fix it',
+      'Fix it\n@file:src/a.ts@problems',
       'Plan mode is on: the agent reads and plans, and changes nothing until you approve its plan.',
       'Let me look.',
       'read_file src/a.ts',
       'Fixed.',
-      'Changed 2 files:\n\nsrc/a.ts\nsrc/b.ts (new)\nRevert This Turn',
+      'Changed 2 files:\n\nsrc/a.ts Open Diff\nsrc/b.ts (new) Open Diff\nRevert This Turn',
       'Background job j1 (npm run watch) exited with code 0.',
       'The server refused the key.\n\nSet API KeyRetry',
     ]);
     assert.deepEqual(await page.locator('.turn-error vscode-button').allInnerTexts(), ['Set API Key', 'Retry']);
     await page.locator('.turn-error vscode-button', { hasText: 'Set API Key' }).click();
+    await page.locator('.turn-files .open-diff').first().click();
     await page.locator('.turn-files vscode-button', { hasText: 'Revert This Turn' }).click();
     const posted = await postedByWebview(page);
-    assert.deepEqual(posted.slice(-2), [
+    assert.deepEqual(posted.slice(-3), [
       { type: 'action_invoke', action: 'set_api_key' },
+      { type: 'turn_diff_open', turn: 1, path: 'src/a.ts' },
       { type: 'turn_revert', turn: 1 },
     ]);
 

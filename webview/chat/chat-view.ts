@@ -18,6 +18,7 @@ import {
   type NoticeAction,
   type Turn,
   type TurnBody,
+  type TurnActions,
 } from './turns';
 
 type Notice = Extract<HostToWebview, { type: 'chat_notice' }>;
@@ -43,10 +44,7 @@ function fixesFor(kind: ErrorKind): NoticeAction[] {
   }
 }
 
-export interface ChatViewCallbacks {
-  onAction(action: Notice['actions'][number]['action']): void;
-  onRevertTurn(turn: number): void;
-}
+export type ChatViewCallbacks = TurnActions;
 
 export class ChatView {
   private readonly turns: Turn[] = [];
@@ -130,7 +128,7 @@ export class ChatView {
       case 'user_message':
         this.clearNotice();
         this.finishCurrent();
-        this.add({ kind: 'user', text: event.text });
+        this.add({ kind: 'user', text: event.text, attachments: event.attachments });
         this.setRunning(true);
         // Sending a prompt brings the reader back to the end of the conversation.
         this.list.followEnd();

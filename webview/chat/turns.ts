@@ -13,8 +13,10 @@ export type NoticeAction = Notice['actions'][number];
 export type ChangedFile = Extract<AgentEvent, { type: 'files_changed' }>['files'][number];
 
 export type TurnBody =
-  /** Plain text: what the user sent, a tool line ("read_file src/a.ts"), a status line. */
-  | { kind: 'user' | 'tool' | 'status'; text: string }
+  /** What the user sent, with the labels of the context it attached (@file:…, @problems…). */
+  | { kind: 'user'; text: string; attachments?: string[] }
+  /** Plain text: a tool line ("read_file src/a.ts"), a status line. */
+  | { kind: 'tool' | 'status'; text: string }
   /** Markdown from the model (an answer, a presented plan). */
   | { kind: 'assistant'; text: string }
   | { kind: 'error'; text: string; actions: NoticeAction[] }
@@ -29,6 +31,8 @@ export type Turn = TurnBody & { version: number };
 export interface TurnActions {
   onAction(action: NoticeAction['action']): void;
   onRevertTurn(turn: number): void;
+  /** Opens a diff of a file as the turn found it and as it is now. */
+  onOpenDiff(turn: number, path: string): void;
 }
 
 /** Buttons for actions; the first is the primary one. */
@@ -53,6 +57,19 @@ export function renderTurn(turn: Turn, actions: TurnActions): HTMLElement {
   const element = turnElement(turn.kind);
   switch (turn.kind) {
     case 'user':
+      element.textContent = turn.text;
+      if (turn.attachments?.length) {
+        const attached = document.createElement('div');
+        attached.className = 'turn-attachments';
+        for (const label of turn.attachments) {
+          const chip = document.createElement('span');
+          chip.className = 'attachment';
+          chip.textContent = label;
+          attached.append(chip);
+        }
+        element.append(attached);
+      }
+      break;
     case 'tool':
     case 'status':
       element.textContent = turn.text;
@@ -73,7 +90,20 @@ export function renderTurn(turn: Turn, actions: TurnActions): HTMLElement {
       const list = document.createElement('ul');
       for (const file of turn.files) {
         const item = document.createElement('li');
-        item.textContent = `${file.path}${file.change === 'created' ? ' (new)' : ''}`;
+        item.textContent = `${file.path}${file.change === 'created' ? ' (new)' : ''} `;
+        if (turn.revertable) {
+          const diff = document.createElement('a');
+          diff.href = '#';
+          diff.className = 'open-diff';
+          diff.textContent = 'Open Diff';
+          diff.setAttribute('role', 'button');
+          diff.addEventListener('click', (event) => {
+            event.preventDefault();
+            event.stopPropagation();
+            actions.onOpenDiff(turn.turn, file.path);
+          });
+          item.append(diff);
+        }
         list.append(item);
       }
       element.append(title, list);
@@ -106,7 +136,9 @@ export function estimateTurnHeight(turn: Turn, widthPx: number, metrics: TextMet
   const buttonRow = 32;
   switch (turn.kind) {
     case 'user':
-      return estimateTextHeight(turn.text, widthPx - 18, metrics, 14);
+      return (
+        estimateTextHeight(turn.text, widthPx - 18, metrics, 14) + (turn.attachments?.length ? metrics.lineHeight : 0)
+      );
     case 'assistant':
       // Blank lines stand for paragraph margins; the last paragraph keeps its bottom margin.
       return estimateTextHeight(turn.text, widthPx, metrics, metrics.lineHeight);

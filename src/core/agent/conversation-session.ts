@@ -246,6 +246,11 @@ export class ConversationSession {
     return this.conversation?.id ?? this.reopened?.conversation.id;
   }
 
+  /** A file as a turn of the current conversation found it, for "Open Diff" (undefined: not kept). */
+  turnFileBefore(turn: number, relativePath: string): { absolute: string; text: string | null } | undefined {
+    return this.parts?.checkpoints?.before(turn, relativePath);
+  }
+
   /** Compacts the current conversation now (or at the next turn, while it runs). False when there is none. */
   async compact(focus?: string): Promise<boolean> {
     if (!this.conversation) return false;

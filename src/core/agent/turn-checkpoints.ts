@@ -61,6 +61,14 @@ export class TurnCheckpoints {
     return { status: 'reverted', ...shown };
   }
 
+  /** A file as `turn` found it (see Checkpoints.beforeText), by its workspace-relative path. */
+  before(turn: number, relativePath: string): { absolute: string; text: string | null } | undefined {
+    const absolute = path.resolve(this.checkpoints.root, relativePath);
+    if (path.relative(this.checkpoints.root, absolute).startsWith('..')) return undefined;
+    const text = this.checkpoints.beforeText(turn, absolute);
+    return text === undefined ? undefined : { absolute, text };
+  }
+
   /** Paths as the user and the model see them: relative to the workspace folder. */
   private relative(absolute: string): string {
     return path.relative(this.checkpoints.root, absolute).split(path.sep).join('/');

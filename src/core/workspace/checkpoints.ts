@@ -94,6 +94,16 @@ export class Checkpoints {
     }));
   }
 
+  /**
+   * The text a file had before `turn` changed it: a string, `null` when the turn created it, or
+   * undefined when the turn has no such file (or it was reverted, or too large to keep).
+   */
+  beforeText(turn: number, absolute: string): string | null | undefined {
+    const before = this.turns.get(turn)?.get(absolute)?.before;
+    if (!before || before.kind === 'too_large') return undefined;
+    return before.kind === 'absent' ? null : before.text;
+  }
+
   /** The newest turn that changed files and has not been reverted. */
   latestTurn(): number | undefined {
     return [...this.turns.keys()].filter((turn) => this.turns.get(turn)!.size > 0).pop();

@@ -43,6 +43,22 @@ export class ApprovalDetails extends Disposable implements vscode.TextDocumentCo
     await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: true, preserveFocus: false });
   };
 
+  /** A file as an earlier turn found it (`before`; null: it did not exist) against the file now. */
+  async showSinceTurn(absolute: string, before: string | null): Promise<void> {
+    const name = path.basename(absolute);
+    const left = this.serve(`${name} (before the turn)`, before ?? '');
+    const relative = vscode.workspace.asRelativePath(absolute, false);
+    await vscode.commands.executeCommand(
+      'vscode.diff',
+      left,
+      vscode.Uri.file(absolute),
+      `${relative}: before the turn ↔ now`,
+      {
+        preview: true,
+      },
+    );
+  }
+
   private serve(label: string, content: string): vscode.Uri {
     const key = String(++this.next);
     this.contents.set(key, content);

@@ -22,6 +22,8 @@ export interface ChatActions {
   openWalkthrough(): Promise<void>;
   openLink(href: string): Promise<void>;
   revertTurn(turn: number): Promise<void>;
+  /** "Open Diff" on a file of a turn's changes. */
+  openTurnDiff(turn: number, path: string): Promise<void>;
   /** Resolves @mentions in prompts (@file:…, @selection, @problems, @terminal, @git). */
   resolveMention: MentionResolver;
 }
@@ -84,6 +86,9 @@ export class ChatController extends Disposable {
         return;
       case 'turn_revert':
         await this.actions.revertTurn(message.turn);
+        return;
+      case 'turn_diff_open':
+        await this.actions.openTurnDiff(message.turn, message.path);
         return;
     }
   }

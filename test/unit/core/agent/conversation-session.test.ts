@@ -9,6 +9,7 @@ import type { ModelSettings } from '../../../../src/core/llm/create-llm-client';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
 import { loadScenario } from '../../../fixtures/fake-model-server/scenario';
 import { readFileTool, writeFileTool } from './loop-harness';
+import { sessionOn } from './session-harness';
 import { ChildProcessRunner } from '../../../../src/node/child-process-runner';
 
 function waitForEvent(session: ConversationSession, type: AgentEvent['type']): Promise<AgentEvent> {
@@ -131,12 +132,7 @@ describe('ConversationSession in an untrusted workspace', () => {
       },
     });
     let trusted = false;
-    const session = new ConversationSession({
-      readSettings: () => ({ provider: 'anthropic', model: 'fake-model', baseUrl: server.anthropicBaseUrl }),
-      secrets: { getApiKey: async () => 'k' },
-      clock: { now: () => 0 },
-      systemPrompt: () => 'sys',
-      newId: () => 'c1',
+    const { session } = sessionOn(server, {
       tools: () => [readFileTool, writeFileTool],
       approvals: { request: async () => ({ approved: true, source: 'user' }) },
       isTrusted: () => trusted,
@@ -183,12 +179,8 @@ describe('ConversationSession background jobs', () => {
       },
     });
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'openagent-jobs-'));
-    const session = new ConversationSession({
-      readSettings: () => ({ provider: 'anthropic', model: 'fake-model', baseUrl: server.anthropicBaseUrl }),
-      secrets: { getApiKey: async () => 'k' },
+    const { session } = sessionOn(server, {
       clock: { now: () => Date.now() },
-      systemPrompt: () => 'sys',
-      newId: () => 'c1',
       approvals: { request: async () => ({ approved: true, source: 'user' }) },
       processRunner: new ChildProcessRunner(),
       workspaceRoot: () => folder,

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { ConversationSession } from '../../../../src/core/agent/conversation-session';
-import type { AgentEvent } from '../../../../src/core/agent/events';
 import { MAX_MENTION_CHARS, parseMentions, resolveMentions } from '../../../../src/core/agent/mentions';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
 import { loadScenario } from '../../../fixtures/fake-model-server/scenario';
+import { sessionOn } from './session-harness';
 
 describe('context mentions', () => {
   it('finds @file:path (quoted or not), @selection, @problems, @terminal and @git, once each', () => {
@@ -33,18 +32,11 @@ describe('context mentions', () => {
 
   it('sends the context to the model after the prompt, and shows only its labels in the chat', async () => {
     const server = await FakeModelServer.start({ scenario: loadScenario('hello') });
-    const events: AgentEvent[] = [];
-    const session = new ConversationSession({
-      readSettings: () => ({ provider: 'anthropic', model: 'fake-model', baseUrl: server.anthropicBaseUrl }),
-      secrets: { getApiKey: async () => 'k' },
-      clock: { now: () => 0 },
-      systemPrompt: () => 'sys',
-      newId: () => 'c1',
-    });
-    session.onEvent((event) => events.push(event));
+    const { session, events, run } = sessionOn(server);
     try {
-      await session.submitWithMentions('why does @selection fail?', async () => 'src/a.ts, lines 1–2:\nthrow 1;');
-      while (!events.some((event) => event.type === 'done')) await new Promise((resolve) => setTimeout(resolve, 10));
+      await run('why does @selection fail?', (prompt) =>
+        session.submitWithMentions(prompt, async () => 'src/a.ts, lines 1–2:\nthrow 1;'),
+      );
       const shown = events.find((event) => event.type === 'user_message');
       assert.deepEqual(shown?.type === 'user_message' && [shown.text, shown.attachments], [
         'why does @selection fail?',

@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConversationSession } from '../../../../src/core/agent/conversation-session';
-import type { AgentEvent } from '../../../../src/core/agent/events';
 import type { ApprovalRequest } from '../../../../src/core/policy/approval';
 import { createFileTools } from '../../../../src/core/tools/builtin/file-tools';
 import { NodeWorkspace } from '../../../../src/node/node-workspace';
+import { sessionOn } from './session-harness';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
 import { parseScenario, type ScenarioInput } from '../../../fixtures/fake-model-server/scenario';
 
@@ -20,14 +19,8 @@ function offered(server: FakeModelServer, call: number): string[] {
 async function planSession(scenario: ScenarioInput, approve: (request: ApprovalRequest) => boolean) {
   const server = await FakeModelServer.start({ scenario: parseScenario(scenario) });
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'openagent-plan-'));
-  const events: AgentEvent[] = [];
   const asked: string[] = [];
-  const session = new ConversationSession({
-    readSettings: () => ({ provider: 'anthropic', model: 'fake-model', baseUrl: server.anthropicBaseUrl }),
-    secrets: { getApiKey: async () => 'k' },
-    clock: { now: () => 0 },
-    systemPrompt: () => 'sys',
-    newId: () => 'c1',
+  const { session, events, run } = sessionOn(server, {
     workspace: () => new NodeWorkspace(root),
     tools: (workspace) => createFileTools(workspace!),
     approvals: {
@@ -38,13 +31,6 @@ async function planSession(scenario: ScenarioInput, approve: (request: ApprovalR
     },
     planModeDefault: () => true,
   });
-  session.onEvent((event) => events.push(event));
-  const run = async (prompt: string) => {
-    const before = events.filter((event) => event.type === 'done').length;
-    await session.submit(prompt);
-    while (events.filter((event) => event.type === 'done').length === before)
-      await new Promise((resolve) => setTimeout(resolve, 10));
-  };
   return { server, root, events, asked, session, run };
 }
 

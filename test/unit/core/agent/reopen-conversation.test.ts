@@ -1,31 +1,23 @@
 import assert from 'node:assert/strict';
-import { ConversationSession } from '../../../../src/core/agent/conversation-session';
-import type { AgentEvent } from '../../../../src/core/agent/events';
 import type { ConversationStore } from '../../../../src/core/ports';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
 import { openStore, tempDir } from '../../store/store-helpers';
 import { readFileTool } from './loop-harness';
+import { sessionOn } from './session-harness';
 
-function sessionOn(server: FakeModelServer, store: ConversationStore, id: string) {
-  const events: AgentEvent[] = [];
-  const session = new ConversationSession({
-    readSettings: () => ({ provider: 'anthropic', model: 'fake-model', baseUrl: server.anthropicBaseUrl }),
-    secrets: { getApiKey: async () => 'k' },
+function storedSession(server: FakeModelServer, store: ConversationStore, id: string) {
+  const harness = sessionOn(server, {
     clock: { now: () => Date.now() },
-    systemPrompt: () => 'sys',
     newId: () => id,
     store: async () => store,
     tools: () => [readFileTool],
   });
-  session.onEvent((event) => events.push(event));
+  // Each run is also written to the store before the test goes on.
   const run = async (prompt: string) => {
-    const before = events.filter((event) => event.type === 'done').length;
-    await session.submit(prompt);
-    while (events.filter((event) => event.type === 'done').length === before)
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    await session.flush();
+    await harness.run(prompt);
+    await harness.session.flush();
   };
-  return { session, events, run };
+  return { ...harness, run };
 }
 
 describe('reopening a conversation from the store', () => {
@@ -43,13 +35,13 @@ describe('reopening a conversation from the store', () => {
     const directory = tempDir();
     try {
       const first = await openStore(directory);
-      const before = sessionOn(server, first.store, 'conv-1');
+      const before = storedSession(server, first.store, 'conv-1');
       await before.run('What is in a.txt?');
       await first.store.close();
 
       // A new window: a new store handle and a new session.
       const second = await openStore(directory);
-      const after = sessionOn(server, second.store, 'never-used');
+      const after = storedSession(server, second.store, 'never-used');
       const listed = await after.session.listConversations();
       assert.deepEqual(
         listed.map((conversation) => [conversation.id, conversation.title]),

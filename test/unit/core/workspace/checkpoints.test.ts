@@ -2,13 +2,12 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConversationSession } from '../../../../src/core/agent/conversation-session';
-import type { AgentEvent } from '../../../../src/core/agent/events';
 import { createFileTools } from '../../../../src/core/tools/builtin/file-tools';
 import { Checkpoints } from '../../../../src/core/workspace/checkpoints';
 import { NodeWorkspace } from '../../../../src/node/node-workspace';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
 import { runTool } from '../tools/run-tool';
+import { sessionOn } from '../agent/session-harness';
 
 function folder(): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'openagent-checkpoints-'));
@@ -38,6 +37,10 @@ describe('checkpoints', () => {
         ['src/new/deep.ts', 'created'],
       ],
     );
+    // "Open Diff": the file as the turn found it; null for a file the turn created.
+    assert.equal(checkpoints.beforeText(turn, path.join(root, 'src', 'crlf.txt')), 'line one\r\nline two\r\n');
+    assert.equal(checkpoints.beforeText(turn, path.join(root, 'src', 'new', 'deep.ts')), null);
+    assert.equal(checkpoints.beforeText(turn, path.join(root, 'src', 'untouched.txt')), undefined);
     const plan = await checkpoints.plan(turn);
     assert.deepEqual(plan?.conflicts, []);
     const result = await checkpoints.revert(turn);
@@ -106,22 +109,11 @@ describe('Revert This Turn in a conversation', () => {
         ],
       },
     });
-    const events: AgentEvent[] = [];
-    const session = new ConversationSession({
-      readSettings: () => ({ provider: 'anthropic', model: 'fake-model', baseUrl: server.anthropicBaseUrl }),
-      secrets: { getApiKey: async () => 'k' },
-      clock: { now: () => 0 },
-      systemPrompt: () => 'sys',
-      newId: () => 'c1',
+    const { session, events, waitDone } = sessionOn(server, {
       approvals: { request: async () => ({ approved: true, source: 'user' }) },
       workspace: () => new NodeWorkspace(root),
       tools: (workspace) => createFileTools(workspace!),
     });
-    session.onEvent((event) => events.push(event));
-    const doneCount = () => events.filter((event) => event.type === 'done').length;
-    const waitDone = async (count: number) => {
-      while (doneCount() < count) await new Promise((resolve) => setTimeout(resolve, 10));
-    };
     try {
       await session.submit('bump the answer');
       await waitDone(1);
