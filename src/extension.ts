@@ -40,6 +40,7 @@ import { createBashTool } from './core/tools/builtin/bash';
 import { TerminalShell } from './host/terminal/terminal-shell';
 import { TerminalHistory } from './host/terminal/terminal-history';
 import { createMentionResolver } from './host/chat/mention-sources';
+import { pickContext } from './host/chat/context-picker';
 import { ChildProcessShell } from './node/child-process-shell';
 import { ChildProcessRunner } from './node/child-process-runner';
 import { VscodeWorkspace } from './host/workspace/vscode-workspace';
@@ -177,6 +178,16 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     openWalkthrough,
     openLink: openLinkWithConfirmation,
     revertTurn: (turn) => revertTurn(session, turn),
+    openPicker: async (picker) => {
+      if (picker === 'context') return pickContext();
+      if (picker === 'model') await chooseModel(secrets);
+      else await choosePreset(context.extensionUri.fsPath);
+      return undefined;
+    },
+    chatStatus: () => ({
+      model: readModelSettings().model || 'no model',
+      preset: vscode.workspace.getConfiguration('openagent').get<string>('preset', 'coding'),
+    }),
     openTurnDiff: async (turn, file) => {
       const before = session.turnFileBefore(turn, file);
       if (before) await approvalDetails.showSinceTurn(before.absolute, before.text);
@@ -205,6 +216,9 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   };
 
   context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration('openagent')) chatView.postStatus();
+    }),
     chatView,
     developerPanel,
     vscode.commands.registerCommand('openagent.openDeveloperPanel', () => developerPanel.show()),

@@ -25,6 +25,8 @@ export const webviewToHostSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('action_invoke'), action: webviewActionSchema }),
   z.strictObject({ type: z.literal('link_open'), href: z.string().min(1).max(4096) }),
   z.strictObject({ type: z.literal('turn_revert'), turn: z.number().int().positive().max(1_000_000) }),
+  /** The composer's pickers: context to attach (@), the model, the preset. */
+  z.strictObject({ type: z.literal('picker_open'), picker: z.enum(['context', 'model', 'preset']) }),
   z.strictObject({
     type: z.literal('turn_diff_open'),
     turn: z.number().int().positive().max(1_000_000),
@@ -44,6 +46,8 @@ export const hostToWebviewSchema = z.discriminatedUnion('type', [
     actions: z.array(z.strictObject({ action: webviewActionSchema, label: z.string() })),
   }),
   z.strictObject({ type: z.literal('chat_reset') }),
+  /** What the composer's pickers show: the model and preset the next prompt uses. */
+  z.strictObject({ type: z.literal('chat_status'), model: z.string().max(200), preset: z.string().max(200) }),
   /** Text for the composer, e.g. "@file:src/app.ts " from "Add File to Chat". */
   z.strictObject({ type: z.literal('composer_insert'), text: z.string().max(10_000) }),
 ]);

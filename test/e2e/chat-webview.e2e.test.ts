@@ -238,7 +238,7 @@ describe('chat webview in Chromium (windowed transcript)', function () {
     assert.equal(await activity.isVisible(), false);
     assert.deepEqual(await page.locator('.turn-user .attachment').allInnerTexts(), ['@file:src/a.ts', '@problems']);
     assert.deepEqual(await page.locator('.turn').allInnerTexts(), [
-      'Fix it\n@file:src/a.ts@problems',
+      'Fix it\n@file:src/a.ts\n@problems',
       'Plan mode is on: the agent reads and plans, and changes nothing until you approve its plan.',
       'Let me look.',
       'read_file src/a.ts',

@@ -8,7 +8,7 @@ import type { Frame, Page } from 'playwright-core';
 import { FakeModelServer } from '../fixtures/fake-model-server/server';
 import type { WorkbenchSession } from '../harness/workbench-session';
 import { API_KEY, openChat, screenshot, send, startPackagedSession } from './chat-helpers';
-import { findWebviewFrame, openActivity, quickPickRow, runCommand, waitForWorkbench } from './workbench-ui';
+import { findWebviewFrame, quickPickRow, runCommand, waitForWorkbench } from './workbench-ui';
 
 describe('history and models (packaged extension, real VS Code UI)', function () {
   this.timeout(180_000);
@@ -47,9 +47,22 @@ describe('history and models (packaged extension, real VS Code UI)', function ()
     await fake?.close();
   });
 
+  async function waitForComposer(chat: Frame, expected: string): Promise<void> {
+    const deadline = Date.now() + 15_000;
+    let value = '';
+    while (Date.now() < deadline) {
+      value = await chat.locator('#prompt').evaluate((element) => (element as HTMLTextAreaElement).value);
+      if (value === expected) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(value, expected, 'the composer holds the picked mention');
+  }
+
   async function reopenChat(page: Page): Promise<Frame> {
     await waitForWorkbench(page);
-    await openActivity(page, 'OpenAgent');
+    // The reloaded window may restore the sidebar as it was: focusing the chat is idempotent,
+    // clicking the activity-bar icon would toggle it closed.
+    await runCommand(page, 'OpenAgent: Focus Chat');
     return findWebviewFrame(page, '#openagent-chat');
   }
 
@@ -84,7 +97,18 @@ describe('history and models (packaged extension, real VS Code UI)', function ()
     assert.match(JSON.stringify(continued.messages[1]), /Paris is the capital of France\./);
     await screenshot(page, 'chat-reopened-from-history.png');
 
+    // The composer's "@" picker attaches a file of the workspace.
+    await reloaded.locator('#pick-context').click();
+    const pickInput = page.locator('.quick-input-widget input');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'File…' }).waitFor({ timeout: 15_000 });
+    await pickInput.fill('File');
+    await page.keyboard.press('Enter');
+    await quickPickRow(page, 'src/greet.js').click({ timeout: 15_000 });
+    await waitForComposer(reloaded, '@file:src/greet.js ');
+    await reloaded.locator('#prompt').evaluate((element) => ((element as HTMLTextAreaElement).value = ''));
+
     // Switching the model mid-chat through the palette: the next prompt of the same conversation uses it.
+    assert.equal(await reloaded.locator('#pick-model').innerText(), 'first-model');
     await runCommand(page, 'OpenAgent: Choose Provider and Model');
     await quickPickRow(page, 'Anthropic').click({ timeout: 15_000 });
     // The list comes from the server (GET /v1/models).
@@ -92,6 +116,7 @@ describe('history and models (packaged extension, real VS Code UI)', function ()
     await page
       .getByText('OpenAgent will answer with Anthropic · fake-model-large.', { exact: true })
       .waitFor({ timeout: 15_000 });
+    await reloaded.locator('#pick-model', { hasText: 'fake-model-large' }).waitFor({ timeout: 15_000 });
     await send(reloaded, 'Which model are you?');
     await reloaded.locator('.turn-assistant', { hasText: 'A different one now.' }).waitFor({ timeout: 60_000 });
     const switched = fake.modelCalls.at(-1)?.body as { model: string; messages: unknown[] };

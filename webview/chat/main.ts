@@ -14,6 +14,11 @@ root.innerHTML = `
   <form id="composer">
     <vscode-textarea id="prompt" rows="3" resize="vertical" placeholder="Ask OpenAgent… (Enter to send, Shift+Enter for a new line)" aria-label="Prompt"></vscode-textarea>
     <div class="composer-actions">
+      <div class="composer-pickers">
+        <vscode-button id="pick-context" secondary title="Attach context: a file, the selection, problems, terminal, git (or type @)" aria-label="Attach context">@</vscode-button>
+        <vscode-button id="pick-model" secondary title="Choose the provider and model" aria-label="Choose the model">model</vscode-button>
+        <vscode-button id="pick-preset" secondary title="Choose the preset for new conversations" aria-label="Choose the preset">preset</vscode-button>
+      </div>
       <vscode-button id="stop" secondary hidden>Stop</vscode-button>
       <vscode-button id="send">Send</vscode-button>
     </div>
@@ -57,6 +62,18 @@ byId('composer').addEventListener('submit', (event) => {
 });
 sendButton.addEventListener('click', submit);
 stopButton.addEventListener('click', () => postToHost({ type: 'run_stop' }));
+const modelButton = byId('pick-model');
+const presetButton = byId('pick-preset');
+byId('pick-context').addEventListener('click', () => postToHost({ type: 'picker_open', picker: 'context' }));
+modelButton.addEventListener('click', () => postToHost({ type: 'picker_open', picker: 'model' }));
+presetButton.addEventListener('click', () => postToHost({ type: 'picker_open', picker: 'preset' }));
+// "@" typed at the start of a word opens the context picker; the pick replaces it.
+prompt.addEventListener('input', () => {
+  const value = prompt.value;
+  if (!/(^|\s)@$/.test(value)) return;
+  prompt.value = value.slice(0, -1);
+  postToHost({ type: 'picker_open', picker: 'context' });
+});
 prompt.addEventListener('keydown', (event: KeyboardEvent) => {
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
@@ -112,6 +129,10 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       break;
     case 'chat_reset':
       view.reset();
+      break;
+    case 'chat_status':
+      modelButton.textContent = message.model;
+      presetButton.textContent = message.preset;
       break;
     case 'composer_insert': {
       // "Add File to Chat" and friends: the mention goes where the user is typing.

@@ -22,6 +22,10 @@ export interface ChatActions {
   openWalkthrough(): Promise<void>;
   openLink(href: string): Promise<void>;
   revertTurn(turn: number): Promise<void>;
+  /** Opens a picker of the composer; for "context", resolves to the mention to insert. */
+  openPicker(picker: 'context' | 'model' | 'preset'): Promise<string | undefined>;
+  /** The model and preset the next prompt uses, for the composer's pickers. */
+  chatStatus(): { model: string; preset: string };
   /** "Open Diff" on a file of a turn's changes. */
   openTurnDiff(turn: number, path: string): Promise<void>;
   /** Resolves @mentions in prompts (@file:…, @selection, @problems, @terminal, @git). */
@@ -68,7 +72,14 @@ export class ChatController extends Disposable {
         // A webview that (re)loads mid-conversation catches up with one batch: the only time
         // the whole conversation is posted (streaming posts only what is new).
         this.feed.start();
+        this.postStatus();
         return;
+      case 'picker_open': {
+        const mention = await this.actions.openPicker(message.picker);
+        if (mention) this.insertIntoComposer(mention);
+        this.postStatus();
+        return;
+      }
       case 'prompt_submit':
         this.showProblem(await this.session.submitWithMentions(message.text, this.actions.resolveMention));
         return;
@@ -98,6 +109,11 @@ export class ChatController extends Disposable {
     else if (action === 'open_settings') await this.actions.openSettings();
     else if (action === 'open_walkthrough') await this.actions.openWalkthrough();
     else this.showProblem(await this.session.retry());
+  }
+
+  /** Tells the composer which model and preset the next prompt uses. */
+  postStatus(): void {
+    if (this.feed.isReady) this.post({ type: 'chat_status', ...this.actions.chatStatus() });
   }
 
   /** Puts text into the chat's composer (after the ready handshake; dropped before it). */

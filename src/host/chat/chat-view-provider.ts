@@ -26,6 +26,11 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     return this.controller?.insertIntoComposer(text) ?? false;
   }
 
+  /** Refreshes the model and preset shown in the composer (after a settings change). */
+  postStatus(): void {
+    this.controller?.postStatus();
+  }
+
   get isReady(): boolean {
     return this.controller?.isReady ?? false;
   }

@@ -1,0 +1,31 @@
+/**
+ * The composer's "@" picker: what to attach to the next prompt — a file of the workspace
+ * (searchable list), the editor selection, the problems, the last terminal command, or the
+ * uncommitted git changes. Returns the mention to insert, e.g. "@file:src/app.ts ".
+ */
+import * as vscode from 'vscode';
+
+const SOURCES = [
+  { label: '$(file) File…', detail: 'A file of the workspace', mention: 'file' },
+  { label: '$(selection) Selection', detail: 'The code selected in the editor', mention: '@selection ' },
+  { label: '$(warning) Problems', detail: 'Errors and warnings from the language services', mention: '@problems ' },
+  {
+    label: '$(terminal) Terminal',
+    detail: 'The last command run in a terminal, with its output',
+    mention: '@terminal ',
+  },
+  { label: '$(git-commit) Git changes', detail: 'The uncommitted diff, staged and not', mention: '@git ' },
+];
+
+export async function pickContext(): Promise<string | undefined> {
+  const source = await vscode.window.showQuickPick(SOURCES, { placeHolder: 'Attach to the next prompt' });
+  if (!source) return undefined;
+  if (source.mention !== 'file') return source.mention;
+  const files = await vscode.workspace.findFiles('**/*', '**/{node_modules,.git}/**', 5_000);
+  const picked = await vscode.window.showQuickPick(
+    files.map((uri) => vscode.workspace.asRelativePath(uri, false)).sort(),
+    { placeHolder: 'Attach a file (type to search)', matchOnDescription: true },
+  );
+  if (!picked) return undefined;
+  return /\s/.test(picked) ? `@file:"${picked}" ` : `@file:${picked} `;
+}

@@ -1,0 +1,72 @@
+/**
+ * Stopping and redirecting the agent from the chat, as a user does: Stop ends a slow answer
+ * mid-stream (the partial text stays); typing a new prompt while the agent works interrupts it
+ * and the model receives the user's words as the next message.
+ */
+import assert from 'node:assert/strict';
+import { FakeModelServer } from '../fixtures/fake-model-server/server';
+import type { WorkbenchSession } from '../harness/workbench-session';
+import { API_KEY, openChat, screenshot, send, startPackagedSession } from './chat-helpers';
+
+const SLOW = { chunkSize: 4, delayMs: 60 };
+const LONG_ANSWER = 'This answer streams slowly on purpose, word by word, so there is time to stop it. '.repeat(6);
+
+describe('stop and redirect (packaged extension, real VS Code UI)', function () {
+  this.timeout(180_000);
+  let fake: FakeModelServer;
+  let session: WorkbenchSession;
+
+  before(async () => {
+    fake = await FakeModelServer.start({
+      scenario: {
+        name: 'slow',
+        turns: [
+          { match: 'Tell me a long story', text: LONG_ANSWER, ...SLOW },
+          { match: 'Explain the build', text: LONG_ANSWER, ...SLOW },
+          { match: 'Only the summary', text: 'Short summary, as asked.', chunkSize: 8, delayMs: 0 },
+        ],
+      },
+    });
+    session = await startPackagedSession({
+      workspace: 'sample',
+      settings: {
+        'openagent.provider': 'anthropic',
+        'openagent.model': 'fake-model',
+        'openagent.baseUrl': fake.anthropicBaseUrl,
+      },
+      env: { ANTHROPIC_API_KEY: API_KEY, OPENAI_API_KEY: undefined, OPENAGENT_API_KEY: undefined },
+    });
+  });
+  after(async () => {
+    await session?.stop();
+    await fake?.close();
+  });
+
+  it('stops a streaming answer, then redirects a running one with new words', async () => {
+    const { page, chat } = await openChat(session);
+
+    await send(chat, 'Tell me a long story');
+    const story = chat.locator('.turn-assistant').last();
+    await story.filter({ hasText: 'streams slowly' }).waitFor({ timeout: 30_000 });
+    await chat.locator('#stop').click();
+    await chat.locator('.turn-status', { hasText: 'Stopped by the user.' }).waitFor({ timeout: 15_000 });
+    const partial = await story.innerText();
+    assert.ok(partial.length > 0 && partial.length < LONG_ANSWER.trim().length, 'the partial answer stays, cut short');
+    assert.equal(await chat.locator('#stop').isVisible(), false);
+
+    await send(chat, 'Explain the build');
+    await chat.locator('.turn-assistant', { hasText: 'streams slowly' }).nth(1).waitFor({ timeout: 30_000 });
+    // Typing while the agent works interrupts it with the new words.
+    await send(chat, 'Only the summary, please');
+    await chat.locator('.turn-status', { hasText: 'Redirected by the user.' }).waitFor({ timeout: 15_000 });
+    await chat.locator('.turn-assistant', { hasText: 'Short summary, as asked.' }).waitFor({ timeout: 30_000 });
+    const last = fake.modelCalls.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };
+    assert.match(JSON.stringify(last.messages.at(-1)), /Only the summary, please/);
+    assert.deepEqual(await chat.locator('.turn-user').allInnerTexts(), [
+      'Tell me a long story',
+      'Explain the build',
+      'Only the summary, please',
+    ]);
+    await screenshot(page, 'chat-stop-and-redirect.png');
+  });
+});
