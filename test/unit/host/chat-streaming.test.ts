@@ -74,7 +74,8 @@ describe('chat streaming cost (host → webview)', () => {
     await sleep(0);
     assert.deepEqual(
       webview.posts.map((post) => post.message.type),
-      ['chat_reset', 'agent_events'],
+      ['chat_reset', 'agent_events', 'chat_status'],
+      'the conversation once, then what the composer shows (model, preset)',
     );
     const replay = eventsOf(webview.posts);
     assert.deepEqual(
