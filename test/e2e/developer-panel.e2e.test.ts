@@ -5,12 +5,12 @@
  * its plan-mode switch shows up in the chat. Screenshots in the dark and light themes.
  */
 import assert from 'node:assert/strict';
-import type { Frame, Page } from 'playwright-core';
+import type { Frame } from 'playwright-core';
 import { costOf, priceOf } from '../../src/core/llm/model-info';
 import { FakeModelServer } from '../fixtures/fake-model-server/server';
 import type { WorkbenchSession } from '../harness/workbench-session';
 import { API_KEY, openChat, screenshot, send, startPackagedSession } from './chat-helpers';
-import { findWebviewFrame, quickPickRow, runCommand } from './workbench-ui';
+import { findWebviewFrame, runCommand, setTheme } from './workbench-ui';
 
 const MODEL = 'claude-haiku-4-5';
 
@@ -24,17 +24,6 @@ async function eventTypesShown(panel: Frame): Promise<string[]> {
   return panel
     .locator('#events .event-row')
     .evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.type!));
-}
-
-/** Switches the color theme as a user does (Preferences: Color Theme) and waits until the webview has it. */
-async function setTheme(page: Page, panel: Frame, theme: 'Light Modern' | 'Dark Modern'): Promise<void> {
-  await runCommand(page, 'Preferences: Color Theme');
-  const input = page.locator('.quick-input-widget input');
-  await input.fill(theme);
-  await quickPickRow(page, theme).click({ timeout: 15_000 });
-  const themeClass = theme.startsWith('Light') ? 'vscode-light' : 'vscode-dark';
-  await panel.waitForFunction((name) => document.body.classList.contains(name), themeClass, { timeout: 20_000 });
-  await page.waitForTimeout(500);
 }
 
 describe('developer panel (packaged extension, real VS Code UI)', function () {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { FakeModelServer } from '../fixtures/fake-model-server/server';
 import type { WorkbenchSession } from '../harness/workbench-session';
 import { API_KEY, openChat, screenshot, send, startPackagedSession } from './chat-helpers';
+import { setTheme } from './workbench-ui';
 
 const SLOW = { chunkSize: 4, delayMs: 60 };
 const LONG_ANSWER = 'This answer streams slowly on purpose, word by word, so there is time to stop it. '.repeat(6);
@@ -68,5 +69,15 @@ describe('stop and redirect (packaged extension, real VS Code UI)', function () 
       'Only the summary, please',
     ]);
     await screenshot(page, 'chat-stop-and-redirect.png');
+
+    // The chat in each kind of theme (looked at by a person; contrast comes from VS Code's variables).
+    for (const [theme, file] of [
+      ['Dark Modern', 'chat-dark.png'],
+      ['Dark High Contrast', 'chat-high-contrast.png'],
+      ['Light Modern', 'chat-light.png'],
+    ] as const) {
+      await setTheme(page, chat, theme);
+      await screenshot(page, file);
+    }
   });
 });

@@ -108,3 +108,22 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   await input.fill(`>${title}`);
   await quickPickRow(page, title).click({ timeout: 15_000 });
 }
+
+export type ColorTheme = 'Light Modern' | 'Dark Modern' | 'Dark High Contrast' | 'Light High Contrast';
+
+/** Switches the color theme as a user does (Preferences: Color Theme) and waits until `webview` has it. */
+export async function setTheme(page: Page, webview: Frame, theme: ColorTheme): Promise<void> {
+  await runCommand(page, 'Preferences: Color Theme');
+  const input = page.locator('.quick-input-widget input');
+  await input.fill(theme);
+  await quickPickRow(page, theme).click({ timeout: 15_000 });
+  const themeClass = theme.includes('High Contrast')
+    ? theme.startsWith('Light')
+      ? 'vscode-high-contrast-light'
+      : 'vscode-high-contrast'
+    : theme.startsWith('Light')
+      ? 'vscode-light'
+      : 'vscode-dark';
+  await webview.waitForFunction((name) => document.body.classList.contains(name), themeClass, { timeout: 20_000 });
+  await page.waitForTimeout(500);
+}
