@@ -32,6 +32,8 @@ export interface ChatActions {
   resolveMention: MentionResolver;
 }
 
+const TRACE_EVENTS = new Set<string>(['llm_request', 'llm_response']);
+
 export class ChatController extends Disposable {
   private readonly feed: SessionFeed<HostToWebview>;
 
@@ -41,10 +43,12 @@ export class ChatController extends Disposable {
     private readonly actions: ChatActions,
   ) {
     super();
-    // Streamed text is merged per batch, so the bytes posted stay close to the text itself.
+    // Streamed text is merged per batch, so the bytes posted stay close to the text itself; LLM
+    // traces (whole request/response payloads) are for the developer panel, never shown here.
     this.feed = this._register(
       new SessionFeed<HostToWebview>(webview, session, {
         events: (events) => ({ type: 'agent_events', events: coalesceTextDeltas(events) }),
+        keep: (event) => !TRACE_EVENTS.has(event.type),
         reset: () => ({ type: 'chat_reset' }),
       }),
     );

@@ -12,6 +12,8 @@ import { Batcher } from './event-batcher';
 export interface FeedMessages<Message> {
   events(events: AgentEvent[]): Message;
   reset(): Message;
+  /** Which events this surface shows at all (default: every one). */
+  keep?(event: AgentEvent): boolean;
 }
 
 export class SessionFeed<Message> implements vscode.Disposable {
@@ -26,7 +28,7 @@ export class SessionFeed<Message> implements vscode.Disposable {
     private readonly messages: FeedMessages<Message>,
   ) {
     const stopEvents = session.onEvent((event) => {
-      if (this.ready) this.batcher.push(event);
+      if (this.ready && (this.messages.keep?.(event) ?? true)) this.batcher.push(event);
     });
     const stopResets = session.onReset(() => {
       this.batcher.clear();
@@ -49,7 +51,8 @@ export class SessionFeed<Message> implements vscode.Disposable {
     this.ready = true;
     this.batcher.clear();
     this.post(this.messages.reset());
-    if (this.session.history.length > 0) this.post(this.messages.events([...this.session.history]));
+    const history = this.messages.keep ? this.session.history.filter(this.messages.keep) : [...this.session.history];
+    if (history.length > 0) this.post(this.messages.events(history));
     for (const listener of this.readyListeners) listener();
   }
 

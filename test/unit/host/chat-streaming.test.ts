@@ -86,13 +86,15 @@ describe('chat streaming cost (host → webview)', () => {
     assert.equal(replay[1]?.type === 'text_delta' && replay[1].text, 'Hello there!');
 
     const afterReplay = webview.posts.length;
+    // Traces are the developer panel's: the chat never receives them.
+    session.emit({ type: 'llm_request', requestId: 'r1', provider: 'anthropic', model: 'm', payload: { big: 'x' } });
     session.emit({ type: 'user_message', text: 'more' });
     session.emit({ type: 'text_delta', text: 'Sure.' });
     await sleep(30);
     assert.deepEqual(
       eventsOf(webview.posts.slice(afterReplay)).map((event) => event.seq),
-      [5, 6],
-      'only the new events are posted',
+      [6, 7],
+      'only the new events are posted, traces left out',
     );
 
     const afterStream = webview.posts.length;
