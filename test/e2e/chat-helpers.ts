@@ -6,7 +6,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import type { RecordedRequest } from '../fixtures/fake-model-server/server';
+import { parseScenario, type ScenarioInput } from '../fixtures/fake-model-server/scenario';
+import { FakeModelServer, type RecordedRequest } from '../fixtures/fake-model-server/server';
 import { installVsix } from '../harness/code-server';
 import { projectRoot, WorkbenchSession, type WorkbenchSessionOptions } from '../harness/workbench-session';
 import { findWebviewFrame, openActivity, waitForWorkbench } from './workbench-ui';
@@ -22,6 +23,27 @@ export function startPackagedSession(options: Omit<WorkbenchSessionOptions, 'pre
     ...options,
     prepare: ({ userDataDir, extensionsDir }) => installVsix(VSIX, extensionsDir, userDataDir),
   });
+}
+
+/**
+ * The fake model server playing `scenario` and a packaged session on the sample workspace whose
+ * user settings point OpenAgent at it (Anthropic wire format, the key in the environment).
+ */
+export async function startWithFakeModel(
+  scenario: ScenarioInput,
+  model = 'fake-model',
+): Promise<{ fake: FakeModelServer; session: WorkbenchSession }> {
+  const fake = await FakeModelServer.start({ scenario: parseScenario(scenario) });
+  const session = await startPackagedSession({
+    workspace: 'sample',
+    settings: {
+      'openagent.provider': 'anthropic',
+      'openagent.model': model,
+      'openagent.baseUrl': fake.anthropicBaseUrl,
+    },
+    env: { ANTHROPIC_API_KEY: API_KEY, OPENAI_API_KEY: undefined, OPENAGENT_API_KEY: undefined },
+  });
+  return { fake, session };
 }
 
 /** Opens the session's workspace in a new page and the OpenAgent chat in the sidebar. */

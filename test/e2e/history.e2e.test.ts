@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import type { Frame, Page } from 'playwright-core';
-import { FakeModelServer } from '../fixtures/fake-model-server/server';
+import type { FakeModelServer } from '../fixtures/fake-model-server/server';
 import type { WorkbenchSession } from '../harness/workbench-session';
-import { API_KEY, openChat, screenshot, send, startPackagedSession } from './chat-helpers';
+import { openChat, screenshot, send, startWithFakeModel } from './chat-helpers';
 import { findWebviewFrame, quickPickRow, runCommand, waitForWorkbench } from './workbench-ui';
 
 describe('history and models (packaged extension, real VS Code UI)', function () {
@@ -16,8 +16,8 @@ describe('history and models (packaged extension, real VS Code UI)', function ()
   let session: WorkbenchSession;
 
   before(async () => {
-    fake = await FakeModelServer.start({
-      scenario: {
+    ({ fake, session } = await startWithFakeModel(
+      {
         name: 'history',
         turns: [
           { match: 'capital of France', text: 'Paris is the capital of France.', chunkSize: 8, delayMs: 0 },
@@ -31,16 +31,8 @@ describe('history and models (packaged extension, real VS Code UI)', function ()
         ],
         whenExhausted: 'echo',
       },
-    });
-    session = await startPackagedSession({
-      workspace: 'sample',
-      settings: {
-        'openagent.provider': 'anthropic',
-        'openagent.model': 'first-model',
-        'openagent.baseUrl': fake.anthropicBaseUrl,
-      },
-      env: { ANTHROPIC_API_KEY: API_KEY, OPENAI_API_KEY: undefined, OPENAGENT_API_KEY: undefined },
-    });
+      'first-model',
+    ));
   });
   after(async () => {
     await session?.stop();

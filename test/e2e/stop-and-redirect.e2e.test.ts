@@ -4,9 +4,9 @@
  * and the model receives the user's words as the next message.
  */
 import assert from 'node:assert/strict';
-import { FakeModelServer } from '../fixtures/fake-model-server/server';
+import type { FakeModelServer } from '../fixtures/fake-model-server/server';
 import type { WorkbenchSession } from '../harness/workbench-session';
-import { API_KEY, openChat, screenshot, send, startPackagedSession } from './chat-helpers';
+import { openChat, screenshot, send, startWithFakeModel } from './chat-helpers';
 import { setTheme } from './workbench-ui';
 
 const SLOW = { chunkSize: 4, delayMs: 60 };
@@ -18,25 +18,14 @@ describe('stop and redirect (packaged extension, real VS Code UI)', function () 
   let session: WorkbenchSession;
 
   before(async () => {
-    fake = await FakeModelServer.start({
-      scenario: {
-        name: 'slow',
-        turns: [
-          { match: 'Tell me a long story', text: LONG_ANSWER, ...SLOW },
-          { match: 'Explain the build', text: LONG_ANSWER, ...SLOW },
-          { match: 'Only the summary', text: 'Short summary, as asked.', chunkSize: 8, delayMs: 0 },
-        ],
-      },
-    });
-    session = await startPackagedSession({
-      workspace: 'sample',
-      settings: {
-        'openagent.provider': 'anthropic',
-        'openagent.model': 'fake-model',
-        'openagent.baseUrl': fake.anthropicBaseUrl,
-      },
-      env: { ANTHROPIC_API_KEY: API_KEY, OPENAI_API_KEY: undefined, OPENAGENT_API_KEY: undefined },
-    });
+    ({ fake, session } = await startWithFakeModel({
+      name: 'slow',
+      turns: [
+        { match: 'Tell me a long story', text: LONG_ANSWER, ...SLOW },
+        { match: 'Explain the build', text: LONG_ANSWER, ...SLOW },
+        { match: 'Only the summary', text: 'Short summary, as asked.', chunkSize: 8, delayMs: 0 },
+      ],
+    }));
   });
   after(async () => {
     await session?.stop();
