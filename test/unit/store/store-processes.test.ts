@@ -60,7 +60,10 @@ describe('store under real processes', function () {
     const survived = new Set<number>();
     for (let round = 0; round < KILLS; round++) {
       const run = startWriter(script, directory, 'w', 1_000_000, 4_000);
-      // Kill anywhere: while opening, replaying, appending, folding or between writes.
+      // Odd rounds kill anywhere (while opening, replaying, appending, folding or between writes);
+      // even rounds first wait for the writer to finish a turn, so the store must keep making
+      // progress across kills however slow the machine is (no timing decides the outcome).
+      if (round % 2 === 0) await waitUntil(() => run.finished.length > 0, 60_000, `round ${round}: no turn finished`);
       await new Promise((resolve) => setTimeout(resolve, 100 + Math.floor(Math.random() * 400)));
       run.kill();
       await run.exited;
@@ -81,6 +84,14 @@ describe('store under real processes', function () {
     }
     assert.ok(survived.size >= KILLS / 2, `the writers got work done between kills (${survived.size} turns)`);
   });
+
+  async function waitUntil(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(what);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
 
   it('loses no update when two processes write the same store at once', async () => {
     const directory = tempDir();
