@@ -9,6 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { webviewCsp } from '../../src/host/chat/webview-csp';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const ORIGIN = 'http://webview.test';
@@ -28,17 +29,7 @@ const NONCE = 'bench0nonce0AAAAAAAAAAA';
 
 /** The policy the extension gives its webviews (src/host/chat/webview-html.ts), for this origin. */
 function csp(nonce: string): string {
-  return [
-    "default-src 'none'",
-    `img-src ${ORIGIN} data:`,
-    `style-src ${ORIGIN} 'nonce-${nonce}'`,
-    `font-src ${ORIGIN}`,
-    `script-src 'nonce-${nonce}'`,
-    "connect-src 'none'",
-    "frame-src 'none'",
-    "form-action 'none'",
-    "base-uri 'none'",
-  ].join('; ');
+  return webviewCsp(ORIGIN, nonce);
 }
 
 export interface WebviewPageOptions {

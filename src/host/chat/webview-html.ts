@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { webviewCsp } from './webview-csp';
 
 export interface WebviewPage {
   title: string;
@@ -30,17 +31,7 @@ export function renderWebviewHtml(webview: vscode.Webview, extensionUri: vscode.
   const nonce = randomBytes(16).toString('base64');
   const scriptUri = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', ...page.script.split('/')));
   const styleUri = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', page.stylesheet));
-  const csp = [
-    "default-src 'none'",
-    `img-src ${webview.cspSource} data:`,
-    `style-src ${webview.cspSource} 'nonce-${nonce}'`,
-    `font-src ${webview.cspSource}`,
-    `script-src 'nonce-${nonce}'`,
-    "connect-src 'none'",
-    "frame-src 'none'",
-    "form-action 'none'",
-    "base-uri 'none'",
-  ].join('; ');
+  const csp = webviewCsp(webview.cspSource, nonce);
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
