@@ -61,6 +61,8 @@ export interface OpenAgentApi {
   readonly conversationId: string | undefined;
   /** Whether the current (or next) conversation is in plan mode. */
   readonly planModeActive: boolean;
+  /** Whether the agent is working on a prompt right now. */
+  readonly isRunning: boolean;
 }
 
 const openWalkthrough = async () => {
@@ -212,7 +214,8 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     const relative = vscode.workspace.asRelativePath(uri, false);
     const mention = /\s/.test(relative) ? `@file:"${relative}" ` : `@file:${relative} `;
     await focusChat();
-    await waitUntil(() => chatView.insertIntoComposer(mention), 5_000);
+    if (!(await waitUntil(() => chatView.insertIntoComposer(mention), 5_000)))
+      void vscode.window.showWarningMessage(`The OpenAgent chat did not open in time: type ${mention.trim()} in it.`);
   };
 
   context.subscriptions.push(
@@ -222,6 +225,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     chatView,
     developerPanel,
     vscode.commands.registerCommand('openagent.openDeveloperPanel', () => developerPanel.show()),
+    vscode.window.registerWebviewPanelSerializer(DeveloperPanel.viewType, developerPanel.serializer),
     vscode.window.registerWebviewViewProvider(ChatViewProvider.viewType, chatView),
     vscode.commands.registerCommand('openagent.newChat', async () => {
       session.reset();
@@ -277,6 +281,9 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     },
     get planModeActive() {
       return session.planModeActive;
+    },
+    get isRunning() {
+      return session.isRunning;
     },
   };
 }

@@ -2,7 +2,8 @@
  * The developer panel in the real VS Code UI (packaged extension, fake model): opened from the
  * Command Palette beside the sidebar chat, both watch one conversation with a tool call; the
  * panel shows the tool block's JSON, usage and cost, traces, and a filterable event list, and
- * its plan-mode switch shows up in the chat. Screenshots in the dark and light themes.
+ * its plan-mode switch shows up in the chat; a window reload brings the panel back. Screenshots
+ * in the dark and light themes.
  */
 import assert from 'node:assert/strict';
 import type { Frame } from 'playwright-core';
@@ -156,6 +157,11 @@ describe('developer panel (packaged extension, real VS Code UI)', function () {
     await screenshot(page, 'dev-panel-light.png');
     await openTab(panel, 'traces');
     await screenshot(page, 'dev-panel-traces-light.png');
+
+    // The panel stays open across a window reload: VS Code restores it through OpenAgent.
+    await page.reload();
+    const restored = await findWebviewFrame(page, '#openagent-panel', 60_000);
+    await restored.locator('#run-status', { hasText: 'no conversation yet' }).waitFor({ timeout: 30_000 });
     await page.close();
   });
 });

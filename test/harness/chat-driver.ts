@@ -2,13 +2,20 @@
  * Lets an in-editor suite use the OpenAgent chat as a user does. The suite runs in the
  * extension host, which cannot reach into a webview, so it asks the launcher over HTTP and the
  * launcher types into the chat webview of the workbench page with Playwright:
- *   POST /chat/prompt {"text": "..."} → 204 once the prompt is sent; 500 and the reason if not.
+ *   POST /chat/prompt {"text": "..."} → 204 once the prompt is sent; 500 and the reason if not;
+ *     with "append": true the text goes after what the composer holds (once it holds something).
+ *   POST /notification {"text": "...", "button": "..."} → clicks that button of the notification
+ *     whose text contains `text`, once it shows.
+ *   POST /quick-input {"expect": "...", "text": "...", "pick": true} → waits for a quick pick or
+ *     input box whose title, placeholder or prompt contains `expect`, types `text` and presses
+ *     Enter; with `pick`, once the item the text filters to has the focus (the save dialog, a
+ *     quick pick of folder entries, takes a typed path without `pick`).
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { send } from '../e2e/chat-helpers';
-import { findWebviewFrame } from '../e2e/workbench-ui';
+import { clickNotificationButton, findWebviewFrame, waitForNotification } from '../e2e/workbench-ui';
 
 /** Tells the suite (through code-server's environment) where the driver is; see sendChatPrompt in test/integration/helpers.ts. */
 export const CHAT_DRIVER_ENV = 'OPENAGENT_TEST_DRIVER';
@@ -36,14 +43,86 @@ export async function startChatDriver(page: () => Page | undefined): Promise<Cha
   };
 }
 
+interface DriverRequest {
+  text?: unknown;
+  expect?: unknown;
+  pick?: unknown;
+  append?: unknown;
+  button?: unknown;
+}
+
 async function handle(request: http.IncomingMessage, page: Page | undefined): Promise<void> {
-  if (request.method !== 'POST' || request.url !== '/chat/prompt') {
+  const route = request.method === 'POST' ? request.url : undefined;
+  if (route !== '/chat/prompt' && route !== '/quick-input' && route !== '/notification')
     throw new Error(`chat driver: no route for ${request.method} ${request.url}`);
-  }
   if (!page) throw new Error('chat driver: the workbench page is not open');
   let body = '';
   for await (const chunk of request) body += String(chunk);
-  const { text } = JSON.parse(body) as { text?: unknown };
+  const { text, expect, pick, append, button } = JSON.parse(body) as DriverRequest;
+  if (route === '/notification') {
+    if (typeof text !== 'string' || typeof button !== 'string')
+      throw new Error('chat driver: /notification needs "text" and "button" strings');
+    return clickNotificationButton(await waitForNotification(page, text), button);
+  }
   if (typeof text !== 'string') throw new Error('chat driver: the body needs a "text" string');
-  await send(await findWebviewFrame(page, '#openagent-chat'), text);
+  if (route === '/chat/prompt') {
+    const chat = await findWebviewFrame(page, '#openagent-chat');
+    if (append !== true) return send(chat, text);
+    const input = chat.locator('#prompt textarea');
+    // What a command put into the composer arrives as a message to the webview: wait for it.
+    await chat.waitForFunction(() => document.querySelector<HTMLTextAreaElement>('#prompt')?.value, null, {
+      timeout: 10_000,
+    });
+    await input.fill((await input.inputValue()) + text);
+    return input.press('Enter');
+  }
+  if (typeof expect !== 'string') throw new Error('chat driver: /quick-input needs an "expect" string');
+  await answerQuickInput(page, expect, text, pick === true);
+}
+
+/** Answers the open quick input as a user does: types into its box and presses Enter. */
+async function answerQuickInput(page: Page, expected: string, text: string, pick: boolean): Promise<void> {
+  await page
+    .waitForFunction(
+      (wanted) => {
+        const widget = document.querySelector<HTMLElement>('.quick-input-widget');
+        if (!widget || widget.style.display === 'none') return false;
+        const input = widget.querySelector<HTMLInputElement>('.quick-input-box input');
+        const words = [
+          widget.querySelector('.quick-input-title')?.textContent,
+          input?.placeholder,
+          input?.getAttribute('aria-label'),
+          widget.querySelector('.quick-input-message')?.textContent,
+        ].join(' ');
+        return words.includes(wanted);
+      },
+      expected,
+      { timeout: 20_000 },
+    )
+    .catch(() => {
+      throw new Error(`chat driver: no quick input saying "${expected}" opened`);
+    });
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  // The save dialog fills in its own path once it has read the folder, which can overwrite
+  // what was typed: type until the text stays.
+  for (let attempt = 0; attempt < 20; attempt++) {
+    await input.fill(text);
+    await page.waitForTimeout(250);
+    if ((await input.inputValue()) === text) break;
+  }
+  // A quick pick filters as the text is typed; wait until the focused item is the one meant.
+  if (pick)
+    await page
+      .waitForFunction(
+        (typed) => {
+          const focused = document.querySelector('.quick-input-widget .quick-input-list .monaco-list-row.focused');
+          return (focused?.getAttribute('aria-label') ?? '').toLowerCase().includes(typed.toLowerCase());
+        },
+        text,
+        { timeout: 10_000 },
+      )
+      .catch(() => {
+        throw new Error(`chat driver: no item "${text}" in the quick pick saying "${expected}"`);
+      });
+  await input.press('Enter');
 }

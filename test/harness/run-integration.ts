@@ -47,6 +47,7 @@ const SUITES: IntegrationSuite[] = [
     folder: 'integration',
     workspace: 'sample',
     workspaceTrust: false,
+    setUp: keylessModelServer,
   },
   {
     title: 'Integration tests inside VS Code 1.100.3 (code-server), untrusted folder (Workspace Trust on)',
@@ -56,6 +57,28 @@ const SUITES: IntegrationSuite[] = [
     setUp: userAndWorkspaceModelServers,
   },
 ];
+
+/**
+ * A fake model server the user settings name, with no API key anywhere: the suite sets one
+ * with "Set API Key" and proves the model calls carry it.
+ */
+async function keylessModelServer(): Promise<SuiteSetUp> {
+  const server = await FakeModelServer.start();
+  return {
+    settings: {
+      'openagent.provider': 'anthropic',
+      'openagent.model': 'fake-model',
+      'openagent.baseUrl': server.anthropicBaseUrl,
+    },
+    env: {
+      ANTHROPIC_API_KEY: undefined,
+      OPENAI_API_KEY: undefined,
+      OPENAGENT_API_KEY: undefined,
+      OPENAGENT_TEST_MODEL: server.anthropicBaseUrl,
+    },
+    tearDown: () => server.close(),
+  };
+}
 
 /**
  * Two fake model servers: the one the user settings name, where conversations must go, and the

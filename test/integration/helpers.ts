@@ -30,11 +30,30 @@ export async function waitFor(
  * cannot reach into a webview, so the launcher does it (test/harness/chat-driver.ts); the chat
  * view must be open.
  */
-export async function sendChatPrompt(text: string): Promise<void> {
+export async function sendChatPrompt(text: string, options: { append?: boolean } = {}): Promise<void> {
+  await askDriver('/chat/prompt', { text, append: options.append === true }, 'send the prompt');
+}
+
+/** Clicks `button` on the notification whose text contains `text`, once it shows (through the launcher). */
+export async function clickNotification(text: string, button: string): Promise<void> {
+  await askDriver('/notification', { text, button }, `click "${button}"`);
+}
+
+async function askDriver(route: string, body: object, what: string): Promise<void> {
   const driver = process.env.OPENAGENT_TEST_DRIVER;
   if (!driver) throw new Error('OPENAGENT_TEST_DRIVER is not set: run the suite with npm run test:integration');
-  const response = await fetch(`${driver}/chat/prompt`, { method: 'POST', body: JSON.stringify({ text }) });
-  if (!response.ok) throw new Error(`the launcher could not send the prompt: ${await response.text()}`);
+  const response = await fetch(`${driver}${route}`, { method: 'POST', body: JSON.stringify(body) });
+  if (!response.ok) throw new Error(`the launcher could not ${what}: ${await response.text()}`);
+}
+
+/**
+ * Answers the quick pick or input box a command opened, through the launcher (see
+ * test/harness/chat-driver.ts): waits for one whose title, placeholder or prompt contains
+ * `expect`, types `text` and presses Enter — with `pick`, once `text` has filtered the list to
+ * the item meant.
+ */
+export async function answerQuickInput(expect: string, text: string, options: { pick?: boolean } = {}): Promise<void> {
+  await askDriver('/quick-input', { expect, text, pick: options.pick === true }, 'answer the quick input');
 }
 
 /** A fake model server the launcher started, scripted and read over its control endpoints. */
@@ -51,6 +70,11 @@ export class FakeModelControl {
   async setScenario(scenario: ScenarioInput): Promise<void> {
     const response = await fetch(`${this.baseUrl}/__scenario`, { method: 'POST', body: JSON.stringify(scenario) });
     if (!response.ok) throw new Error(`the fake model server refused the scenario: ${await response.text()}`);
+  }
+
+  /** Forgets the requests received so far. */
+  async clearRequests(): Promise<void> {
+    await fetch(`${this.baseUrl}/__requests`, { method: 'DELETE' });
   }
 
   /** Every request received so far, in order (model calls, model listings, unknown paths). */

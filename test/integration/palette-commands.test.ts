@@ -34,6 +34,7 @@ describe('palette commands', () => {
   });
 
   it('selection commands ask for a selection instead of sending an empty prompt', async () => {
+    await vscode.commands.executeCommand('openagent.newChat');
     const document = await vscode.workspace.openTextDocument({ content: 'const a = 1;\n', language: 'javascript' });
     await vscode.window.showTextDocument(document);
     for (const command of ['explainSelection', 'fixSelection', 'refactorSelection', 'writeTestsForSelection'])

@@ -48,7 +48,15 @@ export class ConversationRecorder {
       case 'user_message':
         this.finishAnswer();
         if (!this.conversation) this.saveConversation(event.text, event.time);
-        this.put('user', { text: event.text }, event.time);
+        this.put(
+          'user',
+          {
+            text: event.text,
+            ...(event.attachments ? { attachments: event.attachments } : {}),
+            ...(event.context ? { context: event.context } : {}),
+          },
+          event.time,
+        );
         break;
       case 'text_delta':
         this.answer ??= { id: this.nextId(), seq: this.seq - 1, text: '', savedLength: 0 };
@@ -77,6 +85,8 @@ export class ConversationRecorder {
         this.pendingApproval.delete(event.toolCallId);
         break;
       case 'usage':
+        // Kept as an event too: a reopened conversation shows its cost so far.
+        this.put('event', event, event.time);
         if (event.scope !== 'call') break;
         this.enqueue(() =>
           this.options.store.recordUsage({

@@ -26,7 +26,7 @@ import {
 } from './agent-loop';
 import type { AgentEvent, AgentEventBody, ErrorKind } from './events';
 import { HookError, Hooks } from './hooks';
-import { appendUserText } from './history';
+import { appendUserText, promptWithContext } from './history';
 import type { ModelTurn } from './model-turn';
 import { UsageMeter } from './usage-meter';
 
@@ -136,8 +136,13 @@ export class Conversation {
       }
       const text = decision && 'prompt' in decision ? decision.prompt : prompt;
       // Attached context follows the prompt for the model; the chat shows only its labels.
-      appendUserText(this.history, context?.text ? `${text}\n\n${context.text}` : text);
-      this.emit({ type: 'user_message', text, ...(context?.labels.length ? { attachments: context.labels } : {}) });
+      appendUserText(this.history, promptWithContext(text, context?.text));
+      this.emit({
+        type: 'user_message',
+        text,
+        ...(context?.labels.length ? { attachments: context.labels } : {}),
+        ...(context?.text ? { context: context.text } : {}),
+      });
       for (;;) {
         try {
           const outcome = await runAgentLoop(this.history, this.loopDeps(meter), controller.signal);
@@ -296,6 +301,9 @@ export class Conversation {
         enabled: this.options.tracing.enabled,
         knownSecrets: this.options.tracing.secrets,
         now: () => this.options.clock.now(),
+        // Named after the seq its llm_request event is about to get: unique in the conversation
+        // across every model it uses, and after it is reopened.
+        nextRequestId: () => `llm-${this.seq}`,
       });
     }
     // Tracing inside retry: every attempt, failed ones included, shows in the traces.

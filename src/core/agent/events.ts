@@ -49,8 +49,10 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     ...eventBase,
     type: z.literal('user_message'),
     text: z.string(),
-    /** Context attached with mentions (@file:…, @problems…): labels only, the text went to the model. */
+    /** Context attached with mentions (@file:…, @problems…): the labels surfaces show. */
     attachments: z.array(z.string()).optional(),
+    /** The attached text the model received after the prompt (kept so a reopened conversation has it). */
+    context: z.string().optional(),
   }),
   z.object({ ...eventBase, type: z.literal('text_delta'), text: z.string() }),
   /** A complete tool call from the model (its input parsed, or the raw text when it did not parse). */

@@ -8,6 +8,11 @@
 import type { ModelMessage, TextPart, ThinkingPart, ToolCallPart } from '../llm/llm-client';
 import type { ModelTurn } from './model-turn';
 
+/** A prompt as the model receives it: the attached context (mentions) after the typed text. */
+export function promptWithContext(text: string, context: string | undefined): string {
+  return context ? `${text}\n\n${context}` : text;
+}
+
 /** Adds text for the model as a user message, joining the previous user message if that is last. */
 export function appendUserText(history: ModelMessage[], text: string): void {
   const last = history.at(-1);

@@ -7,6 +7,7 @@
 import type { ModelMessage, ToolCallPart, ToolResultPart } from '../llm/llm-client';
 import type { StoredMessage } from '../ports';
 import { agentEventSchema, type AgentEvent } from './events';
+import { promptWithContext } from './history';
 
 export interface RestoredConversation {
   events: AgentEvent[];
@@ -19,10 +20,10 @@ export function restoreConversation(conversationId: string, stored: readonly Sto
   const events: AgentEvent[] = [];
   const base = { conversationId, agentId: 'lead' };
   for (const message of [...stored].sort((a, b) => a.seq - b.seq)) {
-    const content = (message.content ?? {}) as { text?: unknown };
+    const content = (message.content ?? {}) as { text?: unknown; attachments?: unknown; context?: unknown };
     const time = message.createdAt;
     if (message.role === 'user' && typeof content.text === 'string')
-      events.push({ ...base, seq: message.seq, time, type: 'user_message', text: content.text });
+      events.push({ ...base, seq: message.seq, time, ...userMessage(content.text, content) });
     else if (message.role === 'assistant' && typeof content.text === 'string')
       events.push({ ...base, seq: message.seq, time, type: 'text_delta', text: content.text });
     else if (message.role === 'event') {
@@ -62,9 +63,10 @@ function historyFrom(events: readonly AgentEvent[]): ModelMessage[] {
   for (const event of events) {
     if (event.type === 'user_message') {
       closeAssistant();
+      const text = promptWithContext(event.text, event.context);
       const last = history.at(-1);
-      if (last?.role === 'user') last.content = [...last.content, { type: 'text', text: event.text }];
-      else history.push({ role: 'user', content: [{ type: 'text', text: event.text }] });
+      if (last?.role === 'user') last.content = [...last.content, { type: 'text', text }];
+      else history.push({ role: 'user', content: [{ type: 'text', text }] });
     } else if (event.type === 'text_delta') {
       if (pendingResults.length > 0) closeAssistant();
       assistant ??= { role: 'assistant', content: [] };
@@ -86,4 +88,17 @@ function historyFrom(events: readonly AgentEvent[]): ModelMessage[] {
   // The model speaks after the user: a history may not start with an answer.
   while (history[0]?.role === 'assistant') history.shift();
   return history;
+}
+
+/** A stored prompt as its event: the labels of what was attached and the attached text, when stored. */
+function userMessage(text: string, stored: { attachments?: unknown; context?: unknown }) {
+  const attachments = Array.isArray(stored.attachments)
+    ? stored.attachments.filter((label): label is string => typeof label === 'string')
+    : [];
+  return {
+    type: 'user_message' as const,
+    text,
+    ...(attachments.length ? { attachments } : {}),
+    ...(typeof stored.context === 'string' && stored.context ? { context: stored.context } : {}),
+  };
 }

@@ -12,11 +12,17 @@ export interface TracingOptions {
   enabled: () => boolean;
   knownSecrets?: () => readonly string[];
   now?: () => number;
+  /**
+   * Names each request/response pair; share one across the clients of a conversation (main,
+   * compaction, final summary) so ids never repeat in it. Defaults to a count per client.
+   */
+  nextRequestId?: () => string;
 }
 
 export function withTracing(client: LlmClient, options: TracingOptions): LlmClient {
   const now = options.now ?? Date.now;
   let sequence = 0;
+  const nextRequestId = options.nextRequestId ?? (() => `llm-${++sequence}`);
   return {
     provider: client.provider,
     listModels: (signal) => client.listModels(signal),
@@ -26,7 +32,7 @@ export function withTracing(client: LlmClient, options: TracingOptions): LlmClie
         return;
       }
       const secrets = options.knownSecrets?.() ?? [];
-      const requestId = `llm-${++sequence}`;
+      const requestId = nextRequestId();
       const started = now();
       const { signal: _signal, ...payload } = request;
       options.emit({

@@ -35,6 +35,7 @@ export async function exportCurrentConversation(session: ConversationSession, op
   const exported = await exportConversation(store, id);
   const markdown = format === 'Markdown';
   const target = await vscode.window.showSaveDialog({
+    title: 'Export the conversation to',
     defaultUri: vscode.Uri.joinPath(
       vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(process.cwd()),
       `${fileName(exported.conversation.title)}.${markdown ? 'md' : 'json'}`,
@@ -70,7 +71,10 @@ export async function showAuditLog(session: ConversationSession, openStore: Open
     'Save as CSV',
   );
   if (save) {
-    const target = await vscode.window.showSaveDialog({ filters: { CSV: ['csv'] } });
+    const target = await vscode.window.showSaveDialog({
+      title: 'Save the audit trail as CSV',
+      filters: { CSV: ['csv'] },
+    });
     if (target) await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(auditToCsv(records)));
   }
 }

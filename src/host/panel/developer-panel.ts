@@ -33,12 +33,32 @@ export class DeveloperPanel extends Disposable {
       this.panel.reveal();
       return;
     }
-    const panel = vscode.window.createWebviewPanel(
-      DeveloperPanel.viewType,
-      'OpenAgent Developer Panel',
-      { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
-      { ...webviewOptions(this.extensionUri), enableFindWidget: true },
+    this.adopt(
+      vscode.window.createWebviewPanel(
+        DeveloperPanel.viewType,
+        'OpenAgent Developer Panel',
+        { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
+        { ...webviewOptions(this.extensionUri), enableFindWidget: true },
+      ),
     );
+  }
+
+  /**
+   * Restores the panel VS Code kept open across a window reload (a WebviewPanelSerializer): it
+   * follows the session's current conversation like a newly opened one.
+   */
+  readonly serializer: vscode.WebviewPanelSerializer = {
+    deserializeWebviewPanel: async (panel) => {
+      if (this.panel) {
+        panel.dispose();
+        return;
+      }
+      panel.webview.options = webviewOptions(this.extensionUri);
+      this.adopt(panel);
+    },
+  };
+
+  private adopt(panel: vscode.WebviewPanel): void {
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'openagent.svg');
     const controller = new PanelController(panel.webview, this.session);
     controller.onDidBecomeReady(() => this.readyEmitter.fire());

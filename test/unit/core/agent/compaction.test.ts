@@ -6,7 +6,8 @@ import { microCompact } from '../../../../src/core/agent/context/micro-compact';
 import { capToolOutput } from '../../../../src/core/agent/context/tool-output';
 import type { ModelMessage } from '../../../../src/core/llm/llm-client';
 import { FileTranscriptSink } from '../../../../src/node/file-transcript-sink';
-import { PROTOCOLS, startHarness, toolResultsIn, type Harness } from './loop-harness';
+import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
+import { clientFor, PROTOCOLS, startHarness, toolResultsIn, type Harness } from './loop-harness';
 
 function resultMessage(index: number, output: string): ModelMessage {
   return {
@@ -145,6 +146,41 @@ for (const protocol of PROTOCOLS) {
       assert.ok(harness.events.some((event) => event.type === 'compact' && event.kind === 'manual'));
       assert.equal(harness.conversation.messages[0]?.role, 'user');
       assert.match(JSON.stringify(harness.conversation.messages[0]), /SUMMARY focused/);
+    });
+
+    it('names the traces of every model it uses apart: main and compaction never share a request id', async () => {
+      const server = await FakeModelServer.start({
+        scenario: { name: 'summariser', turns: [{ text: 'SUMMARY: one exchange.' }] },
+      });
+      try {
+        harness = await startHarness(
+          protocol,
+          { name: 'main', turns: [{ text: 'First answer.' }, { text: 'Second answer.' }] },
+          {
+            compactionModel: { llm: clientFor(protocol, server), model: 'summariser' },
+            tracing: { enabled: () => true },
+          },
+        );
+        await harness.conversation.submit('first');
+        await harness.conversation.compact();
+        await harness.conversation.submit('second');
+        const requests = harness.events.filter((event) => event.type === 'llm_request');
+        const main = requests[0]?.type === 'llm_request' ? requests[0].model : '';
+        assert.deepEqual(
+          requests.map((event) => event.type === 'llm_request' && event.model),
+          [main, 'summariser', main],
+        );
+        const ids = requests.map((event) => event.type === 'llm_request' && event.requestId);
+        assert.equal(new Set(ids).size, 3, ids.join(', '));
+        const responses = harness.events.filter((event) => event.type === 'llm_response');
+        assert.deepEqual(
+          responses.map((event) => event.type === 'llm_response' && event.requestId),
+          ids,
+          'each response pairs with its request',
+        );
+      } finally {
+        await server.close();
+      }
     });
 
     it('compacts on command between prompts, keeping the conversation usable', async () => {

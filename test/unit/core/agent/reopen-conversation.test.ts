@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { AgentEvent } from '../../../../src/core/agent/events';
 import type { ConversationStore } from '../../../../src/core/ports';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
 import { openStore, tempDir } from '../../store/store-helpers';
@@ -7,14 +8,16 @@ import { sessionOn } from './session-harness';
 
 function storedSession(server: FakeModelServer, store: ConversationStore, id: string) {
   const harness = sessionOn(server, {
+    // A model with a price, so runs cost something.
+    readSettings: () => ({ provider: 'anthropic', model: 'claude-haiku-4-5', baseUrl: server.anthropicBaseUrl }),
     clock: { now: () => Date.now() },
     newId: () => id,
     store: async () => store,
     tools: () => [readFileTool],
   });
   // Each run is also written to the store before the test goes on.
-  const run = async (prompt: string) => {
-    await harness.run(prompt);
+  const run = async (prompt: string, send?: (prompt: string) => Promise<unknown>) => {
+    await harness.run(prompt, send);
     await harness.session.flush();
   };
   return { ...harness, run };
@@ -49,7 +52,7 @@ describe('reopening a conversation from the store', () => {
       );
       assert.equal(await after.session.open('conv-1'), true);
       assert.equal(after.session.currentId, 'conv-1');
-      const shown = after.session.history.map((event) =>
+      const shown = after.session.history.filter((event) => event.type !== 'usage').map((event) =>
         event.type === 'user_message' || event.type === 'text_delta' ? `${event.type}:${event.text}` : event.type,
       );
       assert.deepEqual(shown, [
@@ -88,4 +91,45 @@ describe('reopening a conversation from the store', () => {
       await server.close();
     }
   });
+
+  it('keeps what mentions attached and what the conversation has cost', async () => {
+    const server = await FakeModelServer.start({
+      scenario: {
+        name: 'mentions',
+        turns: [
+          { text: 'It exports answer.', usage: { input: 1_000, output: 100 } },
+          { text: 'Still 42.', usage: { input: 1_200, output: 10 } },
+        ],
+      },
+    });
+    const directory = tempDir();
+    try {
+      const first = await openStore(directory);
+      const before = storedSession(server, first.store, 'conv-m');
+      await before.run('What does @file:src/app.ts export?', (prompt) =>
+        before.session.submitWithMentions(prompt, async () => 'export const answer = 42;'),
+      );
+      const costBefore = usageCost(before.events);
+      assert.ok(costBefore > 0, 'the first run cost something');
+      await first.store.close();
+
+      const second = await openStore(directory);
+      const after = storedSession(server, second.store, 'unused');
+      assert.equal(await after.session.open('conv-m'), true);
+      const prompt = after.session.history.find((event) => event.type === 'user_message');
+      assert.deepEqual(prompt?.type === 'user_message' && prompt.attachments, ['@file:src/app.ts']);
+      assert.equal(usageCost(after.session.history), costBefore, 'the cost so far is replayed');
+
+      await after.run('And now?');
+      const body = server.modelCalls.at(-1)?.body as { messages: Array<{ content: unknown }> };
+      assert.match(JSON.stringify(body.messages[0]), /export const answer = 42;/, 'the attached file is still there');
+      await second.store.close();
+    } finally {
+      await server.close();
+    }
+  });
 });
+
+function usageCost(events: readonly AgentEvent[]): number {
+  return events.reduce((sum, event) => sum + (event.type === 'usage' && event.scope === 'call' ? event.costUsd : 0), 0);
+}

@@ -1,0 +1,272 @@
+/**
+ * The palette commands of SPEC 1.4 that talk to the model or ask questions, run as a user runs
+ * them: each command by its id, its quick picks, input boxes, save dialogs and notifications
+ * answered in the real workbench through the launcher, and the effect checked where a user
+ * would see it — a file, a setting, the commit box — or in what the fake model was sent.
+ * The suite's settings name a fake model server and no API key exists anywhere: the first test
+ * sets one with "Set API Key" and the others use it.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { OpenAgentApi } from '../../src/extension';
+import type { RecordedRequest } from '../fixtures/fake-model-server/server';
+import {
+  activateOpenAgent,
+  answerQuickInput,
+  clickNotification,
+  FakeModelControl,
+  sendChatPrompt,
+  waitFor,
+} from './helpers';
+
+const KEY = 'sk-ant-typed-into-set-api-key';
+
+interface AnthropicBody {
+  system?: string | Array<{ text: string }>;
+  messages: Array<{ role: string; content: string | Array<{ type: string; text?: string }> }>;
+}
+
+const body = (request: RecordedRequest) => request.body as AnthropicBody;
+
+function systemText(request: RecordedRequest): string {
+  const system = body(request).system ?? '';
+  return typeof system === 'string' ? system : system.map((block) => block.text).join('\n');
+}
+
+function messageText(message: AnthropicBody['messages'][number] | undefined): string {
+  if (!message) return '';
+  if (typeof message.content === 'string') return message.content;
+  return message.content.map((block) => block.text ?? '').join('\n');
+}
+
+const lastUserText = (request: RecordedRequest) =>
+  messageText(body(request).messages.filter((message) => message.role === 'user').at(-1));
+
+describe('palette commands with the model', function () {
+  this.timeout(120_000);
+  const root = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+  const model = FakeModelControl.fromEnv('OPENAGENT_TEST_MODEL');
+  let api: OpenAgentApi;
+
+  /** The model calls since the test began (the launcher's fake server also records listings). */
+  const modelCalls = async () => (await model.requests()).filter((request) => request.protocol === 'anthropic');
+
+  /** Waits until `count` model calls arrived and the agent has finished with them. */
+  async function untilIdleAfter(count: number): Promise<RecordedRequest[]> {
+    let calls: RecordedRequest[] = [];
+    await waitFor(
+      async () => (calls = await modelCalls()).length >= count && !api.isRunning,
+      `${count} model call(s) and the agent idle`,
+      60_000,
+    );
+    return calls;
+  }
+
+  async function selectInEditor(relativePath: string, fromLine: number, toLine: number): Promise<string> {
+    const document = await vscode.workspace.openTextDocument(path.join(root, relativePath));
+    const editor = await vscode.window.showTextDocument(document);
+    editor.selection = new vscode.Selection(fromLine, 0, toLine, 0);
+    return document.getText(editor.selection);
+  }
+
+  before(async () => {
+    api = await activateOpenAgent();
+    await vscode.commands.executeCommand('openagent.focusChat');
+    await waitFor(() => api.isChatViewReady, 'the chat webview to say it is ready', 30_000);
+  });
+  beforeEach(() => model.clearRequests());
+  afterEach(() => vscode.commands.executeCommand('workbench.action.closeAllEditors'));
+
+  it('Set API Key asks for the key and keeps it in SecretStorage: the model calls carry it', async () => {
+    const done = vscode.commands.executeCommand('openagent.setApiKey');
+    await answerQuickInput('API key', KEY);
+    await done;
+    await model.setScenario({ name: 'hello', turns: [{ text: 'Hello from the fake model.' }], whenExhausted: 'echo' });
+    await sendChatPrompt('key probe: say hello');
+    const [call] = await untilIdleAfter(1);
+    // SDK versions send the key as x-api-key or as a bearer token.
+    const sent = call!.headers['x-api-key'] ?? call!.headers.authorization?.replace(/^Bearer /, '');
+    assert.equal(sent, KEY);
+    const settings = JSON.stringify(vscode.workspace.getConfiguration('openagent'));
+    assert.ok(!settings.includes(KEY), 'the key is in no setting');
+  });
+
+  it('Choose Preset sets the system prompt of new conversations; New Chat starts one', async () => {
+    const config = () => vscode.workspace.getConfiguration('openagent');
+    try {
+      const done = vscode.commands.executeCommand('openagent.choosePreset');
+      await answerQuickInput('Choose the preset', 'work', { pick: true });
+      await done;
+      assert.equal(config().get('preset'), 'work');
+      const previous = api.conversationId;
+      assert.ok(previous, 'the first test left a conversation on screen');
+      await vscode.commands.executeCommand('openagent.newChat');
+      assert.equal(api.conversationId, undefined, 'New Chat leaves the old conversation');
+      await sendChatPrompt('preset probe');
+      const [call] = await untilIdleAfter(1);
+      assert.match(systemText(call!), /assistant working inside the user's editor/, 'the "work" preset');
+      assert.equal(body(call!).messages.length, 1, 'a new conversation: nothing before the prompt');
+      assert.notEqual(api.conversationId, previous);
+    } finally {
+      await config().update('preset', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  it('Ask About Selection sends the typed question with the selected code', async () => {
+    const selected = await selectInEditor('src/greet.js', 0, 3);
+    assert.ok(selected.trim().length > 10, 'something is selected');
+    const done = vscode.commands.executeCommand('openagent.askAboutSelection');
+    await answerQuickInput('Ask OpenAgent about the selected code', 'Why is the greeting built this way?');
+    await done;
+    const [call] = await untilIdleAfter(1);
+    const sent = lastUserText(call!);
+    assert.match(sent, /Why is the greeting built this way\?/);
+    assert.ok(sent.includes(selected), 'the selected code went with the question');
+    assert.match(sent, /src\/greet\.js/, 'with its file');
+  });
+
+  it('Explain / Fix / Refactor / Write Tests for Selection each send their request with the selection', async () => {
+    const selected = await selectInEditor('src/greet.js', 0, 3);
+    const expected: Array<[string, RegExp]> = [
+      ['openagent.explainSelection', /^Explain what this code does/],
+      ['openagent.fixSelection', /^Find and fix the bugs in this code/],
+      ['openagent.refactorSelection', /^Refactor this code/],
+      ['openagent.writeTestsForSelection', /^Write tests for this code/],
+    ];
+    for (const [index, [command, request]] of expected.entries()) {
+      await vscode.commands.executeCommand(command);
+      const calls = await untilIdleAfter(index + 1);
+      const sent = lastUserText(calls[index]!);
+      assert.match(sent, request, command);
+      assert.ok(sent.includes(selected), `${command} attached the selection`);
+    }
+  });
+
+  it('Add File to Chat puts an @file mention in the composer; the file goes with the prompt', async () => {
+    await vscode.commands.executeCommand('openagent.addFileToChat', vscode.Uri.file(path.join(root, 'README.md')));
+    await sendChatPrompt('summarise this file', { append: true });
+    const [call] = await untilIdleAfter(1);
+    const sent = lastUserText(call!);
+    assert.match(sent, /^@file:README\.md summarise this file/);
+    assert.ok(sent.includes(fs.readFileSync(path.join(root, 'README.md'), 'utf8').trim()), 'the README went along');
+  });
+
+  it('Compact Conversation summarises with the typed focus; the next prompt continues from the summary', async () => {
+    await model.setScenario({
+      name: 'summary',
+      turns: [{ text: 'SUMMARY: the user asked about greet.js and the README.' }],
+      whenExhausted: 'echo',
+    });
+    const done = vscode.commands.executeCommand('openagent.compact');
+    await answerQuickInput('what should the summary keep', 'the greeting');
+    await done;
+    const [summarise] = await untilIdleAfter(1);
+    assert.match(systemText(summarise!), /compress a coding agent's conversation/);
+    assert.match(JSON.stringify(body(summarise!).messages), /Focus the summary on: the greeting/);
+
+    await sendChatPrompt('after compaction');
+    const calls = await untilIdleAfter(2);
+    const history = body(calls[1]!).messages;
+    assert.match(messageText(history[0]), /^\[This conversation was compacted/);
+    assert.match(messageText(history[0]), /SUMMARY: the user asked about greet\.js/);
+    assert.ok(!JSON.stringify(history).includes('summarise this file'), 'earlier prompts are only in the summary');
+  });
+
+  it('Export Conversation writes the conversation as markdown where the save dialog says', async () => {
+    const target = path.join(root, 'exported-conversation.md');
+    const done = vscode.commands.executeCommand('openagent.exportConversation');
+    await answerQuickInput('Export the conversation as', 'Markdown', { pick: true });
+    await answerQuickInput('Export the conversation to', target);
+    await done;
+    const markdown = fs.readFileSync(target, 'utf8');
+    assert.match(markdown, /after compaction/, 'the last prompt');
+    assert.match(markdown, /^# /m, 'a markdown title');
+    fs.rmSync(target);
+  });
+
+  it('Show Audit Log lists the conversation’s model calls as JSONL and saves them as CSV', async () => {
+    const csv = path.join(root, 'audit.csv');
+    const done = vscode.commands.executeCommand('openagent.showAuditLog');
+    await answerQuickInput('Show the audit trail of', 'This conversation', { pick: true });
+    let lines: Array<{ kind: string; conversationId: string }> = [];
+    await waitFor(() => {
+      const document = vscode.window.activeTextEditor?.document;
+      if (document?.languageId !== 'jsonl') return false;
+      lines = document
+        .getText()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { kind: string; conversationId: string });
+      return true;
+    }, 'the audit log in an editor');
+    // This conversation: the preset probe, the selection prompts, the file prompt, the summary
+    // and the prompt after it.
+    assert.ok(lines.filter((line) => line.kind === 'model_call').length >= 8, JSON.stringify(lines.map((l) => l.kind)));
+    assert.ok(lines.every((line) => line.conversationId === api.conversationId), 'only this conversation');
+    await clickNotification('audit record(s)', 'Save as CSV');
+    await answerQuickInput('Save the audit trail as CSV', csv);
+    await waitFor(() => fs.existsSync(csv), 'the CSV file');
+    await done;
+    const rows = fs.readFileSync(csv, 'utf8').trim().split('\n');
+    assert.equal(rows.length, lines.length + 1, 'a header and a row per record');
+    fs.rmSync(csv);
+  });
+
+  it('Stop ends a running turn', async () => {
+    await model.setScenario({
+      name: 'slow',
+      turns: [{ text: 'word '.repeat(2_000), chunkSize: 5, delayMs: 50 }],
+      whenExhausted: 'echo',
+    });
+    await sendChatPrompt('a long answer please');
+    await waitFor(() => api.isRunning, 'the agent to start');
+    await vscode.commands.executeCommand('openagent.stop');
+    // The scripted answer takes over 100 s to stream; stopped, the agent is idle at once.
+    await waitFor(() => !api.isRunning, 'the agent to stop', 15_000);
+  });
+
+  it('Revert Last Turn deletes the file the last turn created', async () => {
+    const note = path.join(root, 'notes', 'revert-me.txt');
+    await model.setScenario({
+      name: 'write a note',
+      turns: [
+        { toolCalls: [{ name: 'write_file', arguments: { path: 'notes/revert-me.txt', content: 'temporary\n' } }] },
+        { text: 'Wrote notes/revert-me.txt.' },
+      ],
+      whenExhausted: 'echo',
+    });
+    await sendChatPrompt('write a note');
+    await clickNotification('OpenAgent wants to write notes/revert-me.txt', 'Approve');
+    await untilIdleAfter(2);
+    assert.equal(fs.readFileSync(note, 'utf8'), 'temporary\n');
+    await vscode.commands.executeCommand('openagent.revertTurn');
+    await waitFor(() => !fs.existsSync(note), 'the created file to be deleted');
+  });
+
+  it('Generate Commit Message writes a message for the staged diff into the commit box', async () => {
+    const repo = path.join(root, 'commit-repo');
+    fs.mkdirSync(repo);
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' });
+    git('init', '-q');
+    fs.writeFileSync(path.join(repo, 'hello.js'), 'export const hello = () => "hello";\n');
+    git('add', 'hello.js');
+    await vscode.commands.executeCommand('git.openRepository', repo);
+    await model.setScenario({ name: 'commit', turns: [{ text: 'feat: add the hello module' }] });
+
+    await vscode.commands.executeCommand('openagent.generateCommitMessage', { rootUri: vscode.Uri.file(repo) });
+    const [call] = await untilIdleAfter(1);
+    assert.match(JSON.stringify(body(call!).messages), /export const hello/, 'the staged diff was sent');
+    const gitApi = vscode.extensions
+      .getExtension<{ getAPI(version: 1): { repositories: Array<{ rootUri: vscode.Uri; inputBox: { value: string } }> } }>(
+        'vscode.git',
+      )!
+      .exports.getAPI(1);
+    const repository = gitApi.repositories.find((candidate) => candidate.rootUri.fsPath === repo);
+    assert.equal(repository?.inputBox.value, 'feat: add the hello module');
+    await Promise.resolve(vscode.commands.executeCommand('git.close', repository)).catch(() => undefined);
+    fs.rmSync(repo, { recursive: true, force: true });
+  });
+});
