@@ -12,20 +12,10 @@ import { ChatViewProvider } from './host/chat/chat-view-provider';
 import { DeveloperPanel } from './host/panel/developer-panel';
 import { openLinkWithConfirmation } from './host/commands/open-link';
 import { setApiKey } from './host/commands/set-api-key';
-import { revertTurn } from './host/commands/revert-turn';
-import { togglePlanMode } from './host/commands/toggle-plan-mode';
-import { showHistory } from './host/commands/show-history';
 import { readPresetText } from './host/presets';
-import { askAboutSelection, selectionAction } from './host/commands/selection-actions';
 import { chooseModel, choosePreset } from './host/commands/choose-model';
-import {
-  compactConversation,
-  exportCurrentConversation,
-  showAuditLog,
-  showUsage,
-} from './host/commands/conversation-commands';
-import { openAgentPolicy, restartMcpServers } from './host/commands/control-plane-commands';
-import { generateCommitMessage } from './host/commands/generate-commit-message';
+import { registerPaletteCommands } from './host/commands/palette';
+import { revertTurn } from './host/commands/revert-turn';
 import { AgentStatusBar } from './host/status-bar';
 import { ApprovalDetails } from './host/approvals/approval-details';
 import { SecretStorageSource } from './host/secret-storage-source';
@@ -200,66 +190,26 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
 
   const developerPanel = new DeveloperPanel(context.extensionUri, session);
 
-  const focusChat = () => vscode.commands.executeCommand(`${ChatViewProvider.viewType}.focus`);
-  // Prompts sent from commands (selection actions): mentions resolved like the chat's own.
-  const sendPrompt = async (prompt: string) => {
-    await focusChat();
-    const problem = await session.submitWithMentions(prompt, resolveMention);
-    if (problem && (await vscode.window.showWarningMessage(problem.message, 'Set API Key')))
-      await vscode.commands.executeCommand('openagent.setApiKey');
-  };
-  const addFileToChat = async (uri = vscode.window.activeTextEditor?.document.uri) => {
-    if (!uri || uri.scheme !== 'file')
-      return void vscode.window.showInformationMessage('Choose a file of the workspace.');
-    const relative = vscode.workspace.asRelativePath(uri, false);
-    const mention = /\s/.test(relative) ? `@file:"${relative}" ` : `@file:${relative} `;
-    await focusChat();
-    if (!(await waitUntil(() => chatView.insertIntoComposer(mention), 5_000)))
-      void vscode.window.showWarningMessage(`The OpenAgent chat did not open in time: type ${mention.trim()} in it.`);
-  };
-
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration('openagent')) chatView.postStatus();
     }),
     chatView,
     developerPanel,
-    vscode.commands.registerCommand('openagent.openDeveloperPanel', () => developerPanel.show()),
     vscode.window.registerWebviewPanelSerializer(DeveloperPanel.viewType, developerPanel.serializer),
     vscode.window.registerWebviewViewProvider(ChatViewProvider.viewType, chatView),
-    vscode.commands.registerCommand('openagent.newChat', async () => {
-      session.reset();
-      await vscode.commands.executeCommand(`${ChatViewProvider.viewType}.focus`);
-    }),
-    vscode.commands.registerCommand('openagent.stop', () => session.stop()),
-    vscode.commands.registerCommand('openagent.revertTurn', () => revertTurn(session)),
-    vscode.commands.registerCommand('openagent.togglePlanMode', () => togglePlanMode(session)),
-    vscode.commands.registerCommand('openagent.showHistory', () => showHistory(session, focusChat)),
-    vscode.commands.registerCommand('openagent.askAboutSelection', () => askAboutSelection(sendPrompt)),
-    vscode.commands.registerCommand('openagent.explainSelection', selectionAction('explain', sendPrompt)),
-    vscode.commands.registerCommand('openagent.fixSelection', selectionAction('fix', sendPrompt)),
-    vscode.commands.registerCommand('openagent.refactorSelection', selectionAction('refactor', sendPrompt)),
-    vscode.commands.registerCommand('openagent.writeTestsForSelection', selectionAction('writeTests', sendPrompt)),
-    vscode.commands.registerCommand('openagent.addFileToChat', (uri?: vscode.Uri) => addFileToChat(uri)),
-    vscode.commands.registerCommand('openagent.chooseModel', () => chooseModel(secrets)),
-    vscode.commands.registerCommand('openagent.choosePreset', () => choosePreset(context.extensionUri.fsPath)),
-    vscode.commands.registerCommand('openagent.compact', () => compactConversation(session)),
-    vscode.commands.registerCommand('openagent.exportConversation', () =>
-      exportCurrentConversation(session, openStore),
-    ),
-    vscode.commands.registerCommand('openagent.showAuditLog', () => showAuditLog(session, openStore)),
-    vscode.commands.registerCommand('openagent.showUsage', () => showUsage(session, openStore)),
-    vscode.commands.registerCommand('openagent.openPolicy', openAgentPolicy),
-    vscode.commands.registerCommand('openagent.restartMcpServers', restartMcpServers),
-    vscode.commands.registerCommand('openagent.generateCommitMessage', (scm?: { rootUri?: vscode.Uri }) =>
-      generateCommitMessage(secrets, scm),
-    ),
     new AgentStatusBar(session, 'openagent.focusChat'),
-    vscode.commands.registerCommand('openagent.setApiKey', () => setApiKey(secrets)),
-    vscode.commands.registerCommand('openagent.openWalkthrough', openWalkthrough),
-    vscode.commands.registerCommand('openagent.focusChat', () =>
-      vscode.commands.executeCommand(`${ChatViewProvider.viewType}.focus`),
-    ),
+    ...registerPaletteCommands({
+      session,
+      secrets,
+      openStore,
+      resolveMention,
+      extensionPath: context.extensionUri.fsPath,
+      chatViewType: ChatViewProvider.viewType,
+      insertIntoComposer: (text) => chatView.insertIntoComposer(text),
+      showDeveloperPanel: () => developerPanel.show(),
+      openWalkthrough,
+    }),
   );
 
   shutdown = async () => {
@@ -294,14 +244,4 @@ let shutdown: (() => Promise<void>) | undefined;
 export async function deactivate(): Promise<void> {
   // Everything else is released through context.subscriptions.
   await shutdown?.();
-}
-
-/** Polls `attempt` until it succeeds or `ms` pass (e.g. a chat webview still loading). */
-async function waitUntil(attempt: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!attempt()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return true;
 }

@@ -43,7 +43,11 @@ function messageText(message: AnthropicBody['messages'][number] | undefined): st
 }
 
 const lastUserText = (request: RecordedRequest) =>
-  messageText(body(request).messages.filter((message) => message.role === 'user').at(-1));
+  messageText(
+    body(request)
+      .messages.filter((message) => message.role === 'user')
+      .at(-1),
+  );
 
 describe('palette commands with the model', function () {
   this.timeout(120_000);
@@ -205,7 +209,10 @@ describe('palette commands with the model', function () {
     // This conversation: the preset probe, the selection prompts, the file prompt, the summary
     // and the prompt after it.
     assert.ok(lines.filter((line) => line.kind === 'model_call').length >= 8, JSON.stringify(lines.map((l) => l.kind)));
-    assert.ok(lines.every((line) => line.conversationId === api.conversationId), 'only this conversation');
+    assert.ok(
+      lines.every((line) => line.conversationId === api.conversationId),
+      'only this conversation',
+    );
     await clickNotification('audit record(s)', 'Save as CSV');
     await answerQuickInput('Save the audit trail as CSV', csv);
     await waitFor(() => fs.existsSync(csv), 'the CSV file');
@@ -260,9 +267,9 @@ describe('palette commands with the model', function () {
     const [call] = await untilIdleAfter(1);
     assert.match(JSON.stringify(body(call!).messages), /export const hello/, 'the staged diff was sent');
     const gitApi = vscode.extensions
-      .getExtension<{ getAPI(version: 1): { repositories: Array<{ rootUri: vscode.Uri; inputBox: { value: string } }> } }>(
-        'vscode.git',
-      )!
+      .getExtension<{
+        getAPI(version: 1): { repositories: Array<{ rootUri: vscode.Uri; inputBox: { value: string } }> };
+      }>('vscode.git')!
       .exports.getAPI(1);
     const repository = gitApi.repositories.find((candidate) => candidate.rootUri.fsPath === repo);
     assert.equal(repository?.inputBox.value, 'feat: add the hello module');

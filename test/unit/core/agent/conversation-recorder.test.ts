@@ -34,10 +34,11 @@ describe('ConversationRecorder', () => {
         messages.map((message) =>
           message.role === 'event' ? (message.content as { type: string }).type : message.role,
         ),
-        ['user', 'assistant', 'tool_call', 'tool_result', 'assistant', 'done'],
+        // A usage event per model call and one for the whole run: a reopened conversation shows its cost.
+        ['user', 'assistant', 'tool_call', 'usage', 'tool_result', 'assistant', 'usage', 'usage', 'done'],
       );
       assert.deepEqual(messages[1]?.content, { text: 'Reading.' });
-      assert.deepEqual(messages[4]?.content, { text: 'It exports answer.' });
+      assert.deepEqual(messages[5]?.content, { text: 'It exports answer.' });
       const totals = await store.usageTotals({ conversationId: 'conv-test' });
       assert.equal(totals.calls, 2);
       assert.equal(totals.inputTokens, 2_200);

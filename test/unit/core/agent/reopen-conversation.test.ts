@@ -52,9 +52,11 @@ describe('reopening a conversation from the store', () => {
       );
       assert.equal(await after.session.open('conv-1'), true);
       assert.equal(after.session.currentId, 'conv-1');
-      const shown = after.session.history.filter((event) => event.type !== 'usage').map((event) =>
-        event.type === 'user_message' || event.type === 'text_delta' ? `${event.type}:${event.text}` : event.type,
-      );
+      const shown = after.session.history
+        .filter((event) => event.type !== 'usage')
+        .map((event) =>
+          event.type === 'user_message' || event.type === 'text_delta' ? `${event.type}:${event.text}` : event.type,
+        );
       assert.deepEqual(shown, [
         'user_message:What is in a.txt?',
         'text_delta:Let me look.',

@@ -1,0 +1,94 @@
+/**
+ * The command table (SPEC 1.4): every palette and context-menu command bound to what it does.
+ * The composition root builds the objects; this only says which command calls what.
+ */
+import * as vscode from 'vscode';
+import type { ConversationSession } from '../../core/agent/conversation-session';
+import type { MentionResolver } from '../../core/agent/mentions';
+import type { ConversationStore } from '../../core/ports';
+import type { SecretStorageSource } from '../secret-storage-source';
+import { chooseModel, choosePreset } from './choose-model';
+import { openAgentPolicy, restartMcpServers } from './control-plane-commands';
+import { compactConversation, exportCurrentConversation, showAuditLog, showUsage } from './conversation-commands';
+import { generateCommitMessage } from './generate-commit-message';
+import { revertTurn } from './revert-turn';
+import { askAboutSelection, selectionAction } from './selection-actions';
+import { setApiKey } from './set-api-key';
+import { showHistory } from './show-history';
+import { togglePlanMode } from './toggle-plan-mode';
+
+export interface PaletteDeps {
+  session: ConversationSession;
+  secrets: SecretStorageSource;
+  openStore: () => Promise<ConversationStore | undefined>;
+  resolveMention: MentionResolver;
+  /** Where bundled presets live. */
+  extensionPath: string;
+  chatViewType: string;
+  /** Puts text where the user types in the chat; false while the chat webview is not ready. */
+  insertIntoComposer(text: string): boolean;
+  showDeveloperPanel(): void;
+  openWalkthrough(): Promise<void>;
+}
+
+export function registerPaletteCommands(deps: PaletteDeps): vscode.Disposable[] {
+  const { session, secrets, openStore } = deps;
+  const focusChat = () => vscode.commands.executeCommand(`${deps.chatViewType}.focus`);
+  // Prompts sent from commands (selection actions): mentions resolved like the chat's own.
+  const sendPrompt = async (prompt: string) => {
+    await focusChat();
+    const problem = await session.submitWithMentions(prompt, deps.resolveMention);
+    if (problem && (await vscode.window.showWarningMessage(problem.message, 'Set API Key')))
+      await vscode.commands.executeCommand('openagent.setApiKey');
+  };
+  const addFileToChat = async (uri = vscode.window.activeTextEditor?.document.uri) => {
+    if (!uri || uri.scheme !== 'file')
+      return void vscode.window.showInformationMessage('Choose a file of the workspace.');
+    const relative = vscode.workspace.asRelativePath(uri, false);
+    const mention = /\s/.test(relative) ? `@file:"${relative}" ` : `@file:${relative} `;
+    await focusChat();
+    if (!(await waitUntil(() => deps.insertIntoComposer(mention), 5_000)))
+      void vscode.window.showWarningMessage(`The OpenAgent chat did not open in time: type ${mention.trim()} in it.`);
+  };
+
+  const commands: Record<string, (...args: never[]) => unknown> = {
+    'openagent.newChat': async () => {
+      session.reset();
+      await focusChat();
+    },
+    'openagent.stop': () => session.stop(),
+    'openagent.focusChat': focusChat,
+    'openagent.openDeveloperPanel': () => deps.showDeveloperPanel(),
+    'openagent.showHistory': () => showHistory(session, focusChat),
+    'openagent.revertTurn': () => revertTurn(session),
+    'openagent.togglePlanMode': () => togglePlanMode(session),
+    'openagent.askAboutSelection': () => askAboutSelection(sendPrompt),
+    'openagent.explainSelection': selectionAction('explain', sendPrompt),
+    'openagent.fixSelection': selectionAction('fix', sendPrompt),
+    'openagent.refactorSelection': selectionAction('refactor', sendPrompt),
+    'openagent.writeTestsForSelection': selectionAction('writeTests', sendPrompt),
+    'openagent.addFileToChat': (uri?: vscode.Uri) => addFileToChat(uri),
+    'openagent.setApiKey': () => setApiKey(secrets),
+    'openagent.chooseModel': () => chooseModel(secrets),
+    'openagent.choosePreset': () => choosePreset(deps.extensionPath),
+    'openagent.compact': () => compactConversation(session),
+    'openagent.exportConversation': () => exportCurrentConversation(session, openStore),
+    'openagent.showAuditLog': () => showAuditLog(session, openStore),
+    'openagent.showUsage': () => showUsage(session, openStore),
+    'openagent.openPolicy': openAgentPolicy,
+    'openagent.restartMcpServers': restartMcpServers,
+    'openagent.generateCommitMessage': (scm?: { rootUri?: vscode.Uri }) => generateCommitMessage(secrets, scm),
+    'openagent.openWalkthrough': deps.openWalkthrough,
+  };
+  return Object.entries(commands).map(([id, run]) => vscode.commands.registerCommand(id, run));
+}
+
+/** Polls `attempt` until it succeeds or `ms` pass (e.g. a chat webview still loading). */
+async function waitUntil(attempt: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!attempt()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return true;
+}
