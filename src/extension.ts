@@ -8,6 +8,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ConversationSession } from './core/agent/conversation-session';
 import { buildSystemPrompt } from './core/agent/system-prompt';
+import { ProjectKnowledge } from './core/knowledge/project-knowledge';
+import type { SkillProblem } from './core/knowledge/skills';
+import { NodeKnowledgeFiles } from './node/node-knowledge-files';
 import { ChatViewProvider } from './host/chat/chat-view-provider';
 import { DeveloperPanel } from './host/panel/developer-panel';
 import { openLinkWithConfirmation } from './host/commands/open-link';
@@ -63,15 +66,30 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   const secrets = new SecretStorageSource(context.secrets, new EnvSecretSource());
   const workspaceRoot = () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
 
+  // Rules, memory and skills: read from the files for each new conversation.
+  const knowledge = new ProjectKnowledge({
+    files: new NodeKnowledgeFiles(),
+    workspaceRoot,
+    isTrusted: () => vscode.workspace.isTrusted,
+    bundledSkills: vscode.Uri.joinPath(context.extensionUri, 'skills').fsPath,
+    globalMemory: vscode.Uri.joinPath(context.globalStorageUri, 'memory.md').fsPath,
+  });
+  const reportSkillProblems = skillProblemReporter();
+
   // Read for each new conversation (the preset setting may change), never at activation.
-  const systemPrompt = () => {
+  const systemPrompt = async () => {
     const presetText = readPresetText(context.extensionUri.fsPath);
-    return buildSystemPrompt(presetText, {
-      os: `${os.type()} ${os.release()}`,
-      shell: vscode.env.shell || process.env.SHELL || 'unknown',
-      workspaceRoot: workspaceRoot(),
-      date: new Date(),
-    });
+    void knowledge.skillProblems().then(reportSkillProblems, () => undefined);
+    return buildSystemPrompt(
+      presetText,
+      {
+        os: `${os.type()} ${os.release()}`,
+        shell: vscode.env.shell || process.env.SHELL || 'unknown',
+        workspaceRoot: workspaceRoot(),
+        date: new Date(),
+      },
+      await knowledge.promptSections(),
+    );
   };
 
   // The store opens on the first conversation, not at activation: activation stays cheap.
@@ -145,8 +163,9 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     workspaceRoot,
     workspace: currentWorkspace,
     tools: (workspace) => {
-      if (!workspace) return [];
+      if (!workspace) return knowledge.tools();
       return [
+        ...knowledge.tools(),
         ...createFileTools(workspace),
         createSearchTool(ripgrep, workspace),
         ...createNavigationTools(navigation, workspace),
@@ -208,6 +227,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
       chatViewType: ChatViewProvider.viewType,
       insertIntoComposer: (text) => chatView.insertIntoComposer(text),
       showDeveloperPanel: () => developerPanel.show(),
+      memory: knowledge.memory,
       openWalkthrough,
     }),
   );
@@ -244,4 +264,23 @@ let shutdown: (() => Promise<void>) | undefined;
 export async function deactivate(): Promise<void> {
   // Everything else is released through context.subscriptions.
   await shutdown?.();
+}
+
+/** Tells the user once about each SKILL.md that could not be read (the skill is skipped). */
+function skillProblemReporter(): (problems: SkillProblem[]) => void {
+  const shown = new Set<string>();
+  return (problems) => {
+    for (const problem of problems) {
+      const key = `${problem.file}\n${problem.message}`;
+      if (shown.has(key)) continue;
+      shown.add(key);
+      const file = vscode.Uri.file(problem.file);
+      void vscode.window
+        .showWarningMessage(
+          `OpenAgent skipped the skill ${vscode.workspace.asRelativePath(file)}: ${problem.message}`,
+          'Open File',
+        )
+        .then((choice) => choice && vscode.window.showTextDocument(file));
+    }
+  };
 }

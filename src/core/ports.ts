@@ -207,3 +207,20 @@ export interface RunningProcess {
 export interface ProcessRunner {
   start(command: string, options: { cwd?: string; env?: Record<string, string> }): RunningProcess;
 }
+
+/**
+ * Plain text files the agent's knowledge lives in — memory, project rules, skills — by absolute
+ * path, inside the workspace or not (global memory, bundled skills). Node: the file system.
+ */
+export interface KnowledgeFiles {
+  /** The file's text; undefined when it does not exist or is a folder. */
+  read(absolute: string): Promise<string | undefined>;
+  /** A folder's entries, sorted by name; [] when it does not exist. */
+  list(absoluteDirectory: string): Promise<Array<{ name: string; directory: boolean }>>;
+  /** Real path of an existing file or folder (symlinks resolved); undefined if it does not exist. */
+  realpath(absolute: string): Promise<string | undefined>;
+  /** Appends text, creating the file and its folders when missing. */
+  append(absolute: string, text: string): Promise<void>;
+  /** Creates a new file (and its folders); refuses to overwrite one that exists. */
+  create(absolute: string, text: string): Promise<void>;
+}

@@ -32,7 +32,8 @@ export interface ConversationSessionDeps extends ConversationPartsDeps {
   /** A store failure (opening or writing), for the host to show. */
   onStoreError?: (error: unknown) => void;
   secrets: SecretSource;
-  systemPrompt(): string;
+  /** Built for each new conversation (rules, memory and skills are read then). */
+  systemPrompt(): string | Promise<string>;
   newId(): string;
 }
 
@@ -112,7 +113,7 @@ export class ConversationSession {
     if (this.conversation) {
       this.conversation.useModel({ llm: setup.client, model: setup.model });
     } else {
-      const store = await this.openStore();
+      const [store, system] = await Promise.all([this.openStore(), this.deps.systemPrompt()]);
       const parts = new ConversationParts(this.deps, this.planModeNext ?? this.deps.planModeDefault?.() ?? false);
       const reopened = this.reopened;
       this.reopened = undefined;
@@ -120,7 +121,7 @@ export class ConversationSession {
         id: reopened?.conversation.id ?? this.deps.newId(),
         resume: reopened && { history: reopened.restored.history, nextSeq: reopened.restored.nextSeq },
         model: { llm: setup.client, model: setup.model },
-        system: this.deps.systemPrompt(),
+        system,
         clock: this.deps.clock,
         limits: () => this.deps.readLimits?.() ?? {},
         transcripts: this.deps.transcripts,

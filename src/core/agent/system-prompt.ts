@@ -1,6 +1,6 @@
 /**
- * Builds the system prompt: the preset's instructions plus the facts about the environment
- * the agent works in. Project rules, memory and the skill index join here as they land.
+ * Builds the system prompt: the preset's instructions, the facts about the environment the
+ * agent works in, then further sections (project rules, memory, the skill index).
  */
 export interface EnvironmentFacts {
   os: string;
@@ -9,12 +9,17 @@ export interface EnvironmentFacts {
   date: Date;
 }
 
-export function buildSystemPrompt(presetText: string, environment: EnvironmentFacts): string {
+export function buildSystemPrompt(
+  presetText: string,
+  environment: EnvironmentFacts,
+  sections: readonly string[] = [],
+): string {
   const lines = [
     `- Operating system: ${environment.os}`,
     `- Shell: ${environment.shell}`,
     `- Workspace root: ${environment.workspaceRoot ?? '(no folder open)'}`,
     `- Today's date: ${environment.date.toISOString().slice(0, 10)}`,
   ];
-  return `${presetText.trim()}\n\n# Environment\n${lines.join('\n')}\n`;
+  const extra = sections.map((section) => `\n${section.trim()}\n`).join('');
+  return `${presetText.trim()}\n\n# Environment\n${lines.join('\n')}\n${extra}`;
 }

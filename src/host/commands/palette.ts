@@ -5,12 +5,14 @@
 import * as vscode from 'vscode';
 import type { ConversationSession } from '../../core/agent/conversation-session';
 import type { MentionResolver } from '../../core/agent/mentions';
+import type { Memory } from '../../core/knowledge/memory';
 import type { ConversationStore } from '../../core/ports';
 import type { SecretStorageSource } from '../secret-storage-source';
 import { chooseModel, choosePreset } from './choose-model';
 import { openAgentPolicy, restartMcpServers } from './control-plane-commands';
 import { compactConversation, exportCurrentConversation, showAuditLog, showUsage } from './conversation-commands';
 import { generateCommitMessage } from './generate-commit-message';
+import { addSkill, openMemory } from './knowledge-commands';
 import { revertTurn } from './revert-turn';
 import { askAboutSelection, selectionAction } from './selection-actions';
 import { setApiKey } from './set-api-key';
@@ -28,6 +30,7 @@ export interface PaletteDeps {
   /** Puts text where the user types in the chat; false while the chat webview is not ready. */
   insertIntoComposer(text: string): boolean;
   showDeveloperPanel(): void;
+  memory: Memory;
   openWalkthrough(): Promise<void>;
 }
 
@@ -79,6 +82,8 @@ export function registerPaletteCommands(deps: PaletteDeps): vscode.Disposable[] 
     'openagent.restartMcpServers': restartMcpServers,
     'openagent.generateCommitMessage': (scm?: { rootUri?: vscode.Uri }) => generateCommitMessage(secrets, scm),
     'openagent.openWalkthrough': deps.openWalkthrough,
+    'openagent.openMemory': () => openMemory(deps.memory),
+    'openagent.addSkill': addSkill,
   };
   return Object.entries(commands).map(([id, run]) => vscode.commands.registerCommand(id, run));
 }

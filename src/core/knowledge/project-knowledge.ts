@@ -1,0 +1,74 @@
+/**
+ * What the agent knows beyond the conversation, assembled for each new conversation: project
+ * rules, memory and the skill index in the system prompt, and the memory and skill tools.
+ * In an untrusted workspace (SPEC 4.2) nothing the folder ships is read — no rules, no
+ * workspace memory, no workspace skills — only the bundled skills and the user's global memory.
+ */
+import * as path from 'node:path';
+import type { KnowledgeFiles } from '../ports';
+import type { AnyTool } from '../tools/tool';
+import { createMemoryTools, Memory } from './memory';
+import { readProjectRules, rulesPromptSection } from './project-rules';
+import { createSkillTools, SkillLibrary, type SkillProblem, type SkillSource } from './skills';
+
+export interface ProjectKnowledgeDeps {
+  files: KnowledgeFiles;
+  workspaceRoot: () => string | undefined;
+  isTrusted: () => boolean;
+  /** The skills shipped with OpenAgent. */
+  bundledSkills: string;
+  /** The user's global memory file; none without it. */
+  globalMemory?: string;
+}
+
+/** Where the workspace keeps skills, in order: a later folder wins on the same name. */
+export const WORKSPACE_SKILL_FOLDERS = ['.agents/skills', '.claude/skills', '.openagent/skills'];
+export const WORKSPACE_MEMORY_FILE = '.openagent/memory.md';
+
+export class ProjectKnowledge {
+  readonly memory: Memory;
+  readonly skills: SkillLibrary;
+
+  constructor(private readonly deps: ProjectKnowledgeDeps) {
+    this.memory = new Memory(deps.files, () => {
+      const root = this.trustedRoot();
+      return {
+        ...(root ? { workspace: path.join(root, WORKSPACE_MEMORY_FILE) } : {}),
+        ...(deps.globalMemory ? { global: deps.globalMemory } : {}),
+      };
+    });
+    this.skills = new SkillLibrary(deps.files, () => {
+      const sources: SkillSource[] = [{ folder: deps.bundledSkills, origin: 'bundled' }];
+      const root = this.trustedRoot();
+      if (root)
+        sources.push(
+          ...WORKSPACE_SKILL_FOLDERS.map((folder) => ({
+            folder: path.join(root, folder),
+            origin: 'workspace' as const,
+          })),
+        );
+      return sources;
+    });
+  }
+
+  /** Rules, memory and skills as system prompt sections (empty ones left out). */
+  async promptSections(): Promise<string[]> {
+    const root = this.trustedRoot();
+    const rules = root ? rulesPromptSection(await readProjectRules(this.deps.files, root)) : '';
+    const sections = [rules, await this.memory.promptSection(), await this.skills.promptSection()];
+    return sections.filter((section) => section !== '');
+  }
+
+  /** The SKILL.md files that could not be read, to tell the user. */
+  async skillProblems(): Promise<SkillProblem[]> {
+    return (await this.skills.index()).problems;
+  }
+
+  tools(): AnyTool[] {
+    return [...createMemoryTools(this.memory), ...createSkillTools(this.skills)];
+  }
+
+  private trustedRoot(): string | undefined {
+    return this.deps.isTrusted() ? this.deps.workspaceRoot() : undefined;
+  }
+}
