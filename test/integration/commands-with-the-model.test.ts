@@ -119,6 +119,47 @@ describe('palette commands with the model', function () {
     }
   });
 
+  it('Add Skill and Open Memory write the workspace’s files; rules, memory and skills reach a new conversation', async () => {
+    const created = [
+      path.join(root, 'AGENTS.md'),
+      path.join(root, '.openagent', 'memory.md'),
+      path.join(root, '.openagent', 'skills'),
+    ];
+    try {
+      const addSkill = vscode.commands.executeCommand('openagent.addSkill');
+      await answerQuickInput('The skill’s name', 'release-checklist');
+      await answerQuickInput('When should the agent use it?', 'Use when preparing a release.');
+      await addSkill;
+      const skillFile = path.join(root, '.openagent', 'skills', 'release-checklist', 'SKILL.md');
+      await waitFor(() => vscode.window.activeTextEditor?.document.uri.fsPath === skillFile, 'the new SKILL.md open');
+      assert.match(
+        fs.readFileSync(skillFile, 'utf8'),
+        /^---\nname: release-checklist\ndescription: "Use when preparing a release."\n---\n/,
+      );
+
+      const openMemory = vscode.commands.executeCommand('openagent.openMemory');
+      await answerQuickInput('Open which memory?', 'Workspace memory', { pick: true });
+      await openMemory;
+      const memoryFile = path.join(root, '.openagent', 'memory.md');
+      assert.equal(vscode.window.activeTextEditor?.document.uri.fsPath, memoryFile);
+      fs.appendFileSync(memoryFile, '- The release branch is called stable.\n');
+      fs.writeFileSync(path.join(root, 'AGENTS.md'), 'Answer in one sentence.\n');
+
+      await vscode.commands.executeCommand('openagent.newChat');
+      await sendChatPrompt('knowledge probe');
+      const [call] = await untilIdleAfter(1);
+      const system = systemText(call!);
+      assert.match(system, /# Project rules[\s\S]*## AGENTS\.md\nAnswer in one sentence\./);
+      assert.match(system, /# Memory[\s\S]*The release branch is called stable\./);
+      assert.match(system, /# Skills[\s\S]*- code-review: [\s\S]*- release-checklist: Use when preparing a release\./);
+      const tools = (call!.body as { tools?: Array<{ name: string }> }).tools?.map((tool) => tool.name) ?? [];
+      for (const name of ['memory_read', 'memory_append', 'list_skills', 'read_skill'])
+        assert.ok(tools.includes(name), name);
+    } finally {
+      for (const file of created) fs.rmSync(file, { recursive: true, force: true });
+    }
+  });
+
   it('Ask About Selection sends the typed question with the selected code', async () => {
     const selected = await selectInEditor('src/greet.js', 0, 3);
     assert.ok(selected.trim().length > 10, 'something is selected');
