@@ -11,6 +11,7 @@ import { buildSystemPrompt } from './core/agent/system-prompt';
 import { ProjectKnowledge } from './core/knowledge/project-knowledge';
 import type { SkillProblem } from './core/knowledge/skills';
 import { NodeKnowledgeFiles } from './node/node-knowledge-files';
+import { FileTaskStorage } from './node/file-task-storage';
 import { ChatViewProvider } from './host/chat/chat-view-provider';
 import { DeveloperPanel } from './host/panel/developer-panel';
 import { openLinkWithConfirmation } from './host/commands/open-link';
@@ -160,6 +161,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     planModeDefault: () => readPlanModeDefault(),
     isTrusted: () => vscode.workspace.isTrusted,
     processRunner: new ChildProcessRunner(),
+    taskStorage: new FileTaskStorage(vscode.Uri.joinPath(context.globalStorageUri, 'tasks').fsPath),
     workspaceRoot,
     workspace: currentWorkspace,
     tools: (workspace) => {

@@ -224,3 +224,40 @@ export interface KnowledgeFiles {
   /** Creates a new file (and its folders); refuses to overwrite one that exists. */
   create(absolute: string, text: string): Promise<void>;
 }
+
+/** One task of a task board (SPEC 2.9), as stored. */
+export interface StoredTask {
+  id: string;
+  subject: string;
+  description: string;
+  /** Present-tense form shown while it is in progress, e.g. "Running the tests". */
+  activeForm?: string;
+  status: 'pending' | 'in_progress' | 'completed';
+  /** The agent working on it (lead, a teammate's name); unset while unclaimed. */
+  owner?: string;
+  /** Tasks that must be completed before this one can start. */
+  blockedBy: string[];
+  /** Tasks waiting for this one (the other side of their blockedBy). */
+  blocks: string[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface TaskBoardData {
+  /** The number the next task gets. */
+  nextId: number;
+  tasks: StoredTask[];
+}
+
+/**
+ * Where task boards persist (outside the conversation history, so compaction and restarts do
+ * not lose them). `update` is atomic against every other writer, in this process or another.
+ */
+export interface TaskBoardStorage {
+  read(boardId: string): Promise<TaskBoardData>;
+  /** Reads the board, applies `change` (which may throw to abort) and saves what it returns. */
+  update<Result>(
+    boardId: string,
+    change: (board: TaskBoardData) => { board: TaskBoardData; result: Result },
+  ): Promise<Result>;
+}

@@ -53,6 +53,9 @@ export interface ModelBinding {
   model: string;
 }
 
+/** Messages for the model that arrived between turns; drained at the top of each turn. */
+export type Inbox = () => string[] | Promise<string[]>;
+
 export interface LoopDeps extends ToolExecutorDeps {
   main: ModelBinding;
   compaction: ModelBinding;
@@ -60,7 +63,7 @@ export interface LoopDeps extends ToolExecutorDeps {
   system: string;
   limits: AgentLimits;
   /** Sources of messages injected at the top of each turn (background jobs, teammates). */
-  inboxes: ReadonlyArray<() => string[]>;
+  inboxes: ReadonlyArray<Inbox>;
   transcripts?: TranscriptSink;
   /** A compaction asked for by the `compact` tool or command; taken once. */
   takeCompactionRequest: () => { focus?: string } | undefined;
@@ -137,15 +140,17 @@ async function prepareContext(
       tokensAfter: after,
     });
   }
-  for (const drain of deps.inboxes) {
-    const messages = drain();
-    if (messages.length > 0) appendUserText(history, messages.join('\n\n'));
-  }
   const requested = deps.takeCompactionRequest();
   const used = estimateHistoryTokens(deps.system, history) + toolTokens;
   const limit = deps.limits.compactThreshold * contextWindowOf(deps.main.model, deps.limits.contextWindow);
   if (requested || used > limit)
     await compactInPlace(history, deps, requested ? 'manual' : 'auto', requested?.focus, signal);
+  // Drained after compaction: what arrived (a finished job, the task board after a compaction)
+  // reaches the model word for word.
+  for (const drain of deps.inboxes) {
+    const messages = await drain();
+    if (messages.length > 0) appendUserText(history, messages.join('\n\n'));
+  }
 }
 
 export async function compactInPlace(

@@ -3,11 +3,14 @@
  * checkpointed per turn), background jobs, and plan mode — with the tools, inboxes and tool
  * filter they add to the Conversation, and what ends with it (running jobs are killed).
  */
-import type { Clock, ProcessRunner, WorkspaceFiles } from '../ports';
+import type { Clock, ProcessRunner, TaskBoardStorage, WorkspaceFiles } from '../ports';
+import { TaskBoard } from '../tasks/task-board';
+import { createTaskTools, formatBoard } from '../tools/builtin/tasks';
 import { BackgroundJobs } from '../tools/background-jobs';
 import { createBackgroundTools } from '../tools/builtin/background';
 import type { AnyTool } from '../tools/tool';
 import { Checkpoints } from '../workspace/checkpoints';
+import type { Inbox } from './agent-loop';
 import type { Conversation } from './conversation';
 import type { AgentEvent } from './events';
 import { PlanMode } from './plan-mode';
@@ -25,15 +28,19 @@ export interface ConversationPartsDeps {
   workspaceRoot?: () => string | undefined;
   /** False in an untrusted workspace: only read-only tools are offered then (SPEC 4.2). */
   isTrusted?: () => boolean;
+  /** Where task boards persist; without it the task tools are not offered. */
+  taskStorage?: TaskBoardStorage;
 }
 
 export class ConversationParts {
   readonly planMode: PlanMode;
   readonly checkpoints: TurnCheckpoints | undefined;
   readonly tools: AnyTool[];
-  readonly inboxes: Array<() => string[]>;
+  readonly inboxes: Inbox[];
   private readonly jobs: BackgroundJobs | undefined;
   private conversation: Conversation | undefined;
+  /** Set by a compaction: the next turn is reminded of the task board. */
+  private compacted = false;
 
   constructor(
     private readonly deps: ConversationPartsDeps,
@@ -62,11 +69,13 @@ export class ConversationParts {
       ...(deps.tools?.(checkpoints?.tracked() ?? workspace) ?? []),
       ...(this.jobs ? createBackgroundTools(this.jobs, () => deps.workspaceRoot?.()) : []),
       this.planMode.tool(),
+      ...(deps.taskStorage ? createTaskTools((context) => this.board(context.conversationId)!) : []),
     ];
     this.inboxes = [
       ...(this.jobs ? [this.jobs.drainCompleted] : []),
       ...(this.checkpoints ? [this.checkpoints.drainNotes] : []),
       this.planMode.drainNotes,
+      this.drainTaskReminder,
     ];
   }
 
@@ -87,7 +96,31 @@ export class ConversationParts {
 
   observe(event: AgentEvent): void {
     this.checkpoints?.observe(event);
+    if (event.type === 'compact' && event.kind !== 'micro') this.compacted = true;
   }
+
+  /** The conversation's task board (it outlives the conversation's history). */
+  board(conversationId: string): TaskBoard | undefined {
+    const storage = this.deps.taskStorage;
+    return (
+      storage &&
+      new TaskBoard({
+        storage,
+        boardId: conversationId,
+        now: () => this.deps.clock.now(),
+        report: (body) => this.conversation?.report(body),
+      })
+    );
+  }
+
+  /** After a compaction, the open tasks go to the model word for word. */
+  private readonly drainTaskReminder = async (): Promise<string[]> => {
+    if (!this.compacted || !this.conversation) return [];
+    this.compacted = false;
+    const tasks = (await this.board(this.conversation.id)?.list()) ?? [];
+    if (!tasks.some((task) => task.status !== 'completed')) return [];
+    return [`[The task board, kept through the compaction:]\n${formatBoard(tasks)}`];
+  };
 
   /** The conversation is closing: its background jobs are killed. */
   async dispose(): Promise<void> {

@@ -21,6 +21,7 @@ import {
   DEFAULT_LIMITS,
   runAgentLoop,
   type AgentLimits,
+  type Inbox,
   type LoopDeps,
   type ModelBinding,
 } from './agent-loop';
@@ -50,7 +51,7 @@ export interface ConversationOptions {
   /** Limits, or a function read at each prompt so changed settings apply; unset keys keep defaults. */
   limits?: Partial<AgentLimits> | (() => Partial<AgentLimits>);
   /** Drained at the top of each turn (background jobs, teammate inbox). */
-  inboxes?: Array<() => string[]>;
+  inboxes?: Inbox[];
   /** Whether model calls are traced, read at each call; secrets to redact from traces. */
   tracing?: { enabled: () => boolean; secrets?: () => readonly string[] };
   retry?: Partial<RetryOptions>;
@@ -310,9 +311,12 @@ export class Conversation {
     return { llm: withRetry(llm, this.options.retry), model: binding.model };
   }
 
-  /** Events from beside the loop (a background job, checkpoints), in the same numbered stream. */
+  /** Events from beside the loop (a background job, checkpoints, the task board), in the same numbered stream. */
   report(
-    body: Extract<AgentEventBody, { type: 'background_result' | 'files_changed' | 'turn_reverted' | 'plan_mode' }>,
+    body: Extract<
+      AgentEventBody,
+      { type: 'background_result' | 'files_changed' | 'turn_reverted' | 'plan_mode' | 'task_update' }
+    >,
   ): void {
     this.emit(body);
   }
