@@ -45,6 +45,9 @@ export class AgentStatusBar implements vscode.Disposable {
       case 'tool_call':
         this.state = `running ${event.toolName}`;
         break;
+      case 'subagent_start':
+        this.state = 'running a sub-agent';
+        break;
       case 'tool_approval_request':
         this.state = 'waiting for approval';
         break;

@@ -148,9 +148,10 @@ export class ChatView {
         this.finishCurrent();
         const input =
           typeof event.input === 'object' && event.input !== null
-            ? (event.input as { path?: unknown; command?: unknown; plan?: unknown })
+            ? (event.input as { path?: unknown; command?: unknown; plan?: unknown; description?: unknown })
             : {};
-        const target = input.command ?? input.path;
+        // The file or command it acts on; a sub-agent's task by its description.
+        const target = input.command ?? input.path ?? input.description;
         this.add({ kind: 'tool', text: `${event.toolName}${typeof target === 'string' ? ` ${target}` : ''}` });
         // A presented plan is shown in full, for the user to read before approving it.
         if (event.toolName === 'present_plan' && typeof input.plan === 'string')

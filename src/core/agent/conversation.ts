@@ -8,7 +8,6 @@ import type { LlmClient, ModelMessage } from '../llm/llm-client';
 import { LlmError } from '../llm/llm-client';
 import { withRetry, type RetryOptions } from '../llm/retry';
 import { withTracing } from '../llm/tracing';
-import { estimateTokens } from '../llm/token-estimate';
 import type { ApprovalGate, ToolPolicy } from '../policy/approval';
 import { defaultToolPolicy } from '../policy/approval';
 import type { Clock, TranscriptSink } from '../ports';
@@ -27,6 +26,7 @@ import {
 } from './agent-loop';
 import type { AgentEvent, AgentEventBody, ErrorKind } from './events';
 import { HookError, Hooks } from './hooks';
+import { createSubagentTool } from './subagents';
 import { appendUserText, promptWithContext } from './history';
 import type { ModelTurn } from './model-turn';
 import { UsageMeter } from './usage-meter';
@@ -75,6 +75,8 @@ export class Conversation {
   private running: AbortController | undefined;
   private pendingFeedback: string[] = [];
   private compactionRequest: { focus?: string } | undefined;
+  /** The loop dependencies of the run in progress (sub-agents derive theirs from them). */
+  private runDeps: LoopDeps | undefined;
   private main: ModelBinding;
   private compaction: ModelBinding | undefined;
   private finalSummaryModel: ModelBinding | undefined;
@@ -86,6 +88,11 @@ export class Conversation {
     this.tools = new ToolRegistry([
       thinkTool,
       createCompactTool((focus) => (this.compactionRequest = { focus })),
+      createSubagentTool({
+        runDeps: () => this.runDeps,
+        emit: (body) => this.emit(body),
+        nextSubagentId: () => `sub-${this.seq}`,
+      }),
       ...(options.tools ?? []),
     ]);
     if (options.resume) {
@@ -146,7 +153,8 @@ export class Conversation {
       });
       for (;;) {
         try {
-          const outcome = await runAgentLoop(this.history, this.loopDeps(meter), controller.signal);
+          this.runDeps = this.loopDeps(meter);
+          const outcome = await runAgentLoop(this.history, this.runDeps, controller.signal);
           turns += outcome.turns;
           this.emitRunUsage(meter);
           this.emit({ type: 'done', stopReason: outcome.stopReason, turns });
@@ -177,6 +185,7 @@ export class Conversation {
       this.emit({ type: 'error', message: describe(error), kind: errorKind(error) });
     } finally {
       this.running = undefined;
+      this.runDeps = undefined;
       this.pendingFeedback = [];
     }
   }
@@ -269,13 +278,8 @@ export class Conversation {
   }
 
   private recordUsage(meter: UsageMeter, binding: ModelBinding, turn: ModelTurn): void {
-    // No usage from the server (some local ones): estimate from the answer so budgets still count.
-    const usage = turn.usage ?? {
-      inputTokens: 0,
-      outputTokens: estimateTokens(turn.text),
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
-    };
+    // No usage from the server (some local ones): estimated from the answer so budgets still count.
+    const usage = turn.usageOrEstimate;
     const reported = turn.usage !== undefined && turn.usageReported;
     const { costUsd, priced } = meter.record(binding.llm.provider, binding.model, usage, reported);
     this.meter.record(binding.llm.provider, binding.model, usage, reported);

@@ -4,6 +4,7 @@
  * object, so when the user interrupts mid-stream the caller still has the partial answer.
  */
 import type { LlmClient, LlmRequest, StopReason, ThinkingPart, TokenUsage } from '../llm/llm-client';
+import { estimateTokens } from '../llm/token-estimate';
 import type { EmitEvent } from './events';
 
 export type ReceivedToolCall =
@@ -22,6 +23,13 @@ export class ModelTurn {
     private readonly llm: LlmClient,
     private readonly emit: EmitEvent,
   ) {}
+
+  /** The usage the server reported, or (some local servers report none) an estimate from the answer. */
+  get usageOrEstimate(): TokenUsage {
+    return (
+      this.usage ?? { inputTokens: 0, outputTokens: estimateTokens(this.text), cacheReadTokens: 0, cacheWriteTokens: 0 }
+    );
+  }
 
   async run(request: LlmRequest): Promise<this> {
     for await (const part of this.llm.stream(request)) {
