@@ -101,6 +101,7 @@ export async function executeToolCall(
           conversationId: deps.conversationId,
           toolCallId: call.id,
           toolName: tool.name,
+          ...(tool.version ? { toolVersion: tool.version } : {}),
           input,
           summary,
           argumentsHash: hashArguments(input),

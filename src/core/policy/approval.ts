@@ -10,6 +10,8 @@ export interface ApprovalRequest {
   conversationId: string;
   toolCallId: string;
   toolName: string;
+  /** The tool definition's version (MCP tools): "Always" answers cover that version only. */
+  toolVersion?: string;
   input: unknown;
   summary: string;
   argumentsHash: string;

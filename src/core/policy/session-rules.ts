@@ -46,8 +46,8 @@ const SCRIPT_SUBCOMMANDS = new Set(['run', 'run-script', 'exec', 'x', 'dlx']);
 const PLAIN = /^[\w@%+=:,./][\w@%+=:,./-]*$/;
 
 /** The key an "Always This Session" answer is stored under, or undefined if it cannot be. */
-export function sessionRuleKey(toolName: string, input: unknown): string | undefined {
-  if (!COMMAND_TOOLS.has(toolName)) return toolName;
+export function sessionRuleKey(toolName: string, input: unknown, toolVersion?: string): string | undefined {
+  if (!COMMAND_TOOLS.has(toolName)) return toolVersion ? `${toolName}@${toolVersion}` : toolName;
   const command = typeof input === 'object' && input !== null ? (input as { command?: unknown }).command : undefined;
   if (typeof command !== 'string') return undefined;
   const pattern = commandPattern(command);
@@ -58,7 +58,7 @@ export function sessionRuleKey(toolName: string, input: unknown): string | undef
 export function sessionRuleLabel(key: string): string {
   const colon = key.indexOf(':');
   const tool = colon < 0 ? key : key.slice(0, colon);
-  if (colon < 0 || !COMMAND_TOOLS.has(tool)) return `all ${key} calls`;
+  if (colon < 0 || !COMMAND_TOOLS.has(tool)) return `all ${key.replace(/@[0-9a-f]+$/, '')} calls`;
   const pattern = key.slice(colon + 1);
   return tool === 'bash' ? `\`${pattern}\` commands` : `\`${pattern}\` commands in the background`;
 }

@@ -46,7 +46,11 @@ export class ToolRegistry {
       .map((tool) => {
         let definition = this.definitionCache.get(tool.name);
         if (!definition) {
-          definition = { name: tool.name, description: tool.description, inputSchema: toJsonSchema(tool.inputSchema) };
+          definition = {
+            name: tool.name,
+            description: tool.description,
+            inputSchema: tool.inputJsonSchema ?? toJsonSchema(tool.inputSchema),
+          };
           this.definitionCache.set(tool.name, definition);
         }
         return definition;

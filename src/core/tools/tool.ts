@@ -22,6 +22,13 @@ export interface Tool<Input = unknown> {
   name: string;
   description: string;
   inputSchema: z.ZodType<Input>;
+  /** The schema shown to the model when it is not the zod schema's (an MCP server's own JSON Schema). */
+  inputJsonSchema?: Record<string, unknown>;
+  /**
+   * Changes when the tool's definition does (MCP tools): an "Always" approval covers one
+   * version only, so a changed tool asks again.
+   */
+  version?: string;
   /** Read-only tools never change anything, so they run without asking. */
   readOnly: boolean;
   /** Whether a call needs the user's approval unless policy says otherwise. */

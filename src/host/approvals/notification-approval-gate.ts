@@ -40,7 +40,7 @@ export class NotificationApprovalGate implements ApprovalGate {
     this.answered.add(request.toolCallId);
     const path = pathOfInput(request.input);
     const modal = path !== undefined && isProtectedPath(path);
-    const ruleKey = sessionRuleKey(request.toolName, request.input);
+    const ruleKey = sessionRuleKey(request.toolName, request.input, request.toolVersion);
     if (!modal && ruleKey !== undefined && this.always.get(request.conversationId)?.has(ruleKey))
       return { approved: true, source: 'session_rule' };
 
