@@ -12,6 +12,7 @@ import { ProjectKnowledge } from './core/knowledge/project-knowledge';
 import type { SkillProblem } from './core/knowledge/skills';
 import { NodeKnowledgeFiles } from './node/node-knowledge-files';
 import { FileTaskStorage } from './node/file-task-storage';
+import { McpService } from './host/mcp-service';
 import { ChatViewProvider } from './host/chat/chat-view-provider';
 import { DeveloperPanel } from './host/panel/developer-panel';
 import { openLinkWithConfirmation } from './host/commands/open-link';
@@ -151,6 +152,10 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   const approvalDetails = new ApprovalDetails(currentWorkspace);
   context.subscriptions.push(approvalDetails);
 
+  // MCP servers start with the first conversation; their status shows in the developer panel.
+  const mcp = new McpService(context.extension.packageJSON.version as string);
+  context.subscriptions.push(mcp);
+
   const session = new ConversationSession({
     readSettings: readModelSettings,
     readLimits,
@@ -161,6 +166,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     planModeDefault: () => readPlanModeDefault(),
     isTrusted: () => vscode.workspace.isTrusted,
     processRunner: new ChildProcessRunner(),
+    connectedTools: () => mcp.tools(),
     taskStorage: new FileTaskStorage(vscode.Uri.joinPath(context.globalStorageUri, 'tasks').fsPath),
     workspaceRoot,
     workspace: currentWorkspace,
@@ -209,7 +215,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     resolveMention,
   });
 
-  const developerPanel = new DeveloperPanel(context.extensionUri, session);
+  const developerPanel = new DeveloperPanel(context.extensionUri, session, mcp);
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((event) => {
@@ -230,6 +236,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
       insertIntoComposer: (text) => chatView.insertIntoComposer(text),
       showDeveloperPanel: () => developerPanel.show(),
       memory: knowledge.memory,
+      restartMcpServers: () => mcp.restart(),
       openWalkthrough,
     }),
   );

@@ -82,12 +82,28 @@ export const panelToHostSchema = z.discriminatedUnion('type', [
 ]);
 export type PanelToHost = z.infer<typeof panelToHostSchema>;
 
+/** One MCP server as the developer panel shows it. */
+export const mcpServerStatusSchema = z.strictObject({
+  name: z.string().max(100),
+  transport: z.enum(['stdio', 'http', 'sse']),
+  state: z.enum(['connecting', 'connected', 'error', 'stopped']),
+  toolCount: z.number().int().nonnegative(),
+  error: z.string().max(2_000).optional(),
+});
+export type McpServerStatusMessage = z.infer<typeof mcpServerStatusSchema>;
+
 /** Messages the host sends to the developer panel. */
 export const hostToPanelSchema = z.discriminatedUnion('type', [
   /** The same per-frame batches the chat gets. */
   z.strictObject({ type: z.literal('agent_events'), events: z.array(agentEventSchema) }),
   z.strictObject({ type: z.literal('panel_reset') }),
   z.strictObject({ type: z.literal('toggles_change'), toggles: panelTogglesSchema }),
+  /** The MCP servers and how they are (not started yet: `started` false). */
+  z.strictObject({
+    type: z.literal('mcp_status'),
+    started: z.boolean(),
+    servers: z.array(mcpServerStatusSchema).max(100),
+  }),
 ]);
 export type HostToPanel = z.infer<typeof hostToPanelSchema>;
 

@@ -170,6 +170,29 @@ describe('developer panel webview in Chromium (synthetic events)', function () {
     assert.equal(await page.locator('#count-events').innerText(), '0');
   });
 
+  it('shows each MCP server’s state, tool count or error, as text', async () => {
+    const status = page.locator('#mcp-status');
+    assert.equal(await status.innerText(), 'MCP: not started yet');
+    await deliver(page, [{ type: 'mcp_status', started: true, servers: [] }]);
+    assert.equal(await status.innerText(), 'MCP: no servers configured');
+    await deliver(page, [
+      {
+        type: 'mcp_status',
+        started: true,
+        servers: [
+          { name: 'everything', transport: 'stdio', state: 'connected', toolCount: 13 },
+          { name: 'remote', transport: 'http', state: 'error', toolCount: 0, error: '<img src=x> fetch failed' },
+        ],
+      },
+    ]);
+    assert.equal(
+      await status.innerText(),
+      'MCP: everything connected (13 tools) · remote error (<img src=x> fetch failed)',
+    );
+    assert.equal(await status.locator('img').count(), 0, 'an error is text, never HTML');
+    assert.equal(await status.locator('[data-state="error"]').getAttribute('data-server'), 'remote');
+  });
+
   it('keeps a long conversation to a bounded number of inspector rows, and filters it', async () => {
     const bodies: AgentEventBody[] = [{ type: 'user_message', text: 'Write a long answer' }];
     for (let index = 0; index < 5_000; index++) bodies.push({ type: 'text_delta', text: `token${index} ` });

@@ -263,6 +263,40 @@ describe('palette commands with the model', function () {
     fs.rmSync(csv);
   });
 
+  it('Restart MCP Servers connects the configured servers; their tools ask for approval and reach the model', async () => {
+    const everything = path.resolve(
+      __dirname,
+      '../../..',
+      'node_modules/@modelcontextprotocol/server-everything/dist/index.js',
+    );
+    const config = vscode.workspace.getConfiguration('openagent');
+    try {
+      await config.update(
+        'mcpServers',
+        { everything: { command: process.execPath, args: [everything, 'stdio'] } },
+        vscode.ConfigurationTarget.Global,
+      );
+      await vscode.commands.executeCommand('openagent.restartMcpServers');
+      await model.setScenario({
+        name: 'mcp echo',
+        turns: [
+          { toolCalls: [{ id: 'call_echo', name: 'mcp__everything__echo', arguments: { message: 'through MCP' } }] },
+          { text: 'The server echoed it.' },
+        ],
+        whenExhausted: 'echo',
+      });
+      await vscode.commands.executeCommand('openagent.newChat');
+      await sendChatPrompt('mcp probe');
+      await clickNotification('OpenAgent wants to use echo from the MCP server "everything"', 'Approve');
+      const calls = await untilIdleAfter(2);
+      const offered = (calls[0]!.body as { tools?: Array<{ name: string }> }).tools?.map((tool) => tool.name) ?? [];
+      assert.ok(offered.includes('mcp__everything__get-sum'), offered.join(', '));
+      assert.match(JSON.stringify(body(calls[1]!).messages), /Echo: through MCP/);
+    } finally {
+      await config.update('mcpServers', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   it('Stop ends a running turn', async () => {
     await model.setScenario({
       name: 'slow',

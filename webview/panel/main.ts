@@ -11,6 +11,7 @@ import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { AgentEventType } from '../../src/core/agent/events';
 import { hostToPanelSchema, type PanelToggle, type PanelToggles } from '../../src/protocol/messages';
 import { postPanelMessage, webviewState } from '../shared/vscode-api';
+import { renderMcpStatus } from './panel-sections';
 import { PanelView } from './panel-view';
 
 const TABS = ['tools', 'agents', 'usage', 'events', 'traces'] as const;
@@ -45,6 +46,7 @@ root.innerHTML = `
       <span id="conversation-id" class="muted"></span>
     </div>
     <p id="usage-summary" class="usage-summary" aria-label="Total token usage"></p>
+    <p id="mcp-status" class="mcp-status" aria-label="MCP servers"></p>
     <div class="toggles" role="group" aria-label="Switches for this conversation">
       <vscode-checkbox toggle id="toggle-auto_approve" title="Approve this conversation's tool calls without asking. Protected paths still ask.">Auto-approve tool calls</vscode-checkbox>
       <vscode-checkbox toggle id="toggle-plan_mode" title="Only reading tools until you approve the agent's plan.">Plan mode</vscode-checkbox>
@@ -74,6 +76,9 @@ function byId<T extends HTMLElement = HTMLElement>(id: string): T {
 
 type ValueElement = HTMLElement & { value: string };
 type Toggle = HTMLElement & { checked: boolean };
+
+const mcpStatus = byId('mcp-status');
+mcpStatus.textContent = 'MCP: not started yet';
 
 const view = new PanelView({
   status: byId('run-status'),
@@ -165,6 +170,9 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       break;
     case 'toggles_change':
       showToggles(message.toggles);
+      break;
+    case 'mcp_status':
+      mcpStatus.replaceChildren(...renderMcpStatus(message.started, message.servers));
       break;
   }
 });

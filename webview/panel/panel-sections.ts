@@ -3,6 +3,7 @@
  * an event row, the usage table, the sub-agent and teammate cards and the task board.
  */
 import type { AgentEvent } from '../../src/core/agent/events';
+import type { McpServerStatusMessage } from '../../src/protocol/messages';
 import { badge, el, emptyNote, pre } from './dom';
 import { formatCost, formatDuration, formatJson, formatTime, formatTokens, toolTarget } from './panel-format';
 import { describeEvent } from './event-inspector';
@@ -217,4 +218,27 @@ export function renderAgents(model: PanelModel): Node[] {
     el('h2', undefined, 'Task board'),
     model.tasks.size ? el('div', 'task-board', ...columns) : emptyNote('No tasks in this conversation.'),
   ];
+}
+
+/** The header line about MCP servers: each one's state, tool count or error. */
+export function renderMcpStatus(started: boolean, servers: McpServerStatusMessage[]): Node[] {
+  if (!started) return [document.createTextNode('MCP: not started yet (servers start with the first conversation)')];
+  if (servers.length === 0) return [document.createTextNode('MCP: no servers configured')];
+  const nodes: Node[] = [document.createTextNode('MCP: ')];
+  servers.forEach((server, index) => {
+    if (index > 0) nodes.push(document.createTextNode(' · '));
+    const detail =
+      server.state === 'connected'
+        ? `${server.toolCount} tool${server.toolCount === 1 ? '' : 's'}`
+        : server.state === 'error'
+          ? (server.error ?? 'error')
+          : server.state;
+    const item = el('span', `mcp-server mcp-${server.state}`, el('strong', undefined, server.name), ` ${server.state}`);
+    item.title = `${server.name} (${server.transport}): ${detail}`;
+    if (server.state !== 'connecting') item.append(` (${detail})`);
+    item.dataset.server = server.name;
+    item.dataset.state = server.state;
+    nodes.push(item);
+  });
+  return nodes;
 }

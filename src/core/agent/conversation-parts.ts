@@ -45,6 +45,8 @@ export class ConversationParts {
   constructor(
     private readonly deps: ConversationPartsDeps,
     planModeOn: boolean,
+    /** Tools fetched for this conversation beside the host's (MCP servers'). */
+    connectedTools: AnyTool[] = [],
   ) {
     const workspace = deps.workspace?.();
     const checkpoints = workspace && new Checkpoints(workspace);
@@ -69,6 +71,7 @@ export class ConversationParts {
       ...(deps.tools?.(checkpoints?.tracked() ?? workspace) ?? []),
       ...(this.jobs ? createBackgroundTools(this.jobs, () => deps.workspaceRoot?.()) : []),
       this.planMode.tool(),
+      ...connectedTools,
       ...(deps.taskStorage ? createTaskTools((context) => this.board(context.conversationId)!) : []),
     ];
     this.inboxes = [

@@ -16,6 +16,7 @@ import { ConversationRecorder } from './conversation-recorder';
 import type { ApprovalGate } from '../policy/approval';
 import { AutoApprovalGate } from '../policy/auto-approval';
 import type { AgentLimits } from './agent-loop';
+import type { AnyTool } from '../tools/tool';
 
 /** The conversation's surroundings (see ConversationPartsDeps for workspace, tools, jobs, trust). */
 export interface ConversationSessionDeps extends ConversationPartsDeps {
@@ -32,6 +33,8 @@ export interface ConversationSessionDeps extends ConversationPartsDeps {
   /** A store failure (opening or writing), for the host to show. */
   onStoreError?: (error: unknown) => void;
   secrets: SecretSource;
+  /** Tools that take a moment to get (MCP servers'), fetched for each new conversation. */
+  connectedTools?: () => Promise<AnyTool[]>;
   /** Built for each new conversation (rules, memory and skills are read then). */
   systemPrompt(): string | Promise<string>;
   newId(): string;
@@ -113,8 +116,17 @@ export class ConversationSession {
     if (this.conversation) {
       this.conversation.useModel({ llm: setup.client, model: setup.model });
     } else {
-      const [store, system] = await Promise.all([this.openStore(), this.deps.systemPrompt()]);
-      const parts = new ConversationParts(this.deps, this.planModeNext ?? this.deps.planModeDefault?.() ?? false);
+      const [store, system, connected] = await Promise.all([
+        this.openStore(),
+        this.deps.systemPrompt(),
+        // A server that fails is the MCP status's business; the conversation goes on without it.
+        this.deps.connectedTools?.().catch(() => []) ?? [],
+      ]);
+      const parts = new ConversationParts(
+        this.deps,
+        this.planModeNext ?? this.deps.planModeDefault?.() ?? false,
+        connected,
+      );
       const reopened = this.reopened;
       this.reopened = undefined;
       const conversation = new Conversation({

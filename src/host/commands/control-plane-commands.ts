@@ -1,8 +1,9 @@
 /**
- * Open Agent Policy (creates a commented starter .openagent/agent.yaml when there is none) and
- * Restart MCP Servers. Policy and MCP are not applied by this version yet; both say so.
+ * Open Agent Policy (creates a commented starter .openagent/agent.yaml when there is none; the
+ * policy is not applied by this version yet and the file says so) and Restart MCP Servers.
  */
 import * as vscode from 'vscode';
+import type { McpServerStatus } from '../../node/mcp/mcp-connections';
 
 const STARTER = `# OpenAgent policy for this workspace (SPEC 4.3). Honoured only in trusted workspaces.
 # Note: this version of OpenAgent does not apply the policy file yet.
@@ -38,8 +39,29 @@ export async function openAgentPolicy(): Promise<void> {
   await vscode.window.showTextDocument(uri);
 }
 
-export function restartMcpServers(): void {
-  void vscode.window.showInformationMessage(
-    'OpenAgent has no MCP servers running: this version does not connect to MCP servers yet.',
+/** Restarts every MCP server from the configuration as it is now, and says how each came back. */
+export async function restartMcpServers(restart: () => Promise<McpServerStatus[]>): Promise<void> {
+  const statuses = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'Restarting the MCP servers…' },
+    restart,
   );
+  if (statuses.length === 0) {
+    void vscode.window
+      .showInformationMessage(
+        'OpenAgent has no MCP servers configured (openagent.mcpServers, or .openagent/mcp.json in a trusted workspace).',
+        'Open Settings',
+      )
+      .then(
+        (choice) => choice && vscode.commands.executeCommand('workbench.action.openSettings', 'openagent.mcpServers'),
+      );
+    return;
+  }
+  const lines = statuses.map((status) =>
+    status.state === 'connected'
+      ? `${status.name}: ${status.toolCount} tool(s)`
+      : `${status.name}: ${status.state}${status.error ? ` — ${status.error}` : ''}`,
+  );
+  const failed = statuses.some((status) => status.state !== 'connected');
+  const show = failed ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+  void show(`MCP servers restarted. ${lines.join('; ')}`);
 }

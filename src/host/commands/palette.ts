@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { ConversationSession } from '../../core/agent/conversation-session';
 import type { MentionResolver } from '../../core/agent/mentions';
 import type { Memory } from '../../core/knowledge/memory';
+import type { McpServerStatus } from '../../node/mcp/mcp-connections';
 import type { ConversationStore } from '../../core/ports';
 import type { SecretStorageSource } from '../secret-storage-source';
 import { chooseModel, choosePreset } from './choose-model';
@@ -31,6 +32,7 @@ export interface PaletteDeps {
   insertIntoComposer(text: string): boolean;
   showDeveloperPanel(): void;
   memory: Memory;
+  restartMcpServers(): Promise<McpServerStatus[]>;
   openWalkthrough(): Promise<void>;
 }
 
@@ -79,7 +81,7 @@ export function registerPaletteCommands(deps: PaletteDeps): vscode.Disposable[] 
     'openagent.showAuditLog': () => showAuditLog(session, openStore),
     'openagent.showUsage': () => showUsage(session, openStore),
     'openagent.openPolicy': openAgentPolicy,
-    'openagent.restartMcpServers': restartMcpServers,
+    'openagent.restartMcpServers': () => restartMcpServers(deps.restartMcpServers),
     'openagent.generateCommitMessage': (scm?: { rootUri?: vscode.Uri }) => generateCommitMessage(secrets, scm),
     'openagent.openWalkthrough': deps.openWalkthrough,
     'openagent.openMemory': () => openMemory(deps.memory),

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { Disposable } from '../disposable';
 import { renderWebviewHtml, webviewOptions } from '../chat/webview-html';
-import { PanelController, type PanelSession } from './panel-controller';
+import { PanelController, type McpStatusSource, type PanelSession } from './panel-controller';
 
 export class DeveloperPanel extends Disposable {
   static readonly viewType = 'openagent.developerPanel';
@@ -19,6 +19,7 @@ export class DeveloperPanel extends Disposable {
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly session: PanelSession,
+    private readonly mcp?: McpStatusSource,
   ) {
     super();
   }
@@ -60,7 +61,7 @@ export class DeveloperPanel extends Disposable {
 
   private adopt(panel: vscode.WebviewPanel): void {
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'openagent.svg');
-    const controller = new PanelController(panel.webview, this.session);
+    const controller = new PanelController(panel.webview, this.session, this.mcp);
     controller.onDidBecomeReady(() => this.readyEmitter.fire());
     this.panel = panel;
     this.controller = controller;

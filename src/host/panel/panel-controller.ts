@@ -8,6 +8,7 @@ import type { ConversationSession } from '../../core/agent/conversation-session'
 import {
   parsePanelMessage,
   type HostToPanel,
+  type McpServerStatusMessage,
   type PanelToHost,
   type PanelToggle,
   type PanelToggles,
@@ -30,12 +31,20 @@ export type PanelSession = Pick<
   | 'setTracing'
 >;
 
+/** The MCP servers' status, for the panel's header. */
+export interface McpStatusSource {
+  /** Undefined until the servers are started (on the first conversation). */
+  statuses(): McpServerStatusMessage[] | undefined;
+  onDidChange(listener: () => void): () => void;
+}
+
 export class PanelController extends Disposable {
   private readonly feed: SessionFeed<HostToPanel>;
 
   constructor(
     webview: Pick<vscode.Webview, 'postMessage' | 'onDidReceiveMessage'>,
     private readonly session: PanelSession,
+    private readonly mcp?: McpStatusSource,
   ) {
     super();
     this.feed = this._register(
@@ -50,7 +59,8 @@ export class PanelController extends Disposable {
     const stopEvents = session.onEvent((event) => {
       if (event.type === 'plan_mode') this.postToggles();
     });
-    this._register({ dispose: () => (stopSwitches(), stopEvents()) });
+    const stopMcp = mcp?.onDidChange(() => this.postMcp());
+    this._register({ dispose: () => (stopSwitches(), stopEvents(), stopMcp?.()) });
   }
 
   get isReady(): boolean {
@@ -77,6 +87,7 @@ export class PanelController extends Disposable {
       case 'panel_ready':
         this.feed.start();
         this.postToggles();
+        this.postMcp();
         return;
       case 'toggle_set':
         // Every setter reports back through onSwitchesChange, so the panel shows the truth.
@@ -97,6 +108,12 @@ export class PanelController extends Disposable {
       planMode: this.session.planModeActive,
       tracing: this.session.tracingActive,
     };
+  }
+
+  private postMcp(): void {
+    if (!this.mcp) return;
+    const servers = this.mcp.statuses();
+    this.feed.post({ type: 'mcp_status', started: servers !== undefined, servers: servers ?? [] });
   }
 
   private postToggles(): void {

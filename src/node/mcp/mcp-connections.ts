@@ -28,8 +28,8 @@ export interface McpServerStatus {
 export interface McpConnectionsOptions {
   clientName: string;
   clientVersion: string;
-  /** A tool call not answered within this is abandoned (the server is told to cancel). */
-  callTimeoutMs?: number;
+  /** A tool call not answered within this is abandoned (the server is told to cancel); read at each call. */
+  callTimeoutMs?: number | (() => number);
   /** Connecting (and listing tools) longer than this counts as failed. */
   connectTimeoutMs?: number;
   /** Working folder for stdio servers without their own cwd. */
@@ -46,8 +46,8 @@ interface Connection {
   tools: McpToolInfo[];
   /** The end of a stdio server's stderr, for error messages. */
   stderrTail: string;
-  /** The last transport error (a message too big, garbage on the wire), for error messages. */
-  lastError?: string;
+  /** Transport errors (a message too big, garbage on the wire), for error messages. */
+  errors: Array<{ time: number; message: string }>;
   ready: Promise<void>;
 }
 
@@ -68,6 +68,7 @@ export class McpConnections {
         config,
         tools: [],
         stderrTail: '',
+        errors: [],
         status: { name, transport: 'url' in config ? 'http' : 'stdio', state: 'connecting', toolCount: 0 },
         ready: Promise.resolve(),
       };
@@ -162,7 +163,7 @@ export class McpConnections {
     // Garbage on the wire is not fatal: the server stays up if it can still answer. A message
     // over the SDK's stdio limit (10 MB) closes the connection; the reason is kept for the user.
     client.onerror = (error) => {
-      connection.lastError = error.message;
+      connection.errors = [...connection.errors.slice(-4), { time: Date.now(), message: error.message }];
     };
     return client;
   }
@@ -178,7 +179,8 @@ export class McpConnections {
       throw new Error(
         `The MCP server "${connection.name}" is not connected${connection.status.error ? ` (${connection.status.error})` : ''}. Run "OpenAgent: Restart MCP Servers" to try again.`,
       );
-    const timeout = this.options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    const configured = this.options.callTimeoutMs;
+    const timeout = (typeof configured === 'function' ? configured() : configured) ?? DEFAULT_CALL_TIMEOUT_MS;
     try {
       return (await client.callTool({ name: tool, arguments: input }, undefined, {
         signal,
@@ -195,7 +197,9 @@ export class McpConnections {
             cause: error,
           },
         );
-      const status = connection.status.state === 'error' ? ` — ${connection.status.error}` : '';
+      // The call may have ended because the connection did (a crash, an oversized answer).
+      const state = connection.status.state as McpServerState;
+      const status = state === 'error' ? ` — ${connection.status.error}` : '';
       throw new Error(`The MCP server "${connection.name}" failed on ${tool}: ${message}${status}`, { cause: error });
     }
   }
@@ -203,7 +207,10 @@ export class McpConnections {
   private fail(connection: Connection, message: string): void {
     if (this.connections.get(connection.name) !== connection) return;
     const stderr = connection.stderrTail.trim().split('\n').at(-1);
-    const detail = [connection.lastError, stderr && `stderr: ${stderr}`].filter(Boolean).join('; ');
+    // The first recent error is the cause; what follows it (the rest of an oversized message
+    // failing to parse) is noise.
+    const cause = connection.errors.find((error) => error.time >= Date.now() - 10_000)?.message;
+    const detail = [cause, stderr && `stderr: ${stderr}`].filter(Boolean).join('; ');
     this.update(connection, { state: 'error', error: detail ? `${message} (${detail})` : message });
   }
 

@@ -5,7 +5,7 @@ import type { AgentEvent } from '../../../src/core/agent/events';
 import type { ApprovalGate } from '../../../src/core/policy/approval';
 import { ChatController } from '../../../src/host/chat/chat-controller';
 import { PanelController } from '../../../src/host/panel/panel-controller';
-import type { HostToPanel, HostToWebview } from '../../../src/protocol/messages';
+import type { HostToPanel, HostToWebview, McpServerStatusMessage } from '../../../src/protocol/messages';
 import { noActions } from '../../fixtures/fake-chat-host';
 import { FakeModelServer } from '../../fixtures/fake-model-server/server';
 import type { ScenarioInput } from '../../fixtures/fake-model-server/scenario';
@@ -151,6 +151,27 @@ describe('developer panel controller (real session, fake model server)', () => {
     chat.dispose();
     panel.dispose();
     latePanel.dispose();
+  });
+
+  it('shows the MCP servers’ status: not started, then each server as it changes', async () => {
+    const webview = new RecordingWebview<HostToPanel>();
+    const servers: { now?: McpServerStatusMessage[] } = {};
+    const listeners = new Set<() => void>();
+    const mcp = {
+      statuses: () => servers.now,
+      onDidChange: (listener: () => void) => (listeners.add(listener), () => listeners.delete(listener)),
+    };
+    const panel = new PanelController(asWebview(webview), session, mcp);
+    webview.send({ type: 'panel_ready' });
+    assert.deepEqual(webview.posts.at(-1), { type: 'mcp_status', started: false, servers: [] });
+    servers.now = [
+      { name: 'everything', transport: 'stdio', state: 'connected', toolCount: 13 },
+      { name: 'broken', transport: 'http', state: 'error', toolCount: 0, error: 'fetch failed' },
+    ];
+    for (const listener of listeners) listener();
+    assert.deepEqual(webview.posts.at(-1), { type: 'mcp_status', started: true, servers: servers.now });
+    panel.dispose();
+    assert.equal(listeners.size, 0, 'the panel stops listening when it closes');
   });
 
   it('drops malformed messages from the panel and changes nothing', async () => {

@@ -1,0 +1,127 @@
+/**
+ * The MCP servers in the editor: configured in the user's `openagent.mcpServers` setting and,
+ * in a trusted workspace, in `.openagent/mcp.json` (SPEC 2.10, 4.2). They start with the first
+ * conversation (not at activation), restart when their configuration changes or on "Restart MCP
+ * Servers", and report their status to the developer panel. Configuration problems are shown
+ * once each, with a way to the file.
+ */
+import * as vscode from 'vscode';
+import { mergeMcpServers, parseMcpJson, parseMcpServers, type McpConfigProblem } from '../core/mcp/mcp-config';
+import type { AnyTool } from '../core/tools/tool';
+import { McpConnections, type McpServerStatus } from '../node/mcp/mcp-connections';
+import type { McpStatusSource } from './panel/panel-controller';
+import { CONFIG_SECTION } from './settings';
+
+const MCP_JSON = '.openagent/mcp.json';
+
+export class McpService implements McpStatusSource, vscode.Disposable {
+  private readonly connections: McpConnections;
+  private started: Promise<void> | undefined;
+  private readonly listeners = new Set<() => void>();
+  private readonly shownProblems = new Set<string>();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(version: string) {
+    this.connections = new McpConnections({
+      clientName: 'OpenAgent',
+      clientVersion: version,
+      callTimeoutMs: () => timeoutSeconds() * 1000,
+      cwd: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+      onStatus: () => this.changed(),
+    });
+    const watcher = vscode.workspace.createFileSystemWatcher(`**/${MCP_JSON}`);
+    this.disposables.push(
+      watcher,
+      watcher.onDidChange(() => this.restartIfStarted()),
+      watcher.onDidCreate(() => this.restartIfStarted()),
+      watcher.onDidDelete(() => this.restartIfStarted()),
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (event.affectsConfiguration(`${CONFIG_SECTION}.mcpServers`)) this.restartIfStarted();
+      }),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => this.restartIfStarted()),
+    );
+  }
+
+  /** The tools of the servers that are up (starting them the first time). */
+  async tools(): Promise<AnyTool[]> {
+    await (this.started ??= this.start());
+    return this.connections.tools();
+  }
+
+  /** Stops every server and starts them again from the configuration as it is now. */
+  async restart(): Promise<McpServerStatus[]> {
+    this.started = this.start();
+    await this.started;
+    await this.connections.tools();
+    return this.connections.statuses();
+  }
+
+  statuses(): McpServerStatus[] | undefined {
+    return this.started ? this.connections.statuses() : undefined;
+  }
+
+  onDidChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  dispose(): void {
+    for (const disposable of this.disposables) disposable.dispose();
+    void this.connections.stop();
+  }
+
+  private async start(): Promise<void> {
+    const { servers, problems } = await readConfiguration();
+    this.report(problems);
+    await this.connections.start(servers);
+    this.changed();
+  }
+
+  private restartIfStarted(): void {
+    if (this.started) void this.restart();
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  private report(problems: McpConfigProblem[]): void {
+    for (const problem of problems) {
+      const text = `OpenAgent: MCP server${problem.server ? ` "${problem.server}"` : 's'} in ${problem.source}: ${problem.message}`;
+      if (this.shownProblems.has(text)) continue;
+      this.shownProblems.add(text);
+      const action = problem.source === MCP_JSON ? 'Open mcp.json' : 'Open Settings';
+      void vscode.window.showWarningMessage(text, action).then(async (choice) => {
+        if (choice === 'Open Settings')
+          await vscode.commands.executeCommand('workbench.action.openSettingsJson', {
+            revealSetting: { key: 'openagent.mcpServers' },
+          });
+        else if (choice) {
+          const folder = vscode.workspace.workspaceFolders?.[0];
+          if (folder) await vscode.window.showTextDocument(vscode.Uri.joinPath(folder.uri, MCP_JSON));
+        }
+      });
+    }
+  }
+}
+
+function timeoutSeconds(): number {
+  const value = vscode.workspace.getConfiguration(CONFIG_SECTION).get<number>('mcpCallTimeoutSeconds', 60);
+  return Number.isFinite(value) && value > 0 ? value : 60;
+}
+
+async function readConfiguration() {
+  const fromSettings = parseMcpServers(
+    vscode.workspace.getConfiguration(CONFIG_SECTION).get<unknown>('mcpServers', {}),
+    'settings (openagent.mcpServers)',
+  );
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder || !vscode.workspace.isTrusted) return fromSettings;
+  let text: string;
+  try {
+    text = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(folder.uri, MCP_JSON)));
+  } catch {
+    return fromSettings;
+  }
+  return mergeMcpServers(fromSettings, parseMcpJson(text, MCP_JSON));
+}
