@@ -18,6 +18,8 @@ const ALLOWED = [
   /^extension\/media\/[^/]+\.(css|svg|png)$/,
   /^extension\/media\/walkthrough\/[a-z-]+\.md$/,
   /^extension\/(skills|prompts)\/[a-z0-9-]+\/[A-Z]+\.md$/,
+  // A skill's further files (progressive disclosure): references and scripts.
+  /^extension\/skills\/[a-z0-9-]+\/(references|scripts)\/[\w.-]+$/,
 ];
 const REQUIRED = [
   'extension/package.json',
