@@ -261,3 +261,39 @@ export interface TaskBoardStorage {
     change: (board: TaskBoardData) => { board: TaskBoardData; result: Result },
   ): Promise<Result>;
 }
+
+/** A message between the agents of a team (SPEC 2.8). */
+export interface TeamMessage {
+  from: string;
+  to: string;
+  text: string;
+  time: number;
+  /** Set on protocol messages: the request they ask or answer. */
+  requestId?: string;
+  kind?: 'message' | 'shutdown_request' | 'plan_review' | 'response';
+}
+
+/** A protocol request (graceful shutdown, plan approval) and its answer. */
+export interface ProtocolRequest {
+  id: string;
+  kind: 'shutdown' | 'plan';
+  from: string;
+  to: string;
+  text: string;
+  status: 'pending' | 'approved' | 'rejected';
+  response?: string;
+}
+
+export interface TeamData {
+  members: Array<{ name: string; role: string }>;
+  /** Unread messages by recipient. */
+  inboxes: Record<string, TeamMessage[]>;
+  requests: ProtocolRequest[];
+  nextRequest: number;
+}
+
+/** Where a team's members, inboxes and protocol requests persist; `update` is atomic. */
+export interface TeamStorage {
+  read(teamId: string): Promise<TeamData>;
+  update<Result>(teamId: string, change: (team: TeamData) => { team: TeamData; result: Result }): Promise<Result>;
+}

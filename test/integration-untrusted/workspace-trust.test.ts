@@ -26,8 +26,18 @@ const READ_ONLY_TOOLS = [
   'check_background',
   'think',
   'compact',
+  // The agent's own state, never the workspace: the task board, bundled skills, global memory,
+  // and sub-agents (which get only the tools offered here).
+  'task',
+  'task_create',
+  'task_get',
+  'task_update',
+  'task_list',
+  'memory_read',
+  'list_skills',
+  'read_skill',
 ];
-const WRITING_TOOLS = ['write_file', 'edit_file', 'bash', 'background_run'];
+const WRITING_TOOLS = ['write_file', 'edit_file', 'bash', 'background_run', 'memory_append'];
 const WRITTEN_BY_WRITE_FILE = 'written-by-write-file.txt';
 const WRITTEN_BY_BASH = 'written-by-bash.txt';
 

@@ -42,7 +42,9 @@ export interface ConversationOptions {
   finalSummaryModel?: ModelBinding;
   system: string;
   clock: Clock;
-  /** Tools beyond the built-in think and compact. */
+  /** Whether the agent may start sub-agents (the `task` tool); teammates may not. */
+  subagents?: boolean;
+  /** Tools beyond the built-in think, compact and task. */
   tools?: AnyTool[];
   hooks?: Hooks;
   policy?: ToolPolicy;
@@ -88,11 +90,15 @@ export class Conversation {
     this.tools = new ToolRegistry([
       thinkTool,
       createCompactTool((focus) => (this.compactionRequest = { focus })),
-      createSubagentTool({
-        runDeps: () => this.runDeps,
-        emit: (body) => this.emit(body),
-        nextSubagentId: () => `sub-${this.seq}`,
-      }),
+      ...(options.subagents === false
+        ? []
+        : [
+            createSubagentTool({
+              runDeps: () => this.runDeps,
+              emit: (body) => this.emit(body),
+              nextSubagentId: () => `sub-${this.seq}`,
+            }),
+          ]),
       ...(options.tools ?? []),
     ]);
     if (options.resume) {
@@ -319,7 +325,16 @@ export class Conversation {
   report(
     body: Extract<
       AgentEventBody,
-      { type: 'background_result' | 'files_changed' | 'turn_reverted' | 'plan_mode' | 'task_update' }
+      {
+        type:
+          | 'background_result'
+          | 'files_changed'
+          | 'turn_reverted'
+          | 'plan_mode'
+          | 'task_update'
+          | 'teammate_status'
+          | 'usage';
+      }
     >,
   ): void {
     this.emit(body);

@@ -133,6 +133,26 @@ export class TaskBoard {
     return { task: outcome.task, unblocked: outcome.unblocked };
   }
 
+  /**
+   * Claims the first pending task nobody owns and nothing blocks, for `owner`, atomically (two
+   * idle teammates never get the same one). Undefined when there is none.
+   */
+  async claimNext(owner: string): Promise<StoredTask | undefined> {
+    const claimed = await this.options.storage.update<StoredTask | undefined>(this.options.boardId, (board) => {
+      const tasks = board.tasks.map(copy);
+      const task = tasks.find(
+        (candidate) => candidate.status === 'pending' && !candidate.owner && openBlockers(tasks, candidate).length === 0,
+      );
+      if (!task) return { board, result: undefined };
+      task.owner = owner;
+      task.status = 'in_progress';
+      task.updatedAt = this.options.now();
+      return { board: { ...board, tasks }, result: task };
+    });
+    if (claimed) this.reportTask(claimed);
+    return claimed;
+  }
+
   /** The tasks that still block `task` (not completed). */
   static openBlockers(tasks: readonly StoredTask[], task: StoredTask): StoredTask[] {
     return openBlockers(tasks, task);
