@@ -107,20 +107,21 @@ describe('a team: the lead and two teammates on a shared task board', function (
     const clock = { now: () => Date.now() };
     const taskStorage = new FileTaskStorage(path.join(dir, 'tasks'));
     const events: AgentEvent[] = [];
-    let leadConversation!: Conversation;
+    // Built after the team it hands its tools to; reports reach it through this holder.
+    const holder: { lead?: Conversation } = {};
     const board = () =>
       new TaskBoard({
         storage: taskStorage,
         boardId: 'conv-team',
         now: clock.now,
-        report: (body) => leadConversation.report(body),
+        report: (body) => holder.lead!.report(body),
       });
     const taskTools = createTaskTools(() => board());
     const modelFor: Record<string, FakeModelServer> = { alice: alice!, bob: bob! };
     const team = new Team({
       bus: new TeamBus(new FileTeamStorage(path.join(dir, 'teams')), 'conv-team', clock.now),
       board,
-      report: (body) => leadConversation.report(body),
+      report: (body) => holder.lead!.report(body),
       memberTools: () => [writeFileTool, ...taskTools],
       maxTeammates: () => 5,
       pollMs: 50,
@@ -140,7 +141,7 @@ describe('a team: the lead and two teammates on a shared task board', function (
           retry: { maxRetries: 0 },
         }),
     });
-    leadConversation = new Conversation({
+    const leadConversation = new Conversation({
       id: 'conv-team',
       model: { llm: clientFor('anthropic', lead!), model: 'claude-haiku-4-5' },
       system: 'You are a test agent.',
@@ -149,6 +150,7 @@ describe('a team: the lead and two teammates on a shared task board', function (
       inboxes: [team.drainLead],
       retry: { maxRetries: 0 },
     });
+    holder.lead = leadConversation;
     leadConversation.subscribe((event) => events.push(event));
 
     await leadConversation.submit('Build a.txt and b.txt with a team.');
