@@ -12,6 +12,7 @@ import { ProjectKnowledge } from './core/knowledge/project-knowledge';
 import type { SkillProblem } from './core/knowledge/skills';
 import { NodeKnowledgeFiles } from './node/node-knowledge-files';
 import { FileTaskStorage } from './node/file-task-storage';
+import { FileTeamStorage } from './node/file-team-storage';
 import { McpService } from './host/mcp-service';
 import { ChatViewProvider } from './host/chat/chat-view-provider';
 import { DeveloperPanel } from './host/panel/developer-panel';
@@ -167,6 +168,8 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     isTrusted: () => vscode.workspace.isTrusted,
     processRunner: new ChildProcessRunner(),
     connectedTools: () => mcp.tools(),
+    teamStorage: new FileTeamStorage(vscode.Uri.joinPath(context.globalStorageUri, 'teams').fsPath),
+    maxTeammates: () => vscode.workspace.getConfiguration('openagent').get<number>('maxTeammates', 5),
     taskStorage: new FileTaskStorage(vscode.Uri.joinPath(context.globalStorageUri, 'tasks').fsPath),
     workspaceRoot,
     workspace: currentWorkspace,

@@ -59,11 +59,8 @@ export function parseWebviewMessage(raw: unknown): WebviewToHost | undefined {
   return result.success ? result.data : undefined;
 }
 
-/**
- * The developer panel's switches for the conversation it watches. Teams is not among them yet:
- * the panel shows it disabled until teams exist.
- */
-export const panelToggleSchema = z.enum(['auto_approve', 'plan_mode', 'tracing']);
+/** The developer panel's switches for the conversation it watches. */
+export const panelToggleSchema = z.enum(['auto_approve', 'plan_mode', 'tracing', 'teams']);
 export type PanelToggle = z.infer<typeof panelToggleSchema>;
 
 export const panelTogglesSchema = z.strictObject({
@@ -72,6 +69,8 @@ export const panelTogglesSchema = z.strictObject({
   planMode: z.boolean(),
   /** Model requests and responses are recorded as llm_request / llm_response events. */
   tracing: z.boolean(),
+  /** The lead may start teammates (SPEC 2.8). */
+  teams: z.boolean(),
 });
 export type PanelToggles = z.infer<typeof panelTogglesSchema>;
 

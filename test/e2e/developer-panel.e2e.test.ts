@@ -151,7 +151,11 @@ describe('developer panel (packaged extension, real VS Code UI)', function () {
         .evaluate((toggle) => (toggle as unknown as { checked: boolean }).checked),
       true,
     );
-    assert.equal(await panel.locator('#toggle-teams').evaluate((toggle) => toggle.hasAttribute('disabled')), true);
+    // Teams switched on from the panel: the host answers with the switch as it now is.
+    await panel.locator('#toggle-teams').click();
+    await panel.waitForFunction(
+      () => (document.querySelector('#toggle-teams') as unknown as { checked: boolean } | null)?.checked === true,
+    );
 
     await setTheme(page, panel, 'Light Modern');
     await screenshot(page, 'dev-panel-light.png');

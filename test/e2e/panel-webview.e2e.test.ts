@@ -145,23 +145,24 @@ describe('developer panel webview in Chromium (synthetic events)', function () {
   });
 
   it('posts the switches to the host and shows them as the host says they are', async () => {
-    await deliver(page, [{ type: 'toggles_change', toggles: { autoApprove: false, planMode: true, tracing: false } }]);
+    await deliver(page, [
+      { type: 'toggles_change', toggles: { autoApprove: false, planMode: true, tracing: false, teams: false } },
+    ]);
     assert.equal(
       await page.locator('#toggle-plan_mode').evaluate((toggle) => (toggle as unknown as { checked: boolean }).checked),
       true,
     );
     await page.locator('#toggle-auto_approve').click();
     await page.locator('#toggle-tracing').click();
+    await page.locator('#toggle-teams').click();
     const posted = (await postedByWebview(page)).filter(
       (message) => (message as { type: string }).type === 'toggle_set',
     );
     assert.deepEqual(posted, [
       { type: 'toggle_set', toggle: 'auto_approve', on: true },
       { type: 'toggle_set', toggle: 'tracing', on: true },
+      { type: 'toggle_set', toggle: 'teams', on: true },
     ]);
-    // Teams are not there yet: the switch cannot be used.
-    await page.locator('#toggle-teams').click({ force: true });
-    assert.equal((await postedByWebview(page)).length, posted.length + 1, 'only panel_ready and the two switches');
     // Malformed host messages are ignored.
     await deliver(page, [
       { type: 'toggles_change', toggles: { planMode: 'yes' } },

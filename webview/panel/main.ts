@@ -51,10 +51,7 @@ root.innerHTML = `
       <vscode-checkbox toggle id="toggle-auto_approve" title="Approve this conversation's tool calls without asking. Protected paths still ask.">Auto-approve tool calls</vscode-checkbox>
       <vscode-checkbox toggle id="toggle-plan_mode" title="Only reading tools until you approve the agent's plan.">Plan mode</vscode-checkbox>
       <vscode-checkbox toggle id="toggle-tracing" title="Record every model request and response below (secrets redacted).">LLM tracing</vscode-checkbox>
-      <span class="toggle-disabled">
-        <vscode-checkbox toggle id="toggle-teams" disabled>Teams</vscode-checkbox>
-        <span class="muted">arrives with teams</span>
-      </span>
+      <vscode-checkbox toggle id="toggle-teams" title="Let the agent start teammates that work beside it on the task board.">Teams</vscode-checkbox>
     </div>
   </header>
   <vscode-tabs id="tabs" panel>
@@ -143,6 +140,7 @@ const toggles = {
   auto_approve: byId<Toggle>('toggle-auto_approve'),
   plan_mode: byId<Toggle>('toggle-plan_mode'),
   tracing: byId<Toggle>('toggle-tracing'),
+  teams: byId<Toggle>('toggle-teams'),
 } satisfies Record<PanelToggle, Toggle>;
 for (const [name, toggle] of Object.entries(toggles) as Array<[PanelToggle, Toggle]>) {
   // The host answers with the switches as they now are; until then the click shows.
@@ -153,6 +151,7 @@ function showToggles(state: PanelToggles): void {
   toggles.auto_approve.checked = state.autoApprove;
   toggles.plan_mode.checked = state.planMode;
   toggles.tracing.checked = state.tracing;
+  toggles.teams.checked = state.teams;
   view.setTracing(state.tracing);
 }
 

@@ -3,7 +3,10 @@
  * checkpointed per turn), background jobs, and plan mode — with the tools, inboxes and tool
  * filter they add to the Conversation, and what ends with it (running jobs are killed).
  */
-import type { Clock, ProcessRunner, TaskBoardStorage, WorkspaceFiles } from '../ports';
+import type { Clock, ProcessRunner, TaskBoardStorage, TeamStorage, WorkspaceFiles } from '../ports';
+import { Team, type TeammateLoop, type TeammateSpec } from '../teams/team';
+import { TeamBus } from '../teams/team-bus';
+import { LEAD_TEAM_TOOLS } from '../teams/team-tools';
 import { TaskBoard } from '../tasks/task-board';
 import { createTaskTools, formatBoard } from '../tools/builtin/tasks';
 import { BackgroundJobs } from '../tools/background-jobs';
@@ -30,6 +33,10 @@ export interface ConversationPartsDeps {
   isTrusted?: () => boolean;
   /** Where task boards persist; without it the task tools are not offered. */
   taskStorage?: TaskBoardStorage;
+  /** Where teams persist (members, inboxes, protocol requests); without it there are no teams. */
+  teamStorage?: TeamStorage;
+  /** At most this many teammates per conversation (default 5). */
+  maxTeammates?: () => number;
 }
 
 export class ConversationParts {
@@ -39,6 +46,7 @@ export class ConversationParts {
   readonly inboxes: Inbox[];
   private readonly jobs: BackgroundJobs | undefined;
   private conversation: Conversation | undefined;
+  private team: Team | undefined;
   /** Set by a compaction: the next turn is reminded of the task board. */
   private compacted = false;
 
@@ -47,6 +55,8 @@ export class ConversationParts {
     planModeOn: boolean,
     /** Tools fetched for this conversation beside the host's (MCP servers'). */
     connectedTools: AnyTool[] = [],
+    /** Whether the conversation's team switch is on (the team tools are offered then). */
+    private readonly teamsOn: () => boolean = () => false,
   ) {
     const workspace = deps.workspace?.();
     const checkpoints = workspace && new Checkpoints(workspace);
@@ -82,13 +92,34 @@ export class ConversationParts {
     ];
   }
 
-  /** Which tools the model is offered now: plan mode and Workspace Trust leave only reading ones. */
+  /**
+   * Which tools the model is offered now: plan mode and Workspace Trust leave only reading ones;
+   * the lead's team tools only while the team switch is on.
+   */
   readonly offerTool = (tool: AnyTool): boolean =>
+    (!LEAD_TEAM_TOOLS.has(tool.name) || this.teamsOn()) && this.offerTeammateTool(tool);
+
+  /** What a teammate is offered: the same plan mode and trust rules, its messaging tools always. */
+  readonly offerTeammateTool = (tool: AnyTool): boolean =>
     this.planMode.offers(tool) && (tool.readOnly || (this.deps.isTrusted?.() ?? true));
 
-  /** Connects the parts to the conversation they report into. */
-  bind(conversation: Conversation): void {
+  /** Connects the parts to the conversation they report into; `createTeammate` makes teammates' loops. */
+  bind(conversation: Conversation, createTeammate?: (spec: TeammateSpec) => TeammateLoop): void {
     this.conversation = conversation;
+    if (this.deps.teamStorage && createTeammate) {
+      const team = new Team({
+        bus: new TeamBus(this.deps.teamStorage, conversation.id, () => this.deps.clock.now()),
+        board: () => this.board(conversation.id)!,
+        report: (body) => this.conversation?.report(body),
+        createTeammate,
+        // Teammates get the workspace, bash, jobs, MCP and task tools — not the plan tool or sub-agents.
+        memberTools: () => this.tools.filter((tool) => tool.name !== 'present_plan' && !LEAD_TEAM_TOOLS.has(tool.name)),
+        maxTeammates: () => this.deps.maxTeammates?.() ?? 5,
+      });
+      this.team = team;
+      for (const tool of team.leadTools()) conversation.tools.register(tool);
+      this.inboxes.push(team.drainLead);
+    }
     if (this.planMode.active) conversation.report({ type: 'plan_mode', active: true, reason: 'user' });
   }
 
@@ -127,6 +158,8 @@ export class ConversationParts {
 
   /** The conversation is closing: its background jobs are killed. */
   async dispose(): Promise<void> {
+    // Teammates stop with the conversation (after the tool call each is in).
+    await this.team?.dispose();
     this.conversation = undefined;
     await this.jobs?.dispose();
   }

@@ -126,6 +126,7 @@ export class ConversationSession {
         this.deps,
         this.planModeNext ?? this.deps.planModeDefault?.() ?? false,
         connected,
+        () => this.teams,
       );
       const reopened = this.reopened;
       this.reopened = undefined;
@@ -152,7 +153,24 @@ export class ConversationSession {
           resume: reopened && { conversation: reopened.conversation, nextSeq: reopened.restored.nextSeq },
         },
       );
-      parts.bind(conversation);
+      parts.bind(
+        conversation,
+        (spec) =>
+          new Conversation({
+            id: conversation.id,
+            agentId: spec.name,
+            model: { llm: setup.client, model: setup.model },
+            system: `${system}\n\n${spec.brief}`,
+            clock: this.deps.clock,
+            limits: () => this.deps.readLimits?.() ?? {},
+            tools: spec.tools,
+            inboxes: [spec.inbox],
+            approvals: this.approvalGate(),
+            tracing: this.tracingSwitch,
+            offerTool: parts.offerTeammateTool,
+            subagents: false,
+          }),
+      );
     }
     this.parts?.beginTurn();
     void this.conversation!.submit(prompt, context);
@@ -311,6 +329,7 @@ export class ConversationSession {
   // starts with them off.
   private autoApprove = false;
   private tracing = false;
+  private teams = false;
   private apiKeyInUse: string | undefined;
   private readonly switchListeners = new Set<() => void>();
 
@@ -321,6 +340,17 @@ export class ConversationSession {
 
   setAutoApprove(on: boolean): void {
     this.autoApprove = on;
+    this.notifySwitches();
+  }
+
+  /** Whether the lead may start teammates in the current conversation (SPEC 2.8, opt-in). */
+  get teamsActive(): boolean {
+    return this.teams;
+  }
+
+  /** Offers the team tools from the next model call on; switching off leaves running teammates be. */
+  setTeams(on: boolean): void {
+    this.teams = on;
     this.notifySwitches();
   }
 
@@ -348,6 +378,7 @@ export class ConversationSession {
   private clearSwitches(): void {
     this.autoApprove = false;
     this.tracing = false;
+    this.teams = false;
     this.notifySwitches();
   }
 

@@ -141,7 +141,8 @@ export class TaskBoard {
     const claimed = await this.options.storage.update<StoredTask | undefined>(this.options.boardId, (board) => {
       const tasks = board.tasks.map(copy);
       const task = tasks.find(
-        (candidate) => candidate.status === 'pending' && !candidate.owner && openBlockers(tasks, candidate).length === 0,
+        (candidate) =>
+          candidate.status === 'pending' && !candidate.owner && openBlockers(tasks, candidate).length === 0,
       );
       if (!task) return { board, result: undefined };
       task.owner = owner;

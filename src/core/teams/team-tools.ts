@@ -17,6 +17,17 @@ const NAME = z
 
 const MAX_WAIT_SECONDS = 300;
 
+/** The lead's team tools, offered only while the conversation's team switch is on. */
+export const LEAD_TEAM_TOOLS: ReadonlySet<string> = new Set([
+  'spawn_teammate',
+  'list_teammates',
+  'send_message',
+  'read_inbox',
+  'broadcast',
+  'shutdown_request',
+  'check_protocol',
+]);
+
 export function createLeadTools(team: Team): AnyTool[] {
   const spawn = defineTool({
     name: 'spawn_teammate',

@@ -154,6 +154,12 @@ class Teammate {
         work = await this.waitForWork();
       }
       stop();
+    } catch (error) {
+      // A teammate that fails (its board or inbox unreadable) says so to the lead, then stops.
+      const reason = error instanceof Error ? error.message : String(error);
+      await this.team.bus
+        .send({ from: this.name, to: LEAD, text: `I stopped after an error: ${reason}`, kind: 'message' })
+        .catch(() => undefined);
     } finally {
       this.setState('shutdown');
       this.finish();

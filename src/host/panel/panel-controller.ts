@@ -29,6 +29,8 @@ export type PanelSession = Pick<
   | 'setPlanMode'
   | 'tracingActive'
   | 'setTracing'
+  | 'teamsActive'
+  | 'setTeams'
 >;
 
 /** The MCP servers' status, for the panel's header. */
@@ -99,6 +101,7 @@ export class PanelController extends Disposable {
   private setToggle(toggle: PanelToggle, on: boolean): void {
     if (toggle === 'auto_approve') this.session.setAutoApprove(on);
     else if (toggle === 'plan_mode') this.session.setPlanMode(on);
+    else if (toggle === 'teams') this.session.setTeams(on);
     else this.session.setTracing(on);
   }
 
@@ -107,6 +110,7 @@ export class PanelController extends Disposable {
       autoApprove: this.session.autoApproveActive,
       planMode: this.session.planModeActive,
       tracing: this.session.tracingActive,
+      teams: this.session.teamsActive,
     };
   }
 

@@ -114,7 +114,7 @@ describe('developer panel controller (real session, fake model server)', () => {
     assert.equal(panel.isReady, true);
     assert.deepEqual(webview.posts, [
       { type: 'panel_reset' },
-      { type: 'toggles_change', toggles: { autoApprove: false, planMode: false, tracing: true } },
+      { type: 'toggles_change', toggles: { autoApprove: false, planMode: false, tracing: true, teams: false } },
     ]);
     await runToDone('write a note');
     assert.deepEqual(
@@ -201,7 +201,7 @@ describe('developer panel controller (real session, fake model server)', () => {
     webview.send({ type: 'toggle_set', toggle: 'auto_approve', on: true });
     assert.deepEqual(webview.posts.at(-1), {
       type: 'toggles_change',
-      toggles: { autoApprove: true, planMode: false, tracing: false },
+      toggles: { autoApprove: true, planMode: false, tracing: false, teams: false },
     });
     await runToDone('write a note');
     assert.deepEqual(asked, [], 'the user was not asked');

@@ -31,8 +31,12 @@ describe('developer panel → host protocol', () => {
     }
   });
 
-  it('ignores switches it does not know, teams included (not there yet)', () => {
-    assert.equal(parsePanelMessage({ type: 'toggle_set', toggle: 'teams', on: true }), undefined);
+  it('accepts the teams switch and ignores switches it does not know', () => {
+    assert.deepEqual(parsePanelMessage({ type: 'toggle_set', toggle: 'teams', on: true }), {
+      type: 'toggle_set',
+      toggle: 'teams',
+      on: true,
+    });
     assert.equal(parsePanelMessage({ type: 'toggle_set', toggle: 'run_shell', on: true }), undefined);
   });
 
@@ -59,7 +63,7 @@ describe('host → developer panel protocol', () => {
     assert.ok(
       hostToPanelSchema.safeParse({
         type: 'toggles_change',
-        toggles: { autoApprove: false, planMode: true, tracing: false },
+        toggles: { autoApprove: false, planMode: true, tracing: false, teams: false },
       }).success,
     );
   });
@@ -72,7 +76,7 @@ describe('host → developer panel protocol', () => {
     assert.equal(
       hostToPanelSchema.safeParse({
         type: 'toggles_change',
-        toggles: { autoApprove: false, planMode: true, tracing: false, teams: true },
+        toggles: { autoApprove: false, planMode: true, tracing: false, teams: true, bash: true },
       }).success,
       false,
     );

@@ -210,6 +210,52 @@ describe('a team: the lead and two teammates on a shared task board', function (
     );
   });
 
+  it('an idle teammate shuts down after idleMs, and disposing the team stops a waiting one at once', async () => {
+    const [model] = (servers = [
+      await FakeModelServer.start({ scenario: { name: 'idle', turns: [], whenExhausted: 'echo' } }),
+    ]);
+    const statuses: string[] = [];
+    const make = (idleMs: number) =>
+      new Team({
+        bus: new TeamBus(new FileTeamStorage(path.join(dir, 'teams')), `t${idleMs}`, Date.now),
+        board: () =>
+          new TaskBoard({
+            storage: new FileTaskStorage(path.join(dir, 'tasks')),
+            boardId: `t${idleMs}`,
+            now: Date.now,
+          }),
+        report: (body) => body.type === 'teammate_status' && statuses.push(`${idleMs}:${body.status}`),
+        memberTools: () => [],
+        maxTeammates: () => 5,
+        pollMs: 20,
+        idleMs,
+        createTeammate: (spec) =>
+          new Conversation({
+            id: 'c',
+            agentId: spec.name,
+            model: { llm: clientFor('anthropic', model!), model: 'claude-haiku-4-5' },
+            system: spec.brief,
+            clock: { now: Date.now },
+            tools: spec.tools,
+            subagents: false,
+          }),
+      });
+    const quick = make(200);
+    const before = Date.now();
+    await quick.spawn('solo', 'r', 'Hello.');
+    await quick.settled();
+    assert.ok(Date.now() - before >= 200, `idled ${Date.now() - before} ms`);
+    assert.deepEqual(statuses, ['200:working', '200:idle', '200:shutdown']);
+    const long = make(600_000);
+    await long.spawn('waiter', 'r', 'Hello.');
+    while (!statuses.includes('600000:idle')) await new Promise((resolve) => setTimeout(resolve, 10));
+    const started = Date.now();
+    await long.dispose();
+    assert.ok(Date.now() - started < 5_000, 'not after the ten idle minutes');
+    assert.equal(statuses.at(-1), '600000:shutdown');
+    await assert.rejects(long.spawn('late', 'r', 'x'), /The team has ended/);
+  });
+
   it('refuses a sixth teammate and a duplicate name; only the addressee answers a request', async () => {
     const bus = new TeamBus(new FileTeamStorage(dir), 't', Date.now);
     for (const name of ['a', 'b', 'c', 'd', 'e']) await bus.addMember(name, 'r', 5);
