@@ -1,7 +1,8 @@
 /**
  * What one conversation gets beside its loop: the host's workspace tools (their file writes
- * checkpointed per turn), background jobs, and plan mode — with the tools, inboxes and tool
- * filter they add to the Conversation, and what ends with it (running jobs are killed).
+ * checkpointed per turn), background jobs, plan mode, the task board, connected (MCP) tools
+ * and, when its switch is on, a team — with the tools, inboxes and tool filter they add to the
+ * Conversation, and what ends with it (running jobs are killed, teammates stopped).
  */
 import type { Clock, ProcessRunner, TaskBoardStorage, TeamStorage, WorkspaceFiles } from '../ports';
 import { Team, type TeammateLoop, type TeammateSpec } from '../teams/team';
