@@ -14,6 +14,7 @@ import { NodeKnowledgeFiles } from './node/node-knowledge-files';
 import { FileTaskStorage } from './node/file-task-storage';
 import { FileTeamStorage } from './node/file-team-storage';
 import { McpService } from './host/mcp-service';
+import { PolicyDiagnostics } from './host/policy-diagnostics';
 import { ChatViewProvider } from './host/chat/chat-view-provider';
 import { DeveloperPanel } from './host/panel/developer-panel';
 import { openLinkWithConfirmation } from './host/commands/open-link';
@@ -155,7 +156,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
 
   // MCP servers start with the first conversation; their status shows in the developer panel.
   const mcp = new McpService(context.extension.packageJSON.version as string);
-  context.subscriptions.push(mcp);
+  context.subscriptions.push(mcp, new PolicyDiagnostics());
 
   const session = new ConversationSession({
     readSettings: readModelSettings,

@@ -24,6 +24,28 @@ describe('palette commands', () => {
     fs.rmSync(path.join(root, '.openagent'), { recursive: true });
   });
 
+  it('shows the mistakes of .openagent/agent.yaml as problems at their lines, as it is edited', async () => {
+    const file = path.join(root, '.openagent', 'agent.yaml');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, 'tools:\n  deny: [bash]\nbudget:\n  daily_usd: -5\n  on_exceeded: explode\n');
+    const document = await vscode.workspace.openTextDocument(file);
+    const editor = await vscode.window.showTextDocument(document);
+    const problems = () => vscode.languages.getDiagnostics(document.uri).filter((d) => d.source === 'OpenAgent policy');
+    await waitFor(() => problems().length === 2, 'two policy problems');
+    assert.deepEqual(
+      problems().map((problem) => [problem.range.start.line, problem.message.split(':')[0]]),
+      [
+        [3, 'budget.daily_usd'],
+        [4, 'budget.on_exceeded'],
+      ],
+    );
+    // Fixed in the editor, unsaved: the problems go.
+    await editor.edit((edit) => edit.replace(new vscode.Range(3, 0, 5, 0), '  daily_usd: 5\n  on_exceeded: warn\n'));
+    await waitFor(() => problems().length === 0, 'the problems to clear');
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    fs.rmSync(path.join(root, '.openagent'), { recursive: true });
+  });
+
   it('Toggle Plan Mode switches plan mode for the next conversation and back', async () => {
     const api = await activateOpenAgent();
     const before = api.planModeActive;

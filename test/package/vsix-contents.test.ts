@@ -15,6 +15,7 @@ const ALLOWED = [
   /^extension\/dist\/(extension|cli)\.js$/,
   /^extension\/dist\/webview\/[a-z-]+\.js$/,
   /^extension\/dist\/sql-wasm\.wasm$/,
+  /^extension\/schemas\/[a-z-]+\.schema\.json$/,
   /^extension\/media\/[^/]+\.(css|svg|png)$/,
   /^extension\/media\/walkthrough\/[a-z-]+\.md$/,
   /^extension\/(skills|prompts)\/[a-z0-9-]+\/[A-Z]+\.md$/,

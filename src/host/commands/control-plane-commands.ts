@@ -3,25 +3,8 @@
  * policy is not applied by this version yet and the file says so) and Restart MCP Servers.
  */
 import * as vscode from 'vscode';
+import { POLICY_STARTER } from '../../core/policy/policy-starter';
 import type { McpServerStatus } from '../../node/mcp/mcp-connections';
-
-const STARTER = `# OpenAgent policy for this workspace (SPEC 4.3). Honoured only in trusted workspaces.
-# Note: this version of OpenAgent does not apply the policy file yet.
-#
-# models:            # which model serves which kind of work
-#   chat: anthropic/claude-sonnet-4-5
-#   compaction: anthropic/claude-haiku-4-5
-# tools:
-#   allow: [read_file, list_files, search_files]
-#   deny: [mcp__*__delete_*]
-# bash:
-#   allow: ["npm test", "git status", "git diff *"]
-#   deny: ["rm -rf *", "curl *"]
-# budgets:
-#   conversation_usd: 2
-#   daily_usd: 10
-#   action: block    # or warn
-`;
 
 export async function openAgentPolicy(): Promise<void> {
   const folder = vscode.workspace.workspaceFolders?.[0];
@@ -34,7 +17,7 @@ export async function openAgentPolicy(): Promise<void> {
     await vscode.workspace.fs.stat(uri);
   } catch {
     await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(folder.uri, '.openagent'));
-    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(STARTER));
+    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(POLICY_STARTER));
   }
   await vscode.window.showTextDocument(uri);
 }

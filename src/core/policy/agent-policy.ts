@@ -1,0 +1,150 @@
+/**
+ * Policy as code (SPEC 4.3): `.openagent/agent.yaml`, parsed with `yaml` and validated with
+ * zod. Every problem is reported with the line and column of the value at fault, for the
+ * editor's diagnostics; a file with problems is not applied at all (half a policy could be
+ * looser than intended). The JSON Schema shipped for editors (schemas/agent-policy.schema.json)
+ * is generated from the same zod schema.
+ */
+import { isDocument, LineCounter, parseDocument } from 'yaml';
+import { z } from 'zod';
+
+/** The kinds of work a model route can match (SPEC 2.3). */
+export const WORK_KINDS = ['chat', 'code', 'subagent', 'compaction', 'final_summary'] as const;
+
+const modelRef = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]*\/\S+$/, 'a model is "provider/model", e.g. "anthropic/claude-sonnet-4-5"')
+  .describe('provider/model, e.g. anthropic/claude-sonnet-4-5 or ollama/qwen3-coder');
+const toolPattern = z.string().min(1).describe('A tool name; * matches any run of characters (mcp__github__*)');
+const commandPattern = z.string().min(1).describe('A command; * at the end matches any arguments ("git push*")');
+const usd = z.number().positive().describe('US dollars');
+const tokens = z.number().int().positive().describe('tokens (input + output)');
+
+export const agentPolicySchema = z
+  .strictObject({
+    model_policy: z
+      .strictObject({
+        default: modelRef.optional(),
+        routes: z
+          .array(
+            z.strictObject({
+              match: z.strictObject({ task: z.enum(WORK_KINDS).describe('The kind of work this route serves') }),
+              model: modelRef,
+            }),
+          )
+          .optional(),
+      })
+      .optional()
+      .describe('Which model serves which kind of work'),
+    tools: z
+      .strictObject({
+        allow: z.array(toolPattern).optional().describe('Only these tools are offered (when set)'),
+        deny: z.array(toolPattern).optional().describe('These tools are never run; deny wins over allow'),
+        bash: z
+          .strictObject({
+            allow: z
+              .array(commandPattern)
+              .optional()
+              .describe('Commands that run without asking (every segment must match)'),
+            deny: z.array(commandPattern).optional().describe('Commands refused (any segment matching)'),
+          })
+          .optional(),
+      })
+      .optional(),
+    approvals: z
+      .strictObject({
+        require_for: z.array(toolPattern).optional().describe('Tools that always ask'),
+        auto_approve: z
+          .array(toolPattern)
+          .optional()
+          .describe('Tools that never ask; "read_only" stands for every tool that only reads'),
+      })
+      .optional(),
+    budget: z
+      .strictObject({
+        per_conversation_usd: usd.optional(),
+        daily_usd: usd.optional(),
+        monthly_usd: usd.optional(),
+        per_conversation_tokens: tokens.optional(),
+        daily_tokens: tokens.optional(),
+        monthly_tokens: tokens.optional(),
+        on_exceeded: z.enum(['block', 'warn']).optional(),
+      })
+      .optional(),
+    memory: z.strictObject({ scope: z.enum(['workspace', 'global']).optional() }).optional(),
+  })
+  .describe('OpenAgent policy for this workspace (.openagent/agent.yaml)');
+
+export type AgentPolicy = z.infer<typeof agentPolicySchema>;
+
+export interface PolicyProblem {
+  message: string;
+  /** 0-based, for editor ranges. */
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+}
+
+export interface ParsedPolicy {
+  /** Undefined when there are problems: a policy with errors is not applied. */
+  policy?: AgentPolicy;
+  problems: PolicyProblem[];
+}
+
+export function parseAgentPolicy(text: string): ParsedPolicy {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: false });
+  const at = (start: number, end: number, message: string): PolicyProblem => {
+    const from = lineCounter.linePos(start);
+    const to = lineCounter.linePos(Math.max(start, end));
+    return { message, line: from.line - 1, column: from.col - 1, endLine: to.line - 1, endColumn: to.col - 1 };
+  };
+  const syntax = document.errors.map((error) => at(error.pos[0], error.pos[1], error.message.split('\n')[0]!));
+  if (syntax.length) return { problems: syntax };
+  const data: unknown = document.toJS() ?? {};
+  const parsed = agentPolicySchema.safeParse(data);
+  if (parsed.success) return { policy: parsed.data, problems: [] };
+  return {
+    problems: parsed.error.issues.map((issue) => {
+      // Unknown keys are reported on the key itself; other problems on the value at fault.
+      const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
+      const path = keys.length ? [...issue.path, keys[0]!] : issue.path;
+      const range = rangeOf(document, path as Array<string | number>, keys.length > 0);
+      const where = path.length ? `${path.join('.')}: ` : '';
+      return at(range[0], range[1], `${where}${issue.message}`);
+    }),
+  };
+}
+
+/** The source range of the node at `path` (its key for unknown keys), or of the nearest parent that exists. */
+function rangeOf(
+  document: ReturnType<typeof parseDocument>,
+  path: Array<string | number>,
+  key: boolean,
+): [number, number] {
+  if (!isDocument(document)) return [0, 0];
+  for (let length = path.length; length >= 0; length--) {
+    const parentPath = path.slice(0, length);
+    if (key && length === path.length) {
+      const parent = document.getIn(path.slice(0, -1), true) as
+        { items?: Array<{ key?: { value?: unknown; range?: number[] } }> } | undefined;
+      const pair = parent?.items?.find((item) => item.key?.value === path.at(-1));
+      if (pair?.key?.range) return [pair.key.range[0]!, pair.key.range[1]!];
+      continue;
+    }
+    const node = (parentPath.length ? document.getIn(parentPath, true) : document.contents) as
+      { range?: number[] } | undefined;
+    if (node?.range) return [node.range[0]!, node.range[1]!];
+  }
+  return [0, 0];
+}
+
+/** The JSON Schema editors use to complete and check the file. */
+export function agentPolicyJsonSchema(): Record<string, unknown> {
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    ...(z.toJSONSchema(agentPolicySchema, { target: 'draft-7' }) as Record<string, unknown>),
+    $id: 'https://openagent.dev/schemas/agent-policy.schema.json',
+  };
+}
