@@ -15,6 +15,8 @@ import { FileTaskStorage } from './node/file-task-storage';
 import { FileTeamStorage } from './node/file-team-storage';
 import { McpService } from './host/mcp-service';
 import { PolicyDiagnostics } from './host/policy-diagnostics';
+import { PolicySource } from './host/policy-source';
+import { policyOffers, toolPolicyFrom } from './core/policy/policy-rules';
 import { ChatViewProvider } from './host/chat/chat-view-provider';
 import { DeveloperPanel } from './host/panel/developer-panel';
 import { openLinkWithConfirmation } from './host/commands/open-link';
@@ -156,7 +158,9 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
 
   // MCP servers start with the first conversation; their status shows in the developer panel.
   const mcp = new McpService(context.extension.packageJSON.version as string);
-  context.subscriptions.push(mcp, new PolicyDiagnostics());
+  // .openagent/agent.yaml: its mistakes as problems, its tool rules applied (trusted workspaces).
+  const policy = new PolicySource();
+  context.subscriptions.push(mcp, new PolicyDiagnostics(), policy);
 
   const session = new ConversationSession({
     readSettings: readModelSettings,
@@ -168,7 +172,12 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     planModeDefault: () => readPlanModeDefault(),
     isTrusted: () => vscode.workspace.isTrusted,
     processRunner: new ChildProcessRunner(),
+    prepare: () => policy.refresh(),
     connectedTools: () => mcp.tools(),
+    toolPolicy: {
+      ...toolPolicyFrom(() => policy.current()),
+      offers: (name: string) => policyOffers(policy.current(), name),
+    },
     teamStorage: new FileTeamStorage(vscode.Uri.joinPath(context.globalStorageUri, 'teams').fsPath),
     maxTeammates: () => vscode.workspace.getConfiguration('openagent').get<number>('maxTeammates', 5),
     taskStorage: new FileTaskStorage(vscode.Uri.joinPath(context.globalStorageUri, 'tasks').fsPath),

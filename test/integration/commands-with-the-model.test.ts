@@ -297,6 +297,55 @@ describe('palette commands with the model', function () {
     }
   });
 
+  it('applies .openagent/agent.yaml: denied tools are not offered, allowed commands run without asking, denied ones are refused', async () => {
+    const policyFile = path.join(root, '.openagent', 'agent.yaml');
+    fs.mkdirSync(path.dirname(policyFile), { recursive: true });
+    fs.writeFileSync(
+      policyFile,
+      'tools:\n  deny: [write_file]\n  bash:\n    allow: ["echo*"]\n    deny: ["git push*"]\n',
+    );
+    try {
+      await model.setScenario({
+        name: 'policy',
+        turns: [
+          {
+            toolCalls: [
+              { id: 'call_policy_echo', name: 'bash', arguments: { command: 'echo allowed-by-policy' } },
+              { id: 'call_policy_push', name: 'bash', arguments: { command: 'echo ok && git push origin main' } },
+            ],
+          },
+          { text: 'Done.' },
+        ],
+        whenExhausted: 'echo',
+      });
+      // The policy is read when it changes; give the watcher its moment, then start a conversation.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await vscode.commands.executeCommand('openagent.newChat');
+      await sendChatPrompt('policy probe');
+      const calls = await untilIdleAfter(2);
+      const offered = (calls[0]!.body as { tools?: Array<{ name: string }> }).tools?.map((tool) => tool.name) ?? [];
+      assert.ok(offered.includes('bash') && !offered.includes('write_file'), offered.join(', '));
+      const results = new Map(
+        body(calls[1]!)
+          .messages.flatMap((message) => (Array.isArray(message.content) ? message.content : []))
+          .flatMap((block) => {
+            const result = block as { type: string; tool_use_id?: string; content?: unknown; is_error?: boolean };
+            return result.type === 'tool_result' ? [[result.tool_use_id!, result] as const] : [];
+          }),
+      );
+      const echoed = results.get('call_policy_echo');
+      assert.ok(!echoed?.is_error && /allowed-by-policy/.test(String(echoed?.content)), JSON.stringify(echoed));
+      const pushed = results.get('call_policy_push');
+      assert.equal(pushed?.is_error, true);
+      assert.equal(
+        pushed?.content,
+        'Denied by policy: `git push origin main` matches bash.deny "git push*" in .openagent/agent.yaml.',
+      );
+    } finally {
+      fs.rmSync(path.join(root, '.openagent'), { recursive: true, force: true });
+    }
+  });
+
   it('Stop ends a running turn', async () => {
     await model.setScenario({
       name: 'slow',
@@ -320,6 +369,8 @@ describe('palette commands with the model', function () {
       ],
       whenExhausted: 'echo',
     });
+    // A new conversation reads the policy file again (the last test's is gone).
+    await vscode.commands.executeCommand('openagent.newChat');
     await sendChatPrompt('write a note');
     await clickNotification('OpenAgent wants to write notes/revert-me.txt', 'Approve');
     await untilIdleAfter(2);

@@ -14,6 +14,7 @@ import { BackgroundJobs } from '../tools/background-jobs';
 import { createBackgroundTools } from '../tools/builtin/background';
 import type { AnyTool } from '../tools/tool';
 import { Checkpoints } from '../workspace/checkpoints';
+import type { ToolPolicy } from '../policy/approval';
 import type { Inbox } from './agent-loop';
 import type { Conversation } from './conversation';
 import type { AgentEvent } from './events';
@@ -38,6 +39,8 @@ export interface ConversationPartsDeps {
   teamStorage?: TeamStorage;
   /** At most this many teammates per conversation (default 5). */
   maxTeammates?: () => number;
+  /** The tool rules (policy as code); also decides which tools are offered at all. */
+  toolPolicy?: ToolPolicy & { offers(toolName: string): boolean };
 }
 
 export class ConversationParts {
@@ -102,7 +105,9 @@ export class ConversationParts {
 
   /** What a teammate is offered: the same plan mode and trust rules, its messaging tools always. */
   readonly offerTeammateTool = (tool: AnyTool): boolean =>
-    this.planMode.offers(tool) && (tool.readOnly || (this.deps.isTrusted?.() ?? true));
+    this.planMode.offers(tool) &&
+    (tool.readOnly || (this.deps.isTrusted?.() ?? true)) &&
+    (this.deps.toolPolicy?.offers(tool.name) ?? true);
 
   /** Connects the parts to the conversation they report into; `createTeammate` makes teammates' loops. */
   bind(conversation: Conversation, createTeammate?: (spec: TeammateSpec) => TeammateLoop): void {

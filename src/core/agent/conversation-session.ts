@@ -33,6 +33,8 @@ export interface ConversationSessionDeps extends ConversationPartsDeps {
   /** A store failure (opening or writing), for the host to show. */
   onStoreError?: (error: unknown) => void;
   secrets: SecretSource;
+  /** Runs before each new conversation starts: reloads what it depends on (the policy file). */
+  prepare?: () => Promise<void>;
   /** Tools that take a moment to get (MCP servers'), fetched for each new conversation. */
   connectedTools?: () => Promise<AnyTool[]>;
   /** Built for each new conversation (rules, memory and skills are read then). */
@@ -116,6 +118,7 @@ export class ConversationSession {
     if (this.conversation) {
       this.conversation.useModel({ llm: setup.client, model: setup.model });
     } else {
+      await this.deps.prepare?.();
       const [store, system, connected] = await Promise.all([
         this.openStore(),
         this.deps.systemPrompt(),
@@ -143,6 +146,7 @@ export class ConversationSession {
         approvals: this.approvalGate(),
         tracing: this.tracingSwitch,
         offerTool: parts.offerTool,
+        policy: this.deps.toolPolicy,
       });
       this.parts = parts;
       this.attach(
@@ -168,6 +172,7 @@ export class ConversationSession {
             approvals: this.approvalGate(),
             tracing: this.tracingSwitch,
             offerTool: parts.offerTeammateTool,
+            policy: this.deps.toolPolicy,
             subagents: false,
           }),
       );

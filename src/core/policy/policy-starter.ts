@@ -1,7 +1,8 @@
 /** The commented starter `.openagent/agent.yaml` that "Open Agent Policy" creates (SPEC 4.3). */
 export const POLICY_STARTER = `# OpenAgent policy for this workspace (SPEC 4.3). Honoured only in trusted workspaces.
-# This version checks the file (mistakes show in the Problems view); applying the rules to the
-# agent — model routes, tool and command rules, approvals, budgets — comes with a later version.
+# Mistakes show in the Problems view, and a file with mistakes is not applied. This version
+# applies tools, tools.bash and approvals; model_policy, budget and memory are checked, and
+# applied by a later version.
 # Remove the "# " in front of the lines you want.
 #
 # model_policy:

@@ -1,0 +1,62 @@
+/**
+ * The workspace's `.openagent/agent.yaml` as the agent applies it: read when it changes,
+ * honoured only in a trusted workspace (SPEC 4.2), and not applied at all while it has
+ * mistakes (the user is told once per version of the file; the Problems view lists them).
+ */
+import * as vscode from 'vscode';
+import { parseAgentPolicy, type AgentPolicy } from '../core/policy/agent-policy';
+
+export class PolicySource implements vscode.Disposable {
+  private cached: { text: string; policy: AgentPolicy | undefined } | undefined;
+  private readonly warned = new Set<string>();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor() {
+    const watcher = vscode.workspace.createFileSystemWatcher('**/.openagent/agent.yaml');
+    // The rules in force stay until the changed file has been read: never a moment without them.
+    const reread = () => void this.refresh();
+    this.disposables.push(
+      watcher,
+      watcher.onDidCreate(reread),
+      watcher.onDidChange(reread),
+      watcher.onDidDelete(reread),
+      vscode.workspace.onDidGrantWorkspaceTrust(reread),
+    );
+    void this.refresh();
+  }
+
+  /** The policy in force now (undefined: none, untrusted, or not valid). */
+  current(): AgentPolicy | undefined {
+    return vscode.workspace.isTrusted ? this.cached?.policy : undefined;
+  }
+
+  /** Reads the file again (before a new conversation, so a just-saved policy applies). */
+  async refresh(): Promise<void> {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (!folder) return void (this.cached = { text: '', policy: undefined });
+    const uri = vscode.Uri.joinPath(folder.uri, '.openagent', 'agent.yaml');
+    let text: string;
+    try {
+      text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+    } catch {
+      this.cached = { text: '', policy: undefined };
+      return;
+    }
+    if (this.cached?.text === text) return;
+    const { policy, problems } = parseAgentPolicy(text);
+    this.cached = { text, policy };
+    if (problems.length && !this.warned.has(text)) {
+      this.warned.add(text);
+      void vscode.window
+        .showWarningMessage(
+          `OpenAgent is not applying .openagent/agent.yaml: it has ${problems.length} mistake(s). The agent asks before every change until it is fixed.`,
+          'Open Policy',
+        )
+        .then((choice) => choice && vscode.window.showTextDocument(uri));
+    }
+  }
+
+  dispose(): void {
+    for (const disposable of this.disposables) disposable.dispose();
+  }
+}

