@@ -1,10 +1,12 @@
 /**
- * The workspace's `.openagent/agent.yaml` as the agent applies it: read when it changes,
- * honoured only in a trusted workspace (SPEC 4.2), and not applied at all while it has
- * mistakes (the user is told once per version of the file; the Problems view lists them).
+ * The policy the agent applies: the user's defaults from the `openagent.policy` setting and the
+ * workspace's `.openagent/agent.yaml` — read when it changes, honoured only in a trusted
+ * workspace (SPEC 4.2), and not applied at all while it has mistakes (the user is told once per
+ * version of the file; the Problems view lists them).
  */
 import * as vscode from 'vscode';
-import { parseAgentPolicy, type AgentPolicy } from '../core/policy/agent-policy';
+import { agentPolicySchema, parseAgentPolicy, type AgentPolicy } from '../core/policy/agent-policy';
+import { mergePolicies } from '../core/policy/merge-policy';
 
 export class PolicySource implements vscode.Disposable {
   private cached: { text: string; policy: AgentPolicy | undefined } | undefined;
@@ -25,9 +27,27 @@ export class PolicySource implements vscode.Disposable {
     void this.refresh();
   }
 
-  /** The policy in force now (undefined: none, untrusted, or not valid). */
+  /**
+   * The policy in force now: the user's defaults (the openagent.policy setting) with, in a
+   * trusted workspace, its valid .openagent/agent.yaml over them. Undefined: neither.
+   */
   current(): AgentPolicy | undefined {
-    return vscode.workspace.isTrusted ? this.cached?.policy : undefined;
+    return mergePolicies(this.userPolicy(), vscode.workspace.isTrusted ? this.cached?.policy : undefined);
+  }
+
+  private userPolicy(): AgentPolicy | undefined {
+    const value = vscode.workspace.getConfiguration('openagent').get<unknown>('policy');
+    if (value === undefined || value === null || (typeof value === 'object' && Object.keys(value).length === 0))
+      return undefined;
+    const parsed = agentPolicySchema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0]!;
+    const text = `openagent.policy: ${issue.path.join('.')}: ${issue.message}`;
+    if (!this.warned.has(text)) {
+      this.warned.add(text);
+      void vscode.window.showWarningMessage(`OpenAgent is not applying your policy setting (${text}).`);
+    }
+    return undefined;
   }
 
   /** Reads the file again (before a new conversation, so a just-saved policy applies). */

@@ -346,6 +346,22 @@ describe('palette commands with the model', function () {
     }
   });
 
+  it('applies the user’s policy defaults (openagent.policy) without any agent.yaml', async () => {
+    const config = vscode.workspace.getConfiguration('openagent');
+    try {
+      await config.update('policy', { tools: { deny: ['write_file', 'bash'] } }, vscode.ConfigurationTarget.Global);
+      await model.setScenario({ name: 'user policy', turns: [{ text: 'Fine.' }], whenExhausted: 'echo' });
+      await vscode.commands.executeCommand('openagent.newChat');
+      await sendChatPrompt('user policy probe');
+      const [call] = await untilIdleAfter(1);
+      const offered = (call!.body as { tools?: Array<{ name: string }> }).tools?.map((tool) => tool.name) ?? [];
+      assert.ok(offered.includes('read_file'), offered.join(', '));
+      assert.ok(!offered.includes('write_file') && !offered.includes('bash'), offered.join(', '));
+    } finally {
+      await config.update('policy', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   it('Stop ends a running turn', async () => {
     await model.setScenario({
       name: 'slow',

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { parseAgentPolicy, type AgentPolicy } from '../../../../src/core/policy/agent-policy';
+import { mergePolicies } from '../../../../src/core/policy/merge-policy';
 import { matchesPattern, policyOffers, toolPolicyFrom } from '../../../../src/core/policy/policy-rules';
 
 function policyOf(yaml: string): AgentPolicy {
@@ -92,5 +93,28 @@ describe('the tool rules of .openagent/agent.yaml', () => {
       none.evaluate({ toolName: 'read_file', input: {}, readOnly: true, needsApproval: false }).action,
       'allow',
     );
+  });
+});
+
+describe('user policy defaults with a workspace policy', () => {
+  it('lets the workspace decide its sections, but deny lists add up', () => {
+    const user = policyOf(
+      'tools: { deny: [background_run], bash: { deny: ["git push*"], allow: ["ls*"] } }\nbudget: { daily_usd: 5 }',
+    );
+    const workspace = policyOf('tools: { allow: [read_file, bash], bash: { allow: ["npm test"], deny: ["curl*"] } }');
+    const merged = mergePolicies(user, workspace)!;
+    assert.deepEqual(merged.tools, {
+      allow: ['read_file', 'bash'],
+      deny: ['background_run'],
+      bash: { allow: ['npm test'], deny: ['git push*', 'curl*'] },
+    });
+    assert.equal(merged.budget?.daily_usd, 5, 'a section only the user set stays');
+    const rules = toolPolicyFrom(() => merged);
+    const run = (command: string) =>
+      rules.evaluate({ toolName: 'bash', input: { command }, readOnly: false, needsApproval: true }).action;
+    assert.equal(run('git push'), 'deny', 'the workspace cannot lift the user’s deny');
+    assert.equal(run('npm test'), 'allow');
+    assert.equal(mergePolicies(undefined, workspace), workspace);
+    assert.equal(mergePolicies(user, undefined), user);
   });
 });
