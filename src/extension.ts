@@ -85,7 +85,8 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   // Read for each new conversation (the preset setting may change), never at activation.
   const systemPrompt = async () => {
     const presetText = readPresetText(context.extensionUri.fsPath);
-    void knowledge.skillProblems().then(reportSkillProblems, () => undefined);
+    const { sections, skillProblems } = await knowledge.load();
+    reportSkillProblems(skillProblems);
     return buildSystemPrompt(
       presetText,
       {
@@ -94,7 +95,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
         workspaceRoot: workspaceRoot(),
         date: new Date(),
       },
-      await knowledge.promptSections(),
+      sections,
     );
   };
 

@@ -52,7 +52,7 @@ export class McpService implements McpStatusSource, vscode.Disposable {
   async restart(): Promise<McpServerStatus[]> {
     this.started = this.start();
     await this.started;
-    await this.connections.tools();
+    await this.connections.ready();
     return this.connections.statuses();
   }
 

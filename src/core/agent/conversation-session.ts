@@ -118,8 +118,8 @@ export class ConversationSession {
     if (this.conversation) {
       this.conversation.useModel({ llm: setup.client, model: setup.model });
     } else {
-      await this.deps.prepare?.();
-      const [store, system, connected] = await Promise.all([
+      const [, store, system, connected] = await Promise.all([
+        this.deps.prepare?.(),
         this.openStore(),
         this.deps.systemPrompt(),
         // A server that fails is the MCP status's business; the conversation goes on without it.
@@ -133,20 +133,24 @@ export class ConversationSession {
       );
       const reopened = this.reopened;
       this.reopened = undefined;
-      const conversation = new Conversation({
-        id: reopened?.conversation.id ?? this.deps.newId(),
-        resume: reopened && { history: reopened.restored.history, nextSeq: reopened.restored.nextSeq },
+      // What the lead and its teammates share: the model, limits, approvals, tracing and policy.
+      const shared = {
         model: { llm: setup.client, model: setup.model },
-        system,
         clock: this.deps.clock,
         limits: () => this.deps.readLimits?.() ?? {},
+        approvals: this.approvalGate(),
+        tracing: this.tracingSwitch,
+        policy: this.deps.toolPolicy,
+      };
+      const conversation = new Conversation({
+        ...shared,
+        id: reopened?.conversation.id ?? this.deps.newId(),
+        resume: reopened && { history: reopened.restored.history, nextSeq: reopened.restored.nextSeq },
+        system,
         transcripts: this.deps.transcripts,
         tools: parts.tools,
         inboxes: parts.inboxes,
-        approvals: this.approvalGate(),
-        tracing: this.tracingSwitch,
         offerTool: parts.offerTool,
-        policy: this.deps.toolPolicy,
       });
       this.parts = parts;
       this.attach(
@@ -161,18 +165,13 @@ export class ConversationSession {
         conversation,
         (spec) =>
           new Conversation({
+            ...shared,
             id: conversation.id,
             agentId: spec.name,
-            model: { llm: setup.client, model: setup.model },
             system: `${system}\n\n${spec.brief}`,
-            clock: this.deps.clock,
-            limits: () => this.deps.readLimits?.() ?? {},
             tools: spec.tools,
             inboxes: [spec.inbox],
-            approvals: this.approvalGate(),
-            tracing: this.tracingSwitch,
             offerTool: parts.offerTeammateTool,
-            policy: this.deps.toolPolicy,
             subagents: false,
           }),
       );

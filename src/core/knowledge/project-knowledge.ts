@@ -52,16 +52,16 @@ export class ProjectKnowledge {
   }
 
   /** Rules, memory and skills as system prompt sections (empty ones left out). */
-  async promptSections(): Promise<string[]> {
+  /** The prompt sections and the broken SKILL.md files, reading every skill once. */
+  async load(): Promise<{ sections: string[]; skillProblems: SkillProblem[] }> {
     const root = this.trustedRoot();
-    const rules = root ? rulesPromptSection(await readProjectRules(this.deps.files, root)) : '';
-    const sections = [rules, await this.memory.promptSection(), await this.skills.promptSection()];
-    return sections.filter((section) => section !== '');
-  }
-
-  /** The SKILL.md files that could not be read, to tell the user. */
-  async skillProblems(): Promise<SkillProblem[]> {
-    return (await this.skills.index()).problems;
+    const [rules, memory, skills] = await Promise.all([
+      root ? readProjectRules(this.deps.files, root).then(rulesPromptSection) : '',
+      this.memory.promptSection(),
+      this.skills.index(),
+    ]);
+    const sections = [rules, memory, SkillLibrary.promptSection(skills)].filter((section) => section !== '');
+    return { sections, skillProblems: skills.problems };
   }
 
   tools(): AnyTool[] {

@@ -99,9 +99,8 @@ export class SkillLibrary {
     return { skills, problems };
   }
 
-  /** The skills section of the system prompt; empty when there are none. */
-  async promptSection(): Promise<string> {
-    const { skills } = await this.index();
+  /** The skills section of the system prompt (from an index already read); empty when there are none. */
+  static promptSection({ skills }: SkillIndex): string {
     if (skills.length === 0) return '';
     return [
       '# Skills',

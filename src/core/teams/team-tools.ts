@@ -5,8 +5,7 @@
  * the agents, never touch the workspace, so they count as read-only (no approval asked).
  */
 import { z } from 'zod';
-import type { ToolContext } from '../tools/tool';
-import { defineTool, type AnyTool } from '../tools/tool';
+import { defineTool, refusalsAsResults, type AnyTool, type ToolContext } from '../tools/tool';
 import { formatMessages, LEAD, TeamError } from './team-bus';
 import type { Team } from './team';
 
@@ -44,7 +43,7 @@ export function createLeadTools(team: Team): AnyTool[] {
     needsApproval: false,
     summarize: (input) => `start the teammate ${input.name} (${input.role})`,
     execute: (input) =>
-      attempt(async () => {
+      refusalsAsResults(TeamError, async () => {
         await team.spawn(input.name, input.role, input.prompt);
         return `Started ${input.name}. It works on its prompt, then picks up unowned tasks; its messages reach your inbox.`;
       }),
@@ -59,7 +58,7 @@ export function createLeadTools(team: Team): AnyTool[] {
     needsApproval: false,
     summarize: (input) => `ask ${input.name} to shut down`,
     execute: (input) =>
-      attempt(async () => {
+      refusalsAsResults(TeamError, async () => {
         if (team.states().find((entry) => entry.name === input.name)?.state === 'shutdown')
           return `${input.name} has already shut down.`;
         const id = await team.bus.request('shutdown', LEAD, input.name, input.reason?.trim() || 'The work is done.');
@@ -80,7 +79,7 @@ export function createMemberTools(team: Team, name: string): AnyTool[] {
     needsApproval: false,
     summarize: () => 'ask the lead to approve a plan',
     execute: (input) =>
-      attempt(async () => {
+      refusalsAsResults(TeamError, async () => {
         const id = await team.bus.request('plan', name, LEAD, input.plan);
         return `Sent your plan to the lead as ${id}. Wait for the answer (read_inbox with waitSeconds) before changing anything.`;
       }),
@@ -97,7 +96,7 @@ function sharedTools(team: Team, self: string): AnyTool[] {
     needsApproval: false,
     summarize: () => 'list the teammates',
     execute: () =>
-      attempt(async () => {
+      refusalsAsResults(TeamError, async () => {
         const { members } = await team.bus.read();
         const states = new Map(team.states().map((entry) => [entry.name, entry.state]));
         if (members.length === 0) return 'There are no teammates yet.';
@@ -126,7 +125,7 @@ function sharedTools(team: Team, self: string): AnyTool[] {
     summarize: (input) =>
       `message ${input.to}${input.approve === undefined ? '' : input.approve ? ' (approve)' : ' (reject)'}`,
     execute: (input) =>
-      attempt(async () => {
+      refusalsAsResults(TeamError, async () => {
         if (input.to === self) throw new TeamError('That is you: send the message to someone else.');
         if (input.approve === undefined && input.respondTo === undefined) {
           await team.bus.send({ from: self, to: input.to, text: input.text, kind: 'message' });
@@ -150,7 +149,7 @@ function sharedTools(team: Team, self: string): AnyTool[] {
     needsApproval: false,
     summarize: (input) => (input.waitSeconds ? `wait up to ${input.waitSeconds} s for messages` : 'read the inbox'),
     execute: (input, context: ToolContext) =>
-      attempt(async () => {
+      refusalsAsResults(TeamError, async () => {
         const deadline = Date.now() + (input.waitSeconds ?? 0) * 1000;
         for (;;) {
           const messages = await team.bus.drain(self);
@@ -167,7 +166,8 @@ function sharedTools(team: Team, self: string): AnyTool[] {
     readOnly: true,
     needsApproval: false,
     summarize: () => 'message the whole team',
-    execute: (input) => attempt(async () => `Sent to ${await team.bus.broadcast(self, input.text)} agent(s).`),
+    execute: (input) =>
+      refusalsAsResults(TeamError, async () => `Sent to ${await team.bus.broadcast(self, input.text)} agent(s).`),
   });
   const check = defineTool({
     name: 'check_protocol',
@@ -178,19 +178,10 @@ function sharedTools(team: Team, self: string): AnyTool[] {
     needsApproval: false,
     summarize: (input) => `check ${input.requestId}`,
     execute: (input) =>
-      attempt(async () => {
+      refusalsAsResults(TeamError, async () => {
         const request = await team.bus.requestStatus(input.requestId);
         return `${request.id}: ${request.kind} from ${request.from} to ${request.to}, ${request.status}${request.response ? ` — ${request.response}` : ''}`;
       }),
   });
   return [list, send, read, broadcast, check];
-}
-
-async function attempt(run: () => Promise<string>): Promise<string | { output: string; isError: true }> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof TeamError) return { output: error.message, isError: true };
-    throw error;
-  }
 }

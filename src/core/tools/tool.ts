@@ -46,3 +46,19 @@ export type AnyTool = Tool<any>;
 export function defineTool<Input>(tool: Tool<Input>): Tool<Input> {
   return tool;
 }
+
+/**
+ * Runs a tool's work, turning an error of `kind` (a refusal the model should read and act on,
+ * such as "task #3 is blocked") into an error result; any other error propagates.
+ */
+export async function refusalsAsResults(
+  kind: abstract new (...args: never[]) => Error,
+  run: () => Promise<string>,
+): Promise<string | ToolOutput> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof kind) return { output: error.message, isError: true };
+    throw error;
+  }
+}

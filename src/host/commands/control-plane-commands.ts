@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { POLICY_STARTER } from '../../core/policy/policy-starter';
+import { showFileCreatingIt } from '../uri-files';
 import type { McpServerStatus } from '../../node/mcp/mcp-connections';
 
 export async function openAgentPolicy(): Promise<void> {
@@ -12,14 +13,7 @@ export async function openAgentPolicy(): Promise<void> {
     void vscode.window.showInformationMessage('Open a folder first: the policy lives in its .openagent/agent.yaml.');
     return;
   }
-  const uri = vscode.Uri.joinPath(folder.uri, '.openagent', 'agent.yaml');
-  try {
-    await vscode.workspace.fs.stat(uri);
-  } catch {
-    await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(folder.uri, '.openagent'));
-    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(POLICY_STARTER));
-  }
-  await vscode.window.showTextDocument(uri);
+  await showFileCreatingIt(vscode.Uri.joinPath(folder.uri, '.openagent', 'agent.yaml'), POLICY_STARTER);
 }
 
 /** Restarts every MCP server from the configuration as it is now, and says how each came back. */

@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { Memory, MemoryScope } from '../../core/knowledge/memory';
 import { SKILL_NAME } from '../../core/knowledge/skills';
+import { showFileCreatingIt, uriExists } from '../uri-files';
 
 export async function openMemory(memory: Memory): Promise<void> {
   const scopes = (['workspace', 'global'] as const).filter((scope) => memory.location(scope));
@@ -23,19 +24,10 @@ export async function openMemory(memory: Memory): Promise<void> {
         )
       : scopes[0] && { scope: scopes[0] };
   if (!choice) return;
-  const uri = vscode.Uri.file(memory.location(choice.scope)!);
-  try {
-    await vscode.workspace.fs.stat(uri);
-  } catch {
-    await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(uri, '..'));
-    await vscode.workspace.fs.writeFile(
-      uri,
-      new TextEncoder().encode(
-        '# Memory\n\n<!-- OpenAgent reads this at the start of each conversation. One fact per line. -->\n',
-      ),
-    );
-  }
-  await vscode.window.showTextDocument(uri);
+  await showFileCreatingIt(
+    vscode.Uri.file(memory.location(choice.scope)!),
+    '# Memory\n\n<!-- OpenAgent reads this at the start of each conversation. One fact per line. -->\n',
+  );
 }
 
 export async function addSkill(): Promise<void> {
@@ -51,7 +43,7 @@ export async function addSkill(): Promise<void> {
     placeHolder: 'e.g. release-checklist',
     validateInput: async (value) => {
       if (!SKILL_NAME.test(value)) return 'Lowercase letters, digits and hyphens, starting with a letter or digit.';
-      return (await exists(vscode.Uri.joinPath(skillsFolder, value)))
+      return (await uriExists(vscode.Uri.joinPath(skillsFolder, value)))
         ? `.openagent/skills/${value} exists already.`
         : undefined;
     },
@@ -65,10 +57,10 @@ export async function addSkill(): Promise<void> {
       value.trim() === '' ? 'Say when to use the skill.' : value.length > 1024 ? 'At most 1024 characters.' : undefined,
   });
   if (!description) return;
-  const file = vscode.Uri.joinPath(skillsFolder, name, 'SKILL.md');
-  await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(skillsFolder, name));
-  await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(skillTemplate(name, description.trim())));
-  await vscode.window.showTextDocument(file);
+  await showFileCreatingIt(
+    vscode.Uri.joinPath(skillsFolder, name, 'SKILL.md'),
+    skillTemplate(name, description.trim()),
+  );
   if (!vscode.workspace.isTrusted)
     void vscode.window.showWarningMessage('Workspace skills are used only once you trust this folder.');
 }
@@ -93,13 +85,4 @@ What must be true before the work counts as finished.
 
 <!-- Longer material goes in references/, scripts the steps run in scripts/: read_skill lists them. -->
 `;
-}
-
-async function exists(uri: vscode.Uri): Promise<boolean> {
-  try {
-    await vscode.workspace.fs.stat(uri);
-    return true;
-  } catch {
-    return false;
-  }
 }

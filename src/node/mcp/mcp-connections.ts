@@ -90,6 +90,11 @@ export class McpConnections {
     return [...this.connections.values()].map((connection) => ({ ...connection.status }));
   }
 
+  /** Resolves once every server has finished trying to connect. */
+  async ready(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((connection) => connection.ready));
+  }
+
   /** The tools of every connected server, once those still connecting have finished trying. */
   async tools(): Promise<AnyTool[]> {
     const connections = [...this.connections.values()];

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { StoredTask } from '../../ports';
 import { TaskBoard, TaskError } from '../../tasks/task-board';
-import { defineTool, type AnyTool, type ToolContext } from '../tool';
+import { defineTool, refusalsAsResults, type AnyTool, type ToolContext } from '../tool';
 
 /** The board a tool call works on (the conversation's, or the team's for teammates). */
 export type BoardFor = (context: ToolContext) => TaskBoard;
@@ -35,7 +35,7 @@ export function createTaskTools(boardFor: BoardFor): AnyTool[] {
     needsApproval: false,
     summarize: (input) => `create the task "${input.subject}"`,
     execute: (input, context) =>
-      attempt(async () => {
+      refusalsAsResults(TaskError, async () => {
         const task = await boardFor(context).create(input);
         return `Created task #${task.id}: ${task.subject}${task.blockedBy.length ? ` (blocked by ${ids(task.blockedBy)})` : ''}.`;
       }),
@@ -49,7 +49,7 @@ export function createTaskTools(boardFor: BoardFor): AnyTool[] {
     needsApproval: false,
     summarize: (input) => `read task #${input.taskId}`,
     execute: (input, context) =>
-      attempt(async () => {
+      refusalsAsResults(TaskError, async () => {
         const board = boardFor(context);
         const [task, tasks] = await Promise.all([board.get(input.taskId), board.list()]);
         const open = TaskBoard.openBlockers(tasks, task);
@@ -83,7 +83,7 @@ export function createTaskTools(boardFor: BoardFor): AnyTool[] {
     needsApproval: false,
     summarize: (input) => `update task #${input.taskId}${input.status ? ` → ${input.status}` : ''}`,
     execute: (input, context) =>
-      attempt(async () => {
+      refusalsAsResults(TaskError, async () => {
         const { taskId: id, ...changes } = input;
         const { task, unblocked } = await boardFor(context).update(id, changes);
         if (!task) return `Deleted task #${id}.`;
@@ -103,7 +103,7 @@ export function createTaskTools(boardFor: BoardFor): AnyTool[] {
     needsApproval: false,
     summarize: () => 'list the tasks',
     execute: (_input, context) =>
-      attempt(async () => {
+      refusalsAsResults(TaskError, async () => {
         const tasks = await boardFor(context).list();
         return tasks.length ? formatBoard(tasks) : 'The task board is empty.';
       }),
@@ -124,13 +124,4 @@ export function formatBoard(tasks: readonly StoredTask[]): string {
 
 function ids(list: readonly string[]): string {
   return list.map((id) => `#${id}`).join(', ');
-}
-
-async function attempt(run: () => Promise<string>): Promise<string | { output: string; isError: true }> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof TaskError) return { output: error.message, isError: true };
-    throw error;
-  }
 }

@@ -61,7 +61,7 @@ describe('project knowledge: memory, rules and skills', () => {
         (await runTool(tool('memory_read'), { scope: 'global' })).output,
         '# Memory\n\n- The user prefers British spelling.\n',
       );
-      const [section] = await knowledge.promptSections();
+      const [section] = (await knowledge.load()).sections;
       assert.match(section!, /^# Memory\n/);
       assert.match(
         section!,
@@ -80,7 +80,7 @@ describe('project knowledge: memory, rules and skills', () => {
 
     it('cuts a huge memory in the prompt and says memory_read has the rest', async () => {
       write(workspace, '.openagent/memory.md', 'x'.repeat(MEMORY_PROMPT_CHARS * 3));
-      const [section] = await knowledge.promptSections();
+      const [section] = (await knowledge.load()).sections;
       assert.ok(section!.length < MEMORY_PROMPT_CHARS + 500);
       assert.match(section!, /cut at 16000 characters: memory_read shows the rest/);
       assert.equal((await runTool(tool('memory_read'), {})).output.length, MEMORY_PROMPT_CHARS * 3);
@@ -89,7 +89,7 @@ describe('project knowledge: memory, rules and skills', () => {
     it('refuses an empty note and reads an empty memory as empty', async () => {
       assert.throws(() => tool('memory_append')!.inputSchema.parse({ note: '   ' }));
       assert.equal((await runTool(tool('memory_read'), {})).output, 'The workspace memory is empty.');
-      assert.deepEqual(await knowledge.promptSections(), []);
+      assert.deepEqual((await knowledge.load()).sections, []);
     });
   });
 
@@ -99,7 +99,7 @@ describe('project knowledge: memory, rules and skills', () => {
       write(workspace, '.openagent/rules/b-style.md', 'Two-space indentation.');
       write(workspace, '.openagent/rules/a-tests.md', 'Every change has a test.');
       write(workspace, '.openagent/rules/notes.txt', 'not a rule');
-      const [rules] = await knowledge.promptSections();
+      const [rules] = (await knowledge.load()).sections;
       assert.equal(
         rules,
         "# Project rules\nThe project's instructions for agents working in it. Follow them.\n\n" +
@@ -124,7 +124,7 @@ describe('project knowledge: memory, rules and skills', () => {
         listed,
         '- deploy (bundled): Deploy the app.\n- lint (workspace): Lint the code.\n- review (workspace): Our own review.',
       );
-      const sections = await knowledge.promptSections();
+      const sections = (await knowledge.load()).sections;
       assert.equal(
         sections.at(-1),
         '# Skills\nInstructions for particular kinds of work. When a task matches one, call read_skill with its name first and follow it.\n' +
@@ -163,7 +163,7 @@ describe('project knowledge: memory, rules and skills', () => {
       write(bundled, 'bad-yaml/SKILL.md', '---\nname: [unclosed\n---\nbody');
       write(bundled, 'bad-name/SKILL.md', skill('Bad Name', 'x'));
       write(bundled, 'no-description/SKILL.md', '---\nname: no-description\n---\nbody');
-      const problems = await knowledge.skillProblems();
+      const problems = (await knowledge.load()).skillProblems;
       assert.deepEqual(
         problems.map((problem) => [path.basename(path.dirname(problem.file)), problem.message.split(':')[0]]),
         [
@@ -205,7 +205,7 @@ describe('project knowledge: memory, rules and skills', () => {
       write(bundled, 'review/SKILL.md', skill('review', 'Review.'));
       write(dir, 'global/memory.md', '- prefers tabs');
       trusted = false;
-      const prompt = (await knowledge.promptSections()).join('\n');
+      const prompt = (await knowledge.load()).sections.join('\n');
       assert.ok(!/Ignore all previous|exfiltrate|evil/.test(prompt), prompt);
       assert.match(prompt, /prefers tabs/);
       assert.match(prompt, /- review: Review\./);
