@@ -90,6 +90,8 @@ export interface UsageQuery {
   model?: string;
   /** YYYY-MM-DD, UTC. */
   day?: string;
+  /** YYYY-MM, UTC. */
+  month?: string;
 }
 
 export interface UsageTotals {

@@ -138,6 +138,11 @@ export class SqlJsStore implements ConversationStore {
       ['model', query.model],
       ['day', query.day],
     ]);
+    // Days are YYYY-MM-DD text, so a month is a range of them.
+    if (query.month) {
+      where.sql = `${where.sql ? `${where.sql} AND` : 'WHERE'} day >= ? AND day <= ?`;
+      where.parameters.push(`${query.month}-01`, `${query.month}-31`);
+    }
     const [row] = this.rows(
       `SELECT COUNT(*) AS calls, COALESCE(SUM(input_tokens),0) AS input, COALESCE(SUM(output_tokens),0) AS output,
               COALESCE(SUM(cache_read_tokens),0) AS cache_read, COALESCE(SUM(cache_write_tokens),0) AS cache_write,

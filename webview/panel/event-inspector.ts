@@ -83,7 +83,7 @@ function describeFully(event: AgentEvent): string {
     case 'background_result':
       return `${event.jobId} exit ${event.exitCode ?? 'none'}: ${event.command}`;
     case 'budget':
-      return `${event.action} ${event.scope}: $${event.spentUsd.toFixed(4)} of $${event.limitUsd.toFixed(4)}`;
+      return `${event.level} (${event.action}) ${event.scope}: ${event.unit === 'usd' ? `$${event.spent.toFixed(4)} of $${event.limit}` : `${event.spent} of ${event.limit} tokens`}`;
     case 'files_changed':
       return `turn ${event.turn}: ${event.files.map((file) => file.path).join(', ')}`;
     case 'turn_reverted':

@@ -67,9 +67,12 @@ export interface LoopDeps extends ToolExecutorDeps {
   transcripts?: TranscriptSink;
   /** A compaction asked for by the `compact` tool or command; taken once. */
   takeCompactionRequest: () => { focus?: string } | undefined;
-  /** Usage of this prompt's run; the conversation keeps its own total. */
+  /** Usage of this prompt's run (the conversation's model clients record every call in it). */
   meter: UsageMeter;
-  onUsage: (binding: ModelBinding, turn: ModelTurn) => void;
+  /** The model sub-agents run on (model policy: subagent). */
+  subagent: ModelBinding;
+  /** Sees each finished model call of this loop (a sub-agent adds up its own usage). */
+  onUsage?: (binding: ModelBinding, turn: ModelTurn) => void;
 }
 
 export interface LoopOutcome {
@@ -225,7 +228,7 @@ async function streamTurn(
   } finally {
     options.signal.removeEventListener('abort', abortCall);
   }
-  deps.onUsage(binding, turn);
+  deps.onUsage?.(binding, turn);
   return turn;
 }
 

@@ -92,7 +92,9 @@ export class ConversationRecorder {
           this.options.store.recordUsage({
             id: `${this.options.conversationId}-usage-${event.seq}`,
             conversationId: this.options.conversationId,
-            provider: typeof this.options.settings.provider === 'string' ? this.options.settings.provider : '',
+            provider:
+              event.provider ??
+              (typeof this.options.settings.provider === 'string' ? this.options.settings.provider : ''),
             model: event.model,
             ...event.usage,
             costUsd: event.costUsd,

@@ -17,6 +17,10 @@ import type { ApprovalGate } from '../policy/approval';
 import { AutoApprovalGate } from '../policy/auto-approval';
 import type { AgentLimits } from './agent-loop';
 import type { AnyTool } from '../tools/tool';
+import type { BudgetGuard } from '../policy/budget';
+import { routeModel, type ModelPolicy, type WorkKind } from '../policy/model-routes';
+import type { LlmClient } from '../llm/llm-client';
+import type { ModelBinding } from './agent-loop';
 
 /** The conversation's surroundings (see ConversationPartsDeps for workspace, tools, jobs, trust). */
 export interface ConversationSessionDeps extends ConversationPartsDeps {
@@ -33,6 +37,12 @@ export interface ConversationSessionDeps extends ConversationPartsDeps {
   /** A store failure (opening or writing), for the host to show. */
   onStoreError?: (error: unknown) => void;
   secrets: SecretSource;
+  /** Which model serves which kind of work (policy as code), read at every prompt. */
+  modelPolicy?: () => ModelPolicy | undefined;
+  /** Addresses of providers other than the one in the settings, for model routes (provider → base URL). */
+  providerBaseUrls?: () => Readonly<Record<string, string>>;
+  /** Budgets every model call of every conversation is checked against. */
+  budget?: BudgetGuard;
   /** Runs before each new conversation starts: reloads what it depends on (the policy file). */
   prepare?: () => Promise<void>;
   /** Tools that take a moment to get (MCP servers'), fetched for each new conversation. */
@@ -40,6 +50,17 @@ export interface ConversationSessionDeps extends ConversationPartsDeps {
   /** Built for each new conversation (rules, memory and skills are read then). */
   systemPrompt(): string | Promise<string>;
   newId(): string;
+}
+
+/** The models a prompt's run uses, one per kind of work. */
+interface RoutedModels {
+  main: ModelBinding;
+  work: WorkKind;
+  compaction: ModelBinding;
+  finalSummary: ModelBinding;
+  subagent: ModelBinding;
+  /** For the stored conversation's settings. */
+  providerId: string;
 }
 
 /** Why a prompt could not start a run, in words for the user. */
@@ -88,19 +109,30 @@ export class ConversationSession {
    * Sends a prompt to the current conversation, starting one if there is none. Returns a problem instead when no model is set up; the run itself reports
    * through events and this resolves once it has started.
    */
-  async submit(prompt: string): Promise<SetupProblem | undefined> {
+  async submit(prompt: string, work: WorkKind = 'chat'): Promise<SetupProblem | undefined> {
     if (!this.isRunning) this.lastResolver = undefined;
-    return this.submitWith(prompt, undefined);
+    return this.submitWith(prompt, undefined, work);
   }
 
-  /** Like submit, resolving the prompt's @mentions first through the host's `resolve`. */
-  async submitWithMentions(prompt: string, resolve: MentionResolver): Promise<SetupProblem | undefined> {
+  /**
+   * Like submit, resolving the prompt's @mentions first through the host's `resolve`. `work` is
+   * the kind of work for the model policy: "code" for the code actions on a selection.
+   */
+  async submitWithMentions(
+    prompt: string,
+    resolve: MentionResolver,
+    work: WorkKind = 'chat',
+  ): Promise<SetupProblem | undefined> {
     if (this.isRunning) return this.submit(prompt);
     this.lastResolver = resolve;
-    return this.submitWith(prompt, await resolveMentions(prompt, resolve));
+    return this.submitWith(prompt, await resolveMentions(prompt, resolve), work);
   }
 
-  private async submitWith(prompt: string, context: ResolvedContext | undefined): Promise<SetupProblem | undefined> {
+  private async submitWith(
+    prompt: string,
+    context: ResolvedContext | undefined,
+    work: WorkKind,
+  ): Promise<SetupProblem | undefined> {
     // A prompt typed while the agent works interrupts it and redirects it (SPEC 1.1, 2.6).
     if (this.isRunning && this.conversation) {
       void this.conversation.interrupt(prompt);
@@ -108,16 +140,15 @@ export class ConversationSession {
     }
     // Remembered before the setup check, so "Set API Key" can send it once the key is there.
     this.lastPrompt = prompt;
-    // Settings are read at every prompt, so a provider or key changed mid-chat applies to
-    // the next answer without losing the conversation.
-    const settings = this.deps.readSettings();
-    const apiKey = await this.deps.secrets.getApiKey(settings.provider.trim());
-    const setup = createLlmClient(settings, apiKey);
-    if (!setup.ok) return { reason: setup.reason, message: setup.message };
-    this.apiKeyInUse = apiKey;
+    this.lastWork = work;
+    // Settings and the model policy are read at every prompt, so a provider, key or route
+    // changed mid-chat applies to the next answer without losing the conversation.
+    const routed = await this.routeModels(work);
+    if ('reason' in routed) return routed;
     if (this.conversation) {
-      this.conversation.useModel({ llm: setup.client, model: setup.model });
+      this.conversation.useModels(routed);
     } else {
+      this.deps.budget?.refresh();
       const [, store, system, connected] = await Promise.all([
         this.deps.prepare?.(),
         this.openStore(),
@@ -133,10 +164,12 @@ export class ConversationSession {
       );
       const reopened = this.reopened;
       this.reopened = undefined;
-      // What the lead and its teammates share: the model, limits, approvals, tracing and policy.
+      // What the lead and its teammates share: limits, approvals, tracing, policy and budgets.
       const shared = {
-        model: { llm: setup.client, model: setup.model },
+        compactionModel: routed.compaction,
+        finalSummaryModel: routed.finalSummary,
         clock: this.deps.clock,
+        budget: this.deps.budget,
         limits: () => this.deps.readLimits?.() ?? {},
         approvals: this.approvalGate(),
         tracing: this.tracingSwitch,
@@ -144,6 +177,9 @@ export class ConversationSession {
       };
       const conversation = new Conversation({
         ...shared,
+        model: routed.main,
+        work: routed.work,
+        subagentModel: routed.subagent,
         id: reopened?.conversation.id ?? this.deps.newId(),
         resume: reopened && { history: reopened.restored.history, nextSeq: reopened.restored.nextSeq },
         system,
@@ -157,7 +193,7 @@ export class ConversationSession {
         conversation,
         store && {
           store,
-          settings: { ...reopened?.conversation.settings, provider: setup.preset.id, model: setup.model },
+          settings: { ...reopened?.conversation.settings, provider: routed.providerId, model: routed.main.model },
           resume: reopened && { conversation: reopened.conversation, nextSeq: reopened.restored.nextSeq },
         },
       );
@@ -166,6 +202,9 @@ export class ConversationSession {
         (spec) =>
           new Conversation({
             ...shared,
+            // Teammates do delegated work: the model policy's sub-agent model.
+            model: routed.subagent,
+            work: 'subagent',
             id: conversation.id,
             agentId: spec.name,
             system: `${system}\n\n${spec.brief}`,
@@ -185,7 +224,51 @@ export class ConversationSession {
   async retry(): Promise<SetupProblem | undefined> {
     if (this.lastPrompt === undefined) return undefined;
     const resolve = this.lastResolver;
-    return resolve ? this.submitWithMentions(this.lastPrompt, resolve) : this.submit(this.lastPrompt);
+    return resolve
+      ? this.submitWithMentions(this.lastPrompt, resolve, this.lastWork)
+      : this.submit(this.lastPrompt, this.lastWork);
+  }
+
+  /**
+   * The model for each kind of work (SPEC 2.3): the policy's route for the kind, else its
+   * default, else the settings. Servers are shared between kinds that use the same one. A route
+   * that cannot be set up (a key missing for its provider) is a problem, named after the route.
+   */
+  private async routeModels(work: WorkKind): Promise<RoutedModels | SetupProblem> {
+    const settings = this.deps.readSettings();
+    const policy = this.deps.modelPolicy?.();
+    const baseUrls = this.deps.providerBaseUrls?.() ?? {};
+    const clients = new Map<string, LlmClient>();
+    const keys = new Set<string>();
+    let providerId = settings.provider;
+    const bind = async (kind: WorkKind): Promise<ModelBinding | SetupProblem> => {
+      const route = routeModel(kind, settings, policy, baseUrls);
+      const provider = route.settings.provider.trim();
+      const apiKey = await this.deps.secrets.getApiKey(provider);
+      const setup = createLlmClient(route.settings, apiKey);
+      if (!setup.ok) {
+        const why =
+          route.source === 'settings'
+            ? setup.message
+            : `The model policy sends ${kind.replace('_', ' ')} work to ${provider}/${route.settings.model}: ${setup.message}`;
+        return { reason: setup.reason, message: why };
+      }
+      if (apiKey) keys.add(apiKey);
+      if (kind === work) providerId = setup.preset.id;
+      const server = `${setup.preset.id}\n${setup.baseUrl ?? ''}`;
+      if (!clients.has(server)) clients.set(server, setup.client);
+      return { llm: clients.get(server)!, model: setup.model };
+    };
+    const main = await bind(work);
+    if ('reason' in main) return main;
+    const compaction = await bind('compaction');
+    if ('reason' in compaction) return compaction;
+    const finalSummary = await bind('final_summary');
+    if ('reason' in finalSummary) return finalSummary;
+    const subagent = await bind('subagent');
+    if ('reason' in subagent) return subagent;
+    this.apiKeysInUse = [...keys];
+    return { main, work, compaction, finalSummary, subagent, providerId };
   }
 
   stop(): void {
@@ -334,7 +417,8 @@ export class ConversationSession {
   private autoApprove = false;
   private tracing = false;
   private teams = false;
-  private apiKeyInUse: string | undefined;
+  private apiKeysInUse: string[] = [];
+  private lastWork: WorkKind = 'chat';
   private readonly switchListeners = new Set<() => void>();
 
   /** Whether the current conversation's tool calls are approved without asking (protected paths still ask). */
@@ -395,7 +479,7 @@ export class ConversationSession {
   /** Read at each model call, so the switch applies live; the key in use is redacted from traces. */
   private readonly tracingSwitch = {
     enabled: () => this.tracing,
-    secrets: () => (this.apiKeyInUse ? [this.apiKeyInUse] : []),
+    secrets: () => this.apiKeysInUse,
   };
 
   private async openStore(): Promise<ConversationStore | undefined> {

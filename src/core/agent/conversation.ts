@@ -4,7 +4,7 @@
  * feedback, redirects it; `compact` shrinks the history on request. Everything a surface shows
  * comes from `subscribe`.
  */
-import type { LlmClient, ModelMessage } from '../llm/llm-client';
+import type { LlmClient, LlmRequest, ModelMessage } from '../llm/llm-client';
 import { LlmError } from '../llm/llm-client';
 import { withRetry, type RetryOptions } from '../llm/retry';
 import { withTracing } from '../llm/tracing';
@@ -28,8 +28,11 @@ import type { AgentEvent, AgentEventBody, ErrorKind } from './events';
 import { HookError, Hooks } from './hooks';
 import { createSubagentTool } from './subagents';
 import { appendUserText, promptWithContext } from './history';
-import type { ModelTurn } from './model-turn';
-import { UsageMeter } from './usage-meter';
+import { UsageMeter, totalTokens } from './usage-meter';
+import { withMetering, estimateInputTokens, type MeteredCall } from './metered-llm';
+import { BudgetExceededError, type BudgetGuard } from '../policy/budget';
+import type { WorkKind } from '../policy/model-routes';
+import { costOf, priceOf } from '../llm/model-info';
 
 export type EventListener = (event: AgentEvent) => void;
 
@@ -37,9 +40,14 @@ export interface ConversationOptions {
   id: string;
   /** The model that answers. */
   model: ModelBinding;
+  /** The kind of work the main model does here (a teammate: subagent); default chat. */
+  work?: WorkKind;
   /** Models for other kinds of work (SPEC 2.3 model policy); default: the main model. */
   compactionModel?: ModelBinding;
   finalSummaryModel?: ModelBinding;
+  subagentModel?: ModelBinding;
+  /** Budgets checked before and after every model call (shared with sub-agents and teammates). */
+  budget?: BudgetGuard;
   system: string;
   clock: Clock;
   /** Whether the agent may start sub-agents (the `task` tool); teammates may not. */
@@ -79,9 +87,12 @@ export class Conversation {
   private compactionRequest: { focus?: string } | undefined;
   /** The loop dependencies of the run in progress (sub-agents derive theirs from them). */
   private runDeps: LoopDeps | undefined;
-  private main: ModelBinding;
+  private main!: ModelBinding;
   private compaction: ModelBinding | undefined;
   private finalSummaryModel: ModelBinding | undefined;
+  private subagentModel: ModelBinding | undefined;
+  /** The usage of the prompt being answered (its token budget, its `turn` usage event). */
+  private runMeter: UsageMeter | undefined;
 
   constructor(private readonly options: ConversationOptions) {
     this.id = options.id;
@@ -105,9 +116,13 @@ export class Conversation {
       this.history.push(...structuredClone(options.resume.history));
       this.seq = options.resume.nextSeq;
     }
-    this.main = this.wrap(options.model);
-    this.compaction = options.compactionModel && this.wrap(options.compactionModel);
-    this.finalSummaryModel = options.finalSummaryModel && this.wrap(options.finalSummaryModel);
+    this.useModels({
+      main: options.model,
+      work: options.work,
+      compaction: options.compactionModel,
+      finalSummary: options.finalSummaryModel,
+      subagent: options.subagentModel,
+    });
   }
 
   get isRunning(): boolean {
@@ -120,8 +135,22 @@ export class Conversation {
   }
 
   /** Switches the model for the next run; the history carries over. */
-  useModel(model: ModelBinding): void {
-    this.main = this.wrap(model);
+  useModel(model: ModelBinding, work: WorkKind = 'chat'): void {
+    this.main = this.wrap(model, work);
+  }
+
+  /** Switches every model (model policy routes) for the next run; unset kinds use the main model. */
+  useModels(models: {
+    main: ModelBinding;
+    work?: WorkKind;
+    compaction?: ModelBinding;
+    finalSummary?: ModelBinding;
+    subagent?: ModelBinding;
+  }): void {
+    this.main = this.wrap(models.main, models.work ?? this.options.work ?? 'chat');
+    this.compaction = this.wrap(models.compaction ?? models.main, 'compaction');
+    this.finalSummaryModel = this.wrap(models.finalSummary ?? models.main, 'final_summary');
+    this.subagentModel = this.wrap(models.subagent ?? models.main, 'subagent');
   }
 
   /** Subscribes to every event from now on; returns the unsubscribe function. */
@@ -140,6 +169,7 @@ export class Conversation {
     let controller = new AbortController();
     this.running = controller;
     const meter = new UsageMeter();
+    this.runMeter = meter;
     const mark = this.markHistory();
     let turns = 0;
     try {
@@ -168,15 +198,14 @@ export class Conversation {
         } catch (error) {
           if (!controller.signal.aborted) throw error;
           const feedback = this.pendingFeedback.splice(0).join('\n\n');
+          // The run's usage first: the run's last event says how it ended.
+          if (!feedback) this.emitRunUsage(meter);
           this.emit({
             type: 'interrupted',
             reason: feedback ? 'Redirected by the user.' : 'Stopped by the user.',
             ...(feedback ? { feedback } : {}),
           });
-          if (!feedback) {
-            this.emitRunUsage(meter);
-            return;
-          }
+          if (!feedback) return;
           // Interrupt with feedback: the loop goes on with the user's words as the next message.
           appendUserText(this.history, feedback);
           this.emit({ type: 'user_message', text: feedback });
@@ -192,6 +221,7 @@ export class Conversation {
     } finally {
       this.running = undefined;
       this.runDeps = undefined;
+      this.runMeter = undefined;
       this.pendingFeedback = [];
     }
   }
@@ -254,6 +284,7 @@ export class Conversation {
       agentId: this.agentId,
       main: this.main,
       finalSummary: this.finalSummaryModel ?? this.main,
+      subagent: this.subagentModel ?? this.main,
       system: this.options.system,
       limits,
       tools: this.tools,
@@ -269,7 +300,6 @@ export class Conversation {
         return request;
       },
       meter,
-      onUsage: (binding, turn) => this.recordUsage(meter, binding, turn),
       now: () => this.options.clock.now(),
     };
   }
@@ -283,13 +313,40 @@ export class Conversation {
     };
   }
 
-  private recordUsage(meter: UsageMeter, binding: ModelBinding, turn: ModelTurn): void {
-    // No usage from the server (some local ones): estimated from the answer so budgets still count.
-    const usage = turn.usageOrEstimate;
-    const reported = turn.usage !== undefined && turn.usageReported;
-    const { costUsd, priced } = meter.record(binding.llm.provider, binding.model, usage, reported);
-    this.meter.record(binding.llm.provider, binding.model, usage, reported);
-    this.emit({ type: 'usage', scope: 'call', model: binding.model, usage, costUsd, reported: reported && priced });
+  /** Before every model call: a budget that would be passed stops it (BudgetExceededError). */
+  private async checkBudget(request: LlmRequest, provider: string): Promise<void> {
+    const budget = this.options.budget;
+    if (!budget?.active) return;
+    const inputTokens = estimateInputTokens(request);
+    const usd = costOf(priceOf(provider, request.model), {
+      inputTokens,
+      outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    });
+    await budget.beforeCall(this.id, { usd, tokens: inputTokens }, (body) => this.emit(body));
+  }
+
+  /** After every model call (finished or not): its usage event, the meters, the budgets. */
+  private async recordCall(call: MeteredCall): Promise<void> {
+    const { costUsd, priced } = this.meter.record(call.provider, call.model, call.usage, call.reported);
+    this.runMeter?.record(call.provider, call.model, call.usage, call.reported);
+    this.emit({
+      type: 'usage',
+      scope: 'call',
+      model: call.model,
+      provider: call.provider,
+      work: call.work,
+      durationMs: call.durationMs,
+      usage: call.usage,
+      costUsd,
+      reported: call.reported && priced,
+    });
+    await this.options.budget?.afterCall(
+      this.id,
+      { usd: costUsd, tokens: totalTokens(call.usage) },
+      (body) => this.emit(body),
+    );
   }
 
   private emitRunUsage(meter: UsageMeter): void {
@@ -304,7 +361,7 @@ export class Conversation {
     });
   }
 
-  private wrap(binding: ModelBinding): ModelBinding {
+  private wrap(binding: ModelBinding, work: WorkKind): ModelBinding {
     let llm: LlmClient = binding.llm;
     if (this.options.tracing) {
       llm = withTracing(llm, {
@@ -317,8 +374,14 @@ export class Conversation {
         nextRequestId: () => `llm-${this.seq}`,
       });
     }
-    // Tracing inside retry: every attempt, failed ones included, shows in the traces.
-    return { llm: withRetry(llm, this.options.retry), model: binding.model };
+    // Tracing inside retry: every attempt, failed ones included, shows in the traces. Metering
+    // outside it: one budget check and one usage record per call, however many attempts it took.
+    const metered = withMetering(withRetry(llm, this.options.retry), work, {
+      before: (request, call) => this.checkBudget(request, call.provider),
+      after: (call) => this.recordCall(call),
+      now: () => this.options.clock.now(),
+    });
+    return { llm: metered, model: binding.model };
   }
 
   /** Events from beside the loop (a background job, checkpoints, the task board), in the same numbered stream. */
@@ -365,5 +428,6 @@ function describe(error: unknown): string {
 function errorKind(error: unknown): ErrorKind {
   if (error instanceof LlmError) return error.kind;
   if (error instanceof HookError) return 'hook';
+  if (error instanceof BudgetExceededError) return 'budget';
   return 'internal';
 }

@@ -158,6 +158,12 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     /** One model call, or the whole run that answered a prompt. */
     scope: z.enum(['call', 'turn']),
     model: z.string(),
+    /** Which provider served the call (model policy may route work to several). */
+    provider: z.string().optional(),
+    /** The call's wall time, first byte to last (calls only). */
+    durationMs: z.number().nonnegative().optional(),
+    /** The kind of work the call did (calls only): chat, code, subagent, compaction, final_summary. */
+    work: z.string().optional(),
     usage: tokenUsageSchema,
     costUsd: z.number().nonnegative(),
     /** False when the server reported nothing (or a model has no price) and numbers are estimates. */
@@ -166,9 +172,14 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   z.object({
     ...eventBase,
     type: z.literal('budget'),
-    scope: z.string(),
-    spentUsd: z.number(),
-    limitUsd: z.number(),
+    /** Which limit: this conversation's, today's or this month's (UTC). */
+    scope: z.enum(['conversation', 'daily', 'monthly']),
+    unit: z.enum(['usd', 'tokens']),
+    spent: z.number().nonnegative(),
+    limit: z.number().positive(),
+    /** 80 % reached, or the limit reached (or about to be by the next call). */
+    level: z.enum(['warning', 'exceeded']),
+    /** What the policy says to do once it is exceeded. */
     action: z.enum(['warn', 'block']),
   }),
   z.object({

@@ -104,12 +104,10 @@ async function runSubagent(
     emit: (body) => {
       if (FORWARDED.has(body.type)) parent.emit(body);
     },
-    // The parent records each call (its usage event, its meter: the same budget); the child's own
-    // total goes on its card.
-    onUsage: (binding, turn) => {
-      own.record(binding.llm.provider, binding.model, turn.usageOrEstimate, turn.usageReported);
-      base.onUsage(binding, turn);
-    },
+    // On the sub-agent model of the model policy. Its calls go through the parent's model
+    // clients, which record them (usage event, meter, budgets); the child's own total goes on its card.
+    main: base.subagent,
+    onUsage: (binding, turn) => own.record(binding.llm.provider, binding.model, turn.usageOrEstimate, turn.usageReported),
   };
   let answer = '';
   let failure: string | undefined;

@@ -1,0 +1,78 @@
+/**
+ * Every model call of a conversation goes through this wrapper, whatever it is for (an answer,
+ * a sub-agent, a teammate, a compaction, a final summary): `before` sees the request before
+ * anything is sent (the budget check), `after` what the call used once it ends — finished,
+ * failed or interrupted, since a cut-off stream was still paid for.
+ */
+import type { LlmClient, LlmRequest, LlmStreamPart, TokenUsage, ToolDefinition } from '../llm/llm-client';
+import { estimateTokens, tokensForChars } from '../llm/token-estimate';
+import { estimateHistoryTokens } from './context/compaction';
+import type { WorkKind } from '../policy/model-routes';
+
+export interface MeteredCall {
+  provider: string;
+  model: string;
+  work: WorkKind;
+  usage: TokenUsage;
+  /** False when the server reported nothing and the numbers are estimates. */
+  reported: boolean;
+  durationMs: number;
+}
+
+export interface MeteringHooks {
+  /** Before the request is sent; throwing (a spent budget) stops the call. */
+  before(request: LlmRequest, call: { provider: string; work: WorkKind }): Promise<void> | void;
+  after(call: MeteredCall): Promise<void> | void;
+  now(): number;
+}
+
+export function withMetering(client: LlmClient, work: WorkKind, hooks: MeteringHooks): LlmClient {
+  return {
+    provider: client.provider,
+    listModels: (signal) => client.listModels(signal),
+    async *stream(request: LlmRequest): AsyncIterable<LlmStreamPart> {
+      await hooks.before(request, { provider: client.provider, work });
+      const started = hooks.now();
+      let usage: TokenUsage | undefined;
+      let reported = false;
+      let outputChars = 0;
+      try {
+        for await (const part of client.stream(request)) {
+          if (part.type === 'usage') {
+            usage = part.usage;
+            reported = part.reported;
+          } else if (part.type === 'text_delta' || part.type === 'thinking_delta') outputChars += part.text.length;
+          else if (part.type === 'tool_call_delta') outputChars += part.argumentsDelta.length;
+          yield part;
+        }
+      } finally {
+        await hooks.after({
+          provider: client.provider,
+          model: request.model,
+          work,
+          usage: usage ?? {
+            inputTokens: estimateInputTokens(request),
+            outputTokens: tokensForChars(outputChars),
+            cacheReadTokens: 0,
+            cacheWriteTokens: 0,
+          },
+          reported: usage !== undefined && reported,
+          durationMs: Math.max(0, hooks.now() - started),
+        });
+      }
+    },
+  };
+}
+
+/** Tool definitions' size, once per array (the loop passes the same array while the offer is unchanged). */
+const toolTokens = new WeakMap<ToolDefinition[], number>();
+
+/** The request's input tokens, estimated (history sizes are cached per message). */
+export function estimateInputTokens(request: LlmRequest): number {
+  let tools = toolTokens.get(request.tools);
+  if (tools === undefined) {
+    tools = estimateTokens(JSON.stringify(request.tools));
+    toolTokens.set(request.tools, tools);
+  }
+  return estimateHistoryTokens(request.system, request.messages) + tools;
+}

@@ -1,0 +1,215 @@
+/**
+ * Budgets (SPEC 4.4): limits in US dollars and tokens per conversation, per day and per month
+ * (UTC), checked before each model call against what was spent plus an estimate of the call,
+ * and after it against what it really cost. One guard serves a window's conversations and
+ * everything they start (sub-agents, teammates), so they all draw on the same limits. What was
+ * spent before (earlier sessions, other windows) comes from the ledger — the store's usage
+ * records — so budgets survive restarts.
+ *
+ *   on_exceeded: block  → the call that would pass the limit is not made; the run stops.
+ *   on_exceeded: warn   → the user is told once per limit; work goes on.
+ *   Either way the user is warned once when a limit is 80 % used.
+ */
+import type { AgentEventBody } from '../agent/events';
+import type { AgentPolicy } from './agent-policy';
+
+export type BudgetScope = 'conversation' | 'daily' | 'monthly';
+export type BudgetUnit = 'usd' | 'tokens';
+export type BudgetPolicy = NonNullable<AgentPolicy['budget']>;
+
+export interface Spending {
+  usd: number;
+  tokens: number;
+}
+
+/** Where past spending is read from (the store's usage records). */
+export interface SpendingLedger {
+  spent(query: { conversationId: string } | { day: string } | { month: string }): Promise<Spending>;
+}
+
+export class BudgetExceededError extends Error {
+  constructor(
+    message: string,
+    readonly scope: BudgetScope,
+    readonly unit: BudgetUnit,
+  ) {
+    super(message);
+    this.name = 'BudgetExceededError';
+  }
+}
+
+export const WARNING_FRACTION = 0.8;
+
+interface Limit {
+  scope: BudgetScope;
+  unit: BudgetUnit;
+  value: number;
+  /** The policy key that sets it, for messages and "Raise Budget". */
+  key: keyof BudgetPolicy;
+}
+
+const LIMIT_KEYS: ReadonlyArray<{ scope: BudgetScope; unit: BudgetUnit; key: keyof BudgetPolicy }> = [
+  { scope: 'conversation', unit: 'usd', key: 'per_conversation_usd' },
+  { scope: 'daily', unit: 'usd', key: 'daily_usd' },
+  { scope: 'monthly', unit: 'usd', key: 'monthly_usd' },
+  { scope: 'conversation', unit: 'tokens', key: 'per_conversation_tokens' },
+  { scope: 'daily', unit: 'tokens', key: 'daily_tokens' },
+  { scope: 'monthly', unit: 'tokens', key: 'monthly_tokens' },
+];
+
+/** The limits a budget policy sets. */
+export function budgetLimits(policy: BudgetPolicy | undefined): Limit[] {
+  if (!policy) return [];
+  return LIMIT_KEYS.flatMap(({ scope, unit, key }) => {
+    const value = policy[key];
+    return typeof value === 'number' && value > 0 ? [{ scope, unit, value, key }] : [];
+  });
+}
+
+/** The policy key of a limit, e.g. daily_usd. */
+export function budgetKey(scope: BudgetScope, unit: BudgetUnit): keyof BudgetPolicy {
+  return LIMIT_KEYS.find((entry) => entry.scope === scope && entry.unit === unit)!.key;
+}
+
+export interface BudgetGuardOptions {
+  /** Read at each check: an edited policy applies to the next call. */
+  policy: () => BudgetPolicy | undefined;
+  ledger?: SpendingLedger;
+  now: () => number;
+}
+
+type Emit = (body: Extract<AgentEventBody, { type: 'budget' }>) => void;
+
+export class BudgetGuard {
+  /** Spending per ledger key ("conversation:<id>", "day:2026-11-24", "month:2026-11"). */
+  private readonly spending = new Map<string, Promise<Spending> | Spending>();
+  /** Limits already announced (warning or exceeded), so each is told once. */
+  private readonly announced = new Set<string>();
+
+  constructor(private readonly options: BudgetGuardOptions) {}
+
+  /** Whether any limit is set (callers skip estimating otherwise). */
+  get active(): boolean {
+    return budgetLimits(this.options.policy()).length > 0;
+  }
+
+  /**
+   * Before a model call: throws BudgetExceededError (after emitting a `budget` event) when the
+   * policy blocks and what was spent plus the call's estimate passes a limit.
+   */
+  async beforeCall(conversationId: string, estimate: Spending, emit: Emit): Promise<void> {
+    const policy = this.options.policy();
+    const limits = budgetLimits(policy);
+    if (limits.length === 0) return;
+    const action = policy?.on_exceeded ?? 'block';
+    for (const limit of limits) {
+      const spent = (await this.load(this.keyOf(limit.scope, conversationId)))[limit.unit];
+      const projected = spent + estimate[limit.unit];
+      if (projected <= limit.value && spent < limit.value) continue;
+      if (action === 'block') {
+        emit(budgetEvent(limit, spent, 'exceeded', action));
+        throw new BudgetExceededError(blockedMessage(limit, spent, estimate[limit.unit]), limit.scope, limit.unit);
+      }
+      // Warn: once, when spending itself reaches the limit (not on an estimate).
+      if (spent >= limit.value) this.announce(limit, conversationId, spent, 'exceeded', action, emit);
+    }
+  }
+
+  /** After a model call: adds what it cost and tells the user about limits it took past 80 % (or past 100 % when warning). */
+  async afterCall(conversationId: string, cost: Spending, emit: Emit): Promise<void> {
+    const scopes: BudgetScope[] = ['conversation', 'daily', 'monthly'];
+    await Promise.all(
+      scopes.map(async (scope) => {
+        const key = this.keyOf(scope, conversationId);
+        const before = await this.load(key);
+        this.spending.set(key, { usd: before.usd + cost.usd, tokens: before.tokens + cost.tokens });
+      }),
+    );
+    const policy = this.options.policy();
+    const action = policy?.on_exceeded ?? 'block';
+    for (const limit of budgetLimits(policy)) {
+      const spent = (await this.load(this.keyOf(limit.scope, conversationId)))[limit.unit];
+      // A block is told when it stops a call; a warning-only policy says so as the limit is reached.
+      if (spent >= limit.value && action === 'warn')
+        this.announce(limit, conversationId, spent, 'exceeded', action, emit);
+      else if (spent >= limit.value * WARNING_FRACTION && spent < limit.value)
+        this.announce(limit, conversationId, spent, 'warning', action, emit);
+    }
+  }
+
+  /** What a scope has spent so far (for the UI and tests). */
+  async spent(scope: BudgetScope, conversationId: string): Promise<Spending> {
+    return this.load(this.keyOf(scope, conversationId));
+  }
+
+  /**
+   * Forgets the cached day and month totals (a new conversation reads them again from the
+   * ledger, with what other windows spent meanwhile) and lets limits be announced again.
+   */
+  refresh(): void {
+    for (const key of [...this.spending.keys()]) if (!key.startsWith('conversation:')) this.spending.delete(key);
+    this.announced.clear();
+  }
+
+  private announce(
+    limit: Limit,
+    conversationId: string,
+    spent: number,
+    level: 'warning' | 'exceeded',
+    action: 'warn' | 'block',
+    emit: Emit,
+  ): void {
+    const id = `${level}|${limit.key}|${limit.value}|${this.keyOf(limit.scope, conversationId)}`;
+    if (this.announced.has(id)) return;
+    this.announced.add(id);
+    emit(budgetEvent(limit, spent, level, action));
+  }
+
+  private keyOf(scope: BudgetScope, conversationId: string): string {
+    const day = new Date(this.options.now()).toISOString().slice(0, 10);
+    if (scope === 'conversation') return `conversation:${conversationId}`;
+    return scope === 'daily' ? `day:${day}` : `month:${day.slice(0, 7)}`;
+  }
+
+  private async load(key: string): Promise<Spending> {
+    let entry = this.spending.get(key);
+    if (!entry) {
+      const [kind, value] = [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)];
+      const query =
+        kind === 'conversation' ? { conversationId: value } : kind === 'day' ? { day: value } : { month: value };
+      entry = (this.options.ledger?.spent(query) ?? Promise.resolve({ usd: 0, tokens: 0 })).catch(() => ({
+        usd: 0,
+        tokens: 0,
+      }));
+      this.spending.set(key, entry);
+    }
+    return entry;
+  }
+}
+
+function budgetEvent(
+  limit: Limit,
+  spent: number,
+  level: 'warning' | 'exceeded',
+  action: 'warn' | 'block',
+): Extract<AgentEventBody, { type: 'budget' }> {
+  return { type: 'budget', scope: limit.scope, unit: limit.unit, spent, limit: limit.value, level, action };
+}
+
+/** "today's budget", "this conversation's token budget", … */
+export function describeLimit(scope: BudgetScope, unit: BudgetUnit): string {
+  const whose = scope === 'conversation' ? "this conversation's" : scope === 'daily' ? "today's" : "this month's";
+  return `${whose} ${unit === 'usd' ? 'budget' : 'token budget'}`;
+}
+
+export function formatAmount(unit: BudgetUnit, amount: number): string {
+  return unit === 'usd' ? `$${amount.toFixed(amount < 1 ? 4 : 2)}` : `${Math.round(amount).toLocaleString('en-US')} tokens`;
+}
+
+function blockedMessage(limit: Limit, spent: number, estimate: number): string {
+  const what = describeLimit(limit.scope, limit.unit);
+  const limitText = formatAmount(limit.unit, limit.value);
+  return spent >= limit.value
+    ? `Stopped: ${what} of ${limitText} is used up (${formatAmount(limit.unit, spent)} spent). Raise the limit (budget.${limit.key}) to go on.`
+    : `Stopped: the next model call (about ${formatAmount(limit.unit, estimate)}) would pass ${what} of ${limitText} (${formatAmount(limit.unit, spent)} spent). Raise the limit (budget.${limit.key}) to go on.`;
+}
