@@ -1,7 +1,7 @@
 // Bundles the extension host code, the webview script, the CLI and the in-editor test suites.
 // Usage: node esbuild.mjs [--production] [--watch] [--tests]
 import * as esbuild from 'esbuild';
-import { copyFile, mkdir, readdir, rm } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 const production = process.argv.includes('--production');
@@ -86,4 +86,6 @@ if (watch) {
   console.log('[esbuild] watching');
 } else {
   await Promise.all(builds.map((options) => esbuild.build(options)));
+  // The `openagent` bin: runnable as ./dist/cli.js too, not only through npm's bin links.
+  await chmod('dist/cli.js', 0o755);
 }

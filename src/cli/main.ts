@@ -1,159 +1,189 @@
 /**
- * The `openagent` terminal command, on the same core as the extension. This first version
- * answers one prompt: `openagent "explain this repository"`. Settings come from flags or the
- * environment (OPENAGENT_PROVIDER, OPENAGENT_MODEL, OPENAGENT_BASE_URL, and the provider's
- * API key variable such as ANTHROPIC_API_KEY).
+ * The `openagent` terminal command (SPEC 1.3), on the same core as the extension.
+ * `openagent "fix the failing test"` answers one prompt and exits; without a prompt in a
+ * terminal (or with -i) it is an interactive session with slash commands. Tool calls that
+ * change something are asked about on the terminal; without one they are denied unless --yes.
+ * Settings come from flags or the environment (see args.ts); conversations go to the same
+ * store format as the extension's.
  */
-import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
-import { Conversation } from '../core/agent/conversation';
-import { buildSystemPrompt } from '../core/agent/system-prompt';
 import { createLlmClient } from '../core/llm/create-llm-client';
+import { AutoApprovalGate } from '../core/policy/auto-approval';
 import { EnvSecretSource } from '../node/env-secret-source';
-import { systemClock } from '../node/system-clock';
-import { ConversationRecorder } from '../core/agent/conversation-recorder';
-import { SqlJsStore } from '../store/sqljs-store';
-import { createFileTools } from '../core/tools/builtin/file-tools';
-import { NodeWorkspace } from '../node/node-workspace';
-import { createBashTool } from '../core/tools/builtin/bash';
-import { createSearchTool } from '../core/tools/builtin/code-tools';
-import { findRipgrep, RipgrepSearch } from '../node/ripgrep-search';
-import { ChildProcessShell } from '../node/child-process-shell';
+import { parseCliArgs, USAGE, type CliOptions } from './args';
+import { createCliContext, type CliContext } from './compose';
+import { EventPrinter } from './event-printer';
+import { LineHistory } from './line-history';
+import { LineReader } from './line-reader';
+import { Output } from './output';
+import { Repl } from './repl';
+import { runPrompt, setupMessage } from './run-prompt';
+import { colorWanted, createStyle } from './style';
+import { NoTerminalApprovalGate, TerminalApprovalGate } from './terminal-approval-gate';
 
-const USAGE = `Usage: openagent [options] "<prompt>"
+export interface CliStreams {
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+}
 
-Options:
-  --provider <id>    anthropic | openai | ollama | lmstudio | llamacpp | vllm | openai-compatible
-  --model <name>     model name (default: the provider's default)
-  --base-url <url>   server address (default: the provider's default)
-  --max-turns <n>    model calls per request before a final summary (default 50)
-  --store <dir>      where conversations are kept (default ~/.openagent/store; same format as the extension)
-  -h, --help         show this help`;
-
-export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        provider: { type: 'string' },
-        model: { type: 'string' },
-        'base-url': { type: 'string' },
-        'max-turns': { type: 'string' },
-        store: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}\n`);
+/** Runs the command; resolves with its exit code. */
+export async function main(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  streams: CliStreams = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
+  const { stdin, stdout, stderr } = streams;
+  const parsed = parseCliArgs(argv, env);
+  if (!parsed.ok) {
+    stderr.write(`openagent: ${parsed.message}\n\n${USAGE}\n`);
     return 2;
   }
-  const prompt = parsed.positionals.join(' ').trim();
-  if (parsed.values.help || !prompt) {
-    process.stdout.write(`${USAGE}\n`);
-    return parsed.values.help ? 0 : 2;
+  const options = parsed.options;
+  if (options.help) {
+    stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const interactive = options.interactive || (!options.prompt && Boolean(stdin.isTTY));
+  let prompt = options.prompt;
+  if (!interactive && !prompt) {
+    // `echo "explain this" | openagent`: what is piped in is the prompt.
+    prompt = (await readAll(stdin)).trim();
+    if (!prompt) {
+      stderr.write(`openagent: no prompt given.\n\n${USAGE}\n`);
+      return 2;
+    }
   }
 
-  const settings = {
-    provider: parsed.values.provider ?? env.OPENAGENT_PROVIDER ?? 'anthropic',
-    model: parsed.values.model ?? env.OPENAGENT_MODEL ?? '',
-    baseUrl: parsed.values['base-url'] ?? env.OPENAGENT_BASE_URL ?? '',
+  // One-shot output keeps stdout for the answer alone; status lines and questions go to stderr.
+  const output = new Output(stdout, interactive ? stdout : stderr, stderr, createStyle(colorWanted(stdout, env)));
+  const canAsk = interactive || Boolean(stdin.isTTY);
+  const reader = canAsk
+    ? new LineReader(
+        stdin,
+        interactive ? stdout : stderr,
+        output,
+        new LineHistory(interactive ? path.join(options.storeDirectory, 'cli-history') : undefined),
+      )
+    : undefined;
+  const approveAll = {
+    on: options.approveAll,
+    set(on: boolean) {
+      this.on = on;
+    },
   };
-  const setup = createLlmClient(settings, await new EnvSecretSource(env).getApiKey(settings.provider));
-  if (!setup.ok) {
-    process.stderr.write(`openagent: ${setup.message.replace('"OpenAgent: Set API Key"', 'the environment')}\n`);
+  const cli = createCliContext({
+    settings: {
+      provider: options.provider,
+      model: options.model,
+      baseUrl: options.baseUrl,
+      preset: options.preset,
+      maxTurns: options.maxTurns,
+    },
+    workspaceRoot: process.cwd(),
+    storeDirectory: options.storeDirectory,
+    env,
+    // Approve-all (--yes, /approve-all, "a") still asks about protected paths.
+    approvals: (workspace) =>
+      new AutoApprovalGate(
+        reader
+          ? new TerminalApprovalGate({
+              output,
+              ask: (question, signal) => reader.readLine(question, { signal }),
+              workspace: () => workspace,
+              approveRest: () => approveAll.set(true),
+            })
+          : new NoTerminalApprovalGate(output),
+        () => approveAll.on,
+      ),
+    warn: (message) => output.error(message),
+  });
+  if (!cli.presets.has(options.preset)) {
+    output.error(`openagent: unknown preset "${options.preset}". Presets: ${cli.presets.list().join(', ')}.`);
+    reader?.close();
+    return 2;
+  }
+
+  try {
+    if (interactive) {
+      await warnAboutModelSetup(cli, env, output);
+      await new Repl({
+        cli,
+        reader: reader!,
+        output,
+        env,
+        storeDirectory: options.storeDirectory,
+        workspaceRoot: process.cwd(),
+        approveAll,
+      }).run(prompt || undefined);
+      return 0;
+    }
+    return await oneShot(cli, prompt, options, output, reader);
+  } finally {
+    await cli.close();
+    reader?.close();
+  }
+}
+
+async function oneShot(
+  cli: CliContext,
+  prompt: string,
+  options: CliOptions,
+  output: Output,
+  reader: LineReader | undefined,
+): Promise<number> {
+  const printer = new EventPrinter(output);
+  cli.session.onEvent((event) => printer.print(event));
+  const outcome = await runPrompt(cli.session, prompt, (work, stop) =>
+    reader ? reader.busy(work, stop) : whileSigint(work, stop),
+  );
+  output.newline();
+  if (outcome.kind === 'setup') {
+    output.error(`openagent: ${setupMessage(outcome.problem, options.provider)}`);
     return 1;
   }
+  // The run's own error and interruption were printed as events.
+  return outcome.kind === 'done' ? 0 : outcome.kind === 'interrupted' ? 130 : 1;
+}
 
-  const presetText = readFileSync(bundledFile('prompts', 'coding', 'PROMPT.md'), 'utf8');
-  const workspace = new NodeWorkspace(process.cwd());
-  const conversation = new Conversation({
-    id: randomUUID(),
-    model: { llm: setup.client, model: setup.model },
-    system: buildSystemPrompt(presetText, {
-      os: `${os.type()} ${os.release()}`,
-      shell: env.SHELL ?? 'unknown',
-      workspaceRoot: process.cwd(),
-      date: new Date(),
-    }),
-    clock: systemClock,
-    // Reading tools work (code navigation needs an editor's language features: not here); writing ones are refused until the CLI asks for approval on the terminal.
-    tools: [
-      ...createFileTools(workspace),
-      createSearchTool(new RipgrepSearch(findRipgrep([])), workspace),
-      createBashTool(new ChildProcessShell(), () => process.cwd()),
-    ],
-    limits: parsed.values['max-turns'] ? { maxTurns: Math.max(1, Number(parsed.values['max-turns']) || 50) } : {},
-  });
-  const storeDirectory = parsed.values.store ?? env.OPENAGENT_STORE ?? path.join(os.homedir(), '.openagent', 'store');
-  let store: SqlJsStore | undefined;
+/** Without a terminal, Ctrl+C is a SIGINT: it stops the run instead of killing the process. */
+async function whileSigint<T>(work: Promise<T>, stop: () => void): Promise<T> {
+  process.on('SIGINT', stop);
   try {
-    const opened = await SqlJsStore.open({ directory: storeDirectory, wasmPath: sqlWasmPath() });
-    store = opened.store;
-    if (opened.quarantined)
-      process.stderr.write(
-        `openagent: ${opened.quarantined.error.message} Started a new store; the old file is kept at ${opened.quarantined.path}.\n`,
-      );
-  } catch (error) {
-    process.stderr.write(
-      `openagent: the conversation will not be saved: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
+    return await work;
+  } finally {
+    process.off('SIGINT', stop);
   }
-  const recorder =
-    store &&
-    new ConversationRecorder({
-      store,
-      conversationId: conversation.id,
-      now: Date.now,
-      settings: { provider: setup.preset.id, model: setup.model },
-      onError: (error) =>
-        process.stderr.write(
-          `openagent: could not save the conversation: ${error instanceof Error ? error.message : String(error)}\n`,
-        ),
-    });
-  let exitCode = 0;
-  conversation.subscribe((event) => {
-    recorder?.record(event);
-    if (event.type === 'text_delta') process.stdout.write(event.text);
-    else if (event.type === 'done') process.stdout.write('\n');
-    else if (event.type === 'error') {
-      process.stderr.write(`\nopenagent: ${event.message}\n`);
-      exitCode = 1;
-    } else if (event.type === 'interrupted') {
-      process.stderr.write(`\nopenagent: ${event.reason}\n`);
-      exitCode = 130;
-    }
-  });
-  const interrupt = () => conversation.stop();
-  process.once('SIGINT', interrupt);
-  await conversation.submit(prompt);
-  process.off('SIGINT', interrupt);
-  await recorder?.flush();
-  await store?.close();
-  return exitCode;
 }
 
-/** The sql.js WebAssembly: beside dist/cli.js when packaged, in node_modules when run from src/. */
-function sqlWasmPath(): string {
-  const candidates = [
-    path.join(__dirname, 'sql-wasm.wasm'),
-    path.join(__dirname, '..', '..', 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm'),
-  ];
-  return candidates.find((candidate) => existsSync(candidate)) ?? candidates[0]!;
+/** The interactive session starts even without a usable model (/model may fix it); it says so first. */
+async function warnAboutModelSetup(cli: CliContext, env: NodeJS.ProcessEnv, output: Output): Promise<void> {
+  const provider = cli.settings.provider;
+  const setup = createLlmClient(cli.settings, await new EnvSecretSource(env).getApiKey(provider.trim()));
+  if (!setup.ok) output.error(`openagent: ${setupMessage(setup, provider)}`);
 }
 
-/** Bundled files sit beside dist/ when packaged, and two levels up when run from src/cli. */
-function bundledFile(...segments: string[]): string {
-  const candidates = [path.join(__dirname, '..', ...segments), path.join(__dirname, '..', '..', ...segments)];
-  return candidates.find((candidate) => existsSync(candidate)) ?? candidates[0]!;
+async function readAll(stream: NodeJS.ReadStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 if (require.main === module) {
-  void main(process.argv.slice(2)).then((code) => {
-    process.exitCode = code;
+  // `openagent "…" | head`: a reader that stopped reading is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
   });
+  void main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+      // Exit once the output is written, even if something still holds the event loop (a
+      // keep-alive socket, a background job's pipe): the session is over.
+      setTimeout(() => process.exit(code), 500).unref();
+    },
+    (error: unknown) => {
+      process.stderr.write(`openagent: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    },
+  );
 }

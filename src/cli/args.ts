@@ -1,0 +1,90 @@
+/**
+ * The command line of `openagent`: flags, the prompt, and what the environment fills in
+ * (OPENAGENT_PROVIDER, OPENAGENT_MODEL, OPENAGENT_BASE_URL, OPENAGENT_PRESET, OPENAGENT_STORE).
+ */
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+
+export const USAGE = `Usage: openagent [options] ["<prompt>"]
+
+With a prompt, answers it and exits. Without one (in a terminal), or with -i, starts an
+interactive session: type /help there for its commands.
+
+Options:
+  --provider <id>    anthropic | openai | ollama | lmstudio | llamacpp | vllm | openai-compatible
+  --model <name>     model name (default: the provider's default)
+  --base-url <url>   server address (default: the provider's default)
+  --preset <name>    system prompt preset: coding, work, or .openagent/prompts/<name> (default coding)
+  --max-turns <n>    model calls per request before a final summary (default 50)
+  --store <dir>      where conversations are kept (default ~/.openagent/store; same format as the extension)
+  -y, --yes          approve every tool call without asking (alias --approve-all; protected paths still ask)
+  -i, --interactive  start the interactive session (after answering the prompt, if one is given)
+  -h, --help         show this help
+
+API keys come from the environment: ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAGENT_API_KEY.`;
+
+export interface CliOptions {
+  provider: string;
+  model: string;
+  baseUrl: string;
+  preset: string;
+  maxTurns: number | undefined;
+  storeDirectory: string;
+  approveAll: boolean;
+  interactive: boolean;
+  help: boolean;
+  /** Empty when none was given. */
+  prompt: string;
+}
+
+export type ParsedArgs = { ok: true; options: CliOptions } | { ok: false; message: string };
+
+export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv): ParsedArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        provider: { type: 'string' },
+        model: { type: 'string' },
+        'base-url': { type: 'string' },
+        preset: { type: 'string' },
+        'max-turns': { type: 'string' },
+        store: { type: 'string' },
+        yes: { type: 'boolean', short: 'y' },
+        'approve-all': { type: 'boolean' },
+        interactive: { type: 'boolean', short: 'i' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    return { ok: false, message: error instanceof Error ? error.message : String(error) };
+  }
+  const values = parsed.values;
+  let maxTurns: number | undefined;
+  if (values['max-turns'] !== undefined) {
+    maxTurns = Number(values['max-turns']);
+    if (!Number.isInteger(maxTurns) || maxTurns < 1)
+      return { ok: false, message: `--max-turns needs a whole number of at least 1, not "${values['max-turns']}".` };
+  }
+  return {
+    ok: true,
+    options: {
+      provider: values.provider ?? env.OPENAGENT_PROVIDER ?? 'anthropic',
+      model: values.model ?? env.OPENAGENT_MODEL ?? '',
+      baseUrl: values['base-url'] ?? env.OPENAGENT_BASE_URL ?? '',
+      preset: values.preset ?? env.OPENAGENT_PRESET ?? 'coding',
+      maxTurns,
+      storeDirectory: path.resolve(
+        values.store ?? (env.OPENAGENT_STORE || path.join(os.homedir(), '.openagent', 'store')),
+      ),
+      approveAll: Boolean(values.yes || values['approve-all']),
+      interactive: Boolean(values.interactive),
+      help: Boolean(values.help),
+      prompt: parsed.positionals.join(' ').trim(),
+    },
+  };
+}

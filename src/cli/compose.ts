@@ -1,0 +1,220 @@
+/**
+ * The CLI's composition root, mirroring src/extension.ts with Node adapters: a
+ * ConversationSession over the folder the CLI runs in, with file, search (ripgrep on the PATH),
+ * bash (a child process), background-job, task, memory and skill tools — not the code
+ * navigation ones, which need an editor — the SqlJsStore the extension uses, presets, project
+ * knowledge and the tool rules of .openagent/agent.yaml.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ConversationSession } from '../core/agent/conversation-session';
+import { buildSystemPrompt } from '../core/agent/system-prompt';
+import { ProjectKnowledge } from '../core/knowledge/project-knowledge';
+import type { ModelSettings } from '../core/llm/create-llm-client';
+import { parseAgentPolicy, type AgentPolicy } from '../core/policy/agent-policy';
+import type { ApprovalGate } from '../core/policy/approval';
+import { policyOffers, toolPolicyFrom } from '../core/policy/policy-rules';
+import type { ConversationStore, WorkspaceFiles } from '../core/ports';
+import { createBashTool } from '../core/tools/builtin/bash';
+import { createSearchTool } from '../core/tools/builtin/code-tools';
+import { createFileTools } from '../core/tools/builtin/file-tools';
+import { ChildProcessRunner } from '../node/child-process-runner';
+import { ChildProcessShell } from '../node/child-process-shell';
+import { EnvSecretSource } from '../node/env-secret-source';
+import { FileTaskStorage } from '../node/file-task-storage';
+import { FileTranscriptSink } from '../node/file-transcript-sink';
+import { NodeKnowledgeFiles } from '../node/node-knowledge-files';
+import { NodeWorkspace } from '../node/node-workspace';
+import { findRipgrep, RipgrepSearch } from '../node/ripgrep-search';
+import { systemClock } from '../node/system-clock';
+import { SqlJsStore } from '../store/sqljs-store';
+import { PresetLibrary } from './presets';
+
+/** What the user can change during the session (/model, /preset), read at every prompt. */
+export interface CliSettings extends ModelSettings {
+  preset: string;
+  maxTurns: number | undefined;
+}
+
+export interface CliDeps {
+  settings: CliSettings;
+  workspaceRoot: string;
+  storeDirectory: string;
+  env: NodeJS.ProcessEnv;
+  /** The gate that asks about tool calls in `workspace` (it shows their diffs). */
+  approvals(workspace: WorkspaceFiles): ApprovalGate;
+  /** Something the user should know that is not an error of the run (a policy file with mistakes). */
+  warn(message: string): void;
+}
+
+export interface CliContext {
+  session: ConversationSession;
+  settings: CliSettings;
+  presets: PresetLibrary;
+  workspace: NodeWorkspace;
+  /** The store, opened on first use; undefined when it cannot be opened (already reported). */
+  store(): Promise<ConversationStore | undefined>;
+  /** Ends the run, saves what is queued and closes the store. */
+  close(): Promise<void>;
+}
+
+export function createCliContext(deps: CliDeps): CliContext {
+  const { settings, workspaceRoot, storeDirectory } = deps;
+  const workspace = new NodeWorkspace(workspaceRoot);
+  const presets = new PresetLibrary(bundledFile('prompts'), workspaceRoot);
+  const knowledge = new ProjectKnowledge({
+    files: new NodeKnowledgeFiles(),
+    workspaceRoot: () => workspaceRoot,
+    // The user started the CLI in this folder: it is trusted as they trust their own shell.
+    isTrusted: () => true,
+    bundledSkills: bundledFile('skills'),
+    globalMemory: path.join(os.homedir(), '.openagent', 'memory.md'),
+  });
+
+  // Store failures are told once each; the session goes on without saving.
+  const toldStoreErrors = new Set<string>();
+  const onStoreError = (error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    if (toldStoreErrors.has(message)) return;
+    toldStoreErrors.add(message);
+    deps.warn(`openagent: could not save the conversation in ${storeDirectory}: ${message}`);
+  };
+  let opening: Promise<ConversationStore> | undefined;
+  const openStore = () =>
+    (opening ??= SqlJsStore.open({ directory: storeDirectory, wasmPath: sqlWasmPath() })
+      .then(({ store, quarantined }) => {
+        if (quarantined)
+          deps.warn(
+            `openagent: ${quarantined.error.message} Started a new store; the old file is kept at ${quarantined.path}.`,
+          );
+        return store;
+      })
+      .catch((error: unknown) => {
+        // Not cached: the next use tries again (another process may hold the lock for a moment).
+        opening = undefined;
+        throw error;
+      }));
+  const store = () =>
+    openStore().catch((error: unknown) => {
+      onStoreError(error);
+      return undefined;
+    });
+
+  const policy = new WorkspacePolicy(workspaceRoot, deps.warn);
+  const ripgrep = new RipgrepSearch(findRipgrep([]));
+  const shell = new ChildProcessShell();
+
+  const session = new ConversationSession({
+    readSettings: () => ({ provider: settings.provider, model: settings.model, baseUrl: settings.baseUrl }),
+    readLimits: () => (settings.maxTurns ? { maxTurns: settings.maxTurns } : {}),
+    secrets: new EnvSecretSource(deps.env),
+    store: openStore,
+    onStoreError,
+    transcripts: new FileTranscriptSink(path.join(storeDirectory, 'transcripts')),
+    approvals: deps.approvals(workspace),
+    clock: systemClock,
+    newId: randomUUID,
+    isTrusted: () => true,
+    processRunner: new ChildProcessRunner(),
+    workspaceRoot: () => workspaceRoot,
+    workspace: () => workspace,
+    taskStorage: new FileTaskStorage(path.join(storeDirectory, 'tasks')),
+    prepare: async () => policy.refresh(),
+    toolPolicy: {
+      ...toolPolicyFrom(() => policy.current),
+      offers: (name: string) => policyOffers(policy.current, name),
+    },
+    tools: (tracked) => {
+      // `tracked` is the checkpointed workspace: file tools must write through it.
+      const files = tracked ?? workspace;
+      return [
+        ...knowledge.tools(),
+        ...createFileTools(files),
+        createSearchTool(ripgrep, files),
+        createBashTool(shell, () => workspaceRoot),
+      ];
+    },
+    systemPrompt: async () => {
+      const { sections, skillProblems } = await knowledge.load();
+      for (const problem of skillProblems)
+        deps.warn(`openagent: skipped the skill ${problem.file}: ${problem.message}`);
+      return buildSystemPrompt(
+        presets.read(settings.preset),
+        {
+          os: `${os.type()} ${os.release()}`,
+          shell: deps.env.SHELL ?? 'unknown',
+          workspaceRoot,
+          date: new Date(),
+        },
+        sections,
+      );
+    },
+  });
+
+  return {
+    session,
+    settings,
+    presets,
+    workspace,
+    store,
+    close: async () => {
+      await session.dispose();
+      await (await opening?.catch(() => undefined))?.close();
+    },
+  };
+}
+
+/**
+ * The tool rules of the folder's .openagent/agent.yaml, read before each new conversation. A
+ * file with mistakes is not applied (the default rules are: reading runs, the rest asks), and
+ * the user is told once per version of it.
+ */
+class WorkspacePolicy {
+  current: AgentPolicy | undefined;
+  private lastText: string | undefined;
+
+  constructor(
+    private readonly root: string,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  refresh(): void {
+    const file = path.join(this.root, '.openagent', 'agent.yaml');
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      this.current = undefined;
+      this.lastText = undefined;
+      return;
+    }
+    if (text === this.lastText) return;
+    this.lastText = text;
+    const { policy, problems } = parseAgentPolicy(text);
+    this.current = policy;
+    if (problems.length > 0) {
+      const first = problems[0]!;
+      this.warn(
+        `openagent: not applying ${file}: ${problems.length} mistake(s), the first at line ${first.line + 1}: ${first.message}. ` +
+          'Every change asks for approval until it is fixed.',
+      );
+    }
+  }
+}
+
+/** The sql.js WebAssembly: beside dist/cli.js when built, in node_modules when run from src/. */
+function sqlWasmPath(): string {
+  const candidates = [
+    path.join(__dirname, 'sql-wasm.wasm'),
+    path.join(__dirname, '..', '..', 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm'),
+  ];
+  return candidates.find((candidate) => existsSync(candidate)) ?? candidates[0]!;
+}
+
+/** Bundled folders (prompts/, skills/) sit beside dist/ when built, and two levels up from src/cli. */
+function bundledFile(...segments: string[]): string {
+  const candidates = [path.join(__dirname, '..', ...segments), path.join(__dirname, '..', '..', ...segments)];
+  return candidates.find((candidate) => existsSync(candidate)) ?? candidates[0]!;
+}

@@ -1,0 +1,188 @@
+/**
+ * The keyboard side of the interactive session. At a prompt, node:readline edits the line
+ * (history, Ctrl+C, Ctrl+D); a fresh interface per prompt, so nothing echoes while the agent
+ * works. While it works (`busy`), the terminal stays in raw mode and only Ctrl+C counts: it
+ * calls the interrupt handler instead of killing the process. Without a terminal (input piped
+ * in, `-i`), lines are read in order from the stream and a SIGINT plays the part of Ctrl+C.
+ */
+import * as readline from 'node:readline';
+import type { LineHistory } from './line-history';
+import type { Output } from './output';
+
+export type LineResult = { kind: 'line'; text: string } | { kind: 'interrupt' } | { kind: 'eof' };
+
+export interface ReadOptions {
+  /** Use and extend the line history (prompts, not approval answers). */
+  history?: boolean;
+  /** Gives up on the question (resolves as an interrupt). */
+  signal?: AbortSignal;
+}
+
+type TtyInput = NodeJS.ReadStream & { setRawMode(mode: boolean): unknown };
+
+export class LineReader {
+  /** The question on screen: how to end it from outside (SIGINT, an abort). */
+  private current: { interrupt(): void } | undefined;
+  private busyInterrupt: (() => void) | undefined;
+  /** Without a terminal: lines read ahead of their question, and questions waiting for a line. */
+  private readonly pending: string[] = [];
+  private readonly waiting: Array<(line: string | undefined) => void> = [];
+  private ended = false;
+  private piped: readline.Interface | undefined;
+
+  constructor(
+    private readonly input: NodeJS.ReadStream,
+    private readonly prompts: NodeJS.WritableStream,
+    private readonly output: Output,
+    private readonly history: LineHistory,
+  ) {
+    process.on('SIGINT', this.onSigint);
+  }
+
+  private get tty(): boolean {
+    return Boolean(this.input.isTTY);
+  }
+
+  readLine(prompt: string, options: ReadOptions = {}): Promise<LineResult> {
+    this.output.newline();
+    if (options.signal?.aborted) return Promise.resolve({ kind: 'interrupt' });
+    return this.tty ? this.readFromTerminal(prompt, options) : this.readFromPipe(prompt, options);
+  }
+
+  /** Runs `work` with Ctrl+C calling `onInterrupt` (possibly more than once) instead of exiting. */
+  async busy<T>(work: Promise<T>, onInterrupt: () => void): Promise<T> {
+    this.busyInterrupt = onInterrupt;
+    if (this.tty) {
+      readline.emitKeypressEvents(this.input);
+      this.input.on('keypress', this.onKeypress);
+      this.rawOn();
+    }
+    try {
+      return await work;
+    } finally {
+      this.busyInterrupt = undefined;
+      if (this.tty) {
+        this.input.off('keypress', this.onKeypress);
+        (this.input as TtyInput).setRawMode(false);
+        this.input.pause();
+      }
+    }
+  }
+
+  close(): void {
+    process.off('SIGINT', this.onSigint);
+    this.piped?.close();
+    if (this.tty) this.input.pause();
+  }
+
+  private readFromTerminal(prompt: string, options: ReadOptions): Promise<LineResult> {
+    return new Promise((resolve) => {
+      const rl = readline.createInterface({
+        input: this.input,
+        output: this.prompts,
+        terminal: true,
+        prompt,
+        // A copy: readline changes the array it is given.
+        history: options.history ? [...this.history.lines] : [],
+        historySize: options.history ? 1000 : 0,
+        removeHistoryDuplicates: true,
+      });
+      let settled = false;
+      let newHistory: string[] | undefined;
+      // Newest first, with the line just entered (readline fires it before "line").
+      if (options.history) rl.on('history', (history: string[]) => (newHistory = history));
+      const finish = (result: LineResult) => {
+        if (settled) return;
+        settled = true;
+        if (newHistory) this.history.replace(newHistory);
+        options.signal?.removeEventListener('abort', onAbort);
+        this.current = undefined;
+        rl.close();
+        this.output.markLineStart();
+        // Closing readline left raw mode; the work in progress still listens for Ctrl+C.
+        if (this.busyInterrupt) this.rawOn();
+        resolve(result);
+      };
+      const onAbort = () => {
+        if (settled) return;
+        this.prompts.write('\n');
+        finish({ kind: 'interrupt' });
+      };
+      rl.on('line', (text) => finish({ kind: 'line', text }));
+      rl.on('SIGINT', () => {
+        this.prompts.write('^C\n');
+        finish({ kind: 'interrupt' });
+        // Ctrl+C at a question asked while the agent works (an approval) interrupts the work too.
+        this.busyInterrupt?.();
+      });
+      // Ctrl+D on an empty line closes the interface.
+      rl.on('close', () => {
+        if (settled) return;
+        this.prompts.write('\n');
+        finish({ kind: 'eof' });
+      });
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      this.current = { interrupt: () => onAbort() };
+      rl.prompt();
+    });
+  }
+
+  private readFromPipe(prompt: string, options: ReadOptions): Promise<LineResult> {
+    if (!this.piped) {
+      this.piped = readline.createInterface({ input: this.input, terminal: false });
+      this.piped.on('line', (line) => {
+        const waiter = this.waiting.shift();
+        if (waiter) waiter(line);
+        else this.pending.push(line);
+      });
+      this.piped.on('close', () => {
+        this.ended = true;
+        for (const waiter of this.waiting.splice(0)) waiter(undefined);
+      });
+    }
+    this.prompts.write(prompt);
+    return new Promise((resolve) => {
+      let settled = false;
+      const finish = (result: LineResult) => {
+        if (settled) return;
+        settled = true;
+        this.current = undefined;
+        options.signal?.removeEventListener('abort', onAbort);
+        // The line was not echoed by a terminal: show it, so the transcript reads as a session.
+        this.prompts.write(result.kind === 'line' ? `${result.text}\n` : '\n');
+        this.output.markLineStart();
+        resolve(result);
+      };
+      const onAbort = () => {
+        const index = this.waiting.indexOf(take);
+        if (index >= 0) this.waiting.splice(index, 1);
+        finish({ kind: 'interrupt' });
+      };
+      const take = (line: string | undefined) =>
+        finish(line === undefined ? { kind: 'eof' } : { kind: 'line', text: line });
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      this.current = { interrupt: onAbort };
+      if (this.pending.length > 0) take(this.pending.shift());
+      else if (this.ended) take(undefined);
+      else this.waiting.push(take);
+    });
+  }
+
+  private rawOn(): void {
+    (this.input as TtyInput).setRawMode(true);
+    this.input.resume();
+  }
+
+  private readonly onKeypress = (_text: string | undefined, key: { name?: string; ctrl?: boolean } | undefined) => {
+    // A question on screen handles its own keys (readline turns Ctrl+C into its SIGINT event).
+    if (this.current) return;
+    if (key?.ctrl && key.name === 'c') this.busyInterrupt?.();
+  };
+
+  /** A real SIGINT: without a terminal, or between raw-mode stretches. */
+  private readonly onSigint = () => {
+    if (!this.current && !this.busyInterrupt) process.exit(130);
+    this.current?.interrupt();
+    this.busyInterrupt?.();
+  };
+}

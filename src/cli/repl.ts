@@ -1,0 +1,118 @@
+/**
+ * The interactive session: a prompt with line history; what is typed goes to the agent, or to
+ * a slash command. Ctrl+C while the agent works stops it and asks for `feedback> `: typed text
+ * redirects it (the conversation goes on from where it stopped, with the feedback as the next
+ * message), an empty line returns to the prompt. Ctrl+C at the prompt warns once and quits the
+ * second time; Ctrl+D quits.
+ */
+import type { CliContext } from './compose';
+import { EventPrinter } from './event-printer';
+import type { LineReader } from './line-reader';
+import { describeModel } from './model-choice';
+import type { Output } from './output';
+import { runPrompt, setupMessage } from './run-prompt';
+import { runSlashCommand, type CommandContext } from './slash-commands';
+
+export const PROMPT = 'openagent> ';
+export const FEEDBACK_PROMPT = 'feedback> ';
+export const QUIT_HINT = '(press Ctrl+C again or type /exit to quit)';
+
+export interface ReplDeps {
+  cli: CliContext;
+  reader: LineReader;
+  output: Output;
+  env: NodeJS.ProcessEnv;
+  storeDirectory: string;
+  workspaceRoot: string;
+  approveAll: CommandContext['approveAll'];
+}
+
+export class Repl {
+  private quitting = false;
+  /** Set while a reopened conversation replays its events: they are not printed again. */
+  private muted = false;
+
+  constructor(private readonly deps: ReplDeps) {
+    const printer = new EventPrinter(deps.output);
+    deps.cli.session.onEvent((event) => {
+      if (!this.muted) printer.print(event);
+    });
+  }
+
+  /** Runs until the user quits; `firstPrompt` (from the command line) is answered first. */
+  async run(firstPrompt?: string): Promise<void> {
+    const { output, reader, cli } = this.deps;
+    output.line(
+      `${output.style.bold('OpenAgent')} · ${describeModel(cli.settings)} · ${this.deps.workspaceRoot}\n` +
+        output.style.dim('/help lists the commands · Ctrl+C stops the agent · Ctrl+D quits'),
+    );
+    if (firstPrompt) await this.answer(firstPrompt);
+    let warnedQuit = false;
+    while (!this.quitting) {
+      const input = await reader.readLine(PROMPT, { history: true });
+      if (input.kind === 'eof') break;
+      if (input.kind === 'interrupt') {
+        if (warnedQuit) break;
+        warnedQuit = true;
+        output.line(output.style.dim(QUIT_HINT));
+        continue;
+      }
+      warnedQuit = false;
+      const text = input.text.trim();
+      if (!text) continue;
+      if (text.startsWith('/')) {
+        if ((await this.command(text)) === 'exit') break;
+        continue;
+      }
+      await this.answer(text);
+    }
+  }
+
+  /** Answers a prompt, and after each Ctrl+C the feedback that redirects the agent. */
+  private async answer(prompt: string): Promise<void> {
+    const { output, reader, cli } = this.deps;
+    let next: string | undefined = prompt;
+    while (next !== undefined) {
+      let outcome;
+      try {
+        outcome = await runPrompt(cli.session, next, (work, stop) => reader.busy(work, stop));
+      } catch (error) {
+        // Setting the conversation up failed (a preset file, the disk): say so and keep the session.
+        output.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+        return;
+      }
+      next = undefined;
+      if (outcome.kind === 'setup') output.error(`error: ${setupMessage(outcome.problem, cli.settings.provider)}`);
+      if (outcome.kind !== 'interrupted') return;
+      output.line(output.style.dim('Type feedback to redirect the agent, or press Enter to return to the prompt.'));
+      const feedback = await reader.readLine(FEEDBACK_PROMPT, { history: true });
+      if (feedback.kind === 'eof') this.quitting = true;
+      if (feedback.kind === 'line' && feedback.text.trim()) next = feedback.text.trim();
+    }
+  }
+
+  private async command(line: string): Promise<'exit' | void> {
+    const { cli, output, env, storeDirectory, approveAll, reader } = this.deps;
+    try {
+      return await runSlashCommand(line, {
+        cli,
+        output,
+        env,
+        storeDirectory,
+        approveAll,
+        busy: (work, stop) => reader.busy(work, stop),
+        quiet: async (work) => {
+          this.muted = true;
+          try {
+            return await work();
+          } finally {
+            this.muted = false;
+          }
+        },
+      });
+    } catch (error) {
+      // A failing command (the store, the disk) is reported; the session goes on.
+      output.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Approvals on the terminal (SPEC 1.3, 4.1): the tool, what it will do (the whole command, the
+ * path and a short diff), then `Approve? [y]es / [n]o / [a]lways this session`. "n" may give
+ * the agent a reason; "a" approves this call and every later one of the session (the CLI's
+ * approve-all switch; protected paths still ask). One question at a time. Without a terminal
+ * there is no one to ask: NoTerminalApprovalGate denies, and says how to allow tool calls.
+ */
+import type { ApprovalDecision, ApprovalGate, ApprovalRequest } from '../core/policy/approval';
+import type { WorkspaceFiles } from '../core/ports';
+import { approvalPreview } from './approval-preview';
+import type { LineResult } from './line-reader';
+import type { Output } from './output';
+
+export const APPROVAL_QUESTION = 'Approve? [y]es / [n]o / [a]lways this session: ';
+
+export interface TerminalApprovalDeps {
+  output: Output;
+  ask(question: string, signal: AbortSignal): Promise<LineResult>;
+  workspace(): WorkspaceFiles | undefined;
+  /** "a": approve every later call of the session too. */
+  approveRest(): void;
+}
+
+export class TerminalApprovalGate implements ApprovalGate {
+  /** Questions wait for the one on screen (sub-agents may ask at the same time). */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly deps: TerminalApprovalDeps) {}
+
+  request(request: ApprovalRequest): Promise<ApprovalDecision> {
+    const answer = this.queue.then(() => this.ask(request));
+    this.queue = answer.catch(() => undefined);
+    return answer;
+  }
+
+  private async ask(request: ApprovalRequest): Promise<ApprovalDecision> {
+    if (request.signal.aborted) return { approved: false, source: 'user', reason: 'The run was stopped.' };
+    const { output } = this.deps;
+    const { style } = output;
+    const preview = await approvalPreview(request, this.deps.workspace());
+    output.line(style.yellow(`? ${request.toolName} wants to ${lowerFirst(request.summary)}`));
+    for (const line of preview) output.line(`  ${colorDiffLine(line, style)}`);
+    for (;;) {
+      const answer = await this.deps.ask(APPROVAL_QUESTION, request.signal);
+      if (answer.kind !== 'line')
+        return { approved: false, source: 'user', reason: 'The user interrupted instead of answering.' };
+      const word = answer.text.trim().toLowerCase();
+      if (word === 'y' || word === 'yes') return { approved: true, source: 'user' };
+      if (word === 'a' || word === 'always') {
+        this.deps.approveRest();
+        output.line(style.dim('(approving every tool call for the rest of this session; protected paths still ask)'));
+        return {
+          approved: true,
+          source: 'user',
+          reason: 'The user approved this call and every later one of this session.',
+        };
+      }
+      if (word === 'n' || word === 'no') {
+        const why = await this.deps.ask('Reason for the agent (optional, Enter to skip): ', request.signal);
+        const reason = why.kind === 'line' ? why.text.trim() : '';
+        return { approved: false, source: 'user', ...(reason ? { reason } : {}) };
+      }
+      output.line('Please answer y (yes), n (no) or a (always this session).');
+    }
+  }
+}
+
+/** One-shot mode without a terminal: nobody can answer, so calls that need approval are denied. */
+export class NoTerminalApprovalGate implements ApprovalGate {
+  constructor(private readonly output: Output) {}
+
+  async request(request: ApprovalRequest): Promise<ApprovalDecision> {
+    this.output.error(
+      `openagent: denied ${request.toolName} (${request.summary}): stdin is not a terminal, so nobody can approve it. ` +
+        'Run with --yes to approve tool calls, or in a terminal to be asked.',
+    );
+    return {
+      approved: false,
+      source: 'no_gate',
+      reason: 'Nobody is at a terminal to approve it (openagent runs non-interactively without --yes).',
+    };
+  }
+}
+
+function colorDiffLine(line: string, style: Output['style']): string {
+  if (line.startsWith('+ ')) return style.green(line);
+  if (line.startsWith('- ')) return style.red(line);
+  return line;
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
+}

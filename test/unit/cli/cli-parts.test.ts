@@ -1,0 +1,196 @@
+/** The CLI's pure parts: flags, /model choices, approval diffs, tool-call lines and the approval gate's answers. */
+import assert from 'node:assert/strict';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Writable } from 'node:stream';
+import { parseCliArgs } from '../../../src/cli/args';
+import { EventPrinter, toolCallSummary } from '../../../src/cli/event-printer';
+import { shortDiff } from '../../../src/cli/line-diff';
+import type { LineResult } from '../../../src/cli/line-reader';
+import { parseModelChoice } from '../../../src/cli/model-choice';
+import { Output } from '../../../src/cli/output';
+import { createStyle } from '../../../src/cli/style';
+import { TerminalApprovalGate } from '../../../src/cli/terminal-approval-gate';
+import type { ApprovalRequest } from '../../../src/core/policy/approval';
+
+function capture(): { stream: Writable; text: () => string } {
+  let text = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      text += chunk.toString();
+      done();
+    },
+  });
+  return { stream, text: () => text };
+}
+
+describe('openagent CLI parts', () => {
+  describe('flags', () => {
+    it('reads flags, falls back to the environment, and defaults the store to ~/.openagent/store', () => {
+      const parsed = parseCliArgs(['--model', 'm', '-y', 'fix', 'it'], { OPENAGENT_PROVIDER: 'ollama' });
+      assert.ok(parsed.ok);
+      assert.equal(parsed.options.provider, 'ollama');
+      assert.equal(parsed.options.model, 'm');
+      assert.equal(parsed.options.approveAll, true);
+      assert.equal(parsed.options.prompt, 'fix it');
+      assert.equal(parsed.options.storeDirectory, path.join(os.homedir(), '.openagent', 'store'));
+      const fromEnv = parseCliArgs([], { OPENAGENT_STORE: '/tmp/somewhere' });
+      assert.ok(fromEnv.ok);
+      assert.equal(fromEnv.options.storeDirectory, '/tmp/somewhere');
+    });
+
+    it('refuses unknown flags and a bad --max-turns', () => {
+      const unknown = parseCliArgs(['--nope'], {});
+      assert.ok(!unknown.ok);
+      assert.match(unknown.message, /Unknown option '--nope'/);
+      const turns = parseCliArgs(['--max-turns', 'many'], {});
+      assert.ok(!turns.ok);
+      assert.match(turns.message, /--max-turns needs a whole number/);
+    });
+  });
+
+  describe('/model', () => {
+    const current = { provider: 'openai-compatible', model: 'fake-model', baseUrl: 'http://127.0.0.1:1/v1' };
+
+    it('takes provider/model (the provider default address), a provider alone, or a model of the current provider', () => {
+      assert.deepEqual(parseModelChoice('ollama/qwen3', current), {
+        ok: true,
+        settings: { provider: 'ollama', model: 'qwen3', baseUrl: '' },
+      });
+      assert.deepEqual(parseModelChoice('ollama', current), {
+        ok: true,
+        settings: { provider: 'ollama', model: '', baseUrl: '' },
+      });
+      assert.deepEqual(parseModelChoice('gpt-4.1', current), { ok: true, settings: { ...current, model: 'gpt-4.1' } });
+      // The same provider keeps its address; a model name may hold slashes after the provider.
+      assert.deepEqual(parseModelChoice('openai-compatible/Qwen/Qwen3-8B', current), {
+        ok: true,
+        settings: { ...current, model: 'Qwen/Qwen3-8B' },
+      });
+    });
+
+    it('refuses an unknown provider, naming the known ones', () => {
+      const choice = parseModelChoice('nosuch/model', current);
+      assert.ok(!choice.ok);
+      assert.match(choice.message, /Unknown provider "nosuch"\. Choose one of: anthropic, openai, ollama/);
+    });
+  });
+
+  describe('approval diffs', () => {
+    it('shows the changed lines with one line of context, and "…" between separate changes', () => {
+      const before = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].join('\n');
+      const after = ['a', 'B', 'c', 'd', 'e', 'f', 'G', 'h'].join('\n');
+      assert.deepEqual(shortDiff(before, after), ['  a', '- b', '+ B', '  c', '…', '  f', '- g', '+ G', '  h']);
+    });
+
+    it('shows added and removed lines, nothing for equal texts, and cuts long diffs', () => {
+      assert.deepEqual(shortDiff('x\ny', 'x\nnew\ny'), ['  x', '+ new', '  y']);
+      assert.deepEqual(shortDiff('x\ny\nz', 'x\nz'), ['  x', '- y', '  z']);
+      assert.deepEqual(shortDiff('same', 'same'), []);
+      const long = shortDiff('', Array.from({ length: 50 }, (_, index) => `line ${index}`).join('\n'), 10);
+      assert.equal(long.length, 11);
+      assert.equal(long.at(-1), '… 41 more changed lines');
+    });
+  });
+
+  describe('tool-call lines', () => {
+    it('summarises a call by what it works on', () => {
+      assert.equal(toolCallSummary({ command: 'npm test' }), 'npm test');
+      assert.equal(toolCallSummary({ path: 'src/a.ts', offset: 1 }), 'src/a.ts');
+      assert.equal(toolCallSummary({ pattern: 'TODO', path: 'src' }), 'TODO in src');
+      assert.equal(toolCallSummary({ command: 'echo one\necho two' }), 'echo one');
+      assert.equal(toolCallSummary({ thought: 'x'.repeat(200) }).length, 100);
+    });
+
+    it('prints streamed text, one line per tool call and its status, and errors on stderr', () => {
+      const out = capture();
+      const err = capture();
+      const output = new Output(out.stream, out.stream, err.stream, createStyle(false));
+      const printer = new EventPrinter(output);
+      const base = { conversationId: 'c', agentId: 'lead', seq: 0, time: 0 };
+      printer.print({ ...base, type: 'text_delta', text: 'Looking' });
+      printer.print({ ...base, type: 'tool_call', toolCallId: 't', toolName: 'bash', input: { command: 'ls' } });
+      printer.print({
+        ...base,
+        type: 'tool_result',
+        toolCallId: 't',
+        toolName: 'bash',
+        output: 'a\nb\nExit code 0.',
+        isError: false,
+        durationMs: 1,
+      });
+      printer.print({
+        ...base,
+        type: 'tool_result',
+        toolCallId: 'u',
+        toolName: 'write_file',
+        output: 'User denied this tool call. Reason: not now',
+        isError: true,
+        durationMs: 1,
+      });
+      printer.print({ ...base, type: 'error', kind: 'connection', message: 'Could not reach X.' });
+      assert.equal(out.text(), 'Looking\n● bash ls\n  ✓ exit code 0 (2 lines of output)\n  ✗ denied: not now\n');
+      assert.match(err.text(), /^error: Could not reach X\. Is the server running\?/);
+    });
+  });
+
+  describe('the terminal approval gate', () => {
+    const request = (id: string): ApprovalRequest => ({
+      conversationId: 'c',
+      toolCallId: id,
+      toolName: 'bash',
+      input: { command: 'rm -rf build' },
+      summary: 'run `rm -rf build`',
+      argumentsHash: 'h',
+      signal: new AbortController().signal,
+    });
+
+    function gateAnswering(answers: LineResult[]) {
+      const out = capture();
+      const asked: string[] = [];
+      let rest = false;
+      const gate = new TerminalApprovalGate({
+        output: new Output(out.stream, out.stream, out.stream, createStyle(false)),
+        ask: async (question) => {
+          asked.push(question);
+          return answers.shift() ?? { kind: 'eof' };
+        },
+        workspace: () => undefined,
+        approveRest: () => (rest = true),
+      });
+      return { gate, asked, text: out.text, rest: () => rest };
+    }
+
+    it('shows the whole command and approves on y', async () => {
+      const { gate, text, rest } = gateAnswering([{ kind: 'line', text: 'y' }]);
+      assert.deepEqual(await gate.request(request('1')), { approved: true, source: 'user' });
+      assert.match(text(), /\? bash wants to run `rm -rf build`\n {2}\$ rm -rf build\n/);
+      assert.equal(rest(), false);
+    });
+
+    it('asks again on an unclear answer, denies on n with the reason given, and approves the rest on a', async () => {
+      const no = gateAnswering([
+        { kind: 'line', text: 'maybe' },
+        { kind: 'line', text: 'n' },
+        { kind: 'line', text: 'use the clean script' },
+      ]);
+      assert.deepEqual(await no.gate.request(request('1')), {
+        approved: false,
+        source: 'user',
+        reason: 'use the clean script',
+      });
+      assert.match(no.text(), /Please answer y \(yes\), n \(no\) or a \(always this session\)\./);
+      assert.equal(no.asked.length, 3);
+
+      const always = gateAnswering([{ kind: 'line', text: 'a' }]);
+      assert.equal((await always.gate.request(request('2'))).approved, true);
+      assert.equal(always.rest(), true);
+    });
+
+    it('denies when the question is interrupted', async () => {
+      const { gate } = gateAnswering([{ kind: 'interrupt' }]);
+      const decision = await gate.request(request('1'));
+      assert.equal(decision.approved, false);
+    });
+  });
+});

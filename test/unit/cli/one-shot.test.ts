@@ -1,0 +1,121 @@
+/**
+ * One-shot mode without a terminal (stdin a pipe, as in scripts and CI): tool calls that need
+ * approval are denied with a clear message unless --yes; bad flags and unreachable servers are
+ * explained with an exit code; a piped-in text is the prompt.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { FakeModelServer } from '../../fixtures/fake-model-server/server';
+import { loadScenario } from '../../fixtures/fake-model-server/scenario';
+import { cleanEnv, cliArgs, offeredTools, requestBody, tempFolder, textOf } from './cli-helpers';
+
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+const CLI = path.join(ROOT, 'src', 'cli', 'main.ts');
+const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI with stdin a pipe (holding `input`, if any) in `cwd`. */
+function runCli(args: string[], options: { cwd: string; input?: string }): Promise<Ran> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const [key, value] of Object.entries(cleanEnv())) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return new Promise((resolve) => {
+    const child = execFile(TSX, [CLI, ...args], { cwd: options.cwd, env, timeout: 30_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin!.end(options.input ?? '');
+  });
+}
+
+describe('openagent CLI (one-shot, no terminal)', function () {
+  this.timeout(60_000);
+  let server: FakeModelServer;
+
+  beforeEach(async () => {
+    server = await FakeModelServer.start({ scenario: loadScenario('cli-write-file') });
+  });
+  afterEach(() => server.close());
+
+  it('denies a writing tool call when nobody can be asked, says how to allow it, and tells the model', async () => {
+    const workspace = tempFolder('ws');
+    const ran = await runCli([...cliArgs(server, tempFolder('store')), 'create the notes'], { cwd: workspace });
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.match(
+      ran.stderr,
+      /openagent: denied write_file \(Write notes\.txt\): stdin is not a terminal.*Run with --yes/,
+    );
+    assert.ok(!fs.existsSync(path.join(workspace, 'notes.txt')));
+    const toolResult = requestBody(server.modelCalls[1]).messages.find((message) => message.role === 'tool');
+    assert.match(textOf(toolResult!), /^User denied this tool call\. Reason: Nobody is at a terminal to approve it/);
+    // stdout has the answer alone; tool lines went to stderr.
+    assert.equal(ran.stdout, 'I will create notes.txt.\nFinished with notes.txt.\n');
+    assert.match(ran.stderr, /● write_file notes\.txt/);
+  });
+
+  it('--yes approves tool calls without asking', async () => {
+    const workspace = tempFolder('ws');
+    const ran = await runCli([...cliArgs(server, tempFolder('store')), '--yes', 'create the notes'], {
+      cwd: workspace,
+    });
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.equal(fs.readFileSync(path.join(workspace, 'notes.txt'), 'utf8'), 'hello from the agent\n');
+    assert.doesNotMatch(ran.stderr, /denied/);
+  });
+
+  it("applies the tool rules of the folder's .openagent/agent.yaml", async () => {
+    const workspace = tempFolder('ws');
+    fs.mkdirSync(path.join(workspace, '.openagent'));
+    fs.writeFileSync(
+      path.join(workspace, '.openagent', 'agent.yaml'),
+      'approvals:\n  auto_approve: [write_file]\ntools:\n  deny: [bash]\n',
+    );
+    const ran = await runCli([...cliArgs(server, tempFolder('store')), 'create the notes'], { cwd: workspace });
+    assert.equal(ran.code, 0, ran.stderr);
+    // No terminal and no --yes, yet the policy allows the write; and bash is not even offered.
+    assert.equal(fs.readFileSync(path.join(workspace, 'notes.txt'), 'utf8'), 'hello from the agent\n');
+    assert.doesNotMatch(ran.stderr, /denied/);
+    const tools = offeredTools(server.modelCalls[0]);
+    assert.ok(tools.includes('write_file') && !tools.includes('bash'), tools.join(', '));
+  });
+
+  it('takes the prompt from stdin when none is given', async () => {
+    server.setScenario(loadScenario('hello'));
+    const ran = await runCli(cliArgs(server, tempFolder('store')), { cwd: tempFolder('ws'), input: 'hello\n' });
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.match(ran.stdout, /Hello from the \*\*fake model\*\*!/);
+    assert.equal(textOf(requestBody(server.modelCalls[0]).messages.at(-1)!), 'hello');
+  });
+
+  it('refuses an unknown flag with exit code 2 and the usage, before talking to any model', async () => {
+    const ran = await runCli([...cliArgs(server, tempFolder('store')), '--frobnicate', 'hello'], {
+      cwd: tempFolder('ws'),
+    });
+    assert.equal(ran.code, 2);
+    assert.match(ran.stderr, /Unknown option '--frobnicate'/);
+    assert.match(ran.stderr, /Usage: openagent \[options\]/);
+    assert.equal(server.modelCalls.length, 0);
+  });
+
+  it('explains an unreachable server and exits 1', async () => {
+    // A port nothing listens on: the server just closed.
+    const gone = await FakeModelServer.start();
+    const address = gone.openAiBaseUrl;
+    await gone.close();
+    const ran = await runCli(
+      ['--store', tempFolder('store'), '--provider', 'openai-compatible', '--base-url', address, 'hello'],
+      { cwd: tempFolder('ws') },
+    );
+    assert.equal(ran.code, 1);
+    assert.match(ran.stderr, /error: .*Connection error\. Is the server running\? Check --base-url/);
+  });
+});
