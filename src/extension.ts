@@ -17,6 +17,12 @@ import { McpService } from './host/mcp-service';
 import { PolicyDiagnostics } from './host/policy-diagnostics';
 import { PolicySource } from './host/policy-source';
 import { policyOffers, toolPolicyFrom } from './core/policy/policy-rules';
+import { BudgetGuard } from './core/policy/budget';
+import { routeModel } from './core/policy/model-routes';
+import { storeLedger } from './store/store-ledger';
+import { showBudgetNotification } from './host/budget-notifications';
+import { raiseBudget } from './host/commands/raise-budget';
+import { exportAuditLog, listAudit, showUsage } from './host/commands/conversation-commands';
 import { ChatViewProvider } from './host/chat/chat-view-provider';
 import { DeveloperPanel } from './host/panel/developer-panel';
 import { openLinkWithConfirmation } from './host/commands/open-link';
@@ -28,7 +34,13 @@ import { revertTurn } from './host/commands/revert-turn';
 import { AgentStatusBar } from './host/status-bar';
 import { ApprovalDetails } from './host/approvals/approval-details';
 import { SecretStorageSource } from './host/secret-storage-source';
-import { filesExcludeGlobs, readLimits, readModelSettings, readPlanModeDefault } from './host/settings';
+import {
+  filesExcludeGlobs,
+  readLimits,
+  readModelSettings,
+  readPlanModeDefault,
+  readProviderBaseUrls,
+} from './host/settings';
 import { FileTranscriptSink } from './node/file-transcript-sink';
 import { EnvSecretSource } from './node/env-secret-source';
 import { systemClock } from './node/system-clock';
@@ -162,9 +174,15 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   // .openagent/agent.yaml: its mistakes as problems, its tool rules applied (trusted workspaces).
   const policy = new PolicySource();
   context.subscriptions.push(mcp, new PolicyDiagnostics(), policy);
+  // Budgets over every conversation of this window and what they start; past spending from the store.
+  const ledger = storeLedger(() => openStore().catch(() => undefined));
+  const budget = new BudgetGuard({ policy: () => policy.current()?.budget, ledger, now: () => Date.now() });
 
   const session = new ConversationSession({
     readSettings: readModelSettings,
+    modelPolicy: () => policy.current()?.model_policy,
+    providerBaseUrls: readProviderBaseUrls,
+    budget,
     readLimits,
     transcripts: new FileTranscriptSink(vscode.Uri.joinPath(context.globalStorageUri, 'transcripts').fsPath),
     store: openStore,
@@ -218,7 +236,8 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
       return undefined;
     },
     chatStatus: () => ({
-      model: readModelSettings().model || 'no model',
+      // The model chat work goes to: the model policy's, else the settings'.
+      model: chatModelLabel(policy),
       preset: vscode.workspace.getConfiguration('openagent').get<string>('preset', 'coding'),
     }),
     openTurnDiff: async (turn, file) => {
@@ -229,7 +248,21 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     resolveMention,
   });
 
-  const developerPanel = new DeveloperPanel(context.extensionUri, session, mcp);
+  const developerPanel = new DeveloperPanel(context.extensionUri, session, mcp, {
+    list: (scope) => listAudit(session, openStore, scope),
+    export: (scope, format) => exportAuditLog(session, openStore, { scope, format }),
+  });
+  const budgetView = { policy: () => policy.current()?.budget, ledger };
+  const budgetActions = {
+    raise: (scope: Parameters<typeof raiseBudget>[0], unit: Parameters<typeof raiseBudget>[1]) =>
+      raiseBudget(scope, unit, policy),
+    showUsage: () => showUsage(session, openStore, budgetView),
+  };
+  context.subscriptions.push({
+    dispose: session.onEvent((event) => {
+      if (event.type === 'budget') showBudgetNotification(event, budgetActions);
+    }),
+  });
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((event) => {
@@ -249,9 +282,11 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
       chatViewType: ChatViewProvider.viewType,
       insertIntoComposer: (text) => chatView.insertIntoComposer(text),
       showDeveloperPanel: () => developerPanel.show(),
+      showAuditLog: () => developerPanel.showAudit(),
       memory: knowledge.memory,
       restartMcpServers: () => mcp.restart(),
       openWalkthrough,
+      budgets: budgetView,
     }),
   );
 
@@ -279,6 +314,14 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
       return session.isRunning;
     },
   };
+}
+
+/** "provider/model" chat goes to under the model policy; the settings' model otherwise. */
+function chatModelLabel(policy: PolicySource): string {
+  const settings = readModelSettings();
+  const routed = routeModel('chat', settings, policy.current()?.model_policy, readProviderBaseUrls());
+  if (routed.source === 'settings') return settings.model || 'no model';
+  return `${routed.settings.provider}/${routed.settings.model} (policy)`;
 }
 
 /** Set by activate(): saves what is still queued and closes the store. */

@@ -3,7 +3,8 @@
  * ConversationSession over the folder the CLI runs in, with file, search (ripgrep on the PATH),
  * bash (a child process), background-job, task, memory and skill tools — not the code
  * navigation ones, which need an editor — the SqlJsStore the extension uses, presets, project
- * knowledge and the tool rules of .openagent/agent.yaml.
+ * knowledge, and the policy (~/.openagent/agent.yaml under the folder's .openagent/agent.yaml):
+ * tool rules, model routes and budgets.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -16,6 +17,9 @@ import type { ModelSettings } from '../core/llm/create-llm-client';
 import { parseAgentPolicy, type AgentPolicy } from '../core/policy/agent-policy';
 import type { ApprovalGate } from '../core/policy/approval';
 import { policyOffers, toolPolicyFrom } from '../core/policy/policy-rules';
+import { mergePolicies } from '../core/policy/merge-policy';
+import { BudgetGuard, type BudgetPolicy } from '../core/policy/budget';
+import { storeLedger } from '../store/store-ledger';
 import type { ConversationStore, WorkspaceFiles } from '../core/ports';
 import { createBashTool } from '../core/tools/builtin/bash';
 import { createSearchTool } from '../core/tools/builtin/code-tools';
@@ -56,6 +60,8 @@ export interface CliContext {
   workspace: NodeWorkspace;
   /** The store, opened on first use; undefined when it cannot be opened (already reported). */
   store(): Promise<ConversationStore | undefined>;
+  /** The budgets in force (for /cost). */
+  budgetPolicy(): BudgetPolicy | undefined;
   /** Ends the run, saves what is queued and closes the store. */
   close(): Promise<void>;
 }
@@ -102,12 +108,20 @@ export function createCliContext(deps: CliDeps): CliContext {
       return undefined;
     });
 
-  const policy = new WorkspacePolicy(workspaceRoot, deps.warn);
+  const policy = new CliPolicy(workspaceRoot, os.homedir(), deps.warn);
+  const budget = new BudgetGuard({
+    policy: () => policy.current?.budget,
+    ledger: storeLedger(store),
+    now: () => Date.now(),
+  });
   const ripgrep = new RipgrepSearch(findRipgrep([]));
   const shell = new ChildProcessShell();
 
   const session = new ConversationSession({
     readSettings: () => ({ provider: settings.provider, model: settings.model, baseUrl: settings.baseUrl }),
+    modelPolicy: () => policy.current?.model_policy,
+    providerBaseUrls: () => providerBaseUrls(deps.env),
+    budget,
     readLimits: () => (settings.maxTurns ? { maxTurns: settings.maxTurns } : {}),
     secrets: new EnvSecretSource(deps.env),
     store: openStore,
@@ -159,6 +173,10 @@ export function createCliContext(deps: CliDeps): CliContext {
     presets,
     workspace,
     store,
+    budgetPolicy: () => {
+      policy.refresh();
+      return policy.current?.budget;
+    },
     close: async () => {
       await session.dispose();
       await (await opening?.catch(() => undefined))?.close();
@@ -167,41 +185,71 @@ export function createCliContext(deps: CliDeps): CliContext {
 }
 
 /**
- * The tool rules of the folder's .openagent/agent.yaml, read before each new conversation. A
- * file with mistakes is not applied (the default rules are: reading runs, the rest asks), and
- * the user is told once per version of it.
+ * The policy: the user's defaults in ~/.openagent/agent.yaml with the folder's
+ * .openagent/agent.yaml over them (merged as in the editor: deny lists and budgets add up), read
+ * before each new conversation. A file with mistakes is not applied, and the user is told once
+ * per version of it.
  */
-class WorkspacePolicy {
+class CliPolicy {
   current: AgentPolicy | undefined;
-  private lastText: string | undefined;
+  private readonly user: PolicyFile;
+  private readonly workspace: PolicyFile | undefined;
+
+  constructor(root: string, home: string, warn: (message: string) => void) {
+    const userFile = path.join(home, '.openagent', 'agent.yaml');
+    const workspaceFile = path.join(root, '.openagent', 'agent.yaml');
+    this.user = new PolicyFile(userFile, warn);
+    // Started in the home folder: the one file is the user's.
+    this.workspace =
+      path.resolve(workspaceFile) === path.resolve(userFile) ? undefined : new PolicyFile(workspaceFile, warn);
+  }
+
+  refresh(): void {
+    this.current = mergePolicies(this.user.read(), this.workspace?.read());
+  }
+}
+
+class PolicyFile {
+  private last: { text: string; policy: AgentPolicy | undefined } | undefined;
 
   constructor(
-    private readonly root: string,
+    private readonly file: string,
     private readonly warn: (message: string) => void,
   ) {}
 
-  refresh(): void {
-    const file = path.join(this.root, '.openagent', 'agent.yaml');
+  read(): AgentPolicy | undefined {
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      text = readFileSync(this.file, 'utf8');
     } catch {
-      this.current = undefined;
-      this.lastText = undefined;
-      return;
+      this.last = undefined;
+      return undefined;
     }
-    if (text === this.lastText) return;
-    this.lastText = text;
+    if (text === this.last?.text) return this.last.policy;
     const { policy, problems } = parseAgentPolicy(text);
-    this.current = policy;
+    this.last = { text, policy };
     if (problems.length > 0) {
       const first = problems[0]!;
       this.warn(
-        `openagent: not applying ${file}: ${problems.length} mistake(s), the first at line ${first.line + 1}: ${first.message}. ` +
+        `openagent: not applying ${this.file}: ${problems.length} mistake(s), the first at line ${first.line + 1}: ${first.message}. ` +
           'Every change asks for approval until it is fixed.',
       );
     }
+    return policy;
   }
+}
+
+/**
+ * Addresses of other providers for model routes, from OPENAGENT_<PROVIDER>_BASE_URL (e.g.
+ * OPENAGENT_OLLAMA_BASE_URL, OPENAGENT_OPENAI_COMPATIBLE_BASE_URL).
+ */
+export function providerBaseUrls(env: NodeJS.ProcessEnv): Record<string, string> {
+  const urls: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    const match = /^OPENAGENT_([A-Z0-9_]+)_BASE_URL$/.exec(name);
+    if (match && value && /^https?:\/\//.test(value)) urls[match[1]!.toLowerCase().replace(/_/g, '-')] = value;
+  }
+  return urls;
 }
 
 /** The sql.js WebAssembly: beside dist/cli.js when built, in node_modules when run from src/. */

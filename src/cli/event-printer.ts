@@ -3,6 +3,7 @@
  * compact line (name and what it works on) followed by its result status, and short notes for
  * the rest (compaction, plan mode, jobs, tasks, usage). Errors are written as errors.
  */
+import { budgetMessage } from '../core/policy/budget';
 import type { AgentEvent } from '../core/agent/events';
 import { DENIED_MESSAGE } from '../core/agent/tool-executor';
 import { AUTO_APPROVED_REASON } from '../core/policy/auto-approval';
@@ -76,11 +77,8 @@ export class EventPrinter {
         );
         return;
       case 'budget':
-        this.output.line(
-          style.yellow(
-            `(budget ${event.level === 'exceeded' ? 'reached' : 'at 80 %'}: ${event.scope} ${formatAmount(event.spent, event.unit)} of ${formatAmount(event.limit, event.unit)})`,
-          ),
-        );
+        // A block also ends the run with an error that says which limit to raise.
+        this.output.line(style.yellow(`(${budgetMessage(event)})`));
         return;
       case 'usage':
         // A run that got no answer (the server was unreachable) has nothing worth counting here.
@@ -169,8 +167,4 @@ function usageLine(event: Extract<AgentEvent, { type: 'usage' }>): string {
 
 export function formatNumber(value: number): string {
   return Math.round(value).toLocaleString('en-US');
-}
-
-function formatAmount(value: number, unit: 'usd' | 'tokens'): string {
-  return unit === 'usd' ? `$${value.toFixed(2)}` : `${formatNumber(value)} tokens`;
 }

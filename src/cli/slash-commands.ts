@@ -3,6 +3,8 @@
  * prompt does (model, preset, plan mode, approvals, which conversation it continues) or shows
  * something (history, cost). Bad input is explained and changes nothing.
  */
+import { budgetStandings, describeOnExceeded, describeStanding } from '../core/policy/budget-status';
+import { storeLedger } from '../store/store-ledger';
 import { createLlmClient } from '../core/llm/create-llm-client';
 import type { UsageTotals } from '../core/ports';
 import { EnvSecretSource } from '../node/env-secret-source';
@@ -176,7 +178,7 @@ export const COMMANDS: readonly Command[] = [
   {
     name: 'cost',
     usage: '/cost',
-    help: 'tokens and cost of this conversation, and of today',
+    help: 'tokens and cost of this conversation and of today, and where each budget stands',
     async run(_argument, { cli, output, storeDirectory }) {
       await cli.session.flush();
       const store = await cli.store();
@@ -189,6 +191,14 @@ export const COMMANDS: readonly Command[] = [
           `Today (${day} UTC, every conversation in ${storeDirectory}): ${describeUsage(await store.usageTotals({ day }))}`,
         );
       }
+      const budget = cli.budgetPolicy();
+      const standings = await budgetStandings(budget, storeLedger(cli.store), id, Date.now());
+      if (standings.length === 0) {
+        output.line('No budgets set (budget: in .openagent/agent.yaml or ~/.openagent/agent.yaml).');
+        return;
+      }
+      output.line(`Budgets — ${describeOnExceeded(budget)}`);
+      for (const standing of standings) output.line(`  ${describeStanding(standing)}`);
     },
   },
   {

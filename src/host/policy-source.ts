@@ -35,7 +35,15 @@ export class PolicySource implements vscode.Disposable {
     return mergePolicies(this.userPolicy(), vscode.workspace.isTrusted ? this.cached?.policy : undefined);
   }
 
-  private userPolicy(): AgentPolicy | undefined {
+  /** The workspace's own policy file and what it says, when it is honoured (trusted, no mistakes). */
+  workspacePolicy(): { uri: vscode.Uri; policy: AgentPolicy } | undefined {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (!folder || !vscode.workspace.isTrusted || !this.cached?.policy) return undefined;
+    return { uri: policyUri(folder), policy: this.cached.policy };
+  }
+
+  /** The user's defaults (the openagent.policy setting), when valid. */
+  userPolicy(): AgentPolicy | undefined {
     const value = vscode.workspace.getConfiguration('openagent').get<unknown>('policy');
     if (value === undefined || value === null || (typeof value === 'object' && Object.keys(value).length === 0))
       return undefined;
@@ -54,7 +62,7 @@ export class PolicySource implements vscode.Disposable {
   async refresh(): Promise<void> {
     const folder = vscode.workspace.workspaceFolders?.[0];
     if (!folder) return void (this.cached = { text: '', policy: undefined });
-    const uri = vscode.Uri.joinPath(folder.uri, '.openagent', 'agent.yaml');
+    const uri = policyUri(folder);
     let text: string;
     try {
       text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
@@ -79,4 +87,8 @@ export class PolicySource implements vscode.Disposable {
   dispose(): void {
     for (const disposable of this.disposables) disposable.dispose();
   }
+}
+
+function policyUri(folder: vscode.WorkspaceFolder): vscode.Uri {
+  return vscode.Uri.joinPath(folder.uri, '.openagent', 'agent.yaml');
 }

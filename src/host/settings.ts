@@ -14,6 +14,17 @@ export function readModelSettings(): ModelSettings {
   };
 }
 
+/** Addresses of providers the model policy routes to (provider id → base URL); invalid entries are left out. */
+export function readProviderBaseUrls(): Record<string, string> {
+  const value = vscode.workspace.getConfiguration(CONFIG_SECTION).get<unknown>('providerBaseUrls');
+  if (!value || typeof value !== 'object') return {};
+  return Object.fromEntries(
+    Object.entries(value).filter(
+      (entry): entry is [string, string] => typeof entry[1] === 'string' && /^https?:\/\//.test(entry[1]),
+    ),
+  );
+}
+
 /** Fires when any model setting changes. */
 export function onModelSettingsChanged(listener: () => void): vscode.Disposable {
   return vscode.workspace.onDidChangeConfiguration((event) => {

@@ -74,10 +74,17 @@ export const panelTogglesSchema = z.strictObject({
 });
 export type PanelToggles = z.infer<typeof panelTogglesSchema>;
 
+/** Which audit records the panel's Audit Log shows or exports. */
+export const auditScopeSchema = z.enum(['conversation', 'all']);
+export type AuditScope = z.infer<typeof auditScopeSchema>;
+
 /** Messages the developer panel sends to the host; validated like the chat's. */
 export const panelToHostSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('panel_ready') }),
   z.strictObject({ type: z.literal('toggle_set'), toggle: panelToggleSchema, on: z.boolean() }),
+  z.strictObject({ type: z.literal('audit_request'), scope: auditScopeSchema }),
+  /** The host asks where to save (a save dialog) and writes the file. */
+  z.strictObject({ type: z.literal('audit_export'), scope: auditScopeSchema, format: z.enum(['jsonl', 'csv']) }),
 ]);
 export type PanelToHost = z.infer<typeof panelToHostSchema>;
 
@@ -91,6 +98,19 @@ export const mcpServerStatusSchema = z.strictObject({
 });
 export type McpServerStatusMessage = z.infer<typeof mcpServerStatusSchema>;
 
+/** One audit record as the panel shows it (SPEC 4.5); the data is the stored record's, secrets redacted. */
+export const auditRecordMessageSchema = z.strictObject({
+  id: z.string().max(200),
+  conversationId: z.string().max(200),
+  time: z.number(),
+  kind: z.enum(['model_call', 'tool_call', 'budget', 'policy']),
+  data: z.record(z.string(), z.unknown()),
+});
+export type AuditRecordMessage = z.infer<typeof auditRecordMessageSchema>;
+
+/** The most audit records sent to the panel at once (the newest); exports have them all. */
+export const MAX_AUDIT_RECORDS = 2_000;
+
 /** Messages the host sends to the developer panel. */
 export const hostToPanelSchema = z.discriminatedUnion('type', [
   /** The same per-frame batches the chat gets. */
@@ -103,6 +123,15 @@ export const hostToPanelSchema = z.discriminatedUnion('type', [
     started: z.boolean(),
     servers: z.array(mcpServerStatusSchema).max(100),
   }),
+  /** The newest records of the scope asked for; `total` counts them all. */
+  z.strictObject({
+    type: z.literal('audit_records'),
+    scope: auditScopeSchema,
+    records: z.array(auditRecordMessageSchema).max(MAX_AUDIT_RECORDS),
+    total: z.number().int().nonnegative(),
+  }),
+  /** "Show Audit Log": bring the Audit Log tab forward. */
+  z.strictObject({ type: z.literal('audit_show') }),
 ]);
 export type HostToPanel = z.infer<typeof hostToPanelSchema>;
 

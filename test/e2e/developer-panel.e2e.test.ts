@@ -1,7 +1,8 @@
 /**
  * The developer panel in the real VS Code UI (packaged extension, fake model): opened from the
  * Command Palette beside the sidebar chat, both watch one conversation with a tool call; the
- * panel shows the tool block's JSON, usage and cost, traces, and a filterable event list, and
+ * panel shows the tool block's JSON, usage and cost per turn and per call (with the model that
+ * served it), traces, a filterable event list and the audit log (Show Audit Log), and
  * its plan-mode switch shows up in the chat; a window reload brings the panel back. Screenshots
  * in the dark and light themes.
  */
@@ -15,7 +16,7 @@ import { findWebviewFrame, runCommand, setTheme } from './workbench-ui';
 
 const MODEL = 'claude-haiku-4-5';
 
-async function openTab(panel: Frame, tab: 'tools' | 'agents' | 'usage' | 'events' | 'traces'): Promise<void> {
+async function openTab(panel: Frame, tab: 'tools' | 'agents' | 'usage' | 'events' | 'traces' | 'audit'): Promise<void> {
   await panel.locator(`vscode-tab-header[data-tab="${tab}"]`).click();
   await panel.locator(`vscode-tab-panel[data-tab="${tab}"]`).waitFor({ state: 'visible' });
 }
@@ -105,9 +106,14 @@ describe('developer panel (packaged extension, real VS Code UI)', function () {
       `720 in · 49 out · 100 cache read · 50 cache write · ${cost} · 2 calls`,
     );
     await openTab(panel, 'usage');
-    const rows = await panel.locator('.usage-table tr').allInnerTexts();
+    const rows = await panel.locator('.usage-table:not(.calls-table) tr').allInnerTexts();
     assert.match(rows[1] ?? '', new RegExp(`^1\\s+lead\\s+${MODEL}\\s+2\\s+720\\s+49\\s+100\\s+50\\s+\\${cost}$`));
     assert.match(rows.at(-1) ?? '', new RegExp(`^Total\\s+2\\s+720\\s+49\\s+100\\s+50\\s+\\${cost}$`));
+    // Each model call with the provider/model that served it and the kind of work.
+    const calls = await panel.locator('.calls-table tbody tr').allInnerTexts();
+    assert.equal(calls.length, 2);
+    for (const [index, call] of calls.entries())
+      assert.match(call, new RegExp(`^${index + 1}\\s+lead\\s+chat\\s+anthropic/${MODEL}\\s`));
     await screenshot(page, 'dev-panel-usage-dark.png');
 
     // LLM traces: one pair per model call, the request carrying the prompt, no key anywhere.
@@ -141,6 +147,27 @@ describe('developer panel (packaged extension, real VS Code UI)', function () {
 
     await openTab(panel, 'tools');
     await screenshot(page, 'dev-panel-dark.png');
+
+    // Show Audit Log: the panel's Audit Log tab, newest first — the two model calls and the
+    // read (run without asking: read-only), each expandable to its record.
+    await runCommand(page, 'OpenAgent: Show Audit Log');
+    await panel.locator('vscode-tab-panel[data-tab="audit"]').waitFor({ state: 'visible' });
+    await panel.locator('#audit .audit-record').nth(2).waitFor({ timeout: 15_000 });
+    const records = await panel.locator('#audit .audit-record summary').allInnerTexts();
+    assert.equal(records.length, 3, records.join('\n'));
+    assert.match(records[0]!, new RegExp(`model_call\\s+lead\\s+anthropic/${MODEL} \\(chat\\)\\s+420 in · 9 out`));
+    assert.match(
+      records[1]!,
+      /tool_call\s+lead\s+read_file src\/greet\.js\s+approved \(read_only\)\s+ok · [\d,]+ chars/,
+    );
+    assert.match(records[2]!, /model_call\s+lead/);
+    await panel.locator('#audit-kind').click();
+    await panel.locator('#audit-kind').getByRole('option', { name: 'Tool calls', exact: true }).click();
+    await panel.waitForFunction(() => document.querySelectorAll('#audit .audit-record').length === 1);
+    await panel.locator('#audit .audit-record summary').click();
+    assert.match(await panel.locator('#audit .audit-record pre').innerText(), /"kind": "tool_call"/);
+    assert.ok(!(await panel.content()).includes(API_KEY), 'the API key is not in the audit trail');
+    await screenshot(page, 'dev-panel-audit-dark.png');
 
     // Plan mode switched in the panel shows in the chat, which watches the same conversation.
     await panel.locator('#toggle-plan_mode').click();

@@ -232,35 +232,42 @@ describe('palette commands with the model', function () {
     fs.rmSync(target);
   });
 
-  it('Show Audit Log lists the conversation’s model calls as JSONL and saves them as CSV', async () => {
+  it('Export Audit Log saves this conversation’s records as JSONL and as CSV; Show Audit Log opens the panel', async () => {
+    const jsonl = path.join(root, 'audit.jsonl');
     const csv = path.join(root, 'audit.csv');
-    const done = vscode.commands.executeCommand('openagent.showAuditLog');
-    await answerQuickInput('Show the audit trail of', 'This conversation', { pick: true });
-    let lines: Array<{ kind: string; conversationId: string }> = [];
-    await waitFor(() => {
-      const document = vscode.window.activeTextEditor?.document;
-      if (document?.languageId !== 'jsonl') return false;
-      lines = document
-        .getText()
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as { kind: string; conversationId: string });
-      return true;
-    }, 'the audit log in an editor');
+    const exportAs = async (format: string, target: string) => {
+      const done = vscode.commands.executeCommand('openagent.exportAuditLog');
+      await answerQuickInput('Export the audit trail of', 'This conversation', { pick: true });
+      await answerQuickInput('Export the audit trail as', format, { pick: true });
+      await answerQuickInput(`Save the audit trail as ${format}`, target);
+      await done;
+      await waitFor(() => fs.existsSync(target), `the ${format} file`);
+    };
+    await exportAs('JSONL', jsonl);
+    const lines = fs
+      .readFileSync(jsonl, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { kind: string; conversationId: string; data: Record<string, unknown> });
     // This conversation: the preset probe, the selection prompts, the file prompt, the summary
-    // and the prompt after it.
-    assert.ok(lines.filter((line) => line.kind === 'model_call').length >= 8, JSON.stringify(lines.map((l) => l.kind)));
+    // and the prompt after it — each model call with the provider and model that served it.
+    const modelCalls = lines.filter((line) => line.kind === 'model_call');
+    assert.ok(modelCalls.length >= 8, JSON.stringify(lines.map((line) => line.kind)));
+    assert.ok(
+      modelCalls.every((line) => line.data.provider === 'anthropic' && typeof line.data.latencyMs === 'number'),
+    );
     assert.ok(
       lines.every((line) => line.conversationId === api.conversationId),
       'only this conversation',
     );
-    await clickNotification('audit record(s)', 'Save as CSV');
-    await answerQuickInput('Save the audit trail as CSV', csv);
-    await waitFor(() => fs.existsSync(csv), 'the CSV file');
-    await done;
+    await exportAs('CSV', csv);
     const rows = fs.readFileSync(csv, 'utf8').trim().split('\n');
     assert.equal(rows.length, lines.length + 1, 'a header and a row per record');
     fs.rmSync(csv);
+    fs.rmSync(jsonl);
+
+    await vscode.commands.executeCommand('openagent.showAuditLog');
+    await waitFor(() => api.isDeveloperPanelReady, 'the developer panel');
   });
 
   it('Restart MCP Servers connects the configured servers; their tools ask for approval and reach the model', async () => {
@@ -359,6 +366,50 @@ describe('palette commands with the model', function () {
       assert.ok(!offered.includes('write_file') && !offered.includes('bash'), offered.join(', '));
     } finally {
       await config.update('policy', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  it('budgets and model routes of agent.yaml: 80 % warning, the run stops at the limit, Raise Budget edits the file and the agent goes on', async () => {
+    const policyFile = path.join(root, '.openagent', 'agent.yaml');
+    fs.mkdirSync(path.dirname(policyFile), { recursive: true });
+    fs.writeFileSync(
+      policyFile,
+      '# Team policy\nmodel_policy:\n  routes:\n    - { match: { task: chat }, model: anthropic/claude-sonnet-4-6 }\n' +
+        'budget:\n  per_conversation_usd: 1 # agreed with finance\n',
+    );
+    try {
+      // claude-sonnet-4-6 costs $3 / $15 per million: each of these calls is $0.315.
+      const think = (id: string) => ({
+        toolCalls: [{ id, name: 'think', arguments: { thought: `step ${id}` } }],
+        usage: { input: 100_000, output: 1_000 },
+      });
+      await model.setScenario({ name: 'budget', turns: ['b1', 'b2', 'b3', 'b4', 'b5', 'b6'].map(think) });
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await vscode.commands.executeCommand('openagent.newChat');
+      await sendChatPrompt('budget probe: think for a long time');
+      // $0.945 after the third call: the 80 % warning.
+      await clickNotification("OpenAgent has used 80 % of this conversation's budget: $0.9450 of $1.00", 'Show Usage');
+      // The fourth call fitted before it was made ($1.26 after it); the fifth is not made.
+      await clickNotification(
+        "OpenAgent stopped: this conversation's budget of $1.00 is used up ($1.26 spent)",
+        'Raise Budget',
+      );
+      const calls = await untilIdleAfter(4);
+      assert.equal(calls.length, 4);
+      assert.ok(calls.every((call) => (call.body as { model: string }).model === 'claude-sonnet-4-6'));
+      await answerQuickInput("Raise this conversation's budget", '5');
+      await waitFor(
+        () => fs.readFileSync(policyFile, 'utf8').includes('per_conversation_usd: 5 # agreed with finance'),
+        'the raised limit in agent.yaml',
+      );
+      assert.ok(fs.readFileSync(policyFile, 'utf8').startsWith('# Team policy\n'), 'comments kept');
+      await model.setScenario({ name: 'after raise', turns: [{ text: 'Going on.' }], whenExhausted: 'echo' });
+      await model.clearRequests();
+      await sendChatPrompt('go on');
+      const [next] = await untilIdleAfter(1);
+      assert.equal((next!.body as { model: string }).model, 'claude-sonnet-4-6');
+    } finally {
+      fs.rmSync(path.join(root, '.openagent'), { recursive: true, force: true });
     }
   });
 

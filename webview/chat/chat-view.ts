@@ -144,6 +144,8 @@ export class ChatView {
         break;
       }
       case 'tool_call': {
+        // A sub-agent's or teammate's tool calls are the developer panel's; here the sub-agent is one line.
+        if (event.agentId !== 'lead') break;
         // Text before and after a tool call are separate paragraphs of the answer.
         this.finishCurrent();
         const input =

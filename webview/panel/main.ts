@@ -13,15 +13,20 @@ import { hostToPanelSchema, type PanelToggle, type PanelToggles } from '../../sr
 import { postPanelMessage, webviewState } from '../shared/vscode-api';
 import { renderMcpStatus } from './panel-sections';
 import { PanelView } from './panel-view';
+import { AuditView, type AuditScope } from './audit-view';
 
-const TABS = ['tools', 'agents', 'usage', 'events', 'traces'] as const;
+const RUN_ENDS: ReadonlySet<string> = new Set(['done', 'error', 'interrupted']);
+
+const TABS = ['tools', 'agents', 'usage', 'events', 'traces', 'audit'] as const;
 const TAB_TITLES: Record<(typeof TABS)[number], string> = {
   tools: 'Tools',
   agents: 'Agents & Tasks',
   usage: 'Usage',
   events: 'Events',
   traces: 'LLM Traces',
+  audit: 'Audit Log',
 };
+const AUDIT_TAB = TABS.indexOf('audit');
 
 const TOOLS_BAR = `
   <div class="section-bar">
@@ -36,6 +41,26 @@ const EVENTS_BAR = `
     <vscode-textfield id="event-text" placeholder="Filter by text" aria-label="Filter events by text"></vscode-textfield>
     <span id="event-count" class="muted"></span>
   </div>`;
+
+const AUDIT_BAR = `
+  <div class="section-bar filter-bar">
+    <vscode-single-select id="audit-scope" aria-label="Which audit records">
+      <vscode-option value="conversation">This conversation</vscode-option>
+      <vscode-option value="all">Every conversation</vscode-option>
+    </vscode-single-select>
+    <vscode-single-select id="audit-kind" aria-label="Kind of record">
+      <vscode-option value="">All kinds</vscode-option>
+      <vscode-option value="model_call">Model calls</vscode-option>
+      <vscode-option value="tool_call">Tool calls</vscode-option>
+      <vscode-option value="policy">Policy violations</vscode-option>
+      <vscode-option value="budget">Budget</vscode-option>
+    </vscode-single-select>
+    <vscode-button secondary id="audit-refresh">Refresh</vscode-button>
+    <vscode-button secondary id="audit-export-jsonl">Export JSONL…</vscode-button>
+    <vscode-button secondary id="audit-export-csv">Export CSV…</vscode-button>
+    <span id="audit-count" class="muted"></span>
+  </div>`;
+const BARS: Partial<Record<(typeof TABS)[number], string>> = { tools: TOOLS_BAR, events: EVENTS_BAR, audit: AUDIT_BAR };
 
 const root = document.getElementById('openagent-panel')!;
 root.innerHTML = `
@@ -61,7 +86,7 @@ root.innerHTML = `
         <vscode-badge variant="counter" id="count-${tab}">0</vscode-badge>
       </vscode-tab-header>
       <vscode-tab-panel data-tab="${tab}">
-        ${tab === 'tools' ? TOOLS_BAR : tab === 'events' ? EVENTS_BAR : ''}
+        ${BARS[tab] ?? ''}
         <div id="${tab}" class="section section-${tab}"></div>
       </vscode-tab-panel>`,
     ).join('')}
@@ -132,9 +157,30 @@ typeSelect.addEventListener('change', () => {
   applyFilter();
 });
 textFilter.addEventListener('input', applyFilter);
-tabs.addEventListener('vsc-tabs-select', () => applyFilter());
+tabs.addEventListener('vsc-tabs-select', () => {
+  applyFilter();
+  if (tabs.selectedIndex === AUDIT_TAB) requestAudit();
+});
 byId('tools-expand').addEventListener('click', () => view.setToolsOpen(true));
 byId('tools-collapse').addEventListener('click', () => view.setToolsOpen(false));
+
+// The Audit Log: asked for when its tab opens, on Refresh, and when a run ends while it is open.
+const audit = new AuditView({ list: byId('audit'), count: byId('audit-count'), counter: byId('count-audit') });
+const auditScope = byId<ValueElement>('audit-scope');
+const auditKind = byId<ValueElement>('audit-kind');
+const scopeNow = (): AuditScope => (auditScope.value === 'all' ? 'all' : 'conversation');
+function requestAudit(): void {
+  postPanelMessage({ type: 'audit_request', scope: scopeNow() });
+}
+auditScope.addEventListener('change', requestAudit);
+auditKind.addEventListener('change', () => audit.setKind(auditKind.value));
+byId('audit-refresh').addEventListener('click', requestAudit);
+byId('audit-export-jsonl').addEventListener('click', () =>
+  postPanelMessage({ type: 'audit_export', scope: scopeNow(), format: 'jsonl' }),
+);
+byId('audit-export-csv').addEventListener('click', () =>
+  postPanelMessage({ type: 'audit_export', scope: scopeNow(), format: 'csv' }),
+);
 
 const toggles = {
   auto_approve: byId<Toggle>('toggle-auto_approve'),
@@ -162,6 +208,15 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   switch (message.type) {
     case 'agent_events':
       view.apply(message.events);
+      if (tabs.selectedIndex === AUDIT_TAB && message.events.some((item) => RUN_ENDS.has(item.type))) requestAudit();
+      break;
+    case 'audit_records':
+      if (message.scope === scopeNow()) audit.show(message.records, message.total);
+      break;
+    case 'audit_show':
+      tabs.selectedIndex = AUDIT_TAB;
+      applyFilter();
+      requestAudit();
       break;
     case 'panel_reset':
       view.reset();

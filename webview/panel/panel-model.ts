@@ -12,6 +12,8 @@ type EventOf<T extends AgentEvent['type']> = Extract<AgentEvent, { type: T }>;
 export type ToolState = 'running' | 'awaiting_approval' | 'denied' | 'succeeded' | 'failed';
 
 export interface ToolBlock {
+  /** Agent and tool-call id: a sub-agent's call ids may repeat the lead's. */
+  key: string;
   toolCallId: string;
   toolName: string;
   agentId: string;
@@ -44,6 +46,18 @@ export interface UsageRow extends UsageFigures {
   model: string;
   /** False while the turn runs: the figures add up its calls so far. */
   complete: boolean;
+}
+
+/** One model call: which agent made it, for what work, on which provider and model (SPEC 2.3 model policy). */
+export interface ModelCallRow extends UsageFigures {
+  index: number;
+  agentId: string;
+  /** chat, code, subagent, compaction, final_summary; absent in conversations recorded before routing. */
+  work?: string;
+  provider?: string;
+  model: string;
+  durationMs?: number;
+  time: number;
 }
 
 export interface SubagentCard {
@@ -117,6 +131,8 @@ export class PanelModel {
   readonly teammates = new Map<string, TeammateCard>();
   readonly tasks = new Map<string, TaskCard>();
   readonly usageRows: UsageRow[] = [];
+  /** Every model call, in order. */
+  readonly calls: ModelCallRow[] = [];
   /** Every model call of every agent. */
   total: UsageFigures = { ...EMPTY_FIGURES };
   readonly traces: TracePair[] = [];
@@ -129,6 +145,11 @@ export class PanelModel {
   /** Event types seen so far with their counts, in the order they first appeared. */
   get eventTypes(): ReadonlyMap<AgentEvent['type'], number> {
     return this.typeCounts;
+  }
+
+  /** One tool call's block. */
+  tool(toolCallId: string, agentId = 'lead'): ToolBlock | undefined {
+    return this.tools.get(toolKey({ agentId, toolCallId }));
   }
 
   /** The task board: tasks by status, in the order they were created. */
@@ -174,7 +195,7 @@ export class PanelModel {
         this.running = false;
         return;
       case 'tool_call':
-        this.tools.set(event.toolCallId, newToolBlock(event, event.toolName, event.input));
+        this.tools.set(toolKey(event), newToolBlock(event, event.toolName, event.input));
         changes.tools = true;
         return;
       case 'tool_approval_request':
@@ -249,14 +270,14 @@ export class PanelModel {
     event: EventOf<'tool_approval_request' | 'tool_approval_result' | 'tool_result'>,
     change: (block: ToolBlock) => void,
   ): void {
-    let block = this.tools.get(event.toolCallId);
+    let block = this.tools.get(toolKey(event));
     if (!block) {
       block = newToolBlock(
         event,
         'toolName' in event ? event.toolName : 'unknown tool',
         'input' in event ? event.input : undefined,
       );
-      this.tools.set(event.toolCallId, block);
+      this.tools.set(block.key, block);
     }
     change(block);
     block.revision++;
@@ -273,6 +294,17 @@ export class PanelModel {
     };
     if (event.scope === 'call') {
       this.total = addFigures(this.total, { ...figures, calls: 1 });
+      this.calls.push({
+        ...figures,
+        calls: 1,
+        index: this.calls.length + 1,
+        agentId: event.agentId,
+        model: event.model,
+        time: event.time,
+        ...(event.work ? { work: event.work } : {}),
+        ...(event.provider ? { provider: event.provider } : {}),
+        ...(event.durationMs !== undefined ? { durationMs: event.durationMs } : {}),
+      });
       let row = this.openTurns.get(event.agentId);
       if (!row) {
         row = {
@@ -286,12 +318,14 @@ export class PanelModel {
         this.openTurns.set(event.agentId, row);
       }
       Object.assign(row, addFigures(row, { ...figures, calls: 1 }));
+      // A turn whose calls went to several models (routes for sub-agents, compaction) names them all.
+      if (!row.model.split(', ').includes(event.model)) row.model = `${row.model}, ${event.model}`;
       return;
     }
     // The run's own figures are authoritative: they close the turn its calls added up.
     const row = this.openTurns.get(event.agentId);
     this.openTurns.delete(event.agentId);
-    const closed = { ...figures, calls: row?.calls ?? 0, model: event.model, complete: true };
+    const closed = { ...figures, calls: row?.calls ?? 0, model: row?.model ?? event.model, complete: true };
     if (row) Object.assign(row, closed);
     else {
       this.usageRows.push({
@@ -334,6 +368,7 @@ function newToolBlock(
   input: unknown,
 ): ToolBlock {
   return {
+    key: toolKey(event),
     toolCallId: event.toolCallId,
     toolName,
     agentId: event.agentId,
@@ -359,4 +394,8 @@ export function addFigures(a: UsageFigures, b: UsageFigures): UsageFigures {
     calls: a.calls + b.calls,
     reported: a.reported && b.reported,
   };
+}
+
+function toolKey(event: { agentId: string; toolCallId: string }): string {
+  return `${event.agentId}\u0000${event.toolCallId}`;
 }

@@ -19,6 +19,7 @@ const STATE_LABELS: Record<ToolBlock['state'], string> = {
 
 const SOURCE_LABELS: Record<NonNullable<ToolBlock['approval']>['source'], string> = {
   user: 'by the user',
+  hook: 'by a hook',
   session_rule: 'by a session rule',
   policy: 'by policy',
   timeout: 'after no answer',
@@ -147,7 +148,35 @@ export function renderUsage(model: PanelModel): Node[] {
   const notes = model.total.reported
     ? []
     : [emptyNote('~ marks an estimate: the server reported no usage, or the model has no known price.')];
-  return [el('table', 'usage-table', el('thead', undefined, head), body, el('tfoot', undefined, total)), ...notes];
+  return [
+    el('table', 'usage-table', el('thead', undefined, head), body, el('tfoot', undefined, total)),
+    ...notes,
+    el('h3', 'calls-title', 'Model calls'),
+    renderCalls(model),
+  ];
+}
+
+/** Every model call with the model that served it and the kind of work it did. */
+function renderCalls(model: PanelModel): HTMLTableElement {
+  const head = el('tr');
+  for (const title of ['#', 'Agent', 'Work', 'Model', 'Input', 'Output', 'Cache read', 'Cache write', 'Cost', 'Time'])
+    head.append(el('th', undefined, title));
+  const body = el('tbody');
+  for (const call of model.calls) {
+    body.append(
+      el(
+        'tr',
+        'model-call',
+        el('td', 'number', String(call.index)),
+        el('td', undefined, call.agentId),
+        el('td', 'call-work', call.work ?? ''),
+        el('td', 'call-model', call.provider ? `${call.provider}/${call.model}` : call.model),
+        ...figureCells(call),
+        el('td', 'number', call.durationMs === undefined ? '' : formatDuration(call.durationMs)),
+      ),
+    );
+  }
+  return el('table', 'usage-table calls-table', el('thead', undefined, head), body);
 }
 
 /** One line for the header: the conversation's total so far. */

@@ -109,13 +109,13 @@ export class PanelView {
     const container = this.elements.tools;
     if (this.toolElements.size === 0) container.replaceChildren();
     for (const block of this.model.tools.values()) {
-      const drawn = this.toolElements.get(block.toolCallId);
+      const drawn = this.toolElements.get(block.key);
       const className = `tool-block state-${block.state}`;
       if (!drawn) {
         const element = collapsible(className, toolSummary(block), () => toolBody(block));
         element.dataset.toolCallId = block.toolCallId;
         container.append(element);
-        this.toolElements.set(block.toolCallId, { element, revision: block.revision });
+        this.toolElements.set(block.key, { element, revision: block.revision });
       } else if (drawn.revision !== block.revision) {
         drawn.element.className = className;
         updateCollapsible(drawn.element, toolSummary(block), () => toolBody(block));

@@ -116,7 +116,7 @@ export class ConversationParts {
       const team = new Team({
         bus: new TeamBus(this.deps.teamStorage, conversation.id, () => this.deps.clock.now()),
         board: () => this.board(conversation.id)!,
-        report: (body) => this.conversation?.report(body),
+        report: (body, agentId) => this.conversation?.report(body, agentId),
         createTeammate,
         // Teammates get the workspace, bash, jobs, MCP and task tools — not the plan tool or sub-agents.
         memberTools: () => this.tools.filter((tool) => tool.name !== 'present_plan' && !LEAD_TEAM_TOOLS.has(tool.name)),

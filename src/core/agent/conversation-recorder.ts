@@ -4,8 +4,9 @@
  * ends — so a crash loses at most the last second of text, never a finished turn), tool calls
  * and other events, usage per model call, and the audit trail.
  */
-import type { ConversationStore, StoredConversation } from '../ports';
+import type { AuditRecord, ConversationStore, StoredConversation } from '../ports';
 import type { AgentEvent } from './events';
+import { redactValue } from '../llm/redact';
 
 export interface RecorderOptions {
   store: ConversationStore;
@@ -13,6 +14,11 @@ export interface RecorderOptions {
   now: () => number;
   /** Settings worth keeping with the conversation (never secrets: the store redacts anyway). */
   settings: Record<string, unknown>;
+  /**
+   * The API keys in use: removed from everything written, wherever they appear (the store
+   * itself only recognises key-shaped strings; a local server's token can look like anything).
+   */
+  secrets?: () => readonly string[];
   /** Store failures, for the host to show (once). */
   onError: (error: unknown) => void;
   /** Streaming text is saved at most this often. */
@@ -30,7 +36,8 @@ export class ConversationRecorder {
   private answer: { id: string; seq: number; text: string; savedLength: number } | undefined;
   private lastFlush = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private pendingApproval = new Map<string, { approved: boolean; source: string }>();
+  /** Keyed by agent and tool-call id (a sub-agent's ids may repeat the lead's). */
+  private pendingApproval = new Map<string, { approved: boolean; source: string; rule?: string }>();
   private pendingInput = new Map<string, unknown>();
   /** Writes are chained so they reach the store in event order. */
   private queue: Promise<void> = Promise.resolve();
@@ -64,26 +71,46 @@ export class ConversationRecorder {
         this.scheduleFlush();
         break;
       case 'tool_call':
-        this.finishAnswer();
-        this.pendingInput.set(event.toolCallId, event.input);
+        if (event.agentId === 'lead') this.finishAnswer();
+        this.pendingInput.set(callKey(event), event.input);
         this.put('event', event, event.time);
         break;
-      case 'tool_approval_result':
-        this.pendingApproval.set(event.toolCallId, { approved: event.approved, source: event.source });
+      case 'tool_approval_result': {
+        const decision = {
+          approved: event.approved,
+          source: event.source,
+          ...(event.reason ? { rule: event.reason } : {}),
+        };
+        this.pendingApproval.set(callKey(event), decision);
+        // A call the policy refused is a policy violation (SPEC 4.5), recorded on its own too.
+        if (event.source === 'policy' && !event.approved)
+          this.audit(event.time, 'policy', {
+            agentId: event.agentId,
+            toolCallId: event.toolCallId,
+            input: this.pendingInput.get(callKey(event)),
+            violation: event.reason ?? 'denied by policy',
+          });
         break;
-      case 'tool_result':
+      }
+      case 'tool_result': {
+        const key = callKey(event);
         this.put('event', event, event.time);
         this.audit(event.time, 'tool_call', {
+          agentId: event.agentId,
+          toolCallId: event.toolCallId,
           tool: event.toolName,
-          input: this.pendingInput.get(event.toolCallId),
-          approval: this.pendingApproval.get(event.toolCallId) ?? { approved: true, source: 'read_only' },
+          input: this.pendingInput.get(key),
+          // No decision event: a read-only call, which runs without asking.
+          approval: this.pendingApproval.get(key) ?? { approved: true, source: 'read_only' },
           isError: event.isError,
+          ...(event.isError ? { error: event.output.slice(0, 500) } : {}),
           resultChars: event.output.length,
           durationMs: event.durationMs,
         });
-        this.pendingInput.delete(event.toolCallId);
-        this.pendingApproval.delete(event.toolCallId);
+        this.pendingInput.delete(key);
+        this.pendingApproval.delete(key);
         break;
+      }
       case 'usage':
         // Kept as an event too: a reopened conversation shows its cost so far.
         this.put('event', event, event.time);
@@ -102,10 +129,14 @@ export class ConversationRecorder {
           }),
         );
         this.audit(event.time, 'model_call', {
+          agentId: event.agentId,
+          ...(event.provider ? { provider: event.provider } : {}),
           model: event.model,
+          ...(event.work ? { work: event.work } : {}),
           ...event.usage,
           costUsd: event.costUsd,
           reported: event.reported,
+          ...(event.durationMs !== undefined ? { latencyMs: event.durationMs } : {}),
         });
         break;
       case 'budget':
@@ -183,7 +214,7 @@ export class ConversationRecorder {
         conversationId: this.options.conversationId,
         seq: answer.seq,
         role: 'assistant',
-        content: { text },
+        content: this.redact({ text }),
         createdAt: this.lastFlush,
       }),
     );
@@ -202,21 +233,26 @@ export class ConversationRecorder {
       conversationId: this.options.conversationId,
       seq: this.seq - 1,
       role,
-      content,
+      content: this.redact(content),
       createdAt: time,
     };
     this.enqueue(() => this.options.store.putMessage(message));
   }
 
-  private audit(time: number, kind: 'model_call' | 'tool_call' | 'budget', data: Record<string, unknown>): void {
+  private audit(time: number, kind: AuditRecord['kind'], data: Record<string, unknown>): void {
     const record = {
       id: `${this.options.conversationId}-audit-${this.auditCount++}`,
       conversationId: this.options.conversationId,
       time,
       kind,
-      data,
+      data: this.redact(data),
     };
     this.enqueue(() => this.options.store.recordAudit(record));
+  }
+
+  private redact<T>(value: T): T {
+    const known = this.options.secrets?.() ?? [];
+    return known.length > 0 ? redactValue(value, known) : value;
   }
 
   private nextId(): string {
@@ -226,4 +262,8 @@ export class ConversationRecorder {
   private enqueue(write: () => Promise<void>): void {
     this.queue = this.queue.then(write).catch((error: unknown) => this.options.onError(error));
   }
+}
+
+function callKey(event: { agentId: string; toolCallId: string }): string {
+  return `${event.agentId}\u0000${event.toolCallId}`;
 }

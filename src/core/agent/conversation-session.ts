@@ -141,6 +141,8 @@ export class ConversationSession {
     // Remembered before the setup check, so "Set API Key" can send it once the key is there.
     this.lastPrompt = prompt;
     this.lastWork = work;
+    // A new conversation reads the policy file again first: its model routes decide the models.
+    if (!this.conversation) await this.deps.prepare?.();
     // Settings and the model policy are read at every prompt, so a provider, key or route
     // changed mid-chat applies to the next answer without losing the conversation.
     const routed = await this.routeModels(work);
@@ -149,8 +151,7 @@ export class ConversationSession {
       this.conversation.useModels(routed);
     } else {
       this.deps.budget?.refresh();
-      const [, store, system, connected] = await Promise.all([
-        this.deps.prepare?.(),
+      const [store, system, connected] = await Promise.all([
         this.openStore(),
         this.deps.systemPrompt(),
         // A server that fails is the MCP status's business; the conversation goes on without it.
@@ -313,6 +314,7 @@ export class ConversationSession {
         now: () => this.deps.clock.now(),
         settings: storage.settings,
         resume: storage.resume,
+        secrets: () => this.apiKeysInUse,
         onError: (error) => this.deps.onStoreError?.(error),
       });
     this.recorder = recorder;

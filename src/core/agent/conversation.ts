@@ -106,7 +106,7 @@ export class Conversation {
         : [
             createSubagentTool({
               runDeps: () => this.runDeps,
-              emit: (body) => this.emit(body),
+              emit: (body, agentId) => this.emit(body, agentId),
               nextSubagentId: () => `sub-${this.seq}`,
             }),
           ]),
@@ -342,10 +342,8 @@ export class Conversation {
       costUsd,
       reported: call.reported && priced,
     });
-    await this.options.budget?.afterCall(
-      this.id,
-      { usd: costUsd, tokens: totalTokens(call.usage) },
-      (body) => this.emit(body),
+    await this.options.budget?.afterCall(this.id, { usd: costUsd, tokens: totalTokens(call.usage) }, (body) =>
+      this.emit(body),
     );
   }
 
@@ -396,18 +394,23 @@ export class Conversation {
           | 'plan_mode'
           | 'task_update'
           | 'teammate_status'
-          | 'usage';
+          | 'usage'
+          | 'tool_call'
+          | 'tool_approval_result'
+          | 'tool_result';
       }
     >,
+    /** Whose event it is, when not this conversation's agent (a teammate's tool call). */
+    agentId?: string,
   ): void {
-    this.emit(body);
+    this.emit(body, agentId);
   }
 
-  private emit(body: AgentEventBody): void {
+  private emit(body: AgentEventBody, agentId = this.agentId): void {
     // Bodies are fresh literals made for this call: stamping them in place saves a copy per event.
     const event = Object.assign(body, {
       conversationId: this.id,
-      agentId: this.agentId,
+      agentId,
       seq: this.seq++,
       time: this.options.clock.now(),
     }) as AgentEvent;

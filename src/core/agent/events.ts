@@ -37,6 +37,8 @@ export const errorKindSchema = z.enum([
 
 export const approvalDecisionSourceSchema = z.enum([
   'user',
+  /** A PreToolUse hook blocked it. */
+  'hook',
   'session_rule',
   'policy',
   'timeout',

@@ -33,7 +33,8 @@ export function restoreConversation(conversationId: string, stored: readonly Sto
     }
   }
   const nextSeq = Math.max(-1, ...stored.map((message) => message.seq), ...events.map((event) => event.seq)) + 1;
-  return { events, history: historyFrom(events), nextSeq };
+  // Sub-agents' and teammates' tool calls are in the record, but not in the lead's history.
+  return { events, history: historyFrom(events.filter((event) => event.agentId === 'lead')), nextSeq };
 }
 
 /** The model history the events describe. */

@@ -43,12 +43,18 @@ const BRIEFS: Record<SubagentKind, string> = {
  * show that the user is being asked. (Its usage and traces reach the parent through the
  * parent's own meter and model client.)
  */
-const FORWARDED: ReadonlySet<AgentEventBody['type']> = new Set(['tool_approval_request', 'tool_approval_result']);
+const FORWARDED: ReadonlySet<AgentEventBody['type']> = new Set([
+  'tool_call',
+  'tool_approval_request',
+  'tool_approval_result',
+  'tool_result',
+]);
 
 export interface SubagentParent {
   /** The parent's loop dependencies for the run in progress (its meter, tools, approvals). */
   runDeps(): LoopDeps | undefined;
-  emit(body: AgentEventBody): void;
+  /** Puts an event in the parent's stream; `agentId` names the sub-agent it comes from. */
+  emit(body: AgentEventBody, agentId?: string): void;
   nextSubagentId(): string;
 }
 
@@ -102,12 +108,15 @@ async function runSubagent(
     inboxes: [],
     takeCompactionRequest: () => undefined,
     emit: (body) => {
-      if (FORWARDED.has(body.type)) parent.emit(body);
+      // The child's tool calls and their approvals, under its own id: the developer panel and
+      // the audit trail see them; the chat shows the sub-agent as one line.
+      if (FORWARDED.has(body.type)) parent.emit(body, subagentId);
     },
     // On the sub-agent model of the model policy. Its calls go through the parent's model
     // clients, which record them (usage event, meter, budgets); the child's own total goes on its card.
     main: base.subagent,
-    onUsage: (binding, turn) => own.record(binding.llm.provider, binding.model, turn.usageOrEstimate, turn.usageReported),
+    onUsage: (binding, turn) =>
+      own.record(binding.llm.provider, binding.model, turn.usageOrEstimate, turn.usageReported),
   };
   let answer = '';
   let failure: string | undefined;

@@ -78,7 +78,16 @@ export async function executeToolCall(
     toolName: call.name,
     input,
   });
-  if (decision && 'block' in decision) return fail(`Blocked by a hook: ${decision.block}`);
+  if (decision && 'block' in decision) {
+    deps.emit({
+      type: 'tool_approval_result',
+      toolCallId: call.id,
+      approved: false,
+      source: 'hook',
+      reason: decision.block,
+    });
+    return fail(`Blocked by a hook: ${decision.block}`);
+  }
   if (decision && 'input' in decision) input = decision.input;
 
   const parsed = tool.inputSchema.safeParse(input);
@@ -92,7 +101,26 @@ export async function executeToolCall(
 
   const needsApproval = typeof tool.needsApproval === 'function' ? tool.needsApproval(input) : tool.needsApproval;
   const verdict = deps.policy.evaluate({ toolName: tool.name, input, readOnly: tool.readOnly, needsApproval });
-  if (verdict.action === 'deny') return fail(`Denied by policy: ${verdict.reason}`);
+  // Decisions made without asking are events too (the audit trail records who decided, by which
+  // rule); plain read-only calls are not, to keep the stream small.
+  if (verdict.action === 'deny') {
+    deps.emit({
+      type: 'tool_approval_result',
+      toolCallId: call.id,
+      approved: false,
+      source: 'policy',
+      reason: verdict.reason,
+    });
+    return fail(`Denied by policy: ${verdict.reason}`);
+  }
+  if (verdict.action === 'allow' && verdict.source !== 'read_only')
+    deps.emit({
+      type: 'tool_approval_result',
+      toolCallId: call.id,
+      approved: true,
+      source: verdict.source,
+      ...(verdict.rule ? { reason: verdict.rule } : {}),
+    });
   if (verdict.action === 'ask') {
     const summary = tool.summarize?.(input) ?? tool.name;
     deps.emit({ type: 'tool_approval_request', toolCallId: call.id, toolName: tool.name, input, summary });

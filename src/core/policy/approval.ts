@@ -30,7 +30,13 @@ export interface ApprovalGate {
 
 /** What policy says about one tool call before anyone is asked. */
 export type PolicyVerdict =
-  { action: 'allow'; source: ApprovalDecisionSource } | { action: 'deny'; reason: string } | { action: 'ask' };
+  | {
+      action: 'allow';
+      source: ApprovalDecisionSource;
+      /** The rule that allowed it, for the audit trail. */ rule?: string;
+    }
+  | { action: 'deny'; reason: string }
+  | { action: 'ask' };
 
 export interface ToolPolicy {
   evaluate(call: { toolName: string; input: unknown; readOnly: boolean; needsApproval: boolean }): PolicyVerdict;

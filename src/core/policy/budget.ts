@@ -40,7 +40,7 @@ export class BudgetExceededError extends Error {
 
 export const WARNING_FRACTION = 0.8;
 
-interface Limit {
+export interface Limit {
   scope: BudgetScope;
   unit: BudgetUnit;
   value: number;
@@ -203,7 +203,22 @@ export function describeLimit(scope: BudgetScope, unit: BudgetUnit): string {
 }
 
 export function formatAmount(unit: BudgetUnit, amount: number): string {
-  return unit === 'usd' ? `$${amount.toFixed(amount < 1 ? 4 : 2)}` : `${Math.round(amount).toLocaleString('en-US')} tokens`;
+  return unit === 'usd'
+    ? `$${amount.toFixed(amount < 1 ? 4 : 2)}`
+    : `${Math.round(amount).toLocaleString('en-US')} tokens`;
+}
+
+/** What the user reads for a budget event. */
+export function budgetMessage(event: Extract<AgentEventBody, { type: 'budget' }>): string {
+  const what = describeLimit(event.scope, event.unit);
+  const spent = formatAmount(event.unit, event.spent);
+  const limit = formatAmount(event.unit, event.limit);
+  if (event.level === 'warning') return `OpenAgent has used 80 % of ${what}: ${spent} of ${limit}.`;
+  if (event.action === 'warn')
+    return `OpenAgent has passed ${what} of ${limit} (${spent} spent). Your policy says warn, so it goes on.`;
+  return event.spent >= event.limit
+    ? `OpenAgent stopped: ${what} of ${limit} is used up (${spent} spent).`
+    : `OpenAgent stopped: the next model call would pass ${what} of ${limit} (${spent} spent).`;
 }
 
 function blockedMessage(limit: Limit, spent: number, estimate: number): string {

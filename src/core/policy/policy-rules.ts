@@ -49,8 +49,10 @@ export function toolPolicyFrom(policy: () => AgentPolicy | undefined): ToolPolic
       if (matchesAny(current.approvals?.require_for, call.toolName)) return { action: 'ask' };
       if (!verdict) {
         const auto = current.approvals?.auto_approve ?? [];
-        if (matchesAny(auto, call.toolName) || (call.readOnly && auto.includes('read_only')))
-          verdict = { action: 'allow', source: 'policy' };
+        const pattern =
+          auto.find((candidate) => matchesPattern(candidate, call.toolName)) ??
+          (call.readOnly && auto.includes('read_only') ? 'read_only' : undefined);
+        if (pattern) verdict = { action: 'allow', source: 'policy', rule: `approvals.auto_approve "${pattern}"` };
       }
       if (verdict?.action === 'allow') {
         // A protected path (.git, .env, outside the workspace…) always asks.
@@ -75,14 +77,14 @@ function commandVerdict(
     if (denied)
       return { action: 'deny', reason: `\`${segment.argv.join(' ')}\` matches bash.deny "${denied}" in ${FILE}.` };
   }
-  if (
-    rules.allow?.length &&
-    analysis.segments.length > 0 &&
-    analysis.redirections.length === 0 &&
-    analysis.segments.every((segment) => rules.allow!.some((pattern) => segmentMatches(pattern, segment)))
-  )
-    return { action: 'allow', source: 'policy' };
-  return undefined;
+  if (!rules.allow?.length || analysis.segments.length === 0 || analysis.redirections.length > 0) return undefined;
+  const matched = analysis.segments.map((segment) => rules.allow!.find((pattern) => segmentMatches(pattern, segment)));
+  if (matched.some((pattern) => pattern === undefined)) return undefined;
+  return {
+    action: 'allow',
+    source: 'policy',
+    rule: `bash.allow ${[...new Set(matched)].map((p) => `"${p}"`).join(', ')}`,
+  };
 }
 
 /** A command pattern matches a segment as written, or the program that really runs with its arguments. */

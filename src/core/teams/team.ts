@@ -29,12 +29,20 @@ export interface TeammateSpec {
   inbox: Inbox;
 }
 
+export type TeamReport = Extract<
+  AgentEventBody,
+  { type: 'teammate_status' | 'usage' | 'tool_call' | 'tool_approval_result' | 'tool_result' }
+>;
+
 export interface TeamOptions {
   bus: TeamBus;
   /** The conversation's task board, as `owner` changes it. */
   board: () => TaskBoard;
-  /** Into the lead's event stream: teammate_status, and each teammate model call's usage. */
-  report: (body: Extract<AgentEventBody, { type: 'teammate_status' | 'usage' }>) => void;
+  /**
+   * Into the lead's event stream: teammate_status, each teammate model call's usage, and the
+   * teammate's tool calls and approval decisions under its own name (`agentId`).
+   */
+  report: (body: TeamReport, agentId?: string) => void;
   createTeammate: (spec: TeammateSpec) => TeammateLoop;
   /** The tools a teammate gets beside its messaging tools (files, bash, tasks). */
   memberTools: () => AnyTool[];
@@ -135,7 +143,10 @@ class Teammate {
         },
       });
       const stop = this.loop.subscribe((event) => {
-        if (event.type === 'usage' && event.scope === 'call')
+        if (event.type === 'tool_call' || event.type === 'tool_approval_result' || event.type === 'tool_result') {
+          const { conversationId: _conversation, agentId: _agent, seq: _seq, time: _time, ...body } = event;
+          options.report(body, this.name);
+        } else if (event.type === 'usage' && event.scope === 'call')
           options.report({
             type: 'usage',
             scope: 'call',

@@ -1,11 +1,14 @@
 /**
  * Palette commands about the conversation and its records: Compact Conversation, Export
- * Conversation (markdown or JSON), Show Audit Log (JSONL in an editor, or CSV/JSONL to a file),
+ * Conversation (markdown or JSON), Export Audit Log (JSONL or CSV; the developer panel shows it),
  * Show Usage and Budget.
  */
 import * as vscode from 'vscode';
 import type { ConversationSession } from '../../core/agent/conversation-session';
-import type { ConversationStore, UsageTotals } from '../../core/ports';
+import type { AuditRecord, ConversationStore, UsageTotals } from '../../core/ports';
+import type { AuditScope } from '../../protocol/messages';
+import { describeLimit, formatAmount, type BudgetPolicy, type SpendingLedger } from '../../core/policy/budget';
+import { budgetStandings, describeOnExceeded } from '../../core/policy/budget-status';
 import { auditToCsv, auditToJsonl, conversationToMarkdown, exportConversation } from '../../store/conversation-export';
 
 type OpenStore = () => Promise<ConversationStore | undefined>;
@@ -48,38 +51,81 @@ export async function exportCurrentConversation(session: ConversationSession, op
   void vscode.window.showInformationMessage(`Exported to ${vscode.workspace.asRelativePath(target)}.`);
 }
 
-export async function showAuditLog(session: ConversationSession, openStore: OpenStore): Promise<void> {
+/** The audit records of a scope (this conversation, or every one), oldest first. */
+export async function listAudit(
+  session: ConversationSession,
+  openStore: OpenStore,
+  scope: AuditScope,
+): Promise<AuditRecord[]> {
   const store = await openStore();
-  if (!store) return;
+  if (!store) return [];
   await session.flush();
-  const scope = await vscode.window.showQuickPick(
-    [
-      { label: 'This conversation', id: session.currentId },
-      { label: 'Every conversation', id: undefined },
-    ].filter((item) => item.label !== 'This conversation' || item.id !== undefined),
-    { placeHolder: 'Show the audit trail of' },
-  );
-  if (!scope) return;
-  const records = await store.listAudit({ conversationId: scope.id });
-  const document = await vscode.workspace.openTextDocument({
-    content: records.length ? auditToJsonl(records) : '',
-    language: 'jsonl',
-  });
-  await vscode.window.showTextDocument(document, { preview: true });
-  const save = await vscode.window.showInformationMessage(
-    `${records.length} audit record(s): model calls, tool calls and approval decisions.`,
-    'Save as CSV',
-  );
-  if (save) {
-    const target = await vscode.window.showSaveDialog({
-      title: 'Save the audit trail as CSV',
-      filters: { CSV: ['csv'] },
-    });
-    if (target) await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(auditToCsv(records)));
-  }
+  if (scope === 'conversation' && !session.currentId) return [];
+  return store.listAudit(scope === 'conversation' ? { conversationId: session.currentId } : {});
 }
 
-export async function showUsage(session: ConversationSession, openStore: OpenStore): Promise<void> {
+/**
+ * Export Audit Log (palette, and the developer panel's Audit Log buttons): the scope and format
+ * asked for when not given, then a save dialog; JSONL keeps each record whole, CSV has one row
+ * per record with its data as JSON.
+ */
+export async function exportAuditLog(
+  session: ConversationSession,
+  openStore: OpenStore,
+  given: { scope?: AuditScope; format?: 'jsonl' | 'csv' } = {},
+): Promise<void> {
+  const scope =
+    given.scope ??
+    (
+      await vscode.window.showQuickPick(
+        [
+          ...(session.currentId ? [{ label: 'This conversation', scope: 'conversation' as const }] : []),
+          { label: 'Every conversation', scope: 'all' as const },
+        ],
+        { placeHolder: 'Export the audit trail of' },
+      )
+    )?.scope;
+  if (!scope) return;
+  const format =
+    given.format ??
+    (
+      await vscode.window.showQuickPick(
+        [
+          { label: 'JSONL', format: 'jsonl' as const },
+          { label: 'CSV', format: 'csv' as const },
+        ],
+        { placeHolder: 'Export the audit trail as' },
+      )
+    )?.format;
+  if (!format) return;
+  const records = await listAudit(session, openStore, scope);
+  const target = await vscode.window.showSaveDialog({
+    title: `Save the audit trail as ${format.toUpperCase()}`,
+    defaultUri: vscode.Uri.joinPath(
+      vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(process.cwd()),
+      `openagent-audit.${format}`,
+    ),
+    filters: format === 'csv' ? { CSV: ['csv'] } : { 'JSON Lines': ['jsonl'] },
+  });
+  if (!target) return;
+  const text = format === 'csv' ? auditToCsv(records) : auditToJsonl(records);
+  await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(text));
+  void vscode.window.showInformationMessage(
+    `Exported ${records.length} audit record(s) to ${vscode.workspace.asRelativePath(target)}.`,
+  );
+}
+
+/** What Show Usage and Budget needs besides the store: the budgets in force and where their spending is read. */
+export interface BudgetView {
+  policy(): BudgetPolicy | undefined;
+  ledger: SpendingLedger;
+}
+
+export async function showUsage(
+  session: ConversationSession,
+  openStore: OpenStore,
+  budgets: BudgetView,
+): Promise<void> {
   const store = await openStore();
   if (!store) return;
   await session.flush();
@@ -88,6 +134,7 @@ export async function showUsage(session: ConversationSession, openStore: OpenSto
   if (session.currentId)
     rows.push(['This conversation', await store.usageTotals({ conversationId: session.currentId })]);
   rows.push(['Today (UTC)', await store.usageTotals({ day: today })]);
+  rows.push(['This month (UTC)', await store.usageTotals({ month: today.slice(0, 7) })]);
   rows.push(['All time', await store.usageTotals()]);
   const table = [
     '| | calls | input | output | cache read | cache write | cost |',
@@ -97,13 +144,23 @@ export async function showUsage(session: ConversationSession, openStore: OpenSto
         `| ${label} | ${totals.calls} | ${totals.inputTokens} | ${totals.outputTokens} | ${totals.cacheReadTokens} | ${totals.cacheWriteTokens} | $${totals.costUsd.toFixed(4)} |`,
     ),
   ];
-  const content = [
-    '# OpenAgent usage',
-    '',
-    ...table,
-    '',
-    'Budgets (per conversation, daily, monthly) are not enforced yet: they come with policy as code.',
-  ].join('\n');
+  const policy = budgets.policy();
+  const standings = await budgetStandings(policy, budgets.ledger, session.currentId, Date.now());
+  const budgetLines = standings.length
+    ? [
+        '| limit | spent | of | used | set by |',
+        '|---|---:|---:|---:|---|',
+        ...standings.map(
+          (standing) =>
+            `| ${describeLimit(standing.scope, standing.unit)} | ${formatAmount(standing.unit, standing.spent)} | ${formatAmount(standing.unit, standing.limit)} | ${Math.floor((standing.spent / standing.limit) * 100)} % | budget.${standing.key} |`,
+        ),
+        '',
+        describeOnExceeded(policy),
+      ]
+    : [
+        'No budgets are set. Set them under `budget:` in `.openagent/agent.yaml` (Open Agent Policy) or in the `openagent.policy` setting.',
+      ];
+  const content = ['# OpenAgent usage', '', ...table, '', '## Budgets', '', ...budgetLines].join('\n');
   const document = await vscode.workspace.openTextDocument({ content, language: 'markdown' });
   await vscode.commands.executeCommand('markdown.showPreview', document.uri);
 }

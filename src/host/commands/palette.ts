@@ -9,9 +9,16 @@ import type { Memory } from '../../core/knowledge/memory';
 import type { McpServerStatus } from '../../node/mcp/mcp-connections';
 import type { ConversationStore } from '../../core/ports';
 import type { SecretStorageSource } from '../secret-storage-source';
+import type { WorkKind } from '../../core/policy/model-routes';
 import { chooseModel, choosePreset } from './choose-model';
 import { openAgentPolicy, restartMcpServers } from './control-plane-commands';
-import { compactConversation, exportCurrentConversation, showAuditLog, showUsage } from './conversation-commands';
+import {
+  compactConversation,
+  exportAuditLog,
+  exportCurrentConversation,
+  showUsage,
+  type BudgetView,
+} from './conversation-commands';
 import { generateCommitMessage } from './generate-commit-message';
 import { addSkill, openMemory } from './knowledge-commands';
 import { revertTurn } from './revert-turn';
@@ -31,18 +38,21 @@ export interface PaletteDeps {
   /** Puts text where the user types in the chat; false while the chat webview is not ready. */
   insertIntoComposer(text: string): boolean;
   showDeveloperPanel(): void;
+  /** The developer panel on its Audit Log tab. */
+  showAuditLog(): void;
   memory: Memory;
   restartMcpServers(): Promise<McpServerStatus[]>;
   openWalkthrough(): Promise<void>;
+  budgets: BudgetView;
 }
 
 export function registerPaletteCommands(deps: PaletteDeps): vscode.Disposable[] {
   const { session, secrets, openStore } = deps;
   const focusChat = () => vscode.commands.executeCommand(`${deps.chatViewType}.focus`);
   // Prompts sent from commands (selection actions): mentions resolved like the chat's own.
-  const sendPrompt = async (prompt: string) => {
+  const sendPrompt = async (prompt: string, work: WorkKind = 'chat') => {
     await focusChat();
-    const problem = await session.submitWithMentions(prompt, deps.resolveMention);
+    const problem = await session.submitWithMentions(prompt, deps.resolveMention, work);
     if (problem && (await vscode.window.showWarningMessage(problem.message, 'Set API Key')))
       await vscode.commands.executeCommand('openagent.setApiKey');
   };
@@ -78,8 +88,9 @@ export function registerPaletteCommands(deps: PaletteDeps): vscode.Disposable[] 
     'openagent.choosePreset': () => choosePreset(deps.extensionPath),
     'openagent.compact': () => compactConversation(session),
     'openagent.exportConversation': () => exportCurrentConversation(session, openStore),
-    'openagent.showAuditLog': () => showAuditLog(session, openStore),
-    'openagent.showUsage': () => showUsage(session, openStore),
+    'openagent.showAuditLog': () => deps.showAuditLog(),
+    'openagent.exportAuditLog': () => exportAuditLog(session, openStore),
+    'openagent.showUsage': () => showUsage(session, openStore, deps.budgets),
     'openagent.openPolicy': openAgentPolicy,
     'openagent.restartMcpServers': () => restartMcpServers(deps.restartMcpServers),
     'openagent.generateCommitMessage': (scm?: { rootUri?: vscode.Uri }) => generateCommitMessage(secrets, scm),

@@ -1,11 +1,13 @@
 /**
  * The selection commands (palette and editor context menu): Ask About Selection, and Explain /
  * Fix / Refactor / Write Tests for Selection. Each sends a prompt with @selection attached (the
- * selected code with its file and lines) and brings the chat forward to show the answer.
+ * selected code with its file and lines) and brings the chat forward to show the answer. Fix,
+ * Refactor and Write Tests are code work for the model policy (SPEC 2.3); the others chat.
  */
 import * as vscode from 'vscode';
+import type { WorkKind } from '../../core/policy/model-routes';
 
-export type SendPrompt = (prompt: string) => Promise<void>;
+export type SendPrompt = (prompt: string, work?: WorkKind) => Promise<void>;
 
 const ACTIONS: Record<string, string> = {
   explain: 'Explain what this code does and why, step by step: @selection',
@@ -19,7 +21,7 @@ const ACTIONS: Record<string, string> = {
 export function selectionAction(action: keyof typeof ACTIONS, send: SendPrompt): () => Promise<void> {
   return async () => {
     if (!hasSelection()) return;
-    await send(ACTIONS[action]!);
+    await send(ACTIONS[action]!, action === 'explain' ? 'chat' : 'code');
   };
 }
 

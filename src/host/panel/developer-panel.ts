@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { Disposable } from '../disposable';
 import { renderWebviewHtml, webviewOptions } from '../chat/webview-html';
-import { PanelController, type McpStatusSource, type PanelSession } from './panel-controller';
+import { PanelController, type AuditSource, type McpStatusSource, type PanelSession } from './panel-controller';
 
 export class DeveloperPanel extends Disposable {
   static readonly viewType = 'openagent.developerPanel';
@@ -20,12 +20,27 @@ export class DeveloperPanel extends Disposable {
     private readonly extensionUri: vscode.Uri,
     private readonly session: PanelSession,
     private readonly mcp?: McpStatusSource,
+    private readonly audit?: AuditSource,
   ) {
     super();
   }
 
   get isReady(): boolean {
     return this.controller?.isReady ?? false;
+  }
+
+  /** "Show Audit Log": the panel on its Audit Log tab (once its webview is ready). */
+  showAudit(): void {
+    this.show();
+    const controller = this.controller;
+    if (!controller) return;
+    if (controller.isReady) controller.showAudit();
+    else {
+      const stop = controller.onDidBecomeReady(() => {
+        stop();
+        controller.showAudit();
+      });
+    }
   }
 
   /** Opens the panel beside the editor, or brings the open one forward. */
@@ -61,7 +76,7 @@ export class DeveloperPanel extends Disposable {
 
   private adopt(panel: vscode.WebviewPanel): void {
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'openagent.svg');
-    const controller = new PanelController(panel.webview, this.session, this.mcp);
+    const controller = new PanelController(panel.webview, this.session, this.mcp, this.audit);
     controller.onDidBecomeReady(() => this.readyEmitter.fire());
     this.panel = panel;
     this.controller = controller;

@@ -5,8 +5,11 @@
  */
 import type * as vscode from 'vscode';
 import type { ConversationSession } from '../../core/agent/conversation-session';
+import type { AuditRecord } from '../../core/ports';
 import {
+  MAX_AUDIT_RECORDS,
   parsePanelMessage,
+  type AuditScope,
   type HostToPanel,
   type McpServerStatusMessage,
   type PanelToHost,
@@ -33,6 +36,14 @@ export type PanelSession = Pick<
   | 'setTeams'
 >;
 
+/** The audit trail, for the panel's Audit Log (SPEC 4.5). */
+export interface AuditSource {
+  /** The scope's records, oldest first. */
+  list(scope: AuditScope): Promise<AuditRecord[]>;
+  /** Asks where to save, and writes the scope's records as JSONL or CSV. */
+  export(scope: AuditScope, format: 'jsonl' | 'csv'): Promise<void>;
+}
+
 /** The MCP servers' status, for the panel's header. */
 export interface McpStatusSource {
   /** Undefined until the servers are started (on the first conversation). */
@@ -47,6 +58,7 @@ export class PanelController extends Disposable {
     webview: Pick<vscode.Webview, 'postMessage' | 'onDidReceiveMessage'>,
     private readonly session: PanelSession,
     private readonly mcp?: McpStatusSource,
+    private readonly audit?: AuditSource,
   ) {
     super();
     this.feed = this._register(
@@ -73,6 +85,11 @@ export class PanelController extends Disposable {
     return this.feed.onDidBecomeReady(listener);
   }
 
+  /** Brings the Audit Log tab forward (it then asks for the records). */
+  showAudit(): void {
+    this.feed.post({ type: 'audit_show' });
+  }
+
   /** The webview went away for now (its panel is hidden); it says ready again when it is back. */
   pause(): void {
     this.feed.pause();
@@ -95,7 +112,24 @@ export class PanelController extends Disposable {
         // Every setter reports back through onSwitchesChange, so the panel shows the truth.
         this.setToggle(message.toggle, message.on);
         return;
+      case 'audit_request':
+        void this.postAudit(message.scope);
+        return;
+      case 'audit_export':
+        void this.audit?.export(message.scope, message.format);
+        return;
     }
+  }
+
+  private async postAudit(scope: AuditScope): Promise<void> {
+    if (!this.audit) return;
+    const records = await this.audit.list(scope).catch(() => []);
+    this.feed.post({
+      type: 'audit_records',
+      scope,
+      records: records.slice(-MAX_AUDIT_RECORDS),
+      total: records.length,
+    });
   }
 
   private setToggle(toggle: PanelToggle, on: boolean): void {

@@ -22,9 +22,9 @@ interface Ran {
 }
 
 /** Runs the CLI with stdin a pipe (holding `input`, if any) in `cwd`. */
-function runCli(args: string[], options: { cwd: string; input?: string }): Promise<Ran> {
+function runCli(args: string[], options: { cwd: string; input?: string; home?: string }): Promise<Ran> {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const [key, value] of Object.entries(cleanEnv())) {
+  for (const [key, value] of Object.entries({ ...cleanEnv(), ...(options.home ? { HOME: options.home } : {}) })) {
     if (value === undefined) delete env[key];
     else env[key] = value;
   }
@@ -86,6 +86,46 @@ describe('openagent CLI (one-shot, no terminal)', function () {
     assert.doesNotMatch(ran.stderr, /denied/);
     const tools = offeredTools(server.modelCalls[0]);
     assert.ok(tools.includes('write_file') && !tools.includes('bash'), tools.join(', '));
+  });
+
+  it('follows the model routes and budgets of the user policy (~/.openagent/agent.yaml) and stops at the limit', async () => {
+    const home = tempFolder('home');
+    fs.mkdirSync(path.join(home, '.openagent'));
+    fs.writeFileSync(
+      path.join(home, '.openagent', 'agent.yaml'),
+      'model_policy:\n  default: openai-compatible/routed-model\nbudget:\n  per_conversation_tokens: 250000\n',
+    );
+    const think = (id: string) => ({
+      toolCalls: [{ id, name: 'think', arguments: { thought: `step ${id}` } }],
+      usage: { input: 100_000, output: 1_000 },
+    });
+    server.setScenario({ name: 'long', turns: ['1', '2', '3', '4', '5'].map(think) });
+    const store = tempFolder('store');
+    const ran = await runCli([...cliArgs(server, store), 'think for a long time'], { cwd: tempFolder('ws'), home });
+    // 101,000 + 101,000 (80 % passed) + 101,000 (fitted before it was made): the fourth is not made.
+    assert.equal(server.modelCalls.length, 3);
+    assert.ok(server.modelCalls.every((call) => requestBody(call).model === 'routed-model'));
+    assert.equal(ran.code, 1);
+    assert.match(
+      ran.stderr,
+      /\(OpenAgent has used 80 % of this conversation's token budget: 202,000 tokens of 250,000 tokens\.\)/,
+    );
+    assert.match(
+      ran.stderr,
+      /error: Stopped: this conversation's token budget of 250,000 tokens is used up \(303,000 tokens spent\)\. Raise the limit \(budget\.per_conversation_tokens\)/,
+    );
+
+    // The next conversation starts afresh: the per-conversation limit is its own. A daily one is
+    // shared by every conversation in the store, and survives the restart.
+    fs.appendFileSync(path.join(home, '.openagent', 'agent.yaml'), '  daily_tokens: 300000\n');
+    server.setScenario({ name: 'again', turns: [think('6')] });
+    const before = server.modelCalls.length;
+    const again = await runCli([...cliArgs(server, store), 'one more'], { cwd: tempFolder('ws'), home });
+    assert.equal(server.modelCalls.length, before);
+    assert.match(
+      again.stderr,
+      /error: Stopped: today's token budget of 300,000 tokens is used up \(303,000 tokens spent\)/,
+    );
   });
 
   it('takes the prompt from stdin when none is given', async () => {

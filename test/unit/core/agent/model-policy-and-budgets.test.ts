@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { AgentEvent } from '../../../../src/core/agent/events';
-import { BudgetGuard, type BudgetPolicy } from '../../../../src/core/policy/budget';
+import { BudgetGuard } from '../../../../src/core/policy/budget';
 import { routeModel, type ModelPolicy } from '../../../../src/core/policy/model-routes';
 import { storeLedger } from '../../../../src/store/store-ledger';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';

@@ -50,14 +50,16 @@ for (const protocol of PROTOCOLS) {
       assert.ok(toolNames(parentFirst!).includes('task'));
       assert.match(JSON.stringify(childSecond), /export const answer = 42/);
 
+      const [start] = eventsOf(harness.events, 'subagent_start');
       // The parent gets the child's final answer as the task tool's result; its text stays out of the chat.
       const [result] = toolResultsIn(protocol, parentLast!);
       assert.equal(result?.content, 'It exports answer = 42.');
       assert.equal(answerText(harness.events), 'The sub-agent found that answer is 42.');
-      assert.ok(!eventsOf(harness.events, 'tool_call').some((event) => event.toolName === 'read_file'));
+      // The child's tool calls are in the stream under its own id (panel, audit), not the lead's.
+      const reads = eventsOf(harness.events, 'tool_call').filter((event) => event.toolName === 'read_file');
+      assert.ok(reads.length > 0 && reads.every((event) => event.agentId === start?.subagentId), JSON.stringify(reads));
 
       // Cards: start and end with the child's own usage; the parent's run counts all four calls.
-      const [start] = eventsOf(harness.events, 'subagent_start');
       const [end] = eventsOf(harness.events, 'subagent_end');
       assert.deepEqual([start?.kind, start?.description], ['explore', 'Find the export']);
       assert.equal(end?.subagentId, start?.subagentId);

@@ -66,9 +66,17 @@ describe('the tool rules of .openagent/agent.yaml', () => {
     assert.equal(evaluate('background_run', false).action, 'deny');
     assert.equal(evaluate('mcp__github__delete_repo', false).action, 'deny');
     assert.equal(evaluate('edit_file', false).action, 'ask', 'require_for');
-    assert.deepEqual(evaluate('write_file', false, { path: 'notes.md' }), { action: 'allow', source: 'policy' });
+    assert.deepEqual(evaluate('write_file', false, { path: 'notes.md' }), {
+      action: 'allow',
+      source: 'policy',
+      rule: 'approvals.auto_approve "write_file"',
+    });
     assert.equal(evaluate('write_file', false, { path: '.env' }).action, 'ask', 'a protected path asks anyway');
-    assert.deepEqual(evaluate('read_file', true), { action: 'allow', source: 'policy' });
+    assert.deepEqual(evaluate('read_file', true), {
+      action: 'allow',
+      source: 'policy',
+      rule: 'approvals.auto_approve "read_only"',
+    });
     assert.equal(policyOffers(POLICY, 'background_run'), false);
     assert.equal(policyOffers(POLICY, 'read_file'), true);
 
@@ -116,5 +124,20 @@ describe('user policy defaults with a workspace policy', () => {
     assert.equal(run('npm test'), 'allow');
     assert.equal(mergePolicies(undefined, workspace), workspace);
     assert.equal(mergePolicies(user, undefined), user);
+  });
+
+  it('applies both sets of budgets: the lower limit wins and block wins over warn', () => {
+    const user = policyOf('budget: { daily_usd: 5, monthly_usd: 40, on_exceeded: warn }');
+    const workspace = policyOf('budget: { daily_usd: 50, per_conversation_usd: 2, monthly_tokens: 1000000 }');
+    assert.deepEqual(mergePolicies(user, workspace)!.budget, {
+      daily_usd: 5,
+      monthly_usd: 40,
+      per_conversation_usd: 2,
+      monthly_tokens: 1_000_000,
+    });
+    const warnBoth = mergePolicies(user, policyOf('budget: { daily_usd: 1, on_exceeded: warn }'))!.budget;
+    assert.deepEqual(warnBoth, { daily_usd: 1, monthly_usd: 40, on_exceeded: 'warn' });
+    const blocking = mergePolicies(user, policyOf('budget: { on_exceeded: block }'))!.budget;
+    assert.equal(blocking?.on_exceeded, 'block');
   });
 });

@@ -28,7 +28,7 @@ describe('developer panel model', () => {
     ]);
     assert.equal(changes.tools, true);
     assert.equal(model.running, true);
-    let block = model.tools.get('t1')!;
+    let block = model.tool('t1')!;
     assert.deepEqual(block.input, input);
     assert.equal(block.state, 'running');
 
@@ -57,7 +57,7 @@ describe('developer panel model', () => {
       }),
       event({ type: 'done', stopReason: 'end_turn', turns: 2 }),
     ]);
-    block = model.tools.get('t1')!;
+    block = model.tool('t1')!;
     assert.equal(block.state, 'succeeded');
     assert.deepEqual(block.approval, { approved: true, source: 'session_rule', reason: 'Auto' });
     assert.deepEqual(block.result, { output: 'Wrote 4 bytes', isError: false, durationMs: 12 });
@@ -97,10 +97,13 @@ describe('developer panel model', () => {
         durationMs: 0,
       }),
     ]);
-    assert.equal(model.tools.get('bad')?.state, 'failed');
-    assert.equal(model.tools.get('no')?.state, 'denied', 'a denied call stays denied after its error result');
-    assert.equal(model.tools.get('orphan')?.toolName, 'read_file');
-    assert.deepEqual([...model.tools.keys()], ['bad', 'no', 'orphan']);
+    assert.equal(model.tool('bad')?.state, 'failed');
+    assert.equal(model.tool('no')?.state, 'denied', 'a denied call stays denied after its error result');
+    assert.equal(model.tool('orphan')?.toolName, 'read_file');
+    assert.deepEqual(
+      [...model.tools.values()].map((block) => block.toolCallId),
+      ['bad', 'no', 'orphan'],
+    );
   });
 
   it('adds up token usage per turn and in total, the run figures closing each turn', () => {
@@ -156,6 +159,46 @@ describe('developer panel model', () => {
         reported: false,
       },
     );
+  });
+
+  it('lists every model call with the provider, model and kind of work that served it', () => {
+    const event = stamper();
+    const model = new PanelModel();
+    const call = (model: string, work: string, durationMs: number, provider = 'anthropic') =>
+      event({
+        type: 'usage',
+        scope: 'call',
+        model,
+        provider,
+        work,
+        durationMs,
+        usage: usage(100, 10),
+        costUsd: 0.01,
+        reported: true,
+      });
+    model.apply([
+      call('claude-sonnet-4-6', 'chat', 1_200),
+      call('qwen3-coder', 'subagent', 3_400, 'ollama'),
+      call('claude-haiku-4-5', 'compaction', 800),
+      event({
+        type: 'usage',
+        scope: 'turn',
+        model: 'claude-sonnet-4-6',
+        usage: usage(300, 30),
+        costUsd: 0.03,
+        reported: true,
+      }),
+    ]);
+    assert.deepEqual(
+      model.calls.map((row) => [row.index, row.work, `${row.provider}/${row.model}`, row.durationMs]),
+      [
+        [1, 'chat', 'anthropic/claude-sonnet-4-6', 1_200],
+        [2, 'subagent', 'ollama/qwen3-coder', 3_400],
+        [3, 'compaction', 'anthropic/claude-haiku-4-5', 800],
+      ],
+    );
+    // The turn's row names every model its calls went to.
+    assert.equal(model.usageRows[0]?.model, 'claude-sonnet-4-6, qwen3-coder, claude-haiku-4-5');
   });
 
   it('keeps each agent’s turns apart in the usage rows', () => {

@@ -1,0 +1,28 @@
+/**
+ * Budget notifications (SPEC 1.5, 4.4): a warning when a limit is 80 % used, an error when a
+ * blocking limit stops the agent, a warning when a warn-only limit is passed — each offering
+ * "Raise Budget" and "Show Usage".
+ */
+import * as vscode from 'vscode';
+import type { AgentEvent } from '../core/agent/events';
+import { budgetMessage, type BudgetScope, type BudgetUnit } from '../core/policy/budget';
+
+type BudgetEvent = Extract<AgentEvent, { type: 'budget' }>;
+
+export interface BudgetNotificationActions {
+  raise(scope: BudgetScope, unit: BudgetUnit): Promise<unknown>;
+  showUsage(): Promise<unknown>;
+}
+
+const RAISE = 'Raise Budget';
+const USAGE = 'Show Usage';
+
+export function showBudgetNotification(event: BudgetEvent, actions: BudgetNotificationActions): void {
+  const stopped = event.level === 'exceeded' && event.action === 'block';
+  const show = stopped ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
+  void show(budgetMessage(event), RAISE, USAGE).then((choice) => {
+    if (choice === RAISE) return actions.raise(event.scope, event.unit);
+    if (choice === USAGE) return actions.showUsage();
+    return undefined;
+  });
+}
