@@ -59,9 +59,12 @@ import { VscodeCodeNavigation } from './host/workspace/vscode-code-navigation';
 import { createNavigationTools, createSearchTool } from './core/tools/builtin/code-tools';
 import { findRipgrep, RipgrepSearch } from './node/ripgrep-search';
 import { NotificationApprovalGate } from './host/approvals/notification-approval-gate';
+import { Hooks } from './core/agent/hooks';
+import { ExtensionTools } from './core/tools/extension-tools';
+import { createExtensionApi, type OpenAgentExtensionApi } from './host/extension-api';
 
-/** What OpenAgent offers other extensions (and its own tests). */
-export interface OpenAgentApi {
+/** What OpenAgent offers other extensions (SPEC 2.11), and what its own tests read. */
+export interface OpenAgentApi extends OpenAgentExtensionApi {
   readonly version: string;
   /** Fires when a chat webview has loaded and completed its handshake. */
   readonly onDidChatViewBecomeReady: vscode.Event<void>;
@@ -178,8 +181,18 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   const ledger = storeLedger(() => openStore().catch(() => undefined));
   const budget = new BudgetGuard({ policy: () => policy.current()?.budget, ledger, now: () => Date.now() });
 
+  // What other extensions add through the API: hooks for every conversation, tools for new ones.
+  const hooks = new Hooks();
+  const extensionTools = new ExtensionTools();
+  const warnShadowing = onceEach((name: string) =>
+    vscode.window.showWarningMessage(
+      `OpenAgent left out the tool "${name}" another extension registered: a built-in tool has that name.`,
+    ),
+  );
+
   const session = new ConversationSession({
     readSettings: readModelSettings,
+    hooks,
     modelPolicy: () => policy.current()?.model_policy,
     providerBaseUrls: readProviderBaseUrls,
     budget,
@@ -203,14 +216,18 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     workspaceRoot,
     workspace: currentWorkspace,
     tools: (workspace) => {
-      if (!workspace) return knowledge.tools();
-      return [
-        ...knowledge.tools(),
-        ...createFileTools(workspace),
-        createSearchTool(ripgrep, workspace),
-        ...createNavigationTools(navigation, workspace),
-        createBashTool(terminal, workspaceRoot),
-      ];
+      const builtIn = workspace
+        ? [
+            ...knowledge.tools(),
+            ...createFileTools(workspace),
+            createSearchTool(ripgrep, workspace),
+            ...createNavigationTools(navigation, workspace),
+            createBashTool(terminal, workspaceRoot),
+          ]
+        : knowledge.tools();
+      const { tools: added, shadowing } = extensionTools.usable(new Set(builtIn.map((tool) => tool.name)));
+      shadowing.forEach(warnShadowing);
+      return [...builtIn, ...added];
     },
     secrets,
     clock: systemClock,
@@ -295,7 +312,19 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     await (await store?.catch(() => undefined))?.close();
   };
 
+  const extensionApi = createExtensionApi({
+    session,
+    hooks,
+    tools: extensionTools,
+    focusChat: () => vscode.commands.executeCommand('openagent.focusChat'),
+  });
+  context.subscriptions.push(extensionApi);
+
   return {
+    registerTool: extensionApi.registerTool,
+    registerHooks: extensionApi.registerHooks,
+    startConversation: extensionApi.startConversation,
+    onDidEmitEvent: extensionApi.onDidEmitEvent,
     version: context.extension.packageJSON.version as string,
     onDidChatViewBecomeReady: chatView.onDidBecomeReady,
     get isChatViewReady() {
@@ -330,6 +359,16 @@ let shutdown: (() => Promise<void>) | undefined;
 export async function deactivate(): Promise<void> {
   // Everything else is released through context.subscriptions.
   await shutdown?.();
+}
+
+/** Runs `show` once per distinct key. */
+function onceEach(show: (key: string) => unknown): (key: string) => void {
+  const shown = new Set<string>();
+  return (key) => {
+    if (shown.has(key)) return;
+    shown.add(key);
+    void show(key);
+  };
 }
 
 /** Tells the user once about each SKILL.md that could not be read (the skill is skipped). */

@@ -27,6 +27,8 @@ interface IntegrationSuite {
   /** The folder under test/fixtures/workspaces it runs on (a fresh copy). */
   workspace: string;
   workspaceTrust: boolean;
+  /** Other extensions loaded beside OpenAgent (folders under the project), e.g. one using its API. */
+  extraExtensions?: string[];
   /** Starts what the suite needs beside the editor. */
   setUp?: () => Promise<SuiteSetUp>;
 }
@@ -47,6 +49,7 @@ const SUITES: IntegrationSuite[] = [
     folder: 'integration',
     workspace: 'sample',
     workspaceTrust: false,
+    extraExtensions: ['test/fixtures/extensions/api-client'],
     setUp: keylessModelServer,
   },
   {
@@ -159,7 +162,21 @@ async function runSuite(suite: IntegrationSuite): Promise<SuiteTally> {
       // The extension host inherits code-server's environment: that is how the suite learns
       // where to write its results and where the chat driver listens.
       env: { ...setUp?.env, OPENAGENT_TEST_RESULTS: resultsFile, [CHAT_DRIVER_ENV]: driver.url },
-      prepare: ({ workspaceDir }) => setUp?.prepareWorkspace?.(workspaceDir),
+      prepare: ({ workspaceDir, extensionsDir }) => {
+        setUp?.prepareWorkspace?.(workspaceDir);
+        // Only one development folder reaches code-server's extension host, so other extensions
+        // are installed: linked into the fresh extensions folder, which the editor scans when it
+        // has no extensions.json yet. A link keeps the extension's require() resolving from the project.
+        for (const folder of suite.extraExtensions ?? []) {
+          const manifest = JSON.parse(fs.readFileSync(path.join(projectRoot, folder, 'package.json'), 'utf8')) as {
+            publisher: string;
+            name: string;
+            version: string;
+          };
+          const id = `${manifest.publisher}.${manifest.name}-${manifest.version}`;
+          fs.symlinkSync(path.join(projectRoot, folder), path.join(extensionsDir, id), 'dir');
+        }
+      },
     });
     try {
       const authority = `127.0.0.1:${session.server.port}`;

@@ -18,6 +18,7 @@ import { AutoApprovalGate } from '../policy/auto-approval';
 import type { AgentLimits } from './agent-loop';
 import type { AnyTool } from '../tools/tool';
 import type { BudgetGuard } from '../policy/budget';
+import type { Hooks } from './hooks';
 import { routeModel, type ModelPolicy, type WorkKind } from '../policy/model-routes';
 import type { LlmClient } from '../llm/llm-client';
 import type { ModelBinding } from './agent-loop';
@@ -41,6 +42,8 @@ export interface ConversationSessionDeps extends ConversationPartsDeps {
   modelPolicy?: () => ModelPolicy | undefined;
   /** Addresses of providers other than the one in the settings, for model routes (provider → base URL). */
   providerBaseUrls?: () => Readonly<Record<string, string>>;
+  /** Hooks every conversation runs (other extensions' through the extension API). */
+  hooks?: Hooks;
   /** Budgets every model call of every conversation is checked against. */
   budget?: BudgetGuard;
   /** Runs before each new conversation starts: reloads what it depends on (the policy file). */
@@ -171,6 +174,7 @@ export class ConversationSession {
         finalSummaryModel: routed.finalSummary,
         clock: this.deps.clock,
         budget: this.deps.budget,
+        hooks: this.deps.hooks,
         limits: () => this.deps.readLimits?.() ?? {},
         approvals: this.approvalGate(),
         tracing: this.tracingSwitch,

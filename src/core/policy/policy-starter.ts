@@ -1,8 +1,8 @@
 /** The commented starter `.openagent/agent.yaml` that "Open Agent Policy" creates (SPEC 4.3). */
 export const POLICY_STARTER = `# OpenAgent policy for this workspace (SPEC 4.3). Honoured only in trusted workspaces.
-# Mistakes show in the Problems view, and a file with mistakes is not applied. This version
-# applies tools, tools.bash and approvals; model_policy, budget and memory are checked, and
-# applied by a later version.
+# Mistakes show in the Problems view, and a file with mistakes is not applied. model_policy,
+# tools, tools.bash, approvals and budget are applied; memory.scope is checked, not applied yet.
+# Your own defaults (the openagent.policy setting) apply too: deny lists and budgets add up.
 # Remove the "# " in front of the lines you want.
 #
 # model_policy:

@@ -48,6 +48,32 @@ describe('openagent CLI (interactive session in a terminal)', function () {
     assert.match(cost, /Today \(\d{4}-\d\d-\d\d UTC, every conversation in .*\): 152 tokens \(120 in, 32 out\)/);
   });
 
+  it('/new starts a new conversation: the next prompt goes to the model without the earlier ones', async () => {
+    const cli = start();
+    await cli.waitForPrompt(1);
+    cli.type('hello');
+    await cli.waitForPrompt(2);
+    cli.type('second in the same conversation');
+    await cli.waitForPrompt(3);
+    assert.deepEqual(
+      requestBody(server.modelCalls[1])
+        .messages.filter((message) => message.role === 'user')
+        .map(textOf),
+      ['hello', 'second in the same conversation'],
+    );
+    cli.type('/new');
+    await cli.waitFor(/New conversation\./);
+    await cli.waitForPrompt(4);
+    cli.type('fresh start');
+    await cli.waitForPrompt(5);
+    assert.deepEqual(
+      requestBody(server.modelCalls[2])
+        .messages.filter((message) => message.role === 'user')
+        .map(textOf),
+      ['fresh start'],
+    );
+  });
+
   it('/compact summarises the conversation with the focus given, and the next prompt continues from the summary', async () => {
     const cli = start();
     await cli.waitForPrompt(1);
