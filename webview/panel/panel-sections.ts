@@ -116,12 +116,17 @@ function figureCells(figures: UsageFigures): HTMLTableCellElement[] {
   ].map((text) => el('td', 'number', text));
 }
 
+/** The columns figureCells fills. */
+const FIGURE_TITLES = ['Input', 'Output', 'Cache read', 'Cache write', 'Cost'];
+
+function headerRow(titles: readonly string[]): HTMLTableRowElement {
+  return el('tr', undefined, ...titles.map((title) => el('th', undefined, title)));
+}
+
 /** Token usage per turn and in total. */
 export function renderUsage(model: PanelModel): Node[] {
   if (model.usageRows.length === 0) return [emptyNote('No model calls yet.')];
-  const head = el('tr');
-  for (const title of ['Turn', 'Agent', 'Model', 'Calls', 'Input', 'Output', 'Cache read', 'Cache write', 'Cost'])
-    head.append(el('th', undefined, title));
+  const head = headerRow(['Turn', 'Agent', 'Model', 'Calls', ...FIGURE_TITLES]);
   const body = el('tbody');
   for (const row of model.usageRows) {
     body.append(
@@ -158,9 +163,7 @@ export function renderUsage(model: PanelModel): Node[] {
 
 /** Every model call with the model that served it and the kind of work it did. */
 function renderCalls(model: PanelModel): HTMLTableElement {
-  const head = el('tr');
-  for (const title of ['#', 'Agent', 'Work', 'Model', 'Input', 'Output', 'Cache read', 'Cache write', 'Cost', 'Time'])
-    head.append(el('th', undefined, title));
+  const head = headerRow(['#', 'Agent', 'Work', 'Model', ...FIGURE_TITLES, 'Time']);
   const body = el('tbody');
   for (const call of model.calls) {
     body.append(

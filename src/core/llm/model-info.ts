@@ -35,6 +35,7 @@ const MODELS: Record<string, ModelFacts> = {
   'claude-opus-4-5': { contextWindow: 200_000, price: anthropic(5, 25) },
   'claude-opus-4-1': { contextWindow: 200_000, price: anthropic(15, 75) },
   'claude-opus-4': { contextWindow: 200_000, price: anthropic(15, 75) },
+  'claude-sonnet-4-6': { contextWindow: 200_000, price: anthropic(3, 15) },
   'claude-sonnet-4-5': { contextWindow: 200_000, price: anthropic(3, 15) },
   'claude-sonnet-4': { contextWindow: 200_000, price: anthropic(3, 15) },
   'claude-3-7-sonnet': { contextWindow: 200_000, price: anthropic(3, 15) },

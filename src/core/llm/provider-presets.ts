@@ -24,7 +24,7 @@ export const PROVIDER_PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
     id: 'anthropic',
     label: 'Anthropic',
     protocol: 'anthropic',
-    defaultModel: 'claude-sonnet-4-5',
+    defaultModel: 'claude-sonnet-4-6',
     requiresApiKey: true,
     apiKeyEnvVar: 'ANTHROPIC_API_KEY',
     local: false,

@@ -13,8 +13,8 @@ export const WORK_KINDS = ['chat', 'code', 'subagent', 'compaction', 'final_summ
 
 const modelRef = z
   .string()
-  .regex(/^[a-z][a-z0-9-]*\/\S+$/, 'a model is "provider/model", e.g. "anthropic/claude-sonnet-4-5"')
-  .describe('provider/model, e.g. anthropic/claude-sonnet-4-5 or ollama/qwen3-coder');
+  .regex(/^[a-z][a-z0-9-]*\/\S+$/, 'a model is "provider/model", e.g. "anthropic/claude-sonnet-4-6"')
+  .describe('provider/model, e.g. anthropic/claude-sonnet-4-6 or ollama/qwen3-coder');
 const toolPattern = z.string().min(1).describe('A tool name; * matches any run of characters (mcp__github__*)');
 const commandPattern = z.string().min(1).describe('A command; * at the end matches any arguments ("git push*")');
 const usd = z.number().positive().describe('US dollars');

@@ -6,7 +6,7 @@ export const POLICY_STARTER = `# OpenAgent policy for this workspace (SPEC 4.3).
 # Remove the "# " in front of the lines you want.
 #
 # model_policy:
-#   default: anthropic/claude-sonnet-4-5
+#   default: anthropic/claude-sonnet-4-6
 #   routes:
 #     - { match: { task: compaction }, model: anthropic/claude-haiku-4-5 }
 #     - { match: { task: subagent }, model: ollama/qwen3-coder }

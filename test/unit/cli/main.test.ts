@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { FakeModelServer } from '../../fixtures/fake-model-server/server';
 import { openStore, tempDir } from '../store/store-helpers';
 import { loadScenario } from '../../fixtures/fake-model-server/scenario';
+import { cliArgs } from './cli-helpers';
 
 const run = promisify(execFile);
 const cli = path.resolve(__dirname, '..', '..', '..', 'src', 'cli', 'main.ts');
@@ -19,22 +20,9 @@ describe('openagent CLI (one-shot)', () => {
 
   it('streams the answer to stdout and keeps the conversation in its store', async () => {
     const storeDirectory = tempDir();
-    const { stdout } = await run(
-      tsx,
-      [
-        cli,
-        '--provider',
-        'openai-compatible',
-        '--base-url',
-        server.openAiBaseUrl,
-        '--model',
-        'fake-model',
-        '--store',
-        storeDirectory,
-        'hello',
-      ],
-      { env: { ...process.env, OPENAI_API_KEY: '' } },
-    );
+    const { stdout } = await run(tsx, [cli, ...cliArgs(server, storeDirectory), 'hello'], {
+      env: { ...process.env, OPENAI_API_KEY: '' },
+    });
     assert.match(stdout, /Hello from the \*\*fake model\*\*!/);
     // The same store format the extension uses.
     const { store } = await openStore(storeDirectory);

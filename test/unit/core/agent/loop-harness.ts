@@ -114,7 +114,7 @@ export async function startHarness(
   let now = 1_000;
   const conversation = new Conversation({
     id: 'conv-test',
-    model: { llm: clientFor(protocol, server), model: protocol === 'anthropic' ? 'claude-sonnet-4-5' : 'gpt-4.1' },
+    model: { llm: clientFor(protocol, server), model: protocol === 'anthropic' ? 'claude-sonnet-4-6' : 'gpt-4.1' },
     system: 'You are a test agent.',
     clock: { now: () => now++ },
     tools: TEST_TOOLS,

@@ -15,7 +15,7 @@ describe('createLlmClient', () => {
     const setup = createLlmClient({ provider: 'anthropic', model: ' ', baseUrl: '' }, 'sk-ant');
     assert.ok(setup.ok);
     assert.ok(setup.client instanceof AnthropicClient);
-    assert.equal(setup.model, 'claude-sonnet-4-5');
+    assert.equal(setup.model, 'claude-sonnet-4-6');
   });
 
   it("needs no key for local servers and uses the preset's address", () => {
