@@ -5,6 +5,7 @@
  *  (b) event-loop delay p99 while a 400 KB tool argument arrives in 8-character deltas.
  * The fake model server runs in a child process so only the client side is measured here.
  */
+import { BudgetGuard } from '../../src/core/policy/budget';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import Anthropic from '@anthropic-ai/sdk';
@@ -60,6 +61,11 @@ function conversation(protocol: Protocol, server: RemoteFakeServer): Conversatio
     tools: [readFile, writeFile],
     limits: { maxTurns: MODEL_TURNS + 10, contextWindow: 10_000_000 },
     retry: { maxRetries: 0 },
+    // Budgets set (far away), so every call pays for its estimate and both checks, as a user's would.
+    budget: new BudgetGuard({
+      policy: () => ({ per_conversation_tokens: 1e12, daily_usd: 1e9, monthly_tokens: 1e12 }),
+      now: Date.now,
+    }),
   });
 }
 
