@@ -20,7 +20,7 @@ import { policyOffers, toolPolicyFrom } from './core/policy/policy-rules';
 import { BudgetGuard } from './core/policy/budget';
 import { routeModel } from './core/policy/model-routes';
 import { storeLedger } from './store/store-ledger';
-import { showBudgetNotification } from './host/budget-notifications';
+import { budgetNotifier } from './host/budget-notifications';
 import { raiseBudget } from './host/commands/raise-budget';
 import { exportAuditLog, listAudit, showUsage } from './host/commands/conversation-commands';
 import { ChatViewProvider } from './host/chat/chat-view-provider';
@@ -270,14 +270,13 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     export: (scope, format) => exportAuditLog(session, openStore, { scope, format }),
   });
   const budgetView = { policy: () => policy.current()?.budget, ledger };
-  const budgetActions = {
-    raise: (scope: Parameters<typeof raiseBudget>[0], unit: Parameters<typeof raiseBudget>[1]) =>
-      raiseBudget(scope, unit, policy),
+  const notifyBudget = budgetNotifier({
+    raise: (scope, unit) => raiseBudget(scope, unit, policy),
     showUsage: () => showUsage(session, openStore, budgetView),
-  };
+  });
   context.subscriptions.push({
     dispose: session.onEvent((event) => {
-      if (event.type === 'budget') showBudgetNotification(event, budgetActions);
+      if (event.type === 'budget') notifyBudget(event);
     }),
   });
 

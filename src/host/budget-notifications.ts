@@ -17,19 +17,23 @@ export interface BudgetNotificationActions {
 const RAISE = 'Raise Budget';
 const USAGE = 'Show Usage';
 
-/** Limits with a notification on screen: a sub-agent and its lead stopped by the same limit show one. */
-const open = new Set<string>();
-
-export function showBudgetNotification(event: BudgetEvent, actions: BudgetNotificationActions): void {
-  const key = `${event.level}|${event.action}|${event.scope}|${event.unit}`;
-  if (open.has(key)) return;
-  open.add(key);
-  const stopped = event.level === 'exceeded' && event.action === 'block';
-  const show = stopped ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
-  void show(budgetMessage(event), RAISE, USAGE).then((choice) => {
-    open.delete(key);
-    if (choice === RAISE) return actions.raise(event.scope, event.unit);
-    if (choice === USAGE) return actions.showUsage();
-    return undefined;
-  });
+/**
+ * Shows budget events as notifications, one per limit while it is on screen: a sub-agent and its
+ * lead stopped by the same limit show one.
+ */
+export function budgetNotifier(actions: BudgetNotificationActions): (event: BudgetEvent) => void {
+  const open = new Set<string>();
+  return (event) => {
+    const key = `${event.level}|${event.action}|${event.scope}|${event.unit}`;
+    if (open.has(key)) return;
+    open.add(key);
+    const stopped = event.level === 'exceeded' && event.action === 'block';
+    const show = stopped ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
+    void show(budgetMessage(event), RAISE, USAGE).then((choice) => {
+      open.delete(key);
+      if (choice === RAISE) return actions.raise(event.scope, event.unit);
+      if (choice === USAGE) return actions.showUsage();
+      return undefined;
+    });
+  };
 }

@@ -4,6 +4,7 @@
  */
 import type { ConversationStore } from '../core/ports';
 import type { SpendingLedger } from '../core/policy/budget';
+import { totalTokens } from '../core/agent/usage-meter';
 
 export function storeLedger(store: () => Promise<ConversationStore | undefined>): SpendingLedger {
   return {
@@ -12,7 +13,7 @@ export function storeLedger(store: () => Promise<ConversationStore | undefined>)
       if (!totals) return { usd: 0, tokens: 0 };
       return {
         usd: totals.costUsd,
-        tokens: totals.inputTokens + totals.outputTokens + totals.cacheReadTokens + totals.cacheWriteTokens,
+        tokens: totalTokens(totals),
       };
     },
   };

@@ -10,6 +10,7 @@ import {
   type BudgetScope,
   type BudgetUnit,
   type SpendingLedger,
+  spendingQuery,
 } from './budget';
 
 export interface BudgetStanding {
@@ -27,16 +28,13 @@ export async function budgetStandings(
   conversationId: string | undefined,
   now: number,
 ): Promise<BudgetStanding[]> {
-  const day = new Date(now).toISOString().slice(0, 10);
   const standings: BudgetStanding[] = [];
   for (const limit of budgetLimits(policy)) {
-    const query =
-      limit.scope === 'conversation'
-        ? conversationId && { conversationId }
-        : limit.scope === 'daily'
-          ? { day }
-          : { month: day.slice(0, 7) };
-    const spent = query ? (await ledger.spent(query))[limit.unit] : 0;
+    // No conversation yet: nothing spent in it.
+    const spent =
+      limit.scope === 'conversation' && !conversationId
+        ? 0
+        : (await ledger.spent(spendingQuery(limit.scope, conversationId ?? '', now)))[limit.unit];
     standings.push({ scope: limit.scope, unit: limit.unit, key: limit.key, limit: limit.value, spent });
   }
   return standings;

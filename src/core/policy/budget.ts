@@ -22,9 +22,18 @@ export interface Spending {
   tokens: number;
 }
 
+export type SpendingQuery = { conversationId: string } | { day: string } | { month: string };
+
 /** Where past spending is read from (the store's usage records). */
 export interface SpendingLedger {
-  spent(query: { conversationId: string } | { day: string } | { month: string }): Promise<Spending>;
+  spent(query: SpendingQuery): Promise<Spending>;
+}
+
+/** What a limit of `scope` counts at `now`: this conversation, today or this month (UTC). */
+export function spendingQuery(scope: BudgetScope, conversationId: string, now: number): SpendingQuery {
+  const day = new Date(now).toISOString().slice(0, 10);
+  if (scope === 'conversation') return { conversationId };
+  return scope === 'daily' ? { day } : { month: day.slice(0, 7) };
 }
 
 export class BudgetExceededError extends Error {
@@ -81,7 +90,7 @@ export interface BudgetGuardOptions {
 type Emit = (body: Extract<AgentEventBody, { type: 'budget' }>) => void;
 
 export class BudgetGuard {
-  /** Spending per ledger key ("conversation:<id>", "day:2026-11-24", "month:2026-11"). */
+  /** Spending per scope and period (see keyOf), read from the ledger once, then added to. */
   private readonly spending = new Map<string, Promise<Spending> | Spending>();
   /** Limits already announced (warning or exceeded), so each is told once. */
   private readonly announced = new Set<string>();
@@ -103,7 +112,7 @@ export class BudgetGuard {
     if (limits.length === 0) return;
     const action = policy?.on_exceeded ?? 'block';
     for (const limit of limits) {
-      const spent = (await this.load(this.keyOf(limit.scope, conversationId)))[limit.unit];
+      const spent = (await this.load(limit.scope, conversationId))[limit.unit];
       const projected = spent + estimate[limit.unit];
       if (projected <= limit.value && spent < limit.value) continue;
       if (action === 'block') {
@@ -120,15 +129,17 @@ export class BudgetGuard {
     const scopes: BudgetScope[] = ['conversation', 'daily', 'monthly'];
     await Promise.all(
       scopes.map(async (scope) => {
-        const key = this.keyOf(scope, conversationId);
-        const before = await this.load(key);
-        this.spending.set(key, { usd: before.usd + cost.usd, tokens: before.tokens + cost.tokens });
+        const before = await this.load(scope, conversationId);
+        this.spending.set(this.keyOf(scope, conversationId), {
+          usd: before.usd + cost.usd,
+          tokens: before.tokens + cost.tokens,
+        });
       }),
     );
     const policy = this.options.policy();
     const action = policy?.on_exceeded ?? 'block';
     for (const limit of budgetLimits(policy)) {
-      const spent = (await this.load(this.keyOf(limit.scope, conversationId)))[limit.unit];
+      const spent = (await this.load(limit.scope, conversationId))[limit.unit];
       // A block is told when it stops a call; a warning-only policy says so as the limit is reached.
       if (spent >= limit.value && action === 'warn')
         this.announce(limit, conversationId, spent, 'exceeded', action, emit);
@@ -139,7 +150,7 @@ export class BudgetGuard {
 
   /** What a scope has spent so far (for the UI and tests). */
   async spent(scope: BudgetScope, conversationId: string): Promise<Spending> {
-    return this.load(this.keyOf(scope, conversationId));
+    return this.load(scope, conversationId);
   }
 
   /**
@@ -165,18 +176,16 @@ export class BudgetGuard {
     emit(budgetEvent(limit, spent, level, action));
   }
 
+  /** The cache key of a scope now: "conversation:{…}", "daily:{…}", "monthly:{…}". */
   private keyOf(scope: BudgetScope, conversationId: string): string {
-    const day = new Date(this.options.now()).toISOString().slice(0, 10);
-    if (scope === 'conversation') return `conversation:${conversationId}`;
-    return scope === 'daily' ? `day:${day}` : `month:${day.slice(0, 7)}`;
+    return `${scope}:${JSON.stringify(spendingQuery(scope, conversationId, this.options.now()))}`;
   }
 
-  private async load(key: string): Promise<Spending> {
+  private async load(scope: BudgetScope, conversationId: string): Promise<Spending> {
+    const key = this.keyOf(scope, conversationId);
     let entry = this.spending.get(key);
     if (!entry) {
-      const [kind, value] = [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)];
-      const query =
-        kind === 'conversation' ? { conversationId: value } : kind === 'day' ? { day: value } : { month: value };
+      const query = spendingQuery(scope, conversationId, this.options.now());
       entry = (this.options.ledger?.spent(query) ?? Promise.resolve({ usd: 0, tokens: 0 })).catch(() => ({
         usd: 0,
         tokens: 0,
