@@ -37,6 +37,7 @@ import { SecretStorageSource } from './host/secret-storage-source';
 import {
   filesExcludeGlobs,
   readLimits,
+  readConnection,
   readModelSettings,
   readPlanModeDefault,
   readProviderBaseUrls,
@@ -192,6 +193,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
 
   const session = new ConversationSession({
     readSettings: readModelSettings,
+    readConnection,
     hooks,
     modelPolicy: () => policy.current()?.model_policy,
     providerBaseUrls: readProviderBaseUrls,

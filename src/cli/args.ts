@@ -17,6 +17,13 @@ Options:
   --base-url <url>   server address (default: the provider's default)
   --preset <name>    system prompt preset: coding, work, or .openagent/prompts/<name> (default coding)
   --max-turns <n>    model calls per request before a final summary (default 50)
+  --max-output-tokens <n>
+                     most tokens one answer may have (default 8192)
+  --context-window <n>
+                     the model's context window in tokens (default: what the server says, else
+                     what OpenAgent knows of the model; OPENAGENT_CONTEXT_WINDOW)
+  --idle-timeout <s> seconds an answer may go without data before the server is reported as
+                     not answering (default 120; OPENAGENT_STREAM_IDLE_TIMEOUT)
   --store <dir>      where conversations are kept (default ~/.openagent/store; same format as the extension)
   -y, --yes          approve every tool call without asking (alias --approve-all; protected paths still ask)
   -i, --interactive  start the interactive session (after answering the prompt, if one is given)
@@ -30,6 +37,10 @@ export interface CliOptions {
   baseUrl: string;
   preset: string;
   maxTurns: number | undefined;
+  maxOutputTokens: number | undefined;
+  contextWindow: number | undefined;
+  /** Seconds. */
+  idleTimeout: number | undefined;
   storeDirectory: string;
   approveAll: boolean;
   interactive: boolean;
@@ -53,6 +64,9 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv): ParsedArgs
         'base-url': { type: 'string' },
         preset: { type: 'string' },
         'max-turns': { type: 'string' },
+        'max-output-tokens': { type: 'string' },
+        'context-window': { type: 'string' },
+        'idle-timeout': { type: 'string' },
         store: { type: 'string' },
         yes: { type: 'boolean', short: 'y' },
         'approve-all': { type: 'boolean' },
@@ -64,11 +78,19 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv): ParsedArgs
     return { ok: false, message: error instanceof Error ? error.message : String(error) };
   }
   const values = parsed.values;
-  let maxTurns: number | undefined;
-  if (values['max-turns'] !== undefined) {
-    maxTurns = Number(values['max-turns']);
-    if (!Number.isInteger(maxTurns) || maxTurns < 1)
-      return { ok: false, message: `--max-turns needs a whole number of at least 1, not "${values['max-turns']}".` };
+  const numbers: Record<string, number | undefined> = {};
+  const wholeNumbers: Array<[string, string | undefined, number]> = [
+    ['max-turns', values['max-turns'], 1],
+    ['max-output-tokens', values['max-output-tokens'], 16],
+    ['context-window', values['context-window'] ?? (env.OPENAGENT_CONTEXT_WINDOW || undefined), 256],
+    ['idle-timeout', values['idle-timeout'] ?? (env.OPENAGENT_STREAM_IDLE_TIMEOUT || undefined), 1],
+  ];
+  for (const [flag, text, minimum] of wholeNumbers) {
+    if (text === undefined) continue;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < minimum)
+      return { ok: false, message: `--${flag} needs a whole number of at least ${minimum}, not "${text}".` };
+    numbers[flag] = value;
   }
   return {
     ok: true,
@@ -77,7 +99,10 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv): ParsedArgs
       model: values.model ?? env.OPENAGENT_MODEL ?? '',
       baseUrl: values['base-url'] ?? env.OPENAGENT_BASE_URL ?? '',
       preset: values.preset ?? env.OPENAGENT_PRESET ?? 'coding',
-      maxTurns,
+      maxTurns: numbers['max-turns'],
+      maxOutputTokens: numbers['max-output-tokens'],
+      contextWindow: numbers['context-window'],
+      idleTimeout: numbers['idle-timeout'],
       storeDirectory: path.resolve(
         values.store ?? (env.OPENAGENT_STORE || path.join(os.homedir(), '.openagent', 'store')),
       ),

@@ -40,6 +40,10 @@ import { PresetLibrary } from './presets';
 export interface CliSettings extends ModelSettings {
   preset: string;
   maxTurns: number | undefined;
+  maxOutputTokens?: number;
+  contextWindow?: number;
+  /** Seconds an answer may go without data. */
+  idleTimeout?: number;
 }
 
 export interface CliDeps {
@@ -122,7 +126,12 @@ export function createCliContext(deps: CliDeps): CliContext {
     modelPolicy: () => policy.current?.model_policy,
     providerBaseUrls: () => providerBaseUrls(deps.env),
     budget,
-    readLimits: () => (settings.maxTurns ? { maxTurns: settings.maxTurns } : {}),
+    readLimits: () => ({
+      maxTurns: settings.maxTurns,
+      maxOutputTokens: settings.maxOutputTokens,
+      contextWindow: settings.contextWindow,
+    }),
+    readConnection: () => (settings.idleTimeout ? { idleTimeoutMs: settings.idleTimeout * 1000 } : {}),
     secrets: new EnvSecretSource(deps.env),
     store: openStore,
     onStoreError,

@@ -15,6 +15,8 @@ const SUMMARY_FIELDS = ['command', 'path', 'pattern', 'query', 'url', 'subject',
 const MAX_SUMMARY = 100;
 const UNREACHABLE_HINT =
   ' Is the server running? Check --base-url (or OPENAGENT_BASE_URL), or choose another with /model.';
+const OVERFLOW_HINT =
+  ' Start over with /new, or give the model a larger window (llama.cpp: -c; Ollama: num_ctx) and set it with --context-window.';
 const MAX_RESULT = 160;
 
 export class EventPrinter {
@@ -90,7 +92,7 @@ export class EventPrinter {
         return;
       case 'error':
         this.output.error(
-          `${event.agentId === LEAD ? '' : `${event.agentId}: `}error: ${event.message}${errorHint(event.kind, event.message)}`,
+          `${event.agentId === LEAD ? '' : `${event.agentId}: `}error: ${event.message}${errorHint(event.kind)}`,
         );
         return;
       case 'done':
@@ -144,10 +146,9 @@ function resultStatus(output: string, isError: boolean, style: Output['style']):
 }
 
 /** What the user can do about an error, in the CLI's terms. */
-function errorHint(kind: string, message: string): string {
+function errorHint(kind: string): string {
   if (kind === 'connection') return UNREACHABLE_HINT;
-  // The OpenAI SDK's connection errors reach the core unrecognised, as stream errors.
-  if (kind === 'stream' && /connection error|ECONNREFUSED|fetch failed/i.test(message)) return UNREACHABLE_HINT;
+  if (kind === 'context_overflow') return OVERFLOW_HINT;
   if (kind === 'authentication')
     return ' Check the API key in the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAGENT_API_KEY).';
   return '';
@@ -159,10 +160,12 @@ function firstLine(text: string): string {
 }
 
 function usageLine(event: Extract<AgentEvent, { type: 'usage' }>): string {
-  const { inputTokens, outputTokens } = event.usage;
+  const { inputTokens, outputTokens, cacheReadTokens } = event.usage;
   // Not `reported`: the server gave no usage (tokens estimated) or the model has no known price.
   const cost = event.costUsd > 0 ? `, ${event.reported ? '' : '~'}$${event.costUsd.toFixed(4)}` : '';
-  return `${formatNumber(inputTokens)} tokens in, ${formatNumber(outputTokens)} out${cost}`;
+  // Prompt-cache hits are input too: without them a 3,600-token prompt reads "73 tokens in".
+  const cached = cacheReadTokens > 0 ? ` (+${formatNumber(cacheReadTokens)} cached)` : '';
+  return `${formatNumber(inputTokens)} tokens in${cached}, ${formatNumber(outputTokens)} out${cost}`;
 }
 
 export function formatNumber(value: number): string {

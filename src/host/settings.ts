@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { AgentLimits } from '../core/agent/agent-loop';
-import type { ModelSettings } from '../core/llm/create-llm-client';
+import type { ConnectionOptions, ModelSettings } from '../core/llm/create-llm-client';
 
 export const CONFIG_SECTION = 'openagent';
 
@@ -46,6 +46,12 @@ export function readLimits(): Partial<AgentLimits> {
     compactThreshold: positive('compactThreshold'),
     contextWindow: positive('contextWindow'),
   };
+}
+
+/** How clients talk to model servers: the stream idle timeout (openagent.streamIdleTimeoutSeconds). */
+export function readConnection(): ConnectionOptions {
+  const seconds = vscode.workspace.getConfiguration(CONFIG_SECTION).get<number>('streamIdleTimeoutSeconds', 120);
+  return Number.isFinite(seconds) && seconds > 0 ? { idleTimeoutMs: seconds * 1000 } : {};
 }
 
 /** The globs of `files.exclude` that are switched on, for searches to leave out too. */

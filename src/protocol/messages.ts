@@ -9,7 +9,7 @@ import { agentEventSchema } from '../core/agent/events';
 /** The longest prompt accepted from a webview (characters). */
 export const MAX_PROMPT_CHARS = 200_000;
 
-export const webviewActionSchema = z.enum(['set_api_key', 'open_settings', 'open_walkthrough', 'retry']);
+export const webviewActionSchema = z.enum(['set_api_key', 'open_settings', 'open_walkthrough', 'retry', 'new_chat']);
 export type WebviewAction = z.infer<typeof webviewActionSchema>;
 
 /** Messages a webview sends to the host. Strict objects reject extra keys such as __proto__. */

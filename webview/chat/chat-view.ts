@@ -39,6 +39,12 @@ function fixesFor(kind: ErrorKind): NoticeAction[] {
         { action: 'open_settings', label: 'Open Settings' },
         { action: 'retry', label: 'Retry' },
       ];
+    case 'context_overflow':
+      // OpenAgent already compacted and retried once: what is left is a fresh start or a larger window.
+      return [
+        { action: 'new_chat', label: 'New Chat' },
+        { action: 'open_settings', label: 'Open Settings' },
+      ];
     default:
       return [{ action: 'retry', label: 'Retry' }];
   }

@@ -4,7 +4,8 @@
  *   while not done:
  *     micro-compact; drain background results and teammate messages; auto-compact if needed
  *     if near the turn limit: add a wrap-up hint
- *     stream the model (text out as events; a truncated answer continues, at most 3 times)
+ *     stream the model (text out as events; a truncated answer continues, at most 3 times;
+ *       a request the server refuses as too long for its window is compacted and sent once more)
  *     if the model called no tool: done
  *     run the tool calls (hooks, policy, approval) and add their results
  *   when the turns run out: one more call, tools forbidden, for a final summary
@@ -12,11 +13,17 @@
  * The history is the caller's array and is kept valid at every exit, including interrupts and
  * failures: partial text stays, tool calls that did not run are dropped.
  */
-import type { LlmClient, ModelMessage, ToolDefinition, ToolResultPart } from '../llm/llm-client';
-import { contextWindowOf } from '../llm/model-info';
+import {
+  LlmError,
+  type LlmClient,
+  type ModelMessage,
+  type ToolDefinition,
+  type ToolResultPart,
+} from '../llm/llm-client';
 import { estimateTokens } from '../llm/token-estimate';
 import type { TranscriptSink } from '../ports';
 import { compactHistory, estimateHistoryTokens } from './context/compaction';
+import type { ContextMeasure } from './context/context-measure';
 import { microCompact } from './context/micro-compact';
 import { appendUserText, commitAssistant, dropToolCalls } from './history';
 import { ModelTurn } from './model-turn';
@@ -73,6 +80,8 @@ export interface LoopDeps extends ToolExecutorDeps {
   subagent: ModelBinding;
   /** Sees each finished model call of this loop (a sub-agent adds up its own usage). */
   onUsage?: (binding: ModelBinding, turn: ModelTurn) => void;
+  /** The model's window and the request's size as the server counts them. */
+  context: ContextMeasure;
 }
 
 export interface LoopOutcome {
@@ -144,8 +153,9 @@ async function prepareContext(
     });
   }
   const requested = deps.takeCompactionRequest();
-  const used = estimateHistoryTokens(deps.system, history) + toolTokens;
-  const limit = deps.limits.compactThreshold * contextWindowOf(deps.main.model, deps.limits.contextWindow);
+  const { provider } = deps.main.llm;
+  const used = deps.context.scale(provider, deps.main.model, estimateHistoryTokens(deps.system, history) + toolTokens);
+  const limit = deps.limits.compactThreshold * (await deps.context.window(deps.main, signal));
   if (requested || used > limit)
     await compactInPlace(history, deps, requested ? 'manual' : 'auto', requested?.focus, signal);
   // Drained after compaction: what arrived (a finished job, the task board after a compaction)
@@ -191,11 +201,47 @@ async function callModel(
   hint: string | undefined,
 ): Promise<ModelTurn> {
   for (let continuation = 0; ; continuation++) {
-    const turn = await streamTurn(history, deps, deps.main, { tools, hint, signal });
+    const turn = await streamFitting(history, deps, tools, hint, signal);
     commitAssistant(history, turn, true);
     if (turn.stopReason !== 'max_tokens' || turn.toolCalls.length > 0 || continuation >= deps.limits.maxAutoContinues)
       return turn;
     appendUserText(history, CONTINUE_PROMPT);
+  }
+}
+
+/**
+ * Streams the main model's answer. A server that refuses the request as too long for its window
+ * (the window was unknown, set wrong, or a tool result was larger than the estimate) gets the
+ * conversation compacted and the request once more; a second refusal is the user's to resolve.
+ */
+async function streamFitting(
+  history: ModelMessage[],
+  deps: LoopDeps,
+  tools: ToolDefinition[],
+  hint: string | undefined,
+  signal: AbortSignal,
+): Promise<ModelTurn> {
+  try {
+    return await streamTurn(history, deps, deps.main, { tools, hint, signal });
+  } catch (error) {
+    if (!(error instanceof LlmError) || error.kind !== 'context_overflow' || signal.aborted) throw error;
+    if (error.contextWindow) deps.context.learnWindow(deps.main.llm.provider, deps.main.model, error.contextWindow);
+    await compactInPlace(history, deps, 'auto', undefined, signal);
+  }
+  try {
+    return await streamTurn(history, deps, deps.main, { tools, hint, signal });
+  } catch (error) {
+    if (!(error instanceof LlmError) || error.kind !== 'context_overflow') throw error;
+    const window = error.contextWindow ? ` (${error.contextWindow.toLocaleString('en-US')} tokens)` : '';
+    throw new LlmError(
+      `The conversation does not fit the model's context window${window} even after compacting it. ` +
+        'Start a new conversation, or give the model a larger window (llama.cpp: --ctx-size; Ollama: num_ctx) ' +
+        `and set it in OpenAgent. The server said: ${error.message}`,
+      'context_overflow',
+      error.status,
+      undefined,
+      error.contextWindow,
+    );
   }
 }
 

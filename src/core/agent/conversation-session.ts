@@ -5,7 +5,7 @@
  */
 import { Conversation } from './conversation';
 import type { AgentEvent } from './events';
-import { createLlmClient, type ModelSettings } from '../llm/create-llm-client';
+import { createLlmClient, type ConnectionOptions, type ModelSettings } from '../llm/create-llm-client';
 import type { ConversationStore, SecretSource, StoredConversation, TranscriptSink } from '../ports';
 import { restoreConversation, type RestoredConversation } from './restore';
 import { resolveMentions, type MentionResolver, type ResolvedContext } from './mentions';
@@ -26,6 +26,8 @@ import type { ModelBinding } from './agent-loop';
 /** The conversation's surroundings (see ConversationPartsDeps for workspace, tools, jobs, trust). */
 export interface ConversationSessionDeps extends ConversationPartsDeps {
   readSettings(): ModelSettings;
+  /** How clients talk to servers (the stream idle timeout), read at every prompt. */
+  readConnection?(): ConnectionOptions;
   /** Limits for new conversations (unset values keep the defaults). */
   readLimits?(): Partial<AgentLimits>;
   transcripts?: TranscriptSink;
@@ -250,7 +252,7 @@ export class ConversationSession {
       const route = routeModel(kind, settings, policy, baseUrls);
       const provider = route.settings.provider.trim();
       const apiKey = await this.deps.secrets.getApiKey(provider);
-      const setup = createLlmClient(route.settings, apiKey);
+      const setup = createLlmClient(route.settings, apiKey, this.deps.readConnection?.());
       if (!setup.ok) {
         const why =
           route.source === 'settings'

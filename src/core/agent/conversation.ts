@@ -4,7 +4,7 @@
  * feedback, redirects it; `compact` shrinks the history on request. Everything a surface shows
  * comes from `subscribe`.
  */
-import type { LlmClient, LlmRequest, ModelMessage } from '../llm/llm-client';
+import type { LlmClient, LlmRequest, ModelMessage, ModelServerInfo } from '../llm/llm-client';
 import { LlmError } from '../llm/llm-client';
 import { withRetry, type RetryOptions } from '../llm/retry';
 import { withTracing } from '../llm/tracing';
@@ -33,6 +33,7 @@ import { withMetering, estimateInputTokens, type MeteredCall } from './metered-l
 import { BudgetExceededError, type BudgetGuard } from '../policy/budget';
 import type { WorkKind } from '../policy/model-routes';
 import { costOf, priceOf } from '../llm/model-info';
+import { ContextMeasure } from './context/context-measure';
 
 export type EventListener = (event: AgentEvent) => void;
 
@@ -81,6 +82,8 @@ export class Conversation {
   private readonly history: ModelMessage[] = [];
   private readonly listeners = new Set<EventListener>();
   private readonly agentId: string;
+  /** The main model's window and the requests' sizes, as its server counts them. */
+  private readonly context = new ContextMeasure(() => this.configuredLimits().contextWindow);
   private seq = 0;
   private running: AbortController | undefined;
   private pendingFeedback: string[] = [];
@@ -273,8 +276,13 @@ export class Conversation {
     }
   }
 
+  /** The limits as configured now (unset keys absent). */
+  private configuredLimits(): Partial<AgentLimits> {
+    return typeof this.options.limits === 'function' ? this.options.limits() : (this.options.limits ?? {});
+  }
+
   private loopDeps(meter: UsageMeter): LoopDeps {
-    const configured = typeof this.options.limits === 'function' ? this.options.limits() : (this.options.limits ?? {});
+    const configured = this.configuredLimits();
     const limits: AgentLimits = { ...DEFAULT_LIMITS };
     for (const [key, value] of Object.entries(configured) as Array<[keyof AgentLimits, number | undefined]>) {
       if (value !== undefined) limits[key] = value;
@@ -301,6 +309,7 @@ export class Conversation {
       },
       meter,
       now: () => this.options.clock.now(),
+      context: this.context,
     };
   }
 
@@ -314,10 +323,13 @@ export class Conversation {
   }
 
   /** Before every model call: a budget that would be passed stops it (BudgetExceededError). */
-  private async checkBudget(request: LlmRequest, provider: string): Promise<void> {
+  private async checkBudget(request: LlmRequest, provider: string, server: ModelServerInfo | undefined): Promise<void> {
+    const estimate = estimateInputTokens(request);
+    // The first call to a model that can count tokens calibrates every later estimate.
+    await this.context.countOnce(provider, server, request, estimate);
     const budget = this.options.budget;
     if (!budget?.active) return;
-    const inputTokens = estimateInputTokens(request);
+    const inputTokens = this.context.scale(provider, request.model, estimate);
     const usd = costOf(priceOf(provider, request.model), {
       inputTokens,
       outputTokens: 0,
@@ -329,6 +341,14 @@ export class Conversation {
 
   /** After every model call (finished or not): its usage event, the meters, the budgets. */
   private async recordCall(call: MeteredCall): Promise<void> {
+    const served = call.usage.inputTokens + call.usage.cacheReadTokens + call.usage.cacheWriteTokens;
+    if (call.reported && served > 0) this.context.observe(call.provider, call.model, call.estimatedInputTokens, served);
+    // An estimate (the server said nothing, or the stream was cut) is scaled to the server's count too.
+    if (!call.reported)
+      call = {
+        ...call,
+        usage: { ...call.usage, inputTokens: this.context.scale(call.provider, call.model, call.usage.inputTokens) },
+      };
     const { costUsd, priced } = this.meter.record(call.provider, call.model, call.usage, call.reported);
     this.runMeter?.record(call.provider, call.model, call.usage, call.reported);
     this.emit({
@@ -375,7 +395,7 @@ export class Conversation {
     // Tracing inside retry: every attempt, failed ones included, shows in the traces. Metering
     // outside it: one budget check and one usage record per call, however many attempts it took.
     const metered = withMetering(withRetry(llm, this.options.retry), work, {
-      before: (request, call) => this.checkBudget(request, call.provider),
+      before: (request, call) => this.checkBudget(request, call.provider, call.server),
       after: (call) => this.recordCall(call),
       now: () => this.options.clock.now(),
     });

@@ -29,6 +29,7 @@ export const errorKindSchema = z.enum([
   'server',
   'bad_request',
   'stream',
+  'context_overflow',
   'configuration',
   'hook',
   'budget',

@@ -2,9 +2,17 @@
  * Every model call of a conversation goes through this wrapper, whatever it is for (an answer,
  * a sub-agent, a teammate, a compaction, a final summary): `before` sees the request before
  * anything is sent (the budget check), `after` what the call used once it ends — finished,
- * failed or interrupted, since a cut-off stream was still paid for.
+ * failed or interrupted, since a cut-off stream was still paid for; a request refused before
+ * any answer came back used nothing.
  */
-import type { LlmClient, LlmRequest, LlmStreamPart, TokenUsage, ToolDefinition } from '../llm/llm-client';
+import type {
+  LlmClient,
+  LlmRequest,
+  LlmStreamPart,
+  ModelServerInfo,
+  TokenUsage,
+  ToolDefinition,
+} from '../llm/llm-client';
 import { estimateTokens, tokensForChars } from '../llm/token-estimate';
 import { estimateHistoryTokens } from './context/compaction';
 import type { WorkKind } from '../policy/model-routes';
@@ -17,11 +25,16 @@ export interface MeteredCall {
   /** False when the server reported nothing and the numbers are estimates. */
   reported: boolean;
   durationMs: number;
+  /** What OpenAgent estimated the request's input at, before sending it (unscaled). */
+  estimatedInputTokens: number;
 }
 
 export interface MeteringHooks {
   /** Before the request is sent; throwing (a spent budget) stops the call. */
-  before(request: LlmRequest, call: { provider: string; work: WorkKind }): Promise<void> | void;
+  before(
+    request: LlmRequest,
+    call: { provider: string; work: WorkKind; server: ModelServerInfo | undefined },
+  ): Promise<void> | void;
   after(call: MeteredCall): Promise<void> | void;
   now(): number;
 }
@@ -30,14 +43,18 @@ export function withMetering(client: LlmClient, work: WorkKind, hooks: MeteringH
   return {
     provider: client.provider,
     listModels: (signal) => client.listModels(signal),
+    server: client.server,
     async *stream(request: LlmRequest): AsyncIterable<LlmStreamPart> {
-      await hooks.before(request, { provider: client.provider, work });
+      await hooks.before(request, { provider: client.provider, work, server: client.server });
       const started = hooks.now();
       let usage: TokenUsage | undefined;
       let reported = false;
       let outputChars = 0;
+      let received = false;
+      let failed = false;
       try {
         for await (const part of client.stream(request)) {
+          received = true;
           if (part.type === 'usage') {
             usage = part.usage;
             reported = part.reported;
@@ -45,18 +62,27 @@ export function withMetering(client: LlmClient, work: WorkKind, hooks: MeteringH
           else if (part.type === 'tool_call_delta') outputChars += part.argumentsDelta.length;
           yield part;
         }
+      } catch (error) {
+        failed = true;
+        throw error;
       } finally {
+        // A request that failed before anything came back (refused, unreachable, too long for
+        // the window) used nothing: it is recorded as a call, with no tokens.
+        const refused = failed && !received;
         await hooks.after({
           provider: client.provider,
           model: request.model,
           work,
-          usage: usage ?? {
-            inputTokens: estimateInputTokens(request),
-            outputTokens: tokensForChars(outputChars),
-            cacheReadTokens: 0,
-            cacheWriteTokens: 0,
-          },
-          reported: usage !== undefined && reported,
+          usage: refused
+            ? { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
+            : (usage ?? {
+                inputTokens: estimateInputTokens(request),
+                outputTokens: tokensForChars(outputChars),
+                cacheReadTokens: 0,
+                cacheWriteTokens: 0,
+              }),
+          reported: refused || (usage !== undefined && reported),
+          estimatedInputTokens: estimateInputTokens(request),
           durationMs: Math.max(0, hooks.now() - started),
         });
       }

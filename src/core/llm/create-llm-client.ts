@@ -5,6 +5,7 @@
 import type { LlmClient } from './llm-client';
 import { AnthropicClient } from './anthropic/anthropic-client';
 import { OpenAiClient } from './openai/openai-client';
+import { OpenAiServerInfo } from './openai/server-info';
 import { isProviderId, PROVIDER_PRESETS, type ProviderPreset } from './provider-presets';
 
 export interface ModelSettings {
@@ -27,7 +28,17 @@ export type ModelSetup =
 /** Local OpenAI-compatible servers ignore the key, but the SDK insists on a non-empty one. */
 const KEY_FOR_KEYLESS_SERVERS = 'not-needed';
 
-export function createLlmClient(settings: ModelSettings, apiKey: string | undefined): ModelSetup {
+/** How the client talks to the server, beyond the settings. */
+export interface ConnectionOptions {
+  /** How long a streamed answer may go without data (see idle-watchdog.ts). */
+  idleTimeoutMs?: number;
+}
+
+export function createLlmClient(
+  settings: ModelSettings,
+  apiKey: string | undefined,
+  connection: ConnectionOptions = {},
+): ModelSetup {
   const providerId = settings.provider.trim();
   if (!isProviderId(providerId)) {
     const known = Object.keys(PROVIDER_PRESETS).join(', ');
@@ -65,12 +76,15 @@ export function createLlmClient(settings: ModelSettings, apiKey: string | undefi
 
   const client =
     preset.protocol === 'anthropic'
-      ? new AnthropicClient({ apiKey: key ?? '', baseUrl })
+      ? new AnthropicClient({ apiKey: key ?? '', baseUrl, idleTimeoutMs: connection.idleTimeoutMs })
       : new OpenAiClient({
           provider: preset.id,
           label: baseUrl && preset.id !== 'openai' ? `${preset.label} at ${baseUrl}` : preset.label,
           apiKey: key || KEY_FOR_KEYLESS_SERVERS,
           baseUrl,
+          idleTimeoutMs: connection.idleTimeoutMs,
+          // Local engines (and unknown compatible servers) can be asked about their window.
+          server: baseUrl && preset.id !== 'openai' ? new OpenAiServerInfo(preset.id, baseUrl) : undefined,
         });
   return { ok: true, client, model, preset, baseUrl };
 }

@@ -87,22 +87,42 @@ export type LlmStreamPart =
   | { type: 'usage'; usage: TokenUsage; reported: boolean }
   | { type: 'finish'; stopReason: StopReason };
 
+/** What a server can tell about the model it runs (local engines; see openai/server-info.ts). */
+export interface ModelServerInfo {
+  /** The context window the server runs the model with, in tokens; undefined when it does not say. */
+  contextWindow(model: string, signal?: AbortSignal): Promise<number | undefined>;
+  /** The request's input tokens as the server's own template and tokenizer count them, where it can. */
+  countInputTokens(request: LlmRequest, signal?: AbortSignal): Promise<number | undefined>;
+}
+
 export interface LlmClient {
   /** e.g. "anthropic", "ollama": used in messages, traces and pricing. */
   readonly provider: string;
   stream(request: LlmRequest): AsyncIterable<LlmStreamPart>;
   /** The models the server offers (OpenAI-compatible servers: GET /v1/models). */
   listModels(signal?: AbortSignal): Promise<string[]>;
+  /** Present for servers that can be asked about the model; wrappers pass it through. */
+  readonly server?: ModelServerInfo;
 }
 
 /** A failure the user can act on; `kind` lets hosts offer the right fix. */
 export class LlmError extends Error {
   constructor(
     message: string,
-    readonly kind: 'authentication' | 'connection' | 'rate_limit' | 'server' | 'bad_request' | 'stream',
+    readonly kind:
+      | 'authentication'
+      | 'connection'
+      | 'rate_limit'
+      | 'server'
+      | 'bad_request'
+      | 'stream'
+      /** The request did not fit the model's context window (the server said so). */
+      | 'context_overflow',
     readonly status?: number,
     /** What the server asked for in retry-after / retry-after-ms. */
     readonly retryAfterMs?: number,
+    /** For context_overflow: the window the server named, when it did. */
+    readonly contextWindow?: number,
   ) {
     super(message);
     this.name = 'LlmError';

@@ -2,10 +2,14 @@
  * Retries a model call that failed before it produced anything: jittered exponential backoff
  * on 408/409/429/5xx/529, connection errors and timeouts, honouring the server's retry-after.
  * Once the first part has streamed out, a failure is final — the caller has already shown or
- * acted on that output, and a retry would repeat it.
+ * acted on that output, and a retry would repeat it. A local server's 500 is not retried: it
+ * says what is wrong with the request or the server's setup ("tools param requires --jinja
+ * flag"), there is no fleet behind it to land on a healthier machine, and the user should read
+ * it at once rather than after five identical failures.
  */
 import type { LlmClient, LlmRequest, LlmStreamPart } from './llm-client';
 import { LlmError } from './llm-client';
+import { isProviderId, PROVIDER_PRESETS } from './provider-presets';
 
 const RETRYABLE_STATUS = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
 
@@ -30,9 +34,11 @@ export const DEFAULT_RETRY_OPTIONS: RetryOptions = {
   maxRetryAfterMs: 60_000,
 };
 
-export function isRetryable(error: unknown): error is LlmError {
+export function isRetryable(error: unknown, provider?: string): error is LlmError {
   if (!(error instanceof LlmError)) return false;
   if (error.kind === 'connection') return true;
+  if (error.status === 500 && provider !== undefined && isProviderId(provider) && PROVIDER_PRESETS[provider].local)
+    return false;
   return error.status !== undefined && RETRYABLE_STATUS.has(error.status);
 }
 
@@ -66,6 +72,7 @@ export function withRetry(client: LlmClient, overrides: Partial<RetryOptions> = 
   return {
     provider: client.provider,
     listModels: (signal) => client.listModels(signal),
+    server: client.server,
     async *stream(request: LlmRequest): AsyncIterable<LlmStreamPart> {
       for (let attempt = 1; ; attempt++) {
         let streamed = false;
@@ -76,7 +83,13 @@ export function withRetry(client: LlmClient, overrides: Partial<RetryOptions> = 
           }
           return;
         } catch (error) {
-          if (streamed || request.signal?.aborted || !isRetryable(error) || attempt > options.maxRetries) throw error;
+          if (
+            streamed ||
+            request.signal?.aborted ||
+            !isRetryable(error, client.provider) ||
+            attempt > options.maxRetries
+          )
+            throw error;
           const delayMs = retryDelay(attempt, error, options, random);
           if (delayMs > options.maxRetryAfterMs) throw error;
           options.onRetry?.({ attempt, delayMs, error });

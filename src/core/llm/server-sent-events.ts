@@ -47,7 +47,7 @@ export class TimeSlicer {
 }
 
 export async function* readServerSentEvents(
-  body: ReadableStream<Uint8Array>,
+  body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>,
   slicer = new TimeSlicer(),
 ): AsyncIterable<ServerSentEvent> {
   const decoder = new TextDecoder();

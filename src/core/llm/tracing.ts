@@ -26,6 +26,7 @@ export function withTracing(client: LlmClient, options: TracingOptions): LlmClie
   return {
     provider: client.provider,
     listModels: (signal) => client.listModels(signal),
+    server: client.server,
     async *stream(request: LlmRequest): AsyncIterable<LlmStreamPart> {
       if (!options.enabled()) {
         yield* client.stream(request);

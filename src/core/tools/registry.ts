@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ToolDefinition } from '../llm/llm-client';
+import { modelFacingSchema } from './model-facing-schema';
 import type { AnyTool } from './tool';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -39,7 +40,10 @@ export class ToolRegistry {
     return [...this.tools.keys()];
   }
 
-  /** Definitions for the model, optionally only those `filter` lets through (plan mode: read-only). */
+  /**
+   * Definitions for the model, optionally only those `filter` lets through (plan mode: read-only).
+   * Their schemas are the model-facing ones (constraints in words; see model-facing-schema.ts).
+   */
   definitions(filter: (tool: AnyTool) => boolean = () => true): ToolDefinition[] {
     return this.list()
       .filter(filter)
@@ -49,7 +53,7 @@ export class ToolRegistry {
           definition = {
             name: tool.name,
             description: tool.description,
-            inputSchema: tool.inputJsonSchema ?? toJsonSchema(tool.inputSchema),
+            inputSchema: modelFacingSchema(tool.inputJsonSchema ?? toJsonSchema(tool.inputSchema)),
           };
           this.definitionCache.set(tool.name, definition);
         }

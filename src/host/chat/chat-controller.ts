@@ -112,6 +112,7 @@ export class ChatController extends Disposable {
     if (action === 'set_api_key') await this.actions.setApiKey();
     else if (action === 'open_settings') await this.actions.openSettings();
     else if (action === 'open_walkthrough') await this.actions.openWalkthrough();
+    else if (action === 'new_chat') this.session.reset();
     else this.showProblem(await this.session.retry());
   }
 

@@ -156,6 +156,9 @@ describe('openagent CLI (one-shot, no terminal)', function () {
       { cwd: tempFolder('ws') },
     );
     assert.equal(ran.code, 1);
-    assert.match(ran.stderr, /error: .*Connection error\. Is the server running\? Check --base-url/);
+    assert.match(
+      ran.stderr,
+      /error: Could not reach OpenAI-compatible server at http:\/\/127\.0\.0\.1:\d+\/v1 \(ECONNREFUSED\)\. Is the server running\? Check --base-url/,
+    );
   });
 });

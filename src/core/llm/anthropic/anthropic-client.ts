@@ -9,6 +9,7 @@ import type { LlmClient, LlmRequest, LlmStreamPart, TokenUsage } from '../llm-cl
 import { abortError, LlmError } from '../llm-client';
 import { toLlmError } from '../map-sdk-error';
 import { TimeSlicer } from '../server-sent-events';
+import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, linkedAbort, withIdleWatchdog } from '../idle-watchdog';
 import { estimateUsage } from '../token-estimate';
 import { ToolCallAccumulator } from '../tool-call-accumulator';
 import { convertToAnthropicMessages } from './convert-to-anthropic-messages';
@@ -21,6 +22,8 @@ export interface AnthropicClientOptions {
   baseUrl?: string;
   maxRetries?: number;
   timeoutMs?: number;
+  /** How long the answer may go without data before the call ends (see idle-watchdog.ts). */
+  idleTimeoutMs?: number;
 }
 
 interface ThinkingBlock {
@@ -32,8 +35,10 @@ interface ThinkingBlock {
 export class AnthropicClient implements LlmClient {
   readonly provider = 'anthropic';
   private readonly sdk: Anthropic;
+  private readonly idleTimeoutMs: number;
 
   constructor(options: AnthropicClientOptions) {
+    this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
     this.sdk = new Anthropic({
       apiKey: options.apiKey,
       baseURL: options.baseUrl || undefined,
@@ -53,6 +58,15 @@ export class AnthropicClient implements LlmClient {
   }
 
   async *stream(request: LlmRequest): AsyncIterable<LlmStreamPart> {
+    const { controller, unlink } = linkedAbort(request.signal);
+    try {
+      yield* this.streamWith(request, controller);
+    } finally {
+      unlink();
+    }
+  }
+
+  private async *streamWith(request: LlmRequest, controller: AbortController): AsyncIterable<LlmStreamPart> {
     let events: AsyncIterable<Anthropic.RawMessageStreamEvent>;
     try {
       events = await this.sdk.messages.create(
@@ -68,7 +82,7 @@ export class AnthropicClient implements LlmClient {
             : {}),
           stream: true,
         },
-        { signal: request.signal },
+        { signal: controller.signal },
       );
     } catch (error) {
       throw toLlmError(error, 'Anthropic');
@@ -83,7 +97,7 @@ export class AnthropicClient implements LlmClient {
     let outputChars = 0;
     const slicer = new TimeSlicer();
     try {
-      for await (const event of events) {
+      for await (const event of withIdleWatchdog(events, this.idleTimeoutMs, controller, 'Anthropic')) {
         // A burst of buffered events must not hold the event loop for long.
         if (slicer.due()) await slicer.yield();
         switch (event.type) {

@@ -13,6 +13,8 @@ import { convertToOpenAiMessages } from './convert-to-openai-messages';
 import { mapOpenAiFinishReason } from './map-openai-finish-reason';
 import { prepareOpenAiTools } from './prepare-openai-tools';
 import { readServerSentEvents } from '../server-sent-events';
+import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, linkedAbort, withIdleWatchdog } from '../idle-watchdog';
+import type { ModelServerInfo } from '../llm-client';
 
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
 
@@ -40,14 +42,20 @@ export interface OpenAiClientOptions {
   includeUsage?: boolean;
   maxRetries?: number;
   timeoutMs?: number;
+  /** How long the answer may go without data before the call ends (see idle-watchdog.ts). */
+  idleTimeoutMs?: number;
+  /** What the server says about its model (local engines). */
+  server?: ModelServerInfo;
 }
 
 export class OpenAiClient implements LlmClient {
   readonly provider: string;
+  readonly server: ModelServerInfo | undefined;
   private readonly sdk: OpenAI;
 
   constructor(private readonly options: OpenAiClientOptions) {
     this.provider = options.provider;
+    this.server = options.server;
     this.sdk = new OpenAI({
       apiKey: options.apiKey,
       baseURL: options.baseUrl || undefined,
@@ -69,6 +77,19 @@ export class OpenAiClient implements LlmClient {
 
   async *stream(request: LlmRequest): AsyncIterable<LlmStreamPart> {
     const wireMessages = convertToOpenAiMessages(request.system, request.messages);
+    const { controller, unlink } = linkedAbort(request.signal);
+    try {
+      yield* this.streamWith(request, wireMessages, controller);
+    } finally {
+      unlink();
+    }
+  }
+
+  private async *streamWith(
+    request: LlmRequest,
+    wireMessages: OpenAI.Chat.Completions.ChatCompletionMessageParam[],
+    controller: AbortController,
+  ): AsyncIterable<LlmStreamPart> {
     let body: ReadableStream<Uint8Array>;
     try {
       // The SDK sends the request (auth, headers, errors as APIError); the event stream is read
@@ -88,7 +109,7 @@ export class OpenAiClient implements LlmClient {
             stream: true,
             ...(this.options.includeUsage === false ? {} : { stream_options: { include_usage: true } }),
           },
-          { signal: request.signal },
+          { signal: controller.signal },
         )
         .asResponse();
       if (!response.body) throw new LlmError(`${this.options.label} answered with an empty body.`, 'stream');
@@ -102,7 +123,11 @@ export class OpenAiClient implements LlmClient {
     let finishReason: string | null | undefined;
     let outputChars = 0;
     try {
-      for await (const message of readServerSentEvents(body)) {
+      const idleMs = this.options.idleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
+      for await (const message of readServerSentEvents(
+        // Node's web streams are async iterable; the DOM typings do not say so.
+        withIdleWatchdog(body as unknown as AsyncIterable<Uint8Array>, idleMs, controller, this.options.label),
+      )) {
         // Read on to the end of the body after [DONE]: a body left unread keeps its connection
         // from going back to the pool, and every call would open a new one.
         if (message.data === '[DONE]') continue;

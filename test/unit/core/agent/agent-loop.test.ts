@@ -220,7 +220,9 @@ for (const protocol of PROTOCOLS) {
       );
       await harness.conversation.submit('write');
       const last = harness.events.at(-1);
-      assert.equal(last?.type === 'error' && last.kind, 'stream');
+      // The server closed the socket mid-answer: a lost connection, named as such.
+      assert.equal(last?.type === 'error' && last.kind, 'connection');
+      assert.match(last?.type === 'error' ? last.message : '', /^The connection was lost with /);
       assert.deepEqual(writes, []);
       assert.ok(!harness.events.some((event) => event.type === 'tool_call'));
       // The history stays valid: the next prompt goes out with no orphan tool call.
@@ -230,14 +232,14 @@ for (const protocol of PROTOCOLS) {
       assert.match(JSON.stringify(next.messages), /Writing now\./);
     });
 
-    it('keeps the partial text when the stream is cut mid-text, and reports a stream error', async () => {
+    it('keeps the partial text when the stream is cut mid-text, and reports the lost connection', async () => {
       harness = await startHarness(protocol, {
         name: 'cut-text',
         turns: [{ text: 'The answer is being written when ', chunkSize: 4, fault: { type: 'cut_mid_text' } }],
       });
       await harness.conversation.submit('hi');
       const last = harness.events.at(-1);
-      assert.equal(last?.type === 'error' && last.kind, 'stream');
+      assert.equal(last?.type === 'error' && last.kind, 'connection');
       const partial = answerText(harness.events);
       assert.ok(partial.length > 0 && 'The answer is being written when '.startsWith(partial));
       assert.deepEqual(

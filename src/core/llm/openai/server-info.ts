@@ -1,0 +1,177 @@
+/**
+ * What a local OpenAI-compatible server says about the model it runs, beyond the chat API: the
+ * context window it was started with, and (llama.cpp) its own token count of a request. Each
+ * engine says it its own way:
+ * - llama.cpp: `GET /props` → default_generation_settings.n_ctx (the slot's window), or
+ *   `GET /v1/models` → data[].meta.n_ctx; `POST /apply-template` + `POST /tokenize` count tokens.
+ * - Ollama: `POST /api/ps` → models[].context_length once loaded; `POST /api/show` →
+ *   `num_ctx` in its parameters; otherwise Ollama runs with its default of 4,096.
+ * - LM Studio: `GET /api/v0/models/{id}` → loaded_context_length, else max_context_length.
+ * - vLLM (and servers like it): `GET /v1/models` → data[].max_model_len.
+ * Nothing here is trusted blindly: a value must be a positive integer of sane size.
+ */
+import type { LlmRequest, ModelServerInfo } from '../llm-client';
+import type { ProviderId } from '../provider-presets';
+import { convertToOpenAiMessages } from './convert-to-openai-messages';
+import { prepareOpenAiTools } from './prepare-openai-tools';
+
+/** Ollama's context length when neither the model file nor the server sets one. */
+export const OLLAMA_DEFAULT_CONTEXT = 4_096;
+const PROBE_TIMEOUT_MS = 5_000;
+/** A failed or silent probe is tried again after this long (the server may have been starting). */
+const RETRY_PROBE_AFTER_MS = 60_000;
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function tokens(value: unknown): number | undefined {
+  const number = typeof value === 'string' ? Number(value) : value;
+  return typeof number === 'number' && Number.isInteger(number) && number > 0 && number <= 100_000_000
+    ? number
+    : undefined;
+}
+
+export class OpenAiServerInfo implements ModelServerInfo {
+  private readonly windows = new Map<string, { value: Promise<number | undefined>; at: number }>();
+  /** The server's address without the /v1 the chat API lives under. */
+  private readonly root: string;
+
+  constructor(
+    private readonly provider: ProviderId,
+    private readonly baseUrl: string,
+    private readonly fetchImpl: typeof fetch = (...args) => fetch(...args),
+    private readonly now: () => number = Date.now,
+  ) {
+    this.root = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+  }
+
+  contextWindow(model: string, signal?: AbortSignal): Promise<number | undefined> {
+    const cached = this.windows.get(model);
+    if (cached) return cached.value;
+    const value = this.probeWindow(model, signal).catch(() => undefined);
+    this.windows.set(model, { value, at: this.now() });
+    // Forget a failed probe after a while, so a server started later is still asked.
+    void value.then((window) => {
+      if (window === undefined) setTimeout(() => this.forget(model, value), RETRY_PROBE_AFTER_MS).unref?.();
+    });
+    return value;
+  }
+
+  async countInputTokens(request: LlmRequest, signal?: AbortSignal): Promise<number | undefined> {
+    if (this.provider !== 'llamacpp') return undefined;
+    const template = await this.post(
+      '/apply-template',
+      {
+        messages: convertToOpenAiMessages(request.system, request.messages),
+        ...(request.tools.length > 0 ? { tools: prepareOpenAiTools(request.tools) } : {}),
+      },
+      signal,
+    );
+    if (!isObject(template) || typeof template.prompt !== 'string') return undefined;
+    const counted = await this.post(
+      '/tokenize',
+      { content: template.prompt, add_special: true, parse_special: true },
+      signal,
+    );
+    return isObject(counted) && Array.isArray(counted.tokens) ? counted.tokens.length : undefined;
+  }
+
+  private forget(model: string, value: Promise<number | undefined>): void {
+    if (this.windows.get(model)?.value === value) this.windows.delete(model);
+  }
+
+  private async probeWindow(model: string, signal?: AbortSignal): Promise<number | undefined> {
+    switch (this.provider) {
+      case 'llamacpp':
+        return (await this.llamaCppWindow(model, signal)) ?? (await this.modelListWindow(model, signal));
+      case 'ollama':
+        return this.ollamaWindow(model, signal);
+      case 'lmstudio':
+        return this.lmStudioWindow(model, signal);
+      case 'vllm':
+        return this.modelListWindow(model, signal);
+      case 'openai-compatible':
+        // Unknown engine: its model list (vLLM, llama.cpp) or llama.cpp's /props.
+        return (await this.modelListWindow(model, signal)) ?? (await this.llamaCppWindow(model, signal));
+      default:
+        return undefined;
+    }
+  }
+
+  private async llamaCppWindow(_model: string, signal?: AbortSignal): Promise<number | undefined> {
+    const props = await this.get('/props', signal);
+    if (!isObject(props)) return undefined;
+    const settings = props.default_generation_settings;
+    return tokens(isObject(settings) ? settings.n_ctx : undefined) ?? tokens(props.n_ctx);
+  }
+
+  /** The entry for `model` in /v1/models (or the only one): vLLM's max_model_len, llama.cpp's meta.n_ctx. */
+  private async modelListWindow(model: string, signal?: AbortSignal): Promise<number | undefined> {
+    const list = await this.get(`${this.baseUrl.replace(/\/+$/, '').slice(this.root.length)}/models`, signal);
+    const data = isObject(list) && Array.isArray(list.data) ? list.data.filter(isObject) : [];
+    const entry = data.find((item) => item.id === model) ?? (data.length === 1 ? data[0] : undefined);
+    if (!entry) return undefined;
+    const meta = isObject(entry.meta) ? entry.meta : {};
+    return (
+      tokens(entry.max_model_len) ??
+      tokens(meta.n_ctx) ??
+      tokens(entry.context_length) ??
+      tokens(entry.context_window) ??
+      tokens(entry.max_context_length)
+    );
+  }
+
+  private async ollamaWindow(model: string, signal?: AbortSignal): Promise<number | undefined> {
+    const name = (value: unknown) => String(value).replace(/:latest$/, '');
+    const running = await this.get('/api/ps', signal);
+    const loaded = isObject(running) && Array.isArray(running.models) ? running.models.filter(isObject) : [];
+    const entry = loaded.find((item) => name(item.name ?? item.model) === name(model));
+    const live = tokens(entry?.context_length);
+    if (live) return live;
+    const shown = await this.post('/api/show', { model }, signal);
+    if (!isObject(shown)) return undefined;
+    const parameters = typeof shown.parameters === 'string' ? shown.parameters : '';
+    const numCtx = tokens(/^\s*num_ctx\s+(\d+)/m.exec(parameters)?.[1]);
+    if (numCtx) return numCtx;
+    const info = isObject(shown.model_info) ? shown.model_info : {};
+    const trained = Object.entries(info).find(([key]) => key.endsWith('.context_length'))?.[1];
+    return Math.min(OLLAMA_DEFAULT_CONTEXT, tokens(trained) ?? OLLAMA_DEFAULT_CONTEXT);
+  }
+
+  private async lmStudioWindow(model: string, signal?: AbortSignal): Promise<number | undefined> {
+    const entry = await this.get(`/api/v0/models/${encodeURIComponent(model)}`, signal);
+    if (!isObject(entry)) return undefined;
+    return tokens(entry.loaded_context_length) ?? tokens(entry.max_context_length);
+  }
+
+  private get(path: string, signal?: AbortSignal): Promise<unknown> {
+    return this.request(path, { method: 'GET' }, signal);
+  }
+
+  private post(path: string, body: unknown, signal?: AbortSignal): Promise<unknown> {
+    return this.request(
+      path,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+      signal,
+    );
+  }
+
+  /** JSON from the server, or undefined for anything else (an error, a 404, HTML, a timeout). */
+  private async request(path: string, init: RequestInit, signal?: AbortSignal): Promise<unknown> {
+    const timeout = AbortSignal.timeout(PROBE_TIMEOUT_MS);
+    try {
+      const response = await this.fetchImpl(`${this.root}${path}`, {
+        ...init,
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+      if (!response.ok) return undefined;
+      const text = await response.text();
+      return text.length > 10_000_000 ? undefined : (JSON.parse(text) as unknown);
+    } catch {
+      return undefined;
+    }
+  }
+}
