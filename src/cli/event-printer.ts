@@ -30,6 +30,11 @@ export class EventPrinter {
       case 'text_delta':
         if (event.agentId === LEAD) this.output.write(event.text);
         return;
+      case 'model_call':
+        if (event.agentId !== LEAD) return;
+        if (event.state === 'waiting') this.output.startWaiting(`waiting for ${event.model}`);
+        else this.output.stopWaiting();
+        return;
       case 'tool_call':
         this.output.line(`${indent}${style.cyan('●')} ${style.bold(event.toolName)} ${toolCallSummary(event.input)}`);
         return;
@@ -97,6 +102,7 @@ export class EventPrinter {
         return;
       case 'done':
         if (event.agentId !== LEAD) return;
+        this.output.stopWaiting();
         this.output.newline();
         if (event.stopReason !== 'end_turn' && event.stopReason !== 'tool_use')
           this.output.line(style.yellow(`(stopped: ${event.stopReason.replace(/_/g, ' ')})`));

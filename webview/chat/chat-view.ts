@@ -66,6 +66,8 @@ export class ChatView {
   private activityText = '';
   /** What the pill and the stop button show, to touch the DOM only when that changes. */
   private shownActivity: { running: boolean; text: string } | undefined;
+  /** The model call not answered yet: the pill counts its seconds (a CPU model can read its context for long). */
+  private waiting: { model: string; since: number; timer: ReturnType<typeof setInterval> } | undefined;
   /** turn number → index of its "files changed" block. */
   private readonly turnFiles = new Map<number, number>();
   private metrics: TextMetrics | undefined;
@@ -167,6 +169,11 @@ export class ChatView {
         this.setActivity(`Using ${event.toolName}…`);
         break;
       }
+      case 'model_call':
+        if (event.agentId !== 'lead') break;
+        if (event.state === 'waiting') this.startWaiting(event.model, event.time);
+        else this.stopWaiting('Thinking…');
+        break;
       case 'tool_approval_request':
         this.setActivity('Waiting for your approval');
         break;
@@ -302,7 +309,29 @@ export class ChatView {
 
   private setRunning(running: boolean): void {
     this.running = running;
+    this.stopWaiting(running ? 'Thinking…' : '');
     this.activityText = running ? 'Thinking…' : '';
+  }
+
+  private startWaiting(model: string, since: number): void {
+    this.stopWaiting('');
+    const show = () => {
+      const seconds = Math.max(0, Math.floor((Date.now() - since) / 1000));
+      this.setActivity(`Waiting for ${model}… ${seconds} s`);
+    };
+    const timer = setInterval(() => {
+      show();
+      this.showActivity();
+    }, 1000);
+    this.waiting = { model, since, timer };
+    show();
+  }
+
+  private stopWaiting(text: string): void {
+    if (!this.waiting) return;
+    clearInterval(this.waiting.timer);
+    this.waiting = undefined;
+    this.setActivity(text);
   }
 
   private showActivity(): void {

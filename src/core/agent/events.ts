@@ -138,6 +138,17 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     /** Where the full history was saved before an auto or manual compaction. */
     transcript: z.string().optional(),
   }),
+  /**
+   * A model call's life signs: `waiting` when the request is sent, `answering` when the first
+   * part of the answer arrives (a model on a CPU can read its context for tens of seconds).
+   */
+  z.object({
+    ...eventBase,
+    type: z.literal('model_call'),
+    state: z.enum(['waiting', 'answering']),
+    provider: z.string(),
+    model: z.string(),
+  }),
   z.object({
     ...eventBase,
     type: z.literal('llm_request'),

@@ -32,7 +32,14 @@ export class ModelTurn {
   }
 
   async run(request: LlmRequest): Promise<this> {
+    const call = { provider: this.llm.provider, model: request.model };
+    this.emit({ type: 'model_call', state: 'waiting', ...call });
+    let answering = false;
     for await (const part of this.llm.stream(request)) {
+      if (!answering) {
+        answering = true;
+        this.emit({ type: 'model_call', state: 'answering', ...call });
+      }
       switch (part.type) {
         case 'text_delta':
           this.text += part.text;

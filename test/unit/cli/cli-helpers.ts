@@ -1,4 +1,5 @@
-/** What the CLI tests share: the flags that point the CLI at the fake model server, a clean environment, request readers. */
+/** What the CLI tests share: the flags that point the CLI at the fake model server, a clean environment, request readers, a runner. */
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -70,4 +71,65 @@ export async function eventually(condition: () => boolean, what: string, timeout
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}.`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+const CLI = path.join(ROOT, 'src', 'cli', 'main.ts');
+const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+
+export interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A CLI process whose output can be watched while it runs. */
+export interface RunningCli {
+  child: ChildProcess;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Resolves when the process has exited (killed after `timeoutMs`: code -1). */
+  finished: Promise<Ran>;
+}
+
+/** Starts the CLI from source with stdin a pipe (holding `input`, if any) in `cwd`, with a clean environment. */
+export function startCli(
+  args: string[],
+  options: { cwd: string; input?: string; home?: string; timeoutMs?: number },
+): RunningCli {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const [key, value] of Object.entries({ ...cleanEnv(), ...(options.home ? { HOME: options.home } : {}) })) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  const child = spawn(TSX, [CLI, ...args], { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const output = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (chunk: Buffer) => (output.stdout += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (output.stderr += chunk.toString('utf8')));
+  child.stdin!.end(options.input ?? '');
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+  const finished = new Promise<Ran>((resolve) => {
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout: output.stdout, stderr: output.stderr });
+    });
+  });
+  return {
+    child,
+    get stdout() {
+      return output.stdout;
+    },
+    get stderr() {
+      return output.stderr;
+    },
+    finished,
+  };
+}
+
+/** Runs the CLI to the end (see startCli). */
+export function runCli(
+  args: string[],
+  options: { cwd: string; input?: string; home?: string; timeoutMs?: number },
+): Promise<Ran> {
+  return startCli(args, options).finished;
 }

@@ -4,38 +4,11 @@
  * explained with an exit code; a piped-in text is the prompt.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FakeModelServer } from '../../fixtures/fake-model-server/server';
 import { loadScenario } from '../../fixtures/fake-model-server/scenario';
-import { cleanEnv, cliArgs, offeredTools, requestBody, tempFolder, textOf } from './cli-helpers';
-
-const ROOT = path.resolve(__dirname, '..', '..', '..');
-const CLI = path.join(ROOT, 'src', 'cli', 'main.ts');
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
-
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI with stdin a pipe (holding `input`, if any) in `cwd`. */
-function runCli(args: string[], options: { cwd: string; input?: string; home?: string }): Promise<Ran> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const [key, value] of Object.entries({ ...cleanEnv(), ...(options.home ? { HOME: options.home } : {}) })) {
-    if (value === undefined) delete env[key];
-    else env[key] = value;
-  }
-  return new Promise((resolve) => {
-    const child = execFile(TSX, [CLI, ...args], { cwd: options.cwd, env, timeout: 30_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin!.end(options.input ?? '');
-  });
-}
+import { cliArgs, offeredTools, requestBody, runCli, tempFolder, textOf } from './cli-helpers';
 
 describe('openagent CLI (one-shot, no terminal)', function () {
   this.timeout(60_000);
