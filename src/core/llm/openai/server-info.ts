@@ -6,7 +6,7 @@
  *   `GET /v1/models` → data[].meta.n_ctx; `POST /apply-template` + `POST /tokenize` count tokens.
  * - Ollama: `POST /api/ps` → models[].context_length once loaded; `POST /api/show` →
  *   `num_ctx` in its parameters; otherwise Ollama runs with its default of 4,096.
- * - LM Studio: `GET /api/v0/models/{id}` → loaded_context_length, else max_context_length.
+ * - LM Studio: `GET /api/v0/models/{id}` → loaded_context_length, once the model is loaded.
  * - vLLM (and servers like it): `GET /v1/models` → data[].max_model_len.
  * Nothing here is trusted blindly: a value must be a positive integer of sane size.
  */
@@ -143,8 +143,8 @@ export class OpenAiServerInfo implements ModelServerInfo {
 
   private async lmStudioWindow(model: string, signal?: AbortSignal): Promise<number | undefined> {
     const entry = await this.get(`/api/v0/models/${encodeURIComponent(model)}`, signal);
-    if (!isObject(entry)) return undefined;
-    return tokens(entry.loaded_context_length) ?? tokens(entry.max_context_length);
+    // Not loaded yet: the window depends on how it will be loaded (its max is no promise), so ask again later.
+    return isObject(entry) ? tokens(entry.loaded_context_length) : undefined;
   }
 
   private get(path: string, signal?: AbortSignal): Promise<unknown> {
