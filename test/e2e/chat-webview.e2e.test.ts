@@ -217,6 +217,19 @@ describe('chat webview in Chromium (windowed transcript)', function () {
     const activity = page.locator('#activity');
     assert.equal(await activity.isVisible(), true);
     assert.equal(await activity.innerText(), 'Using read_file…');
+    // Until the model answers, the pill counts the seconds (a CPU model can read its context for long).
+    // Sent three seconds ago: the pill counts from when the request went out.
+    const waiting = { ...event({ type: 'model_call', state: 'waiting', provider: 'llamacpp', model: 'qwen3-coder' }) };
+    waiting.time = Date.now() - 3_000;
+    await deliver(page, [{ type: 'agent_events', events: [waiting] }]);
+    await page.waitForFunction(() =>
+      /^Waiting for qwen3-coder… ([3-9]|[1-9]\d+) s$/.test(document.querySelector('#activity')?.textContent ?? ''),
+    );
+    await deliver(page, [
+      events({ type: 'model_call', state: 'answering', provider: 'llamacpp', model: 'qwen3-coder' }),
+    ]);
+    await frames(page);
+    assert.equal(await activity.innerText(), 'Thinking…');
     assert.equal(await page.locator('#stop').isVisible(), true);
     await deliver(page, [
       events(

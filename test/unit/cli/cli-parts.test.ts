@@ -132,6 +132,40 @@ describe('openagent CLI parts', () => {
       assert.equal(out.text(), 'Looking\n● bash ls\n  ✓ exit code 0 (2 lines of output)\n  ✗ denied: not now\n');
       assert.match(err.text(), /^error: Could not reach X\. Is the server running\?/);
     });
+
+    it('counts the seconds while the model has not answered, on a terminal, and clears the line when it does', async () => {
+      const out = capture();
+      (out.stream as unknown as { isTTY: boolean }).isTTY = true;
+      const output = new Output(out.stream, out.stream, out.stream, createStyle(false));
+      const printer = new EventPrinter(output);
+      const base = { conversationId: 'c', agentId: 'lead', seq: 0, time: 0 };
+      let now = 0;
+      output.startWaiting('waiting for qwen3-coder', () => now);
+      now = 4_200;
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      printer.print({ ...base, type: 'model_call', state: 'answering', provider: 'llamacpp', model: 'qwen3-coder' });
+      printer.print({ ...base, type: 'text_delta', text: 'Hi' });
+      assert.equal(
+        out.text(),
+        '\r\x1b[K… waiting for qwen3-coder (0 s)\r\x1b[K… waiting for qwen3-coder (4 s)\r\x1b[KHi',
+      );
+    });
+
+    it('notes a long wait now and then when the status goes to a pipe, and says nothing for a quick answer', async () => {
+      const out = capture();
+      const output = new Output(out.stream, out.stream, out.stream, createStyle(false));
+      let now = 0;
+      output.startWaiting('waiting for m', () => now);
+      now = 10_000;
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      output.write('Hi');
+      assert.equal(out.text(), '(still waiting for m: 10 s)\nHi');
+      const quick = capture();
+      const quickOutput = new Output(quick.stream, quick.stream, quick.stream, createStyle(false));
+      quickOutput.startWaiting('waiting for m');
+      quickOutput.write('Hi');
+      assert.equal(quick.text(), 'Hi');
+    });
   });
 
   describe('the terminal approval gate', () => {
