@@ -31,6 +31,7 @@ import { readPresetText } from './host/presets';
 import { chooseModel, choosePreset } from './host/commands/choose-model';
 import { registerPaletteCommands } from './host/commands/palette';
 import { revertTurn } from './host/commands/revert-turn';
+import { findLocalServers, useLocalServer } from './host/commands/local-servers';
 import { AgentStatusBar } from './host/status-bar';
 import { ApprovalDetails } from './host/approvals/approval-details';
 import { SecretStorageSource } from './host/secret-storage-source';
@@ -265,6 +266,8 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
       else void vscode.window.showInformationMessage(`OpenAgent no longer has the earlier version of ${file}.`);
     },
     resolveMention,
+    findLocalServers,
+    useLocalServer,
   });
 
   const developerPanel = new DeveloperPanel(context.extensionUri, session, mcp, {

@@ -8,6 +8,8 @@
  */
 import * as path from 'node:path';
 import { createLlmClient } from '../core/llm/create-llm-client';
+import { describeLocalServer, discoverLocalServers, localServerCandidates } from '../core/llm/local-servers';
+import { PROVIDER_PRESETS } from '../core/llm/provider-presets';
 import { AutoApprovalGate } from '../core/policy/auto-approval';
 import { EnvSecretSource } from '../node/env-secret-source';
 import { parseCliArgs, USAGE, type CliOptions } from './args';
@@ -121,7 +123,7 @@ export async function main(
       }).run(prompt || undefined);
       return 0;
     }
-    return await oneShot(cli, prompt, options, output, reader);
+    return await oneShot(cli, prompt, options, output, reader, env);
   } finally {
     await cli.close();
     reader?.close();
@@ -134,6 +136,7 @@ async function oneShot(
   options: CliOptions,
   output: Output,
   reader: LineReader | undefined,
+  env: NodeJS.ProcessEnv,
 ): Promise<number> {
   const printer = new EventPrinter(output);
   cli.session.onEvent((event) => printer.print(event));
@@ -143,6 +146,7 @@ async function oneShot(
   output.newline();
   if (outcome.kind === 'setup') {
     output.error(`openagent: ${setupMessage(outcome.problem, options.provider)}`);
+    if (outcome.problem.reason === 'missing_api_key') await offerLocalServers(output, env, 'flags');
     return 1;
   }
   // The run's own error and interruption were printed as events.
@@ -163,7 +167,27 @@ async function whileSigint<T>(work: Promise<T>, stop: () => void): Promise<T> {
 async function warnAboutModelSetup(cli: CliContext, env: NodeJS.ProcessEnv, output: Output): Promise<void> {
   const provider = cli.settings.provider;
   const setup = createLlmClient(cli.settings, await new EnvSecretSource(env).getApiKey(provider.trim()));
-  if (!setup.ok) output.error(`openagent: ${setupMessage(setup, provider)}`);
+  if (!setup.ok) {
+    output.error(`openagent: ${setupMessage(setup, provider)}`);
+    if (setup.reason === 'missing_api_key') await offerLocalServers(output, env, 'slash');
+  }
+}
+
+/** First contact: the local model servers running here, and how to use one (flags or /model). */
+async function offerLocalServers(output: Output, env: NodeJS.ProcessEnv, how: 'flags' | 'slash'): Promise<void> {
+  const servers = await discoverLocalServers(localServerCandidates(env.OPENAGENT_LOCAL_SERVERS));
+  if (servers.length === 0) return;
+  output.line('Found on this machine:');
+  for (const server of servers) {
+    const model = server.models[0]!;
+    // /model knows the usual addresses only; a server elsewhere needs the flags.
+    const usual = PROVIDER_PRESETS[server.provider].defaultBaseUrl?.replace('localhost', '127.0.0.1');
+    const use =
+      how === 'slash' && server.baseUrl === usual
+        ? `/model ${server.provider}/${model}`
+        : `openagent --provider ${server.provider} --base-url ${server.baseUrl} --model ${model} "…"`;
+    output.line(`  ${describeLocalServer(server)}  → ${use}`);
+  }
 }
 
 async function readAll(stream: NodeJS.ReadStream): Promise<string> {

@@ -9,7 +9,17 @@ import { agentEventSchema } from '../core/agent/events';
 /** The longest prompt accepted from a webview (characters). */
 export const MAX_PROMPT_CHARS = 200_000;
 
-export const webviewActionSchema = z.enum(['set_api_key', 'open_settings', 'open_walkthrough', 'retry', 'new_chat']);
+export const webviewActionSchema = z.enum([
+  'set_api_key',
+  'open_settings',
+  'open_walkthrough',
+  'retry',
+  'new_chat',
+  /** Use one of the local servers the notice offered (its `choice`). */
+  'use_local_server',
+]);
+/** Which of a notice's offered options an action picks (an index the host checks against what it offered). */
+const choiceSchema = z.number().int().min(0).max(20);
 export type WebviewAction = z.infer<typeof webviewActionSchema>;
 
 /** Messages a webview sends to the host. Strict objects reject extra keys such as __proto__. */
@@ -22,7 +32,7 @@ export const webviewToHostSchema = z.discriminatedUnion('type', [
   }),
   z.strictObject({ type: z.literal('run_stop') }),
   z.strictObject({ type: z.literal('chat_new') }),
-  z.strictObject({ type: z.literal('action_invoke'), action: webviewActionSchema }),
+  z.strictObject({ type: z.literal('action_invoke'), action: webviewActionSchema, choice: choiceSchema.optional() }),
   z.strictObject({ type: z.literal('link_open'), href: z.string().min(1).max(4096) }),
   z.strictObject({ type: z.literal('turn_revert'), turn: z.number().int().positive().max(1_000_000) }),
   /** The composer's pickers: context to attach (@), the model, the preset. */
@@ -43,7 +53,9 @@ export const hostToWebviewSchema = z.discriminatedUnion('type', [
     type: z.literal('chat_notice'),
     level: z.enum(['info', 'warning', 'error']),
     text: z.string(),
-    actions: z.array(z.strictObject({ action: webviewActionSchema, label: z.string() })),
+    actions: z.array(
+      z.strictObject({ action: webviewActionSchema, label: z.string(), choice: choiceSchema.optional() }),
+    ),
   }),
   z.strictObject({ type: z.literal('chat_reset') }),
   /** What the composer's pickers show: the model and preset the next prompt uses. */

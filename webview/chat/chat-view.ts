@@ -123,7 +123,7 @@ export class ChatView {
     const text = document.createElement('p');
     text.textContent = notice.text;
     box.append(text);
-    box.append(...actionButtons(notice.actions, (action) => this.callbacks.onAction(action)));
+    box.append(...actionButtons(notice.actions, (action, choice) => this.callbacks.onAction(action, choice)));
     this.noticeArea.replaceChildren(box);
   }
 

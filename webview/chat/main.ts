@@ -39,7 +39,8 @@ const view = new ChatView(
   byId('notices'),
   byId('activity'),
   {
-    onAction: (action) => postToHost({ type: 'action_invoke', action }),
+    onAction: (action, choice) =>
+      postToHost({ type: 'action_invoke', action, ...(choice !== undefined ? { choice } : {}) }),
     onRevertTurn: (turn) => postToHost({ type: 'turn_revert', turn }),
     onOpenDiff: (turn, path) => postToHost({ type: 'turn_diff_open', turn, path }),
   },

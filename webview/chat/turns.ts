@@ -29,7 +29,7 @@ export type TurnBody =
 export type Turn = TurnBody & { version: number };
 
 export interface TurnActions {
-  onAction(action: NoticeAction['action']): void;
+  onAction(action: NoticeAction['action'], choice?: number): void;
   onRevertTurn(turn: number): void;
   /** Opens a diff of a file as the turn found it and as it is now. */
   onOpenDiff(turn: number, path: string): void;
@@ -37,11 +37,11 @@ export interface TurnActions {
 
 /** Buttons for actions; the first is the primary one. */
 export function actionButtons(actions: NoticeAction[], onAction: TurnActions['onAction']): HTMLElement[] {
-  return actions.map(({ action, label }, position) => {
+  return actions.map(({ action, label, choice }, position) => {
     const button = document.createElement('vscode-button');
     if (position > 0) button.setAttribute('secondary', '');
     button.textContent = label;
-    button.addEventListener('click', () => onAction(action));
+    button.addEventListener('click', () => onAction(action, choice));
     return button;
   });
 }

@@ -6,6 +6,7 @@
 import type * as vscode from 'vscode';
 import type { ConversationSession, SetupProblem } from '../../core/agent/conversation-session';
 import type { MentionResolver } from '../../core/agent/mentions';
+import type { LocalServer } from '../../core/llm/local-servers';
 import {
   parseWebviewMessage,
   type HostToWebview,
@@ -30,12 +31,21 @@ export interface ChatActions {
   openTurnDiff(turn: number, path: string): Promise<void>;
   /** Resolves @mentions in prompts (@file:…, @selection, @problems, @terminal, @git). */
   resolveMention: MentionResolver;
+  /** Local model servers running on this machine (first contact: offered when no model is set up). */
+  findLocalServers(): Promise<LocalServer[]>;
+  /** Makes `model` on `server` the model OpenAgent uses. */
+  useLocalServer(server: LocalServer, model: string): Promise<void>;
 }
+
+/** How many local servers a notice offers at most. */
+const MAX_OFFERED_SERVERS = 4;
 
 const TRACE_EVENTS = new Set<string>(['llm_request', 'llm_response']);
 
 export class ChatController extends Disposable {
   private readonly feed: SessionFeed<HostToWebview>;
+  /** The local servers the last notice offered; a `use_local_server` choice indexes this list. */
+  private offeredServers: LocalServer[] = [];
 
   constructor(
     webview: vscode.Webview,
@@ -94,7 +104,7 @@ export class ChatController extends Disposable {
         this.session.reset();
         return;
       case 'action_invoke':
-        await this.invoke(message.action);
+        await this.invoke(message.action, message.choice);
         return;
       case 'link_open':
         await this.actions.openLink(message.href);
@@ -108,7 +118,16 @@ export class ChatController extends Disposable {
     }
   }
 
-  private async invoke(action: WebviewAction): Promise<void> {
+  private async invoke(action: WebviewAction, choice: number | undefined): Promise<void> {
+    if (action === 'use_local_server') {
+      // Only what this host offered: a webview cannot name a server of its own.
+      const server = choice === undefined ? undefined : this.offeredServers[choice];
+      if (!server?.models[0]) return;
+      await this.actions.useLocalServer(server, server.models[0]);
+      this.postStatus();
+      this.showProblem(await this.session.retry());
+      return;
+    }
     if (action === 'set_api_key') await this.actions.setApiKey();
     else if (action === 'open_settings') await this.actions.openSettings();
     else if (action === 'open_walkthrough') await this.actions.openWalkthrough();
@@ -130,15 +149,40 @@ export class ChatController extends Disposable {
 
   private showProblem(problem: SetupProblem | undefined): void {
     if (!problem) return;
-    const actions: Array<{ action: WebviewAction; label: string }> =
-      problem.reason === 'missing_api_key'
-        ? [
-            { action: 'set_api_key', label: 'Set API Key' },
-            { action: 'open_settings', label: 'Choose a Provider' },
-            { action: 'open_walkthrough', label: 'Get Started' },
-          ]
-        : [{ action: 'open_settings', label: 'Open Settings' }];
-    this.post({ type: 'chat_notice', level: 'warning', text: problem.message, actions });
+    if (problem.reason !== 'missing_api_key') {
+      this.post({
+        type: 'chat_notice',
+        level: 'warning',
+        text: problem.message,
+        actions: [{ action: 'open_settings', label: 'Open Settings' }],
+      });
+      return;
+    }
+    const keyActions: Array<{ action: WebviewAction; label: string; choice?: number }> = [
+      { action: 'set_api_key', label: 'Set API Key' },
+      { action: 'open_settings', label: 'Choose a Provider' },
+      { action: 'open_walkthrough', label: 'Get Started' },
+    ];
+    this.post({ type: 'chat_notice', level: 'warning', text: problem.message, actions: keyActions });
+    // First contact: what already runs on this machine, offered beside the key (a moment later).
+    void this.actions.findLocalServers().then((servers) => {
+      this.offeredServers = servers.slice(0, MAX_OFFERED_SERVERS);
+      if (this.offeredServers.length === 0) return;
+      const found = this.offeredServers.map((server) => `${server.label} (${server.models.slice(0, 3).join(', ')})`);
+      this.post({
+        type: 'chat_notice',
+        level: 'info',
+        text: `${problem.message}\n\nFound on this machine: ${found.join('; ')}.`,
+        actions: [
+          ...this.offeredServers.map((server, choice) => ({
+            action: 'use_local_server' as const,
+            label: `Use ${server.label}: ${server.models[0]}`,
+            choice,
+          })),
+          ...keyActions,
+        ],
+      });
+    });
   }
 
   private post(message: HostToWebview): void {

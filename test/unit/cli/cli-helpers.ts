@@ -95,10 +95,11 @@ export interface RunningCli {
 /** Starts the CLI from source with stdin a pipe (holding `input`, if any) in `cwd`, with a clean environment. */
 export function startCli(
   args: string[],
-  options: { cwd: string; input?: string; home?: string; timeoutMs?: number },
+  options: { cwd: string; input?: string; home?: string; timeoutMs?: number; env?: Record<string, string> },
 ): RunningCli {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const [key, value] of Object.entries({ ...cleanEnv(), ...(options.home ? { HOME: options.home } : {}) })) {
+  const overrides = { ...cleanEnv(), ...(options.home ? { HOME: options.home } : {}), ...options.env };
+  for (const [key, value] of Object.entries(overrides)) {
     if (value === undefined) delete env[key];
     else env[key] = value;
   }
@@ -127,9 +128,6 @@ export function startCli(
 }
 
 /** Runs the CLI to the end (see startCli). */
-export function runCli(
-  args: string[],
-  options: { cwd: string; input?: string; home?: string; timeoutMs?: number },
-): Promise<Ran> {
+export function runCli(args: string[], options: Parameters<typeof startCli>[1]): Promise<Ran> {
   return startCli(args, options).finished;
 }

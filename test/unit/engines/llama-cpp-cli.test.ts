@@ -82,6 +82,22 @@ describe('openagent CLI with a real llama.cpp server', function () {
     assert.equal(ran.stdout.trim(), GREETING);
   });
 
+  it('offers the llama.cpp server it finds when no model is set up, with the flags to use it', async () => {
+    const ran = await runCli(['--store', tempFolder('llama-store'), 'hello'], {
+      cwd: workspace(),
+      env: { OPENAGENT_LOCAL_SERVERS: `llamacpp=${server.baseUrl}` },
+    });
+    assert.equal(ran.code, 1);
+    assert.match(ran.stderr, /openagent: No Anthropic API key/);
+    const model = server.build.model;
+    assert.ok(
+      ran.stderr.includes(
+        `Found on this machine:\n  llama.cpp server at ${server.baseUrl}: ${model}  → openagent --provider llamacpp --base-url ${server.baseUrl} --model ${model} "…"`,
+      ),
+      ran.stderr,
+    );
+  });
+
   it('recovers when the server refuses a request as too long: compacts and sends it once more', async () => {
     const refusals = (server.log.match(/exceeds the available context size/g) ?? []).length;
     // A window set too large by hand: only the server's refusal can tell.

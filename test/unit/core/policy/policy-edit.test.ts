@@ -5,7 +5,8 @@ import { POLICY_STARTER } from '../../../../src/core/policy/policy-starter';
 
 describe('setPolicyValue', () => {
   it('changes one budget limit and keeps the comments and the other values', () => {
-    const text = '# Team policy\nbudget:\n  # dollars per day\n  daily_usd: 10 # agreed in March\n  on_exceeded: block\n';
+    const text =
+      '# Team policy\nbudget:\n  # dollars per day\n  daily_usd: 10 # agreed in March\n  on_exceeded: block\n';
     const changed = setPolicyValue(text, ['budget', 'daily_usd'], 25);
     assert.equal(
       changed,
