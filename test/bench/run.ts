@@ -4,6 +4,7 @@ import { measureEventLoopDelay, MODEL_TURNS, type Protocol } from './loop-benchm
 import { measureLoopOverhead } from './loop-overhead';
 import { measureListAndLoad, measurePersist } from './store-benchmarks';
 import { measureWebview, STREAM_DELTAS } from './webview-benchmarks';
+import { measureTokenEstimates } from './token-estimate';
 
 const PROTOCOLS: Protocol[] = ['anthropic', 'openai'];
 
@@ -14,6 +15,25 @@ function table(header: string[], rows: string[][]): string {
 }
 
 async function main(): Promise<void> {
+  console.log(
+    "Token estimate against a real server's count: llama.cpp's llama-server (Qwen2 tokenizer, Qwen2.5 template), the CLI's opening context and the next request\n",
+  );
+  const estimates = await measureTokenEstimates();
+  console.log(
+    table(
+      ['request', 'estimate by', 'estimate', 'server count', 'error', 'target'],
+      estimates.map((row) => [
+        row.request,
+        row.method,
+        row.estimate.toLocaleString('en-US'),
+        row.server.toLocaleString('en-US'),
+        `${(((row.estimate - row.server) / row.server) * 100).toFixed(1)} %`,
+        row.method.includes('before') ? '' : 'within ±5 %',
+      ]),
+    ),
+  );
+  console.log('');
+
   console.log(
     `Agent loop overhead: ${MODEL_TURNS} model turns with a tool call each, then a final answer (each side in fresh processes: 3 alternating pairs × 5 timed runs after 3 warm-ups; medians)\n`,
   );

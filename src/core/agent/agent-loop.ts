@@ -102,7 +102,7 @@ export async function runAgentLoop(history: ModelMessage[], deps: LoopDeps, sign
     turns++;
     // Re-read each turn: approving a plan mid-run (leaving plan mode) offers the writing tools.
     const { tools, toolTokens } = offered.current();
-    await prepareContext(history, deps, toolTokens, signal);
+    await prepareContext(history, deps, { tools, toolTokens }, signal);
     if (deps.limits.tokenBudget !== undefined && totalTokens(deps.meter.usage) >= deps.limits.tokenBudget) {
       return { stopReason: 'token_budget', turns: turns - 1 };
     }
@@ -139,7 +139,7 @@ class OfferedTools {
 async function prepareContext(
   history: ModelMessage[],
   deps: LoopDeps,
-  toolTokens: number,
+  offered: { tools: ToolDefinition[]; toolTokens: number },
   signal: AbortSignal,
 ): Promise<void> {
   const micro = microCompact(history);
@@ -153,8 +153,18 @@ async function prepareContext(
     });
   }
   const requested = deps.takeCompactionRequest();
-  const { provider } = deps.main.llm;
-  const used = deps.context.scale(provider, deps.main.model, estimateHistoryTokens(deps.system, history) + toolTokens);
+  const used = await deps.context.size(
+    deps.main,
+    {
+      model: deps.main.model,
+      system: deps.system,
+      messages: history,
+      tools: offered.tools,
+      maxOutputTokens: deps.limits.maxOutputTokens,
+      signal,
+    },
+    estimateHistoryTokens(deps.system, history) + offered.toolTokens,
+  );
   const limit = deps.limits.compactThreshold * (await deps.context.window(deps.main, signal));
   if (requested || used > limit)
     await compactInPlace(history, deps, requested ? 'manual' : 'auto', requested?.focus, signal);

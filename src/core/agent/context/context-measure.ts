@@ -53,6 +53,19 @@ export class ContextMeasure {
   }
 
   /**
+   * The request's size as the server will count it: its own count where it can count (llama.cpp:
+   * two calls to a local server, milliseconds), else the estimate scaled by earlier counts.
+   */
+  async size(binding: ModelBinding, request: LlmRequest, estimate: number): Promise<number> {
+    const { provider } = binding.llm;
+    const counted = await binding.llm.server?.countInputTokens(request, request.signal).catch(() => undefined);
+    if (counted === undefined) return this.scale(provider, binding.model, estimate);
+    this.counted.add(key(provider, binding.model));
+    this.observe(provider, binding.model, estimate, counted);
+    return counted;
+  }
+
+  /**
    * Before the first call to a model: its server's own count of the request, where the server
    * can count (once per model; a failure just leaves the estimate unscaled).
    */
