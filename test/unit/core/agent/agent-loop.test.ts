@@ -42,6 +42,8 @@ for (const protocol of PROTOCOLS) {
       await harness.conversation.submit('hi');
       assert.deepEqual(eventTrace(harness.events), [
         'user_message',
+        'model_call:waiting',
+        'model_call:answering',
         'text_delta',
         'usage:call',
         'usage:turn',
@@ -61,10 +63,14 @@ for (const protocol of PROTOCOLS) {
       await harness.conversation.submit('what is in app.ts?');
       assert.deepEqual(eventTrace(harness.events), [
         'user_message',
+        'model_call:waiting',
+        'model_call:answering',
         'text_delta',
         'tool_call:read_file',
         'usage:call',
         'tool_result:read_file',
+        'model_call:waiting',
+        'model_call:answering',
         'text_delta',
         'usage:call',
         'usage:turn',
@@ -83,7 +89,7 @@ for (const protocol of PROTOCOLS) {
         { approvals },
       );
       await harness.conversation.submit('write it');
-      assert.deepEqual(eventTrace(harness.events).slice(1, 6), [
+      assert.deepEqual(eventTrace(harness.events).slice(3, 8), [
         'tool_call:write_file',
         'usage:call',
         'tool_approval_request',

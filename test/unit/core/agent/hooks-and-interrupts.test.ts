@@ -155,16 +155,24 @@ for (const protocol of PROTOCOLS) {
       });
       let interrupted = false;
       harness.conversation.subscribe((event) => {
-        if (event.type === 'text_delta' && !interrupted && event.seq > 3) {
+        if (event.type === 'text_delta' && !interrupted && event.seq > 5) {
           interrupted = true;
           void harness.conversation.interrupt('Stop. Change only the tests.');
         }
       });
       await harness.conversation.submit('improve the code');
       const trace = eventTrace(harness.events);
-      assert.deepEqual(trace.slice(0, 2), ['user_message', 'text_delta']);
+      assert.deepEqual(trace.slice(0, 4), ['user_message', 'model_call:waiting', 'model_call:answering', 'text_delta']);
       assert.ok(trace.includes('interrupted'));
-      assert.deepEqual(trace.slice(-5), ['user_message', 'text_delta', 'usage:call', 'usage:turn', 'done:end_turn']);
+      assert.deepEqual(trace.slice(-7), [
+        'user_message',
+        'model_call:waiting',
+        'model_call:answering',
+        'text_delta',
+        'usage:call',
+        'usage:turn',
+        'done:end_turn',
+      ]);
       const interruptedEvent = harness.events.find((event) => event.type === 'interrupted');
       assert.equal(
         interruptedEvent?.type === 'interrupted' && interruptedEvent.feedback,

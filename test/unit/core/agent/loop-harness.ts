@@ -146,7 +146,9 @@ export function eventTrace(events: AgentEvent[]): string[] {
             ? `tool_call:${event.toolName}`
             : event.type === 'done'
               ? `done:${event.stopReason}`
-              : event.type;
+              : event.type === 'model_call'
+                ? `model_call:${event.state}`
+                : event.type;
     if (label === 'text_delta' && trace.at(-1) === 'text_delta') continue;
     trace.push(label);
   }
