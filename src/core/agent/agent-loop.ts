@@ -22,7 +22,7 @@ import {
 } from '../llm/llm-client';
 import { estimateTokens } from '../llm/token-estimate';
 import type { TranscriptSink } from '../ports';
-import { compactHistory, estimateHistoryTokens } from './context/compaction';
+import { compactHistory, estimateHistoryTokens, SUMMARY_OUTPUT_TOKENS } from './context/compaction';
 import type { ContextMeasure } from './context/context-measure';
 import { microCompact } from './context/micro-compact';
 import { appendUserText, commitAssistant, dropToolCalls } from './history';
@@ -178,11 +178,14 @@ async function prepareContext(
 
 export async function compactInPlace(
   history: ModelMessage[],
-  deps: Pick<LoopDeps, 'conversationId' | 'compaction' | 'transcripts' | 'emit'>,
+  deps: Pick<LoopDeps, 'conversationId' | 'compaction' | 'transcripts' | 'emit' | 'context'>,
   kind: 'auto' | 'manual',
   focus: string | undefined,
   signal: AbortSignal,
 ): Promise<void> {
+  // The summariser reads the history as text: it must fit the compaction model's window too,
+  // with room for its answer (three characters a token: safe for code and numbers).
+  const window = await deps.context.window(deps.compaction, signal);
   const result = await compactHistory({
     conversationId: deps.conversationId,
     messages: history,
@@ -191,6 +194,7 @@ export async function compactInPlace(
     focus,
     transcripts: deps.transcripts,
     signal,
+    maxInputChars: Math.max(8_000, (window - SUMMARY_OUTPUT_TOKENS - 1_000) * 3),
   });
   history.splice(0, history.length, ...result.messages);
   deps.emit({

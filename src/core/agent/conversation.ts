@@ -309,7 +309,6 @@ export class Conversation {
       },
       meter,
       now: () => this.options.clock.now(),
-      context: this.context,
     };
   }
 
@@ -319,6 +318,7 @@ export class Conversation {
       compaction: this.compaction ?? this.main,
       transcripts: this.options.transcripts,
       emit: (body: AgentEventBody) => this.emit(body),
+      context: this.context,
     };
   }
 

@@ -14,6 +14,8 @@ const SUMMARY_SYSTEM =
   'their outcomes, errors met and how they were resolved, and what remains to do. Be specific and concise. Plain text.';
 /** Each tool result is cut to this many characters in the text the summariser reads. */
 const RESULT_CHARS_FOR_SUMMARY = 2_000;
+/** The most tokens the summary may have. */
+export const SUMMARY_OUTPUT_TOKENS = 4_096;
 
 export interface CompactionInput {
   conversationId: string;
@@ -23,6 +25,8 @@ export interface CompactionInput {
   focus?: string;
   transcripts?: TranscriptSink;
   signal?: AbortSignal;
+  /** The rendered history is cut in the middle to this length (the summariser's window). */
+  maxInputChars?: number;
 }
 
 export interface CompactionResult {
@@ -82,12 +86,15 @@ export async function compactHistory(input: CompactionInput): Promise<Compaction
       {
         role: 'user',
         content: [
-          { type: 'text', text: `${renderForSummary(toSummarise)}\n\nSummarise the conversation above.${focus}` },
+          {
+            type: 'text',
+            text: `${fitForSummary(renderForSummary(toSummarise), input.maxInputChars)}\n\nSummarise the conversation above.${focus}`,
+          },
         ],
       },
     ],
     tools: [],
-    maxOutputTokens: 4_096,
+    maxOutputTokens: SUMMARY_OUTPUT_TOKENS,
     signal: input.signal,
   })) {
     if (part.type === 'text_delta') summary += part.text;
@@ -102,6 +109,17 @@ export async function compactHistory(input: CompactionInput): Promise<Compaction
     { role: 'user', content: [{ type: 'text', text: keptText ? `${lead}\n\n${keptText}` : lead }] },
   ];
   return { messages, summary, transcript, tokensBefore, tokensAfter: estimateHistoryTokens('', messages) };
+}
+
+/**
+ * The rendered history cut to `maxChars`: its beginning (the goal) and its end (where the work
+ * is), with what was left out said in the middle.
+ */
+export function fitForSummary(text: string, maxChars: number | undefined): string {
+  if (maxChars === undefined || text.length <= maxChars) return text;
+  const head = Math.floor(maxChars / 4);
+  const tail = maxChars - head;
+  return `${text.slice(0, head)}\n\n[… ${(text.length - maxChars).toLocaleString('en-US')} characters of the conversation left out …]\n\n${text.slice(-tail)}`;
 }
 
 /** The history as plain text for the summariser. */

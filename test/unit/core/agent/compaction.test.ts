@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { fitForSummary } from '../../../../src/core/agent/context/compaction';
 import { microCompact } from '../../../../src/core/agent/context/micro-compact';
 import { capToolOutput } from '../../../../src/core/agent/context/tool-output';
 import type { ModelMessage } from '../../../../src/core/llm/llm-client';
@@ -204,3 +205,15 @@ for (const protocol of PROTOCOLS) {
     });
   });
 }
+
+describe('the history a summariser reads', () => {
+  it('fits its window: the beginning and the end are kept, what was left out is said', () => {
+    const text = `GOAL: fix the build\n${'middle '.repeat(5_000)}\nLAST: tests pass`;
+    const fitted = fitForSummary(text, 4_000);
+    assert.ok(fitted.length < 4_100);
+    assert.match(fitted, /^GOAL: fix the build/);
+    assert.match(fitted, /LAST: tests pass$/);
+    assert.match(fitted, /\[… 31,03\d characters of the conversation left out …\]/);
+    assert.equal(fitForSummary('short', 4_000), 'short');
+  });
+});
