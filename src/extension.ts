@@ -28,6 +28,7 @@ import { DeveloperPanel } from './host/panel/developer-panel';
 import { openLinkWithConfirmation } from './host/commands/open-link';
 import { setApiKey } from './host/commands/set-api-key';
 import { readPresetText } from './host/presets';
+import { modelLabel } from './core/llm/provider-presets';
 import { chooseModel, choosePreset } from './host/commands/choose-model';
 import { registerPaletteCommands } from './host/commands/palette';
 import { revertTurn } from './host/commands/revert-turn';
@@ -353,7 +354,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
 function chatModelLabel(policy: PolicySource): string {
   const settings = readModelSettings();
   const routed = routeModel('chat', settings, policy.current()?.model_policy, readProviderBaseUrls());
-  if (routed.source === 'settings') return settings.model || 'no model';
+  if (routed.source === 'settings') return modelLabel(settings.provider, settings.model);
   return `${routed.settings.provider}/${routed.settings.model} (policy)`;
 }
 

@@ -4,6 +4,7 @@
  * focuses the chat.
  */
 import * as vscode from 'vscode';
+import { modelLabel } from '../core/llm/provider-presets';
 import type { ConversationSession } from '../core/agent/conversation-session';
 import type { AgentEvent } from '../core/agent/events';
 import { readModelSettings } from './settings';
@@ -68,7 +69,8 @@ export class AgentStatusBar implements vscode.Disposable {
   private render(): void {
     const icon =
       this.state === 'idle' ? '$(hubot)' : this.state === 'waiting for approval' ? '$(bell-dot)' : '$(loading~spin)';
-    const model = readModelSettings().model || 'no model';
+    const settings = readModelSettings();
+    const model = modelLabel(settings.provider, settings.model);
     this.item.text = `${icon} ${this.state === 'idle' ? 'OpenAgent' : this.state} · ${model} · $${this.costUsd.toFixed(this.costUsd < 1 ? 4 : 2)}`;
     this.item.tooltip = `OpenAgent is ${this.state}. Model: ${model}. This conversation: $${this.costUsd.toFixed(4)}. Click to open the chat.`;
   }

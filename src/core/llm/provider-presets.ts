@@ -88,3 +88,14 @@ export const PROVIDER_PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
 export function isProviderId(value: string): value is ProviderId {
   return Object.hasOwn(PROVIDER_PRESETS, value);
 }
+
+/**
+ * The model a user sees named for these settings: the model set, else the provider's default, or
+ * for servers that serve whatever they loaded ("default"), the server's name.
+ */
+export function modelLabel(provider: string, model: string): string {
+  if (model.trim()) return model.trim();
+  if (!isProviderId(provider.trim())) return 'no model';
+  const preset = PROVIDER_PRESETS[provider.trim() as ProviderId];
+  return preset.defaultModel === 'default' ? preset.label : preset.defaultModel;
+}
