@@ -15,7 +15,7 @@ export async function activateOpenAgent(): Promise<OpenAgentApi> {
 export async function waitFor(
   check: () => boolean | Promise<boolean>,
   what: string,
-  timeoutMs = 20_000,
+  timeoutMs = 45_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

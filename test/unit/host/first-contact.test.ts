@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   discoverLocalServers,
   localServerCandidates,
@@ -10,20 +8,9 @@ import {
 import type { HostToWebview } from '../../../src/protocol/messages';
 import { FakeModelServer } from '../../fixtures/fake-model-server/server';
 import { fakeChatHost } from '../../fixtures/fake-chat-host';
+import { serveFixedBody } from '../../fixtures/json-server';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function hostile(body: string): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = http.createServer((_request, response) => {
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
 
 describe('first contact: local model servers on this machine', () => {
   it('looks at the usual ports of Ollama, LM Studio, llama.cpp and vLLM, or where OPENAGENT_LOCAL_SERVERS says', () => {
@@ -73,7 +60,7 @@ describe('first contact: local model servers on this machine', () => {
       'x'.repeat(500),
       ...Array.from({ length: 100 }, (_, i) => `m${i}`),
     ];
-    const server = await hostile(JSON.stringify({ data: names.map((id) => ({ id })) }));
+    const server = await serveFixedBody(JSON.stringify({ data: names.map((id) => ({ id })) }));
     try {
       const [found] = await discoverLocalServers([{ provider: 'vllm', baseUrl: server.url }]);
       assert.equal(found?.models[0], 'ok-model');

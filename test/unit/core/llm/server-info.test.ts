@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { OLLAMA_DEFAULT_CONTEXT, OpenAiServerInfo } from '../../../../src/core/llm/openai/server-info';
 import { createLlmClient } from '../../../../src/core/llm/create-llm-client';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
 import type { EngineShape } from '../../../fixtures/fake-model-server/engine-shapes';
+import { serveFixedBody } from '../../../fixtures/json-server';
 
 async function windowFrom(provider: 'llamacpp' | 'ollama' | 'lmstudio' | 'vllm', engine: EngineShape) {
   const server = await FakeModelServer.start({ engine });
@@ -18,17 +17,6 @@ async function windowFrom(provider: 'llamacpp' | 'ollama' | 'lmstudio' | 'vllm',
 }
 
 /** A server answering every path with `body` (status 200 unless said). */
-async function serving(body: string, status = 200): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = http.createServer((_request, response) => {
-    response.writeHead(status, { 'content-type': 'application/json' });
-    response.end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
 
 describe('the context window, as each local engine says it', () => {
   it('llama.cpp: the slot window from /props', async () => {
@@ -44,7 +32,9 @@ describe('the context window, as each local engine says it', () => {
   });
 
   it("Ollama without num_ctx: its default, not the model's trained maximum", async () => {
-    const server = await serving('{"parameters":"temperature 0.7","model_info":{"qwen3.context_length":262144}}');
+    const server = await serveFixedBody(
+      '{"parameters":"temperature 0.7","model_info":{"qwen3.context_length":262144}}',
+    );
     try {
       const info = new OpenAiServerInfo('ollama', server.url);
       assert.equal(await info.contextWindow('qwen3-coder'), OLLAMA_DEFAULT_CONTEXT);
@@ -92,7 +82,7 @@ describe('the context window, as each local engine says it', () => {
       ['{"default_generation_settings":{"n_ctx":"lots"}}', 200],
       ['{"__proto__":{"n_ctx":4096}}', 200],
     ] as const) {
-      const server = await serving(body, status);
+      const server = await serveFixedBody(body, status);
       try {
         assert.equal(await new OpenAiServerInfo('llamacpp', server.url).contextWindow('m'), undefined, body);
       } finally {
