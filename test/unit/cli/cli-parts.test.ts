@@ -47,6 +47,34 @@ describe('openagent CLI parts', () => {
       assert.ok(!turns.ok);
       assert.match(turns.message, /--max-turns needs a whole number/);
     });
+
+    it('reads the window, the idle timeout and the output limit from flags or the environment, and refuses nonsense', () => {
+      const parsed = parseCliArgs(['--context-window', '8192', '--max-output-tokens', '512', 'hi'], {
+        OPENAGENT_STREAM_IDLE_TIMEOUT: '30',
+      });
+      assert.ok(parsed.ok);
+      assert.deepEqual(
+        [parsed.options.contextWindow, parsed.options.maxOutputTokens, parsed.options.idleTimeout],
+        [8192, 512, 30],
+      );
+      const fromEnv = parseCliArgs(['hi'], { OPENAGENT_CONTEXT_WINDOW: '4096' });
+      assert.ok(fromEnv.ok && fromEnv.options.contextWindow === 4096 && fromEnv.options.idleTimeout === undefined);
+      for (const [flag, value] of [
+        ['--context-window', '-1'],
+        ['--context-window', '12.5'],
+        ['--idle-timeout', '0'],
+        ['--max-output-tokens', '1e9x'],
+      ]) {
+        const bad = parseCliArgs([`${flag}=${value}`, 'hi'], {});
+        assert.ok(!bad.ok, `${flag} ${value}`);
+        assert.match(
+          bad.message,
+          new RegExp(`${flag} needs a whole number of at least \\d+, not "${value!.replace('.', '\\.')}"`),
+        );
+      }
+      const badEnv = parseCliArgs(['hi'], { OPENAGENT_CONTEXT_WINDOW: 'big' });
+      assert.ok(!badEnv.ok);
+    });
   });
 
   describe('/model', () => {
