@@ -50,3 +50,49 @@ describe('chat with a real llama.cpp server (packaged extension, real VS Code UI
     await page.close();
   });
 });
+
+describe('first contact with nothing set up (packaged extension, real VS Code UI)', function () {
+  this.timeout(240_000);
+  let server: LlamaServer;
+  let session: WorkbenchSession;
+
+  before(async () => {
+    server = await LlamaServer.start({ contextSize: 8192 });
+    session = await startPackagedSession({
+      workspace: 'sample',
+      // No provider, no key: only a llama.cpp server running (on a port of its own, said here).
+      env: {
+        ANTHROPIC_API_KEY: undefined,
+        OPENAI_API_KEY: undefined,
+        OPENAGENT_API_KEY: undefined,
+        OPENAGENT_LOCAL_SERVERS: `llamacpp=${server.baseUrl}`,
+      },
+    });
+  });
+  after(async () => {
+    await session?.stop();
+    await server?.stop();
+  });
+
+  it('offers the local server it finds beside Set API Key, and answers on it once chosen', async () => {
+    const { page, chat } = await openChat(session);
+    await send(chat, 'hello there');
+    const offer = chat.locator('.notice', { hasText: 'Found on this machine' });
+    await offer.waitFor({ timeout: 30_000 });
+    assert.match(
+      await offer.innerText(),
+      /Found on this machine: llama\.cpp server \(.*trigger-model-[0-9a-f]+\.gguf\)/,
+    );
+    const buttons = await offer.locator('vscode-button').allInnerTexts();
+    assert.equal(buttons[0], 'Use llama.cpp server');
+    assert.ok(buttons.includes('Set API Key'), buttons.join(', '));
+    await screenshot(page, 'first-contact.png');
+
+    await offer.locator('vscode-button').first().click();
+    await chat.locator('.turn-assistant', { hasText: GREETING }).waitFor({ timeout: 60_000 });
+    const settings = fs.readFileSync(path.join(session.userDataDir, 'User', 'settings.json'), 'utf8');
+    assert.match(settings, /"openagent\.provider": "llamacpp"/);
+    assert.ok(settings.includes(`"openagent.baseUrl": "${server.baseUrl}"`), settings);
+    await page.close();
+  });
+});

@@ -120,9 +120,12 @@ export class ChatView {
     const box = document.createElement('div');
     box.className = `notice notice-${notice.level}`;
     box.setAttribute('role', 'alert');
-    const text = document.createElement('p');
-    text.textContent = notice.text;
-    box.append(text);
+    // Paragraphs of the notice (a blank line between them), each as text.
+    for (const paragraph of notice.text.split(/\n\s*\n/)) {
+      const text = document.createElement('p');
+      text.textContent = paragraph;
+      box.append(text);
+    }
     box.append(...actionButtons(notice.actions, (action, choice) => this.callbacks.onAction(action, choice)));
     this.noticeArea.replaceChildren(box);
   }

@@ -93,7 +93,16 @@ async function getJson(url: string, fetchImpl: typeof fetch): Promise<unknown> {
 
 /** One line per server: "Ollama at http://127.0.0.1:11434/v1: qwen3-coder, llama3.2". */
 export function describeLocalServer(server: LocalServer): string {
-  const shown = server.models.slice(0, 4).join(', ');
+  const shown = server.models
+    .slice(0, 4)
+    .map((model) => shortModelName(model))
+    .join(', ');
   const more = server.models.length > 4 ? ` and ${server.models.length - 4} more` : '';
   return `${server.label} at ${server.baseUrl}: ${shown}${more}`;
+}
+
+/** A model's name short enough for a button: a file path (llama.cpp names models by path) by its file name. */
+export function shortModelName(model: string, maxChars = 40): string {
+  const name = model.split(/[\\/]/).pop() || model;
+  return name.length > maxChars ? `${name.slice(0, maxChars - 1)}…` : name;
 }

@@ -6,7 +6,7 @@
 import type * as vscode from 'vscode';
 import type { ConversationSession, SetupProblem } from '../../core/agent/conversation-session';
 import type { MentionResolver } from '../../core/agent/mentions';
-import type { LocalServer } from '../../core/llm/local-servers';
+import { shortModelName, type LocalServer } from '../../core/llm/local-servers';
 import {
   parseWebviewMessage,
   type HostToWebview,
@@ -168,7 +168,13 @@ export class ChatController extends Disposable {
     void this.actions.findLocalServers().then((servers) => {
       this.offeredServers = servers.slice(0, MAX_OFFERED_SERVERS);
       if (this.offeredServers.length === 0) return;
-      const found = this.offeredServers.map((server) => `${server.label} (${server.models.slice(0, 3).join(', ')})`);
+      const found = this.offeredServers.map(
+        (server) =>
+          `${server.label} (${server.models
+            .slice(0, 3)
+            .map((model) => shortModelName(model))
+            .join(', ')})`,
+      );
       this.post({
         type: 'chat_notice',
         level: 'info',
@@ -176,7 +182,8 @@ export class ChatController extends Disposable {
         actions: [
           ...this.offeredServers.map((server, choice) => ({
             action: 'use_local_server' as const,
-            label: `Use ${server.label}: ${server.models[0]}`,
+            // The model is named in the text: a sidebar is too narrow for it on a button.
+            label: `Use ${server.label}`,
             choice,
           })),
           ...keyActions,

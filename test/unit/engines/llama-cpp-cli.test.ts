@@ -92,7 +92,7 @@ describe('openagent CLI with a real llama.cpp server', function () {
     const model = server.build.model;
     assert.ok(
       ran.stderr.includes(
-        `Found on this machine:\n  llama.cpp server at ${server.baseUrl}: ${model}  → openagent --provider llamacpp --base-url ${server.baseUrl} --model ${model} "…"`,
+        `Found on this machine:\n  llama.cpp server at ${server.baseUrl}: ${path.basename(model)}  → openagent --provider llamacpp --base-url ${server.baseUrl} --model ${model} "…"`,
       ),
       ran.stderr,
     );

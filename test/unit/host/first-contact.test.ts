@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import {
   discoverLocalServers,
   localServerCandidates,
+  shortModelName,
   USUAL_LOCAL_SERVERS,
   type LocalServer,
 } from '../../../src/core/llm/local-servers';
@@ -94,7 +95,7 @@ describe('first contact: local model servers on this machine', () => {
     assert.match(offer.text, /Found on this machine: Ollama \(qwen3-coder, llama3\.2\)/);
     assert.deepEqual(
       offer.actions.map((action) => action.label),
-      ['Use Ollama: qwen3-coder', 'Set API Key', 'Choose a Provider', 'Get Started'],
+      ['Use Ollama', 'Set API Key', 'Choose a Provider', 'Get Started'],
     );
 
     // A choice that was never offered does nothing.
@@ -107,5 +108,17 @@ describe('first contact: local model servers on this machine', () => {
     await sleep(20);
     assert.deepEqual(used, [{ server, model: 'qwen3-coder' }]);
     assert.equal(session.retries, 1, 'the prompt is sent again on the chosen server');
+  });
+});
+
+describe('model names on buttons', () => {
+  it('are file names for paths, cut to a button', () => {
+    assert.equal(
+      shortModelName('/models/qwen2.5-coder-7b-instruct-q4_k_m.gguf'),
+      'qwen2.5-coder-7b-instruct-q4_k_m.gguf',
+    );
+    assert.equal(shortModelName('C:\\models\\tiny.gguf'), 'tiny.gguf');
+    assert.equal(shortModelName('qwen3-coder'), 'qwen3-coder');
+    assert.equal(shortModelName('x'.repeat(60)).length, 40);
   });
 });
