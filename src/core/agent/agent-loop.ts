@@ -166,7 +166,15 @@ async function prepareContext(
     estimateHistoryTokens(deps.system, history) + offered.toolTokens,
   );
   const limit = deps.limits.compactThreshold * (await deps.context.window(deps.main, signal));
-  if (requested || used > limit)
+  // A window that barely holds the instructions and tools (a small local default) is not helped
+  // by summarising a short history before every call; the server says if it does not fit.
+  const conversationPart = deps.context.scale(
+    deps.main.llm.provider,
+    deps.main.model,
+    estimateHistoryTokens('', history),
+  );
+  const worthIt = conversationPart >= limit / 4;
+  if (requested || (used > limit && worthIt))
     await compactInPlace(history, deps, requested ? 'manual' : 'auto', requested?.focus, signal);
   // Drained after compaction: what arrived (a finished job, the task board after a compaction)
   // reaches the model word for word.

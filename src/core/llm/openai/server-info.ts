@@ -20,6 +20,14 @@ export const OLLAMA_DEFAULT_CONTEXT = 4_096;
 const PROBE_TIMEOUT_MS = 5_000;
 /** A failed or silent probe is tried again after this long (the server may have been starting). */
 const RETRY_PROBE_AFTER_MS = 60_000;
+/** A guessed window (the model not loaded yet) is asked again after this long. */
+const REPROBE_GUESS_AFTER_MS = 10_000;
+
+/** A window and whether it is a guess to be checked again. */
+interface Probe {
+  tokens: number | undefined;
+  provisional?: boolean;
+}
 
 type Json = Record<string, unknown>;
 
@@ -35,7 +43,7 @@ function tokens(value: unknown): number | undefined {
 }
 
 export class OpenAiServerInfo implements ModelServerInfo {
-  private readonly windows = new Map<string, { value: Promise<number | undefined>; at: number }>();
+  private readonly windows = new Map<string, { value: Promise<number | undefined>; expires?: number }>();
   /** The server's address without the /v1 the chat API lives under. */
   private readonly root: string;
 
@@ -50,14 +58,19 @@ export class OpenAiServerInfo implements ModelServerInfo {
 
   contextWindow(model: string, signal?: AbortSignal): Promise<number | undefined> {
     const cached = this.windows.get(model);
-    if (cached) return cached.value;
-    const value = this.probeWindow(model, signal).catch(() => undefined);
-    this.windows.set(model, { value, at: this.now() });
-    // Forget a failed probe after a while, so a server started later is still asked.
-    void value.then((window) => {
-      if (window === undefined) setTimeout(() => this.forget(model, value), RETRY_PROBE_AFTER_MS).unref?.();
+    if (cached && (cached.expires === undefined || this.now() < cached.expires)) return cached.value;
+    const probe = this.probeWindow(model, signal).catch((): Probe => ({ tokens: undefined }));
+    const entry: { value: Promise<number | undefined>; expires?: number } = {
+      value: probe.then((result) => result.tokens),
+    };
+    this.windows.set(model, entry);
+    // A silent server may have been starting, and a guess (Ollama's default before the model is
+    // loaded) may be replaced by the real value: both are asked again after a while.
+    void probe.then((result) => {
+      if (result.tokens === undefined) entry.expires = this.now() + RETRY_PROBE_AFTER_MS;
+      else if (result.provisional) entry.expires = this.now() + REPROBE_GUESS_AFTER_MS;
     });
-    return value;
+    return entry.value;
   }
 
   async countInputTokens(request: LlmRequest, signal?: AbortSignal): Promise<number | undefined> {
@@ -79,25 +92,23 @@ export class OpenAiServerInfo implements ModelServerInfo {
     return isObject(counted) && Array.isArray(counted.tokens) ? counted.tokens.length : undefined;
   }
 
-  private forget(model: string, value: Promise<number | undefined>): void {
-    if (this.windows.get(model)?.value === value) this.windows.delete(model);
-  }
-
-  private async probeWindow(model: string, signal?: AbortSignal): Promise<number | undefined> {
+  private async probeWindow(model: string, signal?: AbortSignal): Promise<Probe> {
     switch (this.provider) {
       case 'llamacpp':
-        return (await this.llamaCppWindow(model, signal)) ?? (await this.modelListWindow(model, signal));
+        return { tokens: (await this.llamaCppWindow(model, signal)) ?? (await this.modelListWindow(model, signal)) };
       case 'ollama':
         return this.ollamaWindow(model, signal);
       case 'lmstudio':
-        return this.lmStudioWindow(model, signal);
+        return { tokens: await this.lmStudioWindow(model, signal) };
       case 'vllm':
-        return this.modelListWindow(model, signal);
+        return { tokens: await this.modelListWindow(model, signal) };
       case 'openai-compatible':
         // Unknown engine: its model list (vLLM, llama.cpp) or llama.cpp's /props.
-        return (await this.modelListWindow(model, signal)) ?? (await this.llamaCppWindow(model, signal));
+        return {
+          tokens: (await this.modelListWindow(model, signal)) ?? (await this.llamaCppWindow(model, signal)),
+        };
       default:
-        return undefined;
+        return { tokens: undefined };
     }
   }
 
@@ -124,21 +135,23 @@ export class OpenAiServerInfo implements ModelServerInfo {
     );
   }
 
-  private async ollamaWindow(model: string, signal?: AbortSignal): Promise<number | undefined> {
+  private async ollamaWindow(model: string, signal?: AbortSignal): Promise<Probe> {
     const name = (value: unknown) => String(value).replace(/:latest$/, '');
     const running = await this.get('/api/ps', signal);
     const loaded = isObject(running) && Array.isArray(running.models) ? running.models.filter(isObject) : [];
     const entry = loaded.find((item) => name(item.name ?? item.model) === name(model));
     const live = tokens(entry?.context_length);
-    if (live) return live;
+    if (live) return { tokens: live };
     const shown = await this.post('/api/show', { model }, signal);
-    if (!isObject(shown)) return undefined;
+    if (!isObject(shown)) return { tokens: undefined };
     const parameters = typeof shown.parameters === 'string' ? shown.parameters : '';
     const numCtx = tokens(/^\s*num_ctx\s+(\d+)/m.exec(parameters)?.[1]);
-    if (numCtx) return numCtx;
+    if (numCtx) return { tokens: numCtx };
+    // Not loaded, nothing set: the server's default (OLLAMA_CONTEXT_LENGTH may raise it), until
+    // the model is loaded and /api/ps says.
     const info = isObject(shown.model_info) ? shown.model_info : {};
     const trained = Object.entries(info).find(([key]) => key.endsWith('.context_length'))?.[1];
-    return Math.min(OLLAMA_DEFAULT_CONTEXT, tokens(trained) ?? OLLAMA_DEFAULT_CONTEXT);
+    return { tokens: Math.min(OLLAMA_DEFAULT_CONTEXT, tokens(trained) ?? OLLAMA_DEFAULT_CONTEXT), provisional: true };
   }
 
   private async lmStudioWindow(model: string, signal?: AbortSignal): Promise<number | undefined> {

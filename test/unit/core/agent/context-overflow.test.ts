@@ -55,6 +55,27 @@ describe('a request the server refuses as too long for its window', () => {
   });
 });
 
+describe('a window that barely holds the instructions and tools', () => {
+  let harness: Harness | undefined;
+  afterEach(async () => {
+    await harness?.close();
+    harness = undefined;
+  });
+
+  it('does not summarise a short conversation before every call (the server says if it does not fit)', async () => {
+    harness = await startHarness(
+      'openai',
+      { name: 'small-window', turns: [{ text: 'One.' }, { text: 'Two.' }] },
+      // ~3,000 tokens of instructions in a 4,096-token window: over the 70 % mark before anyone speaks.
+      { system: 'You are a careful agent. '.repeat(500), limits: { contextWindow: 4_096 } },
+    );
+    await harness.conversation.submit('first');
+    await harness.conversation.submit('second');
+    assert.ok(!harness.events.some((event) => event.type === 'compact'));
+    assert.equal(harness.calls().length, 2, 'two answers, no summaries');
+  });
+});
+
 describe('the context measure', () => {
   const binding = (window: number | undefined): { llm: LlmClient; model: string } => ({
     model: 'local-model',

@@ -91,6 +91,31 @@ describe('the context window, as each local engine says it', () => {
     }
   });
 
+  it("Ollama's default is a guess until the model is loaded: asked again later, then the live window counts", async () => {
+    const notLoaded = await serveFixedBody('{"models":[],"parameters":"temperature 0.7"}');
+    const loaded = await serveFixedBody('{"models":[{"name":"qwen3-coder:latest","context_length":32768}]}');
+    try {
+      let now = 0;
+      let target = notLoaded.url;
+      // One address whose server goes from "not loaded" to "loaded", as Ollama's does after the first call.
+      const info = new OpenAiServerInfo(
+        'ollama',
+        'http://ollama.test/v1',
+        (input, init) => fetch(String(input).replace('http://ollama.test', target.replace(/\/v1$/, '')), init),
+        () => now,
+      );
+      assert.equal(await info.contextWindow('qwen3-coder'), OLLAMA_DEFAULT_CONTEXT);
+      target = loaded.url;
+      now += 1_000;
+      assert.equal(await info.contextWindow('qwen3-coder'), OLLAMA_DEFAULT_CONTEXT, 'not asked again at once');
+      now += 60_000;
+      assert.equal(await info.contextWindow('qwen3-coder'), 32_768);
+    } finally {
+      await notLoaded.close();
+      await loaded.close();
+    }
+  });
+
   it('asks the server once per model', async () => {
     const server = await FakeModelServer.start({ engine: { kind: 'llamacpp', model: 'default', contextWindow: 4096 } });
     try {
