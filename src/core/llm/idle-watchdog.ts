@@ -34,19 +34,24 @@ export async function* withIdleWatchdog<T>(
   serverLabel: string,
 ): AsyncIterable<T> {
   const iterator = source[Symbol.asyncIterator]();
+  // One timer for the whole stream, not one per chunk (a fast stream has tens of thousands):
+  // only the time spent waiting on the server counts, and the timer looks again when it would
+  // run out. Time the consumer spends with a chunk is not the server's silence.
+  let waitingSince: number | undefined;
+  let fire: () => void = () => {};
+  const idle = new Promise<'idle'>((resolve) => (fire = () => resolve('idle')));
+  const check = () => {
+    const quiet = waitingSince === undefined ? 0 : Date.now() - waitingSince;
+    if (quiet >= idleMs) fire();
+    else timer = setTimeout(check, idleMs - quiet);
+  };
+  let timer = setTimeout(check, idleMs);
   let finished = false;
   try {
     for (;;) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const idle = new Promise<'idle'>((resolve) => {
-        timer = setTimeout(() => resolve('idle'), idleMs);
-      });
-      let next: IteratorResult<T> | 'idle';
-      try {
-        next = await Promise.race([iterator.next(), idle]);
-      } finally {
-        clearTimeout(timer);
-      }
+      waitingSince = Date.now();
+      const next = await Promise.race([iterator.next(), idle]);
+      waitingSince = undefined;
       if (next === 'idle') {
         controller.abort();
         throw new LlmError(
@@ -61,6 +66,7 @@ export async function* withIdleWatchdog<T>(
       yield next.value;
     }
   } finally {
+    clearTimeout(timer);
     // Stopped early (idle, a consumer that broke off): release the source without waiting on it.
     if (!finished) void Promise.resolve(iterator.return?.()).catch(() => {});
   }
