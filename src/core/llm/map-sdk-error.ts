@@ -111,7 +111,9 @@ function contextOverflow(error: SdkLikeError, detail: string): { contextWindow?:
   if (!known) return undefined;
   const fromBody = Number(body.n_ctx);
   const fromText =
-    /(?:context size|context length is|maximum context length is|context window of)\s*\(?(\d[\d,]*)/i.exec(detail)?.[1];
+    /(?:context size|context length is|maximum context length is|context window of)\s*\(?(\d[\d,]*)/i.exec(
+      detail,
+    )?.[1] ?? /tokens > (\d[\d,]*) maximum/i.exec(detail)?.[1];
   const contextWindow =
     Number.isFinite(fromBody) && fromBody > 0 ? fromBody : fromText ? Number(fromText.replace(/,/g, '')) : undefined;
   return { contextWindow };

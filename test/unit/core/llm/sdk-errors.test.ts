@@ -143,10 +143,10 @@ describe('failures as the real SDKs raise them', function () {
     }
   });
 
-  it('reads the window from vLLM and OpenAI wording of an overflow too', async () => {
+  it('reads the window from vLLM and Anthropic wording of an overflow too', async () => {
     for (const [message, window] of [
       ["This model's maximum context length is 32768 tokens. However, you requested 40000 tokens.", 32_768],
-      ['prompt is too long: 210000 tokens > 200000 maximum', undefined],
+      ['prompt is too long: 210000 tokens > 200000 maximum', 200_000],
     ] as const) {
       const server = await serve((_request, response) => {
         response.writeHead(400, { 'content-type': 'application/json' });
