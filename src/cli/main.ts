@@ -185,9 +185,14 @@ async function offerLocalServers(output: Output, env: NodeJS.ProcessEnv, how: 'f
     const use =
       how === 'slash' && server.baseUrl === usual
         ? `/model ${server.provider}/${model}`
-        : `openagent --provider ${server.provider} --base-url ${server.baseUrl} --model ${model} "…"`;
+        : `openagent --provider ${server.provider} --base-url ${shellWord(server.baseUrl)} --model ${shellWord(model)} "…"`;
     output.line(`  ${describeLocalServer(server)}  → ${use}`);
   }
+}
+
+/** A word to paste into a shell: as it is when plain, else single-quoted (a server chose it). */
+function shellWord(text: string): string {
+  return /^[\w./:@+-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
 }
 
 async function readAll(stream: NodeJS.ReadStream): Promise<string> {
