@@ -4,6 +4,7 @@
  * the rest (compaction, plan mode, jobs, tasks, usage). Errors are written as errors.
  */
 import { budgetMessage } from '../core/policy/budget';
+import { modelLabel } from '../core/llm/provider-presets';
 import type { AgentEvent } from '../core/agent/events';
 import { DENIED_MESSAGE } from '../core/agent/tool-executor';
 import { AUTO_APPROVED_REASON } from '../core/policy/auto-approval';
@@ -30,9 +31,15 @@ export class EventPrinter {
       case 'text_delta':
         if (event.agentId === LEAD) this.output.write(event.text);
         return;
+      case 'user_message':
+        // From the prompt on (the server may be slow to say its window or count the request),
+        // until the model answers, the user sees that something is under way.
+        if (event.agentId === LEAD) this.output.startWaiting('working');
+        return;
       case 'model_call':
         if (event.agentId !== LEAD) return;
-        if (event.state === 'waiting') this.output.startWaiting(`waiting for ${event.model}`);
+        if (event.state === 'waiting')
+          this.output.startWaiting(`waiting for ${modelLabel(event.provider, event.model)}`);
         else this.output.stopWaiting();
         return;
       case 'tool_call':

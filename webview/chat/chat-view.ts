@@ -10,6 +10,7 @@ import type { HostToWebview } from '../../src/protocol/messages';
 import type { TextMetrics } from '../shared/list-layout';
 import { StreamingMarkdown } from '../shared/streaming-markdown';
 import { WindowedList } from '../shared/windowed-list';
+import { modelLabel } from '../../src/core/llm/provider-presets';
 import {
   actionButtons,
   estimateTurnHeight,
@@ -174,7 +175,7 @@ export class ChatView {
       }
       case 'model_call':
         if (event.agentId !== 'lead') break;
-        if (event.state === 'waiting') this.startWaiting(event.model, event.time);
+        if (event.state === 'waiting') this.startWaiting(modelLabel(event.provider, event.model), event.time);
         else this.stopWaiting('Thinking…');
         break;
       case 'tool_approval_request':

@@ -94,8 +94,9 @@ export function isProviderId(value: string): value is ProviderId {
  * for servers that serve whatever they loaded ("default"), the server's name.
  */
 export function modelLabel(provider: string, model: string): string {
-  if (model.trim()) return model.trim();
-  if (!isProviderId(provider.trim())) return 'no model';
-  const preset = PROVIDER_PRESETS[provider.trim() as ProviderId];
+  const preset = isProviderId(provider.trim()) ? PROVIDER_PRESETS[provider.trim() as ProviderId] : undefined;
+  const name = model.trim();
+  if (name && name !== 'default') return name;
+  if (!preset) return name || 'no model';
   return preset.defaultModel === 'default' ? preset.label : preset.defaultModel;
 }
