@@ -18,7 +18,7 @@ export class PolicyDiagnostics implements vscode.Disposable {
       watcher,
       watcher.onDidCreate((uri) => this.checkFile(uri)),
       watcher.onDidChange((uri) => this.checkFile(uri)),
-      watcher.onDidDelete((uri) => this.collection.delete(uri)),
+      watcher.onDidDelete((uri) => void this.checkFile(uri)),
       vscode.workspace.onDidOpenTextDocument((document) => this.checkDocument(document)),
       vscode.workspace.onDidChangeTextDocument((event) => this.checkDocument(event.document)),
     );
@@ -37,14 +37,30 @@ export class PolicyDiagnostics implements vscode.Disposable {
       this.show(document.uri, document.getText());
   }
 
+  /**
+   * The file as it is on disk, unless it is open: then as it is in the editor, unsaved changes
+   * included. Watcher events can arrive late (a delete after the file was written again and
+   * opened), so the decision is made on what is there when the check ends.
+   */
   private async checkFile(uri: vscode.Uri): Promise<void> {
-    // An open document is checked as it is in the editor, unsaved changes included.
-    if (vscode.workspace.textDocuments.some((document) => document.uri.toString() === uri.toString())) return;
+    const openBefore = this.openDocument(uri);
+    if (openBefore) return this.checkDocument(openBefore);
+    let text: string | undefined;
     try {
-      this.show(uri, new TextDecoder().decode(await vscode.workspace.fs.readFile(uri)));
+      text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
     } catch {
-      this.collection.delete(uri);
+      text = undefined;
     }
+    const open = this.openDocument(uri);
+    if (open) this.checkDocument(open);
+    else if (text === undefined) this.collection.delete(uri);
+    else this.show(uri, text);
+  }
+
+  private openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
+    return vscode.workspace.textDocuments.find(
+      (document) => !document.isClosed && document.uri.toString() === uri.toString(),
+    );
   }
 
   private show(uri: vscode.Uri, text: string): void {
