@@ -178,6 +178,8 @@ export interface WorkspaceFiles {
   readonly root: string;
   /** Real path of an existing file or folder; undefined if it does not exist. */
   realpath(absolute: string): Promise<string | undefined>;
+  /** The target of a symbolic link as written in it (a dangling one too); undefined if it is no link. */
+  readlink(absolute: string): Promise<string | undefined>;
   stat(absolute: string): Promise<{ type: 'file' | 'directory'; size: number } | undefined>;
   /** Reads text with its encoding, BOM and line endings; throws BinaryFileError for binary files. */
   readText(absolute: string): Promise<DecodedText>;

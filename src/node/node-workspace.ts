@@ -2,11 +2,14 @@
  * WorkspaceFiles on the plain file system: the CLI's workspace and the unit tests'. (The
  * extension's adapter writes through WorkspaceEdit instead, so edits can be undone.)
  */
+import { randomBytes } from 'node:crypto';
+import { constants as fsConstants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { WorkspaceFiles } from '../core/ports';
 import { decodeText, encodeText, type DecodedText } from '../core/workspace/text-file';
 import { globToRegExp } from '../core/workspace/glob';
+import { isInside, PathError } from '../core/workspace/workspace-path';
 
 /** Folders never listed: version control and dependency trees. */
 const ALWAYS_IGNORED = new Set(['.git', 'node_modules']);
@@ -19,6 +22,14 @@ export class NodeWorkspace implements WorkspaceFiles {
   async realpath(absolute: string): Promise<string | undefined> {
     try {
       return await fs.realpath(absolute);
+    } catch {
+      return undefined;
+    }
+  }
+
+  async readlink(absolute: string): Promise<string | undefined> {
+    try {
+      return await fs.readlink(absolute);
     } catch {
       return undefined;
     }
@@ -37,13 +48,62 @@ export class NodeWorkspace implements WorkspaceFiles {
     return decodeText(await fs.readFile(absolute));
   }
 
+  /**
+   * Writes through a temp file and a rename, so a crash never leaves half a file — and so that
+   * nothing is written through a link. The path was checked (resolveWorkspacePath) before, but a
+   * folder can be swapped for a symlink between that check and the write, so:
+   * - missing folders are made one at a time, each checked to be a real folder inside the root;
+   * - the folder's real path is taken again at the moment of writing and must be inside the root;
+   * - the temp file has a random name and is created exclusively without following a link;
+   * - the rename happens in that real folder (a link at the target is replaced, not followed);
+   * - the folder is checked once more afterwards, and a swap is reported.
+   */
   async writeText(absolute: string, text: string, format?: Omit<DecodedText, 'text'>): Promise<void> {
-    await fs.mkdir(path.dirname(absolute), { recursive: true });
+    const realRoot = await fs.realpath(this.root);
+    const directory = await this.ensureDirectory(path.dirname(absolute), realRoot);
     const bytes = encodeText(text, format ?? { encoding: 'utf8', bom: false, lineEnding: '\n' });
-    // Temp file and rename: a crash mid-write never leaves half a file.
-    const temp = `${absolute}.openagent-${process.pid}.tmp`;
-    await fs.writeFile(temp, bytes);
-    await fs.rename(temp, absolute);
+    const target = path.join(directory, path.basename(absolute));
+    const temp = path.join(directory, `.openagent-${randomBytes(8).toString('hex')}.tmp`);
+    const handle = await fs.open(
+      temp,
+      fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | (fsConstants.O_NOFOLLOW ?? 0),
+      0o644,
+    );
+    try {
+      await handle.writeFile(bytes);
+    } finally {
+      await handle.close();
+    }
+    try {
+      if ((await fs.realpath(directory)) !== directory)
+        throw new PathError(`${absolute}: its folder changed while writing.`);
+      await fs.rename(temp, target);
+    } catch (error) {
+      await fs.rm(temp, { force: true });
+      throw error;
+    }
+    if ((await fs.realpath(directory).catch(() => undefined)) !== directory)
+      throw new PathError(`${absolute}: its folder was replaced while writing; check where the file went.`);
+  }
+
+  /** The real path of `directory`, made folder by folder; each must be a real folder inside the root. */
+  private async ensureDirectory(directory: string, realRoot: string): Promise<string> {
+    const real = await fs.realpath(directory).catch(() => undefined);
+    if (real !== undefined) {
+      if (!isInside(realRoot, real)) throw new PathError(`${directory} leads outside the workspace.`);
+      return real;
+    }
+    const parent = path.dirname(directory);
+    if (parent === directory) throw new PathError(`${directory} cannot be made.`);
+    const realParent = await this.ensureDirectory(parent, realRoot);
+    const made = path.join(realParent, path.basename(directory));
+    await fs.mkdir(made).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
+    // Made by us or by someone else meanwhile: either way it must be a real folder, not a link.
+    const stat = await fs.lstat(made);
+    if (!stat.isDirectory()) throw new PathError(`${made} is not a folder (a link or a file took its place).`);
+    return made;
   }
 
   async delete(absolute: string): Promise<void> {

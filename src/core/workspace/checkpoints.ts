@@ -73,6 +73,7 @@ export class Checkpoints {
     return {
       root: inner.root,
       realpath: (absolute) => inner.realpath(absolute),
+      readlink: (absolute) => inner.readlink(absolute),
       stat: (absolute) => inner.stat(absolute),
       readText: (absolute) => inner.readText(absolute),
       list: (directory, options) => inner.list(directory, options),

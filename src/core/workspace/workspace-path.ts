@@ -15,7 +15,12 @@ export class PathError extends Error {
 export interface RealPathPort {
   /** The real path of an existing file or folder; undefined if it does not exist. */
   realpath(absolute: string): Promise<string | undefined>;
+  /** The target of a symbolic link as written in it; undefined if `absolute` is no link. */
+  readlink?(absolute: string): Promise<string | undefined>;
 }
+
+/** Links followed at most while resolving one path (the kernel's own limit is 40). */
+const MAX_LINKS = 40;
 
 /** Syntactic checks first: these inputs are refused before any file system call. */
 export function checkPathSyntax(input: string): void {
@@ -41,16 +46,25 @@ export async function resolveWorkspacePath(root: string, input: string, port: Re
   const absolute = path.resolve(root, input);
   if (!isInside(root, absolute) && !isInside(realRoot, absolute))
     throw new PathError(`${input} is outside the workspace.`);
-  // Resolve the deepest existing ancestor for real, then add back what does not exist yet.
+  // Resolve the deepest existing ancestor for real, then add back what does not exist yet. A
+  // dangling link on the way (its target does not exist yet) is followed by hand: writing to it
+  // would create its target, wherever that is.
   let existing = absolute;
-  const missing: string[] = [];
+  let missing: string[] = [];
   let real: string | undefined;
+  let links = 0;
   for (;;) {
     real = await port.realpath(existing);
     if (real !== undefined) break;
+    const target = await port.readlink?.(existing);
+    if (target !== undefined) {
+      if (++links > MAX_LINKS) throw new PathError(`${input} goes through too many symbolic links.`);
+      existing = path.resolve(path.dirname(existing), target);
+      continue;
+    }
     const parent = path.dirname(existing);
     if (parent === existing) throw new PathError(`${input} cannot be resolved.`);
-    missing.unshift(path.basename(existing));
+    missing = [path.basename(existing), ...missing];
     existing = parent;
   }
   const resolved = path.join(real, ...missing);

@@ -4,7 +4,7 @@
  * sync and the user can undo the agent's edit like their own. A document the user had left
  * unsaved is not saved behind their back.
  */
-import { realpath } from 'node:fs/promises';
+import { readlink, realpath } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import type { WorkspaceFiles } from '../../core/ports';
 import { decodeText, encodeText, type DecodedText } from '../../core/workspace/text-file';
@@ -15,6 +15,13 @@ export class VscodeWorkspace implements WorkspaceFiles {
   async realpath(absolute: string): Promise<string | undefined> {
     try {
       return await realpath(absolute);
+    } catch {
+      return undefined;
+    }
+  }
+  async readlink(absolute: string): Promise<string | undefined> {
+    try {
+      return await readlink(absolute);
     } catch {
       return undefined;
     }
