@@ -8,15 +8,21 @@ import type { ApprovalRequest } from '../core/policy/approval';
 import type { WorkspaceFiles } from '../core/ports';
 import { proposedChange } from '../core/tools/builtin/proposed-change';
 import { shortDiff } from './line-diff';
+import { visibleText } from '../core/text/visible-text';
 
 const MAX_INPUT_CHARS = 600;
 const MAX_PLAN_LINES = 40;
 const NEW_FILE_LINES = 8;
 
+/** The preview's lines, with every character that could fake or hide what runs made visible. */
 export async function approvalPreview(
   request: ApprovalRequest,
   workspace: WorkspaceFiles | undefined,
 ): Promise<string[]> {
+  return (await previewLines(request, workspace)).map((line) => visibleText(line));
+}
+
+async function previewLines(request: ApprovalRequest, workspace: WorkspaceFiles | undefined): Promise<string[]> {
   const input = (request.input ?? {}) as { command?: unknown; plan?: unknown };
   if (typeof input.command === 'string')
     return input.command.split('\n').map((line, index) => `${index ? '  ' : '$ '}${line}`);

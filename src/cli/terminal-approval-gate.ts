@@ -10,6 +10,7 @@ import type { WorkspaceFiles } from '../core/ports';
 import { approvalPreview } from './approval-preview';
 import type { LineResult } from './line-reader';
 import type { Output } from './output';
+import { visibleText } from '../core/text/visible-text';
 
 export const APPROVAL_QUESTION = 'Approve? [y]es / [n]o / [a]lways this session: ';
 
@@ -38,7 +39,11 @@ export class TerminalApprovalGate implements ApprovalGate {
     const { output } = this.deps;
     const { style } = output;
     const preview = await approvalPreview(request, this.deps.workspace());
-    output.line(style.yellow(`? ${request.toolName} wants to ${lowerFirst(request.summary)}`));
+    output.line(
+      style.yellow(
+        `? ${request.toolName} wants to ${lowerFirst(visibleText(request.summary, { keepNewlines: false }))}`,
+      ),
+    );
     for (const line of preview) output.line(`  ${colorDiffLine(line, style)}`);
     for (;;) {
       const answer = await this.deps.ask(APPROVAL_QUESTION, request.signal);
@@ -71,7 +76,7 @@ export class NoTerminalApprovalGate implements ApprovalGate {
 
   async request(request: ApprovalRequest): Promise<ApprovalDecision> {
     this.output.error(
-      `openagent: denied ${request.toolName} (${request.summary}): stdin is not a terminal, so nobody can approve it. ` +
+      `openagent: denied ${request.toolName} (${visibleText(request.summary, { keepNewlines: false })}): stdin is not a terminal, so nobody can approve it. ` +
         'Run with --yes to approve tool calls, or in a terminal to be asked.',
     );
     return {

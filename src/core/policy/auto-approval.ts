@@ -40,7 +40,8 @@ export function needsAskingAnyway(toolName: string, input: unknown): boolean {
   const command = typeof input === 'object' && input !== null ? (input as { command?: unknown }).command : undefined;
   if (typeof command !== 'string') return true;
   const analysis = analyseCommand(command);
-  if (!analysis.ok) return true;
+  // Unparseable, or able to show as something else (control or invisible characters): asks.
+  if (!analysis.ok || analysis.hidden) return true;
   const words = [
     ...analysis.segments.flatMap((segment) => segment.argv),
     ...analysis.redirections.map((redirection) => redirection.target),

@@ -65,7 +65,7 @@ export function sessionRuleLabel(key: string): string {
 
 function commandPattern(command: string): string[] | undefined {
   const analysis = analyseCommand(command);
-  if (!analysis.ok || analysis.substitutions) return undefined;
+  if (!analysis.ok || analysis.substitutions || analysis.hidden) return undefined;
   if (analysis.operators.length > 0 || analysis.redirections.length > 0) return undefined;
   const [segment, ...others] = analysis.segments;
   if (segment === undefined || others.length > 0) return undefined;

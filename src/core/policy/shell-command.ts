@@ -19,6 +19,7 @@ import {
   type WordToken,
 } from './shell-lexer';
 import { resolveProgram } from './shell-wrappers';
+import { hasHidingCharacters } from '../text/visible-text';
 
 export interface CommandSegment {
   /** Every word of the simple command as written, dequoted (wrappers and assignments included). */
@@ -43,6 +44,12 @@ export interface CommandAnalysis {
   redirections: Redirection[];
   /** A command or process substitution (or a `bash -c` string) was read. */
   substitutions: boolean;
+  /**
+   * It holds characters that can make it show as something else (a carriage return, an escape
+   * sequence, a bidi override, an invisible character): its segments are still checked against
+   * deny rules, but nothing may approve it without asking.
+   */
+  hidden: boolean;
 }
 
 export type CommandAnalysisResult = CommandAnalysis | { ok: false; reason: string };
@@ -75,7 +82,8 @@ const MAX_DEPTH = 8;
 /** Analyses one command line; never throws. */
 export function analyseCommand(command: string): CommandAnalysisResult {
   try {
-    return analyse(command, 0);
+    const analysis = analyse(command, 0);
+    return { ...analysis, hidden: hasHidingCharacters(command.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '')) };
   } catch (error) {
     if (error instanceof ShellParseError)
       return { ok: false, reason: `Cannot analyse this command: ${error.message}.` };
@@ -97,6 +105,7 @@ function build(lexed: Lexed, context: LexContext, depth: number): CommandAnalysi
     operators: [],
     redirections: [],
     substitutions: lexed.nested.length > 0,
+    hidden: false,
   };
   let words: WordToken[] = [];
   let redirected = false;

@@ -9,6 +9,7 @@ import type { ApprovalRequest } from '../../core/policy/approval';
 import { proposedChange } from '../../core/tools/builtin/proposed-change';
 import type { WorkspaceFiles } from '../../core/ports';
 import { Disposable } from '../disposable';
+import { visibleText } from '../../core/text/visible-text';
 
 const SCHEME = 'openagent-proposal';
 
@@ -27,7 +28,8 @@ export class ApprovalDetails extends Disposable implements vscode.TextDocumentCo
 
   readonly show = async (request: ApprovalRequest): Promise<void> => {
     const input = (request.input ?? {}) as { command?: unknown; plan?: unknown };
-    if (typeof input.command === 'string') return this.showText(input.command, 'shellscript');
+    // Shown as it will run: a carriage return or an escape sequence is written out, not obeyed.
+    if (typeof input.command === 'string') return this.showText(visibleText(input.command), 'shellscript');
     if (typeof input.plan === 'string') return this.showText(input.plan, 'markdown');
     const workspace = this.workspace();
     const change = workspace && (await proposedChange(workspace, request.toolName, request.input));

@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import type { ApprovalDecision, ApprovalGate, ApprovalRequest } from '../../core/policy/approval';
 import { isProtectedPath, pathOfInput } from '../../core/policy/protected-paths';
 import { sessionRuleKey, sessionRuleLabel } from '../../core/policy/session-rules';
+import { visibleText } from '../../core/text/visible-text';
 
 const APPROVE = 'Approve';
 const DENY = 'Deny';
@@ -48,11 +49,14 @@ export class NotificationApprovalGate implements ApprovalGate {
       const buttons = modal || ruleKey === undefined ? [APPROVE, DENY, DETAILS] : [APPROVE, DENY, ALWAYS, DETAILS];
       const question = modal
         ? vscode.window.showWarningMessage(
-            `OpenAgent wants to ${lowerFirst(request.summary)} — a protected path.`,
+            `OpenAgent wants to ${lowerFirst(visibleText(request.summary, { keepNewlines: false }))} — a protected path.`,
             { modal: true, detail: 'Protected paths always ask.' },
             ...buttons,
           )
-        : vscode.window.showInformationMessage(`OpenAgent wants to ${lowerFirst(request.summary)}.`, ...buttons);
+        : vscode.window.showInformationMessage(
+            `OpenAgent wants to ${lowerFirst(visibleText(request.summary, { keepNewlines: false }))}.`,
+            ...buttons,
+          );
       const choice = await this.answer(question, request.signal);
       if (choice === 'timeout') return { approved: false, source: 'timeout', reason: 'No answer within 5 minutes.' };
       if (choice === APPROVE) return { approved: true, source: 'user' };

@@ -29,6 +29,7 @@ describe('shell command analysis', () => {
       operators: [],
       redirections: [],
       substitutions: false,
+      hidden: false,
     });
   });
 
@@ -124,6 +125,9 @@ describe('shell command analysis', () => {
     assert.deepEqual(programs('git status\rrm -rf /'), ['git', 'rm']);
     assert.deepEqual(result.operators, ['\r']);
     assert.deepEqual(programs('git status\r\nrm -rf /'), ['git', 'rm']);
+    // Read for the deny rules, but marked: a carriage return can overprint what a person approves.
+    assert.equal(result.hidden, true);
+    assert.equal(analysed('git status').hidden, false);
   });
 
   it('reads a chain of 60 `&&` commands', () => {
