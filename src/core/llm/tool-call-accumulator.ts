@@ -5,17 +5,27 @@
  */
 import type { LlmStreamPart } from './llm-client';
 
+/**
+ * Arguments larger than this are not kept: no tool takes them (a whole file is far smaller), and
+ * a hostile or broken model streaming 50 MB would otherwise cost memory many times that.
+ */
+export const MAX_ARGUMENT_CHARS = 10_000_000;
+/** Deeper nesting is refused: every later step (policy, hashing, estimates) walks the input. */
+export const MAX_ARGUMENT_DEPTH = 64;
+
 interface PendingCall {
   id: string;
   name: string;
   fragments: string[];
+  /** Characters received, kept or not. */
+  size: number;
 }
 
 export class ToolCallAccumulator {
   private readonly pending = new Map<string | number, PendingCall>();
 
   start(key: string | number, id: string, name: string): void {
-    this.pending.set(key, { id, name, fragments: [] });
+    this.pending.set(key, { id, name, fragments: [], size: 0 });
   }
 
   has(key: string | number): boolean {
@@ -26,7 +36,9 @@ export class ToolCallAccumulator {
   append(key: string | number, fragment: string): string | undefined {
     const call = this.pending.get(key);
     if (!call) return undefined;
-    call.fragments.push(fragment);
+    call.size += fragment.length;
+    if (call.size <= MAX_ARGUMENT_CHARS) call.fragments.push(fragment);
+    else call.fragments.length = 0;
     return call.id;
   }
 
@@ -35,18 +47,48 @@ export class ToolCallAccumulator {
     const call = this.pending.get(key);
     if (!call) return undefined;
     this.pending.delete(key);
+    const invalid = (rawArguments: string, error: string): LlmStreamPart => ({
+      type: 'tool_call_invalid',
+      id: call.id,
+      name: call.name,
+      rawArguments,
+      error,
+    });
+    if (call.size > MAX_ARGUMENT_CHARS)
+      return invalid(
+        '',
+        `the arguments are ${(call.size / 1e6).toFixed(1)} million characters; at most ${MAX_ARGUMENT_CHARS / 1e6} million are accepted`,
+      );
     const raw = call.fragments.join('');
     if (raw.trim() === '') return { type: 'tool_call', id: call.id, name: call.name, input: {} };
+    let input: unknown;
     try {
-      return { type: 'tool_call', id: call.id, name: call.name, input: JSON.parse(raw) };
+      input = JSON.parse(raw);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      return { type: 'tool_call_invalid', id: call.id, name: call.name, rawArguments: raw, error: reason };
+      return invalid(raw, error instanceof Error ? error.message : String(error));
     }
+    const depth = nestingDepth(input, MAX_ARGUMENT_DEPTH);
+    if (depth > MAX_ARGUMENT_DEPTH)
+      return invalid(raw.slice(0, 2_000), `the arguments are nested more than ${MAX_ARGUMENT_DEPTH} levels deep`);
+    return { type: 'tool_call', id: call.id, name: call.name, input };
   }
 
   /** Completes every call still open, in the order they started. */
   finishAll(): LlmStreamPart[] {
     return [...this.pending.keys()].map((key) => this.finish(key)).filter((part) => part !== undefined);
   }
+}
+
+/** How deeply `value` nests arrays and objects, counted without recursion; stops past `limit`. */
+export function nestingDepth(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth + 1 > deepest) deepest = depth + 1;
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(current as Record<string, unknown>)) stack.push([child, depth + 1]);
+  }
+  return deepest;
 }

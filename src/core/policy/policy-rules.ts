@@ -16,10 +16,30 @@ import { analyseCommand, type CommandSegment } from './shell-command';
 const COMMAND_TOOLS = new Set(['bash', 'background_run']);
 const FILE = '.openagent/agent.yaml';
 
-/** `*` matches any run of characters; everything else is literal. */
+/**
+ * `*` matches any run of characters; everything else is literal. Matched without regular
+ * expressions: a pattern like `*a*a*a*a*a*a*a*a*b` made a backtracking regex run for minutes on
+ * a line of `a`s. This walk is at worst pattern length × value length.
+ */
 export function matchesPattern(pattern: string, value: string): boolean {
-  const regex = new RegExp(`^${pattern.split('*').map(escapeRegex).join('.*')}$`);
-  return regex.test(value);
+  let at = 0;
+  let position = 0;
+  let star = -1;
+  let resume = 0;
+  while (position < value.length) {
+    if (at < pattern.length && pattern[at] === '*') {
+      star = at++;
+      resume = position;
+    } else if (at < pattern.length && pattern[at] === value[position]) {
+      at++;
+      position++;
+    } else if (star >= 0) {
+      at = star + 1;
+      position = ++resume;
+    } else return false;
+  }
+  while (at < pattern.length && pattern[at] === '*') at++;
+  return at === pattern.length;
 }
 
 const matchesAny = (patterns: readonly string[] | undefined, value: string) =>
@@ -94,8 +114,4 @@ function segmentMatches(pattern: string, segment: CommandSegment): boolean {
   const written = segment.argv.join(' ');
   const program = [segment.program, ...segment.args].join(' ');
   return matchesPattern(pattern, written) || (segment.program !== '' && matchesPattern(pattern, program));
-}
-
-function escapeRegex(text: string): string {
-  return text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
 }
