@@ -34,6 +34,7 @@ import { BudgetExceededError, type BudgetGuard } from '../policy/budget';
 import type { WorkKind } from '../policy/model-routes';
 import { costOf, priceOf } from '../llm/model-info';
 import { ContextMeasure } from './context/context-measure';
+import { redactText } from '../llm/redact';
 
 export type EventListener = (event: AgentEvent) => void;
 
@@ -427,6 +428,9 @@ export class Conversation {
   }
 
   private emit(body: AgentEventBody, agentId = this.agentId): void {
+    // An error may quote the server, and a server may echo the key it was sent (a 400 body):
+    // every surface shows and stores this message, so the keys in use never reach it.
+    if (body.type === 'error') body.message = redactText(body.message, this.options.tracing?.secrets?.() ?? []);
     // Bodies are fresh literals made for this call: stamping them in place saves a copy per event.
     const event = Object.assign(body, {
       conversationId: this.id,
