@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FakeModelServer } from '../fixtures/fake-model-server/server';
-import { runCli, tempFolder } from '../unit/cli/cli-helpers';
+import { cliArgs, runCli, tempFolder } from '../unit/cli/cli-helpers';
 
 /** A key no key-shape pattern would catch: only knowing it is in use can hide it. */
 const KEY = 'house-key-3f9c2a7b61d04e58';
@@ -43,20 +43,10 @@ describe('adversarial: a server echoing the key in its error', function () {
       });
       try {
         const store = tempFolder('secret-store');
-        const ran = await runCli(
-          [
-            '--store',
-            store,
-            '--provider',
-            'openai-compatible',
-            '--base-url',
-            server.openAiBaseUrl,
-            '--model',
-            'm',
-            'hi',
-          ],
-          { cwd: tempFolder('secret-ws'), env: { OPENAI_API_KEY: KEY } },
-        );
+        const ran = await runCli([...cliArgs(server, store), 'hi'], {
+          cwd: tempFolder('secret-ws'),
+          env: { OPENAI_API_KEY: KEY },
+        });
         assert.equal(ran.code, 1);
         assert.match(ran.stderr, /error: /);
         assert.ok(!ran.stderr.includes(KEY) && !ran.stdout.includes(KEY), ran.stderr);
