@@ -1,20 +1,31 @@
 /**
  * Runs commands in a child process: the CLI's shell, and the extension's fallback where the
- * integrated terminal has no shell integration.
+ * integrated terminal has no shell integration. Commands run in bash — the shell the command
+ * analyser reads them as (under another shell `$'…'` and others mean something else) — and a
+ * timeout or a stop kills everything the command started, even what left its process group.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import type { Shell, ShellResult, ShellRunOptions } from '../core/ports';
 import { OutputCollector } from '../core/text/terminal-output';
+import { killTree } from './process-tree';
+
+/** After the shell exits, how long its pipes may stay open (held by something it left running). */
+const CLOSE_GRACE_MS = 1_000;
 
 export class ChildProcessShell implements Shell {
-  constructor(private readonly shellPath: string = process.env.SHELL || '/bin/bash') {}
+  constructor(private readonly shellPath: string = existsSync('/bin/bash') ? '/bin/bash' : 'bash') {}
 
   run(command: string, options: ShellRunOptions): Promise<ShellResult> {
     return new Promise((resolve) => {
+      // Every process the command starts inherits this mark, however it detaches itself.
+      const marker = `OPENAGENT_RUN=${randomBytes(8).toString('hex')}`;
       const child = spawn(this.shellPath, ['-c', command], {
         cwd: options.cwd,
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: process.platform !== 'win32',
+        env: { ...process.env, OPENAGENT_RUN: marker.slice('OPENAGENT_RUN='.length) },
       });
       const output = new OutputCollector(options.maxOutputChars);
       const collect = (data: Buffer) => output.push(data.toString('utf8'));
@@ -22,19 +33,21 @@ export class ChildProcessShell implements Shell {
       child.stderr.on('data', collect);
       let timedOut = false;
       const kill = () => {
-        try {
-          if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          child.kill('SIGKILL');
-        }
+        if (child.pid !== undefined && process.platform !== 'win32') killTree(child.pid, marker);
+        else child.kill('SIGKILL');
       };
       const timer = setTimeout(() => {
         timedOut = true;
         kill();
       }, options.timeoutMs);
       options.signal?.addEventListener('abort', kill, { once: true });
+      let finished = false;
+      let closeTimer: ReturnType<typeof setTimeout> | undefined;
       const finish = (exitCode: number | undefined) => {
+        if (finished) return;
+        finished = true;
         clearTimeout(timer);
+        clearTimeout(closeTimer);
         options.signal?.removeEventListener('abort', kill);
         resolve({
           output: output.result(),
@@ -46,6 +59,16 @@ export class ChildProcessShell implements Shell {
       child.on('error', (error) => {
         output.push(`\n${error.message}`);
         finish(undefined);
+      });
+      // The exit code counts from 'exit'; the pipes get a moment to drain, but something the
+      // command left running (`cmd &`) may hold them open for ever: it is not waited for.
+      child.on('exit', (code) => {
+        closeTimer = setTimeout(() => {
+          // The pipes are still open: something the command started holds them. A command
+          // leaves nothing running (background_run is for that), so it is ended too.
+          if (child.pid !== undefined && process.platform !== 'win32') killTree(child.pid, marker);
+          finish(code ?? undefined);
+        }, CLOSE_GRACE_MS);
       });
       child.on('close', (code) => finish(code ?? undefined));
     });
