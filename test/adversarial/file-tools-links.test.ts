@@ -142,6 +142,36 @@ describe('adversarial: file tools and links', () => {
     });
   }
 
+  // Paths the way a shell would expand them are taken literally, or refused: never expanded.
+  const WORDS: Array<[string, RegExp]> = [
+    ['~/.bashrc', /Home-folder paths/],
+    ['$HOME/.bashrc', /./],
+    ['../*/victim.txt', /outside the workspace/],
+    ['../outsid?/victim.txt', /outside the workspace/],
+    ['%2e%2e/outside/victim.txt', /percent-encoded/],
+    ['..\\outside\\victim.txt', /forward slashes/],
+    ['notes.txt\0../../outside/victim.txt', /NUL byte/],
+    ['file:///etc/passwd', /not a URL/],
+    ['docs/../../outside/victim.txt', /outside the workspace/],
+  ];
+  for (const [word, reason] of WORDS) {
+    it(`write_file takes ${JSON.stringify(word)} literally or refuses it; nothing outside changes`, async () => {
+      const box = sandbox();
+      const before = snapshot(box.outside);
+      const result = await run(box.tool('write_file'), { path: word, content: 'pwned\n' });
+      if (result.isError) assert.match(result.output, reason);
+      else {
+        // Written, then only as a file of that literal name inside the workspace.
+        const inside = snapshot(box.root);
+        assert.ok(
+          Object.keys(inside).some((name) => name.includes('$HOME')),
+          JSON.stringify(inside),
+        );
+      }
+      assert.deepEqual(snapshot(box.outside), before);
+    });
+  }
+
   it('write_file refuses a loop of links with a clear error', async () => {
     const box = sandbox();
     fs.symlinkSync(path.join(box.root, 'b'), path.join(box.root, 'a'));
