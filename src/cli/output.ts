@@ -13,8 +13,7 @@ const PIPED_NOTES_EVERY_SECONDS = 60;
 
 export class Output {
   private atLineStart = true;
-  private waiting:
-    { label: string; started: number; timer: ReturnType<typeof setInterval>; shown: boolean } | undefined;
+  private waiting: { timer: ReturnType<typeof setInterval>; shown: boolean } | undefined;
 
   constructor(
     /** The answer's text. */
@@ -74,7 +73,7 @@ export class Output {
       }
     };
     this.newline();
-    this.waiting = { label, started, timer: setInterval(tick, 1000), shown: false };
+    this.waiting = { timer: setInterval(tick, 1000), shown: false };
     this.waiting.timer.unref?.();
     tick();
   }

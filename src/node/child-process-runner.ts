@@ -9,11 +9,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ProcessRunner, RunningProcess } from '../core/ports';
+import { CLOSE_GRACE_MS } from './process-tree';
 
 /** Between SIGTERM and SIGKILL. */
 const KILL_GRACE_MS = 2_000;
-/** After the shell exits, how long its pipes may stay open (held by something it left running). */
-const CLOSE_GRACE_MS = 1_000;
 
 export interface ShellCommand {
   path: string;

@@ -9,10 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { Shell, ShellResult, ShellRunOptions } from '../core/ports';
 import { OutputCollector } from '../core/text/terminal-output';
-import { killTree } from './process-tree';
-
-/** After the shell exits, how long its pipes may stay open (held by something it left running). */
-const CLOSE_GRACE_MS = 1_000;
+import { CLOSE_GRACE_MS, killTree } from './process-tree';
 
 export class ChildProcessShell implements Shell {
   constructor(private readonly shellPath: string = existsSync('/bin/bash') ? '/bin/bash' : 'bash') {}

@@ -5,6 +5,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
+/** After a command's shell exits, how long its pipes may stay open (held by something it left running). */
+export const CLOSE_GRACE_MS = 1_000;
+
 /** Process ids below `root` (children, their children…), on Linux; empty elsewhere. */
 export function descendants(root: number): number[] {
   if (process.platform !== 'linux') return [];

@@ -12,23 +12,36 @@ import type { WorkbenchSession } from '../harness/workbench-session';
 import { openChat, screenshot, send, startPackagedSession } from './chat-helpers';
 import { clickNotificationButton, waitForNotification } from './workbench-ui';
 
+/** A real llama.cpp server and a packaged session with no keys, set up as `options` says for the server's address. */
+async function llamaSession(
+  options: (baseUrl: string) => { settings?: Record<string, unknown>; env?: Record<string, string> },
+): Promise<{ server: LlamaServer; session: WorkbenchSession }> {
+  const server = await LlamaServer.start({ contextSize: 8192 });
+  const { settings, env } = options(server.baseUrl);
+  const session = await startPackagedSession({
+    workspace: 'sample',
+    ...(settings ? { settings } : {}),
+    env: { ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, OPENAGENT_API_KEY: undefined, ...env },
+  });
+  return { server, session };
+}
+
+async function stopBoth(session: WorkbenchSession | undefined, server: LlamaServer | undefined): Promise<void> {
+  await session?.stop();
+  await server?.stop();
+}
+
 describe('chat with a real llama.cpp server (packaged extension, real VS Code UI)', function () {
   this.timeout(240_000);
   let server: LlamaServer;
   let session: WorkbenchSession;
 
   before(async () => {
-    server = await LlamaServer.start({ contextSize: 8192 });
-    session = await startPackagedSession({
-      workspace: 'sample',
-      settings: { 'openagent.provider': 'llamacpp', 'openagent.baseUrl': server.baseUrl },
-      env: { ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, OPENAGENT_API_KEY: undefined },
-    });
+    ({ server, session } = await llamaSession((url) => ({
+      settings: { 'openagent.provider': 'llamacpp', 'openagent.baseUrl': url },
+    })));
   });
-  after(async () => {
-    await session?.stop();
-    await server?.stop();
-  });
+  after(() => stopBoth(session, server));
 
   it('says hello, then asks before the model writes a file and writes it once approved', async () => {
     const { page, chat } = await openChat(session);
@@ -57,22 +70,10 @@ describe('first contact with nothing set up (packaged extension, real VS Code UI
   let session: WorkbenchSession;
 
   before(async () => {
-    server = await LlamaServer.start({ contextSize: 8192 });
-    session = await startPackagedSession({
-      workspace: 'sample',
-      // No provider, no key: only a llama.cpp server running (on a port of its own, said here).
-      env: {
-        ANTHROPIC_API_KEY: undefined,
-        OPENAI_API_KEY: undefined,
-        OPENAGENT_API_KEY: undefined,
-        OPENAGENT_LOCAL_SERVERS: `llamacpp=${server.baseUrl}`,
-      },
-    });
+    // No provider, no key: only a llama.cpp server running (on a port of its own, said here).
+    ({ server, session } = await llamaSession((url) => ({ env: { OPENAGENT_LOCAL_SERVERS: `llamacpp=${url}` } })));
   });
-  after(async () => {
-    await session?.stop();
-    await server?.stop();
-  });
+  after(() => stopBoth(session, server));
 
   it('offers the local server it finds beside Set API Key, and answers on it once chosen', async () => {
     const { page, chat } = await openChat(session);

@@ -68,7 +68,7 @@ export class ChatView {
   /** What the pill and the stop button show, to touch the DOM only when that changes. */
   private shownActivity: { running: boolean; text: string } | undefined;
   /** The model call not answered yet: the pill counts its seconds (a CPU model can read its context for long). */
-  private waiting: { model: string; since: number; timer: ReturnType<typeof setInterval> } | undefined;
+  private waiting: { timer: ReturnType<typeof setInterval> } | undefined;
   /** turn number → index of its "files changed" block. */
   private readonly turnFiles = new Map<number, number>();
   private metrics: TextMetrics | undefined;
@@ -327,7 +327,7 @@ export class ChatView {
       show();
       this.showActivity();
     }, 1000);
-    this.waiting = { model, since, timer };
+    this.waiting = { timer };
     show();
   }
 

@@ -20,7 +20,7 @@ import {
   type ToolDefinition,
   type ToolResultPart,
 } from '../llm/llm-client';
-import { estimateTokens } from '../llm/token-estimate';
+import { estimateTokens, tokensForChars } from '../llm/token-estimate';
 import type { TranscriptSink } from '../ports';
 import { compactHistory, estimateHistoryTokens, SUMMARY_OUTPUT_TOKENS } from './context/compaction';
 import type { ContextMeasure } from './context/context-measure';
@@ -153,6 +153,7 @@ async function prepareContext(
     });
   }
   const requested = deps.takeCompactionRequest();
+  const conversationTokens = estimateHistoryTokens('', history);
   const used = await deps.context.size(
     deps.main,
     {
@@ -163,16 +164,12 @@ async function prepareContext(
       maxOutputTokens: deps.limits.maxOutputTokens,
       signal,
     },
-    estimateHistoryTokens(deps.system, history) + offered.toolTokens,
+    conversationTokens + tokensForChars(deps.system.length) + offered.toolTokens,
   );
   const limit = deps.limits.compactThreshold * (await deps.context.window(deps.main, signal));
   // A window that barely holds the instructions and tools (a small local default) is not helped
   // by summarising a short history before every call; the server says if it does not fit.
-  const conversationPart = deps.context.scale(
-    deps.main.llm.provider,
-    deps.main.model,
-    estimateHistoryTokens('', history),
-  );
+  const conversationPart = deps.context.scale(deps.main.llm.provider, deps.main.model, conversationTokens);
   const worthIt = conversationPart >= limit / 4;
   if (requested || (used > limit && worthIt))
     await compactInPlace(history, deps, requested ? 'manual' : 'auto', requested?.focus, signal);

@@ -69,6 +69,7 @@ export function withMetering(client: LlmClient, work: WorkKind, hooks: MeteringH
         // A request that failed before anything came back (refused, unreachable, too long for
         // the window) used nothing: it is recorded as a call, with no tokens.
         const refused = failed && !received;
+        const estimatedInputTokens = estimateInputTokens(request);
         await hooks.after({
           provider: client.provider,
           model: request.model,
@@ -76,13 +77,13 @@ export function withMetering(client: LlmClient, work: WorkKind, hooks: MeteringH
           usage: refused
             ? { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
             : (usage ?? {
-                inputTokens: estimateInputTokens(request),
+                inputTokens: estimatedInputTokens,
                 outputTokens: tokensForChars(outputChars),
                 cacheReadTokens: 0,
                 cacheWriteTokens: 0,
               }),
           reported: refused || (usage !== undefined && reported),
-          estimatedInputTokens: estimateInputTokens(request),
+          estimatedInputTokens,
           durationMs: Math.max(0, hooks.now() - started),
         });
       }

@@ -97,8 +97,6 @@ function commandVerdict(
     if (denied)
       return { action: 'deny', reason: `\`${segment.argv.join(' ')}\` matches bash.deny "${denied}" in ${FILE}.` };
   }
-  // Deny rules have seen every segment; a command that may show as something else is never allowed unasked.
-  if (analysis.hidden) return { action: 'ask' };
   if (!rules.allow?.length || analysis.segments.length === 0 || analysis.redirections.length > 0) return undefined;
   const matched = analysis.segments.map((segment) => rules.allow!.find((pattern) => segmentMatches(pattern, segment)));
   if (matched.some((pattern) => pattern === undefined)) return undefined;

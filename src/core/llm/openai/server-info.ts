@@ -46,14 +46,17 @@ export class OpenAiServerInfo implements ModelServerInfo {
   private readonly windows = new Map<string, { value: Promise<number | undefined>; expires?: number }>();
   /** The server's address without the /v1 the chat API lives under. */
   private readonly root: string;
+  /** The chat API's address, e.g. http://127.0.0.1:8080/v1. */
+  private readonly api: string;
 
   constructor(
     private readonly provider: ProviderId,
-    private readonly baseUrl: string,
+    baseUrl: string,
     private readonly fetchImpl: typeof fetch = (...args) => fetch(...args),
     private readonly now: () => number = Date.now,
   ) {
-    this.root = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+    this.api = baseUrl.replace(/\/+$/, '');
+    this.root = this.api.replace(/\/v1$/, '');
   }
 
   contextWindow(model: string, signal?: AbortSignal): Promise<number | undefined> {
@@ -121,7 +124,7 @@ export class OpenAiServerInfo implements ModelServerInfo {
 
   /** The entry for `model` in /v1/models (or the only one): vLLM's max_model_len, llama.cpp's meta.n_ctx. */
   private async modelListWindow(model: string, signal?: AbortSignal): Promise<number | undefined> {
-    const list = await this.get(`${this.baseUrl.replace(/\/+$/, '').slice(this.root.length)}/models`, signal);
+    const list = await this.get(`${this.api.slice(this.root.length)}/models`, signal);
     const data = isObject(list) && Array.isArray(list.data) ? list.data.filter(isObject) : [];
     const entry = data.find((item) => item.id === model) ?? (data.length === 1 ? data[0] : undefined);
     if (!entry) return undefined;
