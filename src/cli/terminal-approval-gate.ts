@@ -44,6 +44,10 @@ export class TerminalApprovalGate implements ApprovalGate {
         `? ${request.toolName} wants to ${lowerFirst(visibleText(request.summary, { keepNewlines: false }))}`,
       ),
     );
+    const risk = request.risk;
+    if (risk.protectedPath) output.line(style.red('  ! a protected path: it always asks'));
+    for (const reason of [...risk.reasons, ...risk.cautions])
+      output.line(style.red(`  ! ${visibleText(reason, { keepNewlines: false })}`));
     for (const line of preview) output.line(`  ${colorDiffLine(line, style)}`);
     for (;;) {
       const answer = await this.deps.ask(APPROVAL_QUESTION, request.signal);
@@ -53,7 +57,9 @@ export class TerminalApprovalGate implements ApprovalGate {
       if (word === 'y' || word === 'yes') return { approved: true, source: 'user' };
       if (word === 'a' || word === 'always') {
         this.deps.approveRest();
-        output.line(style.dim('(approving every tool call for the rest of this session; protected paths still ask)'));
+        output.line(
+          style.dim('(approving every tool call for the rest of this session; risky ones, marked !, still ask)'),
+        );
         return {
           approved: true,
           source: 'user',

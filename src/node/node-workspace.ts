@@ -61,6 +61,10 @@ export class NodeWorkspace implements WorkspaceFiles {
   async writeText(absolute: string, text: string, format?: Omit<DecodedText, 'text'>): Promise<void> {
     const realRoot = await fs.realpath(this.root);
     const directory = await this.ensureDirectory(path.dirname(absolute), realRoot);
+    // `absolute` was resolved (and approved) as a real path: a folder on the way that resolves
+    // elsewhere now became a link after the check, and the write would land where nobody looked.
+    if (directory !== path.dirname(absolute))
+      throw new PathError(`${absolute}: a folder on its path became a symbolic link after it was checked.`);
     const bytes = encodeText(text, format ?? { encoding: 'utf8', bom: false, lineEnding: '\n' });
     const target = path.join(directory, path.basename(absolute));
     const temp = path.join(directory, `.openagent-${randomBytes(8).toString('hex')}.tmp`);

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { approvalPreview } from '../../src/cli/approval-preview';
-import { needsAskingAnyway } from '../../src/core/policy/auto-approval';
+import { RiskProbe } from '../fixtures/call-risk';
 import { parseAgentPolicy } from '../../src/core/policy/agent-policy';
 import { toolPolicyFrom } from '../../src/core/policy/policy-rules';
 import { sessionRuleKey } from '../../src/core/policy/session-rules';
@@ -44,6 +44,8 @@ const ALLOW_EVERYTHING = toolPolicyFrom(
       .policy,
 );
 
+const probe = new RiskProbe();
+
 describe('adversarial: approvals that show one command and run another', () => {
   for (const [name, command] of SPOOFS) {
     describe(name, () => {
@@ -58,6 +60,7 @@ describe('adversarial: approvals that show one command and run another', () => {
         ).evaluate({
           toolName: 'bash',
           input: { command },
+          command,
           readOnly: false,
           needsApproval: true,
         });
@@ -68,17 +71,12 @@ describe('adversarial: approvals that show one command and run another', () => {
         else assert.notEqual(verdict.action, 'allow');
       });
 
-      it('is asked about with approve-all on, an allow-everything policy, and offers no "Always"', () => {
-        assert.equal(needsAskingAnyway('bash', { command }), true);
-        assert.equal(needsAskingAnyway('background_run', { command }), true);
-        const verdict = ALLOW_EVERYTHING.evaluate({
-          toolName: 'bash',
-          input: { command },
-          readOnly: false,
-          needsApproval: true,
-        });
-        assert.equal(verdict.action, 'ask');
-        assert.equal(sessionRuleKey('bash', { command }), undefined);
+      it('is asked about with approve-all on, an allow-everything policy, and offers no "Always"', async () => {
+        assert.equal(await probe.asksAnyway('bash', { command }), true);
+        assert.equal(await probe.asksAnyway('background_run', { command }), true);
+        const { outcome } = await probe.outcome('bash', { command }, { policy: ALLOW_EVERYTHING, autoApprove: true });
+        assert.notEqual(outcome, 'ran');
+        assert.equal(sessionRuleKey({ toolName: 'bash', risk: await probe.command(command) }), undefined);
       });
 
       it('shows every hiding character escaped on the terminal', async () => {
@@ -108,9 +106,9 @@ describe('adversarial: approvals that show one command and run another', () => {
     });
   }
 
-  it('a plain command is still analysed and allowed as before', () => {
+  it('a plain command is still analysed and allowed as before', async () => {
     assert.equal(analyseCommand(HARMLESS).ok, true);
-    assert.equal(needsAskingAnyway('bash', { command: HARMLESS }), false);
+    assert.equal(await probe.asksAnyway('bash', { command: HARMLESS }), false);
     assert.equal(analyseCommand('printf "a\\tb"\n\n').ok, true, 'tabs and trailing newlines are ordinary');
   });
 });

@@ -3,6 +3,7 @@
  * file itself untouched), the full command for bash, and a turn reverted through WorkspaceEdit
  * (an edited file restored, a created one deleted).
  */
+import { NO_RISK } from '../../src/core/policy/call-risk';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -23,6 +24,7 @@ function request(toolName: string, input: unknown): ApprovalRequest {
     input,
     summary: toolName,
     argumentsHash: 'h',
+    risk: NO_RISK,
     signal: new AbortController().signal,
   };
 }

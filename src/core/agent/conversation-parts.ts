@@ -14,6 +14,7 @@ import { BackgroundJobs } from '../tools/background-jobs';
 import { createBackgroundTools } from '../tools/builtin/background';
 import type { AnyTool } from '../tools/tool';
 import { Checkpoints } from '../workspace/checkpoints';
+import { CallAssessor } from '../policy/call-risk';
 import type { ToolPolicy } from '../policy/approval';
 import type { Inbox } from './agent-loop';
 import type { Conversation } from './conversation';
@@ -53,6 +54,8 @@ export class ConversationParts {
   private team: Team | undefined;
   /** Set by a compaction: the next turn is reminded of the task board. */
   private compacted = false;
+  /** Assesses every tool call of the conversation and its teammates (call-risk.ts). */
+  readonly assessor: CallAssessor;
 
   constructor(
     private readonly deps: ConversationPartsDeps,
@@ -63,6 +66,7 @@ export class ConversationParts {
     private readonly teamsOn: () => boolean = () => false,
   ) {
     const workspace = deps.workspace?.();
+    this.assessor = new CallAssessor(() => workspace);
     const checkpoints = workspace && new Checkpoints(workspace);
     this.checkpoints = checkpoints && new TurnCheckpoints(checkpoints, (body) => this.conversation?.report(body));
     this.planMode = new PlanMode(planModeOn, (body) => this.conversation?.report(body));

@@ -181,6 +181,7 @@ export class ConversationSession {
         approvals: this.approvalGate(),
         tracing: this.tracingSwitch,
         policy: this.deps.toolPolicy,
+        assessor: parts.assessor,
       };
       const conversation = new Conversation({
         ...shared,

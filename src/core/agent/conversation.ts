@@ -9,6 +9,7 @@ import { LlmError } from '../llm/llm-client';
 import { withRetry, type RetryOptions } from '../llm/retry';
 import { withTracing } from '../llm/tracing';
 import type { ApprovalGate, ToolPolicy } from '../policy/approval';
+import type { CallAssessor } from '../policy/call-risk';
 import { defaultToolPolicy } from '../policy/approval';
 import type { Clock, TranscriptSink } from '../ports';
 import { createCompactTool } from '../tools/builtin/compact';
@@ -58,6 +59,8 @@ export interface ConversationOptions {
   tools?: AnyTool[];
   hooks?: Hooks;
   policy?: ToolPolicy;
+  /** Assesses each tool call before policy or anyone is asked (call-risk.ts). */
+  assessor?: CallAssessor;
   approvals?: ApprovalGate;
   transcripts?: TranscriptSink;
   /** Limits, or a function read at each prompt so changed settings apply; unset keys keep defaults. */
@@ -300,6 +303,7 @@ export class Conversation {
       isOffered: (tool) => this.options.offerTool?.(tool) ?? true,
       hooks: this.hooks,
       policy: this.options.policy ?? defaultToolPolicy,
+      ...(this.options.assessor ? { assess: this.assessCall } : {}),
       approvals: this.options.approvals,
       maxToolOutputChars: limits.maxToolOutputChars,
       inboxes: this.options.inboxes ?? [],
@@ -312,6 +316,8 @@ export class Conversation {
       now: () => this.options.clock.now(),
     };
   }
+
+  private readonly assessCall = (tool: AnyTool, input: unknown) => this.options.assessor!.assess(tool, input, this.id);
 
   private compactionDeps() {
     return {

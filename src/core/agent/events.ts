@@ -74,6 +74,10 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     input: z.unknown(),
     /** One line for the notification: the path, the command. */
     summary: z.string(),
+    /** Why it is asked whatever rules say (a protected path, a path decided at run time…). */
+    reasons: z.array(z.string()).optional(),
+    /** A risky call (protected path, network, a pipe into a shell): a warning, not a routine question. */
+    warning: z.boolean().optional(),
   }),
   z.object({
     ...eventBase,

@@ -7,6 +7,7 @@
 import type { ToolResultPart } from '../llm/llm-client';
 import type { ApprovalGate, ToolPolicy } from '../policy/approval';
 import { hashArguments } from '../policy/approval';
+import { isWarning, NO_RISK, type CallRisk } from '../policy/call-risk';
 import type { ToolRegistry } from '../tools/registry';
 import type { AnyTool, ToolOutput } from '../tools/tool';
 import type { EmitEvent } from './events';
@@ -22,6 +23,8 @@ export interface ToolExecutorDeps {
   isOffered: (tool: AnyTool) => boolean;
   hooks: Hooks;
   policy: ToolPolicy;
+  /** What a call can reach, decided before policy or anyone is asked (call-risk.ts). */
+  assess?: (tool: AnyTool, input: unknown) => Promise<CallRisk>;
   approvals: ApprovalGate | undefined;
   maxToolOutputChars: number;
   emit: EmitEvent;
@@ -99,8 +102,30 @@ export async function executeToolCall(
   }
   input = parsed.data;
 
+  const risk = deps.assess ? await deps.assess(tool, input) : NO_RISK;
+  signal.throwIfAborted();
+  // What could never run is refused before anyone is asked about it.
+  if (risk.refusal !== undefined) {
+    deps.emit({
+      type: 'tool_approval_result',
+      toolCallId: call.id,
+      approved: false,
+      source: 'policy',
+      reason: risk.refusal,
+    });
+    return fail(risk.refusal);
+  }
   const needsApproval = typeof tool.needsApproval === 'function' ? tool.needsApproval(input) : tool.needsApproval;
-  const verdict = deps.policy.evaluate({ toolName: tool.name, input, readOnly: tool.readOnly, needsApproval });
+  const command = tool.traits?.command?.(input);
+  let verdict = deps.policy.evaluate({
+    toolName: tool.name,
+    input,
+    readOnly: tool.readOnly,
+    needsApproval,
+    ...(command !== undefined ? { command } : {}),
+  });
+  // A protected path, a secret, a path decided at run time…: asked whatever a rule allows.
+  if (verdict.action === 'allow' && risk.reasons.length > 0) verdict = { action: 'ask' };
   // Decisions made without asking are events too (the audit trail records who decided, by which
   // rule); plain read-only calls are not, to keep the stream small.
   if (verdict.action === 'deny') {
@@ -123,7 +148,15 @@ export async function executeToolCall(
     });
   if (verdict.action === 'ask') {
     const summary = tool.summarize?.(input) ?? tool.name;
-    deps.emit({ type: 'tool_approval_request', toolCallId: call.id, toolName: tool.name, input, summary });
+    deps.emit({
+      type: 'tool_approval_request',
+      toolCallId: call.id,
+      toolName: tool.name,
+      input,
+      summary,
+      ...(risk.reasons.length + risk.cautions.length > 0 ? { reasons: [...risk.reasons, ...risk.cautions] } : {}),
+      ...(isWarning(risk) ? { warning: true } : {}),
+    });
     const answer = deps.approvals
       ? await deps.approvals.request({
           conversationId: deps.conversationId,
@@ -133,6 +166,7 @@ export async function executeToolCall(
           input,
           summary,
           argumentsHash: hashArguments(input),
+          risk,
           signal,
         })
       : { approved: false, source: 'no_gate' as const, reason: 'No one is there to approve tool calls.' };
@@ -154,6 +188,7 @@ export async function executeToolCall(
       agentId: deps.agentId,
       toolCallId: call.id,
       signal,
+      ...(risk.checkedPath !== undefined ? { checkedPath: risk.checkedPath } : {}),
     });
   } catch (error) {
     // A cancelled run is not a tool failure: let the cancellation through.

@@ -107,6 +107,7 @@ export function createMemoryTools(memory: Memory): AnyTool[] {
     }),
     readOnly: false,
     needsApproval: true,
+    traits: { userScope: (input) => input.scope === 'global' },
     summarize: (input) => `remember in the ${input.scope ?? 'workspace'} memory: ${clip(input.note)}`,
     async execute(input) {
       const scope = input.scope ?? 'workspace';

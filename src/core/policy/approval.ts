@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ApprovalDecisionSource } from '../agent/events';
+import type { CallRisk } from './call-risk';
 
 export interface ApprovalRequest {
   conversationId: string;
@@ -15,6 +16,8 @@ export interface ApprovalRequest {
   input: unknown;
   summary: string;
   argumentsHash: string;
+  /** What the call can reach (call-risk.ts): reasons it asks, a protected path, cautions. */
+  risk: CallRisk;
   signal: AbortSignal;
 }
 
@@ -39,7 +42,14 @@ export type PolicyVerdict =
   | { action: 'ask' };
 
 export interface ToolPolicy {
-  evaluate(call: { toolName: string; input: unknown; readOnly: boolean; needsApproval: boolean }): PolicyVerdict;
+  evaluate(call: {
+    toolName: string;
+    input: unknown;
+    readOnly: boolean;
+    needsApproval: boolean;
+    /** The shell command line the call runs (from the tool's traits), if any. */
+    command?: string;
+  }): PolicyVerdict;
 }
 
 /** Without a policy file: read-only tools run, everything else asks. */

@@ -1,19 +1,17 @@
 /**
  * The tool rules of `.openagent/agent.yaml` (SPEC 4.3) as the loop's ToolPolicy. In order:
  * `tools.deny` refuses (deny wins); `tools.allow`, when set, refuses every tool it does not
- * name; for bash and background_run, the command is parsed into segments (pipes, `;`, `&&`,
+ * name; for tools that run a command (their traits say so), the command is parsed into segments (pipes, `;`, `&&`,
  * `||`, `$()`, backticks, redirections — see shell-command.ts): a segment matching
  * `bash.deny` refuses, a command too complex to analyse asks, and one whose every segment
- * matches `bash.allow` runs without asking; `approvals.require_for` asks; `approvals.auto_approve`
+ * matches `bash.allow` word by word (matchesWords) runs without asking; `approvals.require_for` asks; `approvals.auto_approve`
  * (tool patterns, or `read_only`) runs without asking. Anything else is the default: reading
  * tools run, the rest ask. Protected paths ask whatever the policy says.
  */
 import type { AgentPolicy } from './agent-policy';
 import { defaultToolPolicy, type PolicyVerdict, type ToolPolicy } from './approval';
-import { needsAskingAnyway } from './auto-approval';
 import { analyseCommand, type CommandSegment } from './shell-command';
 
-const COMMAND_TOOLS = new Set(['bash', 'background_run']);
 const FILE = '.openagent/agent.yaml';
 
 /**
@@ -64,7 +62,7 @@ export function toolPolicyFrom(policy: () => AgentPolicy | undefined): ToolPolic
         return { action: 'deny', reason: `${call.toolName} is not in tools.allow of ${FILE}.` };
 
       let verdict: PolicyVerdict | undefined;
-      if (COMMAND_TOOLS.has(call.toolName) && tools?.bash) verdict = commandVerdict(tools.bash, call.input);
+      if (call.command !== undefined && tools?.bash) verdict = commandVerdict(tools.bash, call.command);
       if (verdict?.action === 'deny') return verdict;
       if (matchesAny(current.approvals?.require_for, call.toolName)) return { action: 'ask' };
       if (!verdict) {
@@ -74,10 +72,7 @@ export function toolPolicyFrom(policy: () => AgentPolicy | undefined): ToolPolic
           (call.readOnly && auto.includes('read_only') ? 'read_only' : undefined);
         if (pattern) verdict = { action: 'allow', source: 'policy', rule: `approvals.auto_approve "${pattern}"` };
       }
-      if (verdict?.action === 'allow') {
-        // A protected path (.git, .env, outside the workspace…) always asks.
-        return !call.readOnly && needsAskingAnyway(call.toolName, call.input) ? { action: 'ask' } : verdict;
-      }
+      // A protected path, a secret or a path decided at run time still asks: the executor sees to it.
       return verdict ?? defaultToolPolicy.evaluate(call);
     },
   };
@@ -85,20 +80,25 @@ export function toolPolicyFrom(policy: () => AgentPolicy | undefined): ToolPolic
 
 function commandVerdict(
   rules: NonNullable<NonNullable<AgentPolicy['tools']>['bash']>,
-  input: unknown,
+  command: string,
 ): PolicyVerdict | undefined {
-  const command = typeof input === 'object' && input !== null ? (input as { command?: unknown }).command : undefined;
-  if (typeof command !== 'string') return { action: 'ask' };
   const analysis = analyseCommand(command);
   // What cannot be analysed cannot be checked against the deny rules: a person decides.
   if (!analysis.ok) return { action: 'ask' };
   for (const segment of analysis.segments) {
-    const denied = rules.deny?.find((pattern) => segmentMatches(pattern, segment));
+    const denied = rules.deny?.find((pattern) => denyMatches(pattern, segment));
     if (denied)
       return { action: 'deny', reason: `\`${segment.argv.join(' ')}\` matches bash.deny "${denied}" in ${FILE}.` };
   }
-  if (!rules.allow?.length || analysis.segments.length === 0 || analysis.redirections.length > 0) return undefined;
-  const matched = analysis.segments.map((segment) => rules.allow!.find((pattern) => segmentMatches(pattern, segment)));
+  // A redirection writes a file: only duplicating a stream or discarding it keeps an allow.
+  const writes = analysis.redirections.some(
+    (redirection) =>
+      !(/&$/.test(redirection.op) && /^(\d+|-)$/.test(redirection.target)) && redirection.target !== '/dev/null',
+  );
+  if (!rules.allow?.length || analysis.segments.length === 0 || writes) return undefined;
+  const matched = analysis.segments.map((segment) =>
+    rules.allow!.find((pattern) => matchesWords(pattern, segment.argv)),
+  );
   if (matched.some((pattern) => pattern === undefined)) return undefined;
   return {
     action: 'allow',
@@ -107,9 +107,63 @@ function commandVerdict(
   };
 }
 
-/** A command pattern matches a segment as written, or the program that really runs with its arguments. */
-function segmentMatches(pattern: string, segment: CommandSegment): boolean {
-  const written = segment.argv.join(' ');
-  const program = [segment.program, ...segment.args].join(' ');
-  return matchesPattern(pattern, written) || (segment.program !== '' && matchesPattern(pattern, program));
+/**
+ * A deny pattern matches a segment broadly: as written, or the program that really runs with
+ * its arguments, as one line or word by word.
+ */
+function denyMatches(pattern: string, segment: CommandSegment): boolean {
+  const program = segment.programIndex < 0 ? [] : segment.argv.slice(segment.programIndex);
+  return (
+    matchesPattern(pattern, segment.argv.join(' ')) ||
+    (program.length > 0 && matchesPattern(pattern, program.join(' '))) ||
+    matchesWords(pattern, segment.argv) ||
+    (program.length > 0 && matchesWords(pattern, program))
+  );
+}
+
+type PatternWord = { rest: true } | { rest: false; glob: string };
+const REST: PatternWord = { rest: true };
+
+/**
+ * An allow pattern matches the words of a command as written, with word boundaries: a `*`
+ * alone, or ending the pattern right after a letter or digit (`git diff*`, `ls*`), stands for
+ * any further words — never for more letters of the word (`git diff*` does not allow
+ * `git difftool`). Any other `*` matches within one word (`npm run test:*`, `*.ts`). So an
+ * assignment or a wrapper before the program (`GIT_DIR=x git status`, `env time -o f ls`)
+ * voids an allow unless the pattern names it.
+ */
+export function matchesWords(pattern: string, argv: readonly string[]): boolean {
+  const words = patternWords(pattern);
+  let at = 0;
+  let position = 0;
+  let star = -1;
+  let resume = 0;
+  while (position < argv.length) {
+    const word = words[at];
+    if (word?.rest) {
+      star = at++;
+      resume = position;
+    } else if (word && matchesPattern(word.glob, argv[position] ?? '')) {
+      at++;
+      position++;
+    } else if (star >= 0) {
+      at = star + 1;
+      position = ++resume;
+    } else return false;
+  }
+  while (words[at]?.rest) at++;
+  return at === words.length;
+}
+
+function patternWords(pattern: string): PatternWord[] {
+  const parts = pattern.trim().split(/\s+/).filter(Boolean);
+  const words: PatternWord[] = [];
+  parts.forEach((part, index) => {
+    const last = index === parts.length - 1;
+    if (/^\*+$/.test(part)) words.push(REST);
+    else if (last && /[A-Za-z0-9]\*+$/.test(part)) words.push({ rest: false, glob: part.replace(/\*+$/, '') }, REST);
+    else if (last && part.endsWith('*')) words.push({ rest: false, glob: part }, REST);
+    else words.push({ rest: false, glob: part });
+  });
+  return words;
 }

@@ -1,24 +1,50 @@
 /**
- * Paths that always need an explicit, modal yes, whatever the policy says (SPEC 4.1): version
- * control, editor and OpenAgent configuration, CI workflows, environment files, lock files.
+ * Paths that always need an explicit, modal yes to change, whatever the policy says (SPEC 4.1):
+ * version control, editor, OpenAgent and dev-container configuration, CI workflows, git hooks
+ * (`.husky`, `.githooks`), environment files, package manifests (their scripts run on a later
+ * `npm test`), package-manager settings and lock files. And files whose *reading* asks: secrets.
+ *
+ * Matching folds case, so `.GIT/config` is `.git/config` on a file system that folds case (and
+ * on one that does not, asking once too often is the safe mistake).
  */
 const PROTECTED = [
   /(^|\/)\.git(\/|$)/,
   /(^|\/)\.vscode(\/|$)/,
   /(^|\/)\.openagent(\/|$)/,
   /(^|\/)\.github\/workflows(\/|$)/,
+  /(^|\/)\.husky(\/|$)/,
+  /(^|\/)\.githooks(\/|$)/,
+  /(^|\/)\.devcontainer(\/|$)/,
   /(^|\/)\.env[^/]*$/,
-  /(^|\/)(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lockb?|Cargo\.lock|poetry\.lock|Gemfile\.lock|composer\.lock|go\.sum)$/,
+  /(^|\/)(package\.json|\.npmrc|\.yarnrc(\.yml)?|\.pnpmfile\.cjs|bunfig\.toml)$/,
+  /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lockb?|cargo\.lock|poetry\.lock|gemfile\.lock|composer\.lock|go\.sum)$/,
 ];
+
+/** Files whose content is a secret: reading one asks, and says why. */
+const SECRET = [
+  /(^|\/)\.env(?!\.(example|sample|template|dist)$)[^/]*$/,
+  /\.(pem|key|p12|pfx|jks|keystore|ppk|asc|gpg)$/,
+  /(^|\/)id_(rsa|dsa|ecdsa|ed25519)[^/]*$/,
+  /(^|\/)(\.npmrc|\.pypirc|\.netrc|_netrc|\.git-credentials|\.pgpass|\.htpasswd|credentials(\.json)?|secrets?\.(json|ya?ml|toml))$/,
+  /(^|\/)\.(aws|ssh|gnupg|docker|kube)\//,
+];
+
+const normalize = (relativePath: string) => relativePath.replace(/^(\.\/+)+/, '').toLowerCase();
 
 /** Whether a workspace-relative path is protected. Paths that climb out (`..`) are, too. */
 export function isProtectedPath(relativePath: string): boolean {
-  const normalized = relativePath.replace(/^\.\/+/, '');
+  const normalized = normalize(relativePath);
   if (normalized.startsWith('../') || normalized === '..' || normalized.startsWith('/')) return true;
   return PROTECTED.some((pattern) => pattern.test(normalized));
 }
 
-/** The path a tool call is about, if its input names one. */
+/** Whether a workspace-relative path names a file holding secrets (keys, tokens, `.env`). */
+export function isSecretPath(relativePath: string): boolean {
+  const normalized = normalize(relativePath);
+  return SECRET.some((pattern) => pattern.test(normalized));
+}
+
+/** The path a tool call is about, if its input names one (for tools that declare no traits). */
 export function pathOfInput(input: unknown): string | undefined {
   const candidate = typeof input === 'object' && input !== null ? (input as { path?: unknown }).path : undefined;
   return typeof candidate === 'string' ? candidate : undefined;

@@ -1,16 +1,14 @@
 /**
  * What an "Always This Session" approval covers (SPEC 4.1): the key it is stored under, and the
- * words the UI uses for it. Most tools are remembered by name. Commands (`bash`,
- * `background_run`) are remembered by pattern, and only when the command is one plain simple
+ * words the UI uses for it. Most tools are remembered by name. Calls that run a command (the
+ * tool's traits say so) are remembered by pattern, and only when the command is one plain simple
  * command — no `;`, `&&`, `|`, line breaks, redirections, substitutions, wrappers (`sudo`,
  * `env X=1`) or variable assignments — so that "always `git status`" never covers
  * `git status; curl x | sh`. The pattern is the program, plus its subcommand for the programs
  * listed in SUBCOMMAND_PROGRAMS. Anything else has no key: it is asked about every time.
  */
+import type { ApprovalRequest } from './approval';
 import { analyseCommand } from './shell-command';
-
-/** Tools whose input is a shell command line in `command`. */
-const COMMAND_TOOLS = new Set(['bash', 'background_run']);
 
 /**
  * Programs whose first argument says what they do (`git status` vs `git push`), so an approval
@@ -45,22 +43,27 @@ const SCRIPT_SUBCOMMANDS = new Set(['run', 'run-script', 'exec', 'x', 'dlx']);
 /** A word safe to put in a key: no option, quoting, variable, glob or whitespace. */
 const PLAIN = /^[\w@%+=:,./][\w@%+=:,./-]*$/;
 
-/** The key an "Always This Session" answer is stored under, or undefined if it cannot be. */
-export function sessionRuleKey(toolName: string, input: unknown, toolVersion?: string): string | undefined {
-  if (!COMMAND_TOOLS.has(toolName)) return toolVersion ? `${toolName}@${toolVersion}` : toolName;
-  const command = typeof input === 'object' && input !== null ? (input as { command?: unknown }).command : undefined;
-  if (typeof command !== 'string') return undefined;
-  const pattern = commandPattern(command);
+/**
+ * The key an "Always This Session" answer is stored under, or undefined if it cannot be: a call
+ * with reasons to ask (a protected path, a secret, a risky option…) is never remembered.
+ */
+export function sessionRuleKey(
+  request: Pick<ApprovalRequest, 'toolName' | 'toolVersion' | 'risk'>,
+): string | undefined {
+  const { toolName, toolVersion, risk } = request;
+  if (risk.reasons.length > 0 || risk.protectedPath) return undefined;
+  if (risk.command === undefined) return toolVersion ? `${toolName}@${toolVersion}` : toolName;
+  const pattern = commandPattern(risk.command);
   return pattern === undefined ? undefined : `${toolName}:${pattern.join(' ')}`;
 }
 
-/** Words for the UI: "`git status` commands", "all write_file calls". */
+/** Words for the UI: "`git status` commands", "all write_file calls". Tool names hold no `:`. */
 export function sessionRuleLabel(key: string): string {
   const colon = key.indexOf(':');
-  const tool = colon < 0 ? key : key.slice(0, colon);
-  if (colon < 0 || !COMMAND_TOOLS.has(tool)) return `all ${key.replace(/@[0-9a-f]+$/, '')} calls`;
+  if (colon < 0) return `all ${key.replace(/@[0-9a-f]+$/, '')} calls`;
+  const tool = key.slice(0, colon);
   const pattern = key.slice(colon + 1);
-  return tool === 'bash' ? `\`${pattern}\` commands` : `\`${pattern}\` commands in the background`;
+  return tool === 'bash' ? `\`${pattern}\` commands` : `\`${pattern}\` commands (${tool})`;
 }
 
 function commandPattern(command: string): string[] | undefined {

@@ -28,12 +28,27 @@ export interface CommandSegment {
   program: string;
   /** The arguments given to that program. */
   args: string[];
+  /** What the shell does to each word of argv before it runs (same order as argv). */
+  facts: WordFacts[];
+  /** The index in argv of the program that runs; -1 when none (assignments only, bare xargs). */
+  programIndex: number;
+}
+
+/** How a word becomes its final text when the command runs. */
+export interface WordFacts {
+  /** A variable, command substitution or brace expansion: its text is decided at run time. */
+  computed: boolean;
+  /** An unquoted `*`, `?` or `[`: the shell expands it to whatever files match. */
+  glob: boolean;
+  /** Starts with an unquoted `~`: the shell puts a home folder there. */
+  tilde: boolean;
 }
 
 export interface Redirection {
   /** `>`, `>>`, `<`, `2>`, `&>`, `2>&` … */
   op: string;
   target: string;
+  facts: WordFacts;
 }
 
 export interface CommandAnalysis {
@@ -140,7 +155,7 @@ function build(lexed: Lexed, context: LexContext, depth: number): CommandAnalysi
     }
     const target = tokens[t + 1];
     if (target?.kind !== 'word') throw new ShellParseError(`the redirection \`${op}\` has no target`);
-    result.redirections.push({ op, target: dequote(target, context) });
+    result.redirections.push({ op, target: dequote(target, context), facts: factsOf(target) });
     redirected = true;
     t += 1;
   }
@@ -168,6 +183,8 @@ function finishSegment(words: WordToken[], context: LexContext, depth: number, r
     argv,
     program: resolved.program,
     args: resolved.index < 0 ? [] : argv.slice(resolved.index + 1),
+    facts: words.map(factsOf),
+    programIndex: resolved.index,
   });
   if (resolved.shellCommand !== undefined) {
     const stringWord = words[resolved.shellCommandIndex ?? -1];
@@ -185,12 +202,25 @@ function finishSegment(words: WordToken[], context: LexContext, depth: number, r
   }
 }
 
+/** The raw text outside quotes and escapes: what the shell itself interprets. */
+function unquoted(raw: string): string {
+  return raw.replace(/'[^']*'|"(?:[^"\\]|\\.)*"|\\./g, '');
+}
+
+function factsOf(word: WordToken): WordFacts {
+  return {
+    computed: word.expansion || word.substitution || word.brace,
+    glob: /[*?[]/.test(unquoted(word.raw)),
+    tilde: word.raw.startsWith('~'),
+  };
+}
+
 /** The program must be a name known before the command runs. */
 function checkProgramWord(word: WordToken, program: string): void {
   if (word.substitution) throw new ShellParseError('the program name comes from a command substitution');
   if (word.expansion) throw new ShellParseError(`the program name \`${program}\` comes from a variable`);
   if (word.brace) throw new ShellParseError(`the program name \`${program}\` uses brace expansion`);
-  if (word.raw !== '[' && /[*?[]/.test(word.raw.replace(/'[^']*'|"[^"]*"|\\./g, ''))) {
+  if (word.raw !== '[' && /[*?[]/.test(unquoted(word.raw))) {
     throw new ShellParseError(`the program name \`${program}\` is a glob pattern`);
   }
   if (program === '') throw new ShellParseError('the program name is empty');

@@ -10,12 +10,34 @@ export interface ToolContext {
   toolCallId: string;
   /** Aborted when the user stops or redirects the run. */
   signal: AbortSignal;
+  /**
+   * The real path the call's `traits.path` resolved to when it was checked and approved: a tool
+   * writes there, not to wherever the path leads by the time it runs.
+   */
+  checkedPath?: string;
 }
 
 /** What a tool returns: text for the model, and whether it is an error. */
 export interface ToolOutput {
   output: string;
   isError?: boolean;
+}
+
+/**
+ * What a tool does, as data (SPEC 4.1): the approval and policy code decides from these, never
+ * from a list of tool names, so a new tool cannot slip past a check written for the old ones.
+ * A tool without traits is judged by `readOnly` / `needsApproval` alone (MCP and extension
+ * tools), with any `path` in its input treated as a file it may change.
+ */
+export interface ToolTraits<Input = unknown> {
+  /** The workspace file or folder the call is about, from its input. */
+  path?(input: Input): string | undefined;
+  /** Changes that file (create, replace, edit); otherwise the path is only read. */
+  writes?: boolean;
+  /** The shell command line the call runs. */
+  command?(input: Input): string | undefined;
+  /** Writes something every later conversation in every folder reads (the user's global memory). */
+  userScope?(input: Input): boolean;
 }
 
 export interface Tool<Input = unknown> {
@@ -33,6 +55,8 @@ export interface Tool<Input = unknown> {
   readOnly: boolean;
   /** Whether a call needs the user's approval unless policy says otherwise. */
   needsApproval: boolean | ((input: Input) => boolean);
+  /** What the tool does, for approvals and policy (see ToolTraits). */
+  traits?: ToolTraits<Input>;
   /** One line for approvals and activity: the path, the command. */
   summarize?(input: Input): string;
   execute(input: Input, context: ToolContext): Promise<ToolOutput | string>;

@@ -8,7 +8,7 @@
  */
 import * as vscode from 'vscode';
 import type { ApprovalDecision, ApprovalGate, ApprovalRequest } from '../../core/policy/approval';
-import { isProtectedPath, pathOfInput } from '../../core/policy/protected-paths';
+import { isWarning } from '../../core/policy/call-risk';
 import { sessionRuleKey, sessionRuleLabel } from '../../core/policy/session-rules';
 import { visibleText } from '../../core/text/visible-text';
 
@@ -39,24 +39,26 @@ export class NotificationApprovalGate implements ApprovalGate {
       };
     }
     this.answered.add(request.toolCallId);
-    const path = pathOfInput(request.input);
-    const modal = path !== undefined && isProtectedPath(path);
-    const ruleKey = sessionRuleKey(request.toolName, request.input, request.toolVersion);
-    if (!modal && ruleKey !== undefined && this.always.get(request.conversationId)?.has(ruleKey))
+    const { risk } = request;
+    const modal = risk.protectedPath;
+    const ruleKey = sessionRuleKey(request);
+    if (ruleKey !== undefined && this.always.get(request.conversationId)?.has(ruleKey))
       return { approved: true, source: 'session_rule' };
 
+    const what = `OpenAgent wants to ${lowerFirst(visibleText(request.summary, { keepNewlines: false }))}`;
+    const why = [...risk.reasons, ...risk.cautions].map((reason) => visibleText(reason, { keepNewlines: false }));
     for (;;) {
-      const buttons = modal || ruleKey === undefined ? [APPROVE, DENY, DETAILS] : [APPROVE, DENY, ALWAYS, DETAILS];
+      const buttons = ruleKey === undefined ? [APPROVE, DENY, DETAILS] : [APPROVE, DENY, ALWAYS, DETAILS];
+      // Risky calls are warnings (a protected path: a modal one); routine ones are plain questions.
       const question = modal
         ? vscode.window.showWarningMessage(
-            `OpenAgent wants to ${lowerFirst(visibleText(request.summary, { keepNewlines: false }))} — a protected path.`,
-            { modal: true, detail: 'Protected paths always ask.' },
+            `${what} — a protected path.`,
+            { modal: true, detail: ['Protected paths always ask.', ...why.map((reason) => `• ${reason}`)].join('\n') },
             ...buttons,
           )
-        : vscode.window.showInformationMessage(
-            `OpenAgent wants to ${lowerFirst(visibleText(request.summary, { keepNewlines: false }))}.`,
-            ...buttons,
-          );
+        : isWarning(risk)
+          ? vscode.window.showWarningMessage(`${what}. Careful: ${why.join('; ')}.`, ...buttons)
+          : vscode.window.showInformationMessage(`${what}.`, ...buttons);
       const choice = await this.answer(question, request.signal);
       if (choice === 'timeout') return { approved: false, source: 'timeout', reason: 'No answer within 5 minutes.' };
       if (choice === APPROVE) return { approved: true, source: 'user' };

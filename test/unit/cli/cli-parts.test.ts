@@ -1,4 +1,5 @@
 /** The CLI's pure parts: flags, /model choices, approval diffs, tool-call lines and the approval gate's answers. */
+import { NO_RISK } from '../../../src/core/policy/call-risk';
 import assert from 'node:assert/strict';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -203,6 +204,7 @@ describe('openagent CLI parts', () => {
       toolName: 'bash',
       input: { command: 'rm -rf build' },
       summary: 'run `rm -rf build`',
+      risk: NO_RISK,
       argumentsHash: 'h',
       signal: new AbortController().signal,
     });

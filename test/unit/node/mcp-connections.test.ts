@@ -11,6 +11,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseMcpJson } from '../../../src/core/mcp/mcp-config';
+import { NO_RISK } from '../../../src/core/policy/call-risk';
 import { sessionRuleKey, sessionRuleLabel } from '../../../src/core/policy/session-rules';
 import type { AnyTool } from '../../../src/core/tools/tool';
 import { McpConnections, type McpServerStatus } from '../../../src/node/mcp/mcp-connections';
@@ -198,7 +199,8 @@ describe('MCP servers through the SDK', function () {
       );
       assert.equal(before!.version, same!.version);
       assert.notEqual(before!.version, after!.version);
-      const key = (tool: AnyTool) => sessionRuleKey(tool.name, {}, tool.version);
+      const key = (tool: AnyTool) =>
+        sessionRuleKey({ toolName: tool.name, ...(tool.version ? { toolVersion: tool.version } : {}), risk: NO_RISK });
       assert.notEqual(key(before!), key(after!));
       assert.equal(sessionRuleLabel(key(after!)!), 'all mcp__faulty__echo calls');
     });

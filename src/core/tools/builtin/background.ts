@@ -28,6 +28,7 @@ function createBackgroundRunTool(jobs: BackgroundJobs, cwd: () => string | undef
     }),
     readOnly: false,
     needsApproval: true,
+    traits: { command: (input) => input.command },
     summarize: (input) => `run \`${clip(input.command)}\` in the background`,
     async execute(input) {
       try {

@@ -22,6 +22,7 @@ export function createBashTool(shell: Shell, cwd: () => string | undefined) {
     }),
     readOnly: false,
     needsApproval: true,
+    traits: { command: (input) => input.command },
     summarize: (input) => `run \`${input.command.length > 120 ? `${input.command.slice(0, 119)}…` : input.command}\``,
     async execute(input, context) {
       const result = await shell.run(input.command, {

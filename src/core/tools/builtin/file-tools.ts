@@ -29,6 +29,7 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
     }),
     readOnly: true,
     needsApproval: false,
+    traits: { path: (input) => input.path },
     summarize: (input) => `Read ${input.path}`,
     async execute(input) {
       const absolute = await resolve(input.path);
@@ -71,6 +72,7 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
     }),
     readOnly: true,
     needsApproval: false,
+    traits: { path: (input) => input.path },
     summarize: (input) => `List ${input.path}`,
     async execute(input) {
       const absolute = await resolve(input.path);
@@ -92,6 +94,7 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
     }),
     readOnly: true,
     needsApproval: false,
+    traits: { path: (input) => input.path },
     summarize: (input) => `Find files ${input.pattern}`,
     async execute(input) {
       const absolute = await resolve(input.path);
@@ -113,9 +116,10 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
     inputSchema: z.object({ path: z.string(), content: z.string() }),
     readOnly: false,
     needsApproval: true,
+    traits: { path: (input) => input.path, writes: true },
     summarize: (input) => `Write ${input.path}`,
-    async execute(input) {
-      const absolute = await resolve(input.path);
+    async execute(input, context) {
+      const absolute = context.checkedPath ?? (await resolve(input.path));
       const stat = await workspace.stat(absolute);
       if (stat?.type === 'directory') return { output: `${input.path} is a folder.`, isError: true };
       // An existing file keeps its encoding, BOM and line endings.
@@ -140,9 +144,10 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
     }),
     readOnly: false,
     needsApproval: true,
+    traits: { path: (input) => input.path, writes: true },
     summarize: (input) => `Edit ${input.path}`,
-    async execute(input) {
-      const absolute = await resolve(input.path);
+    async execute(input, context) {
+      const absolute = context.checkedPath ?? (await resolve(input.path));
       const stat = await workspace.stat(absolute);
       if (!stat) return { output: `${input.path} does not exist; use write_file to create it.`, isError: true };
       const { text, ...format } = await workspace.readText(absolute);

@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import type { ApprovalGate, ApprovalRequest } from '../../../../src/core/policy/approval';
-import { AutoApprovalGate, needsAskingAnyway } from '../../../../src/core/policy/auto-approval';
+import { AutoApprovalGate } from '../../../../src/core/policy/auto-approval';
+import { RiskProbe } from '../../../fixtures/call-risk';
 
-function request(toolName: string, input: unknown, conversationId = 'c1'): ApprovalRequest {
+const probe = new RiskProbe();
+
+/** A request as the executor makes it: with the call's assessment. */
+async function request(toolName: string, input: unknown, conversationId = 'c1'): Promise<ApprovalRequest> {
   return {
     conversationId,
     toolCallId: `call-${toolName}`,
@@ -10,6 +14,7 @@ function request(toolName: string, input: unknown, conversationId = 'c1'): Appro
     input,
     summary: toolName,
     argumentsHash: 'hash',
+    risk: await probe.risk(toolName, input),
     signal: new AbortController().signal,
   };
 }
@@ -30,7 +35,7 @@ describe('auto-approve for one conversation (approval decorator)', () => {
   it('asks the user as usual while it is off', async () => {
     const inner = askingGate();
     const gate = new AutoApprovalGate(inner, () => false);
-    const decision = await gate.request(request('write_file', { path: 'src/a.ts', content: 'x' }));
+    const decision = await gate.request(await request('write_file', { path: 'src/a.ts', content: 'x' }));
     assert.deepEqual(decision, { approved: false, source: 'user' });
     assert.deepEqual(inner.asked, ['write_file']);
   });
@@ -45,7 +50,7 @@ describe('auto-approve for one conversation (approval decorator)', () => {
       ['bash', { command: 'git status && git diff' }],
       ['background_run', { command: 'npm run watch' }],
     ] as const) {
-      const decision = await gate.request(request(tool, input));
+      const decision = await gate.request(await request(tool, input));
       assert.equal(decision.approved, true, tool);
       assert.equal(decision.source, 'session_rule');
     }
@@ -55,8 +60,11 @@ describe('auto-approve for one conversation (approval decorator)', () => {
   it('is per conversation: another conversation is still asked about', async () => {
     const inner = askingGate();
     const gate = new AutoApprovalGate(inner, (conversationId) => conversationId === 'c1');
-    assert.equal((await gate.request(request('write_file', { path: 'a.ts', content: '' }, 'c1'))).approved, true);
-    assert.equal((await gate.request(request('write_file', { path: 'a.ts', content: '' }, 'c2'))).approved, false);
+    assert.equal((await gate.request(await request('write_file', { path: 'a.ts', content: '' }, 'c1'))).approved, true);
+    assert.equal(
+      (await gate.request(await request('write_file', { path: 'a.ts', content: '' }, 'c2'))).approved,
+      false,
+    );
     assert.deepEqual(inner.asked, ['write_file']);
   });
 
@@ -72,13 +80,13 @@ describe('auto-approve for one conversation (approval decorator)', () => {
       '../outside.txt',
       '/etc/passwd',
     ]) {
-      const decision = await gate.request(request('write_file', { path, content: 'x' }));
+      const decision = await gate.request(await request('write_file', { path, content: 'x' }));
       assert.equal(decision.source, 'user', path);
     }
     assert.equal(inner.asked.length, 7);
   });
 
-  it('still asks about commands that name a protected path or cannot be analysed', () => {
+  it('still asks about commands that name a protected path or cannot be analysed', async () => {
     for (const command of [
       'cat .env',
       'echo x > .env.local',
@@ -91,12 +99,11 @@ describe('auto-approve for one conversation (approval decorator)', () => {
       'echo "unclosed',
       'eval "$X"',
     ]) {
-      assert.equal(needsAskingAnyway('bash', { command }), true, command);
+      assert.equal(await probe.asksAnyway('bash', { command }), true, command);
     }
-    assert.equal(needsAskingAnyway('bash', {}), true, 'a command tool without a command asks');
   });
 
-  it('lets ordinary commands and file paths through', () => {
+  it('lets ordinary commands and file paths through', async () => {
     for (const command of [
       'npm test',
       'git status',
@@ -104,9 +111,8 @@ describe('auto-approve for one conversation (approval decorator)', () => {
       'grep -rn "TODO" src',
       'npm run build -- --env=production',
     ]) {
-      assert.equal(needsAskingAnyway('bash', { command }), false, command);
+      assert.equal(await probe.asksAnyway('bash', { command }), false, command);
     }
-    assert.equal(needsAskingAnyway('write_file', { path: 'src/environment.ts' }), false);
-    assert.equal(needsAskingAnyway('think', { thought: 'cat .env' }), false, 'only command tools run their input');
+    assert.equal(await probe.asksAnyway('write_file', { path: 'src/environment.ts' }), false);
   });
 });

@@ -1,3 +1,4 @@
+import { RiskProbe } from '../../../fixtures/call-risk';
 import assert from 'node:assert/strict';
 import { parseAgentPolicy, type AgentPolicy } from '../../../../src/core/policy/agent-policy';
 import { mergePolicies } from '../../../../src/core/policy/merge-policy';
@@ -22,7 +23,7 @@ approvals:
 
 const rules = toolPolicyFrom(() => POLICY);
 const bash = (command: string) =>
-  rules.evaluate({ toolName: 'bash', input: { command }, readOnly: false, needsApproval: true });
+  rules.evaluate({ toolName: 'bash', input: { command }, command, readOnly: false, needsApproval: true });
 const action = (command: string) => bash(command).action;
 
 describe('the tool rules of .openagent/agent.yaml', () => {
@@ -47,7 +48,7 @@ describe('the tool rules of .openagent/agent.yaml', () => {
       [`${Array.from({ length: 60 }, () => 'git status').join(' && ')} && git push`, 'deny'],
       ["bash -c 'git push --force'", 'deny'],
       ['env X=1 git push', 'deny'],
-      ['env X=1 git status', 'allow'],
+      ['env X=1 git status', 'ask'], // a wrapper or assignment voids an allow that does not name it
       ['npm install', 'ask'], // neither allowed nor denied: the default asks
       ['echo "unterminated', 'ask'],
       ['cat <<EOF\nhi\nEOF', 'ask'],
@@ -60,7 +61,7 @@ describe('the tool rules of .openagent/agent.yaml', () => {
     );
   });
 
-  it('tools: deny and allow lists, approvals required or automatic, protected paths still ask', () => {
+  it('tools: deny and allow lists, approvals required or automatic, protected paths still ask', async () => {
     const evaluate = (toolName: string, readOnly: boolean, input: unknown = {}) =>
       rules.evaluate({ toolName, input, readOnly, needsApproval: !readOnly });
     assert.equal(evaluate('background_run', false).action, 'deny');
@@ -71,7 +72,10 @@ describe('the tool rules of .openagent/agent.yaml', () => {
       source: 'policy',
       rule: 'approvals.auto_approve "write_file"',
     });
-    assert.equal(evaluate('write_file', false, { path: '.env' }).action, 'ask', 'a protected path asks anyway');
+    const probe = new RiskProbe();
+    const protectedWrite = await probe.outcome('write_file', { path: '.env', content: 'x' }, { policy: rules });
+    assert.equal(protectedWrite.outcome, 'asked', 'a protected path asks anyway');
+    assert.equal(protectedWrite.request?.risk.protectedPath, true);
     assert.deepEqual(evaluate('read_file', true), {
       action: 'allow',
       source: 'policy',
@@ -94,7 +98,13 @@ describe('the tool rules of .openagent/agent.yaml', () => {
   it('without a policy behaves as before: reading tools run, the rest ask', () => {
     const none = toolPolicyFrom(() => undefined);
     assert.equal(
-      none.evaluate({ toolName: 'bash', input: { command: 'rm -rf /' }, readOnly: false, needsApproval: true }).action,
+      none.evaluate({
+        toolName: 'bash',
+        input: { command: 'rm -rf /' },
+        command: 'rm -rf /',
+        readOnly: false,
+        needsApproval: true,
+      }).action,
       'ask',
     );
     assert.equal(
@@ -119,7 +129,7 @@ describe('user policy defaults with a workspace policy', () => {
     assert.equal(merged.budget?.daily_usd, 5, 'a section only the user set stays');
     const rules = toolPolicyFrom(() => merged);
     const run = (command: string) =>
-      rules.evaluate({ toolName: 'bash', input: { command }, readOnly: false, needsApproval: true }).action;
+      rules.evaluate({ toolName: 'bash', input: { command }, command, readOnly: false, needsApproval: true }).action;
     assert.equal(run('git push'), 'deny', 'the workspace cannot lift the user’s deny');
     assert.equal(run('npm test'), 'allow');
     assert.equal(mergePolicies(undefined, workspace), workspace);

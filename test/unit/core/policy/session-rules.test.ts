@@ -3,8 +3,13 @@
  * never a compound command that merely starts like an approved one.
  */
 import assert from 'node:assert/strict';
-import { sessionRuleKey, sessionRuleLabel } from '../../../../src/core/policy/session-rules';
+import { sessionRuleKey as keyOf, sessionRuleLabel } from '../../../../src/core/policy/session-rules';
+import { plainRisk } from '../../../fixtures/call-risk';
 
+const COMMAND_TOOLS = new Set(['bash', 'background_run']);
+/** The key for a call as the executor assesses it (commands come from the tools' traits). */
+const sessionRuleKey = (toolName: string, input: { command?: string; [key: string]: unknown }) =>
+  keyOf({ toolName, risk: plainRisk(COMMAND_TOOLS.has(toolName) ? input.command : undefined) });
 const bash = (command: string) => sessionRuleKey('bash', { command });
 
 describe('session rules', () => {
@@ -80,16 +85,16 @@ describe('session rules', () => {
     assert.equal(bash('npm run "$SCRIPT"'), undefined);
   });
 
-  it('gives no key when the input has no command', () => {
-    assert.equal(sessionRuleKey('bash', {}), undefined);
-    assert.equal(sessionRuleKey('bash', null), undefined);
-    assert.equal(sessionRuleKey('bash', { command: 42 }), undefined);
+  it('gives no key to a call with reasons to ask (a protected path, a risky option)', () => {
+    const risky = { ...plainRisk('git status'), reasons: ['`git -c` sets configuration that can run commands'] };
+    assert.equal(keyOf({ toolName: 'bash', risk: risky }), undefined);
+    assert.equal(keyOf({ toolName: 'write_file', risk: { ...plainRisk(), protectedPath: true } }), undefined);
   });
 
   it('describes a rule in words for the UI', () => {
     assert.equal(sessionRuleLabel('bash:git status'), '`git status` commands');
     assert.equal(sessionRuleLabel('bash:ls'), '`ls` commands');
-    assert.equal(sessionRuleLabel('background_run:npm run dev'), '`npm run dev` commands in the background');
+    assert.equal(sessionRuleLabel('background_run:npm run dev'), '`npm run dev` commands (background_run)');
     assert.equal(sessionRuleLabel('write_file'), 'all write_file calls');
     assert.equal(sessionRuleLabel('mcp__github__create_issue'), 'all mcp__github__create_issue calls');
   });

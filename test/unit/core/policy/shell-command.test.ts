@@ -5,10 +5,15 @@
 import assert from 'node:assert/strict';
 import { analyseCommand, type CommandAnalysis } from '../../../../src/core/policy/shell-command';
 
+/** The analysis without the word facts (tested on their own below), to compare shapes. */
 function analysed(command: string): CommandAnalysis {
   const result = analyseCommand(command);
   assert.ok(result.ok, `expected ${JSON.stringify(command)} to parse, got: ${result.ok ? '' : result.reason}`);
-  return result;
+  return {
+    ...result,
+    segments: result.segments.map(({ facts: _facts, programIndex: _index, ...segment }) => segment),
+    redirections: result.redirections.map(({ facts: _facts, ...redirection }) => redirection),
+  } as unknown as CommandAnalysis;
 }
 
 function programs(command: string): string[] {
@@ -22,6 +27,24 @@ function refused(command: string): string {
 }
 
 describe('shell command analysis', () => {
+  it('says which words the shell will expand: globs, variables, ~, substitutions', () => {
+    const result = analyseCommand('X=1 cp .openagen?/a "$HOME"/b ~/c \'*.ts\' $(pwd) {a,b} plain > ~/out');
+    assert.ok(result.ok);
+    const [segment] = result.segments;
+    assert.equal(segment?.programIndex, 1);
+    assert.deepEqual(
+      segment?.facts.map(
+        (facts) =>
+          Object.entries(facts)
+            .filter(([, on]) => on)
+            .map(([name]) => name)
+            .join('+') || '-',
+      ),
+      ['-', '-', 'glob', 'computed', 'tilde', '-', 'computed', 'computed', '-'],
+    );
+    assert.deepEqual(result.redirections[0]?.facts, { computed: false, glob: false, tilde: true });
+  });
+
   it('reads a simple command', () => {
     assert.deepEqual(analysed('git status --short'), {
       ok: true,

@@ -1,0 +1,160 @@
+/**
+ * One assessment per tool call, made before policy or anyone is asked (SPEC 4.1), from the
+ * tool's traits (tool.ts), never from its name:
+ * - what can never run is refused first (a file path outside the workspace), so nobody is asked
+ *   to approve what would fail anyway;
+ * - what must be asked whatever a rule, auto-approve or "Always" says, with the reasons shown
+ *   in the question: a write to a protected path (decided on the real path, links followed), a
+ *   read of a secret file, a write to the user's global memory, a command naming such paths or
+ *   paths decided at run time, or using options known to run something else;
+ * - what deserves a warning rather than a routine question, and what a confined command would
+ *   need from outside its sandbox.
+ */
+import { createHash } from 'node:crypto';
+import * as path from 'node:path';
+import type { WorkspaceFiles } from '../ports';
+import type { AnyTool } from '../tools/tool';
+import { assessCommand } from './command-risk';
+import { isProtectedPath, isSecretPath, pathOfInput } from './protected-paths';
+import { analyseCommand } from './shell-command';
+import { PathError, resolveWorkspacePath } from '../workspace/workspace-path';
+
+export interface CallRisk {
+  /** It can never run (a file outside the workspace): refused before anyone is asked. */
+  refusal?: string;
+  /** Why it is asked about whatever a rule, a switch or an earlier "Always" says. */
+  reasons: string[];
+  /** Shown with the question; any caution or reason makes it a warning, not a routine toast. */
+  cautions: string[];
+  /** It changes a protected path: the question is modal and "Always" never covers it. */
+  protectedPath: boolean;
+  /** What a confined command would need from outside its sandbox (the network). */
+  needsOut: string[];
+  /** The shell command line the call runs, if any. */
+  command?: string;
+  /** The real path its file resolved to when checked: the tool writes there and nowhere else. */
+  checkedPath?: string;
+}
+
+export const NO_RISK: CallRisk = { reasons: [], cautions: [], protectedPath: false, needsOut: [] };
+
+/** Whether a call deserves a warning rather than a routine question. */
+export const isWarning = (risk: CallRisk | undefined) =>
+  risk !== undefined && (risk.protectedPath || risk.reasons.length > 0 || risk.cautions.length > 0);
+
+/** Manifests whose scripts an allowed command would run: changed ones ask. */
+const MANIFESTS = ['package.json', 'Makefile'];
+
+export class CallAssessor {
+  /** conversation id → manifest hashes when its first tool call was assessed. */
+  private readonly baselines = new Map<string, Promise<Map<string, string | undefined>>>();
+
+  constructor(private readonly workspace: () => WorkspaceFiles | undefined) {}
+
+  async assess(tool: AnyTool, input: unknown, conversationId: string): Promise<CallRisk> {
+    const files = this.workspace();
+    const baseline = files && this.baseline(conversationId, files);
+    const traits = tool.traits;
+    const risk: CallRisk = { reasons: [], cautions: [], protectedPath: false, needsOut: [] };
+    if (traits?.userScope?.(input)) {
+      risk.reasons.push('it writes your global memory, which every later conversation in every folder reads');
+    }
+    const command = traits?.command?.(input);
+    if (command !== undefined) {
+      risk.command = command;
+      await this.assessCommandLine(command, files, baseline, risk);
+    }
+    const written = traits ? traits.path?.(input) : tool.readOnly ? undefined : pathOfInput(input);
+    if (written !== undefined)
+      await this.assessPath(written, traits ? traits.writes === true : true, !!traits, files, risk);
+    return risk;
+  }
+
+  /** Forgets a conversation's manifest baseline (it ended). */
+  forget(conversationId: string): void {
+    this.baselines.delete(conversationId);
+  }
+
+  private async assessPath(
+    written: string,
+    writes: boolean,
+    declared: boolean,
+    files: WorkspaceFiles | undefined,
+    risk: CallRisk,
+  ): Promise<void> {
+    const relatives = [written];
+    if (files && declared) {
+      try {
+        const real = await resolveWorkspacePath(files.root, written, files);
+        if (writes) risk.checkedPath = real;
+        const realRoot = (await files.realpath(files.root)) ?? files.root;
+        relatives.push(path.relative(realRoot, real) || '.');
+      } catch (error) {
+        if (!(error instanceof PathError)) throw error;
+        risk.refusal = error.message;
+        return;
+      }
+    }
+    const shown = (relative: string) => (relative === written ? '' : ` (it leads to ${relative})`);
+    const protectedOne = relatives.find((relative) => isProtectedPath(relative));
+    if (writes && protectedOne !== undefined) {
+      risk.protectedPath = true;
+      risk.reasons.push(`${written} is a protected path${shown(protectedOne)}`);
+    }
+    const secret = relatives.find((relative) => isSecretPath(relative));
+    if (!writes && secret !== undefined) risk.reasons.push(`${written} holds secrets${shown(secret)}`);
+  }
+
+  private async assessCommandLine(
+    command: string,
+    files: WorkspaceFiles | undefined,
+    baseline: Promise<Map<string, string | undefined>> | undefined,
+    risk: CallRisk,
+  ): Promise<void> {
+    const analysis = analyseCommand(command);
+    if (!analysis.ok) {
+      risk.reasons.push(analysis.reason);
+      return;
+    }
+    if (analysis.hidden) risk.reasons.push('it holds control or invisible characters that can hide what runs');
+    if (!files) return;
+    const findings = await assessCommand(analysis, {
+      root: files.root,
+      files,
+      changedManifests: async () => {
+        const before = await baseline;
+        if (!before) return [];
+        const now = await manifestHashes(files);
+        return MANIFESTS.filter((name) => before.get(name) !== now.get(name));
+      },
+    });
+    risk.reasons.push(...findings.reasons);
+    risk.cautions.push(...findings.cautions);
+    risk.needsOut.push(...findings.needsOut);
+    risk.protectedPath ||= findings.protectedPath;
+  }
+
+  private baseline(conversationId: string, files: WorkspaceFiles): Promise<Map<string, string | undefined>> {
+    let baseline = this.baselines.get(conversationId);
+    if (!baseline) {
+      baseline = manifestHashes(files);
+      this.baselines.set(conversationId, baseline);
+    }
+    return baseline;
+  }
+}
+
+async function manifestHashes(files: WorkspaceFiles): Promise<Map<string, string | undefined>> {
+  const hashes = new Map<string, string | undefined>();
+  for (const name of MANIFESTS) {
+    const absolute = path.join(files.root, name);
+    const text = (await files.stat(absolute).catch(() => undefined))
+      ? await files.readText(absolute).then(
+          (decoded) => decoded.text,
+          () => undefined,
+        )
+      : undefined;
+    hashes.set(name, text === undefined ? undefined : createHash('sha256').update(text).digest('hex'));
+  }
+  return hashes;
+}
