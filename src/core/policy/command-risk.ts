@@ -59,7 +59,7 @@ export async function assessCommand(analysis: CommandAnalysis, context: CommandR
   const add = (list: string[], text: string) => {
     if (!list.includes(text)) list.push(text);
   };
-  const candidates: Array<{ word: string; facts: WordFacts }> = [];
+  const candidates: Array<{ word: string; facts: WordFacts; reads: boolean }> = [];
   analysis.segments.forEach((segment, index) => {
     for (const reason of segmentDangers(segment)) add(findings.reasons, reason);
     const program = basename(segment.program);
@@ -70,21 +70,22 @@ export async function assessCommand(analysis: CommandAnalysis, context: CommandR
       add(findings.cautions, network);
       add(findings.needsOut, network);
     }
+    const reads = readsOnly(segment);
     segment.argv.forEach((word, at) => {
       if (at === segment.programIndex) return;
       const facts = segment.facts[at] ?? { computed: false, glob: false, tilde: false };
-      for (const part of pathParts(word)) candidates.push({ word: part, facts });
+      for (const part of pathParts(word)) candidates.push({ word: part, facts, reads });
     });
   });
   for (const redirection of analysis.redirections) {
     if (/&$/.test(redirection.op) && /^(\d+|-)$/.test(redirection.target)) continue; // 2>&1
-    candidates.push({ word: redirection.target, facts: redirection.facts });
+    candidates.push({ word: redirection.target, facts: redirection.facts, reads: redirection.op === '<' });
   }
   if (candidates.length > MAX_PATH_WORDS) {
     add(findings.reasons, `it has too many words to check (${candidates.length})`);
     return findings;
   }
-  for (const { word, facts } of candidates) await checkPathWord(word, facts, context, findings, add);
+  for (const { word, facts, reads } of candidates) await checkPathWord(word, facts, reads, context, findings, add);
   const manifests = await context.changedManifests();
   for (const segment of analysis.segments) {
     const manifest = manifestRun(segment, manifests);
@@ -96,6 +97,7 @@ export async function assessCommand(analysis: CommandAnalysis, context: CommandR
 async function checkPathWord(
   word: string,
   facts: WordFacts,
+  reads: boolean,
   context: CommandRiskContext,
   findings: CommandFindings,
   add: (list: string[], text: string) => void,
@@ -124,7 +126,8 @@ async function checkPathWord(
   }
   if (/\s/.test(word) && !word.includes('/') && (await context.files.realpath(absolute)) === undefined) return;
   for (const relative of new Set([lexical, real])) {
-    if (relative !== '' && isProtectedPath(relative)) {
+    // A program that only reads may name a protected file (`cat package.json`); not a secret.
+    if (relative !== '' && !reads && isProtectedPath(relative)) {
       findings.protectedPath = true;
       add(
         findings.reasons,
@@ -134,6 +137,59 @@ async function checkPathWord(
       add(findings.reasons, `\`${word}\` holds secrets${relative !== lexical ? ` (it leads to ${relative})` : ''}`);
     }
   }
+}
+
+/**
+ * Programs that only read the files they name (their risky options are in segmentDangers), so
+ * naming a protected file does not make them ask. Writes to a file by redirection still do.
+ */
+const READERS = new Set([
+  'cat',
+  'head',
+  'tail',
+  'less',
+  'more',
+  'grep',
+  'egrep',
+  'fgrep',
+  'rg',
+  'wc',
+  'diff',
+  'cmp',
+  'ls',
+  'stat',
+  'file',
+  'find',
+  'tree',
+  'du',
+  'jq',
+  'nl',
+  'echo',
+  'printf',
+  'realpath',
+  'readlink',
+  'dirname',
+  'basename',
+  'test',
+  '[',
+  'awk',
+  'gawk',
+  'sed',
+  'sort',
+]);
+
+function readsOnly(segment: CommandSegment): boolean {
+  const program = basename(segment.program);
+  if (!READERS.has(program) || segment.programIndex !== 0) return false;
+  const inPlace = segment.args.some(
+    (arg) =>
+      /^(-i|--in-place|-[a-zA-Z]*i|-o|--output)/.test(arg) &&
+      program !== 'grep' &&
+      program !== 'rg' &&
+      program !== 'ls' &&
+      program !== 'diff',
+  );
+  return !inPlace;
 }
 
 /**
@@ -227,7 +283,9 @@ function segmentDangers(segment: CommandSegment): string[] {
       if (
         args.some(
           (arg, at) =>
-            !arg.startsWith('-') && at === firstOperand(args) && /(^|[;}\n]\s*|\/[gpIiMm0-9]*)[ewW]\b/.test(arg),
+            !arg.startsWith('-') &&
+            at === firstOperand(args) &&
+            /((^|[;{}\n])\s*[0-9$,~+!]*\s*|\/[gpIiMm0-9]*)[ewW]\b/.test(arg),
         )
       )
         reasons.push('the sed script runs a command or writes a file (`e`, `w`)');
