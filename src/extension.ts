@@ -34,6 +34,7 @@ import { registerPaletteCommands } from './host/commands/palette';
 import { revertTurn } from './host/commands/revert-turn';
 import { findLocalServers, useLocalServer } from './host/commands/local-servers';
 import { AgentStatusBar } from './host/status-bar';
+import { readSandboxSetting } from './host/settings';
 import { ApprovalDetails } from './host/approvals/approval-details';
 import { SecretStorageSource } from './host/secret-storage-source';
 import {
@@ -56,6 +57,8 @@ import { TerminalHistory } from './host/terminal/terminal-history';
 import { createMentionResolver } from './host/chat/mention-sources';
 import { pickContext } from './host/chat/context-picker';
 import { ChildProcessShell } from './node/child-process-shell';
+import { BubblewrapSandbox } from './node/sandbox/bubblewrap';
+import { stricterSandbox } from './core/policy/merge-policy';
 import { ChildProcessRunner } from './node/child-process-runner';
 import { VscodeWorkspace } from './host/workspace/vscode-workspace';
 import { VscodeCodeNavigation } from './host/workspace/vscode-code-navigation';
@@ -145,8 +148,18 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     void vscode.window.showErrorMessage(`OpenAgent could not save the conversation: ${message}`);
   };
 
+  // .openagent/agent.yaml: its mistakes as problems, its tool rules applied (trusted workspaces).
+  const policy = new PolicySource();
+  // Commands run confined where the OS allows (bubblewrap); secrets never reach their environment.
+  const sandbox = new BubblewrapSandbox({
+    mode: () => stricterSandbox(readSandboxSetting(), policy.current()?.sandbox) ?? 'auto',
+    network: () => policy.current()?.commands?.network === true,
+    passEnv: () => policy.current()?.commands?.pass_env ?? [],
+    root: workspaceRoot,
+    hidden: () => [context.globalStorageUri.fsPath],
+  });
   // Commands run in the "OpenAgent" terminal; a child process where shell integration is missing.
-  const terminal = new TerminalShell(new ChildProcessShell(), workspaceRoot);
+  const terminal = new TerminalShell(new ChildProcessShell(undefined, sandbox), workspaceRoot, sandbox);
   const terminalHistory = new TerminalHistory();
   context.subscriptions.push(terminal, terminalHistory);
 
@@ -177,8 +190,6 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
 
   // MCP servers start with the first conversation; their status shows in the developer panel.
   const mcp = new McpService(context.extension.packageJSON.version as string);
-  // .openagent/agent.yaml: its mistakes as problems, its tool rules applied (trusted workspaces).
-  const policy = new PolicySource();
   context.subscriptions.push(mcp, new PolicyDiagnostics(), policy);
   // Budgets over every conversation of this window and what they start; past spending from the store.
   const ledger = storeLedger(() => openStore().catch(() => undefined));
@@ -207,7 +218,8 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     approvals: new NotificationApprovalGate({ showDetails: approvalDetails.show }),
     planModeDefault: () => readPlanModeDefault(),
     isTrusted: () => vscode.workspace.isTrusted,
-    processRunner: new ChildProcessRunner(),
+    processRunner: new ChildProcessRunner(undefined, sandbox),
+    sandbox,
     prepare: () => policy.refresh(),
     connectedTools: () => mcp.tools(),
     toolPolicy: {
@@ -271,10 +283,16 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     useLocalServer,
   });
 
-  const developerPanel = new DeveloperPanel(context.extensionUri, session, mcp, {
-    list: (scope) => listAudit(session, openStore, scope),
-    export: (scope, format) => exportAuditLog(session, openStore, { scope, format }),
-  });
+  const developerPanel = new DeveloperPanel(
+    context.extensionUri,
+    session,
+    mcp,
+    {
+      list: (scope) => listAudit(session, openStore, scope),
+      export: (scope, format) => exportAuditLog(session, openStore, { scope, format }),
+    },
+    sandbox,
+  );
   const budgetView = { policy: () => policy.current()?.budget, ledger };
   const notifyBudget = budgetNotifier({
     raise: (scope, unit) => raiseBudget(scope, unit, policy),
@@ -294,7 +312,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     developerPanel,
     vscode.window.registerWebviewPanelSerializer(DeveloperPanel.viewType, developerPanel.serializer),
     vscode.window.registerWebviewViewProvider(ChatViewProvider.viewType, chatView),
-    new AgentStatusBar(session, 'openagent.focusChat'),
+    new AgentStatusBar(session, 'openagent.focusChat', sandbox),
     ...registerPaletteCommands({
       session,
       secrets,

@@ -2,6 +2,7 @@
  * The command line of `openagent`: flags, the prompt, and what the environment fills in
  * (OPENAGENT_PROVIDER, OPENAGENT_MODEL, OPENAGENT_BASE_URL, OPENAGENT_PRESET, OPENAGENT_STORE).
  */
+import { SANDBOX_MODES, type SandboxMode } from '../core/policy/agent-policy';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,8 +25,10 @@ Options:
                      what OpenAgent knows of the model; OPENAGENT_CONTEXT_WINDOW)
   --idle-timeout <s> seconds an answer may go without data before the server is reported as
                      not answering (default 120; OPENAGENT_STREAM_IDLE_TIMEOUT)
+  --sandbox <mode>   auto | required | off: whether commands run confined (bubblewrap on Linux;
+                     default auto; OPENAGENT_SANDBOX). A policy can make it stricter, never looser
   --store <dir>      where conversations are kept (default ~/.openagent/store; same format as the extension)
-  -y, --yes          approve every tool call without asking (alias --approve-all; protected paths still ask)
+  -y, --yes          approve every tool call without asking (alias --approve-all; risky calls still ask)
   -i, --interactive  start the interactive session (after answering the prompt, if one is given)
   -h, --help         show this help
 
@@ -42,6 +45,7 @@ export interface CliOptions {
   /** Seconds. */
   idleTimeout: number | undefined;
   storeDirectory: string;
+  sandbox: SandboxMode;
   approveAll: boolean;
   interactive: boolean;
   help: boolean;
@@ -68,6 +72,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv): ParsedArgs
         'context-window': { type: 'string' },
         'idle-timeout': { type: 'string' },
         store: { type: 'string' },
+        sandbox: { type: 'string' },
         yes: { type: 'boolean', short: 'y' },
         'approve-all': { type: 'boolean' },
         interactive: { type: 'boolean', short: 'i' },
@@ -92,6 +97,9 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv): ParsedArgs
       return { ok: false, message: `--${flag} needs a whole number of at least ${minimum}, not "${text}".` };
     numbers[flag] = value;
   }
+  const sandbox = values.sandbox ?? (env.OPENAGENT_SANDBOX || 'auto');
+  if (!(SANDBOX_MODES as readonly string[]).includes(sandbox))
+    return { ok: false, message: `--sandbox is auto, required or off, not "${sandbox}".` };
   return {
     ok: true,
     options: {
@@ -106,6 +114,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv): ParsedArgs
       storeDirectory: path.resolve(
         values.store ?? (env.OPENAGENT_STORE || path.join(os.homedir(), '.openagent', 'store')),
       ),
+      sandbox: sandbox as SandboxMode,
       approveAll: Boolean(values.yes || values['approve-all']),
       interactive: Boolean(values.interactive),
       help: Boolean(values.help),

@@ -20,12 +20,15 @@ import { policyOffers, toolPolicyFrom } from '../core/policy/policy-rules';
 import { mergePolicies } from '../core/policy/merge-policy';
 import { BudgetGuard, type BudgetPolicy } from '../core/policy/budget';
 import { storeLedger } from '../store/store-ledger';
-import type { ConversationStore, WorkspaceFiles } from '../core/ports';
+import type { CommandSandbox, ConversationStore, WorkspaceFiles } from '../core/ports';
 import { createBashTool } from '../core/tools/builtin/bash';
 import { createSearchTool } from '../core/tools/builtin/code-tools';
 import { createFileTools } from '../core/tools/builtin/file-tools';
 import { ChildProcessRunner } from '../node/child-process-runner';
 import { ChildProcessShell } from '../node/child-process-shell';
+import { BubblewrapSandbox } from '../node/sandbox/bubblewrap';
+import { stricterSandbox } from '../core/policy/merge-policy';
+import type { SandboxMode } from '../core/policy/agent-policy';
 import { EnvSecretSource } from '../node/env-secret-source';
 import { FileTaskStorage } from '../node/file-task-storage';
 import { FileTranscriptSink } from '../node/file-transcript-sink';
@@ -44,6 +47,8 @@ export interface CliSettings extends ModelSettings {
   contextWindow?: number;
   /** Seconds an answer may go without data. */
   idleTimeout?: number;
+  /** The user's sandbox choice (--sandbox); a policy may make it stricter. */
+  sandbox?: SandboxMode;
 }
 
 export interface CliDeps {
@@ -62,6 +67,8 @@ export interface CliContext {
   settings: CliSettings;
   presets: PresetLibrary;
   workspace: NodeWorkspace;
+  /** Whether commands run confined, and why not. */
+  sandbox: CommandSandbox;
   /** The store, opened on first use; undefined when it cannot be opened (already reported). */
   store(): Promise<ConversationStore | undefined>;
   /** The budgets in force (for /cost). */
@@ -119,7 +126,17 @@ export function createCliContext(deps: CliDeps): CliContext {
     now: () => Date.now(),
   });
   const ripgrep = new RipgrepSearch(findRipgrep([]));
-  const shell = new ChildProcessShell();
+  const sandbox = new BubblewrapSandbox(
+    {
+      mode: () => stricterSandbox(settings.sandbox ?? 'auto', policy.current?.sandbox) ?? 'auto',
+      network: () => policy.current?.commands?.network === true,
+      passEnv: () => policy.current?.commands?.pass_env ?? [],
+      root: () => workspaceRoot,
+      hidden: () => [storeDirectory],
+    },
+    { env: deps.env },
+  );
+  const shell = new ChildProcessShell(undefined, sandbox);
 
   const session = new ConversationSession({
     readSettings: () => ({ provider: settings.provider, model: settings.model, baseUrl: settings.baseUrl }),
@@ -140,7 +157,8 @@ export function createCliContext(deps: CliDeps): CliContext {
     clock: systemClock,
     newId: randomUUID,
     isTrusted: () => true,
-    processRunner: new ChildProcessRunner(),
+    processRunner: new ChildProcessRunner(undefined, sandbox),
+    sandbox,
     workspaceRoot: () => workspaceRoot,
     workspace: () => workspace,
     taskStorage: new FileTaskStorage(path.join(storeDirectory, 'tasks')),
@@ -178,6 +196,7 @@ export function createCliContext(deps: CliDeps): CliContext {
 
   return {
     session,
+    sandbox,
     settings,
     presets,
     workspace,

@@ -84,6 +84,7 @@ export async function main(
       maxOutputTokens: options.maxOutputTokens,
       contextWindow: options.contextWindow,
       idleTimeout: options.idleTimeout,
+      sandbox: options.sandbox,
     },
     workspaceRoot: process.cwd(),
     storeDirectory: options.storeDirectory,

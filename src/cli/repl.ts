@@ -5,6 +5,7 @@
  * message), an empty line returns to the prompt. Ctrl+C at the prompt warns once and quits the
  * second time; Ctrl+D quits.
  */
+import { describeSandbox } from '../core/policy/sandbox-status';
 import type { CliContext } from './compose';
 import { EventPrinter } from './event-printer';
 import type { LineReader } from './line-reader';
@@ -46,6 +47,7 @@ export class Repl {
       `${output.style.bold('OpenAgent')} · ${describeModel(cli.settings)} · ${this.deps.workspaceRoot}\n` +
         output.style.dim('/help lists the commands · Ctrl+C stops the agent · Ctrl+D quits'),
     );
+    output.line(output.style.dim(describeSandbox(cli.sandbox.status())));
     if (firstPrompt) await this.answer(firstPrompt);
     let warnedQuit = false;
     while (!this.quitting) {

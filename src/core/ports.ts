@@ -26,10 +26,30 @@ export interface ShellResult {
 
 export interface ShellRunOptions {
   cwd?: string;
+  /** The user approved running this command outside the sandbox (it needed out). */
+  unconfined?: boolean;
   timeoutMs: number;
   /** Output beyond this many characters is cut, keeping the end. */
   maxOutputChars: number;
   signal?: AbortSignal;
+}
+
+/** Whether agent commands run confined now, and why not (SPEC 4.4). Read at each call. */
+export interface SandboxStatus {
+  /** The mode in force: the strictest of the user's setting and the policies. */
+  mode: 'auto' | 'required' | 'off';
+  /** Commands run in the sandbox. */
+  confined: boolean;
+  /** Confined commands may reach the network (granted by the user's policy). */
+  network: boolean;
+  /** What confines them ("bubblewrap 0.8.0"), or in words why nothing does. */
+  detail: string;
+  /** `required` with no sandbox: every command is refused with this. */
+  refusal?: string;
+}
+
+export interface CommandSandbox {
+  status(): SandboxStatus;
 }
 
 /** Runs shell commands where the user can see them (host: the integrated terminal). */
@@ -209,7 +229,7 @@ export interface RunningProcess {
 
 /** Starts commands that run on their own beside the conversation (background jobs). */
 export interface ProcessRunner {
-  start(command: string, options: { cwd?: string; env?: Record<string, string> }): RunningProcess;
+  start(command: string, options: { cwd?: string; env?: Record<string, string>; unconfined?: boolean }): RunningProcess;
 }
 
 /**

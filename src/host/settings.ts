@@ -1,4 +1,6 @@
 import * as vscode from 'vscode';
+import { SANDBOX_MODES, type SandboxMode } from '../core/policy/agent-policy';
+import { stricterSandbox } from '../core/policy/merge-policy';
 import type { AgentLimits } from '../core/agent/agent-loop';
 import type { ConnectionOptions, ModelSettings } from '../core/llm/create-llm-client';
 
@@ -65,4 +67,19 @@ export function filesExcludeGlobs(): string[] {
 /** Whether new conversations start in plan mode. */
 export function readPlanModeDefault(): boolean {
   return vscode.workspace.getConfiguration(CONFIG_SECTION).get<boolean>('planMode', false);
+}
+
+/**
+ * `openagent.sandbox`: the user's choice, which a workspace (folder) value can make stricter but
+ * never looser — a cloned repository's `.vscode/settings.json` cannot turn the sandbox off.
+ */
+export function readSandboxSetting(): SandboxMode {
+  const inspected = vscode.workspace.getConfiguration(CONFIG_SECTION).inspect<string>('sandbox');
+  const valid = (value: string | undefined): SandboxMode | undefined =>
+    (SANDBOX_MODES as readonly string[]).includes(value ?? '') ? (value as SandboxMode) : undefined;
+  const user = valid(inspected?.globalValue) ?? 'auto';
+  const workspace = [valid(inspected?.workspaceValue), valid(inspected?.workspaceFolderValue)].filter(
+    (mode): mode is SandboxMode => mode !== undefined && mode !== 'off',
+  );
+  return workspace.reduce<SandboxMode>((mode, other) => stricterSandbox(mode, other) ?? mode, user);
 }

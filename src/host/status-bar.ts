@@ -4,6 +4,8 @@
  * focuses the chat.
  */
 import * as vscode from 'vscode';
+import type { CommandSandbox, SandboxStatus } from '../core/ports';
+import { describeSandbox } from '../core/policy/sandbox-status';
 import { modelLabel } from '../core/llm/provider-presets';
 import type { ConversationSession } from '../core/agent/conversation-session';
 import type { AgentEvent } from '../core/agent/events';
@@ -15,7 +17,11 @@ export class AgentStatusBar implements vscode.Disposable {
   private costUsd = 0;
   private readonly stops: Array<() => void>;
 
-  constructor(session: ConversationSession, focusCommand: string) {
+  constructor(
+    session: ConversationSession,
+    focusCommand: string,
+    private readonly sandbox?: CommandSandbox & { peek(): SandboxStatus | undefined },
+  ) {
     this.item.name = 'OpenAgent';
     this.item.command = focusCommand;
     this.stops = [
@@ -71,8 +77,11 @@ export class AgentStatusBar implements vscode.Disposable {
       this.state === 'idle' ? '$(hubot)' : this.state === 'waiting for approval' ? '$(bell-dot)' : '$(loading~spin)';
     const settings = readModelSettings();
     const model = modelLabel(settings.provider, settings.model);
-    this.item.text = `${icon} ${this.state === 'idle' ? 'OpenAgent' : this.state} · ${model} · $${this.costUsd.toFixed(this.costUsd < 1 ? 4 : 2)}`;
-    this.item.tooltip = `OpenAgent is ${this.state}. Model: ${model}. This conversation: $${this.costUsd.toFixed(4)}. Click to open the chat.`;
+    this.item.text = `${icon}${this.sandbox?.peek()?.confined ? ' $(shield)' : ''} ${this.state === 'idle' ? 'OpenAgent' : this.state} · ${model} · $${this.costUsd.toFixed(this.costUsd < 1 ? 4 : 2)}`;
+    const sandbox = this.sandbox?.peek();
+    this.item.tooltip =
+      `OpenAgent is ${this.state}. Model: ${model}. This conversation: $${this.costUsd.toFixed(4)}.` +
+      `${sandbox ? ` ${describeSandbox(sandbox)}` : ''} Click to open the chat.`;
   }
 
   dispose(): void {

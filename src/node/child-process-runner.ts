@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ProcessRunner, RunningProcess } from '../core/ports';
+import type { CommandLauncher } from './child-process-shell';
 import { CLOSE_GRACE_MS } from './process-tree';
 
 /** Between SIGTERM and SIGKILL. */
@@ -21,9 +22,25 @@ export interface ShellCommand {
 }
 
 export class ChildProcessRunner implements ProcessRunner {
-  constructor(private readonly shell: ShellCommand | undefined = defaultShell()) {}
+  constructor(
+    private readonly shell: ShellCommand | undefined = defaultShell(),
+    /** Confines commands and scrubs their environment (BubblewrapSandbox); jobs run as they are without it. */
+    private readonly launcher?: CommandLauncher,
+  ) {}
 
-  start(command: string, options: { cwd?: string; env?: Record<string, string> }): RunningProcess {
+  start(
+    command: string,
+    options: { cwd?: string; env?: Record<string, string>; unconfined?: boolean },
+  ): RunningProcess {
+    const plan = this.launcher?.launch(command, { cwd: options.cwd, unconfined: options.unconfined });
+    if (plan)
+      return new ChildRun(
+        { path: plan.file, args: plan.args.slice(0, -1) },
+        plan.args.at(-1)!,
+        { ...options, env: { ...plan.env, ...options.env } },
+        plan.env,
+        plan.afterRun,
+      );
     return new ChildRun(this.shell, command, options);
   }
 }
@@ -66,10 +83,13 @@ class ChildRun implements RunningProcess {
     shell: ShellCommand | undefined,
     command: string,
     options: { cwd?: string; env?: Record<string, string> },
+    /** The whole environment, when the launcher decided it (secrets removed). */
+    baseEnv?: Record<string, string>,
+    private readonly afterRun: () => string | undefined = () => undefined,
   ) {
     const common = {
       cwd: options.cwd,
-      env: { ...process.env, ...options.env },
+      env: { ...(baseEnv ?? process.env), ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'],
       windowsHide: true,
     };
@@ -128,6 +148,8 @@ class ChildRun implements RunningProcess {
   private finish(exitCode: number | undefined): void {
     if (this.finished) return;
     this.finished = true;
+    const note = this.afterRun();
+    if (note) this.emitOutput(`\n${note}\n`);
     clearTimeout(this.closeTimer);
     this.exitCode = exitCode;
     for (const listener of this.exitListeners.splice(0)) listener(this.exitCode);

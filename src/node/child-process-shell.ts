@@ -10,19 +10,42 @@ import { existsSync } from 'node:fs';
 import type { Shell, ShellResult, ShellRunOptions } from '../core/ports';
 import { OutputCollector } from '../core/text/terminal-output';
 import { CLOSE_GRACE_MS, killTree } from './process-tree';
+import type { Launch } from './sandbox/bubblewrap';
+
+/** Says how each command starts: confined or not, with which environment (BubblewrapSandbox). */
+export interface CommandLauncher {
+  launch(command: string, options: { cwd?: string; unconfined?: boolean; marker?: string }): Launch;
+}
 
 export class ChildProcessShell implements Shell {
-  constructor(private readonly shellPath: string = existsSync('/bin/bash') ? '/bin/bash' : 'bash') {}
+  constructor(
+    private readonly shellPath: string = existsSync('/bin/bash') ? '/bin/bash' : 'bash',
+    private readonly launcher?: CommandLauncher,
+  ) {}
 
   run(command: string, options: ShellRunOptions): Promise<ShellResult> {
     return new Promise((resolve) => {
       // Every process the command starts inherits this mark, however it detaches itself.
-      const marker = `OPENAGENT_RUN=${randomBytes(8).toString('hex')}`;
-      const child = spawn(this.shellPath, ['-c', command], {
+      const id = randomBytes(8).toString('hex');
+      const marker = `OPENAGENT_RUN=${id}`;
+      let plan: Launch;
+      try {
+        plan = this.launcher?.launch(command, { cwd: options.cwd, unconfined: options.unconfined, marker: id }) ?? {
+          file: this.shellPath,
+          args: ['-c', command],
+          env: { ...(process.env as Record<string, string>), OPENAGENT_RUN: id },
+          confined: false,
+          afterRun: () => undefined,
+        };
+      } catch (error) {
+        resolve({ output: (error as Error).message, exitCode: undefined, timedOut: false, via: 'child-process' });
+        return;
+      }
+      const child = spawn(plan.file, plan.args, {
         cwd: options.cwd,
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: process.platform !== 'win32',
-        env: { ...process.env, OPENAGENT_RUN: marker.slice('OPENAGENT_RUN='.length) },
+        env: plan.env,
       });
       const output = new OutputCollector(options.maxOutputChars);
       const collect = (data: Buffer) => output.push(data.toString('utf8'));
@@ -46,6 +69,8 @@ export class ChildProcessShell implements Shell {
         clearTimeout(timer);
         clearTimeout(closeTimer);
         options.signal?.removeEventListener('abort', kill);
+        const note = plan.afterRun();
+        if (note) output.push(`\n${note}`);
         resolve({
           output: output.result(),
           exitCode,

@@ -144,6 +144,8 @@ export const hostToPanelSchema = z.discriminatedUnion('type', [
   }),
   /** "Show Audit Log": bring the Audit Log tab forward. */
   z.strictObject({ type: z.literal('audit_show') }),
+  /** Whether agent commands run confined, in one line. */
+  z.strictObject({ type: z.literal('sandbox_status'), confined: z.boolean(), text: z.string().max(2_000) }),
 ]);
 export type HostToPanel = z.infer<typeof hostToPanelSchema>;
 

@@ -5,6 +5,7 @@ import { measureLoopOverhead } from './loop-overhead';
 import { measureListAndLoad, measurePersist } from './store-benchmarks';
 import { measureWebview, STREAM_DELTAS } from './webview-benchmarks';
 import { measureTokenEstimates } from './token-estimate';
+import { measureSandboxCost } from './sandbox-cost';
 
 const PROTOCOLS: Protocol[] = ['anthropic', 'openai'];
 
@@ -32,6 +33,25 @@ async function main(): Promise<void> {
       ]),
     ),
   );
+  console.log('');
+
+  console.log(`Sandbox cost per command: plain child process vs confined by bubblewrap (alternating, ${'medians'})\n`);
+  const sandbox = await measureSandboxCost();
+  if (typeof sandbox === 'string') console.log(`(skipped: ${sandbox})`);
+  else
+    console.log(
+      table(
+        ['command', 'runs', 'plain (ms)', 'confined (ms)', 'added (ms)', 'ratio'],
+        sandbox.map((row) => [
+          row.command,
+          String(row.runs),
+          row.plainMs.toFixed(1),
+          row.confinedMs.toFixed(1),
+          (row.confinedMs - row.plainMs).toFixed(1),
+          (row.confinedMs / row.plainMs).toFixed(2),
+        ]),
+      ),
+    );
   console.log('');
 
   console.log(

@@ -72,6 +72,7 @@ root.innerHTML = `
     </div>
     <p id="usage-summary" class="usage-summary" aria-label="Total token usage"></p>
     <p id="mcp-status" class="mcp-status" aria-label="MCP servers"></p>
+    <p id="sandbox-status" class="mcp-status" aria-label="Command sandbox"></p>
     <div class="toggles" role="group" aria-label="Switches for this conversation">
       <vscode-checkbox toggle id="toggle-auto_approve" title="Approve this conversation's tool calls without asking. Protected paths still ask.">Auto-approve tool calls</vscode-checkbox>
       <vscode-checkbox toggle id="toggle-plan_mode" title="Only reading tools until you approve the agent's plan.">Plan mode</vscode-checkbox>
@@ -100,6 +101,7 @@ type ValueElement = HTMLElement & { value: string };
 type Toggle = HTMLElement & { checked: boolean };
 
 const mcpStatus = byId('mcp-status');
+const sandboxStatus = byId('sandbox-status');
 mcpStatus.textContent = 'MCP: not started yet';
 
 const view = new PanelView({
@@ -227,6 +229,10 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       break;
     case 'mcp_status':
       mcpStatus.replaceChildren(...renderMcpStatus(message.started, message.servers));
+      break;
+    case 'sandbox_status':
+      sandboxStatus.textContent = message.text;
+      sandboxStatus.classList.toggle('mcp-error', !message.confined);
       break;
   }
 });

@@ -4,7 +4,7 @@
  * and, when its switch is on, a team — with the tools, inboxes and tool filter they add to the
  * Conversation, and what ends with it (running jobs are killed, teammates stopped).
  */
-import type { Clock, ProcessRunner, TaskBoardStorage, TeamStorage, WorkspaceFiles } from '../ports';
+import type { Clock, CommandSandbox, ProcessRunner, TaskBoardStorage, TeamStorage, WorkspaceFiles } from '../ports';
 import { Team, type TeammateLoop, type TeammateSpec } from '../teams/team';
 import { TeamBus } from '../teams/team-bus';
 import { LEAD_TEAM_TOOLS } from '../teams/team-tools';
@@ -32,6 +32,8 @@ export interface ConversationPartsDeps {
   processRunner?: ProcessRunner;
   /** Where background jobs run (the workspace folder). */
   workspaceRoot?: () => string | undefined;
+  /** Whether agent commands run confined (Linux: bubblewrap); absent where there is no sandbox. */
+  sandbox?: CommandSandbox;
   /** False in an untrusted workspace: only read-only tools are offered then (SPEC 4.2). */
   isTrusted?: () => boolean;
   /** Where task boards persist; without it the task tools are not offered. */
@@ -66,7 +68,10 @@ export class ConversationParts {
     private readonly teamsOn: () => boolean = () => false,
   ) {
     const workspace = deps.workspace?.();
-    this.assessor = new CallAssessor(() => workspace);
+    this.assessor = new CallAssessor(
+      () => workspace,
+      () => deps.sandbox?.status(),
+    );
     const checkpoints = workspace && new Checkpoints(workspace);
     this.checkpoints = checkpoints && new TurnCheckpoints(checkpoints, (body) => this.conversation?.report(body));
     this.planMode = new PlanMode(planModeOn, (body) => this.conversation?.report(body));

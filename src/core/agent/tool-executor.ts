@@ -123,6 +123,7 @@ export async function executeToolCall(
     readOnly: tool.readOnly,
     needsApproval,
     ...(command !== undefined ? { command } : {}),
+    ...(risk.confined ? { confined: true } : {}),
   });
   // A protected path, a secret, a path decided at run time…: asked whatever a rule allows.
   if (verdict.action === 'allow' && risk.reasons.length > 0) verdict = { action: 'ask' };
@@ -146,6 +147,7 @@ export async function executeToolCall(
       source: verdict.source,
       ...(verdict.rule ? { reason: verdict.rule } : {}),
     });
+  let unconfined = false;
   if (verdict.action === 'ask') {
     const summary = tool.summarize?.(input) ?? tool.name;
     deps.emit({
@@ -179,6 +181,8 @@ export async function executeToolCall(
       ...(answer.reason ? { reason: answer.reason } : {}),
     });
     if (!answer.approved) return fail(answer.reason ? `${DENIED_MESSAGE} Reason: ${answer.reason}` : DENIED_MESSAGE);
+    // Asked because it needs out of the sandbox, and the user said yes to this very call.
+    unconfined = answer.source === 'user' && (risk.reasons.length > 0 || risk.needsOut.length > 0);
   }
 
   let output: ToolOutput | string;
@@ -189,6 +193,7 @@ export async function executeToolCall(
       toolCallId: call.id,
       signal,
       ...(risk.checkedPath !== undefined ? { checkedPath: risk.checkedPath } : {}),
+      ...(unconfined ? { unconfined } : {}),
     });
   } catch (error) {
     // A cancelled run is not a tool failure: let the cancellation through.

@@ -8,6 +8,16 @@
 import { isDocument, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 
+/** Whether agent commands run in a sandbox: strictest last. */
+export const SANDBOX_MODES = ['off', 'auto', 'required'] as const;
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
+
+/** A policy file larger than this is refused (a 10 MB file froze every command for 30 s). */
+export const MAX_POLICY_BYTES = 256 * 1024;
+/** Patterns per list, and characters per pattern. */
+const MAX_PATTERNS = 1_000;
+const MAX_PATTERN_CHARS = 1_000;
+
 /** The kinds of work a model route can match (SPEC 2.3). */
 export const WORK_KINDS = ['chat', 'code', 'subagent', 'compaction', 'final_summary'] as const;
 
@@ -15,8 +25,16 @@ const modelRef = z
   .string()
   .regex(/^[a-z][a-z0-9-]*\/\S+$/, 'a model is "provider/model", e.g. "anthropic/claude-sonnet-4-6"')
   .describe('provider/model, e.g. anthropic/claude-sonnet-4-6 or ollama/qwen3-coder');
-const toolPattern = z.string().min(1).describe('A tool name; * matches any run of characters (mcp__github__*)');
-const commandPattern = z.string().min(1).describe('A command; * at the end matches any arguments ("git push*")');
+const toolPattern = z
+  .string()
+  .min(1)
+  .max(MAX_PATTERN_CHARS)
+  .describe('A tool name; * matches any run of characters (mcp__github__*)');
+const commandPattern = z
+  .string()
+  .min(1)
+  .max(MAX_PATTERN_CHARS)
+  .describe('A command; * at the end matches any arguments ("git push*")');
 const usd = z.number().positive().describe('US dollars');
 const tokens = z.number().int().positive().describe('tokens (input + output)');
 
@@ -38,26 +56,38 @@ export const agentPolicySchema = z
       .describe('Which model serves which kind of work'),
     tools: z
       .strictObject({
-        allow: z.array(toolPattern).optional().describe('Only these tools are offered (when set)'),
-        deny: z.array(toolPattern).optional().describe('These tools are never run; deny wins over allow'),
+        allow: z.array(toolPattern).max(MAX_PATTERNS).optional().describe('Only these tools are offered (when set)'),
+        deny: z
+          .array(toolPattern)
+          .max(MAX_PATTERNS)
+          .optional()
+          .describe('These tools are never run; deny wins over allow'),
         bash: z
           .strictObject({
             allow: z
               .array(commandPattern)
+              .max(MAX_PATTERNS)
               .optional()
               .describe('Commands that run without asking (every segment must match)'),
-            deny: z.array(commandPattern).optional().describe('Commands refused (any segment matching)'),
+            deny: z
+              .array(commandPattern)
+              .max(MAX_PATTERNS)
+              .optional()
+              .describe('Commands refused (any segment matching)'),
           })
           .optional(),
       })
       .optional(),
     approvals: z
       .strictObject({
-        require_for: z.array(toolPattern).optional().describe('Tools that always ask'),
+        require_for: z.array(toolPattern).max(MAX_PATTERNS).optional().describe('Tools that always ask'),
         auto_approve: z
           .array(toolPattern)
+          .max(MAX_PATTERNS)
           .optional()
-          .describe('Tools that never ask; "read_only" stands for every tool that only reads'),
+          .describe(
+            'Tools that never ask; "read_only" stands for every tool that only reads, "confined" for every command that runs in the sandbox',
+          ),
       })
       .optional(),
     budget: z
@@ -72,6 +102,26 @@ export const agentPolicySchema = z
       })
       .optional(),
     memory: z.strictObject({ scope: z.enum(['workspace', 'global']).optional() }).optional(),
+    sandbox: z
+      .enum(SANDBOX_MODES)
+      .optional()
+      .describe(
+        'Whether agent commands run confined (bubblewrap on Linux): auto (where available), required (refused ' +
+          "without a sandbox) or off. A workspace can tighten the user's choice, never loosen it",
+      ),
+    commands: z
+      .strictObject({
+        network: z
+          .boolean()
+          .optional()
+          .describe("Confined commands may reach the network (only the user's policy can grant it)"),
+        pass_env: z
+          .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name'))
+          .max(MAX_PATTERNS)
+          .optional()
+          .describe("Secret-looking environment variables commands still get (only the user's policy can pass them)"),
+      })
+      .optional(),
   })
   .describe('OpenAgent policy for this workspace (.openagent/agent.yaml)');
 
@@ -93,6 +143,21 @@ export interface ParsedPolicy {
 }
 
 export function parseAgentPolicy(text: string): ParsedPolicy {
+  // Checked before parsing: a huge file is refused whole, fast, with its size.
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_POLICY_BYTES) {
+    return {
+      problems: [
+        {
+          message: `The policy is ${Math.round(bytes / 1024)} KB; at most ${MAX_POLICY_BYTES / 1024} KB is read. Nothing in it is applied.`,
+          line: 0,
+          column: 0,
+          endLine: 0,
+          endColumn: 0,
+        },
+      ],
+    };
+  }
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false });
   const at = (start: number, end: number, message: string): PolicyProblem => {

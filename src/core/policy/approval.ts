@@ -49,6 +49,8 @@ export interface ToolPolicy {
     needsApproval: boolean;
     /** The shell command line the call runs (from the tool's traits), if any. */
     command?: string;
+    /** That command will run in the sandbox. */
+    confined?: boolean;
   }): PolicyVerdict;
 }
 

@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
-import type { WorkspaceFiles } from '../ports';
+import type { SandboxStatus, WorkspaceFiles } from '../ports';
 import type { AnyTool } from '../tools/tool';
 import { assessCommand } from './command-risk';
 import { isProtectedPath, isSecretPath, pathOfInput } from './protected-paths';
@@ -34,6 +34,8 @@ export interface CallRisk {
   command?: string;
   /** The real path its file resolved to when checked: the tool writes there and nowhere else. */
   checkedPath?: string;
+  /** A command that will run in the sandbox (unless the user lets it out). */
+  confined?: boolean;
 }
 
 export const NO_RISK: CallRisk = { reasons: [], cautions: [], protectedPath: false, needsOut: [] };
@@ -49,7 +51,11 @@ export class CallAssessor {
   /** conversation id → manifest hashes when its first tool call was assessed. */
   private readonly baselines = new Map<string, Promise<Map<string, string | undefined>>>();
 
-  constructor(private readonly workspace: () => WorkspaceFiles | undefined) {}
+  constructor(
+    private readonly workspace: () => WorkspaceFiles | undefined,
+    /** Whether commands run confined now (undefined: no sandbox port, as on Windows hosts). */
+    private readonly sandbox: () => SandboxStatus | undefined = () => undefined,
+  ) {}
 
   async assess(tool: AnyTool, input: unknown, conversationId: string): Promise<CallRisk> {
     const files = this.workspace();
@@ -63,11 +69,30 @@ export class CallAssessor {
     if (command !== undefined) {
       risk.command = command;
       await this.assessCommandLine(command, files, baseline, risk);
+      this.applySandbox(risk);
     }
     const written = traits ? traits.path?.(input) : tool.readOnly ? undefined : pathOfInput(input);
     if (written !== undefined)
       await this.assessPath(written, traits ? traits.writes === true : true, !!traits, files, risk);
     return risk;
+  }
+
+  /**
+   * In a sandbox, what the command needs from outside (the network) is a reason to ask, and a
+   * command the user approves for a reason runs outside it; `sandbox: required` without one
+   * refuses every command before anyone is asked.
+   */
+  private applySandbox(risk: CallRisk): void {
+    const status = this.sandbox();
+    if (!status) return;
+    if (status.refusal !== undefined) {
+      risk.refusal = status.refusal;
+      return;
+    }
+    if (!status.confined) return;
+    risk.confined = true;
+    if (!status.network) for (const need of risk.needsOut) risk.reasons.push(`${need}, which confined commands cannot`);
+    if (risk.reasons.length > 0) risk.cautions.push('if you approve, it runs outside the sandbox');
   }
 
   /** Forgets a conversation's manifest baseline (it ended). */

@@ -4,16 +4,18 @@
  * that would loosen what the user set for themselves:
  * - deny lists add up — a workspace can never lift a tool or command the user denied everywhere;
  * - budgets add up — both sets of limits apply (the lower of two for the same limit), and
- *   `block` wins over `warn`: a cloned repository cannot raise the user's spending limits.
+ *   `block` wins over `warn`: a cloned repository cannot raise the user's spending limits;
+ * - the sandbox takes the stricter mode (a workspace's `off` is ignored), and only the user's policy can grant confined commands
+ *   the network or pass them secret variables — even when there is no user policy at all.
  */
-import type { AgentPolicy } from './agent-policy';
+import { SANDBOX_MODES, type AgentPolicy, type SandboxMode } from './agent-policy';
 
 export function mergePolicies(
   user: AgentPolicy | undefined,
   workspace: AgentPolicy | undefined,
 ): AgentPolicy | undefined {
-  if (!user) return workspace;
   if (!workspace) return user;
+  if (!user) return withCommandLimits({ ...workspace }, undefined, workspace);
   const merged: AgentPolicy = { ...user, ...workspace };
   const deny = union(user.tools?.deny, workspace.tools?.deny);
   const bashDeny = union(user.tools?.bash?.deny, workspace.tools?.bash?.deny);
@@ -27,6 +29,28 @@ export function mergePolicies(
   }
   const budget = mergeBudgets(user.budget, workspace.budget);
   if (budget) merged.budget = budget;
+  return withCommandLimits(merged, user, workspace);
+}
+
+/** The stricter of two sandbox modes (off < auto < required). */
+export function stricterSandbox(a: SandboxMode | undefined, b: SandboxMode | undefined): SandboxMode | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  return SANDBOX_MODES.indexOf(a) >= SANDBOX_MODES.indexOf(b) ? a : b;
+}
+
+function withCommandLimits(merged: AgentPolicy, user: AgentPolicy | undefined, workspace: AgentPolicy): AgentPolicy {
+  // A workspace can only tighten the sandbox: its `off` means nothing (the user's setting decides).
+  const sandbox = stricterSandbox(user?.sandbox, workspace.sandbox === 'off' ? undefined : workspace.sandbox);
+  if (sandbox) merged.sandbox = sandbox;
+  else delete merged.sandbox;
+  const network = user?.commands?.network === true && workspace.commands?.network !== false;
+  const granted = user?.commands?.pass_env ?? [];
+  const pass = workspace.commands?.pass_env
+    ? granted.filter((name) => workspace.commands!.pass_env!.includes(name))
+    : granted;
+  if (user?.commands || workspace.commands) {
+    merged.commands = { ...(network ? { network } : {}), ...(pass.length ? { pass_env: pass } : {}) };
+  }
   return merged;
 }
 

@@ -5,7 +5,7 @@
  * `||`, `$()`, backticks, redirections — see shell-command.ts): a segment matching
  * `bash.deny` refuses, a command too complex to analyse asks, and one whose every segment
  * matches `bash.allow` word by word (matchesWords) runs without asking; `approvals.require_for` asks; `approvals.auto_approve`
- * (tool patterns, or `read_only`) runs without asking. Anything else is the default: reading
+ * (tool patterns, `read_only`, or `confined`: commands that run in the sandbox) runs without asking. Anything else is the default: reading
  * tools run, the rest ask. Protected paths ask whatever the policy says.
  */
 import type { AgentPolicy } from './agent-policy';
@@ -69,7 +69,8 @@ export function toolPolicyFrom(policy: () => AgentPolicy | undefined): ToolPolic
         const auto = current.approvals?.auto_approve ?? [];
         const pattern =
           auto.find((candidate) => matchesPattern(candidate, call.toolName)) ??
-          (call.readOnly && auto.includes('read_only') ? 'read_only' : undefined);
+          (call.readOnly && auto.includes('read_only') ? 'read_only' : undefined) ??
+          (call.confined && call.command !== undefined && auto.includes('confined') ? 'confined' : undefined);
         if (pattern) verdict = { action: 'allow', source: 'policy', rule: `approvals.auto_approve "${pattern}"` };
       }
       // A protected path, a secret or a path decided at run time still asks: the executor sees to it.

@@ -82,7 +82,7 @@ export class BackgroundJobs {
   }
 
   /** Starts a job and returns at once; throws BackgroundJobError when it may not start. */
-  start(command: string, options: { cwd?: string; timeoutMs?: number } = {}): JobInfo {
+  start(command: string, options: { cwd?: string; timeoutMs?: number; unconfined?: boolean } = {}): JobInfo {
     if (this.disposed) throw new BackgroundJobError('Background jobs are closed: the conversation has ended.');
     const running = this.list().filter((info) => info.status === 'running');
     if (running.length >= this.maxConcurrent) {
@@ -101,7 +101,10 @@ export class BackgroundJobs {
       startedAt: this.options.clock.now(),
       timeoutMs,
     };
-    const child = this.options.runner.start(command, { cwd: options.cwd });
+    const child = this.options.runner.start(command, {
+      cwd: options.cwd,
+      ...(options.unconfined ? { unconfined: true } : {}),
+    });
     const output = new OutputCollector(this.options.maxOutputChars ?? 20_000);
     const job: Job = { info, process: child, output, timer: undefined, reported: false, exited: Promise.resolve() };
     this.jobs.set(info.id, job);

@@ -15,6 +15,11 @@ export interface ToolContext {
    * writes there, not to wherever the path leads by the time it runs.
    */
   checkedPath?: string;
+  /**
+   * The user approved this very call knowing it needs out of the sandbox (the network, a
+   * protected or outside path): a command runs unconfined.
+   */
+  unconfined?: boolean;
 }
 
 /** What a tool returns: text for the model, and whether it is an error. */

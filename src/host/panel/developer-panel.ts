@@ -2,6 +2,7 @@
  * "OpenAgent: Open Developer Panel": one editor-area webview panel bound to the session's
  * current conversation. Running the command again reveals the panel instead of opening another.
  */
+import type { CommandSandbox } from '../../core/ports';
 import * as vscode from 'vscode';
 import { Disposable } from '../disposable';
 import { renderWebviewHtml, webviewOptions } from '../chat/webview-html';
@@ -21,6 +22,7 @@ export class DeveloperPanel extends Disposable {
     private readonly session: PanelSession,
     private readonly mcp?: McpStatusSource,
     private readonly audit?: AuditSource,
+    private readonly sandbox?: CommandSandbox,
   ) {
     super();
   }
@@ -76,7 +78,7 @@ export class DeveloperPanel extends Disposable {
 
   private adopt(panel: vscode.WebviewPanel): void {
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'openagent.svg');
-    const controller = new PanelController(panel.webview, this.session, this.mcp, this.audit);
+    const controller = new PanelController(panel.webview, this.session, this.mcp, this.audit, this.sandbox);
     controller.onDidBecomeReady(() => this.readyEmitter.fire());
     this.panel = panel;
     this.controller = controller;

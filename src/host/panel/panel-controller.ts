@@ -3,6 +3,8 @@
  * the chat (both surfaces watch one conversation at once), and the conversation's switches —
  * auto-approve, plan mode, tracing — set from the panel and shown there however they change.
  */
+import type { CommandSandbox } from '../../core/ports';
+import { describeSandbox } from '../../core/policy/sandbox-status';
 import type * as vscode from 'vscode';
 import type { ConversationSession } from '../../core/agent/conversation-session';
 import type { AuditRecord } from '../../core/ports';
@@ -59,6 +61,8 @@ export class PanelController extends Disposable {
     private readonly session: PanelSession,
     private readonly mcp?: McpStatusSource,
     private readonly audit?: AuditSource,
+    /** Whether commands run confined, and why not. */
+    private readonly sandbox?: CommandSandbox,
   ) {
     super();
     this.feed = this._register(
@@ -107,6 +111,7 @@ export class PanelController extends Disposable {
         this.feed.start();
         this.postToggles();
         this.postMcp();
+        this.postSandbox();
         return;
       case 'toggle_set':
         // Every setter reports back through onSwitchesChange, so the panel shows the truth.
@@ -152,6 +157,12 @@ export class PanelController extends Disposable {
     if (!this.mcp) return;
     const servers = this.mcp.statuses();
     this.feed.post({ type: 'mcp_status', started: servers !== undefined, servers: servers ?? [] });
+  }
+
+  private postSandbox(): void {
+    if (!this.sandbox) return;
+    const status = this.sandbox.status();
+    this.feed.post({ type: 'sandbox_status', confined: status.confined, text: describeSandbox(status) });
   }
 
   private postToggles(): void {

@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import type { Shell, ShellResult, ShellRunOptions } from '../../core/ports';
 import { OutputCollector } from '../../core/text/terminal-output';
+import type { BubblewrapSandbox } from '../../node/sandbox/bubblewrap';
 
 export const TERMINAL_NAME = 'OpenAgent';
 /** Commands running longer than this show a cancellable progress notification. */
@@ -21,6 +22,8 @@ export class TerminalShell implements Shell, vscode.Disposable {
   constructor(
     private readonly fallback: Shell,
     private readonly cwd: () => string | undefined,
+    /** Confines commands (the line shown is `bwrap --args 3 -- bash -c '<command>' 3<…`). */
+    private readonly sandbox?: BubblewrapSandbox,
   ) {
     this.closeListener = vscode.window.onDidCloseTerminal((closed) => {
       if (closed === this.terminal) this.terminal = undefined;
@@ -44,13 +47,26 @@ export class TerminalShell implements Shell, vscode.Disposable {
   }
 
   private async runVisible(command: string, options: ShellRunOptions): Promise<ShellResult> {
+    let confined: ReturnType<BubblewrapSandbox['terminalLine']>;
+    try {
+      confined = this.sandbox?.terminalLine(command, {
+        cwd: options.cwd ?? this.cwd(),
+        ...(options.unconfined ? { unconfined: true } : {}),
+      });
+    } catch (error) {
+      // `sandbox: required` and no sandbox: nothing runs.
+      return { output: (error as Error).message, exitCode: undefined, timedOut: false, via: 'shell-integration' };
+    }
     const terminal = this.ensureTerminal();
     const integration = await waitForShellIntegration(terminal, SHELL_INTEGRATION_WAIT_MS);
     if (!integration) {
+      confined?.afterRun();
       const result = await this.fallback.run(command, { ...options, cwd: options.cwd ?? this.cwd() });
       return { ...result, output: `[shell integration is unavailable; ran in a background process]\n${result.output}` };
     }
-    return runWithIntegration(integration, command, options);
+    const result = await runWithIntegration(integration, confined?.line ?? command, options);
+    const note = confined?.afterRun();
+    return note ? { ...result, output: `${result.output}\n${note}` } : result;
   }
 
   dispose(): void {
@@ -60,7 +76,21 @@ export class TerminalShell implements Shell, vscode.Disposable {
 
   private ensureTerminal(): vscode.Terminal {
     if (!this.terminal || this.terminal.exitStatus !== undefined) {
-      this.terminal = vscode.window.createTerminal({ name: TERMINAL_NAME, cwd: this.cwd(), isTransient: true });
+      // Secrets are removed from the terminal's environment (null unsets a variable).
+      const kept = this.sandbox?.environment();
+      const env = kept
+        ? Object.fromEntries(
+            Object.keys(process.env)
+              .filter((name) => !(name in kept))
+              .map((name) => [name, null]),
+          )
+        : undefined;
+      this.terminal = vscode.window.createTerminal({
+        name: TERMINAL_NAME,
+        cwd: this.cwd(),
+        isTransient: true,
+        ...(env ? { env } : {}),
+      });
     }
     this.terminal.show(true);
     return this.terminal;

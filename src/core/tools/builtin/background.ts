@@ -30,10 +30,11 @@ function createBackgroundRunTool(jobs: BackgroundJobs, cwd: () => string | undef
     needsApproval: true,
     traits: { command: (input) => input.command },
     summarize: (input) => `run \`${clip(input.command)}\` in the background`,
-    async execute(input) {
+    async execute(input, context) {
       try {
         const job = jobs.start(input.command, {
           cwd: cwd(),
+          ...(context.unconfined ? { unconfined: true } : {}),
           timeoutMs: input.timeoutSeconds === undefined ? undefined : input.timeoutSeconds * 1000,
         });
         return (

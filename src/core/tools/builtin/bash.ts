@@ -27,6 +27,7 @@ export function createBashTool(shell: Shell, cwd: () => string | undefined) {
     async execute(input, context) {
       const result = await shell.run(input.command, {
         cwd: cwd(),
+        ...(context.unconfined ? { unconfined: true } : {}),
         timeoutMs: (input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
         maxOutputChars: MAX_OUTPUT_CHARS,
         signal: context.signal,

@@ -132,8 +132,40 @@ describe('user policy defaults with a workspace policy', () => {
       rules.evaluate({ toolName: 'bash', input: { command }, command, readOnly: false, needsApproval: true }).action;
     assert.equal(run('git push'), 'deny', 'the workspace cannot lift the user’s deny');
     assert.equal(run('npm test'), 'allow');
-    assert.equal(mergePolicies(undefined, workspace), workspace);
+    assert.deepEqual(mergePolicies(undefined, workspace), workspace);
     assert.equal(mergePolicies(user, undefined), user);
+  });
+
+  it('the sandbox: a workspace can tighten it, never loosen it, nor grant the network or secrets', () => {
+    const loose = policyOf('sandbox: off\ncommands: { network: true, pass_env: [AWS_SECRET_ACCESS_KEY] }');
+    const alone = mergePolicies(undefined, loose)!;
+    assert.equal(alone.sandbox, undefined, "a workspace's off means nothing");
+    assert.deepEqual(alone.commands, {}, 'no network, no secret passed');
+    const user = policyOf('sandbox: auto\ncommands: { network: true, pass_env: [GITHUB_TOKEN, NPM_TOKEN] }');
+    assert.equal(mergePolicies(user, policyOf('sandbox: required'))?.sandbox, 'required');
+    assert.equal(mergePolicies(user, loose)?.sandbox, 'auto');
+    assert.deepEqual(mergePolicies(user, policyOf('sandbox: auto'))?.commands, {
+      network: true,
+      pass_env: ['GITHUB_TOKEN', 'NPM_TOKEN'],
+    });
+    assert.deepEqual(
+      mergePolicies(user, policyOf('commands: { network: false, pass_env: [NPM_TOKEN, X] }'))?.commands,
+      {
+        pass_env: ['NPM_TOKEN'],
+      },
+    );
+  });
+
+  it('refuses a policy file too large or with too many patterns, naming the problem', () => {
+    const huge = `tools:\n  bash:\n    allow:\n${'      - "git status*"\n'.repeat(20_000)}`;
+    const parsed = parseAgentPolicy(huge);
+    assert.equal(parsed.policy, undefined);
+    assert.match(parsed.problems[0]?.message ?? '', /KB; at most 256 KB/);
+    const many = parseAgentPolicy(
+      `tools:\n  bash:\n    allow: [${Array.from({ length: 1_001 }, (_, i) => `"c${i}"`).join(', ')}]\n`,
+    );
+    assert.equal(many.policy, undefined);
+    assert.match(many.problems[0]?.message ?? '', /tools\.bash\.allow/);
   });
 
   it('applies both sets of budgets: the lower limit wins and block wins over warn', () => {

@@ -1,0 +1,335 @@
+/**
+ * The sandbox against a real bubblewrap (issue 15): a confined command cannot write outside the
+ * workspace or into its protected paths, read the home folder's secrets, reach the host's
+ * loopback or sockets, see host processes or a provider key — and a legitimate `npm test` in the
+ * workspace still passes. `sandbox: required` without bubblewrap refuses, with a clear message.
+ * Skipped (and said so) only where bubblewrap cannot run; CI installs it.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { SandboxMode } from '../../src/core/policy/agent-policy';
+import { CallAssessor } from '../../src/core/policy/call-risk';
+import { ChildProcessRunner } from '../../src/node/child-process-runner';
+import { ChildProcessShell } from '../../src/node/child-process-shell';
+import { BubblewrapSandbox } from '../../src/node/sandbox/bubblewrap';
+import { NodeWorkspace } from '../../src/node/node-workspace';
+import { toolsFor } from '../fixtures/call-risk';
+
+const TEST_BASE = path.join(os.homedir(), '.cache', 'openagent-sandbox-tests');
+
+interface Rig {
+  root: string;
+  outside: string;
+  home: string;
+  sandbox: BubblewrapSandbox;
+  run(
+    command: string,
+    options?: { unconfined?: boolean; timeoutMs?: number },
+  ): Promise<{ output: string; exitCode: number | undefined }>;
+}
+
+function rig(options: { mode?: SandboxMode; network?: boolean; bwrap?: string; pass?: string[] } = {}): Rig {
+  // Not under /tmp: the sandbox has a private /tmp, which would hide the folders anyway.
+  fs.mkdirSync(TEST_BASE, { recursive: true });
+  const base = fs.realpathSync(fs.mkdtempSync(path.join(TEST_BASE, 'rig-')));
+  const root = path.join(base, 'repo');
+  const outside = path.join(base, 'outside');
+  const home = path.join(base, 'home');
+  for (const folder of [
+    root,
+    outside,
+    path.join(home, '.ssh'),
+    path.join(root, '.git/hooks'),
+    path.join(root, '.openagent'),
+  ])
+    fs.mkdirSync(folder, { recursive: true });
+  fs.writeFileSync(path.join(home, '.ssh/id_rsa'), 'PRIVATE KEY\n');
+  fs.writeFileSync(path.join(home, '.netrc'), 'machine x password hunter2\n');
+  fs.writeFileSync(path.join(root, '.git/config'), '[core]\n');
+  fs.writeFileSync(path.join(root, '.openagent/agent.yaml'), 'tools: {}\n');
+  fs.writeFileSync(path.join(root, '.env'), 'API_KEY=secret\n');
+  fs.writeFileSync(path.join(outside, 'victim.txt'), 'original\n');
+  const sandbox = new BubblewrapSandbox(
+    {
+      mode: () => options.mode ?? 'auto',
+      network: () => options.network ?? false,
+      passEnv: () => options.pass ?? [],
+      root: () => root,
+    },
+    {
+      home,
+      ...(options.bwrap ? { bwrap: options.bwrap } : {}),
+      env: {
+        PATH: process.env.PATH,
+        HOME: home,
+        ANTHROPIC_API_KEY: 'sk-ant-api03-leaked-leaked-leaked',
+        OPENAI_API_KEY: 'sk-proj-leakedleakedleakedleaked',
+        GITHUB_TOKEN: 'ghp_leakedleakedleakedleakedleaked',
+        DATABASE_PASSWORD: 'hunter2',
+        AWS_SECRET_ACCESS_KEY: 'abc/def',
+        SSH_AUTH_SOCK: '/tmp/ssh-agent.sock',
+        HARMLESS: 'visible',
+      },
+    },
+  );
+  const shell = new ChildProcessShell(undefined, sandbox);
+  return {
+    root,
+    outside,
+    home,
+    sandbox,
+    run: async (command, runOptions = {}) => {
+      const result = await shell.run(command, {
+        cwd: root,
+        timeoutMs: runOptions.timeoutMs ?? 60_000,
+        maxOutputChars: 20_000,
+        ...(runOptions.unconfined ? { unconfined: true } : {}),
+      });
+      return { output: result.output, exitCode: result.exitCode };
+    },
+  };
+}
+
+const available = new BubblewrapSandbox({
+  mode: () => 'auto',
+  network: () => false,
+  passEnv: () => [],
+  root: () => os.tmpdir(),
+}).status().confined;
+
+describe('adversarial: commands confined by a real bubblewrap', function () {
+  this.timeout(120_000);
+  after(() => fs.rmSync(TEST_BASE, { recursive: true, force: true }));
+  before(function () {
+    if (!available) {
+      console.warn('    (bubblewrap cannot run here: the sandbox tests are skipped; CI installs it)');
+      this.skip();
+    }
+  });
+
+  it('says it is confined, by which bubblewrap', () => {
+    const status = rig().sandbox.status();
+    assert.equal(status.confined, true);
+    assert.match(status.detail, /bubblewrap \d/);
+  });
+
+  describe('cannot write outside the workspace', () => {
+    for (const command of [
+      'echo pwned > "$OUTSIDE/victim.txt"',
+      'touch "$OUTSIDE/new"',
+      'rm -f "$OUTSIDE/victim.txt"',
+      'ln -s /etc "$OUTSIDE/link"',
+      'cp /etc/hostname "$OUTSIDE/"',
+      'mkdir "$OUTSIDE/dir"',
+      'cd .. && touch outside/x',
+      'echo x >> ~/.bashrc',
+      'touch /usr/local/bin/pwned',
+      'touch /etc/pwned',
+    ]) {
+      it(command, async () => {
+        const r = rig();
+        const before = fs.readdirSync(r.outside);
+        const result = await r.run(`OUTSIDE=${r.outside}; ${command}`);
+        assert.notEqual(result.exitCode, 0, result.output);
+        assert.match(result.output, /Read-only file system|Permission denied|No such file/);
+        assert.deepEqual(fs.readdirSync(r.outside), before);
+        assert.equal(fs.readFileSync(path.join(r.outside, 'victim.txt'), 'utf8'), 'original\n');
+        assert.equal(fs.existsSync(path.join(r.home, '.bashrc')), false);
+      });
+    }
+  });
+
+  describe('cannot change the protected paths inside the workspace', () => {
+    for (const command of [
+      'echo "[core] fsmonitor = ./evil" >> .git/config',
+      'echo evil > .git/hooks/pre-commit',
+      'echo "tools: {allow: [\\"*\\"]}" > .openagent/agent.yaml',
+      'rm .openagent/agent.yaml',
+      'mv .git/config .git/config.bak',
+      'echo API_KEY=x > .env',
+    ]) {
+      it(command, async () => {
+        const r = rig();
+        const snapshot = ['.git/config', '.openagent/agent.yaml', '.env'].map((file) =>
+          fs.readFileSync(path.join(r.root, file), 'utf8'),
+        );
+        const result = await r.run(command);
+        assert.notEqual(result.exitCode, 0, result.output);
+        assert.deepEqual(
+          ['.git/config', '.openagent/agent.yaml', '.env'].map((file) =>
+            fs.readFileSync(path.join(r.root, file), 'utf8'),
+          ),
+          snapshot,
+        );
+        assert.equal(fs.existsSync(path.join(r.root, '.git/hooks/pre-commit')), false);
+      });
+    }
+
+    it('a protected folder a confined command creates is removed after it, and the output says so', async () => {
+      const r = rig();
+      const result = await r.run(
+        'mkdir -p .vscode && echo "{}" > .vscode/settings.json && mkdir -p .husky && echo x > .husky/pre-commit',
+      );
+      assert.equal(fs.existsSync(path.join(r.root, '.vscode')), false);
+      assert.equal(fs.existsSync(path.join(r.root, '.husky')), false);
+      assert.match(result.output, /removed \.vscode, \.husky/);
+    });
+  });
+
+  describe("cannot read the home folder's secrets", () => {
+    for (const command of ['cat ~/.ssh/id_rsa', 'ls ~/.ssh', 'cat ~/.netrc', 'grep -r hunter2 ~ 2>/dev/null']) {
+      it(command, async () => {
+        const result = await rig().run(command);
+        assert.doesNotMatch(result.output, /PRIVATE KEY|hunter2/);
+      });
+    }
+  });
+
+  describe('sees no secret in its environment', () => {
+    for (const command of [
+      'printenv',
+      'env',
+      'cat /proc/self/environ',
+      'echo $ANTHROPIC_API_KEY $OPENAI_API_KEY $GITHUB_TOKEN $SSH_AUTH_SOCK',
+    ]) {
+      it(command, async () => {
+        const result = await rig().run(command);
+        assert.doesNotMatch(result.output, /leaked|hunter2|abc\/def|ssh-agent/);
+      });
+    }
+    it('keeps ordinary variables, and passes a secret the policy names', async () => {
+      assert.match((await rig().run('echo $HARMLESS')).output, /visible/);
+      assert.match((await rig({ pass: ['GITHUB_TOKEN'] }).run('echo $GITHUB_TOKEN')).output, /ghp_leaked/);
+    });
+    it('an unconfined command (approved out) gets the same scrubbed environment', async () => {
+      const result = await rig().run('printenv', { unconfined: true });
+      assert.doesNotMatch(result.output, /leaked|hunter2/);
+      assert.match(result.output, /HARMLESS=visible/);
+    });
+  });
+
+  describe('cannot reach the host', () => {
+    let server: net.Server;
+    let port = 0;
+    let connections = 0;
+    const socketPath = path.join(os.tmpdir(), `openagent-host-${process.pid}.sock`);
+    let unixServer: net.Server;
+    before(async () => {
+      server = net.createServer((socket) => {
+        connections += 1;
+        socket.end('hello from the host\n');
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      port = (server.address() as net.AddressInfo).port;
+      unixServer = net.createServer((socket) => socket.end('host socket\n'));
+      await new Promise<void>((resolve) => unixServer.listen(socketPath, resolve));
+    });
+    after(() => {
+      server.close();
+      unixServer.close();
+    });
+
+    it('127.0.0.1 on another port is not the host', async () => {
+      const result = await rig().run(`exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3`);
+      assert.doesNotMatch(result.output, /hello from the host/);
+      assert.equal(connections, 0);
+    });
+    it('a host Unix socket in /tmp is not there', async () => {
+      const result = await rig().run(`test -S ${socketPath} && echo reachable || echo absent`);
+      assert.match(result.output, /absent/);
+    });
+    it('host processes are not visible', async () => {
+      const result = await rig().run('ls /proc | grep -c "^[0-9]"');
+      assert.ok(Number(result.output.trim().split('\n')[0]) < 10, result.output);
+    });
+    it('with the network granted by policy, the host is reachable', async () => {
+      const result = await rig({ network: true }).run(`exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3`);
+      assert.match(result.output, /hello from the host/);
+    });
+  });
+
+  it('a legitimate npm test in the workspace still passes', async () => {
+    const r = rig();
+    fs.writeFileSync(
+      path.join(r.root, 'package.json'),
+      JSON.stringify({
+        name: 'x',
+        version: '1.0.0',
+        scripts: { test: "node -e \"require('fs').writeFileSync('result.txt', 'ok')\"" },
+      }),
+    );
+    const result = await r.run('npm test');
+    assert.equal(result.exitCode, 0, result.output);
+    assert.equal(fs.readFileSync(path.join(r.root, 'result.txt'), 'utf8'), 'ok');
+  });
+
+  it('a background job runs confined too, and is stopped whole', async () => {
+    const r = rig();
+    const runner = new ChildProcessRunner(undefined, r.sandbox);
+    const job = runner.start(`echo pwned > ${r.outside}/bg.txt; touch made.txt; sleep 600`, { cwd: r.root });
+    const output: string[] = [];
+    job.onOutput((chunk) => output.push(chunk));
+    for (let i = 0; i < 600 && !fs.existsSync(path.join(r.root, 'made.txt')); i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(fs.existsSync(path.join(r.outside, 'bg.txt')), false, output.join(''));
+    const exited = new Promise((resolve) => job.onExit(resolve));
+    job.kill();
+    await exited;
+  });
+
+  it('a timeout stops everything the confined command started', async () => {
+    const r = rig();
+    const started = Date.now();
+    const result = await r.run('setsid sleep 90 & sleep 90', { timeoutMs: 1_000 });
+    assert.ok(Date.now() - started < 60_000, result.output);
+  });
+
+  describe('sandbox: required', () => {
+    it('without bubblewrap, commands are refused with a clear message', async () => {
+      const r = rig({ mode: 'required', bwrap: '/nonexistent/bwrap' });
+      const status = r.sandbox.status();
+      assert.equal(status.confined, false);
+      assert.match(status.refusal ?? '', /sandbox: required.*bubblewrap/s);
+      const result = await r.run('touch made.txt');
+      assert.match(result.output, /Install bubblewrap/);
+      assert.equal(fs.existsSync(path.join(r.root, 'made.txt')), false);
+      const tool = toolsFor(new NodeWorkspace(r.root)).get('bash')!;
+      const risk = await new CallAssessor(
+        () => new NodeWorkspace(r.root),
+        () => status,
+      ).assess(tool, { command: 'ls' }, 'c');
+      assert.match(risk.refusal ?? '', /Install bubblewrap/, 'refused before anyone is asked');
+    });
+    it('auto without bubblewrap runs as before and says why', () => {
+      const status = rig({ bwrap: '/nonexistent/bwrap' }).sandbox.status();
+      assert.equal(status.confined, false);
+      assert.equal(status.refusal, undefined);
+      assert.match(status.detail, /not installed/);
+    });
+  });
+
+  describe('what a confined command needs from outside asks, and says why', () => {
+    for (const command of [
+      'curl https://example.com',
+      'npm install left-pad',
+      'git push origin main',
+      'pip install requests',
+      'npx cowsay hi',
+    ]) {
+      it(command, async () => {
+        const r = rig();
+        const tool = toolsFor(new NodeWorkspace(r.root)).get('bash')!;
+        const risk = await new CallAssessor(
+          () => new NodeWorkspace(r.root),
+          () => r.sandbox.status(),
+        ).assess(tool, { command }, 'c');
+        assert.equal(risk.confined, true);
+        assert.match(risk.reasons.join(' '), /reaches the network.*confined commands cannot|installs packages/);
+        assert.match(risk.cautions.join(' '), /runs outside the sandbox/);
+      });
+    }
+  });
+});
