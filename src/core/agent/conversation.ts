@@ -35,9 +35,19 @@ import { BudgetExceededError, type BudgetGuard } from '../policy/budget';
 import type { WorkKind } from '../policy/model-routes';
 import { costOf, priceOf } from '../llm/model-info';
 import { ContextMeasure } from './context/context-measure';
-import { redactText } from '../llm/redact';
+import { redactValue } from '../llm/redact';
 
 export type EventListener = (event: AgentEvent) => void;
+
+/** Events whose text comes from outside the model's answer (servers, tools, files): redacted. */
+const CARRIES_OUTSIDE_TEXT = new Set<AgentEventBody['type']>([
+  'error',
+  'tool_call',
+  'tool_result',
+  'tool_approval_request',
+  'tool_approval_result',
+  'background_result',
+]);
 
 export interface ConversationOptions {
   id: string;
@@ -320,10 +330,15 @@ export class Conversation {
   private readonly assessCall = (tool: AnyTool, input: unknown) => this.options.assessor!.assess(tool, input, this.id);
 
   private compactionDeps() {
+    const sink = this.options.transcripts;
     return {
       conversationId: this.id,
       compaction: this.compaction ?? this.main,
-      transcripts: this.options.transcripts,
+      // A transcript is a file on disk: keys in use, key-shaped strings and secret assignments go.
+      transcripts: sink && {
+        save: (id: string, messages: readonly unknown[]) =>
+          sink.save(id, redactValue(messages, this.options.tracing?.secrets?.() ?? [])),
+      },
       emit: (body: AgentEventBody) => this.emit(body),
       context: this.context,
     };
@@ -433,10 +448,13 @@ export class Conversation {
     this.emit(body, agentId);
   }
 
-  private emit(body: AgentEventBody, agentId = this.agentId): void {
-    // An error may quote the server, and a server may echo the key it was sent (a 400 body):
-    // every surface shows and stores this message, so the keys in use never reach it.
-    if (body.type === 'error') body.message = redactText(body.message, this.options.tracing?.secrets?.() ?? []);
+  private emit(original: AgentEventBody, agentId = this.agentId): void {
+    // An error may quote the server, and a server may echo the key it was sent (a 400 body); a
+    // tool's input or output may hold a key (`cat .env`, `printenv`): every surface — chat,
+    // panel, CLI, store, audit, exports — shows or keeps these, so keys never reach them.
+    const body = CARRIES_OUTSIDE_TEXT.has(original.type)
+      ? redactValue(original, this.options.tracing?.secrets?.() ?? [])
+      : original;
     // Bodies are fresh literals made for this call: stamping them in place saves a copy per event.
     const event = Object.assign(body, {
       conversationId: this.id,

@@ -13,13 +13,29 @@ const KEY_SHAPES = [
 const SECRET_FIELD = /^(?:api[-_]?key|x-api-key|authorization|password|secret|token|access[-_]?token)$/i;
 export const REDACTED = '[REDACTED]';
 
+/** A private key block, whole. */
+const PRIVATE_KEY = /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----[\s\S]*?(-----END \1PRIVATE KEY-----|$)/g;
+/**
+ * `NAME=value` / `NAME: value` lines whose name says secret (`.env` files, `printenv`, YAML):
+ * the value goes, the name stays so the reader knows what was there.
+ */
+const SECRET_WORDS = 'API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|SECRET_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIALS?|DSN';
+const SECRET_NAME = `(?:(?:[A-Za-z0-9]+[_.-])*(?:${SECRET_WORDS}|${SECRET_WORDS.toLowerCase()})(?:[_.-][A-Za-z0-9]+)*|[a-z][a-z0-9]*(?:Token|Secret|Password|Passwd|Credentials?)|(?:api|access|secret|private|signing|encryption)Key)`;
+const SECRET_ASSIGNMENT = new RegExp(
+  `(^|[\\s"'{,;]|export\\s+)(${SECRET_NAME})(["']?\\s*[=:]\\s*["']?)([^\\s"'\`,;}]{4,})`,
+  'gm',
+);
+
 export function redactText(text: string, knownSecrets: readonly string[] = []): string {
   let result = text;
   for (const secret of knownSecrets) {
     if (secret.length >= 6) result = result.split(secret).join(REDACTED);
   }
   for (const pattern of KEY_SHAPES) result = result.replace(pattern, REDACTED);
-  return result;
+  result = result.replace(PRIVATE_KEY, REDACTED);
+  return result.replace(SECRET_ASSIGNMENT, (whole, before: string, name: string, between: string, value: string) =>
+    value === REDACTED || value.startsWith('$') ? whole : `${before}${name}${between}${REDACTED}`,
+  );
 }
 
 /** A deep copy of `value` with secrets removed from every string and secret-named field. */
