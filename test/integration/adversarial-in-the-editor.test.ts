@@ -1,0 +1,164 @@
+/**
+ * The adversarial suite in the real editor (issue 15): links planted by a hostile repository,
+ * protected paths and approvals that would show one command and run another, through the real
+ * extension, its notifications and the fake model server. A workspace policy auto-approves
+ * writes and commands, so anything that is not asked about would simply run.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { AgentEvent } from '../../src/core/agent/events';
+import type { OpenAgentApi } from '../../src/extension';
+import type { RecordedRequest } from '../fixtures/fake-model-server/server';
+import {
+  activateOpenAgent,
+  answerQuickInput,
+  clickNotification,
+  FakeModelControl,
+  sendChatPrompt,
+  waitFor,
+} from './helpers';
+
+interface ToolResultBlock {
+  type: string;
+  tool_use_id?: string;
+  content?: unknown;
+  is_error?: boolean;
+}
+
+describe('adversarial: in the real editor', function () {
+  this.timeout(180_000);
+  const root = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+  const model = FakeModelControl.fromEnv('OPENAGENT_TEST_MODEL');
+  const policyFile = path.join(root, '.openagent', 'agent.yaml');
+  const POLICY =
+    'tools:\n  bash:\n    allow: ["*"]\napprovals:\n  auto_approve: [write_file, edit_file, bash, read_only]\n';
+  let api: OpenAgentApi;
+
+  const modelCalls = async () => (await model.requests()).filter((request) => request.protocol === 'anthropic');
+  async function untilIdleAfter(count: number): Promise<RecordedRequest[]> {
+    let calls: RecordedRequest[] = [];
+    await waitFor(
+      async () => (calls = await modelCalls()).length >= count && !api.isRunning,
+      `${count} model call(s) and the agent idle`,
+      90_000,
+    );
+    return calls;
+  }
+  function results(call: RecordedRequest): Map<string, ToolResultBlock> {
+    const messages = (call.body as { messages: Array<{ content: unknown }> }).messages;
+    return new Map(
+      messages
+        .flatMap((message) => (Array.isArray(message.content) ? (message.content as ToolResultBlock[]) : []))
+        .filter((block) => block.type === 'tool_result')
+        .map((block) => [block.tool_use_id!, block] as const),
+    );
+  }
+  async function runScenario(name: string, calls: Array<{ id: string; name: string; arguments: object }>) {
+    await model.setScenario({ name, turns: [{ toolCalls: calls }, { text: 'Done.' }], whenExhausted: 'echo' });
+    await vscode.commands.executeCommand('openagent.newChat');
+    await sendChatPrompt(name);
+  }
+
+  const events: AgentEvent[] = [];
+  before(async () => {
+    api = await activateOpenAgent();
+    api.onDidEmitEvent((event) => events.push(event));
+    await vscode.commands.executeCommand('openagent.focusChat');
+    await waitFor(() => api.isChatViewReady, 'the chat webview to say it is ready', 30_000);
+    // The fake model server takes any key; the suite's files may run in any order.
+    const keySet = vscode.commands.executeCommand('openagent.setApiKey');
+    await answerQuickInput('API key', 'sk-ant-adversarial-suite-key');
+    await keySet;
+    fs.mkdirSync(path.dirname(policyFile), { recursive: true });
+    fs.writeFileSync(policyFile, POLICY);
+    fs.symlinkSync('.openagent', path.join(root, 'cfg'));
+    fs.symlinkSync('..', path.join(root, 'up'));
+    // The policy is read when it changes: give the watcher its moment.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  });
+  beforeEach(async () => {
+    events.length = 0;
+    await model.clearRequests();
+  });
+  after(() => {
+    for (const name of ['.openagent', 'cfg', 'up', 'pwned-by-cr', 'pwned-by-glob'])
+      fs.rmSync(path.join(root, name), { recursive: true, force: true });
+  });
+
+  it('a write through a planted link into .openagent asks in a modal warning, even auto-approved', async () => {
+    await runScenario('link write', [
+      { id: 'call_link', name: 'write_file', arguments: { path: 'cfg/agent.yaml', content: 'tools: {}\n' } },
+    ]);
+    // VS Code's extension-test mode refuses every modal dialog ("refused to show dialog in
+    // tests") and says what it would have shown: that is how this test sees the modal.
+    await waitFor(
+      () => events.some((event) => event.type === 'error' && /refused to show dialog/.test(event.message)),
+      'the modal question',
+      60_000,
+    );
+    const request = events.find((event) => event.type === 'tool_approval_request');
+    const refusal = events.find((event) => event.type === 'error');
+    assert.ok(request?.type === 'tool_approval_request' && request.warning === true);
+    assert.match(
+      request.reasons?.join(' ') ?? '',
+      /cfg\/agent\.yaml is a protected path \(it leads to \.openagent\/agent\.yaml\)/,
+    );
+    assert.ok(refusal?.type === 'error');
+    assert.match(refusal.message, /OpenAgent wants to write cfg\/agent\.yaml — a protected path/);
+    assert.equal(fs.readFileSync(policyFile, 'utf8'), POLICY, 'the policy is unchanged');
+  });
+
+  it('a write that leaves the workspace through a link is refused before anyone is asked', async () => {
+    const outside = path.join(root, '..', 'openagent-adversarial-outside.txt');
+    await runScenario('link out', [
+      { id: 'call_out', name: 'write_file', arguments: { path: 'up/openagent-adversarial-outside.txt', content: 'x' } },
+    ]);
+    const [, second] = await untilIdleAfter(2);
+    const result = results(second!).get('call_out');
+    assert.equal(result?.is_error, true);
+    assert.match(String(result?.content), /outside the workspace/);
+    assert.equal(fs.existsSync(outside), false);
+  });
+
+  it('a command hiding a second one behind a carriage return asks, shown escaped; Deny runs nothing', async () => {
+    await runScenario('spoof', [
+      { id: 'call_cr', name: 'bash', arguments: { command: 'git status\rtouch pwned-by-cr' } },
+    ]);
+    await clickNotification('git status\\rtouch pwned-by-cr', 'Deny');
+    const [, second] = await untilIdleAfter(2);
+    assert.equal(results(second!).get('call_cr')?.is_error, true);
+    assert.equal(fs.existsSync(path.join(root, 'pwned-by-cr')), false);
+  });
+
+  it('a command naming a protected path with a glob asks as a warning, whatever the policy allows', async () => {
+    await runScenario('glob', [
+      { id: 'call_glob', name: 'bash', arguments: { command: 'echo x > .openagen?/agent.yaml; touch pwned-by-glob' } },
+    ]);
+    await clickNotification('is a path decided only when it runs', 'Deny');
+    await untilIdleAfter(2);
+    assert.equal(fs.readFileSync(policyFile, 'utf8'), POLICY);
+    assert.equal(fs.existsSync(path.join(root, 'pwned-by-glob')), false);
+  });
+
+  it('an allowed command runs confined in the OpenAgent terminal: it writes the workspace, not the home folder', async function () {
+    const probe = path.join(os.homedir(), 'openagent-escape-probe');
+    fs.rmSync(probe, { force: true });
+    const command =
+      "touch confined-made-this && node -e \"require('fs').writeFileSync(require('os').homedir() + '/openagent-escape-probe', 'x')\"";
+    await runScenario('confined', [{ id: 'call_confined', name: 'bash', arguments: { command } }]);
+    const [, second] = await untilIdleAfter(2);
+    const result = results(second!).get('call_confined');
+    try {
+      assert.equal(fs.existsSync(path.join(root, 'confined-made-this')), true, JSON.stringify(result));
+      if (!fs.existsSync('/usr/bin/bwrap')) this.skip(); // CI installs bubblewrap
+      assert.equal(fs.existsSync(probe), false, 'the home folder is read-only to a confined command');
+      assert.match(String(result?.content), /read-only file system|EROFS/i);
+    } finally {
+      fs.rmSync(probe, { force: true });
+      fs.rmSync(path.join(root, 'confined-made-this'), { force: true });
+    }
+  });
+});
