@@ -57,7 +57,7 @@ import { TerminalHistory } from './host/terminal/terminal-history';
 import { createMentionResolver } from './host/chat/mention-sources';
 import { pickContext } from './host/chat/context-picker';
 import { ChildProcessShell } from './node/child-process-shell';
-import { BubblewrapSandbox } from './node/sandbox/bubblewrap';
+import { OsSandbox } from './node/sandbox/os-sandbox';
 import { stricterSandbox } from './core/policy/merge-policy';
 import { ChildProcessRunner } from './node/child-process-runner';
 import { VscodeWorkspace } from './host/workspace/vscode-workspace';
@@ -151,7 +151,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   // .openagent/agent.yaml: its mistakes as problems, its tool rules applied (trusted workspaces).
   const policy = new PolicySource();
   // Commands run confined where the OS allows (bubblewrap); secrets never reach their environment.
-  const sandbox = new BubblewrapSandbox({
+  const sandbox = new OsSandbox({
     mode: () => stricterSandbox(readSandboxSetting(), policy.current()?.sandbox) ?? 'auto',
     network: () => policy.current()?.commands?.network === true,
     passEnv: () => policy.current()?.commands?.pass_env ?? [],

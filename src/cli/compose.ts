@@ -26,7 +26,7 @@ import { createSearchTool } from '../core/tools/builtin/code-tools';
 import { createFileTools } from '../core/tools/builtin/file-tools';
 import { ChildProcessRunner } from '../node/child-process-runner';
 import { ChildProcessShell } from '../node/child-process-shell';
-import { BubblewrapSandbox } from '../node/sandbox/bubblewrap';
+import { OsSandbox } from '../node/sandbox/os-sandbox';
 import { stricterSandbox } from '../core/policy/merge-policy';
 import type { SandboxMode } from '../core/policy/agent-policy';
 import { EnvSecretSource } from '../node/env-secret-source';
@@ -126,7 +126,7 @@ export function createCliContext(deps: CliDeps): CliContext {
     now: () => Date.now(),
   });
   const ripgrep = new RipgrepSearch(findRipgrep([]));
-  const sandbox = new BubblewrapSandbox(
+  const sandbox = new OsSandbox(
     {
       mode: () => stricterSandbox(settings.sandbox ?? 'auto', policy.current?.sandbox) ?? 'auto',
       network: () => policy.current?.commands?.network === true,

@@ -24,7 +24,7 @@ export interface ShellCommand {
 export class ChildProcessRunner implements ProcessRunner {
   constructor(
     private readonly shell: ShellCommand | undefined = defaultShell(),
-    /** Confines commands and scrubs their environment (BubblewrapSandbox); jobs run as they are without it. */
+    /** Confines commands and scrubs their environment (OsSandbox); jobs run as they are without it. */
     private readonly launcher?: CommandLauncher,
   ) {}
 

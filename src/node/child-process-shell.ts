@@ -10,9 +10,9 @@ import { existsSync } from 'node:fs';
 import type { Shell, ShellResult, ShellRunOptions } from '../core/ports';
 import { OutputCollector } from '../core/text/terminal-output';
 import { CLOSE_GRACE_MS, killTree } from './process-tree';
-import type { Launch } from './sandbox/bubblewrap';
+import type { Launch } from './sandbox/os-sandbox';
 
-/** Says how each command starts: confined or not, with which environment (BubblewrapSandbox). */
+/** Says how each command starts: confined or not, with which environment (OsSandbox). */
 export interface CommandLauncher {
   launch(command: string, options: { cwd?: string; unconfined?: boolean; marker?: string }): Launch;
 }

@@ -14,7 +14,7 @@ import type { SandboxMode } from '../../src/core/policy/agent-policy';
 import { CallAssessor } from '../../src/core/policy/call-risk';
 import { ChildProcessRunner } from '../../src/node/child-process-runner';
 import { ChildProcessShell } from '../../src/node/child-process-shell';
-import { BubblewrapSandbox } from '../../src/node/sandbox/bubblewrap';
+import { OsSandbox } from '../../src/node/sandbox/os-sandbox';
 import { NodeWorkspace } from '../../src/node/node-workspace';
 import { toolsFor } from '../fixtures/call-risk';
 
@@ -24,7 +24,7 @@ interface Rig {
   root: string;
   outside: string;
   home: string;
-  sandbox: BubblewrapSandbox;
+  sandbox: OsSandbox;
   run(
     command: string,
     options?: { unconfined?: boolean; timeoutMs?: number },
@@ -52,7 +52,7 @@ function rig(options: { mode?: SandboxMode; network?: boolean; bwrap?: string; p
   fs.writeFileSync(path.join(root, '.openagent/agent.yaml'), 'tools: {}\n');
   fs.writeFileSync(path.join(root, '.env'), 'API_KEY=secret\n');
   fs.writeFileSync(path.join(outside, 'victim.txt'), 'original\n');
-  const sandbox = new BubblewrapSandbox(
+  const sandbox = new OsSandbox(
     {
       mode: () => options.mode ?? 'auto',
       network: () => options.network ?? false,
@@ -93,7 +93,7 @@ function rig(options: { mode?: SandboxMode; network?: boolean; bwrap?: string; p
   };
 }
 
-const available = new BubblewrapSandbox({
+const available = new OsSandbox({
   mode: () => 'auto',
   network: () => false,
   passEnv: () => [],

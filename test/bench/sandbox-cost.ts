@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { SandboxMode } from '../../src/core/policy/agent-policy';
 import { ChildProcessShell } from '../../src/node/child-process-shell';
-import { BubblewrapSandbox } from '../../src/node/sandbox/bubblewrap';
+import { OsSandbox } from '../../src/node/sandbox/os-sandbox';
 
 export interface SandboxCost {
   command: string;
@@ -33,9 +33,9 @@ export async function measureSandboxCost(): Promise<SandboxCost[] | string> {
   const shellFor = (mode: SandboxMode) =>
     new ChildProcessShell(
       undefined,
-      new BubblewrapSandbox({ mode: () => mode, network: () => false, passEnv: () => [], root: () => root }),
+      new OsSandbox({ mode: () => mode, network: () => false, passEnv: () => [], root: () => root }),
     );
-  const confinedSandbox = new BubblewrapSandbox({
+  const confinedSandbox = new OsSandbox({
     mode: () => 'auto',
     network: () => false,
     passEnv: () => [],

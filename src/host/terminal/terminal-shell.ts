@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import type { Shell, ShellResult, ShellRunOptions } from '../../core/ports';
 import { OutputCollector } from '../../core/text/terminal-output';
-import type { BubblewrapSandbox } from '../../node/sandbox/bubblewrap';
+import type { OsSandbox } from '../../node/sandbox/os-sandbox';
 
 export const TERMINAL_NAME = 'OpenAgent';
 /** Commands running longer than this show a cancellable progress notification. */
@@ -23,7 +23,7 @@ export class TerminalShell implements Shell, vscode.Disposable {
     private readonly fallback: Shell,
     private readonly cwd: () => string | undefined,
     /** Confines commands (the line shown is `bwrap --args 3 -- bash -c '<command>' 3<…`). */
-    private readonly sandbox?: BubblewrapSandbox,
+    private readonly sandbox?: OsSandbox,
   ) {
     this.closeListener = vscode.window.onDidCloseTerminal((closed) => {
       if (closed === this.terminal) this.terminal = undefined;
@@ -47,7 +47,7 @@ export class TerminalShell implements Shell, vscode.Disposable {
   }
 
   private async runVisible(command: string, options: ShellRunOptions): Promise<ShellResult> {
-    let confined: ReturnType<BubblewrapSandbox['terminalLine']>;
+    let confined: ReturnType<OsSandbox['terminalLine']>;
     try {
       confined = this.sandbox?.terminalLine(command, {
         cwd: options.cwd ?? this.cwd(),

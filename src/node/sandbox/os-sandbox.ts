@@ -1,0 +1,210 @@
+/**
+ * Confined commands (SPEC 4.4): how each agent command starts, and whether it is confined now.
+ * Linux: bubblewrap called directly (bubblewrap.ts). macOS: a Seatbelt profile for
+ * `sandbox-exec` (seatbelt.ts; untested on a Mac). Elsewhere, or with bubblewrap missing or
+ * unable to start, commands run as before (`auto`) or are refused (`required`). Confined or
+ * not, every command gets an environment without secrets (command-env.ts). A protected folder
+ * that did not exist cannot be bound read-only: one a confined command creates is removed
+ * after it, and the output says so.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { CommandSandbox, SandboxStatus } from '../../core/ports';
+import type { SandboxMode } from '../../core/policy/agent-policy';
+import { scrubEnvironment } from '../../core/policy/command-env';
+import { bubblewrapArgs } from './bubblewrap';
+import { PROTECTED_FOLDERS, type ConfinementPlan } from './confinement';
+import { seatbeltProfile } from './seatbelt';
+
+export interface SandboxSettings {
+  /** The strictest of the user's setting and the policies. */
+  mode(): SandboxMode;
+  /** Granted by the user's policy (`commands.network`). */
+  network(): boolean;
+  /** Secret-looking variables passed anyway (`commands.pass_env`). */
+  passEnv(): readonly string[];
+  /** The workspace folder. */
+  root(): string | undefined;
+  /** More paths to hide (the editor's storage of conversations). */
+  hidden?: () => readonly string[];
+}
+
+/** How to start one command: a program, its arguments, its environment. */
+export interface Launch {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  confined: boolean;
+  /** After it ends: undoes what a confined command may not leave, and says so (or undefined). */
+  afterRun(): string | undefined;
+}
+
+type Probe = { ok: true; version: string } | { ok: false; why: string };
+
+const BASH = existsSync('/bin/bash') ? '/bin/bash' : 'bash';
+const SANDBOX_EXEC = '/usr/bin/sandbox-exec';
+
+export class OsSandbox implements CommandSandbox {
+  private probed: Probe | undefined;
+
+  constructor(
+    private readonly settings: SandboxSettings,
+    private readonly options: {
+      bwrap?: string;
+      env?: NodeJS.ProcessEnv;
+      home?: string;
+      platform?: NodeJS.Platform;
+    } = {},
+  ) {}
+
+  status(): SandboxStatus {
+    const mode = this.settings.mode();
+    const network = this.settings.network();
+    if (mode === 'off') return { mode, confined: false, network, detail: 'the sandbox is off (sandbox: off)' };
+    const probe = this.probe();
+    if (probe.ok) return { mode, confined: true, network, detail: probe.version };
+    const detail = `commands are not confined: ${probe.why}`;
+    if (mode !== 'required') return { mode, confined: false, network, detail };
+    return {
+      mode,
+      confined: false,
+      network,
+      detail,
+      refusal: `Commands must run confined (sandbox: required), but ${probe.why}. Install bubblewrap (Debian/Ubuntu: apt install bubblewrap) or set sandbox: auto.`,
+    };
+  }
+
+  /** The status if the sandbox was already probed (no blocking check): for the status bar. */
+  peek(): SandboxStatus | undefined {
+    return this.probed || this.settings.mode() === 'off' ? this.status() : undefined;
+  }
+
+  /** How to run `command`: confined unless the sandbox is off or missing, or the user let it out. */
+  launch(command: string, options: { cwd?: string; unconfined?: boolean; marker?: string }): Launch {
+    const env = this.environment(options.marker);
+    const status = this.status();
+    if (status.refusal !== undefined && !options.unconfined) throw new Error(status.refusal);
+    if (!status.confined || options.unconfined) {
+      return { file: BASH, args: ['-c', command], env, confined: false, afterRun: () => undefined };
+    }
+    const root = this.realRoot();
+    const plan: ConfinementPlan = {
+      root,
+      cwd: options.cwd ?? root ?? process.cwd(),
+      env,
+      network: status.network,
+      home: this.options.home ?? os.homedir(),
+      hidden: this.settings.hidden?.() ?? [],
+    };
+    const missing = root ? PROTECTED_FOLDERS.filter((folder) => !existsSync(path.join(root, folder))) : [];
+    const afterRun = () => (root ? removeCreated(root, missing) : undefined);
+    if (this.platform() === 'darwin')
+      return {
+        file: SANDBOX_EXEC,
+        args: ['-p', seatbeltProfile(plan), BASH, '-c', command],
+        env,
+        confined: true,
+        afterRun,
+      };
+    return {
+      file: this.options.bwrap ?? 'bwrap',
+      args: [...bubblewrapArgs(plan), '--', BASH, '-c', command],
+      env,
+      confined: true,
+      afterRun,
+    };
+  }
+
+  /**
+   * The same, as one line for the integrated terminal: the sandbox's options go in a file it
+   * reads (bubblewrap's `--args`, sandbox-exec's `-f`), so the line shows the command itself.
+   */
+  terminalLine(
+    command: string,
+    options: { cwd?: string; unconfined?: boolean },
+  ): { line: string; afterRun(): string | undefined } | undefined {
+    const launch = this.launch(command, options);
+    if (!launch.confined) return undefined;
+    const folder = mkdtempSync(path.join(os.tmpdir(), 'openagent-sandbox-'));
+    const file = path.join(folder, 'options');
+    const commandWords = `${BASH} -c ${shellQuote(command)}`;
+    let line: string;
+    if (launch.file === SANDBOX_EXEC) {
+      writeFileSync(file, launch.args[1]!, { mode: 0o600 });
+      line = `${SANDBOX_EXEC} -f ${shellQuote(file)} ${commandWords}`;
+    } else {
+      const separator = launch.args.indexOf('--');
+      writeFileSync(file, `${launch.args.slice(0, separator).join('\0')}\0`, { mode: 0o600 });
+      line = `${launch.file} --args 3 -- ${commandWords} 3<${shellQuote(file)}`;
+    }
+    return {
+      line,
+      afterRun: () => {
+        rmSync(folder, { recursive: true, force: true });
+        return launch.afterRun();
+      },
+    };
+  }
+
+  /** The environment commands get: secrets removed, the run's marker added. */
+  environment(marker?: string): Record<string, string> {
+    const env = scrubEnvironment(this.options.env ?? process.env, this.settings.passEnv());
+    if (marker !== undefined) env.OPENAGENT_RUN = marker;
+    return env;
+  }
+
+  private platform(): NodeJS.Platform {
+    return this.options.platform ?? process.platform;
+  }
+
+  private realRoot(): string | undefined {
+    const root = this.settings.root();
+    if (root === undefined) return undefined;
+    try {
+      return realpathSync(root);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private probe(): Probe {
+    this.probed ??= this.check();
+    return this.probed;
+  }
+
+  private check(): Probe {
+    const platform = this.platform();
+    if (platform === 'darwin')
+      return existsSync(SANDBOX_EXEC)
+        ? { ok: true, version: 'macOS sandbox-exec (untested)' }
+        : { ok: false, why: 'sandbox-exec is missing' };
+    if (platform !== 'linux') return { ok: false, why: `there is no sandbox for ${platform} yet` };
+    const bwrap = this.options.bwrap ?? 'bwrap';
+    const version = spawnSync(bwrap, ['--version'], { encoding: 'utf8', timeout: 5_000 });
+    if (version.error || version.status !== 0) return { ok: false, why: 'bubblewrap (bwrap) is not installed' };
+    // Installed is not enough: user namespaces may be turned off.
+    const trial = spawnSync(
+      bwrap,
+      ['--ro-bind', '/', '/', '--unshare-net', '--unshare-pid', '--proc', '/proc', '--', '/bin/true'],
+      { encoding: 'utf8', timeout: 10_000 },
+    );
+    if (trial.status === 0) return { ok: true, version: version.stdout.trim() };
+    const why = (trial.stderr || String(trial.error ?? '')).trim().split('\n')[0];
+    return { ok: false, why: `bubblewrap cannot start here (${why})` };
+  }
+}
+
+function removeCreated(root: string, missing: readonly string[]): string | undefined {
+  const created = missing.filter((folder) => existsSync(path.join(root, folder)));
+  for (const folder of created) rmSync(path.join(root, folder), { recursive: true, force: true });
+  return created.length
+    ? `[removed ${created.join(', ')}: a confined command may not create protected folders; ask the user to approve a command that does]`
+    : undefined;
+}
+
+/** One word for bash, zsh and fish: single quotes, each `'` written as `'\''`. */
+export function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,34 @@
+/**
+ * macOS: a Seatbelt profile for `sandbox-exec` with the same promises as bubblewrap on Linux —
+ * writes only in the workspace (its protected paths excepted) and the temporary folders, home
+ * secrets unreadable, no network unless granted. Untested on a Mac (our machines run Linux):
+ * unit-tested as text only, and the README says so. In SBPL the last matching rule wins.
+ */
+import { PROTECTED_INSIDE, existingProtected, existingSecrets, type ConfinementPlan } from './confinement';
+import * as path from 'node:path';
+
+/** A string literal of the profile language. */
+export function sbplString(text: string): string {
+  return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+export function seatbeltProfile(plan: ConfinementPlan): string {
+  const lines = ['(version 1)', '(allow default)', '(deny file-write*)'];
+  const writable = ['/private/tmp', '/private/var/folders', ...(plan.root ? [plan.root] : [])];
+  lines.push(
+    `(allow file-write* ${writable.map((folder) => `(subpath ${sbplString(folder)})`).join(' ')} (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/"))`,
+  );
+  if (plan.root) {
+    // Seatbelt matches paths that do not exist yet too: a missing protected folder cannot be made.
+    const inside = PROTECTED_INSIDE.map((name) => path.join(plan.root!, name));
+    const envFiles = existingProtected(plan.root).filter((real) => /\/\.env[^/]*$/i.test(real));
+    lines.push(
+      `(deny file-write* ${[...inside.map((absolute) => `(subpath ${sbplString(absolute)})`), ...envFiles.map((file) => `(literal ${sbplString(file)})`)].join(' ')})`,
+    );
+  }
+  const secrets = existingSecrets(plan);
+  if (secrets.length)
+    lines.push(`(deny file-read* ${secrets.map((secret) => `(subpath ${sbplString(secret.path)})`).join(' ')})`);
+  if (!plan.network) lines.push('(deny network*)');
+  return `${lines.join('\n')}\n`;
+}
