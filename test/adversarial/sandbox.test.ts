@@ -303,6 +303,18 @@ describe('adversarial: commands confined by a real bubblewrap', function () {
       ).assess(tool, { command: 'ls' }, 'c');
       assert.match(risk.refusal ?? '', /Install bubblewrap/, 'refused before anyone is asked');
     });
+    it('with bubblewrap, nothing runs outside it, even a command the user approved out', async () => {
+      const r = rig({ mode: 'required' });
+      const result = await r.run(`touch ${r.outside}/approved-out`, { unconfined: true });
+      assert.notEqual(result.exitCode, 0, result.output);
+      assert.equal(fs.existsSync(path.join(r.outside, 'approved-out')), false);
+      const tool = toolsFor(new NodeWorkspace(r.root)).get('bash')!;
+      const risk = await new CallAssessor(
+        () => new NodeWorkspace(r.root),
+        () => r.sandbox.status(),
+      ).assess(tool, { command: 'curl https://example.com' }, 'c');
+      assert.match(risk.cautions.join(' '), /inside the sandbox even if you approve/);
+    });
     it('auto without bubblewrap runs as before and says why', () => {
       const status = rig({ bwrap: '/nonexistent/bwrap' }).sandbox.status();
       assert.equal(status.confined, false);

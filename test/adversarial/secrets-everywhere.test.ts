@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FakeModelServer } from '../fixtures/fake-model-server/server';
+import { filesUnder } from '../fixtures/files-under';
 import { cliArgs, runCli, tempFolder } from '../unit/cli/cli-helpers';
 
 const IN_USE = 'house-key-3f9c2a7b61d04e58';
@@ -19,15 +20,6 @@ const OTHERS = {
   AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
 };
 const SECRETS = [IN_USE, ...Object.values(OTHERS), 'dotenv-value-91c3e', 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC'];
-
-function filesUnder(folder: string): string {
-  return fs
-    .readdirSync(folder, { recursive: true, encoding: 'utf8' })
-    .map((name) => path.join(folder, name))
-    .filter((file) => fs.statSync(file).isFile())
-    .map((file) => fs.readFileSync(file).toString('latin1'))
-    .join('\n');
-}
 
 function leaked(text: string): string[] {
   return SECRETS.filter((secret) => text.includes(secret));

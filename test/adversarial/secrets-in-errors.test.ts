@@ -3,22 +3,12 @@
  * error body. The CLI prints the error, the store keeps it: the key must be in neither.
  */
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { FakeModelServer } from '../fixtures/fake-model-server/server';
+import { filesUnder } from '../fixtures/files-under';
 import { cliArgs, runCli, tempFolder } from '../unit/cli/cli-helpers';
 
 /** A key no key-shape pattern would catch: only knowing it is in use can hide it. */
 const KEY = 'house-key-3f9c2a7b61d04e58';
-
-function filesUnder(folder: string): string {
-  return fs
-    .readdirSync(folder, { recursive: true, encoding: 'utf8' })
-    .map((name) => path.join(folder, name))
-    .filter((file) => fs.statSync(file).isFile())
-    .map((file) => fs.readFileSync(file).toString('latin1'))
-    .join('\n');
-}
 
 describe('adversarial: a server echoing the key in its error', function () {
   this.timeout(60_000);

@@ -37,16 +37,7 @@ describe('adversarial: in the real editor', function () {
     'tools:\n  bash:\n    allow: ["*"]\napprovals:\n  auto_approve: [write_file, edit_file, bash, read_only]\n';
   let api: OpenAgentApi;
 
-  const modelCalls = async () => (await model.requests()).filter((request) => request.protocol === 'anthropic');
-  async function untilIdleAfter(count: number): Promise<RecordedRequest[]> {
-    let calls: RecordedRequest[] = [];
-    await waitFor(
-      async () => (calls = await modelCalls()).length >= count && !api.isRunning,
-      `${count} model call(s) and the agent idle`,
-      90_000,
-    );
-    return calls;
-  }
+  const untilIdleAfter = (count: number) => model.callsWhenIdle(api, count, 90_000);
   function results(call: RecordedRequest): Map<string, ToolResultBlock> {
     const messages = (call.body as { messages: Array<{ content: unknown }> }).messages;
     return new Map(

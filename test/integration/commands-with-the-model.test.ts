@@ -55,19 +55,7 @@ describe('palette commands with the model', function () {
   const model = FakeModelControl.fromEnv('OPENAGENT_TEST_MODEL');
   let api: OpenAgentApi;
 
-  /** The model calls since the test began (the launcher's fake server also records listings). */
-  const modelCalls = async () => (await model.requests()).filter((request) => request.protocol === 'anthropic');
-
-  /** Waits until `count` model calls arrived and the agent has finished with them. */
-  async function untilIdleAfter(count: number): Promise<RecordedRequest[]> {
-    let calls: RecordedRequest[] = [];
-    await waitFor(
-      async () => (calls = await modelCalls()).length >= count && !api.isRunning,
-      `${count} model call(s) and the agent idle`,
-      60_000,
-    );
-    return calls;
-  }
+  const untilIdleAfter = (count: number) => model.callsWhenIdle(api, count);
 
   async function selectInEditor(relativePath: string, fromLine: number, toLine: number): Promise<string> {
     const document = await vscode.workspace.openTextDocument(path.join(root, relativePath));

@@ -82,4 +82,20 @@ export class FakeModelControl {
     const response = await fetch(`${this.baseUrl}/__requests`);
     return (await response.json()) as RecordedRequest[];
   }
+
+  /** The model calls since the last clear (the launcher's server also records listings). */
+  async modelCalls(): Promise<RecordedRequest[]> {
+    return (await this.requests()).filter((request) => request.protocol === 'anthropic');
+  }
+
+  /** Waits until `count` model calls arrived and the agent has finished with them. */
+  async callsWhenIdle(api: { isRunning: boolean }, count: number, timeoutMs = 60_000): Promise<RecordedRequest[]> {
+    let calls: RecordedRequest[] = [];
+    await waitFor(
+      async () => (calls = await this.modelCalls()).length >= count && !api.isRunning,
+      `${count} model call(s) and the agent idle`,
+      timeoutMs,
+    );
+    return calls;
+  }
 }

@@ -19,7 +19,8 @@ const PRIVATE_KEY = /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----[\s\S]*?(-----END \1
  * `NAME=value` / `NAME: value` lines whose name says secret (`.env` files, `printenv`, YAML):
  * the value goes, the name stays so the reader knows what was there.
  */
-const SECRET_WORDS = 'API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|SECRET_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIALS?|DSN';
+const SECRET_WORDS =
+  'API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|SECRET_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIALS?|DSN';
 const SECRET_NAME = `(?:(?:[A-Za-z0-9]+[_.-])*(?:${SECRET_WORDS}|${SECRET_WORDS.toLowerCase()})(?:[_.-][A-Za-z0-9]+)*|[a-z][a-z0-9]*(?:Token|Secret|Password|Passwd|Credentials?)|(?:api|access|secret|private|signing|encryption)Key)`;
 const SECRET_ASSIGNMENT = new RegExp(
   `(^|[\\s"'{,;]|export\\s+)(${SECRET_NAME})(["']?\\s*[=:]\\s*["']?)([^\\s"'\`,;}]{4,})`,

@@ -92,7 +92,13 @@ export class CallAssessor {
     if (!status.confined) return;
     risk.confined = true;
     if (!status.network) for (const need of risk.needsOut) risk.reasons.push(`${need}, which confined commands cannot`);
-    if (risk.reasons.length > 0) risk.cautions.push('if you approve, it runs outside the sandbox');
+    if (risk.reasons.length === 0) return;
+    // `required`: nothing ever runs outside; approved, it runs confined (and may fail).
+    risk.cautions.push(
+      status.mode === 'required'
+        ? 'it runs inside the sandbox even if you approve (sandbox: required)'
+        : 'if you approve, it runs outside the sandbox',
+    );
   }
 
   /** Forgets a conversation's manifest baseline (it ended). */

@@ -121,7 +121,8 @@ async function checkPathWord(
     real = path.relative(realRoot, resolved);
   } catch (error) {
     if (!(error instanceof PathError)) throw error;
-    add(findings.reasons, `\`${word}\` leads outside the workspace`);
+    // A link out of the workspace, a backslash, a percent-encoded character: not checkable.
+    add(findings.reasons, `\`${word}\` cannot be checked: ${error.message}`);
     return;
   }
   if (/\s/.test(word) && !word.includes('/') && (await context.files.realpath(absolute)) === undefined) return;

@@ -20,15 +20,34 @@ const FILE = '.openagent/agent.yaml';
  * a line of `a`s. This walk is at worst pattern length × value length.
  */
 export function matchesPattern(pattern: string, value: string): boolean {
+  return wildcardWalk(
+    pattern.length,
+    value.length,
+    (at) => pattern[at] === '*',
+    (at, position) => pattern[at] === value[position],
+  );
+}
+
+/**
+ * The greedy wildcard walk both pattern kinds share: `isStar(at)` marks a wildcard that takes
+ * any run of items; `matches(at, position)` compares one pattern item with one value item. At
+ * worst pattern length × value length steps, never exponential.
+ */
+function wildcardWalk(
+  patternLength: number,
+  valueLength: number,
+  isStar: (at: number) => boolean,
+  matches: (at: number, position: number) => boolean,
+): boolean {
   let at = 0;
   let position = 0;
   let star = -1;
   let resume = 0;
-  while (position < value.length) {
-    if (at < pattern.length && pattern[at] === '*') {
+  while (position < valueLength) {
+    if (at < patternLength && isStar(at)) {
       star = at++;
       resume = position;
-    } else if (at < pattern.length && pattern[at] === value[position]) {
+    } else if (at < patternLength && matches(at, position)) {
       at++;
       position++;
     } else if (star >= 0) {
@@ -36,8 +55,8 @@ export function matchesPattern(pattern: string, value: string): boolean {
       position = ++resume;
     } else return false;
   }
-  while (at < pattern.length && pattern[at] === '*') at++;
-  return at === pattern.length;
+  while (at < patternLength && isStar(at)) at++;
+  return at === patternLength;
 }
 
 const matchesAny = (patterns: readonly string[] | undefined, value: string) =>
@@ -135,25 +154,15 @@ const REST: PatternWord = { rest: true };
  */
 export function matchesWords(pattern: string, argv: readonly string[]): boolean {
   const words = patternWords(pattern);
-  let at = 0;
-  let position = 0;
-  let star = -1;
-  let resume = 0;
-  while (position < argv.length) {
-    const word = words[at];
-    if (word?.rest) {
-      star = at++;
-      resume = position;
-    } else if (word && matchesPattern(word.glob, argv[position] ?? '')) {
-      at++;
-      position++;
-    } else if (star >= 0) {
-      at = star + 1;
-      position = ++resume;
-    } else return false;
-  }
-  while (words[at]?.rest) at++;
-  return at === words.length;
+  return wildcardWalk(
+    words.length,
+    argv.length,
+    (at) => words[at]!.rest,
+    (at, position) => {
+      const word = words[at]!;
+      return !word.rest && matchesPattern(word.glob, argv[position] ?? '');
+    },
+  );
 }
 
 function patternWords(pattern: string): PatternWord[] {

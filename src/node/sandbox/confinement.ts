@@ -17,16 +17,8 @@ export const PROTECTED_INSIDE = [
   '.devcontainer',
 ];
 
-/** Folders that, created by a confined command, are removed after it. */
-export const PROTECTED_FOLDERS = [
-  '.openagent',
-  '.vscode',
-  '.github/workflows',
-  '.husky',
-  '.githooks',
-  '.devcontainer',
-  '.git/hooks',
-];
+/** Folders that, created by a confined command, are removed after it (all but the one file). */
+export const PROTECTED_FOLDERS = PROTECTED_INSIDE.filter((inside) => inside !== '.git/config');
 
 /** In the home folder: hidden from confined commands. */
 export const HOME_SECRETS = [
