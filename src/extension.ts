@@ -58,6 +58,7 @@ import { createMentionResolver } from './host/chat/mention-sources';
 import { pickContext } from './host/chat/context-picker';
 import { ChildProcessShell } from './node/child-process-shell';
 import { OsSandbox } from './node/sandbox/os-sandbox';
+import { SecretFiles } from './node/secret-files';
 import { stricterSandbox } from './core/policy/merge-policy';
 import { ChildProcessRunner } from './node/child-process-runner';
 import { VscodeWorkspace } from './host/workspace/vscode-workspace';
@@ -220,6 +221,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     isTrusted: () => vscode.workspace.isTrusted,
     processRunner: new ChildProcessRunner(undefined, sandbox),
     sandbox,
+    secretFiles: new SecretFiles().find,
     prepare: () => policy.refresh(),
     connectedTools: () => mcp.tools(),
     toolPolicy: {

@@ -27,6 +27,7 @@ import { createFileTools } from '../core/tools/builtin/file-tools';
 import { ChildProcessRunner } from '../node/child-process-runner';
 import { ChildProcessShell } from '../node/child-process-shell';
 import { OsSandbox } from '../node/sandbox/os-sandbox';
+import { SecretFiles } from '../node/secret-files';
 import { stricterSandbox } from '../core/policy/merge-policy';
 import type { SandboxMode } from '../core/policy/agent-policy';
 import { EnvSecretSource } from '../node/env-secret-source';
@@ -159,6 +160,7 @@ export function createCliContext(deps: CliDeps): CliContext {
     isTrusted: () => true,
     processRunner: new ChildProcessRunner(undefined, sandbox),
     sandbox,
+    secretFiles: new SecretFiles().find,
     workspaceRoot: () => workspaceRoot,
     workspace: () => workspace,
     taskStorage: new FileTaskStorage(path.join(storeDirectory, 'tasks')),

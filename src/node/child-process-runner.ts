@@ -6,7 +6,7 @@
  * stops the tree.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, openSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ProcessRunner, RunningProcess } from '../core/ports';
 import type { CommandLauncher } from './child-process-shell';
@@ -40,6 +40,7 @@ export class ChildProcessRunner implements ProcessRunner {
         { ...options, env: { ...plan.env, ...options.env } },
         plan.env,
         plan.afterRun,
+        plan.files,
       );
     return new ChildRun(this.shell, command, options);
   }
@@ -86,16 +87,20 @@ class ChildRun implements RunningProcess {
     /** The whole environment, when the launcher decided it (secrets removed). */
     baseEnv?: Record<string, string>,
     private readonly afterRun: () => string | undefined = () => undefined,
+    /** Opened for the child as descriptors 3, 4, … (the sandbox's seccomp filter). */
+    files: readonly string[] = [],
   ) {
+    const descriptors = files.map((file) => openSync(file, 'r'));
     const common = {
       cwd: options.cwd,
       env: { ...(baseEnv ?? process.env), ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', ...descriptors] as Array<'ignore' | 'pipe' | number>,
       windowsHide: true,
     };
     this.child = shell
       ? spawn(shell.path, [...shell.args, command], { ...common, detached: true })
       : spawn(command, { ...common, shell: true });
+    for (const descriptor of descriptors) closeSync(descriptor);
     for (const stream of [this.child.stdout, this.child.stderr]) {
       stream?.setEncoding('utf8');
       stream?.on('data', (chunk: string) => this.emitOutput(chunk));

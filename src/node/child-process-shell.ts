@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import type { Shell, ShellResult, ShellRunOptions } from '../core/ports';
 import { OutputCollector } from '../core/text/terminal-output';
 import { CLOSE_GRACE_MS, killTree } from './process-tree';
@@ -35,22 +35,25 @@ export class ChildProcessShell implements Shell {
           args: ['-c', command],
           env: { ...(process.env as Record<string, string>), OPENAGENT_RUN: id },
           confined: false,
+          files: [],
           afterRun: () => undefined,
         };
       } catch (error) {
         resolve({ output: (error as Error).message, exitCode: undefined, timedOut: false, via: 'child-process' });
         return;
       }
+      const files = plan.files.map((file) => openSync(file, 'r'));
       const child = spawn(plan.file, plan.args, {
         cwd: options.cwd,
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio: ['ignore', 'pipe', 'pipe', ...files],
         detached: process.platform !== 'win32',
         env: plan.env,
       });
+      for (const fd of files) closeSync(fd);
       const output = new OutputCollector(options.maxOutputChars);
       const collect = (data: Buffer) => output.push(data.toString('utf8'));
-      child.stdout.on('data', collect);
-      child.stderr.on('data', collect);
+      child.stdout?.on('data', collect);
+      child.stderr?.on('data', collect);
       let timedOut = false;
       const kill = () => {
         if (child.pid !== undefined && process.platform !== 'win32') killTree(child.pid, marker);

@@ -71,6 +71,14 @@ function rig(options: { mode?: SandboxMode; network?: boolean; bwrap?: string; p
         DATABASE_PASSWORD: 'hunter2',
         AWS_SECRET_ACCESS_KEY: 'abc/def',
         SSH_AUTH_SOCK: '/tmp/ssh-agent.sock',
+        DB_PASS: 'leaked-db-pass',
+        VSCE_PAT: 'leaked-vsce-pat',
+        MONGODB_URI: 'mongodb://admin:leaked@db:27017',
+        HTTPS_PROXY: 'http://bob:leaked@proxy:8080',
+        GIT_CONFIG_VALUE_0: 'AUTHORIZATION: bearer leaked',
+        BUNDLE_GITHUB__COM: 'x-access-token:leaked',
+        CI_JOB_JWT: 'leaked.jwt',
+        SOME_HARMLESS_NAME: 'ghp_leakedleakedleakedleakedleaked00',
         HARMLESS: 'visible',
       },
     },
@@ -133,8 +141,8 @@ describe('adversarial: commands confined by a real bubblewrap', function () {
         const r = rig();
         const before = fs.readdirSync(r.outside);
         const result = await r.run(`OUTSIDE=${r.outside}; ${command}`);
-        assert.notEqual(result.exitCode, 0, result.output);
-        assert.match(result.output, /Read-only file system|Permission denied|No such file/);
+        // Writes to the throw-away home succeed, and vanish with it.
+        if (!command.includes('~')) assert.match(result.output, /Read-only file system|Permission denied|No such file/);
         assert.deepEqual(fs.readdirSync(r.outside), before);
         assert.equal(fs.readFileSync(path.join(r.outside, 'victim.txt'), 'utf8'), 'original\n');
         assert.equal(fs.existsSync(path.join(r.home, '.bashrc')), false);
@@ -168,18 +176,91 @@ describe('adversarial: commands confined by a real bubblewrap', function () {
       });
     }
 
-    it('a protected folder a confined command creates is removed after it, and the output says so', async () => {
+    it('a missing protected folder cannot be created, and no placeholder is left behind', async () => {
       const r = rig();
       const result = await r.run(
-        'mkdir -p .vscode && echo "{}" > .vscode/settings.json && mkdir -p .husky && echo x > .husky/pre-commit',
+        'mkdir -p .vscode && echo "{}" > .vscode/settings.json; mkdir -p .husky/x; ls -d .github',
       );
-      assert.equal(fs.existsSync(path.join(r.root, '.vscode')), false);
-      assert.equal(fs.existsSync(path.join(r.root, '.husky')), false);
-      assert.match(result.output, /removed \.vscode, \.husky/);
+      assert.match(result.output, /Read-only file system|Permission denied/);
+      for (const name of ['.vscode', '.husky', '.github', '.devcontainer', '.githooks'])
+        assert.equal(fs.existsSync(path.join(r.root, name)), false, name);
+    });
+
+    it('the protected entries cannot be renamed away and replaced', async () => {
+      const r = rig();
+      const result = await r.run(
+        'mv .git .git2; mv .openagent .oa2; cp -a .git .gitc; echo ../.gitc > .git/commondir; echo x > .git/info/attributes',
+      );
+      assert.match(result.output, /busy|Read-only file system/);
+      assert.equal(fs.existsSync(path.join(r.root, '.git2')), false);
+      assert.equal(fs.existsSync(path.join(r.root, '.git/commondir')), false);
+      assert.equal(fs.readFileSync(path.join(r.root, '.git/config'), 'utf8'), '[core]\n');
+    });
+
+    it('a protected entry that is a link is put back after the run, and the output says so', async () => {
+      const r = rig();
+      fs.mkdirSync(path.join(r.root, 'tools/husky'), { recursive: true });
+      fs.symlinkSync('tools/husky', path.join(r.root, '.husky'));
+      const result = await r.run('rm .husky && mkdir .husky && echo evil > .husky/pre-commit');
+      assert.equal(fs.readlinkSync(path.join(r.root, '.husky')), 'tools/husky');
+      assert.equal(fs.existsSync(path.join(r.root, 'tools/husky/pre-commit')), false);
+      assert.match(result.output, /put back \.husky/);
+    });
+  });
+
+  describe('has no way to raise its rights (as root too)', () => {
+    it('no capability, no remount, no unmounting a protection', async () => {
+      const r = rig();
+      const result = await r.run(
+        'grep CapEff /proc/self/status; mount -o remount,rw,bind / 2>&1; umount .git/hooks 2>&1; echo evil > .git/hooks/pre-commit',
+      );
+      assert.match(result.output, /CapEff:\s+0+\n/);
+      assert.equal(fs.existsSync(path.join(r.root, '.git/hooks/pre-commit')), false);
+    });
+    it('cannot open a Unix socket, type into a terminal or reach the keyring (seccomp)', async () => {
+      const r = rig();
+      const server = net.createServer((socket) => socket.end('host socket\n'));
+      const socketPath = path.join(r.root, 'dev.sock');
+      await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+      try {
+        const result = await r.run(
+          [
+            `node -e "require('net').connect('${socketPath}').on('data', d => console.log(String(d))).on('error', e => console.log('unix: ' + e.code))"`,
+            `python3 -c "import fcntl, termios
+try:
+  fcntl.ioctl(0, termios.TIOCSTI, b'x'); print('tiocsti: allowed')
+except OSError as e: print('tiocsti:', e.errno)"`,
+          ].join('; '),
+        );
+        assert.doesNotMatch(result.output, /host socket/);
+        assert.match(result.output, /unix: EPERM|unix: EACCES/);
+        assert.match(result.output, /tiocsti: 1\b/, 'EPERM from the filter, not ENOTTY');
+      } finally {
+        server.close();
+      }
     });
   });
 
   describe("cannot read the home folder's secrets", () => {
+    for (const file of ['.gitconfig', '.config/git/credentials', '.claude/.credentials.json', '.1password/agent.sock'])
+      it(`~/${file} is not there (the whole home is hidden)`, async () => {
+        const r = rig();
+        fs.mkdirSync(path.dirname(path.join(r.home, file)), { recursive: true });
+        fs.writeFileSync(path.join(r.home, file), 'hunter2 PRIVATE KEY\n');
+        const result = await r.run(`cat ~/${file}; ls -a ~`);
+        assert.doesNotMatch(result.output, /PRIVATE KEY|hunter2/);
+      });
+    it('a workspace that holds the home folder is not confined, and says why', () => {
+      const r = rig();
+      const sandbox = new OsSandbox(
+        { mode: () => 'auto', network: () => false, passEnv: () => [], root: () => path.dirname(r.home) },
+        { home: r.home },
+      );
+      const status = sandbox.status();
+      assert.equal(status.confined, false);
+      assert.match(status.detail, /holds your home folder/);
+    });
+
     for (const command of ['cat ~/.ssh/id_rsa', 'ls ~/.ssh', 'cat ~/.netrc', 'grep -r hunter2 ~ 2>/dev/null']) {
       it(command, async () => {
         const result = await rig().run(command);
@@ -320,6 +401,26 @@ describe('adversarial: commands confined by a real bubblewrap', function () {
       assert.equal(status.confined, false);
       assert.equal(status.refusal, undefined);
       assert.match(status.detail, /not installed/);
+    });
+  });
+
+  describe('git commands that write the repository ask where commands are confined', () => {
+    for (const command of ['git add src', 'git commit -m x', 'git checkout -b x', 'git stash', 'git init']) {
+      it(command, async () => {
+        const r = rig();
+        const tool = toolsFor(new NodeWorkspace(r.root)).get('bash')!;
+        const risk = await new CallAssessor(
+          () => new NodeWorkspace(r.root),
+          () => r.sandbox.status(),
+        ).assess(tool, { command }, 'c');
+        assert.match(risk.reasons.join(' '), /writes the repository \(\.git\), which confined commands cannot/);
+      });
+    }
+    it('and confined, they fail without touching .git', async () => {
+      const r = rig();
+      const result = await r.run('git init -q 2>&1; git add . 2>&1');
+      assert.match(result.output, /Read-only file system|Permission denied|not a git repository/);
+      assert.equal(fs.readFileSync(path.join(r.root, '.git/config'), 'utf8'), '[core]\n');
     });
   });
 

@@ -34,6 +34,8 @@ export interface ConversationPartsDeps {
   workspaceRoot?: () => string | undefined;
   /** Whether agent commands run confined (Linux: bubblewrap); absent where there is no sandbox. */
   sandbox?: CommandSandbox;
+  /** The workspace's secret files, ignored ones included (relative paths). */
+  secretFiles?: (root: string) => Promise<readonly string[]>;
   /** False in an untrusted workspace: only read-only tools are offered then (SPEC 4.2). */
   isTrusted?: () => boolean;
   /** Where task boards persist; without it the task tools are not offered. */
@@ -71,6 +73,7 @@ export class ConversationParts {
     this.assessor = new CallAssessor(
       () => workspace,
       () => deps.sandbox?.status(),
+      deps.secretFiles,
     );
     const checkpoints = workspace && new Checkpoints(workspace);
     this.checkpoints = checkpoints && new TurnCheckpoints(checkpoints, (body) => this.conversation?.report(body));

@@ -182,7 +182,7 @@ export async function executeToolCall(
     });
     if (!answer.approved) return fail(answer.reason ? `${DENIED_MESSAGE} Reason: ${answer.reason}` : DENIED_MESSAGE);
     // Asked because it needs out of the sandbox, and the user said yes to this very call.
-    unconfined = answer.source === 'user' && (risk.reasons.length > 0 || risk.needsOut.length > 0);
+    unconfined = answer.source === 'user' && risk.reasons.length + risk.needsOut.length + risk.needsNetwork.length > 0;
   }
 
   let output: ToolOutput | string;

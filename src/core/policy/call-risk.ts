@@ -28,8 +28,10 @@ export interface CallRisk {
   cautions: string[];
   /** It changes a protected path: the question is modal and "Always" never covers it. */
   protectedPath: boolean;
-  /** What a confined command would need from outside its sandbox (the network). */
+  /** What a confined command would need from outside its sandbox (writing the git repository). */
   needsOut: string[];
+  /** The network it needs (asked where confined commands have none). */
+  needsNetwork: string[];
   /** The shell command line the call runs, if any. */
   command?: string;
   /** The real path its file resolved to when checked: the tool writes there and nowhere else. */
@@ -38,7 +40,7 @@ export interface CallRisk {
   confined?: boolean;
 }
 
-export const NO_RISK: CallRisk = { reasons: [], cautions: [], protectedPath: false, needsOut: [] };
+export const NO_RISK: CallRisk = { reasons: [], cautions: [], protectedPath: false, needsOut: [], needsNetwork: [] };
 
 /** Whether a call deserves a warning rather than a routine question. */
 export const isWarning = (risk: CallRisk | undefined) =>
@@ -55,21 +57,24 @@ export class CallAssessor {
     private readonly workspace: () => WorkspaceFiles | undefined,
     /** Whether commands run confined now (undefined: no sandbox port, as on Windows hosts). */
     private readonly sandbox: () => SandboxStatus | undefined = () => undefined,
+    /** The workspace's secret files, ignored ones included (relative paths). */
+    private readonly secretFiles: (root: string) => Promise<readonly string[]> = async () => [],
   ) {}
 
   async assess(tool: AnyTool, input: unknown, conversationId: string): Promise<CallRisk> {
     const files = this.workspace();
     const baseline = files && this.baseline(conversationId, files);
     const traits = tool.traits;
-    const risk: CallRisk = { reasons: [], cautions: [], protectedPath: false, needsOut: [] };
+    const risk: CallRisk = { reasons: [], cautions: [], protectedPath: false, needsOut: [], needsNetwork: [] };
     if (traits?.userScope?.(input)) {
       risk.reasons.push('it writes your global memory, which every later conversation in every folder reads');
     }
     const command = traits?.command?.(input);
     if (command !== undefined) {
       risk.command = command;
-      await this.assessCommandLine(command, files, baseline, risk);
-      this.applySandbox(risk);
+      const status = this.sandbox();
+      await this.assessCommandLine(command, files, baseline, status?.confined === true, risk);
+      this.applySandbox(status, risk);
     }
     const written = traits ? traits.path?.(input) : tool.readOnly ? undefined : pathOfInput(input);
     if (written !== undefined)
@@ -82,8 +87,7 @@ export class CallAssessor {
    * command the user approves for a reason runs outside it; `sandbox: required` without one
    * refuses every command before anyone is asked.
    */
-  private applySandbox(risk: CallRisk): void {
-    const status = this.sandbox();
+  private applySandbox(status: SandboxStatus | undefined, risk: CallRisk): void {
     if (!status) return;
     if (status.refusal !== undefined) {
       risk.refusal = status.refusal;
@@ -91,7 +95,8 @@ export class CallAssessor {
     }
     if (!status.confined) return;
     risk.confined = true;
-    if (!status.network) for (const need of risk.needsOut) risk.reasons.push(`${need}, which confined commands cannot`);
+    const needs = [...(status.network ? [] : risk.needsNetwork), ...risk.needsOut];
+    for (const need of needs) risk.reasons.push(`${need}, which confined commands cannot`);
     if (risk.reasons.length === 0) return;
     // `required`: nothing ever runs outside; approved, it runs confined (and may fail).
     risk.cautions.push(
@@ -140,6 +145,7 @@ export class CallAssessor {
     command: string,
     files: WorkspaceFiles | undefined,
     baseline: Promise<Map<string, string | undefined>> | undefined,
+    confined: boolean,
     risk: CallRisk,
   ): Promise<void> {
     const analysis = analyseCommand(command);
@@ -149,9 +155,12 @@ export class CallAssessor {
     }
     if (analysis.hidden) risk.reasons.push('it holds control or invisible characters that can hide what runs');
     if (!files) return;
+    const root = (await files.realpath(files.root)) ?? files.root;
     const findings = await assessCommand(analysis, {
-      root: files.root,
+      root,
       files,
+      confined,
+      secretFiles: () => this.secretFiles(root),
       changedManifests: async () => {
         const before = await baseline;
         if (!before) return [];
@@ -162,6 +171,7 @@ export class CallAssessor {
     risk.reasons.push(...findings.reasons);
     risk.cautions.push(...findings.cautions);
     risk.needsOut.push(...findings.needsOut);
+    risk.needsNetwork.push(...findings.needsNetwork);
     risk.protectedPath ||= findings.protectedPath;
   }
 

@@ -1,6 +1,6 @@
 /**
  * Paths that always need an explicit, modal yes to change, whatever the policy says (SPEC 4.1):
- * version control, editor, OpenAgent and dev-container configuration, CI workflows, git hooks
+ * version control, editor, OpenAgent and dev-container configuration, `.github` (CI workflows), git hooks
  * (`.husky`, `.githooks`), environment files, package manifests (their scripts run on a later
  * `npm test`), package-manager settings and lock files. And files whose *reading* asks: secrets.
  *
@@ -11,7 +11,7 @@ const PROTECTED = [
   /(^|\/)\.git(\/|$)/,
   /(^|\/)\.vscode(\/|$)/,
   /(^|\/)\.openagent(\/|$)/,
-  /(^|\/)\.github\/workflows(\/|$)/,
+  /(^|\/)\.github(\/|$)/,
   /(^|\/)\.husky(\/|$)/,
   /(^|\/)\.githooks(\/|$)/,
   /(^|\/)\.devcontainer(\/|$)/,

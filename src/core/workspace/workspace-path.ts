@@ -77,3 +77,31 @@ export function isInside(root: string, candidate: string): boolean {
   const relative = path.relative(root, candidate);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
+
+/**
+ * Where `word` leads from the real folder `from`, resolved the way the kernel does for a
+ * command: a link is followed before a later `..` applies (`link/..` is the parent of the
+ * link's target, not the folder the link is in). Missing parts are taken as written.
+ */
+export async function resolveLikeKernel(from: string, word: string, port: RealPathPort): Promise<string> {
+  const parts = word.split('/').filter((part) => part !== '' && part !== '.');
+  let current = word.startsWith('/') ? '/' : from;
+  let links = 0;
+  while (parts.length > 0) {
+    const part = parts.shift()!;
+    if (part === '..') {
+      current = path.dirname(current);
+      continue;
+    }
+    const next = path.join(current, part);
+    const target = await port.readlink?.(next);
+    if (target === undefined) {
+      current = next;
+      continue;
+    }
+    if (++links > MAX_LINKS) throw new PathError(`${word} goes through too many symbolic links.`);
+    parts.unshift(...target.split('/').filter((piece) => piece !== '' && piece !== '.'));
+    if (target.startsWith('/')) current = '/';
+  }
+  return current;
+}

@@ -47,7 +47,7 @@ export class TerminalShell implements Shell, vscode.Disposable {
   }
 
   private async runVisible(command: string, options: ShellRunOptions): Promise<ShellResult> {
-    let confined: ReturnType<OsSandbox['terminalLine']>;
+    let confined: ReturnType<OsSandbox['terminalLine']> | undefined;
     try {
       confined = this.sandbox?.terminalLine(command, {
         cwd: options.cwd ?? this.cwd(),

@@ -1,26 +1,45 @@
 /**
  * What a confined command may touch, whatever confines it (bubblewrap on Linux, Seatbelt on
- * macOS): one list of protected paths inside the workspace and of secrets in the home folder.
+ * macOS), decided once here:
+ * - inside the workspace, whole top-level entries are read-only: `.git` (hooks, config,
+ *   commondir, submodules — git reads too many control files to protect them one by one, so
+ *   git commands that write the repository ask and run outside), `.github`, `.openagent`,
+ *   `.vscode`, `.husky`, `.githooks`, `.devcontainer`, and `.env*` files. Being top-level
+ *   mount points, they cannot be renamed away either. Missing ones get an empty read-only
+ *   placeholder for the run (removed after it), so they cannot be created meanwhile;
+ * - the home folder is hidden whole (an empty, throw-away one in its place) except the tools
+ *   commands need, bound back read-only — with the secrets inside those hidden again.
  */
-import { lstatSync, readdirSync, realpathSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 
-/** Inside the workspace: read-only for confined commands. */
-export const PROTECTED_INSIDE = [
-  '.git/hooks',
-  '.git/config',
-  '.openagent',
-  '.vscode',
-  '.github/workflows',
-  '.husky',
-  '.githooks',
-  '.devcontainer',
+/** Top-level entries of the workspace that confined commands may not change. */
+export const PROTECTED_TOP = ['.git', '.github', '.openagent', '.vscode', '.husky', '.githooks', '.devcontainer'];
+
+/** Where the tools commands need live in a home folder: bound back read-only. */
+export const HOME_TOOLS = [
+  '.nvm',
+  '.volta',
+  '.fnm',
+  '.bun',
+  '.deno',
+  '.cargo',
+  '.rustup',
+  '.pyenv',
+  '.rbenv',
+  '.goenv',
+  '.sdkman',
+  '.asdf',
+  '.local/bin',
+  '.local/lib',
+  '.local/share/pnpm',
+  'go',
+  '.npm',
+  '.cache',
+  '.node-gyp',
 ];
 
-/** Folders that, created by a confined command, are removed after it (all but the one file). */
-export const PROTECTED_FOLDERS = PROTECTED_INSIDE.filter((inside) => inside !== '.git/config');
-
-/** In the home folder: hidden from confined commands. */
+/** Secrets in the home folder, hidden even where a tools folder holding them is bound back. */
 export const HOME_SECRETS = [
   '.ssh',
   '.aws',
@@ -28,24 +47,49 @@ export const HOME_SECRETS = [
   '.config/gcloud',
   '.config/gh',
   '.config/hub',
+  '.config/git/credentials',
+  '.config/github-copilot',
+  '.config/rclone',
+  '.config/composer/auth.json',
+  '.config/pip/pip.conf',
   '.azure',
   '.kube',
   '.docker',
   '.openagent',
+  '.claude',
+  '.codex',
   '.password-store',
   '.local/share/keyrings',
+  '.local/share/fish/fish_history',
   '.netrc',
   '.npmrc',
   '.yarnrc',
+  '.yarnrc.yml',
   '.pypirc',
   '.git-credentials',
+  '.gitconfig',
   '.pgpass',
   '.my.cnf',
+  '.vault-token',
+  '.terraform.d',
+  '.m2/settings.xml',
+  '.gradle/gradle.properties',
+  '.kaggle',
+  '.gem/credentials',
+  '.pulumi',
+  '.s3cfg',
+  '.cargo/credentials',
+  '.cargo/credentials.toml',
+  '.cache/huggingface',
+  '.npm/_authToken',
   '.bash_history',
   '.zsh_history',
+  '.zhistory',
+  '.histfile',
   '.python_history',
   '.node_repl_history',
   '.psql_history',
+  '.mysql_history',
   '.config/openagent',
 ];
 
@@ -59,7 +103,15 @@ export interface ConfinementPlan {
   home: string;
   /** More paths to hide (the editor's storage of conversations). */
   hidden: readonly string[];
+  /** An empty folder to put in place of a missing protected one. */
+  placeholder?: string;
+  /** An empty file to cover a secret file with. */
+  emptyFile?: string;
+  /** The PATH the command gets: its folders inside the home folder are bound back. */
+  pathDirectories?: readonly string[];
 }
+
+export type EntryKind = 'file' | 'folder' | 'link';
 
 export function kindOf(absolute: string): 'file' | 'folder' | undefined {
   try {
@@ -71,6 +123,17 @@ export function kindOf(absolute: string): 'file' | 'folder' | undefined {
   }
 }
 
+/** What a top-level entry is right now, without following a link: to notice it changed. */
+export function entryState(absolute: string): string {
+  try {
+    const stat = lstatSync(absolute);
+    if (stat.isSymbolicLink()) return `link:${readlinkSync(absolute)}`;
+    return stat.isDirectory() ? 'folder' : 'file';
+  } catch {
+    return 'missing';
+  }
+}
+
 /** The secrets to hide that exist, with their kind. */
 export function existingSecrets(plan: ConfinementPlan): Array<{ path: string; kind: 'file' | 'folder' }> {
   return [...HOME_SECRETS.map((name) => path.join(plan.home, name)), ...plan.hidden].flatMap((secret) => {
@@ -79,19 +142,38 @@ export function existingSecrets(plan: ConfinementPlan): Array<{ path: string; ki
   });
 }
 
-/** The protected paths inside the workspace that exist, as real paths inside it. */
-export function existingProtected(root: string): string[] {
+/** Tools folders of the home to bind back: the fixed list and the PATH's folders under home. */
+export function homeTools(plan: ConfinementPlan): string[] {
+  const fromPath = (plan.pathDirectories ?? [])
+    .filter((directory) => directory.startsWith(`${plan.home}${path.sep}`))
+    .map((directory) => path.join(plan.home, path.relative(plan.home, directory).split(path.sep)[0]!));
+  const tools = [...HOME_TOOLS.map((name) => path.join(plan.home, name)), ...fromPath];
+  return [...new Set(tools)].filter((tool) => kindOf(tool) !== undefined && !isSecret(plan, tool));
+}
+
+function isSecret(plan: ConfinementPlan, candidate: string): boolean {
+  return HOME_SECRETS.some((name) => {
+    const secret = path.join(plan.home, name);
+    return candidate === secret || candidate.startsWith(`${secret}${path.sep}`);
+  });
+}
+
+/** The workspace's protected entries: each top-level name with its real path and state. */
+export function protectedEntries(root: string): Array<{ name: string; absolute: string; state: string }> {
   let envFiles: string[] = [];
   try {
     envFiles = readdirSync(root).filter((name) => /^\.env/i.test(name));
   } catch {
     // No root to read.
   }
-  return [...PROTECTED_INSIDE, ...envFiles].flatMap((inside) => {
-    const absolute = path.join(root, inside);
-    if (kindOf(absolute) === undefined) return [];
-    const real = realpathSync(absolute);
-    // A link that leads out of the workspace is read-only anyway.
-    return real === root || real.startsWith(`${root}${path.sep}`) ? [real] : [];
+  return [...PROTECTED_TOP, ...envFiles].map((name) => {
+    const absolute = path.join(root, name);
+    return { name, absolute, state: entryState(absolute) };
   });
+}
+
+/** Whether `root` is the home folder or holds it: then the home's secrets cannot be hidden. */
+export function holdsHome(root: string, home: string): boolean {
+  const relative = path.relative(root, home);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }

@@ -8,14 +8,24 @@
  * after it, and the output says so.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CommandSandbox, SandboxStatus } from '../../core/ports';
 import type { SandboxMode } from '../../core/policy/agent-policy';
 import { scrubEnvironment } from '../../core/policy/command-env';
 import { bubblewrapArgs } from './bubblewrap';
-import { PROTECTED_FOLDERS, type ConfinementPlan } from './confinement';
+import { entryState, holdsHome, protectedEntries, type ConfinementPlan } from './confinement';
+import { seccompFilter } from './seccomp';
 import { seatbeltProfile } from './seatbelt';
 
 export interface SandboxSettings {
@@ -37,6 +47,8 @@ export interface Launch {
   args: string[];
   env: Record<string, string>;
   confined: boolean;
+  /** Files the child gets open, as descriptors 3, 4, … (the seccomp filter). */
+  files: string[];
   /** After it ends: undoes what a confined command may not leave, and says so (or undefined). */
   afterRun(): string | undefined;
 }
@@ -48,6 +60,7 @@ const SANDBOX_EXEC = '/usr/bin/sandbox-exec';
 
 export class OsSandbox implements CommandSandbox {
   private probed: Probe | undefined;
+  private scratchFiles: { placeholder: string; emptyFile: string; seccomp: string | undefined } | undefined;
 
   constructor(
     private readonly settings: SandboxSettings,
@@ -63,7 +76,11 @@ export class OsSandbox implements CommandSandbox {
     const mode = this.settings.mode();
     const network = this.settings.network();
     if (mode === 'off') return { mode, confined: false, network, detail: 'the sandbox is off (sandbox: off)' };
-    const probe = this.probe();
+    const root = this.realRoot();
+    const probe: Probe =
+      root && holdsHome(root, this.home())
+        ? { ok: false, why: 'the workspace holds your home folder, whose secrets a sandbox could not hide' }
+        : this.probe();
     if (probe.ok) return { mode, confined: true, network, detail: probe.version };
     const detail = `commands are not confined: ${probe.why}`;
     if (mode !== 'required') return { mode, confined: false, network, detail };
@@ -88,7 +105,7 @@ export class OsSandbox implements CommandSandbox {
     if (status.refusal !== undefined) throw new Error(status.refusal);
     // Let out only where the mode allows it: `required` never runs anything unconfined.
     if (!status.confined || (options.unconfined && status.mode !== 'required')) {
-      return { file: BASH, args: ['-c', command], env, confined: false, afterRun: () => undefined };
+      return { file: BASH, args: ['-c', command], env, confined: false, files: [], afterRun: () => undefined };
     }
     const root = this.realRoot();
     const plan: ConfinementPlan = {
@@ -96,25 +113,33 @@ export class OsSandbox implements CommandSandbox {
       cwd: options.cwd ?? root ?? process.cwd(),
       env,
       network: status.network,
-      home: this.options.home ?? os.homedir(),
+      home: this.home(),
       hidden: this.settings.hidden?.() ?? [],
+      placeholder: this.scratch().placeholder,
+      emptyFile: this.scratch().emptyFile,
+      pathDirectories: (env.PATH ?? '').split(path.delimiter).filter(Boolean),
     };
-    const missing = root ? PROTECTED_FOLDERS.filter((folder) => !existsSync(path.join(root, folder))) : [];
-    const afterRun = () => (root ? removeCreated(root, missing) : undefined);
-    if (this.platform() === 'darwin')
+    const before = root ? protectedEntries(root) : [];
+    if (this.platform() === 'darwin') {
+      const afterRun = () => restoreProtected(before, []);
       return {
         file: SANDBOX_EXEC,
         args: ['-p', seatbeltProfile(plan), BASH, '-c', command],
         env,
         confined: true,
+        files: [],
         afterRun,
       };
+    }
+    const filter = this.scratch().seccomp;
+    const { args, placeholders } = bubblewrapArgs(plan, filter ? 3 : undefined);
     return {
       file: this.options.bwrap ?? 'bwrap',
-      args: [...bubblewrapArgs(plan), '--', BASH, '-c', command],
+      args: [...args, '--', BASH, '-c', command],
       env,
       confined: true,
-      afterRun,
+      files: filter ? [filter] : [],
+      afterRun: () => restoreProtected(before, placeholders),
     };
   }
 
@@ -125,20 +150,25 @@ export class OsSandbox implements CommandSandbox {
   terminalLine(
     command: string,
     options: { cwd?: string; unconfined?: boolean },
-  ): { line: string; afterRun(): string | undefined } | undefined {
+  ): { line: string; afterRun(): string | undefined } {
     const launch = this.launch(command, options);
-    if (!launch.confined) return undefined;
+    // Always `bash -c '…'`: the user's interactive shell sees one quoted word, so its history
+    // expansion (`!`), aliases, zsh's comment rules and a `cd` that would stick play no part.
+    const commandWords = `${BASH} -c ${shellQuote(command)}`;
+    if (!launch.confined) return { line: commandWords, afterRun: () => undefined };
     const folder = mkdtempSync(path.join(os.tmpdir(), 'openagent-sandbox-'));
     const file = path.join(folder, 'options');
-    const commandWords = `${BASH} -c ${shellQuote(command)}`;
     let line: string;
     if (launch.file === SANDBOX_EXEC) {
       writeFileSync(file, launch.args[1]!, { mode: 0o600 });
       line = `${SANDBOX_EXEC} -f ${shellQuote(file)} ${commandWords}`;
     } else {
+      // The options file is descriptor 3; the seccomp filter (if any) is 4 there.
       const separator = launch.args.indexOf('--');
-      writeFileSync(file, `${launch.args.slice(0, separator).join('\0')}\0`, { mode: 0o600 });
-      line = `${launch.file} --args 3 -- ${commandWords} 3<${shellQuote(file)}`;
+      const options = launch.args.slice(0, separator).map((arg, at, all) => (all[at - 1] === '--seccomp' ? '4' : arg));
+      writeFileSync(file, `${options.join('\0')}\0`, { mode: 0o600 });
+      const filter = launch.files[0] ? ` 4<${shellQuote(launch.files[0])}` : '';
+      line = `${launch.file} --args 3 -- ${commandWords} 3<${shellQuote(file)}${filter}`;
     }
     return {
       line,
@@ -154,6 +184,26 @@ export class OsSandbox implements CommandSandbox {
     const env = scrubEnvironment(this.options.env ?? process.env, this.settings.passEnv());
     if (marker !== undefined) env.OPENAGENT_RUN = marker;
     return env;
+  }
+
+  private home(): string {
+    return this.options.home ?? os.homedir();
+  }
+
+  /** Written once per process: the empty placeholder folder and the seccomp filter. */
+  private scratch(): { placeholder: string; emptyFile: string; seccomp: string | undefined } {
+    if (!this.scratchFiles) {
+      const folder = mkdtempSync(path.join(os.tmpdir(), 'openagent-sandbox-'));
+      const placeholder = path.join(folder, 'empty');
+      mkdirSync(placeholder, { mode: 0o555 });
+      const emptyFile = path.join(folder, 'empty-file');
+      writeFileSync(emptyFile, '', { mode: 0o444 });
+      const filter = seccompFilter();
+      const seccomp = filter ? path.join(folder, 'seccomp.bpf') : undefined;
+      if (seccomp && filter) writeFileSync(seccomp, filter, { mode: 0o444 });
+      this.scratchFiles = { placeholder, emptyFile, seccomp };
+    }
+    return this.scratchFiles;
   }
 
   private platform(): NodeJS.Platform {
@@ -197,11 +247,31 @@ export class OsSandbox implements CommandSandbox {
   }
 }
 
-function removeCreated(root: string, missing: readonly string[]): string | undefined {
-  const created = missing.filter((folder) => existsSync(path.join(root, folder)));
-  for (const folder of created) rmSync(path.join(root, folder), { recursive: true, force: true });
-  return created.length
-    ? `[removed ${created.join(', ')}: a confined command may not create protected folders; ask the user to approve a command that does]`
+/**
+ * After a confined run: placeholders go (only if still empty), and a protected entry that was a
+ * link and is something else now is put back (the link itself lives in the writable workspace).
+ * Nothing is followed: every path is a top-level entry of the real workspace.
+ */
+function restoreProtected(
+  before: ReturnType<typeof protectedEntries>,
+  placeholders: readonly string[],
+): string | undefined {
+  for (const placeholder of placeholders) {
+    try {
+      rmdirSync(placeholder);
+    } catch {
+      // Not empty: the user put something there meanwhile (the sandbox could not): it stays.
+    }
+  }
+  const restored: string[] = [];
+  for (const entry of before) {
+    if (!entry.state.startsWith('link:') || entryState(entry.absolute) === entry.state) continue;
+    rmSync(entry.absolute, { recursive: true, force: true });
+    symlinkSync(entry.state.slice('link:'.length), entry.absolute);
+    restored.push(entry.name);
+  }
+  return restored.length
+    ? `[put back ${restored.join(', ')}: a confined command may not replace a protected path; ask the user to approve a command that does]`
     : undefined;
 }
 

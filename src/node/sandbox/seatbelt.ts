@@ -4,7 +4,19 @@
  * secrets unreadable, no network unless granted. Untested on a Mac (our machines run Linux):
  * unit-tested as text only, and the README says so. In SBPL the last matching rule wins.
  */
-import { PROTECTED_INSIDE, existingProtected, existingSecrets, type ConfinementPlan } from './confinement';
+import { existingSecrets, protectedEntries, type ConfinementPlan } from './confinement';
+
+/** `.env` files a command may not create or change (bubblewrap protects the existing ones). */
+const ENV_NAMES = [
+  '.env',
+  '.env.local',
+  '.env.development',
+  '.env.production',
+  '.env.test',
+  '.env.development.local',
+  '.env.production.local',
+  '.env.test.local',
+];
 import * as path from 'node:path';
 
 /** A string literal of the profile language. */
@@ -19,11 +31,11 @@ export function seatbeltProfile(plan: ConfinementPlan): string {
     `(allow file-write* ${writable.map((folder) => `(subpath ${sbplString(folder)})`).join(' ')} (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/"))`,
   );
   if (plan.root) {
-    // Seatbelt matches paths that do not exist yet too: a missing protected folder cannot be made.
-    const inside = PROTECTED_INSIDE.map((name) => path.join(plan.root!, name));
-    const envFiles = existingProtected(plan.root).filter((real) => /\/\.env[^/]*$/i.test(real));
+    // Seatbelt matches paths that do not exist yet too: a missing protected entry cannot be made.
+    const entries = protectedEntries(plan.root).map((entry) => entry.absolute);
+    const envFiles = ENV_NAMES.map((name) => path.join(plan.root!, name));
     lines.push(
-      `(deny file-write* ${[...inside.map((absolute) => `(subpath ${sbplString(absolute)})`), ...envFiles.map((file) => `(literal ${sbplString(file)})`)].join(' ')})`,
+      `(deny file-write* ${[...new Set([...entries, ...envFiles])].map((absolute) => `(subpath ${sbplString(absolute)})`).join(' ')})`,
     );
   }
   const secrets = existingSecrets(plan);

@@ -8,6 +8,12 @@ describe('protected paths', () => {
       '.vscode/settings.json',
       '.openagent/agent.yaml',
       '.github/workflows/ci.yml',
+      '.github/CODEOWNERS',
+      '.husky/pre-commit',
+      '.githooks/pre-push',
+      '.devcontainer/devcontainer.json',
+      'package.json',
+      '.npmrc',
       '.env',
       '.env.local',
       'app/.env.production',
@@ -27,7 +33,7 @@ describe('protected paths', () => {
       'README.md',
       'environment.ts',
       'docs/.gitkeep-not-git',
-      '.github/ISSUE_TEMPLATE.md',
+      'github/ISSUE_TEMPLATE.md',
       'lock.ts',
     ]) {
       assert.ok(!isProtectedPath(path), path);
