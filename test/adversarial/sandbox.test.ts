@@ -11,6 +11,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { SandboxMode } from '../../src/core/policy/agent-policy';
+import type { SandboxStatus } from '../../src/core/ports';
 import { CallAssessor } from '../../src/core/policy/call-risk';
 import { ChildProcessRunner } from '../../src/node/child-process-runner';
 import { ChildProcessShell } from '../../src/node/child-process-shell';
@@ -99,6 +100,15 @@ function rig(options: { mode?: SandboxMode; network?: boolean; bwrap?: string; p
       return { output: result.output, exitCode: result.exitCode };
     },
   };
+}
+
+/** How the agent assesses a bash call in the rig's workspace, with this sandbox status. */
+function assessIn(r: Rig, command: string, status: SandboxStatus) {
+  const tool = toolsFor(new NodeWorkspace(r.root)).get('bash')!;
+  return new CallAssessor(
+    () => new NodeWorkspace(r.root),
+    () => status,
+  ).assess(tool, { command }, 'c');
 }
 
 const available = new OsSandbox({
@@ -377,11 +387,7 @@ except OSError as e: print('tiocsti:', e.errno)"`,
       const result = await r.run('touch made.txt');
       assert.match(result.output, /Install bubblewrap/);
       assert.equal(fs.existsSync(path.join(r.root, 'made.txt')), false);
-      const tool = toolsFor(new NodeWorkspace(r.root)).get('bash')!;
-      const risk = await new CallAssessor(
-        () => new NodeWorkspace(r.root),
-        () => status,
-      ).assess(tool, { command: 'ls' }, 'c');
+      const risk = await assessIn(r, 'ls', status);
       assert.match(risk.refusal ?? '', /Install bubblewrap/, 'refused before anyone is asked');
     });
     it('with bubblewrap, nothing runs outside it, even a command the user approved out', async () => {
@@ -389,11 +395,7 @@ except OSError as e: print('tiocsti:', e.errno)"`,
       const result = await r.run(`touch ${r.outside}/approved-out`, { unconfined: true });
       assert.notEqual(result.exitCode, 0, result.output);
       assert.equal(fs.existsSync(path.join(r.outside, 'approved-out')), false);
-      const tool = toolsFor(new NodeWorkspace(r.root)).get('bash')!;
-      const risk = await new CallAssessor(
-        () => new NodeWorkspace(r.root),
-        () => r.sandbox.status(),
-      ).assess(tool, { command: 'curl https://example.com' }, 'c');
+      const risk = await assessIn(r, 'curl https://example.com', r.sandbox.status());
       assert.match(risk.cautions.join(' '), /inside the sandbox even if you approve/);
     });
     it('auto without bubblewrap runs as before and says why', () => {
@@ -408,11 +410,7 @@ except OSError as e: print('tiocsti:', e.errno)"`,
     for (const command of ['git add src', 'git commit -m x', 'git checkout -b x', 'git stash', 'git init']) {
       it(command, async () => {
         const r = rig();
-        const tool = toolsFor(new NodeWorkspace(r.root)).get('bash')!;
-        const risk = await new CallAssessor(
-          () => new NodeWorkspace(r.root),
-          () => r.sandbox.status(),
-        ).assess(tool, { command }, 'c');
+        const risk = await assessIn(r, command, r.sandbox.status());
         assert.match(risk.reasons.join(' '), /writes the repository \(\.git\), which confined commands cannot/);
       });
     }
@@ -434,11 +432,7 @@ except OSError as e: print('tiocsti:', e.errno)"`,
     ]) {
       it(command, async () => {
         const r = rig();
-        const tool = toolsFor(new NodeWorkspace(r.root)).get('bash')!;
-        const risk = await new CallAssessor(
-          () => new NodeWorkspace(r.root),
-          () => r.sandbox.status(),
-        ).assess(tool, { command }, 'c');
+        const risk = await assessIn(r, command, r.sandbox.status());
         assert.equal(risk.confined, true);
         assert.match(risk.reasons.join(' '), /reaches the network.*confined commands cannot|installs packages/);
         assert.match(risk.cautions.join(' '), /runs outside the sandbox/);
