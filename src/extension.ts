@@ -60,6 +60,7 @@ import { ChildProcessShell } from './node/child-process-shell';
 import { OsSandbox } from './node/sandbox/os-sandbox';
 import { SecretFiles } from './node/secret-files';
 import { stricterSandbox } from './core/policy/merge-policy';
+import { describeSandbox } from './core/policy/sandbox-status';
 import { ChildProcessRunner } from './node/child-process-runner';
 import { VscodeWorkspace } from './host/workspace/vscode-workspace';
 import { VscodeCodeNavigation } from './host/workspace/vscode-code-navigation';
@@ -296,6 +297,15 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     sandbox,
   );
   const budgetView = { policy: () => policy.current()?.budget, ledger };
+  // Where commands cannot be confined, the user is told once per window, at the first prompt.
+  let toldUnconfined = false;
+  const tellIfUnconfined = () => {
+    if (toldUnconfined) return;
+    toldUnconfined = true;
+    const status = sandbox.status();
+    if (status.confined || status.mode === 'off' || status.refusal) return;
+    void vscode.window.showInformationMessage(`OpenAgent: ${describeSandbox(status)} Approvals work as before.`);
+  };
   const notifyBudget = budgetNotifier({
     raise: (scope, unit) => raiseBudget(scope, unit, policy),
     showUsage: () => showUsage(session, openStore, budgetView),
@@ -303,6 +313,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   context.subscriptions.push({
     dispose: session.onEvent((event) => {
       if (event.type === 'budget') notifyBudget(event);
+      if (event.type === 'user_message') tellIfUnconfined();
     }),
   });
 

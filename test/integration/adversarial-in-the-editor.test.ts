@@ -134,22 +134,27 @@ describe('adversarial: in the real editor', function () {
     assert.equal(fs.existsSync(path.join(root, 'pwned-by-glob')), false);
   });
 
-  it('an allowed command runs confined in the OpenAgent terminal: it writes the workspace, not the home folder', async function () {
-    const probe = path.join(os.homedir(), 'openagent-escape-probe');
-    fs.rmSync(probe, { force: true });
+  it('an allowed command runs confined in the OpenAgent terminal: it writes the workspace, not the system or home', async function () {
+    // Not beside the workspace: it lives in /tmp here, which a confined command has its own of.
+    const beside = '/usr/local/openagent-escape-probe';
+    const home = path.join(os.homedir(), 'openagent-escape-probe');
+    for (const file of [beside, home]) fs.rmSync(file, { force: true });
+    // Paths computed inside node, so no word of the command names them: only the sandbox stops it.
     const command =
-      "touch confined-made-this && node -e \"require('fs').writeFileSync(require('os').homedir() + '/openagent-escape-probe', 'x')\"";
+      "touch confined-made-this && node -e \"const fs = require('fs'), p = require('path'), os = require('os'); " +
+      "fs.writeFileSync(p.join(os.homedir(), 'openagent-escape-probe'), 'x'); " +
+      "fs.writeFileSync('/usr/local/openagent-escape-probe', 'x')\"";
     await runScenario('confined', [{ id: 'call_confined', name: 'bash', arguments: { command } }]);
     const [, second] = await untilIdleAfter(2);
     const result = results(second!).get('call_confined');
     try {
       assert.equal(fs.existsSync(path.join(root, 'confined-made-this')), true, JSON.stringify(result));
       if (!fs.existsSync('/usr/bin/bwrap')) this.skip(); // CI installs bubblewrap
-      assert.equal(fs.existsSync(probe), false, 'the home folder is read-only to a confined command');
+      assert.equal(fs.existsSync(home), false, 'the home folder a confined command sees is a throw-away one');
+      assert.equal(fs.existsSync(beside), false, 'outside the workspace is read-only');
       assert.match(String(result?.content), /read-only file system|EROFS/i);
     } finally {
-      fs.rmSync(probe, { force: true });
-      fs.rmSync(path.join(root, 'confined-made-this'), { force: true });
+      for (const file of [beside, home, path.join(root, 'confined-made-this')]) fs.rmSync(file, { force: true });
     }
   });
 });

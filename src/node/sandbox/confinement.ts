@@ -142,11 +142,13 @@ export function existingSecrets(plan: ConfinementPlan): Array<{ path: string; ki
   });
 }
 
-/** Tools folders of the home to bind back: the fixed list and the PATH's folders under home. */
+/** Tools folders of the home to bind back: the fixed list and where the PATH's folders under home live. */
 export function homeTools(plan: ConfinementPlan): string[] {
+  // A PATH folder's parent (a `bin`'s installation: `~/.nvm/versions/node/v20`), not the
+  // home's whole top folder (`~/.vscode-server` also holds other extensions' data).
   const fromPath = (plan.pathDirectories ?? [])
     .filter((directory) => directory.startsWith(`${plan.home}${path.sep}`))
-    .map((directory) => path.join(plan.home, path.relative(plan.home, directory).split(path.sep)[0]!));
+    .map((directory) => (path.dirname(directory) === plan.home ? directory : path.dirname(directory)));
   const tools = [...HOME_TOOLS.map((name) => path.join(plan.home, name)), ...fromPath];
   return [...new Set(tools)].filter((tool) => kindOf(tool) !== undefined && !isSecret(plan, tool));
 }
