@@ -3,13 +3,12 @@
  * Known keys are replaced wherever they occur; key-shaped strings and auth headers too, in
  * case a key reached a payload by another route (a user pasting it into a prompt).
  */
-const KEY_SHAPES = [
-  /sk-ant-[A-Za-z0-9_-]{8,}/g,
-  /sk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}/g,
-  /\bBearer\s+[A-Za-z0-9._~+/-]{12,}=*/g,
-  /\b(?:ghp|gho|ghu|ghs|github_pat)_[A-Za-z0-9_]{20,}/g,
-  /\bAKIA[0-9A-Z]{16}\b/g,
-];
+/** Key shapes, in one pass: Anthropic, OpenAI, bearer tokens, GitHub, AWS access keys. */
+const KEY_SHAPES =
+  /sk-ant-[A-Za-z0-9_-]{8,}|sk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}|\bBearer\s+[A-Za-z0-9._~+/-]{12,}=*|\b(?:ghp|gho|ghu|ghs|github_pat)_[A-Za-z0-9_]{20,}|\bAKIA[0-9A-Z]{16}\b/g;
+/** Cheap first looks: the costly patterns run only on text that could hold what they find. */
+const MAY_HOLD_KEY = /sk-|Bearer|_[A-Za-z0-9]{20}|AKIA/;
+const MAY_ASSIGN_SECRET = /key|token|secret|passw|passphrase|credential|dsn/i;
 const SECRET_FIELD = /^(?:api[-_]?key|x-api-key|authorization|password|secret|token|access[-_]?token)$/i;
 export const REDACTED = '[REDACTED]';
 
@@ -32,8 +31,9 @@ export function redactText(text: string, knownSecrets: readonly string[] = []): 
   for (const secret of knownSecrets) {
     if (secret.length >= 6) result = result.split(secret).join(REDACTED);
   }
-  for (const pattern of KEY_SHAPES) result = result.replace(pattern, REDACTED);
-  result = result.replace(PRIVATE_KEY, REDACTED);
+  if (MAY_HOLD_KEY.test(result)) result = result.replace(KEY_SHAPES, REDACTED);
+  if (result.includes('-----BEGIN')) result = result.replace(PRIVATE_KEY, REDACTED);
+  if (!MAY_ASSIGN_SECRET.test(result)) return result;
   return result.replace(SECRET_ASSIGNMENT, (whole, before: string, name: string, between: string, value: string) =>
     value === REDACTED || value.startsWith('$') ? whole : `${before}${name}${between}${REDACTED}`,
   );
