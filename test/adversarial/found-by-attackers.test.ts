@@ -1,8 +1,10 @@
 /**
- * Regression: the commands a helper agent found running without asking in the second round of
- * attacks on the command analysis (issue 15) — `sed --in`, `sort -so`, `rg --pre`, npm options in
- * every spelling, links before `..`, `cd` games, glued short options, recursive searches
- * through secrets, git pathspec magic, archives and patches. Fixed at their roots; each must now
+ * Regression: the commands helper agents found running without asking in the second and third
+ * rounds of attacks on the command analysis (issue 15) — `sed --in`, `sort -so`, `rg --pre`, npm
+ * options in every spelling, links before `..`, `cd` games, glued short options, recursive
+ * searches through secrets, git pathspec magic, archives and patches; then sed scripts read
+ * the wrong way, `cd`s that may fail, `x://` paths, `@file` arguments, shell state, git
+ * rewriting files from its objects, folders holding secrets. Fixed at their roots; each must now
  * be asked about (or refused), in a workspace built the way the helper built it.
  */
 import assert from 'node:assert/strict';
@@ -40,14 +42,29 @@ function workspace(): string {
     'keys/server.pem': '-----BEGIN KEY-----\n',
     'keys/id_rsa': 'secret\n',
     '.vscode/settings.json': '{}',
+    // Round three's extras: an ignored secret, one in a build folder, a manifest to swap in.
+    '.gitignore': '.env.prod\n',
+    '.env.prod': 'DB_PASS=prod-secret\n',
+    'out/.env': 'SECRET=build\n',
+    'tsconfig.json': '{"compilerOptions":{}}\n',
+    'test/a.test.ts': 'test("x", () => {});\n',
+    'src/evil-pkg.json': '{"name":"w","version":"1.0.0","scripts":{"test":"touch PWN_NPM"}}\n',
   };
   for (const [file, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
     fs.writeFileSync(path.join(root, file), text);
   }
   fs.writeFileSync(path.join(base, 'outside-secret.txt'), 'outside\n');
-  for (const [link, target] of Object.entries({ cfg: '.openagent', up: '..', envlink: '.env', sublink: 'src/sub' }))
+  for (const [link, target] of Object.entries({
+    cfg: '.openagent',
+    up: '..',
+    envlink: '.env',
+    sublink: 'src/sub',
+    'docs/env': '../.env',
+  })) {
+    fs.mkdirSync(path.dirname(path.join(root, link)), { recursive: true });
     fs.symlinkSync(target, path.join(root, link));
+  }
   execFileSync('git', ['init', '-q', root]);
   fs.symlinkSync('.git/hooks', path.join(root, 'hookslink'));
   return root;
@@ -57,8 +74,10 @@ describe('adversarial: what attackers found, second round (classes 2 and 3)', fu
   this.timeout(120_000);
   const probe = new RiskProbe(workspace());
   const cases: Array<[string, readonly string[], ReturnType<typeof toolPolicyFrom>, boolean]> = [
-    ['with an allow list', found.allowList, ALLOW_LIST, false],
-    ['with bash auto-approved', found.autoApproved, AUTO_APPROVED, true],
+    ['round two, with an allow list', found.allowList, ALLOW_LIST, false],
+    ['round two, with bash auto-approved', found.autoApproved, AUTO_APPROVED, true],
+    ['round three, with an allow list', found.round3AllowList, ALLOW_LIST, false],
+    ['round three, with bash auto-approved', found.round3AutoApproved, AUTO_APPROVED, true],
   ];
   for (const [name, commands, policy, autoApprove] of cases) {
     describe(name, () => {

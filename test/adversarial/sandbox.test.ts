@@ -6,6 +6,7 @@
  * Skipped (and said so) only where bubblewrap cannot run; CI installs it.
  */
 import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -64,7 +65,7 @@ function rig(options: { mode?: SandboxMode; network?: boolean; bwrap?: string; p
       home,
       ...(options.bwrap ? { bwrap: options.bwrap } : {}),
       env: {
-        PATH: process.env.PATH,
+        PATH: `${home}/.local/bin:${process.env.PATH}`,
         HOME: home,
         ANTHROPIC_API_KEY: 'sk-ant-api03-leaked-leaked-leaked',
         OPENAI_API_KEY: 'sk-proj-leakedleakedleakedleaked',
@@ -80,6 +81,12 @@ function rig(options: { mode?: SandboxMode; network?: boolean; bwrap?: string; p
         BUNDLE_GITHUB__COM: 'x-access-token:leaked',
         CI_JOB_JWT: 'leaked.jwt',
         SOME_HARMLESS_NAME: 'ghp_leakedleakedleakedleakedleaked00',
+        ConnectionStrings__Default: 'Server=db;Password=leaked',
+        AzureWebJobsStorage: 'DefaultEndpointsProtocol=https;AccountName=a;AccountKey=leaked==',
+        REDIS_TLS: 'rediss://:leaked@cache:6380',
+        JDBC_DATABASE_URL: 'jdbc:postgresql://db/app?user=u&password=leaked',
+        KAFKA_SASL_JAAS_CONFIG: 'leaked',
+        LDAP_BIND_PW: 'leaked',
         HARMLESS: 'visible',
       },
     },
@@ -403,6 +410,97 @@ except OSError as e: print('tiocsti:', e.errno)"`,
       assert.equal(status.confined, false);
       assert.equal(status.refusal, undefined);
       assert.match(status.detail, /not installed/);
+    });
+  });
+
+  describe('third round: what a helper found, fixed at the root', () => {
+    it('the terminal line holds no character of the command, and the sandbox starts with an empty environment', () => {
+      const r = rig();
+      const command = `echo \\'; touch ${r.outside}/escaped; # \ttab 'quote' $HOME`;
+      const { line, afterRun } = r.sandbox.terminalLine(command, { cwd: r.root });
+      try {
+        assert.ok(!line.includes('echo') && !line.includes('escaped') && !line.includes('\t'), line);
+        assert.match(
+          line,
+          /^env -i \S*bwrap --args 3 -- \/bin\/bash \/run\/openagent-command 3<'[^']+'( 4<'[^']+')? <\/dev\/null$/,
+        );
+        const output = spawnSync('/bin/bash', ['-c', line], { encoding: 'utf8' }).stdout;
+        assert.match(output, /^\$ echo/);
+        assert.equal(fs.existsSync(path.join(r.outside, 'escaped')), false);
+        const environ = execFileSync(
+          '/bin/bash',
+          ['-c', r.sandbox.terminalLine('tr "\\0" "\\n" < /proc/1/environ; env', {}).line],
+          {
+            encoding: 'utf8',
+            env: { ...process.env, LEAKED_IN_SHELL: 'leaked' },
+          },
+        );
+        assert.doesNotMatch(environ, /LEAKED_IN_SHELL/);
+      } finally {
+        afterRun();
+      }
+    });
+    it('cannot change terminal settings or open a datagram pair (seccomp)', async () => {
+      const result = await rig().run(
+        `python3 -c "import fcntl, termios, socket
+try:
+  fcntl.ioctl(1, termios.TCSETS, bytes(60)); print('tcsets: allowed')
+except OSError as e: print('tcsets:', e.errno)
+try:
+  socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); print('dgram: allowed')
+except OSError as e: print('dgram:', e.errno)
+socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM); print('stream: ok')"`,
+      );
+      assert.match(result.output, /tcsets: 1\b/);
+      assert.match(result.output, /dgram: 1\b/);
+      assert.match(result.output, /stream: ok/);
+    });
+    it('a placeholder outlives every run that relies on it', async () => {
+      const r = rig();
+      const runner = new ChildProcessRunner(undefined, r.sandbox);
+      const job = runner.start('touch job-started; sleep 600', { cwd: r.root });
+      for (let i = 0; i < 600 && !fs.existsSync(path.join(r.root, 'job-started')); i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      await r.run('true');
+      const late = await r.run('mkdir -p .vscode/x && echo made');
+      assert.doesNotMatch(late.output, /made/, 'the placeholder still protects .vscode while the job lives');
+      const exited = new Promise((resolve) => job.onExit(resolve));
+      job.kill();
+      await exited;
+      assert.equal(fs.existsSync(path.join(r.root, '.vscode')), false, 'removed once the last run ended');
+    });
+    it("home tool folders on PATH bind only themselves: ~/.local's secrets and nvm's npmrc stay hidden", async () => {
+      const r = rig();
+      const files = [
+        '.local/share/keyrings/login.keyring',
+        '.local/share/jupyter/runtime/token',
+        '.nvm/versions/node/v20/etc/npmrc',
+      ];
+      for (const file of files) {
+        fs.mkdirSync(path.dirname(path.join(r.home, file)), { recursive: true });
+        fs.writeFileSync(path.join(r.home, file), 'hunter2\n');
+      }
+      fs.mkdirSync(path.join(r.home, '.local/bin'), { recursive: true });
+      const result = await r.run(files.map((file) => `cat ~/${file}`).join('; '));
+      assert.doesNotMatch(result.output, /hunter2/);
+    });
+    it('a .git file: the git folder it names is read-only too', async () => {
+      const r = rig();
+      fs.rmSync(path.join(r.root, '.git'), { recursive: true });
+      fs.mkdirSync(path.join(r.root, 'gitdir/hooks'), { recursive: true });
+      fs.writeFileSync(path.join(r.root, 'gitdir/config'), '[core]\n');
+      fs.writeFileSync(path.join(r.root, '.git'), 'gitdir: gitdir\n');
+      await r.run('echo "[core] fsmonitor = ./evil" >> gitdir/config; echo evil > gitdir/hooks/pre-commit');
+      assert.equal(fs.readFileSync(path.join(r.root, 'gitdir/config'), 'utf8'), '[core]\n');
+      assert.equal(fs.existsSync(path.join(r.root, 'gitdir/hooks/pre-commit')), false);
+    });
+    it('a linked protected entry: the folders leading to its target cannot be swapped', async () => {
+      const r = rig();
+      fs.mkdirSync(path.join(r.root, 'tools/husky'), { recursive: true });
+      fs.symlinkSync('tools/husky', path.join(r.root, '.husky'));
+      await r.run('mv tools tools2; mkdir -p tools/husky; echo evil > tools/husky/pre-commit');
+      assert.equal(fs.existsSync(path.join(r.root, 'tools/husky/pre-commit')), false);
+      assert.equal(fs.existsSync(path.join(r.root, 'tools2')), false);
     });
   });
 

@@ -21,6 +21,7 @@ import {
   readsOnly,
   searchesRecursively,
   segmentDangers,
+  usesNamesOnly,
 } from './program-risks';
 import { globToRegExp } from '../workspace/glob';
 import { isInside, PathError, resolveLikeKernel, type RealPathPort } from '../workspace/workspace-path';
@@ -78,9 +79,14 @@ interface PathWord {
   word: string;
   facts: WordFacts;
   reads: boolean;
+  /** Its program uses folder names only, never their contents (`ls`, `find`). */
+  namesOnly: boolean;
   /** The folder it is relative to (after the `cd`s before it). */
   from: string;
 }
+
+/** Folders a command may be in at once: beyond this many, it asks. */
+const MAX_FOLDERS = 8;
 
 export async function assessCommand(analysis: CommandAnalysis, context: CommandRiskContext): Promise<CommandFindings> {
   const findings: CommandFindings = { reasons: [], cautions: [], needsNetwork: [], needsOut: [], protectedPath: false };
@@ -88,9 +94,9 @@ export async function assessCommand(analysis: CommandAnalysis, context: CommandR
     if (!list.includes(text)) list.push(text);
   };
   const words: PathWord[] = [];
-  // The shell's folder as `cd` sees it (logical: `..` undoes the last name) and the real one.
-  let logical = context.root;
-  let cwd = context.root;
+  // Every folder the shell may be in by now: a `cd` may fail or be skipped (`false && cd x`),
+  // so each one adds a folder instead of replacing it. Logical (bash's `cd`) and real paths.
+  let folders = [{ logical: context.root, real: context.root }];
   for (const [index, segment] of analysis.segments.entries()) {
     for (const reason of segmentDangers(segment, context.confined)) add(findings.reasons, reason);
     const program = basename(segment.program);
@@ -104,20 +110,33 @@ export async function assessCommand(analysis: CommandAnalysis, context: CommandR
     const write = gitWrite(segment);
     if (write) add(findings.needsOut, write);
     const reads = readsOnly(segment);
-    segment.argv.forEach((word, at) => {
-      if (at === segment.programIndex) return;
-      const facts = segment.facts[at] ?? { computed: false, glob: false, tilde: false };
-      for (const part of pathParts(word)) words.push({ word: part, facts, reads, from: cwd });
-    });
-    if (searchesRecursively(segment)) await checkSearch(segment, cwd, context, findings, add);
-    logical = await nextFolder(segment, logical, cwd, context, findings, add);
-    cwd = await resolveLikeKernel('/', logical, context.files).catch(() => logical);
+    const namesOnly = usesNamesOnly(segment);
+    for (const { real } of folders)
+      segment.argv.forEach((word, at) => {
+        if (at === segment.programIndex) return;
+        const facts = segment.facts[at] ?? { computed: false, glob: false, tilde: false };
+        for (const part of pathParts(word)) words.push({ word: part, facts, reads, namesOnly, from: real });
+      });
+    if (searchesRecursively(segment))
+      for (const { real } of folders) await checkSearch(segment, real, context, findings, add);
+    const moved = await nextFolders(segment, folders, context, findings, add);
+    if (moved.length > MAX_FOLDERS) {
+      add(findings.reasons, 'it moves between too many folders to check');
+      return findings;
+    }
+    folders = moved;
   }
   for (const redirection of analysis.redirections) {
     if (/&$/.test(redirection.op) && /^(\d+|-)$/.test(redirection.target)) continue; // 2>&1
-    // Where a redirection lands depends on the `cd`s before it: both folders are checked.
-    for (const from of new Set([context.root, cwd]))
-      words.push({ word: redirection.target, facts: redirection.facts, reads: redirection.op === '<', from });
+    // Where a redirection lands depends on the `cd`s before it: every folder is checked.
+    for (const { real } of folders)
+      words.push({
+        word: redirection.target,
+        facts: redirection.facts,
+        reads: redirection.op === '<',
+        namesOnly: false,
+        from: real,
+      });
   }
   if (words.length > MAX_PATH_WORDS) {
     add(findings.reasons, `it has too many words to check (${words.length})`);
@@ -134,29 +153,35 @@ export async function assessCommand(analysis: CommandAnalysis, context: CommandR
 }
 
 /**
- * The (logical) folder later words are relative to: a `cd` or `pushd` to a plain path moves it —
- * the way bash does, `..` undoing the last name unless `-P` says to follow links first.
+ * The folders the shell may be in after this segment: a `cd` or `pushd` to a plain path adds
+ * its target (bash's way: `..` undoes the last name unless `-P` follows links first).
  */
-async function nextFolder(
+async function nextFolders(
   segment: CommandSegment,
-  logical: string,
-  physical: string,
+  folders: Array<{ logical: string; real: string }>,
   context: CommandRiskContext,
   findings: CommandFindings,
   add: (list: string[], text: string) => void,
-): Promise<string> {
+): Promise<Array<{ logical: string; real: string }>> {
   const program = basename(segment.program);
   if (program === 'popd') add(findings.reasons, '`popd` moves to a folder decided at run time');
-  if (program !== 'cd' && program !== 'pushd') return logical;
+  if (program !== 'cd' && program !== 'pushd') return folders;
   const options = segment.args.filter((arg) => /^-[LPe@]+$/.test(arg));
   const target = segment.args.find((arg) => !/^-[LPe@]+$/.test(arg) && arg !== '--');
-  if (target === undefined || target === '-') {
+  if (target === undefined || target === '-' || /^[-+]\d*$/.test(target)) {
     add(findings.reasons, `\`${segment.argv.join(' ')}\` moves to a folder decided at run time`);
-    return logical;
+    return folders;
   }
-  if (options.some((option) => option.includes('P')))
-    return resolveLikeKernel(physical, target, context.files).catch(() => logical);
-  return path.resolve(logical, target);
+  const physical = options.some((option) => option.includes('P'));
+  const next = [...folders];
+  for (const folder of folders) {
+    const logical = physical
+      ? await resolveLikeKernel(folder.real, target, context.files).catch(() => folder.logical)
+      : path.resolve(folder.logical, target);
+    const real = await resolveLikeKernel('/', logical, context.files).catch(() => logical);
+    if (!next.some((known) => known.real === real)) next.push({ logical, real });
+  }
+  return next;
 }
 
 /** A recursive search reads every file below the folders it names: secrets among them ask. */
@@ -188,13 +213,19 @@ async function checkSearch(
 }
 
 async function checkPathWord(
-  { word, facts, reads, from }: PathWord,
+  candidate: PathWord,
   secrets: readonly string[],
   context: CommandRiskContext,
   findings: CommandFindings,
   add: (list: string[], text: string) => void,
 ): Promise<void> {
-  if (word === '' || HARMLESS_DEVICES.has(word) || /^[a-z][a-z0-9+.-]*:\/\//i.test(word)) return;
+  const { facts, reads, namesOnly, from } = candidate;
+  let word = candidate.word;
+  if (word === '' || HARMLESS_DEVICES.has(word)) return;
+  // `file:///x` is the path `/x` to curl and friends; any other `x://…` is a plain relative
+  // path to the kernel (through a folder named `x:`), checked as such below.
+  const fileUrl = /^file:\/\/(\/.*)$/i.exec(word);
+  if (fileUrl) word = decodeURIComponent(fileUrl[1]!);
   if (facts.computed || facts.glob || facts.tilde || word.startsWith('~')) {
     add(findings.reasons, `\`${word}\` is a path decided only when it runs (a glob, variable, \`~\` or substitution)`);
     return;
@@ -222,6 +253,13 @@ async function checkPathWord(
   const relative = path.relative(context.root, absolute);
   const lexical = path.relative(context.root, path.resolve(from, word));
   const shown = relative === lexical ? '' : ` (it leads to ${relative || 'the workspace folder'})`;
+  // A folder holding secret files, to a program that reads what is inside (`tar`, `diff -r`).
+  // The whole workspace (`eslint .`) is left to the sandbox where there is one: asking there
+  // would ask about every linter run (a known limit: `tar c .` confined can read `.env`).
+  if (!namesOnly && !(relative === '' && context.confined)) {
+    const held = secrets.find((secret) => relative === '' || secret.startsWith(`${relative}/`));
+    if (held) add(findings.reasons, `\`${word}\` holds secret files (${held})`);
+  }
   if (relative === '') {
     // The whole workspace, protected paths included: only the sandbox can keep those safe.
     if (!reads && !context.confined)
@@ -247,13 +285,20 @@ async function checkPathWord(
 export function pathParts(word: string): string[] {
   const parts = new Set<string>();
   if (!word.startsWith('-')) parts.add(word);
+  // `curl -d @file`: the file after an `@`.
+  if (word.startsWith('@')) parts.add(word.slice(1));
   const equals = word.indexOf('=');
   if (equals >= 0) parts.add(word.slice(equals + 1));
   const colon = word.lastIndexOf(':');
-  if (colon >= 0 && !/^[a-z][a-z0-9+.-]*:\/\//i.test(word)) parts.add(word.slice(colon + 1).replace(/^\([^)]*\)/, ''));
+  if (colon >= 0) parts.add(word.slice(colon + 1).replace(/^\([^)]*\)/, ''));
   const magic = /^:\([^)]*\)(.*)$/.exec(word);
   if (magic) parts.add(magic[1]!);
-  if (/^-[^-]/.test(word) && equals < 0) for (let at = 2; at < word.length; at++) parts.add(word.slice(at));
+  if (/^-[^-]/.test(word)) for (let at = 2; at < word.length; at++) parts.add(word.slice(at));
+  // A value may sit after spaces (`wget -e 'output_document = .git/config'`).
+  for (const part of [...parts]) {
+    parts.add(part.trim());
+    parts.add(part.replace(/^@/, ''));
+  }
   parts.delete('');
   return [...parts];
 }

@@ -6,7 +6,7 @@
  * (`--in` is `--in-place`), short options anywhere in a cluster (`-so` holds `-o`).
  */
 import type { CommandSegment } from './shell-command';
-import { sedScriptRisk } from './sed-script';
+import { sedInvocationRisk } from './sed-script';
 
 /** Whether `args` hold one of the options: short letters, or long names (prefixes count). */
 export function hasOption(args: readonly string[], short: string, long: readonly string[] = []): string | undefined {
@@ -14,7 +14,7 @@ export function hasOption(args: readonly string[], short: string, long: readonly
     if (arg === '--') return undefined;
     if (arg.startsWith('--')) {
       const name = arg.slice(2).split('=')[0]!;
-      if (name.length >= 2 && long.some((option) => option.startsWith(name))) return arg;
+      if (name.length >= 1 && long.some((option) => option.startsWith(name))) return arg;
     } else if (/^-[A-Za-z0-9]/.test(arg) && short && [...arg.slice(1)].some((letter) => short.includes(letter)))
       return arg;
   }
@@ -222,6 +222,9 @@ export function segmentDangers(segment: CommandSegment, confined: boolean): stri
   const risky = (option: string | undefined, what: string) => {
     if (option) reasons.push(`\`${option.split('=')[0]}\` ${what}`);
   };
+  if (!confined && SHELL_STATE.has(program))
+    reasons.push(`\`${program}\` changes the shell's state, which decides how the rest of the command runs`);
+  if (!confined && program === 'printf' && hasOption(args, 'v')) reasons.push('`printf -v` sets a variable');
   switch (program) {
     case 'git': {
       const { sub, at } = gitSubcommand(args);
@@ -236,8 +239,6 @@ export function segmentDangers(segment: CommandSegment, confined: boolean): stri
       if (sub === 'branch' && hasOption(args.slice(at + 1), 'u', ['set-upstream-to']))
         reasons.push('`git branch -u` changes the repository configuration');
       risky(hasOption(args, '', GIT_RISKY_OPTIONS), 'runs, writes or reads something else');
-      if (sub === 'clean' && hasOption(args.slice(at + 1), 'xX', []))
-        reasons.push('`git clean -x` deletes ignored files, `.env` files among them');
       if (['clone', 'fetch', 'pull', 'ls-remote', 'archive'].includes(sub ?? '') && args.includes('-u'))
         reasons.push('`-u` names a program for git to run');
       if (
@@ -246,6 +247,13 @@ export function segmentDangers(segment: CommandSegment, confined: boolean): stri
         !hasOption(args, '', ['check', 'stat', 'numstat', 'summary'])
       )
         reasons.push(`\`git ${sub}\` writes the files named inside its input`);
+      if (!confined && sub !== undefined && GIT_WORKTREE_WRITES.has(sub))
+        reasons.push(`\`git ${sub}\` rewrites workspace files (protected ones too) from the repository`);
+      if (sub === 'clean') reasons.push('`git clean` deletes files git does not track, `.env` files among them');
+      if (args.some((arg) => /^:(\(|!|\^)/.test(arg)))
+        reasons.push('a git pathspec with magic chooses files git expands itself');
+      if (sub === 'diff' && args.includes('--no-index'))
+        reasons.push('`git diff --no-index` reads any files and folders');
       break;
     }
     case 'find':
@@ -256,7 +264,7 @@ export function segmentDangers(segment: CommandSegment, confined: boolean): stri
       break;
     case 'sed':
     case 'gsed':
-      reasons.push(...sedDangers(args, confined));
+      reasons.push(...sedInvocationRisk(args, confined));
       break;
     case 'awk':
     case 'gawk':
@@ -286,6 +294,28 @@ export function segmentDangers(segment: CommandSegment, confined: boolean): stri
     case 'cpio':
     case 'patch':
       if (!confined) reasons.push(`\`${program}\` writes the files named inside its input`);
+      break;
+    case 'ln':
+      // A link's target is read from the link's own folder: one pointing up or away asks.
+      if (
+        hasOption(args, 's', ['symbolic']) &&
+        args.some((arg) => !arg.startsWith('-') && /(^|\/)\.\.(\/|$)|^[/~]/.test(arg))
+      )
+        reasons.push('the link points out of its folder');
+      break;
+    case 'curl':
+      risky(hasOption(args, 'K', ['config']), 'makes curl read options from a file');
+      break;
+    case 'wget':
+      risky(
+        hasOption(args, 'ei', ['execute', 'input-file', 'config']),
+        'makes wget run settings or read a list from a file',
+      );
+      break;
+    case 'pushd':
+    case 'popd':
+      if (args.some((arg) => /^[-+]/.test(arg)))
+        reasons.push(`\`${program} ${args.join(' ')}\` moves to a folder decided at run time`);
       break;
     case 'rsync':
       risky(hasOption(args, 'e', ['rsh', 'rsync-path']), 'makes rsync run another program');
@@ -335,29 +365,71 @@ function gitConfigOnlyReads(args: readonly string[]): boolean {
   return op === '--list' || op === '-l' ? positional.length === 0 : positional.length <= 2;
 }
 
-function sedDangers(args: readonly string[], confined: boolean): string[] {
-  const reasons: string[] = [];
-  const inPlace = hasOption(args, 'i', ['in-place']);
-  if (inPlace && !confined) reasons.push(`\`${inPlace}\` makes sed rewrite files`);
-  if (hasOption(args, 'f', ['file'])) return [...reasons, 'the sed script comes from a file'];
-  const scripts: string[] = [];
-  for (let at = 0; at < args.length; at++) {
-    const arg = args[at]!;
-    if (arg === '-e' || arg === '--expression') scripts.push(args[++at] ?? '');
-    else if (/^-e./.test(arg)) scripts.push(arg.slice(2));
-    else if (arg.startsWith('--expression=')) scripts.push(arg.slice('--expression='.length));
-    else if (/^-[A-Za-z]*e$/.test(arg)) scripts.push(args[++at] ?? '');
-  }
-  if (scripts.length === 0) {
-    const operand = args.find((arg, at) => !arg.startsWith('-') && !/^-(l|-line-length)$/.test(args[at - 1] ?? ''));
-    if (operand !== undefined) scripts.push(operand);
-  }
-  for (const script of scripts) {
-    const risk = sedScriptRisk(script);
-    if (risk) reasons.push(risk);
-  }
-  return reasons;
+/**
+ * Programs that, given a folder, use only the names in it, never the contents: a folder holding
+ * secret files may be named to them. Any other program (`tar`, `zip`, `diff -r`, `cp -r`…)
+ * given such a folder asks.
+ */
+const NAMES_ONLY = new Set([
+  'ls',
+  'du',
+  'stat',
+  'tree',
+  'find',
+  'cd',
+  'pushd',
+  'test',
+  '[',
+  'realpath',
+  'readlink',
+  'dirname',
+  'basename',
+  'mkdir',
+  'touch',
+]);
+
+export function usesNamesOnly(segment: CommandSegment): boolean {
+  return NAMES_ONLY.has(basename(segment.program));
 }
+
+/** Builtins that change how the rest of the command runs (`CDPATH`, aliases, traps…). */
+const SHELL_STATE = new Set([
+  'export',
+  'declare',
+  'typeset',
+  'local',
+  'readonly',
+  'set',
+  'shopt',
+  'alias',
+  'enable',
+  'hash',
+  'trap',
+  'source',
+  '.',
+  'read',
+  'mapfile',
+  'readarray',
+  'unset',
+]);
+
+/** Git subcommands that rewrite workspace files from the repository (protected ones too). */
+const GIT_WORKTREE_WRITES = new Set([
+  'checkout',
+  'restore',
+  'read-tree',
+  'reset',
+  'stash',
+  'merge',
+  'pull',
+  'rebase',
+  'cherry-pick',
+  'revert',
+  'switch',
+  'mv',
+  'rm',
+  'checkout-index',
+]);
 
 /** Whether the program only reads the files it names (no wrapper before it). */
 export function readsOnly(segment: CommandSegment): boolean {
@@ -372,10 +444,7 @@ export function searchesRecursively(segment: CommandSegment): boolean {
   const program = basename(segment.program);
   if (['rg', 'ag', 'ack'].includes(program)) return true;
   if (['grep', 'egrep', 'fgrep'].includes(program))
-    return (
-      Boolean(hasOption(segment.args, 'rR', ['recursive', 'dereference-recursive'])) ||
-      segment.args.includes('--directories=recurse')
-    );
+    return Boolean(hasOption(segment.args, 'rRd', ['recursive', 'dereference-recursive', 'directories']));
   return program === 'git' && gitSubcommand(segment.args).sub === 'grep';
 }
 

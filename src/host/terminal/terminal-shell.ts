@@ -65,6 +65,8 @@ export class TerminalShell implements Shell, vscode.Disposable {
       return { ...result, output: `[shell integration is unavailable; ran in a background process]\n${result.output}` };
     }
     const result = await runWithIntegration(integration, confined?.line ?? command, options);
+    // Stopped by a timeout, the command may still be running: what protects it stays.
+    if (result.timedOut) return result;
     const note = confined?.afterRun();
     return note ? { ...result, output: `${result.output}\n${note}` } : result;
   }

@@ -9,8 +9,8 @@
  * sockets, terminal injection and the keyring. Later mounts cover earlier ones: the order is
  * the design.
  */
-import { existsSync, realpathSync } from 'node:fs';
-import { existingSecrets, homeTools, protectedEntries, type ConfinementPlan } from './confinement';
+import { existsSync } from 'node:fs';
+import { existingSecrets, homeTools, protectedEntries, protectedTargets, type ConfinementPlan } from './confinement';
 
 export interface BubblewrapOptions {
   args: string[];
@@ -62,22 +62,11 @@ export function bubblewrapArgs(plan: ConfinementPlan, seccompFd?: number): Bubbl
       }
       // A link: its target is bound below if it is in the workspace; the link is checked after the run.
     }
-    for (const entry of protectedEntries(plan.root).filter((candidate) => candidate.state.startsWith('link:'))) {
-      const target = realTarget(entry.absolute);
-      if (target && (target === plan.root || target.startsWith(`${plan.root}/`)))
-        args.push('--ro-bind', target, target);
-    }
+    // A `.git` file's git folder, and a linked entry's target with the folders leading to it.
+    for (const target of protectedTargets(plan.root)) args.push('--ro-bind', target, target);
   }
   if (seccompFd !== undefined) args.push('--seccomp', String(seccompFd));
   args.push('--chdir', plan.cwd, '--clearenv');
   for (const [name, value] of Object.entries(plan.env)) args.push('--setenv', name, value);
   return { args, placeholders };
-}
-
-function realTarget(link: string): string | undefined {
-  try {
-    return realpathSync(link);
-  } catch {
-    return undefined;
-  }
 }

@@ -10,7 +10,7 @@
  * - the home folder is hidden whole (an empty, throw-away one in its place) except the tools
  *   commands need, bound back read-only — with the secrets inside those hidden again.
  */
-import { lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 
 /** Top-level entries of the workspace that confined commands may not change. */
@@ -30,12 +30,7 @@ export const HOME_TOOLS = [
   '.goenv',
   '.sdkman',
   '.asdf',
-  '.local/bin',
-  '.local/lib',
-  '.local/share/pnpm',
   'go',
-  '.npm',
-  '.cache',
   '.node-gyp',
 ];
 
@@ -134,9 +129,16 @@ export function entryState(absolute: string): string {
   }
 }
 
-/** The secrets to hide that exist, with their kind. */
+/** The secrets to hide that exist, with their kind (npm's global config in each nvm install too). */
 export function existingSecrets(plan: ConfinementPlan): Array<{ path: string; kind: 'file' | 'folder' }> {
-  return [...HOME_SECRETS.map((name) => path.join(plan.home, name)), ...plan.hidden].flatMap((secret) => {
+  const nvm = path.join(plan.home, '.nvm/versions/node');
+  let versions: string[] = [];
+  try {
+    versions = readdirSync(nvm).map((version) => path.join(nvm, version, 'etc/npmrc'));
+  } catch {
+    // No nvm.
+  }
+  return [...HOME_SECRETS.map((name) => path.join(plan.home, name)), ...versions, ...plan.hidden].flatMap((secret) => {
     const kind = kindOf(secret);
     return kind ? [{ path: secret, kind }] : [];
   });
@@ -144,11 +146,13 @@ export function existingSecrets(plan: ConfinementPlan): Array<{ path: string; ki
 
 /** Tools folders of the home to bind back: the fixed list and where the PATH's folders under home live. */
 export function homeTools(plan: ConfinementPlan): string[] {
-  // A PATH folder's parent (a `bin`'s installation: `~/.nvm/versions/node/v20`), not the
-  // home's whole top folder (`~/.vscode-server` also holds other extensions' data).
+  // The PATH's folders themselves (and a `bin`'s sibling `lib`, where its programs' code
+  // lives), never a whole `~/.local` or `~/.cache`, which hold tokens and histories.
   const fromPath = (plan.pathDirectories ?? [])
     .filter((directory) => directory.startsWith(`${plan.home}${path.sep}`))
-    .map((directory) => (path.dirname(directory) === plan.home ? directory : path.dirname(directory)));
+    .flatMap((directory) =>
+      path.basename(directory) === 'bin' ? [directory, path.join(path.dirname(directory), 'lib')] : [directory],
+    );
   const tools = [...HOME_TOOLS.map((name) => path.join(plan.home, name)), ...fromPath];
   return [...new Set(tools)].filter((tool) => kindOf(tool) !== undefined && !isSecret(plan, tool));
 }
@@ -178,4 +182,33 @@ export function protectedEntries(root: string): Array<{ name: string; absolute: 
 export function holdsHome(root: string, home: string): boolean {
   const relative = path.relative(root, home);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/**
+ * More folders a confined command may not change, for the protected entries as they are: the
+ * git folder a `.git` file names (worktrees, `--separate-git-dir`), and for an entry that is a
+ * link, its target and every folder between the workspace and it (renaming one would swap it).
+ */
+export function protectedTargets(root: string): string[] {
+  const targets: string[] = [];
+  for (const entry of protectedEntries(root)) {
+    if (entry.name === '.git' && entry.state === 'file') {
+      try {
+        const gitdir = /^gitdir:\s*(.+)$/m.exec(readFileSync(entry.absolute, 'utf8'))?.[1]?.trim();
+        if (gitdir) targets.push(realpathSync(path.resolve(root, gitdir)));
+      } catch {
+        // Unreadable or dangling: git will fail on it too.
+      }
+    }
+    if (!entry.state.startsWith('link:')) continue;
+    let target: string;
+    try {
+      target = realpathSync(entry.absolute);
+    } catch {
+      continue;
+    }
+    for (let folder = target; folder !== root && folder.startsWith(`${root}${path.sep}`); folder = path.dirname(folder))
+      targets.push(folder);
+  }
+  return targets.filter((target) => target !== root && target.startsWith(`${root}${path.sep}`));
 }

@@ -23,6 +23,7 @@ import * as path from 'node:path';
 import type { CommandSandbox, SandboxStatus } from '../../core/ports';
 import type { SandboxMode } from '../../core/policy/agent-policy';
 import { scrubEnvironment } from '../../core/policy/command-env';
+import { visibleText } from '../../core/text/visible-text';
 import { bubblewrapArgs } from './bubblewrap';
 import { entryState, holdsHome, protectedEntries, type ConfinementPlan } from './confinement';
 import { seccompFilter } from './seccomp';
@@ -57,9 +58,13 @@ type Probe = { ok: true; version: string } | { ok: false; why: string };
 
 const BASH = existsSync('/bin/bash') ? '/bin/bash' : 'bash';
 const SANDBOX_EXEC = '/usr/bin/sandbox-exec';
+/** Where a terminal command's file is, inside the sandbox (its /run is private). */
+const COMMAND_INSIDE = '/run/openagent-command';
 
 export class OsSandbox implements CommandSandbox {
   private probed: Probe | undefined;
+  /** Placeholders in use by runs still alive: removed only when the last one ends. */
+  private readonly livePlaceholders = new Map<string, number>();
   private scratchFiles: { placeholder: string; emptyFile: string; seccomp: string | undefined } | undefined;
 
   constructor(
@@ -133,47 +138,72 @@ export class OsSandbox implements CommandSandbox {
     }
     const filter = this.scratch().seccomp;
     const { args, placeholders } = bubblewrapArgs(plan, filter ? 3 : undefined);
+    // A placeholder another live run made is this run's too: it must outlive both.
+    const held = [
+      ...placeholders,
+      ...before.map((entry) => entry.absolute).filter((entry) => this.livePlaceholders.has(entry)),
+    ];
+    for (const placeholder of held)
+      this.livePlaceholders.set(placeholder, (this.livePlaceholders.get(placeholder) ?? 0) + 1);
+    let released = false;
     return {
       file: this.options.bwrap ?? 'bwrap',
       args: [...args, '--', BASH, '-c', command],
       env,
       confined: true,
       files: filter ? [filter] : [],
-      afterRun: () => restoreProtected(before, placeholders),
+      afterRun: () => {
+        if (released) return undefined;
+        released = true;
+        const last = held.filter((placeholder) => {
+          const count = (this.livePlaceholders.get(placeholder) ?? 1) - 1;
+          if (count > 0) this.livePlaceholders.set(placeholder, count);
+          else this.livePlaceholders.delete(placeholder);
+          return count <= 0;
+        });
+        return restoreProtected(before, last);
+      },
     };
   }
 
   /**
-   * The same, as one line for the integrated terminal: the sandbox's options go in a file it
-   * reads (bubblewrap's `--args`, sandbox-exec's `-f`), so the line shows the command itself.
+   * The same, as one line for the integrated terminal. No character of the command is typed:
+   * it is in a file the line names (shown first, escaped), so the user's interactive shell —
+   * its quoting rules (fish), completion on a TAB, history expansion, aliases — plays no part.
+   * The sandbox starts with an empty environment (`env -i`: the interactive shell's own
+   * variables stay out of it) and no terminal to read from.
    */
   terminalLine(
     command: string,
     options: { cwd?: string; unconfined?: boolean },
   ): { line: string; afterRun(): string | undefined } {
     const launch = this.launch(command, options);
-    // Always `bash -c '…'`: the user's interactive shell sees one quoted word, so its history
-    // expansion (`!`), aliases, zsh's comment rules and a `cd` that would stick play no part.
-    const commandWords = `${BASH} -c ${shellQuote(command)}`;
-    if (!launch.confined) return { line: commandWords, afterRun: () => undefined };
-    const folder = mkdtempSync(path.join(os.tmpdir(), 'openagent-sandbox-'));
+    const folder = mkdtempSync(path.join(os.tmpdir(), 'openagent-run-'));
+    const script = path.join(folder, 'command');
+    writeFileSync(script, `printf '%s\\n' ${shellQuote(`$ ${visibleText(command)}`)}\n${command}\n`, { mode: 0o600 });
+    const cleanup = () => rmSync(folder, { recursive: true, force: true });
+    if (!launch.confined)
+      return { line: `${BASH} ${shellQuote(script)} </dev/null`, afterRun: () => (cleanup(), undefined) };
     const file = path.join(folder, 'options');
     let line: string;
     if (launch.file === SANDBOX_EXEC) {
       writeFileSync(file, launch.args[1]!, { mode: 0o600 });
-      line = `${SANDBOX_EXEC} -f ${shellQuote(file)} ${commandWords}`;
+      line = `${SANDBOX_EXEC} -f ${shellQuote(file)} ${BASH} ${shellQuote(script)} </dev/null`;
     } else {
-      // The options file is descriptor 3; the seccomp filter (if any) is 4 there.
+      // The options are descriptor 3, the seccomp filter 4; the command file is bound in.
       const separator = launch.args.indexOf('--');
-      const options = launch.args.slice(0, separator).map((arg, at, all) => (all[at - 1] === '--seccomp' ? '4' : arg));
-      writeFileSync(file, `${options.join('\0')}\0`, { mode: 0o600 });
+      const sandboxOptions = launch.args
+        .slice(0, separator)
+        .map((arg, at, all) => (all[at - 1] === '--seccomp' ? '4' : arg));
+      sandboxOptions.push('--ro-bind', script, COMMAND_INSIDE);
+      writeFileSync(file, `${sandboxOptions.join('\0')}\0`, { mode: 0o600 });
       const filter = launch.files[0] ? ` 4<${shellQuote(launch.files[0])}` : '';
-      line = `${launch.file} --args 3 -- ${commandWords} 3<${shellQuote(file)}${filter}`;
+      line = `env -i ${launch.file} --args 3 -- ${BASH} ${COMMAND_INSIDE} 3<${shellQuote(file)}${filter} </dev/null`;
     }
     return {
       line,
       afterRun: () => {
-        rmSync(folder, { recursive: true, force: true });
+        cleanup();
         return launch.afterRun();
       },
     };
@@ -264,15 +294,24 @@ function restoreProtected(
     }
   }
   const restored: string[] = [];
+  const failed: string[] = [];
   for (const entry of before) {
     if (!entry.state.startsWith('link:') || entryState(entry.absolute) === entry.state) continue;
-    rmSync(entry.absolute, { recursive: true, force: true });
-    symlinkSync(entry.state.slice('link:'.length), entry.absolute);
-    restored.push(entry.name);
+    try {
+      rmSync(entry.absolute, { recursive: true, force: true });
+      symlinkSync(entry.state.slice('link:'.length), entry.absolute);
+      restored.push(entry.name);
+    } catch (error) {
+      failed.push(`${entry.name} (${(error as Error).message})`);
+    }
   }
-  return restored.length
-    ? `[put back ${restored.join(', ')}: a confined command may not replace a protected path; ask the user to approve a command that does]`
-    : undefined;
+  const notes = [
+    restored.length
+      ? `[put back ${restored.join(', ')}: a confined command may not replace a protected path; ask the user to approve a command that does]`
+      : '',
+    failed.length ? `[could not put back ${failed.join(', ')}: check these protected paths before running git]` : '',
+  ].filter(Boolean);
+  return notes.length ? notes.join('\n') : undefined;
 }
 
 /** One word for bash, zsh and fish: single quotes, each `'` written as `'\''`. */
