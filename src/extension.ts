@@ -129,7 +129,8 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
       directory: vscode.Uri.joinPath(context.globalStorageUri, 'store').fsPath,
       wasmPath: vscode.Uri.joinPath(context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath,
     })
-      .then(({ store: opened, quarantined }) => {
+      .then(({ store: opened, quarantined, recovered }) => {
+        if (recovered) void vscode.window.showWarningMessage(`OpenAgent: ${recovered.message}`);
         if (quarantined) {
           void vscode.window.showWarningMessage(
             `OpenAgent could not read its conversation store and started a new one. ${quarantined.error.message} The old file is kept at ${quarantined.path}.`,

@@ -102,7 +102,8 @@ export function createCliContext(deps: CliDeps): CliContext {
   let opening: Promise<ConversationStore> | undefined;
   const openStore = () =>
     (opening ??= SqlJsStore.open({ directory: storeDirectory, wasmPath: sqlWasmPath() })
-      .then(({ store, quarantined }) => {
+      .then(({ store, quarantined, recovered }) => {
+        if (recovered) deps.warn(`openagent: ${recovered.message}`);
         if (quarantined)
           deps.warn(
             `openagent: ${quarantined.error.message} Started a new store; the old file is kept at ${quarantined.path}.`,

@@ -43,6 +43,19 @@ export interface OpenedStore {
   store: SqlJsStore;
   /** Set when an unreadable store was moved aside and a fresh one started: tell the user. */
   quarantined?: { path: string; error: StoreError };
+  /** Set when damaged files were kept aside and what they held recovered: tell the user. */
+  recovered?: Recovery;
+}
+
+export interface Recovery {
+  /** Where the damaged files are kept. */
+  kept: string[];
+  /** Journal entries replayed into the recovered store. */
+  recovered: number;
+  /** Journal lines that could not be read. */
+  skipped: number;
+  /** What happened, in words for the user. */
+  message: string;
 }
 
 let sqlJs: Promise<SqlJsStatic> | undefined;
@@ -75,8 +88,8 @@ export class SqlJsStore implements ConversationStore {
     }
     const store = new SqlJsStore(new sql.Database(), sql, resolved);
     try {
-      await withFileLock(resolved.files, store.lockFile, () => store.load());
-      return { store };
+      const recovered = await withFileLock(resolved.files, store.lockFile, () => store.load());
+      return recovered ? { store, recovered } : { store };
     } catch (error) {
       if (!(error instanceof StoreError) || (error.kind !== 'corrupt' && error.kind !== 'future_schema')) throw error;
       const quarantinePath = await withFileLock(resolved.files, store.lockFile, () => store.quarantine());
@@ -253,7 +266,8 @@ export class SqlJsStore implements ConversationStore {
       fingerprint.id !== this.journalId ||
       fingerprint.size < this.journalOffset
     ) {
-      return this.load();
+      await this.load();
+      return;
     }
     if (fingerprint.size === this.journalOffset) return;
     const fresh = await this.options.files.readRange(
@@ -265,15 +279,78 @@ export class SqlJsStore implements ConversationStore {
     this.journalOffset += fresh.length;
   }
 
-  /** Loads the snapshot and replays its journal. Throws corrupt / future_schema errors. */
-  private async load(): Promise<void> {
+  /**
+   * Loads the snapshot and replays its journal. Never overwrites what it cannot read: a snapshot
+   * that fails to open or `PRAGMA quick_check`, and a journal whose header does not parse or
+   * names a generation ahead of the snapshot, are copied aside (`*.unreadable-<time>`), every
+   * entry that still parses is replayed onto what is readable (never taking a conversation back
+   * to an older version), and the result is folded into a fresh snapshot. Throws future_schema.
+   */
+  private async load(): Promise<Recovery | undefined> {
     const snapshot = await this.options.files.read(this.snapshotFile);
+    const kept: string[] = [];
     let db: Database;
+    let snapshotProblem: string | undefined;
     try {
-      db = snapshot ? new this.sql.Database(snapshot) : new this.sql.Database();
+      db = this.openSnapshot(snapshot);
+    } catch (error) {
+      if (error instanceof StoreError) throw error;
+      snapshotProblem = error instanceof Error ? error.message : String(error);
+      kept.push(await this.keepAside(this.snapshotFile));
+      db = this.openSnapshot(undefined);
+    }
+    this.db.close();
+    this.db = db;
+    this.snapshotBytes = snapshotProblem ? 0 : (snapshot?.length ?? 0);
+    this.generation = Number(this.rows("SELECT value FROM meta WHERE key = 'generation'")[0]?.value ?? 0);
+    const journal = await this.options.files.read(this.journalFile);
+    const text = journal?.toString('utf8') ?? '';
+    const parsed = parseJournal(text);
+    const headerReadable = text === '' || /^\{"journal":1,"generation":\d+\}$/.test(text.split('\n')[0] ?? '');
+    if (journal && headerReadable && parsed.generation === this.generation && !snapshotProblem) {
+      for (const entry of parsed.entries) this.replay(entry);
+      this.journalOffset = journal.length;
+      this.journalId = (await this.options.files.fingerprint(this.journalFile))?.id;
+      return undefined;
+    }
+    const ahead = parsed.generation !== undefined && parsed.generation > this.generation;
+    const journalProblem = journal && (!headerReadable || ahead || snapshotProblem !== undefined);
+    if (journalProblem) kept.push(await this.copyAside(this.journalFile, journal));
+    if (!journalProblem && !snapshotProblem) {
+      // No journal yet, or one left from before the last fold (its entries are in the snapshot).
+      await this.options.files.writeAtomic(this.journalFile, Buffer.from(journalHeader(this.generation)));
+      this.journalOffset = journalHeader(this.generation).length;
+      this.journalId = (await this.options.files.fingerprint(this.journalFile))?.id;
+      return undefined;
+    }
+    let recovered = 0;
+    for (const entry of parsed.entries) if (this.replay(entry, { noRegress: true })) recovered++;
+    // What was recovered lives only in memory until it is folded into a fresh snapshot.
+    await this.fold();
+    const what = [
+      snapshotProblem ? `the database file could not be read (${snapshotProblem})` : '',
+      journalProblem && !snapshotProblem
+        ? `the journal ${ahead ? 'belongs to a newer database file than the one found' : 'has a damaged first line'}`
+        : '',
+    ].filter(Boolean);
+    return {
+      kept,
+      recovered,
+      skipped: parsed.skipped,
+      message:
+        `The conversation store was damaged: ${what.join('; ')}. ` +
+        `${recovered} saved entr${recovered === 1 ? 'y was' : 'ies were'} recovered from the journal` +
+        `${parsed.skipped ? ` (${parsed.skipped} unreadable line${parsed.skipped === 1 ? '' : 's'} left out)` : ''}. ` +
+        `The damaged files are kept at ${kept.join(' and ')}.`,
+    };
+  }
+
+  /** Opens snapshot bytes (or a new database) at the current schema; throws if they are damaged. */
+  private openSnapshot(snapshot: Buffer | undefined): Database {
+    const db = snapshot ? new this.sql.Database(snapshot) : new this.sql.Database();
+    try {
       const version = Number(db.exec('PRAGMA user_version')[0]?.values[0]?.[0] ?? 0);
       if (version > SCHEMA_VERSION) {
-        db.close();
         throw new StoreError(
           `The conversation store was written by a newer OpenAgent (schema ${version}, this one knows ${SCHEMA_VERSION}).`,
           'future_schema',
@@ -281,30 +358,35 @@ export class SqlJsStore implements ConversationStore {
       }
       // Every snapshot this code writes has a schema: an existing file without one (empty, or not ours) is unreadable.
       if (snapshot && version === 0) throw new Error('the file has no OpenAgent schema');
+      if (snapshot) {
+        const check = String(db.exec('PRAGMA quick_check')[0]?.values[0]?.[0] ?? '');
+        if (check !== 'ok') throw new Error(`it failed its integrity check: ${check.slice(0, 200)}`);
+      }
       for (let next = version; next < SCHEMA_VERSION; next++)
         db.exec(`BEGIN; ${MIGRATIONS[next]}; PRAGMA user_version = ${next + 1}; COMMIT;`);
+      return db;
     } catch (error) {
-      if (error instanceof StoreError) throw error;
-      throw new StoreError(
-        `The conversation store could not be read (${error instanceof Error ? error.message : String(error)}).`,
-        'corrupt',
-      );
+      db.close();
+      throw error;
     }
-    this.db.close();
-    this.db = db;
-    this.snapshotBytes = snapshot?.length ?? 0;
-    this.generation = Number(this.rows("SELECT value FROM meta WHERE key = 'generation'")[0]?.value ?? 0);
-    const journal = await this.options.files.read(this.journalFile);
-    const parsed = journal ? parseJournal(journal.toString('utf8')) : undefined;
-    if (parsed && parsed.generation === this.generation) {
-      for (const entry of parsed.entries) this.replay(entry);
-      this.journalOffset = journal!.length;
-    } else {
-      // No journal yet, or one left from before the last fold (its entries are in the snapshot).
-      await this.options.files.writeAtomic(this.journalFile, Buffer.from(journalHeader(this.generation)));
-      this.journalOffset = journalHeader(this.generation).length;
-    }
-    this.journalId = (await this.options.files.fingerprint(this.journalFile))?.id;
+  }
+
+  /** Moves a damaged file aside, never deleting it; returns where it went. */
+  private async keepAside(file: string): Promise<string> {
+    const target = `${file}.unreadable-${this.stamp()}`;
+    await this.options.files.rename(file, target);
+    return target;
+  }
+
+  /** Copies a damaged file aside (the original is replaced by what is recovered from it). */
+  private async copyAside(file: string, bytes: Buffer): Promise<string> {
+    const target = `${file}.unreadable-${this.stamp()}`;
+    await this.options.files.writeAtomic(target, bytes);
+    return target;
+  }
+
+  private stamp(): string {
+    return new Date(this.options.now()).toISOString().replace(/[:.]/g, '-');
   }
 
   /** Writes the whole database as the new snapshot and starts an empty journal for it. */
@@ -335,12 +417,22 @@ export class SqlJsStore implements ConversationStore {
     return target;
   }
 
-  /** Applies a journal entry from disk; one that does not fit (written by a newer version) is skipped. */
-  private replay(entry: JournalEntry): void {
+  /**
+   * Applies a journal entry from disk; one that does not fit (written by a newer version) is
+   * skipped. With `noRegress` (recovering a journal of unknown age) a conversation is never
+   * taken back to an older version than the one already there. True when it was applied.
+   */
+  private replay(entry: JournalEntry, options: { noRegress?: boolean } = {}): boolean {
     try {
+      if (options.noRegress && entry.op === 'conversation') {
+        const current = this.rows('SELECT updated_at FROM conversations WHERE id = ?', [entry.value.id])[0];
+        if (current && Number(current.updated_at) > entry.value.updatedAt) return false;
+      }
       this.apply(entry);
+      return true;
     } catch {
       // Skipping keeps every other entry readable; the journal itself is left as it is.
+      return false;
     }
   }
 

@@ -116,18 +116,83 @@ describe('SqlJsStore', () => {
     ['a zero-byte', Buffer.alloc(0)],
     ['a random-bytes', Buffer.from(Array.from({ length: 4096 }, (_, index) => (index * 7919) % 256))],
   ] as const) {
-    it(`quarantines ${name} store file, starts fresh and says so`, async () => {
+    it(`keeps ${name} store file aside, starts fresh and says so`, async () => {
       const directory = tempDir();
       fs.writeFileSync(path.join(directory, 'store.sqlite'), bytes);
-      const { store, quarantined } = await openStore(directory);
-      assert.equal(quarantined?.error.kind, 'corrupt');
-      assert.ok(fs.existsSync(quarantined!.path), 'the unreadable file is kept');
-      assert.deepEqual(fs.readFileSync(quarantined!.path), bytes);
+      const { store, recovered } = await openStore(directory);
+      const kept = recovered?.kept[0];
+      assert.ok(kept && fs.existsSync(kept), 'the unreadable file is kept');
+      assert.deepEqual(fs.readFileSync(kept), bytes);
+      assert.match(recovered!.message, /could not be read/);
       await store.saveConversation(conversation('fresh'));
       assert.equal((await store.listConversations()).length, 1);
       await store.close();
     });
   }
+
+  describe('never overwrites what it cannot read (issue 16)', () => {
+    /** A store with a folded snapshot (conversation "folded") and journal entries after it ("journaled"). */
+    async function storeWithBoth(): Promise<string> {
+      const directory = tempDir();
+      const { store } = await openStore(directory, { minFoldBytes: 10, foldRatio: 1_000 });
+      await store.saveConversation(conversation('folded'));
+      await store.putMessage(message('folded', 0, 'a turn before the fold'));
+      await store.close();
+      // Reopened with a high fold ratio, what follows stays in the journal.
+      const { store: again } = await openStore(directory, { minFoldBytes: 1_000_000_000 });
+      await again.saveConversation(conversation('journaled'));
+      await again.putMessage(message('journaled', 0, 'a turn in the journal'));
+      await again.close();
+      return directory;
+    }
+    const journal = (directory: string) => path.join(directory, 'store.journal');
+    const snapshot = (directory: string) => path.join(directory, 'store.sqlite');
+
+    it('a flipped byte in the journal header: the journal is kept aside and every entry recovered', async () => {
+      const directory = await storeWithBoth();
+      const bytes = fs.readFileSync(journal(directory));
+      bytes[3] = bytes[3]! ^ 0x20;
+      fs.writeFileSync(journal(directory), bytes);
+      const { store, recovered } = await openStore(directory);
+      assert.ok(recovered, 'the user is told');
+      assert.match(recovered.message, /damaged first line/);
+      assert.deepEqual(fs.readFileSync(recovered.kept[0]!), bytes, 'the damaged journal is kept as it was');
+      assert.deepEqual((await store.listConversations()).map((item) => item.id).sort(), ['folded', 'journaled']);
+      assert.equal((await store.listMessages('journaled')).length, 1);
+      await store.close();
+      const { store: reopened, recovered: again } = await openStore(directory);
+      assert.equal(again, undefined, 'recovered for good: the next open is clean');
+      assert.equal((await reopened.listMessages('journaled')).length, 1);
+      await reopened.close();
+    });
+
+    it('a journal of a newer generation than the snapshot: its entries are recovered, not dropped', async () => {
+      const directory = await storeWithBoth();
+      const text = fs.readFileSync(journal(directory), 'utf8').replace(/"generation":\d+/, '"generation":99');
+      fs.writeFileSync(journal(directory), text);
+      const { store, recovered } = await openStore(directory);
+      assert.match(recovered?.message ?? '', /newer database file/);
+      assert.equal((await store.listMessages('journaled')).length, 1);
+      await store.close();
+    });
+
+    it("corrupt bytes early in the snapshot: it is kept aside and the journal's turns recovered", async () => {
+      const directory = await storeWithBoth();
+      const bytes = fs.readFileSync(snapshot(directory));
+      for (let at = 100; at < 140; at++) bytes[at] = 0xff;
+      fs.writeFileSync(snapshot(directory), bytes);
+      const { store, recovered } = await openStore(directory);
+      assert.match(recovered?.message ?? '', /database file could not be read/);
+      assert.equal(recovered?.kept.length, 2, 'the snapshot and a copy of the journal');
+      assert.deepEqual(fs.readFileSync(recovered!.kept[0]!), bytes);
+      assert.equal((await store.listMessages('journaled')).length, 1, "the journal's turn is kept");
+      await store.saveConversation(conversation('after'));
+      await store.close();
+      const { store: reopened } = await openStore(directory);
+      assert.ok((await reopened.listConversations()).some((item) => item.id === 'after'));
+      await reopened.close();
+    });
+  });
 
   it('quarantines a store written by a newer version instead of touching it', async () => {
     const directory = tempDir();
