@@ -1,17 +1,40 @@
 /**
  * A lock file shared by every process using the store (several VS Code windows, the CLI), held
- * for the duration of one write. A lock left by a process that died is taken over.
+ * for the duration of one write. A lock left by a process that died is taken over. The lock
+ * holds its holder's identity (pid, time, a random id), which is the fence: before anything that
+ * would overwrite another's work (an append, a fold replacing files) the holder checks the lock
+ * is still its own, and it removes only its own lock. A lock deleted or replaced under it (a
+ * sync tool, a cleanup script) makes the work stop with LockLostError: the caller re-syncs and
+ * retries instead of writing over someone else's.
  */
+import { randomUUID } from 'node:crypto';
 import type { StoreFiles } from './store-files';
 import { StoreError } from './store-error';
+
+/** The lock is no longer this holder's: stop, re-sync, retry. */
+export class LockLostError extends Error {
+  constructor() {
+    super('The conversation store lock was taken away during a write.');
+    this.name = 'LockLostError';
+  }
+}
+
+export interface LockFence {
+  /** Throws LockLostError unless the lock file still holds this holder's identity. */
+  check(): Promise<void>;
+}
 
 const STALE_AFTER_MS = 30_000;
 const GIVE_UP_AFTER_MS = 15_000;
 const UNREADABLE_STALE_MS = 2_000;
 
-export async function withFileLock<T>(files: StoreFiles, lockFile: string, work: () => Promise<T>): Promise<T> {
+export async function withFileLock<T>(
+  files: StoreFiles,
+  lockFile: string,
+  work: (fence: LockFence) => Promise<T>,
+): Promise<T> {
   const started = Date.now();
-  const token = JSON.stringify({ pid: process.pid, time: Date.now() });
+  const token = JSON.stringify({ pid: process.pid, time: Date.now(), id: randomUUID() });
   let unreadableSince: number | undefined;
   for (let attempt = 0; ; attempt++) {
     if (await files.createExclusive(lockFile, token)) break;
@@ -36,10 +59,17 @@ export async function withFileLock<T>(files: StoreFiles, lockFile: string, work:
       );
     await new Promise((resolve) => setTimeout(resolve, Math.min(50, 2 + attempt)));
   }
+  const ours = async () => (await files.read(lockFile).catch(() => undefined))?.toString('utf8') === token;
+  const fence: LockFence = {
+    check: async () => {
+      if (!(await ours())) throw new LockLostError();
+    },
+  };
   try {
-    return await work();
+    return await work(fence);
   } finally {
-    await files.remove(lockFile);
+    // Only our own lock: one taken over meanwhile belongs to someone else now.
+    if (await ours()) await files.remove(lockFile);
   }
 }
 

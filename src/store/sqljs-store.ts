@@ -21,7 +21,7 @@ import type {
   UsageRecord,
   UsageTotals,
 } from '../core/ports';
-import { withFileLock } from './file-lock';
+import { LockLostError, withFileLock, type LockFence } from './file-lock';
 import { applyEntry } from './apply-entry';
 import { encodeEntry, journalHeader, parseJournal, type JournalEntry } from './journal';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
@@ -59,6 +59,8 @@ export interface Recovery {
 }
 
 let sqlJs: Promise<SqlJsStatic> | undefined;
+/** How long one write keeps trying while its lock is taken away before it gives up. */
+const WRITE_GIVE_UP_MS = 30_000;
 
 export class SqlJsStore implements ConversationStore {
   private generation = 0;
@@ -211,31 +213,60 @@ export class SqlJsStore implements ConversationStore {
     this.db.close();
   }
 
-  /** Journal first (durable), then memory: a failed write changes nothing anywhere. */
+  /**
+   * Journal first (durable), then memory: a failed write changes nothing anywhere. A lock taken
+   * away meanwhile (LockLostError) undoes the write in memory, re-syncs and tries again.
+   */
   private async write(entry: JournalEntry): Promise<void> {
     if (this.closed) throw new StoreError('The conversation store is closed.', 'io');
     // No secret reaches the disk: key-shaped strings and secret-named fields are redacted here,
     // whatever the caller passed (a key pasted into a prompt, a trace with its headers).
     const safe = redactValue(entry);
     const line = encodeEntry(safe);
-    await withFileLock(this.options.files, this.lockFile, async () => {
-      await this.syncLocked();
-      // Applied in memory inside a savepoint first: an entry SQLite refuses never reaches the
-      // journal (where it would fail again at every replay), and a failed append is undone.
-      this.db.run('SAVEPOINT write');
+    const started = Date.now();
+    for (let attempt = 1; ; attempt++) {
       try {
-        this.apply(safe);
-        await this.options.files.appendDurable(this.journalFile, line);
+        await withFileLock(this.options.files, this.lockFile, (fence) => this.writeLocked(safe, line, fence));
+        return;
       } catch (error) {
-        this.db.run('ROLLBACK TO write');
-        this.db.run('RELEASE write');
-        throw storeErrorFrom(error, 'save to the conversation store');
+        if (!(error instanceof LockLostError)) throw error;
+        if (Date.now() - started > WRITE_GIVE_UP_MS)
+          throw new StoreError(
+            'Could not save: something keeps deleting or replacing the conversation store lock (store.lock).',
+            'locked',
+          );
+        // Someone else may be writing under a lock of their own now: let them finish.
+        await new Promise((resolve) => setTimeout(resolve, Math.min(50, attempt * 2) * Math.random()));
       }
+    }
+  }
+
+  private async writeLocked(entry: JournalEntry, line: string, fence: LockFence): Promise<void> {
+    await this.syncLocked();
+    // Applied in memory inside a savepoint first: an entry SQLite refuses never reaches the
+    // journal (where it would fail again at every replay), and a failed append is undone.
+    this.db.run('SAVEPOINT write');
+    try {
+      this.apply(entry);
+      await fence.check();
+      await this.options.files.appendDurable(this.journalFile, line);
+    } catch (error) {
+      this.db.run('ROLLBACK TO write');
       this.db.run('RELEASE write');
-      this.journalOffset += Buffer.byteLength(line);
-      if (this.journalOffset > Math.max(this.options.minFoldBytes, this.snapshotBytes * this.options.foldRatio))
-        await this.fold();
-    });
+      if (error instanceof LockLostError) throw error;
+      throw storeErrorFrom(error, 'save to the conversation store');
+    }
+    this.db.run('RELEASE write');
+    this.journalOffset += Buffer.byteLength(line);
+    if (this.journalOffset > Math.max(this.options.minFoldBytes, this.snapshotBytes * this.options.foldRatio)) {
+      // The entry is durable in the journal: a lock lost now only skips this fold.
+      try {
+        await this.fold(fence);
+      } catch (error) {
+        if (!(error instanceof LockLostError)) throw error;
+        this.journalId = undefined; // re-read from disk at the next sync
+      }
+    }
   }
 
   // ---- files -------------------------------------------------------------------------------
@@ -317,7 +348,13 @@ export class SqlJsStore implements ConversationStore {
     const journalProblem = journal && (!headerReadable || ahead || snapshotProblem !== undefined);
     if (journalProblem) kept.push(await this.copyAside(this.journalFile, journal));
     if (!journalProblem && !snapshotProblem) {
-      // No journal yet, or one left from before the last fold (its entries are in the snapshot).
+      // No journal yet, or one left from before the last fold. Its entries are in the snapshot
+      // — unless a fold was cut off between its two files: anything newer in it is kept.
+      if (parsed.entries.length > 0) {
+        let newer = 0;
+        for (const entry of parsed.entries) if (this.replay(entry, { noRegress: true, onlyNew: true })) newer++;
+        if (newer > 0) return void (await this.fold());
+      }
       await this.options.files.writeAtomic(this.journalFile, Buffer.from(journalHeader(this.generation)));
       this.journalOffset = journalHeader(this.generation).length;
       this.journalId = (await this.options.files.fingerprint(this.journalFile))?.id;
@@ -389,17 +426,28 @@ export class SqlJsStore implements ConversationStore {
     return new Date(this.options.now()).toISOString().replace(/[:.]/g, '-');
   }
 
-  /** Writes the whole database as the new snapshot and starts an empty journal for it. */
-  private async fold(): Promise<void> {
+  /**
+   * Writes the whole database as the new snapshot and starts an empty journal for it. With a
+   * fence, each file is replaced only while the lock is still this process's own.
+   */
+  private async fold(fence?: LockFence): Promise<void> {
     const generation = this.generation + 1;
     this.db.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)", [String(generation)]);
     const bytes = this.db.export();
     try {
+      if (fence) {
+        await fence.check();
+        // Nothing may have been appended since this process last read the journal.
+        const journalNow = await this.options.files.fingerprint(this.journalFile);
+        if (journalNow && !this.isCurrent(journalNow)) throw new LockLostError();
+      }
       await this.options.files.writeAtomic(this.snapshotFile, bytes);
+      await fence?.check();
       await this.options.files.writeAtomic(this.journalFile, Buffer.from(journalHeader(generation)));
     } catch (error) {
       // The old snapshot and journal are intact; folding is retried on a later write.
       this.db.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)", [String(this.generation)]);
+      if (error instanceof LockLostError) throw error;
       throw storeErrorFrom(error, 'compact the conversation store');
     }
     this.generation = generation;
@@ -422,11 +470,25 @@ export class SqlJsStore implements ConversationStore {
    * skipped. With `noRegress` (recovering a journal of unknown age) a conversation is never
    * taken back to an older version than the one already there. True when it was applied.
    */
-  private replay(entry: JournalEntry, options: { noRegress?: boolean } = {}): boolean {
+  private replay(entry: JournalEntry, options: { noRegress?: boolean; onlyNew?: boolean } = {}): boolean {
     try {
-      if (options.noRegress && entry.op === 'conversation') {
-        const current = this.rows('SELECT updated_at FROM conversations WHERE id = ?', [entry.value.id])[0];
-        if (current && Number(current.updated_at) > entry.value.updatedAt) return false;
+      if (options.noRegress) {
+        // A conversation or an answer (saved again as it streams) never goes back in time;
+        // with `onlyNew`, what is already there as new is not applied again.
+        const current =
+          entry.op === 'conversation'
+            ? Number(this.rows('SELECT updated_at AS t FROM conversations WHERE id = ?', [entry.value.id])[0]?.t ?? NaN)
+            : entry.op === 'message'
+              ? Number(this.rows('SELECT created_at AS t FROM messages WHERE id = ?', [entry.value.id])[0]?.t ?? NaN)
+              : entry.op === 'usage' || entry.op === 'audit'
+                ? this.rows(`SELECT 1 AS t FROM ${entry.op} WHERE id = ?`, [entry.value.id]).length > 0
+                  ? Infinity
+                  : NaN
+                : NaN;
+        const time =
+          entry.op === 'conversation' ? entry.value.updatedAt : entry.op === 'message' ? entry.value.createdAt : 0;
+        if (!Number.isNaN(current) && (current > time || (options.onlyNew && current >= time))) return false;
+        if (options.onlyNew && entry.op === 'delete_conversation') return false;
       }
       this.apply(entry);
       return true;

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildSync } from 'esbuild';
 import { openStore, tempDir, WASM } from './store-helpers';
@@ -104,6 +105,37 @@ describe('store under real processes', function () {
       const messages = await store.listMessages(`conversation-${writer}`);
       assert.equal(messages.length, turns * 2, `writer ${writer} lost updates`);
       assert.equal(messages.at(-1)?.content, `The answer is ${turns - 1}.`);
+    }
+    await store.close();
+  });
+
+  it('loses no update when the lock is deleted again and again while three processes write', async () => {
+    const directory = tempDir();
+    const turns = 120;
+    const writers = ['a', 'b', 'c'].map((writer) => startWriter(script, directory, writer, turns, 3_000));
+    let running = true;
+    let deleted = 0;
+    // Anything can delete a lock file: a sync tool, a cleanup script, a user.
+    const thief = (async () => {
+      while (running) {
+        try {
+          fs.rmSync(path.join(directory, 'store.lock'));
+          deleted++;
+        } catch {
+          // Not there this instant.
+        }
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+    })();
+    const codes = await Promise.all(writers.map((writer) => writer.exited));
+    running = false;
+    await thief;
+    assert.deepEqual(codes, [0, 0, 0]);
+    assert.ok(deleted > 0, 'the lock was deleted under the writers');
+    const { store } = await openStore(directory);
+    for (const writer of ['a', 'b', 'c']) {
+      const messages = await store.listMessages(`conversation-${writer}`);
+      assert.equal(messages.length, turns * 2, `writer ${writer} lost updates (the lock was deleted ${deleted} times)`);
     }
     await store.close();
   });
