@@ -23,7 +23,7 @@ import type {
 } from '../core/ports';
 import { LockLostError, withFileLock, type LockFence } from './file-lock';
 import { applyEntry } from './apply-entry';
-import { encodeEntry, journalHeader, parseJournal, type JournalEntry } from './journal';
+import { encodeEntry, isJournalHeader, journalHeader, parseJournal, snapshotHash, type JournalEntry } from './journal';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
 import { StoreError, storeErrorFrom } from './store-error';
 import { nodeStoreFiles, type StoreFiles } from './store-files';
@@ -141,7 +141,7 @@ export class SqlJsStore implements ConversationStore {
       conversationId: String(row.conversation_id),
       seq: Number(row.seq),
       role: row.role as StoredMessage['role'],
-      content: JSON.parse(String(row.content)) as unknown,
+      content: parseStored(row.content, { damaged: 'This message was damaged on disk and could not be read.' }),
       createdAt: Number(row.created_at),
     }));
   }
@@ -185,7 +185,7 @@ export class SqlJsStore implements ConversationStore {
       conversationId: String(row.conversation_id),
       time: Number(row.time),
       kind: row.kind as AuditRecord['kind'],
-      data: JSON.parse(String(row.data)) as Record<string, unknown>,
+      data: parseStored(row.data, { damaged: true }) as Record<string, unknown>,
     }));
   }
 
@@ -319,35 +319,54 @@ export class SqlJsStore implements ConversationStore {
    */
   private async load(): Promise<Recovery | undefined> {
     const snapshot = await this.options.files.read(this.snapshotFile);
+    const journal = await this.options.files.read(this.journalFile);
+    const text = journal?.toString('utf8') ?? '';
+    const parsed = parseJournal(text);
+    // A snapshot whose hash the journal header vouches for is exactly what was written: no
+    // check needed. Any other is checked whole (integrity_check), however long that takes.
+    const vouched = snapshot !== undefined && parsed.snapshot === snapshotHash(snapshot);
     const kept: string[] = [];
     let db: Database;
     let snapshotProblem: string | undefined;
     try {
-      db = this.openSnapshot(snapshot);
+      db = this.openSnapshot(snapshot, !vouched);
     } catch (error) {
       if (error instanceof StoreError) throw error;
       snapshotProblem = error instanceof Error ? error.message : String(error);
       kept.push(await this.keepAside(this.snapshotFile));
-      db = this.openSnapshot(undefined);
+      db = this.openSnapshot(undefined, false);
     }
     this.db.close();
     this.db = db;
     this.snapshotBytes = snapshotProblem ? 0 : (snapshot?.length ?? 0);
     this.generation = Number(this.rows("SELECT value FROM meta WHERE key = 'generation'")[0]?.value ?? 0);
-    const journal = await this.options.files.read(this.journalFile);
-    const text = journal?.toString('utf8') ?? '';
-    const parsed = parseJournal(text);
-    const headerReadable = text === '' || /^\{"journal":1,"generation":\d+\}$/.test(text.split('\n')[0] ?? '');
-    if (journal && headerReadable && parsed.generation === this.generation && !snapshotProblem) {
+    const headerReadable = text === '' || isJournalHeader(text.split('\n')[0] ?? '');
+    // The snapshot the journal was started for, byte for byte? Damage SQLite cannot see.
+    const changed =
+      !snapshotProblem &&
+      snapshot !== undefined &&
+      headerReadable &&
+      parsed.generation === this.generation &&
+      parsed.snapshot !== undefined &&
+      parsed.snapshot !== snapshotHash(snapshot);
+    if (changed) kept.push(await this.copyAside(this.snapshotFile, snapshot));
+    if (
+      journal &&
+      headerReadable &&
+      parsed.generation === this.generation &&
+      !snapshotProblem &&
+      !parsed.damaged &&
+      !changed
+    ) {
       for (const entry of parsed.entries) this.replay(entry);
       this.journalOffset = journal.length;
       this.journalId = (await this.options.files.fingerprint(this.journalFile))?.id;
       return undefined;
     }
     const ahead = parsed.generation !== undefined && parsed.generation > this.generation;
-    const journalProblem = journal && (!headerReadable || ahead || snapshotProblem !== undefined);
+    const journalProblem = journal && (!headerReadable || ahead || snapshotProblem !== undefined || parsed.damaged > 0);
     if (journalProblem) kept.push(await this.copyAside(this.journalFile, journal));
-    if (!journalProblem && !snapshotProblem) {
+    if (!journalProblem && !snapshotProblem && !changed) {
       // No journal yet, or one left from before the last fold. Its entries are in the snapshot
       // — unless a fold was cut off between its two files: anything newer in it is kept.
       if (parsed.entries.length > 0) {
@@ -355,8 +374,9 @@ export class SqlJsStore implements ConversationStore {
         for (const entry of parsed.entries) if (this.replay(entry, { noRegress: true, onlyNew: true })) newer++;
         if (newer > 0) return void (await this.fold());
       }
-      await this.options.files.writeAtomic(this.journalFile, Buffer.from(journalHeader(this.generation)));
-      this.journalOffset = journalHeader(this.generation).length;
+      const header = journalHeader(this.generation, snapshotProblem ? undefined : snapshot);
+      await this.options.files.writeAtomic(this.journalFile, Buffer.from(header));
+      this.journalOffset = header.length;
       this.journalId = (await this.options.files.fingerprint(this.journalFile))?.id;
       return undefined;
     }
@@ -366,8 +386,15 @@ export class SqlJsStore implements ConversationStore {
     await this.fold();
     const what = [
       snapshotProblem ? `the database file could not be read (${snapshotProblem})` : '',
+      changed ? 'the database file changed since it was written (a damaged byte?); what it still holds is kept' : '',
       journalProblem && !snapshotProblem
-        ? `the journal ${ahead ? 'belongs to a newer database file than the one found' : 'has a damaged first line'}`
+        ? `the journal ${
+            ahead
+              ? 'belongs to a newer database file than the one found'
+              : !headerReadable
+                ? 'has a damaged first line'
+                : `has ${parsed.damaged} damaged line${parsed.damaged === 1 ? '' : 's'}`
+          }`
         : '',
     ].filter(Boolean);
     return {
@@ -383,7 +410,7 @@ export class SqlJsStore implements ConversationStore {
   }
 
   /** Opens snapshot bytes (or a new database) at the current schema; throws if they are damaged. */
-  private openSnapshot(snapshot: Buffer | undefined): Database {
+  private openSnapshot(snapshot: Buffer | undefined, check: boolean): Database {
     const db = snapshot ? new this.sql.Database(snapshot) : new this.sql.Database();
     try {
       const version = Number(db.exec('PRAGMA user_version')[0]?.values[0]?.[0] ?? 0);
@@ -395,9 +422,9 @@ export class SqlJsStore implements ConversationStore {
       }
       // Every snapshot this code writes has a schema: an existing file without one (empty, or not ours) is unreadable.
       if (snapshot && version === 0) throw new Error('the file has no OpenAgent schema');
-      if (snapshot) {
-        const check = String(db.exec('PRAGMA quick_check')[0]?.values[0]?.[0] ?? '');
-        if (check !== 'ok') throw new Error(`it failed its integrity check: ${check.slice(0, 200)}`);
+      if (snapshot && check) {
+        const result = String(db.exec('PRAGMA integrity_check')[0]?.values[0]?.[0] ?? '');
+        if (result !== 'ok') throw new Error(`it failed its integrity check: ${result.slice(0, 200)}`);
       }
       for (let next = version; next < SCHEMA_VERSION; next++)
         db.exec(`BEGIN; ${MIGRATIONS[next]}; PRAGMA user_version = ${next + 1}; COMMIT;`);
@@ -443,7 +470,7 @@ export class SqlJsStore implements ConversationStore {
       }
       await this.options.files.writeAtomic(this.snapshotFile, bytes);
       await fence?.check();
-      await this.options.files.writeAtomic(this.journalFile, Buffer.from(journalHeader(generation)));
+      await this.options.files.writeAtomic(this.journalFile, Buffer.from(journalHeader(generation, bytes)));
     } catch (error) {
       // The old snapshot and journal are intact; folding is retried on a later write.
       this.db.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)", [String(this.generation)]);
@@ -452,7 +479,7 @@ export class SqlJsStore implements ConversationStore {
     }
     this.generation = generation;
     this.snapshotBytes = bytes.length;
-    this.journalOffset = journalHeader(generation).length;
+    this.journalOffset = journalHeader(generation, bytes).length;
     this.journalId = (await this.options.files.fingerprint(this.journalFile))?.id;
   }
 
@@ -515,13 +542,22 @@ export class SqlJsStore implements ConversationStore {
   }
 }
 
+/** A JSON column; a value damaged on disk reads as `fallback` instead of failing the whole read. */
+function parseStored(value: SqlValue | undefined, fallback: unknown): unknown {
+  try {
+    return JSON.parse(String(value)) as unknown;
+  } catch {
+    return fallback;
+  }
+}
+
 function toConversation(row: Record<string, SqlValue>): StoredConversation {
   return {
     id: String(row.id),
     title: String(row.title),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
-    settings: JSON.parse(String(row.settings)) as Record<string, unknown>,
+    settings: parseStored(row.settings, {}) as Record<string, unknown>,
   };
 }
 
