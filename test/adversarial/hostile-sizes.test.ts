@@ -61,10 +61,31 @@ describe('adversarial: hostile sizes and shapes', function () {
     await harness.conversation.submit('write it');
     const result = harness.events.find((event) => event.type === 'tool_result');
     assert.ok(result?.type === 'tool_result' && result.isError);
-    assert.match(result.output, /12\.0 million characters; at most 10 million are accepted/);
+    assert.match(result.output, /12\.0 million characters; at most 1 million are accepted/);
     assert.equal(harness.events.at(-1)?.type, 'done');
     // The history sent back does not carry the 12 MB.
     assert.ok(JSON.stringify(harness.bodies()[1]).length < 1_000_000);
+  });
+
+  it('900,000 characters of broken JSON: the chat, panel and store get a preview, the history nothing', async () => {
+    harness = await startHarness('openai', {
+      name: 'broken',
+      turns: [
+        {
+          toolCalls: [
+            { id: 'call_broken', name: 'write_file', rawArguments: `{"path": "a", "content": "${'z'.repeat(900_000)}` },
+          ],
+        },
+        { text: 'Recovered.' },
+      ],
+    });
+    await harness.conversation.submit('write it');
+    const call = harness.events.find((event) => event.type === 'tool_call');
+    assert.ok(call?.type === 'tool_call' && typeof call.input === 'string');
+    assert.ok(call.input.length < 2_100, `the event carries a preview (${call.input.length} characters)`);
+    assert.match(call.input, /more characters\]$/);
+    assert.equal(harness.events.at(-1)?.type, 'done');
+    assert.ok(JSON.stringify(harness.bodies()[1]).length < 100_000, 'the history sent back does not carry it');
   });
 
   it('measures nesting without recursion, stopping early', () => {

@@ -65,7 +65,8 @@ export class ModelTurn {
             rawArguments: part.rawArguments,
             error: part.error,
           });
-          this.emit({ type: 'tool_call', toolCallId: part.id, toolName: part.name, input: part.rawArguments });
+          // What arrived, shown and stored only in part: it may be megabytes of anything.
+          this.emit({ type: 'tool_call', toolCallId: part.id, toolName: part.name, input: preview(part.rawArguments) });
           break;
         case 'usage':
           this.usage = part.usage;
@@ -78,4 +79,12 @@ export class ModelTurn {
     }
     return this;
   }
+}
+
+/** The start of an unusable argument string, for the chat, the panel and the store. */
+const PREVIEW_CHARS = 2_000;
+function preview(raw: string): string {
+  return raw.length <= PREVIEW_CHARS
+    ? raw
+    : `${raw.slice(0, PREVIEW_CHARS)}… [${raw.length - PREVIEW_CHARS} more characters]`;
 }

@@ -59,7 +59,7 @@ export async function executeToolCall(
 
   if (!call.valid) {
     return fail(
-      `The arguments for ${call.name} were not valid JSON (${call.error}). Send the call again with valid JSON. What arrived: ${call.rawArguments.slice(0, 500)}`,
+      `The arguments for ${call.name} were not valid JSON (${call.error}). Send the call again with valid JSON${call.rawArguments ? `. What arrived: ${call.rawArguments.slice(0, 500)}` : ', and smaller.'}`,
     );
   }
   const tool = deps.tools.get(call.name);

@@ -6,10 +6,12 @@
 import type { LlmStreamPart } from './llm-client';
 
 /**
- * Arguments larger than this are not kept: no tool takes them (a whole file is far smaller), and
- * a hostile or broken model streaming 50 MB would otherwise cost memory many times that.
+ * Arguments larger than this are not kept. A model cannot write more in one answer (the largest
+ * output limits are about 128k tokens, roughly 500k characters), no tool takes more, and a hostile
+ * or broken server streaming 50 MB would otherwise cost memory many times that — and leave a
+ * conversation too large to send again. Beyond it, fragments are counted, not kept.
  */
-export const MAX_ARGUMENT_CHARS = 10_000_000;
+export const MAX_ARGUMENT_CHARS = 1_000_000;
 /** Deeper nesting is refused: every later step (policy, hashing, estimates) walks the input. */
 export const MAX_ARGUMENT_DEPTH = 64;
 
