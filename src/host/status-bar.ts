@@ -47,6 +47,8 @@ export class AgentStatusBar implements vscode.Disposable {
       case 'user_message':
       case 'text_delta':
       case 'tool_result':
+        // Every streamed delta lands here: nothing to redraw while the state stays the same.
+        if (this.state === 'thinking') return;
         this.state = 'thinking';
         break;
       case 'tool_call':
@@ -77,8 +79,8 @@ export class AgentStatusBar implements vscode.Disposable {
       this.state === 'idle' ? '$(hubot)' : this.state === 'waiting for approval' ? '$(bell-dot)' : '$(loading~spin)';
     const settings = readModelSettings();
     const model = modelLabel(settings.provider, settings.model);
-    this.item.text = `${icon}${this.sandbox?.peek()?.confined ? ' $(shield)' : ''} ${this.state === 'idle' ? 'OpenAgent' : this.state} · ${model} · $${this.costUsd.toFixed(this.costUsd < 1 ? 4 : 2)}`;
     const sandbox = this.sandbox?.peek();
+    this.item.text = `${icon}${sandbox?.confined ? ' $(shield)' : ''} ${this.state === 'idle' ? 'OpenAgent' : this.state} · ${model} · $${this.costUsd.toFixed(this.costUsd < 1 ? 4 : 2)}`;
     this.item.tooltip =
       `OpenAgent is ${this.state}. Model: ${model}. This conversation: $${this.costUsd.toFixed(4)}.` +
       `${sandbox ? ` ${describeSandbox(sandbox)}` : ''} Click to open the chat.`;

@@ -324,7 +324,8 @@ export class SqlJsStore implements ConversationStore {
     const parsed = parseJournal(text);
     // A snapshot whose hash the journal header vouches for is exactly what was written: no
     // check needed. Any other is checked whole (integrity_check), however long that takes.
-    const vouched = snapshot !== undefined && parsed.snapshot === snapshotHash(snapshot);
+    const hash = snapshot && snapshotHash(snapshot);
+    const vouched = hash !== undefined && parsed.snapshot === hash;
     const kept: string[] = [];
     let db: Database;
     let snapshotProblem: string | undefined;
@@ -348,7 +349,7 @@ export class SqlJsStore implements ConversationStore {
       headerReadable &&
       parsed.generation === this.generation &&
       parsed.snapshot !== undefined &&
-      parsed.snapshot !== snapshotHash(snapshot);
+      parsed.snapshot !== hash;
     if (changed) kept.push(await this.copyAside(this.snapshotFile, snapshot));
     if (
       journal &&
@@ -485,7 +486,7 @@ export class SqlJsStore implements ConversationStore {
 
   /** Moves unreadable files aside (never deletes them) and returns where they went. */
   private async quarantine(): Promise<string> {
-    const stamp = new Date(this.options.now()).toISOString().replace(/[:.]/g, '-');
+    const stamp = this.stamp();
     const target = `${this.snapshotFile}.unreadable-${stamp}`;
     await this.options.files.rename(this.snapshotFile, target).catch(() => undefined);
     await this.options.files.rename(this.journalFile, `${this.journalFile}.unreadable-${stamp}`).catch(() => undefined);

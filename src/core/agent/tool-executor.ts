@@ -7,7 +7,7 @@
 import type { ToolResultPart } from '../llm/llm-client';
 import type { ApprovalGate, ToolPolicy } from '../policy/approval';
 import { hashArguments } from '../policy/approval';
-import { isWarning, NO_RISK, type CallRisk } from '../policy/call-risk';
+import { isWarning, mustAsk, NO_RISK, type CallRisk } from '../policy/call-risk';
 import type { ToolRegistry } from '../tools/registry';
 import type { AnyTool, ToolOutput } from '../tools/tool';
 import type { EmitEvent } from './events';
@@ -126,7 +126,7 @@ export async function executeToolCall(
     ...(risk.confined ? { confined: true } : {}),
   });
   // A protected path, a secret, a path decided at run time…: asked whatever a rule allows.
-  if (verdict.action === 'allow' && risk.reasons.length > 0) verdict = { action: 'ask' };
+  if (verdict.action === 'allow' && mustAsk(risk)) verdict = { action: 'ask' };
   // Decisions made without asking are events too (the audit trail records who decided, by which
   // rule); plain read-only calls are not, to keep the stream small.
   if (verdict.action === 'deny') {

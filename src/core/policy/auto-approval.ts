@@ -6,6 +6,7 @@
  * complex to tell what it touches, an option known to run something else.
  */
 import type { ApprovalDecision, ApprovalGate, ApprovalRequest } from './approval';
+import { mustAsk } from './call-risk';
 
 export const AUTO_APPROVED_REASON = 'Auto-approve is on for this conversation.';
 
@@ -29,6 +30,5 @@ export class AutoApprovalGate implements ApprovalGate {
 
 /** Whether a call must be asked about even with auto-approve on. */
 export function needsAskingAnyway(request: Pick<ApprovalRequest, 'risk'>): boolean {
-  const { risk } = request;
-  return risk.protectedPath || risk.reasons.length > 0 || risk.refusal !== undefined;
+  return mustAsk(request.risk);
 }

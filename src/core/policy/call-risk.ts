@@ -42,6 +42,9 @@ export interface CallRisk {
 
 export const NO_RISK: CallRisk = { reasons: [], cautions: [], protectedPath: false, needsOut: [], needsNetwork: [] };
 
+/** Whether a call is asked about whatever a rule, a switch or an earlier "Always" says. */
+export const mustAsk = (risk: CallRisk) => risk.protectedPath || risk.reasons.length > 0 || risk.refusal !== undefined;
+
 /** Whether a call deserves a warning rather than a routine question. */
 export const isWarning = (risk: CallRisk | undefined) =>
   risk !== undefined && (risk.protectedPath || risk.reasons.length > 0 || risk.cautions.length > 0);
@@ -104,11 +107,6 @@ export class CallAssessor {
         ? 'it runs inside the sandbox even if you approve (sandbox: required)'
         : 'if you approve, it runs outside the sandbox',
     );
-  }
-
-  /** Forgets a conversation's manifest baseline (it ended). */
-  forget(conversationId: string): void {
-    this.baselines.delete(conversationId);
   }
 
   private async assessPath(

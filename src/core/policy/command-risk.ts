@@ -13,8 +13,8 @@
 import * as path from 'node:path';
 import type { CommandAnalysis, CommandSegment, WordFacts } from './shell-command';
 import { isProtectedPath, isSecretPath } from './protected-paths';
+import { basename } from './shell-wrappers';
 import {
-  basename,
   gitWrite,
   hasOption,
   networkUse,
@@ -142,10 +142,12 @@ export async function assessCommand(analysis: CommandAnalysis, context: CommandR
     add(findings.reasons, `it has too many words to check (${words.length})`);
     return findings;
   }
-  const secrets = await context.secretFiles();
+  const secrets = words.length > 0 ? await context.secretFiles() : [];
   for (const word of words) await checkPathWord(word, secrets, context, findings, add);
-  const manifests = await context.changedManifests();
-  for (const segment of analysis.segments) {
+  // The manifests are read only for a command that runs their scripts.
+  const runners = analysis.segments.filter((segment) => Object.hasOwn(MANIFEST_RUNNERS, basename(segment.program)));
+  const manifests = runners.length > 0 ? await context.changedManifests() : [];
+  for (const segment of runners) {
     const manifest = manifestRun(segment, manifests);
     if (manifest) add(findings.reasons, `it runs scripts from ${manifest}, which changed in this conversation`);
   }

@@ -7,6 +7,7 @@
  */
 import type { CommandSegment } from './shell-command';
 import { sedInvocationRisk } from './sed-script';
+import { basename } from './shell-wrappers';
 
 /** Whether `args` hold one of the options: short letters, or long names (prefixes count). */
 export function hasOption(args: readonly string[], short: string, long: readonly string[] = []): string | undefined {
@@ -518,8 +519,4 @@ export function networkUse(segment: CommandSegment): string | undefined {
   if (subcommands && sub !== undefined && subcommands.includes(sub)) return `\`${program} ${sub}\` reaches the network`;
   if (program === 'yarn' && sub === undefined) return '`yarn` installs packages from the network';
   return undefined;
-}
-
-export function basename(word: string): string {
-  return word.slice(word.lastIndexOf('/') + 1);
 }

@@ -8,6 +8,7 @@
  * listed in SUBCOMMAND_PROGRAMS. Anything else has no key: it is asked about every time.
  */
 import type { ApprovalRequest } from './approval';
+import { mustAsk } from './call-risk';
 import { analyseCommand } from './shell-command';
 
 /**
@@ -51,7 +52,7 @@ export function sessionRuleKey(
   request: Pick<ApprovalRequest, 'toolName' | 'toolVersion' | 'risk'>,
 ): string | undefined {
   const { toolName, toolVersion, risk } = request;
-  if (risk.reasons.length > 0 || risk.protectedPath) return undefined;
+  if (mustAsk(risk)) return undefined;
   if (risk.command === undefined) return toolVersion ? `${toolName}@${toolVersion}` : toolName;
   const pattern = commandPattern(risk.command);
   return pattern === undefined ? undefined : `${toolName}:${pattern.join(' ')}`;

@@ -219,7 +219,8 @@ function shellCommand(words: readonly WrapperWord[], index: number): ResolvedPro
   return { program, index, shellCommand: command, shellCommandIndex: i };
 }
 
-function basename(path: string): string {
+/** The last part of a program path (`/usr/bin/git` → `git`). */
+export function basename(path: string): string {
   const slash = path.lastIndexOf('/');
   return slash < 0 ? path : path.slice(slash + 1);
 }

@@ -47,6 +47,13 @@ export class TerminalShell implements Shell, vscode.Disposable {
   }
 
   private async runVisible(command: string, options: ShellRunOptions): Promise<ShellResult> {
+    const terminal = this.ensureTerminal();
+    const integration = await waitForShellIntegration(terminal, SHELL_INTEGRATION_WAIT_MS);
+    if (!integration) {
+      // The fallback confines (or refuses) the command itself.
+      const result = await this.fallback.run(command, { ...options, cwd: options.cwd ?? this.cwd() });
+      return { ...result, output: `[shell integration is unavailable; ran in a background process]\n${result.output}` };
+    }
     let confined: ReturnType<OsSandbox['terminalLine']> | undefined;
     try {
       confined = this.sandbox?.terminalLine(command, {
@@ -56,13 +63,6 @@ export class TerminalShell implements Shell, vscode.Disposable {
     } catch (error) {
       // `sandbox: required` and no sandbox: nothing runs.
       return { output: (error as Error).message, exitCode: undefined, timedOut: false, via: 'shell-integration' };
-    }
-    const terminal = this.ensureTerminal();
-    const integration = await waitForShellIntegration(terminal, SHELL_INTEGRATION_WAIT_MS);
-    if (!integration) {
-      confined?.afterRun();
-      const result = await this.fallback.run(command, { ...options, cwd: options.cwd ?? this.cwd() });
-      return { ...result, output: `[shell integration is unavailable; ran in a background process]\n${result.output}` };
     }
     const result = await runWithIntegration(integration, confined?.line ?? command, options);
     // Stopped by a timeout, the command may still be running: what protects it stays.

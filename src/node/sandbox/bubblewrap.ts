@@ -53,7 +53,8 @@ export function bubblewrapArgs(plan: ConfinementPlan, seccompFd?: number): Bubbl
   const placeholders: string[] = [];
   if (plan.root) {
     args.push('--bind', plan.root, plan.root);
-    for (const entry of protectedEntries(plan.root)) {
+    const entries = plan.entries ?? protectedEntries(plan.root);
+    for (const entry of entries) {
       if (entry.state === 'folder' || entry.state === 'file') args.push('--ro-bind', entry.absolute, entry.absolute);
       else if (entry.state === 'missing' && plan.placeholder) {
         // Made empty and read-only for the run, so nothing can create it meanwhile.
@@ -63,7 +64,7 @@ export function bubblewrapArgs(plan: ConfinementPlan, seccompFd?: number): Bubbl
       // A link: its target is bound below if it is in the workspace; the link is checked after the run.
     }
     // A `.git` file's git folder, and a linked entry's target with the folders leading to it.
-    for (const target of protectedTargets(plan.root)) args.push('--ro-bind', target, target);
+    for (const target of protectedTargets(plan.root, entries)) args.push('--ro-bind', target, target);
   }
   if (seccompFd !== undefined) args.push('--seccomp', String(seccompFd));
   args.push('--chdir', plan.cwd, '--clearenv');

@@ -104,6 +104,8 @@ export interface ConfinementPlan {
   emptyFile?: string;
   /** The PATH the command gets: its folders inside the home folder are bound back. */
   pathDirectories?: readonly string[];
+  /** The workspace's protected entries as they are before the run (protectedEntries). */
+  entries?: ReturnType<typeof protectedEntries>;
 }
 
 export type EntryKind = 'file' | 'folder' | 'link';
@@ -189,9 +191,9 @@ export function holdsHome(root: string, home: string): boolean {
  * git folder a `.git` file names (worktrees, `--separate-git-dir`), and for an entry that is a
  * link, its target and every folder between the workspace and it (renaming one would swap it).
  */
-export function protectedTargets(root: string): string[] {
+export function protectedTargets(root: string, entries = protectedEntries(root)): string[] {
   const targets: string[] = [];
-  for (const entry of protectedEntries(root)) {
+  for (const entry of entries) {
     if (entry.name === '.git' && entry.state === 'file') {
       try {
         const gitdir = /^gitdir:\s*(.+)$/m.exec(readFileSync(entry.absolute, 'utf8'))?.[1]?.trim();

@@ -113,8 +113,10 @@ export class OsSandbox implements CommandSandbox {
       return { file: BASH, args: ['-c', command], env, confined: false, files: [], afterRun: () => undefined };
     }
     const root = this.realRoot();
+    const before = root ? protectedEntries(root) : [];
     const plan: ConfinementPlan = {
       root,
+      entries: before,
       cwd: options.cwd ?? root ?? process.cwd(),
       env,
       network: status.network,
@@ -124,7 +126,6 @@ export class OsSandbox implements CommandSandbox {
       emptyFile: this.scratch().emptyFile,
       pathDirectories: (env.PATH ?? '').split(path.delimiter).filter(Boolean),
     };
-    const before = root ? protectedEntries(root) : [];
     if (this.platform() === 'darwin') {
       const afterRun = () => restoreProtected(before, []);
       return {

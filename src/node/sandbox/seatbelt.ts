@@ -32,7 +32,7 @@ export function seatbeltProfile(plan: ConfinementPlan): string {
   );
   if (plan.root) {
     // Seatbelt matches paths that do not exist yet too: a missing protected entry cannot be made.
-    const entries = protectedEntries(plan.root).map((entry) => entry.absolute);
+    const entries = (plan.entries ?? protectedEntries(plan.root)).map((entry) => entry.absolute);
     const envFiles = ENV_NAMES.map((name) => path.join(plan.root!, name));
     lines.push(
       `(deny file-write* ${[...new Set([...entries, ...envFiles])].map((absolute) => `(subpath ${sbplString(absolute)})`).join(' ')})`,
