@@ -257,7 +257,16 @@ export class SqlJsStore implements ConversationStore {
       throw storeErrorFrom(error, 'save to the conversation store');
     }
     this.db.run('RELEASE write');
-    this.journalOffset += Buffer.byteLength(line);
+    const expected = this.journalOffset + Buffer.byteLength(line);
+    const after = await this.options.files.fingerprint(this.journalFile);
+    if (after === undefined || after.id !== this.journalId || after.size !== expected) {
+      // Someone appended beside this write (the lock was taken from under one of us): the entry
+      // is durable, but this process's view of the journal is not exact any more. Read it all
+      // again at the next sync, and do not fold from a view that may miss their entry.
+      this.journalId = undefined;
+      return;
+    }
+    this.journalOffset = expected;
     if (this.journalOffset > Math.max(this.options.minFoldBytes, this.snapshotBytes * this.options.foldRatio)) {
       // The entry is durable in the journal: a lock lost now only skips this fold.
       try {
@@ -306,6 +315,12 @@ export class SqlJsStore implements ConversationStore {
       this.journalOffset,
       fingerprint.size - this.journalOffset,
     );
+    // Every entry line begins with a newline: anything else means the offset is not a line
+    // boundary (the file changed under a view that was not exact): read it all again.
+    if (fresh[0] !== 0x0a) {
+      await this.load();
+      return;
+    }
     for (const entry of parseJournal(fresh.toString('utf8')).entries) this.replay(entry);
     this.journalOffset += fresh.length;
   }
@@ -462,16 +477,19 @@ export class SqlJsStore implements ConversationStore {
     const generation = this.generation + 1;
     this.db.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)", [String(generation)]);
     const bytes = this.db.export();
+    // Checked after each file is durable in its temp file and just before it replaces the old
+    // one: the lock is still ours, and nothing was appended since this process last read the
+    // journal (that would be dropped by the new, empty journal).
+    const stillOurs = fence
+      ? async () => {
+          await fence.check();
+          const journalNow = await this.options.files.fingerprint(this.journalFile);
+          if (journalNow && !this.isCurrent(journalNow)) throw new LockLostError();
+        }
+      : undefined;
     try {
-      if (fence) {
-        await fence.check();
-        // Nothing may have been appended since this process last read the journal.
-        const journalNow = await this.options.files.fingerprint(this.journalFile);
-        if (journalNow && !this.isCurrent(journalNow)) throw new LockLostError();
-      }
-      await this.options.files.writeAtomic(this.snapshotFile, bytes);
-      await fence?.check();
-      await this.options.files.writeAtomic(this.journalFile, Buffer.from(journalHeader(generation, bytes)));
+      await this.options.files.writeAtomic(this.snapshotFile, bytes, stillOurs);
+      await this.options.files.writeAtomic(this.journalFile, Buffer.from(journalHeader(generation, bytes)), stillOurs);
     } catch (error) {
       // The old snapshot and journal are intact; folding is retried on a later write.
       this.db.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)", [String(this.generation)]);

@@ -9,8 +9,13 @@ export interface StoreFiles {
   read(file: string): Promise<Buffer | undefined>;
   /** Reads `length` bytes from `start` (fewer at the end of the file). */
   readRange(file: string, start: number, length: number): Promise<Buffer>;
-  /** Writes a whole file atomically: temp file, fsync, rename. */
-  writeAtomic(file: string, data: Uint8Array): Promise<void>;
+  /**
+   * Writes a whole file atomically: temp file, fsync, rename. `beforeReplace` runs after the
+   * slow part (the data is durable in the temp file) and just before the rename: a fence checked
+   * there leaves the smallest window between the check and the replacement. If it throws, the
+   * temp file is removed and the target is untouched.
+   */
+  writeAtomic(file: string, data: Uint8Array, beforeReplace?: () => Promise<void>): Promise<void>;
   /** Appends and fsyncs, so an acknowledged write survives a crash. */
   appendDurable(file: string, data: string): Promise<void>;
   /** Size and identity (device and inode): a file replaced by rename has a new identity. */
@@ -41,7 +46,7 @@ export const nodeStoreFiles: StoreFiles = {
       await handle.close();
     }
   },
-  async writeAtomic(file, data) {
+  async writeAtomic(file, data, beforeReplace) {
     const temp = `${file}.${process.pid}.tmp`;
     const handle = await fs.open(temp, 'w');
     try {
@@ -49,6 +54,12 @@ export const nodeStoreFiles: StoreFiles = {
       await handle.sync();
     } finally {
       await handle.close();
+    }
+    try {
+      await beforeReplace?.();
+    } catch (error) {
+      await fs.rm(temp, { force: true });
+      throw error;
     }
     await fs.rename(temp, file);
   },

@@ -224,7 +224,8 @@ describe('SqlJsStore', () => {
       const files: StoreFiles = {
         ...nodeStoreFiles,
         appendDurable: (file, data) => (failing ? Promise.reject(fail()) : nodeStoreFiles.appendDurable(file, data)),
-        writeAtomic: (file, data) => (failing ? Promise.reject(fail()) : nodeStoreFiles.writeAtomic(file, data)),
+        writeAtomic: (file, data, beforeReplace) =>
+          failing ? Promise.reject(fail()) : nodeStoreFiles.writeAtomic(file, data, beforeReplace),
       };
       const { store } = await openStore(directory, { files, minFoldBytes: 10 });
       await store.saveConversation(conversation('kept'));

@@ -162,7 +162,8 @@ describe('store fault injection (issue 16)', function () {
         const files: StoreFiles = {
           ...nodeStoreFiles,
           appendDurable: (file, data) => refuse(() => nodeStoreFiles.appendDurable(file, data)),
-          writeAtomic: (file, data) => refuse(() => nodeStoreFiles.writeAtomic(file, data)),
+          writeAtomic: (file, data, beforeReplace) =>
+            refuse(() => nodeStoreFiles.writeAtomic(file, data, beforeReplace)),
         };
         // A tiny fold threshold: the next write appends, then folds (snapshot, then journal).
         const { store } = await openStore(directory, { files, minFoldBytes: 10, foldRatio: 0 });

@@ -30,8 +30,16 @@ interface WriterRun {
   kill(): void;
 }
 
-function startWriter(script: string, directory: string, writer: string, turns: number, foldBytes: number): WriterRun {
-  const child = spawn(process.execPath, [script, directory, WASM, writer, String(turns), String(foldBytes)], {
+function startWriter(
+  script: string,
+  directory: string,
+  writer: string,
+  turns: number,
+  foldBytes: number,
+  until?: number,
+): WriterRun {
+  const extra = until === undefined ? [] : [String(until)];
+  const child = spawn(process.execPath, [script, directory, WASM, writer, String(turns), String(foldBytes), ...extra], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const finished: number[] = [];
@@ -136,6 +144,84 @@ describe('store under real processes', function () {
     for (const writer of ['a', 'b', 'c']) {
       const messages = await store.listMessages(`conversation-${writer}`);
       assert.equal(messages.length, turns * 2, `writer ${writer} lost updates (the lock was deleted ${deleted} times)`);
+    }
+    await store.close();
+  });
+
+  it('loses no finished turn when the lock is deleted, replaced or corrupted and writers are killed', async () => {
+    const directory = tempDir();
+    const lockFile = path.join(directory, 'store.lock');
+    const until = 60;
+    const names = ['a', 'b', 'c'];
+    const finished = new Map(names.map((name) => [name, new Set<number>()]));
+    const runs = new Map(names.map((name) => [name, startWriter(script, directory, name, 0, 3_000, until)]));
+    const faults = { deleted: 0, replaced: 0, corrupted: 0, killed: 0 };
+    let running = true;
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    // Another "process" that writes its own identity into the lock (a live pid: it is not stale),
+    // holds it a moment and removes it; garbage bytes left in the lock; plain deletes.
+    const thief = (async () => {
+      let lastCorruption = 0;
+      while (running) {
+        const roll = Math.random();
+        try {
+          if (roll < 0.6) {
+            fs.rmSync(lockFile);
+            faults.deleted++;
+          } else if (roll < 0.9) {
+            const rogue = JSON.stringify({ pid: process.pid, time: Date.now(), id: `rogue-${Math.random()}` });
+            fs.writeFileSync(lockFile, rogue);
+            faults.replaced++;
+            await pause(3);
+            if (fs.readFileSync(lockFile, 'utf8') === rogue) fs.rmSync(lockFile);
+          } else if (Date.now() - lastCorruption > 3_000) {
+            // Left in place: the writers must see it stays unreadable and take it over.
+            fs.writeFileSync(lockFile, '\u0000garbage{');
+            faults.corrupted++;
+            lastCorruption = Date.now();
+          }
+        } catch {
+          // The lock was not there this instant.
+        }
+        await pause(2);
+      }
+    })();
+    const killer = (async () => {
+      for (let kill = 0; kill < 6 && running; kill++) {
+        await pause(300 + Math.floor(Math.random() * 700));
+        const name = names[kill % names.length]!;
+        const run = runs.get(name)!;
+        run.kill();
+        await run.exited;
+        faults.killed++;
+        for (const turn of run.finished) finished.get(name)!.add(turn);
+        runs.set(name, startWriter(script, directory, name, 0, 3_000, until));
+      }
+    })();
+    await killer;
+    const codes = await Promise.all([...runs.values()].map((run) => run.exited));
+    running = false;
+    await thief;
+    for (const [name, run] of runs) for (const turn of run.finished) finished.get(name)!.add(turn);
+    assert.deepEqual(codes, [0, 0, 0], 'every last writer finished');
+    assert.ok(faults.deleted + faults.replaced > 0, 'the lock was played with');
+    console.log(`      lock faults: ${JSON.stringify(faults)}`);
+    const { store, quarantined, recovered } = await openStore(directory);
+    assert.equal(quarantined, undefined);
+    assert.equal(recovered, undefined, 'nothing had to be recovered: no file was damaged');
+    for (const name of names) {
+      const byId = new Map(
+        (await store.listMessages(`conversation-${name}`)).map((stored) => [stored.id, stored.content]),
+      );
+      for (const turn of finished.get(name)!) {
+        assert.equal(byId.get(`${name}-${turn}-user`), `question ${turn}`, `${name}: turn ${turn} lost its question`);
+        assert.equal(
+          byId.get(`${name}-${turn}-assistant`),
+          `The answer is ${turn}.`,
+          `${name}: turn ${turn} lost its answer`,
+        );
+      }
+      assert.ok(finished.get(name)!.has(until - 1), `${name} finished its last turn`);
     }
     await store.close();
   });
