@@ -22,9 +22,11 @@ import type {
   UsageTotals,
 } from '../core/ports';
 import { LockLostError, withFileLock, type LockFence } from './file-lock';
+import { JournalFiles } from './journal-files';
 import { applyEntry } from './apply-entry';
 import { encodeEntry, isJournalHeader, journalHeader, parseJournal, snapshotHash, type JournalEntry } from './journal';
-import { MIGRATIONS, SCHEMA_VERSION } from './schema';
+import { openSnapshot } from './snapshot';
+import { parseStored, toConversation, whereClause } from './store-rows';
 import { StoreError, storeErrorFrom } from './store-error';
 import { nodeStoreFiles, type StoreFiles } from './store-files';
 
@@ -77,7 +79,12 @@ export class SqlJsStore implements ConversationStore {
       files: StoreFiles;
       now: () => number;
     },
-  ) {}
+  ) {
+    this.journal = new JournalFiles(options.files, this.journalFile, options.now);
+  }
+
+  /** The journal file among processes: taken for folds, installed, recovered. */
+  private readonly journal: JournalFiles;
 
   static async open(options: SqlJsStoreOptions): Promise<OpenedStore> {
     const resolved = { foldRatio: 0.25, minFoldBytes: 1024 * 1024, files: nodeStoreFiles, now: Date.now, ...options };
@@ -90,12 +97,12 @@ export class SqlJsStore implements ConversationStore {
     }
     const store = new SqlJsStore(new sql.Database(), sql, resolved);
     try {
-      const recovered = await withFileLock(resolved.files, store.lockFile, () => store.load());
+      const recovered = await store.untilDone(() => withFileLock(resolved.files, store.lockFile, () => store.load()));
       return recovered ? { store, recovered } : { store };
     } catch (error) {
       if (!(error instanceof StoreError) || (error.kind !== 'corrupt' && error.kind !== 'future_schema')) throw error;
       const quarantinePath = await withFileLock(resolved.files, store.lockFile, () => store.quarantine());
-      await withFileLock(resolved.files, store.lockFile, () => store.load());
+      await store.untilDone(() => withFileLock(resolved.files, store.lockFile, () => store.load()));
       return { store, quarantined: { path: quarantinePath, error } };
     }
   }
@@ -223,16 +230,25 @@ export class SqlJsStore implements ConversationStore {
     // whatever the caller passed (a key pasted into a prompt, a trace with its headers).
     const safe = redactValue(entry);
     const line = encodeEntry(safe);
+    await this.untilDone(() =>
+      withFileLock(this.options.files, this.lockFile, (fence) => this.writeLocked(safe, line, fence)),
+    );
+  }
+
+  /**
+   * Runs `work` again while it stops with LockLostError (the lock taken away, a fold under way
+   * in another process): it re-syncs from disk each time, so it never writes over anyone's work.
+   */
+  private async untilDone<T>(work: () => Promise<T>): Promise<T> {
     const started = Date.now();
     for (let attempt = 1; ; attempt++) {
       try {
-        await withFileLock(this.options.files, this.lockFile, (fence) => this.writeLocked(safe, line, fence));
-        return;
+        return await work();
       } catch (error) {
         if (!(error instanceof LockLostError)) throw error;
         if (Date.now() - started > WRITE_GIVE_UP_MS)
           throw new StoreError(
-            'Could not save: something keeps deleting or replacing the conversation store lock (store.lock).',
+            'Could not use the conversation store: something keeps deleting or replacing its lock (store.lock).',
             'locked',
           );
         // Someone else may be writing under a lock of their own now: let them finish.
@@ -254,17 +270,20 @@ export class SqlJsStore implements ConversationStore {
       this.db.run('ROLLBACK TO write');
       this.db.run('RELEASE write');
       if (error instanceof LockLostError) throw error;
+      // No journal: another process is folding it (this one's lock was taken). Try again.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new LockLostError();
       throw storeErrorFrom(error, 'save to the conversation store');
     }
     this.db.run('RELEASE write');
     const expected = this.journalOffset + Buffer.byteLength(line);
     const after = await this.options.files.fingerprint(this.journalFile);
     if (after === undefined || after.id !== this.journalId || after.size !== expected) {
-      // Someone appended beside this write (the lock was taken from under one of us): the entry
-      // is durable, but this process's view of the journal is not exact any more. Read it all
-      // again at the next sync, and do not fold from a view that may miss their entry.
+      // The journal changed beside this write (the lock was taken from under one of us): another
+      // process appended too, or took the journal to fold it — maybe after it read what this
+      // write added. Read everything again and write once more: entries are idempotent upserts,
+      // and this write has not returned, so it may as well take effect now.
       this.journalId = undefined;
-      return;
+      throw new LockLostError();
     }
     this.journalOffset = expected;
     if (this.journalOffset > Math.max(this.options.minFoldBytes, this.snapshotBytes * this.options.foldRatio)) {
@@ -284,7 +303,7 @@ export class SqlJsStore implements ConversationStore {
   private async sync(): Promise<void> {
     if (this.closed) throw new StoreError('The conversation store is closed.', 'io');
     if (this.isCurrent(await this.options.files.fingerprint(this.journalFile))) return;
-    await withFileLock(this.options.files, this.lockFile, () => this.syncLocked());
+    await this.untilDone(() => withFileLock(this.options.files, this.lockFile, () => this.syncLocked()));
   }
 
   private isCurrent(fingerprint: { size: number; id: string } | undefined): boolean {
@@ -296,9 +315,7 @@ export class SqlJsStore implements ConversationStore {
     // The file identity alone is not proof: inode numbers are reused after a rename. Under the
     // lock, the journal's header (its snapshot generation) decides whether it is still ours.
     const header = fingerprint
-      ? parseJournal(
-          (await this.options.files.readRange(this.journalFile, 0, 128)).toString('utf8').split('\n')[0] ?? '',
-        )
+      ? parseJournal((await this.journal.read(0, 128)).toString('utf8').split('\n')[0] ?? '')
       : undefined;
     if (
       !fingerprint ||
@@ -310,11 +327,7 @@ export class SqlJsStore implements ConversationStore {
       return;
     }
     if (fingerprint.size === this.journalOffset) return;
-    const fresh = await this.options.files.readRange(
-      this.journalFile,
-      this.journalOffset,
-      fingerprint.size - this.journalOffset,
-    );
+    const fresh = await this.journal.read(this.journalOffset, fingerprint.size - this.journalOffset);
     // Every entry line begins with a newline: anything else means the offset is not a line
     // boundary (the file changed under a view that was not exact): read it all again.
     if (fresh[0] !== 0x0a) {
@@ -333,8 +346,31 @@ export class SqlJsStore implements ConversationStore {
    * to an older version), and the result is folded into a fresh snapshot. Throws future_schema.
    */
   private async load(): Promise<Recovery | undefined> {
+    const leftovers = await this.journal.recover();
+    const recovery = await this.loadFiles();
+    if (leftovers.length > 0) await this.takeIn(leftovers);
+    return recovery;
+  }
+
+  /** Entries of left-over taken journals that are newer than what the store has, kept; then the files go. */
+  private async takeIn(leftovers: string[]): Promise<void> {
+    let newer = 0;
+    for (const file of leftovers) {
+      const text = (await this.options.files.read(file))?.toString('utf8') ?? '';
+      for (const entry of parseJournal(text).entries)
+        if (this.replay(entry, { noRegress: true, onlyNew: true })) newer++;
+    }
+    if (newer > 0) await this.fold();
+    for (const file of leftovers) await this.options.files.remove(file);
+  }
+
+  private async loadFiles(): Promise<Recovery | undefined> {
     const snapshot = await this.options.files.read(this.snapshotFile);
-    const journal = await this.options.files.read(this.journalFile);
+    const read = await this.options.files.fingerprint(this.journalFile);
+    const journal = read && (await this.options.files.read(this.journalFile));
+    // What this process has read of which file: a fold takes in anything appended after it.
+    this.journalId = journal ? read?.id : undefined;
+    this.journalOffset = journal?.length ?? 0;
     const text = journal?.toString('utf8') ?? '';
     const parsed = parseJournal(text);
     // A snapshot whose hash the journal header vouches for is exactly what was written: no
@@ -345,12 +381,12 @@ export class SqlJsStore implements ConversationStore {
     let db: Database;
     let snapshotProblem: string | undefined;
     try {
-      db = this.openSnapshot(snapshot, !vouched);
+      db = openSnapshot(this.sql, snapshot, !vouched);
     } catch (error) {
       if (error instanceof StoreError) throw error;
       snapshotProblem = error instanceof Error ? error.message : String(error);
       kept.push(await this.keepAside(this.snapshotFile));
-      db = this.openSnapshot(undefined, false);
+      db = openSnapshot(this.sql, undefined, false);
     }
     this.db.close();
     this.db = db;
@@ -375,8 +411,6 @@ export class SqlJsStore implements ConversationStore {
       !changed
     ) {
       for (const entry of parsed.entries) this.replay(entry);
-      this.journalOffset = journal.length;
-      this.journalId = (await this.options.files.fingerprint(this.journalFile))?.id;
       return undefined;
     }
     const ahead = parsed.generation !== undefined && parsed.generation > this.generation;
@@ -390,8 +424,12 @@ export class SqlJsStore implements ConversationStore {
         for (const entry of parsed.entries) if (this.replay(entry, { noRegress: true, onlyNew: true })) newer++;
         if (newer > 0) return void (await this.fold());
       }
-      const header = journalHeader(this.generation, snapshotProblem ? undefined : snapshot);
-      await this.options.files.writeAtomic(this.journalFile, Buffer.from(header));
+      if (journal) return void (await this.fold());
+      // No journal while a fold is under way (or was cut off): load again once it is back.
+      if (await this.journal.anyTaken()) throw new LockLostError();
+      const header = Buffer.from(journalHeader(this.generation, snapshotProblem ? undefined : snapshot));
+      // Only where there is none: another process may have made one since.
+      if (!(await this.journal.install(header))) throw new LockLostError();
       this.journalOffset = header.length;
       this.journalId = (await this.options.files.fingerprint(this.journalFile))?.id;
       return undefined;
@@ -425,32 +463,6 @@ export class SqlJsStore implements ConversationStore {
     };
   }
 
-  /** Opens snapshot bytes (or a new database) at the current schema; throws if they are damaged. */
-  private openSnapshot(snapshot: Buffer | undefined, check: boolean): Database {
-    const db = snapshot ? new this.sql.Database(snapshot) : new this.sql.Database();
-    try {
-      const version = Number(db.exec('PRAGMA user_version')[0]?.values[0]?.[0] ?? 0);
-      if (version > SCHEMA_VERSION) {
-        throw new StoreError(
-          `The conversation store was written by a newer OpenAgent (schema ${version}, this one knows ${SCHEMA_VERSION}).`,
-          'future_schema',
-        );
-      }
-      // Every snapshot this code writes has a schema: an existing file without one (empty, or not ours) is unreadable.
-      if (snapshot && version === 0) throw new Error('the file has no OpenAgent schema');
-      if (snapshot && check) {
-        const result = String(db.exec('PRAGMA integrity_check')[0]?.values[0]?.[0] ?? '');
-        if (result !== 'ok') throw new Error(`it failed its integrity check: ${result.slice(0, 200)}`);
-      }
-      for (let next = version; next < SCHEMA_VERSION; next++)
-        db.exec(`BEGIN; ${MIGRATIONS[next]}; PRAGMA user_version = ${next + 1}; COMMIT;`);
-      return db;
-    } catch (error) {
-      db.close();
-      throw error;
-    }
-  }
-
   /** Moves a damaged file aside, never deleting it; returns where it went. */
   private async keepAside(file: string): Promise<string> {
     const target = `${file}.unreadable-${this.stamp()}`;
@@ -470,35 +482,48 @@ export class SqlJsStore implements ConversationStore {
   }
 
   /**
-   * Writes the whole database as the new snapshot and starts an empty journal for it. With a
-   * fence, each file is replaced only while the lock is still this process's own.
+   * Writes the whole database as the new snapshot and starts an empty journal for it. The
+   * journal is taken away from everyone first (JournalFiles.whileTaken), and what others
+   * appended after this process last read it is taken in; a process that dies mid-fold leaves
+   * the taken journal, which the next load puts back.
    */
   private async fold(fence?: LockFence): Promise<void> {
+    await fence?.check();
+    try {
+      if (this.journalId === undefined) {
+        // No journal was read (a new or recovered store): fold only while there is still none.
+        if (await this.options.files.fingerprint(this.journalFile)) throw new LockLostError();
+        return await this.writeFold();
+      }
+      await this.journal.whileTaken({ id: this.journalId, offset: this.journalOffset }, async ({ tail }) => {
+        for (const entry of parseJournal(tail.toString('utf8')).entries) this.replay(entry);
+        await this.writeFold();
+      });
+    } catch (error) {
+      if (error instanceof LockLostError || error instanceof StoreError) throw error;
+      throw storeErrorFrom(error, 'compact the conversation store');
+    }
+  }
+
+  /** The snapshot, then a journal for it (only where there is none). */
+  private async writeFold(): Promise<void> {
     const generation = this.generation + 1;
     this.db.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)", [String(generation)]);
     const bytes = this.db.export();
-    // Checked after each file is durable in its temp file and just before it replaces the old
-    // one: the lock is still ours, and nothing was appended since this process last read the
-    // journal (that would be dropped by the new, empty journal).
-    const stillOurs = fence
-      ? async () => {
-          await fence.check();
-          const journalNow = await this.options.files.fingerprint(this.journalFile);
-          if (journalNow && !this.isCurrent(journalNow)) throw new LockLostError();
-        }
-      : undefined;
+    const header = Buffer.from(journalHeader(generation, bytes));
     try {
-      await this.options.files.writeAtomic(this.snapshotFile, bytes, stillOurs);
-      await this.options.files.writeAtomic(this.journalFile, Buffer.from(journalHeader(generation, bytes)), stillOurs);
+      await this.options.files.writeAtomic(this.snapshotFile, bytes);
+      if (!(await this.journal.install(header))) throw new LockLostError();
     } catch (error) {
-      // The old snapshot and journal are intact; folding is retried on a later write.
+      // With the old snapshot the journal given back is the store as it was; with the new one
+      // (written just before a failure) it is an older journal, whose entries the snapshot has.
       this.db.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)", [String(this.generation)]);
       if (error instanceof LockLostError) throw error;
       throw storeErrorFrom(error, 'compact the conversation store');
     }
     this.generation = generation;
     this.snapshotBytes = bytes.length;
-    this.journalOffset = journalHeader(generation, bytes).length;
+    this.journalOffset = header.length;
     this.journalId = (await this.options.files.fingerprint(this.journalFile))?.id;
   }
 
@@ -562,32 +587,3 @@ export class SqlJsStore implements ConversationStore {
 }
 
 /** A JSON column; a value damaged on disk reads as `fallback` instead of failing the whole read. */
-function parseStored(value: SqlValue | undefined, fallback: unknown): unknown {
-  try {
-    return JSON.parse(String(value)) as unknown;
-  } catch {
-    return fallback;
-  }
-}
-
-function toConversation(row: Record<string, SqlValue>): StoredConversation {
-  return {
-    id: String(row.id),
-    title: String(row.title),
-    createdAt: Number(row.created_at),
-    updatedAt: Number(row.updated_at),
-    settings: parseStored(row.settings, {}) as Record<string, unknown>,
-  };
-}
-
-/** `WHERE a = ? AND b = ?` for the filters that are set. Column names are ours, never input. */
-function whereClause(filters: Array<[column: string, value: string | undefined]>): {
-  sql: string;
-  parameters: SqlValue[];
-} {
-  const set = filters.filter((filter): filter is [string, string] => filter[1] !== undefined && filter[1] !== '');
-  return {
-    sql: set.length > 0 ? `WHERE ${set.map(([column]) => `${column} = ?`).join(' AND ')}` : '',
-    parameters: set.map(([, value]) => value),
-  };
-}

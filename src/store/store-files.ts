@@ -9,18 +9,20 @@ export interface StoreFiles {
   read(file: string): Promise<Buffer | undefined>;
   /** Reads `length` bytes from `start` (fewer at the end of the file). */
   readRange(file: string, start: number, length: number): Promise<Buffer>;
+  /** Writes a whole file atomically: temp file, fsync, rename. */
+  writeAtomic(file: string, data: Uint8Array): Promise<void>;
   /**
-   * Writes a whole file atomically: temp file, fsync, rename. `beforeReplace` runs after the
-   * slow part (the data is durable in the temp file) and just before the rename: a fence checked
-   * there leaves the smallest window between the check and the replacement. If it throws, the
-   * temp file is removed and the target is untouched.
+   * Appends and fsyncs, so an acknowledged write survives a crash. Never creates the file: a
+   * journal that is not there is being folded (ENOENT), and the writer must not start another.
    */
-  writeAtomic(file: string, data: Uint8Array, beforeReplace?: () => Promise<void>): Promise<void>;
-  /** Appends and fsyncs, so an acknowledged write survives a crash. */
   appendDurable(file: string, data: string): Promise<void>;
   /** Size and identity (device and inode): a file replaced by rename has a new identity. */
   fingerprint(file: string): Promise<{ size: number; id: string } | undefined>;
   rename(from: string, to: string): Promise<void>;
+  /** A second name for the file `from`; false (and nothing changed) if `to` exists. */
+  link(from: string, to: string): Promise<boolean>;
+  /** The names of the entries in a folder. */
+  list(directory: string): Promise<string[]>;
   mkdir(directory: string): Promise<void>;
   /** Creates the file only if it does not exist; false if it does. */
   createExclusive(file: string, data: string): Promise<boolean>;
@@ -46,7 +48,7 @@ export const nodeStoreFiles: StoreFiles = {
       await handle.close();
     }
   },
-  async writeAtomic(file, data, beforeReplace) {
+  async writeAtomic(file, data) {
     const temp = `${file}.${process.pid}.tmp`;
     const handle = await fs.open(temp, 'w');
     try {
@@ -55,16 +57,10 @@ export const nodeStoreFiles: StoreFiles = {
     } finally {
       await handle.close();
     }
-    try {
-      await beforeReplace?.();
-    } catch (error) {
-      await fs.rm(temp, { force: true });
-      throw error;
-    }
     await fs.rename(temp, file);
   },
   async appendDurable(file, data) {
-    const handle = await fs.open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT);
+    const handle = await fs.open(file, constants.O_WRONLY | constants.O_APPEND);
     try {
       await handle.writeFile(data);
       await handle.sync();
@@ -82,6 +78,16 @@ export const nodeStoreFiles: StoreFiles = {
     }
   },
   rename: (from, to) => fs.rename(from, to),
+  async link(from, to) {
+    try {
+      await fs.link(from, to);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw error;
+    }
+  },
+  list: (directory) => fs.readdir(directory),
   async mkdir(directory) {
     await fs.mkdir(directory, { recursive: true });
   },

@@ -21,9 +21,9 @@ function countingFiles(): StoreFiles & { written: number } {
       files.written += Buffer.byteLength(data);
       return nodeStoreFiles.appendDurable(file, data);
     },
-    async writeAtomic(file: string, data: Uint8Array, beforeReplace?: () => Promise<void>) {
+    async writeAtomic(file: string, data: Uint8Array) {
       files.written += data.length;
-      return nodeStoreFiles.writeAtomic(file, data, beforeReplace);
+      return nodeStoreFiles.writeAtomic(file, data);
     },
   };
   return files;

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { encodeEntry } from '../../../src/store/journal';
 import { nodeStoreFiles, type StoreFiles } from '../../../src/store/store-files';
 import { StoreError } from '../../../src/store/store-error';
 import { message, openStore, tempDir, WASM } from './store-helpers';
@@ -224,8 +226,7 @@ describe('SqlJsStore', () => {
       const files: StoreFiles = {
         ...nodeStoreFiles,
         appendDurable: (file, data) => (failing ? Promise.reject(fail()) : nodeStoreFiles.appendDurable(file, data)),
-        writeAtomic: (file, data, beforeReplace) =>
-          failing ? Promise.reject(fail()) : nodeStoreFiles.writeAtomic(file, data, beforeReplace),
+        writeAtomic: (file, data) => (failing ? Promise.reject(fail()) : nodeStoreFiles.writeAtomic(file, data)),
       };
       const { store } = await openStore(directory, { files, minFoldBytes: 10 });
       await store.saveConversation(conversation('kept'));
@@ -278,5 +279,56 @@ describe('SqlJsStore', () => {
     const { store: reopened } = await openStore(directory);
     assert.match(JSON.stringify(await reopened.listMessages('c')), /my key is \[REDACTED\], please use it/);
     await reopened.close();
+  });
+
+  describe('a fold cut off by a dead process', () => {
+    /** A store with 5 messages in its journal, and a process id that is not running. */
+    async function storeWithJournal(): Promise<{ directory: string; deadPid: number }> {
+      const directory = tempDir();
+      const { store } = await openStore(directory);
+      await store.saveConversation({ id: 'c', title: 'c', createdAt: 1, updatedAt: 1, settings: {} });
+      for (let seq = 0; seq < 5; seq++) await store.putMessage(message('c', seq, `turn ${seq}`));
+      await store.close();
+      const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+      return { directory, deadPid: Number(child.stdout.toString()) };
+    }
+
+    it('puts the journal it took back in place, and nothing is lost', async () => {
+      const { directory, deadPid } = await storeWithJournal();
+      // Killed right after taking the journal away: no journal, only the taken file.
+      fs.renameSync(
+        path.join(directory, 'store.journal'),
+        path.join(directory, `store.journal.folding-${deadPid}-${Date.now()}-abcd1234`),
+      );
+      const { store, recovered } = await openStore(directory);
+      assert.equal(recovered, undefined);
+      assert.deepEqual(
+        (await store.listMessages('c')).map((stored) => stored.id),
+        [0, 1, 2, 3, 4].map((seq) => `c-m${seq}`),
+      );
+      await store.putMessage(message('c', 5, 'after'));
+      await store.close();
+      assert.deepEqual(
+        fs.readdirSync(directory).filter((name) => name.includes('folding')),
+        [],
+        'the taken journal is gone once it is back',
+      );
+    });
+
+    it('takes in what is newer in a taken journal left beside a new one, and removes it', async () => {
+      const { directory, deadPid } = await storeWithJournal();
+      const taken = path.join(directory, `store.journal.folding-${deadPid}-${Date.now()}-abcd1234`);
+      fs.copyFileSync(path.join(directory, 'store.journal'), taken);
+      // The taken file also holds a line appended by another process just before the fold took it.
+      fs.appendFileSync(taken, encodeEntry({ op: 'message', value: message('c', 9, 'appended late') }));
+      const { store } = await openStore(directory);
+      const messages = await store.listMessages('c');
+      assert.deepEqual(
+        messages.map((stored) => stored.id),
+        [0, 1, 2, 3, 4, 9].map((seq) => `c-m${seq}`),
+      );
+      await store.close();
+      assert.equal(fs.existsSync(taken), false);
+    });
   });
 });

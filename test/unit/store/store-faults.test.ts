@@ -153,7 +153,9 @@ describe('store fault injection (issue 16)', function () {
 
   it('the disk refusing at each step of a fold: the write fails clearly, nothing saved is lost', async () => {
     for (const code of ['ENOSPC', 'EACCES']) {
-      for (let failAt = 1; failAt <= 4; failAt++) {
+      // A fold: take the journal (rename), write the snapshot, write the new journal beside,
+      // install it (link), put the taken one back on failure (link): refused at each step.
+      for (let failAt = 1; failAt <= 7; failAt++) {
         const directory = copyOf(base.directory);
         let operations = 0;
         let armed = false;
@@ -162,8 +164,9 @@ describe('store fault injection (issue 16)', function () {
         const files: StoreFiles = {
           ...nodeStoreFiles,
           appendDurable: (file, data) => refuse(() => nodeStoreFiles.appendDurable(file, data)),
-          writeAtomic: (file, data, beforeReplace) =>
-            refuse(() => nodeStoreFiles.writeAtomic(file, data, beforeReplace)),
+          writeAtomic: (file, data) => refuse(() => nodeStoreFiles.writeAtomic(file, data)),
+          rename: (from, to) => refuse(() => nodeStoreFiles.rename(from, to)),
+          link: (from, to) => refuse(() => nodeStoreFiles.link(from, to)),
         };
         // A tiny fold threshold: the next write appends, then folds (snapshot, then journal).
         const { store } = await openStore(directory, { files, minFoldBytes: 10, foldRatio: 0 });
