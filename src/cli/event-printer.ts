@@ -5,7 +5,7 @@
  */
 import { budgetMessage } from '../core/policy/budget';
 import { modelLabel } from '../core/llm/provider-presets';
-import type { AgentEvent } from '../core/agent/events';
+import type { AgentEvent } from '../core/events/events';
 import { DENIED_MESSAGE } from '../core/agent/tool-executor';
 import { AUTO_APPROVED_REASON } from '../core/policy/auto-approval';
 import type { Output } from './output';

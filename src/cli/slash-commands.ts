@@ -4,7 +4,7 @@
  * something (history, cost). Bad input is explained and changes nothing.
  */
 import { budgetStandings, describeOnExceeded, describeStanding } from '../core/policy/budget-status';
-import { storeLedger } from '../store/store-ledger';
+import { storeLedger } from '../core/policy/store-ledger';
 import { createLlmClient } from '../core/llm/create-llm-client';
 import type { UsageTotals } from '../core/ports';
 import { EnvSecretSource } from '../node/env-secret-source';
@@ -124,7 +124,7 @@ export const COMMANDS: readonly Command[] = [
     usage: '/preset [name]',
     help: 'list the presets (system prompts) or choose one for new conversations',
     async run(argument, { cli, output }) {
-      const names = cli.presets.list();
+      const names = await cli.presets.list();
       const wanted = argument.trim();
       if (!wanted) {
         for (const name of names) output.line(`${name === cli.settings.preset ? '*' : ' '} ${name}`);

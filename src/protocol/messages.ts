@@ -4,7 +4,7 @@
  * oversized or carrying unexpected keys is dropped. Names are noun_action.
  */
 import { z } from 'zod';
-import { agentEventSchema } from '../core/agent/events';
+import { agentEventSchema } from '../core/events/events';
 
 /** The longest prompt accepted from a webview (characters). */
 export const MAX_PROMPT_CHARS = 200_000;

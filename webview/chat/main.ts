@@ -1,7 +1,7 @@
 /** The sidebar chat webview: wires the DOM to the host protocol. */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-textarea/index.js';
-import type { AgentEvent } from '../../src/core/agent/events';
+import type { AgentEvent } from '../../src/protocol/events';
 import { hostToWebviewSchema, type HostToWebview } from '../../src/protocol/messages';
 import { postToHost } from '../shared/vscode-api';
 import { ChatView } from './chat-view';

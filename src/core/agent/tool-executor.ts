@@ -10,7 +10,7 @@ import { hashArguments } from '../policy/approval';
 import { isWarning, mustAsk, NO_RISK, type CallRisk } from '../policy/call-risk';
 import type { ToolRegistry } from '../tools/registry';
 import type { AnyTool, ToolOutput } from '../tools/tool';
-import type { EmitEvent } from './events';
+import type { EmitEvent } from '../events/events';
 import type { Hooks } from './hooks';
 import type { ReceivedToolCall } from './model-turn';
 import { capToolOutput } from './context/tool-output';

@@ -4,8 +4,8 @@
  * notice with the fix attached.
  */
 import type * as vscode from 'vscode';
-import type { ConversationSession, SetupProblem } from '../../core/agent/conversation-session';
-import type { MentionResolver } from '../../core/agent/mentions';
+import type { ConversationSession, SetupProblem } from '../../core/session/conversation-session';
+import type { MentionResolver } from '../../core/session/mentions';
 import { shortModelName, type LocalServer } from '../../core/llm/local-servers';
 import {
   parseWebviewMessage,

@@ -4,7 +4,7 @@
  * and answers; each entry reopens on Enter and has Rename and Delete buttons.
  */
 import * as vscode from 'vscode';
-import type { ConversationSession } from '../../core/agent/conversation-session';
+import type { ConversationSession } from '../../core/session/conversation-session';
 import type { StoredConversation } from '../../core/ports';
 
 interface Entry extends vscode.QuickPickItem {

@@ -6,7 +6,7 @@
 import type { CommandSandbox } from '../../core/ports';
 import { describeSandbox } from '../../core/policy/sandbox-status';
 import type * as vscode from 'vscode';
-import type { ConversationSession } from '../../core/agent/conversation-session';
+import type { ConversationSession } from '../../core/session/conversation-session';
 import type { AuditRecord } from '../../core/ports';
 import {
   MAX_AUDIT_RECORDS,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type * as vscode from 'vscode';
-import { ConversationSession } from '../../../src/core/agent/conversation-session';
-import type { AgentEvent } from '../../../src/core/agent/events';
+import { ConversationSession } from '../../../src/core/session/conversation-session';
+import type { AgentEvent } from '../../../src/core/events/events';
 import type { ApprovalGate } from '../../../src/core/policy/approval';
 import { ChatController } from '../../../src/host/chat/chat-controller';
 import { PanelController } from '../../../src/host/panel/panel-controller';

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import type { AgentEvent } from '../../../../src/core/agent/events';
+import type { AgentEvent } from '../../../../src/core/events/events';
 import type { ConversationStore } from '../../../../src/core/ports';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
 import { openStore, tempDir } from '../../store/store-helpers';
 import { readFileTool } from './loop-harness';
-import { sessionOn } from './session-harness';
+import { sessionOn } from '../session/session-harness';
 
 function storedSession(server: FakeModelServer, store: ConversationStore, id: string) {
   const harness = sessionOn(server, {

@@ -3,25 +3,25 @@
  * the developer panel attach to one session; the session keeps the events of the current
  * conversation so a surface that opens late (or reloads) shows the same thing as the others.
  */
-import { Conversation } from './conversation';
-import type { AgentEvent } from './events';
+import { Conversation } from '../agent/conversation';
+import type { AgentEvent } from '../events/events';
 import { createLlmClient, type ConnectionOptions, type ModelSettings } from '../llm/create-llm-client';
 import type { ConversationStore, SecretSource, StoredConversation, TranscriptSink } from '../ports';
 import { restoreConversation, type RestoredConversation } from './restore';
 import { resolveMentions, type MentionResolver, type ResolvedContext } from './mentions';
 import type { RevertPlan } from '../workspace/checkpoints';
-import type { RevertOutcome } from './turn-checkpoints';
+import type { RevertOutcome } from '../agent/turn-checkpoints';
 import { ConversationParts, type ConversationPartsDeps } from './conversation-parts';
 import { ConversationRecorder } from './conversation-recorder';
 import type { ApprovalGate } from '../policy/approval';
 import { AutoApprovalGate } from '../policy/auto-approval';
-import type { AgentLimits } from './agent-loop';
+import type { AgentLimits } from '../agent/agent-loop';
 import type { AnyTool } from '../tools/tool';
 import type { BudgetGuard } from '../policy/budget';
-import type { Hooks } from './hooks';
+import type { Hooks } from '../agent/hooks';
 import { routeModel, type ModelPolicy, type WorkKind } from '../policy/model-routes';
 import type { LlmClient } from '../llm/llm-client';
-import type { ModelBinding } from './agent-loop';
+import type { ModelBinding } from '../agent/agent-loop';
 
 /** The conversation's surroundings (see ConversationPartsDeps for workspace, tools, jobs, trust). */
 export interface ConversationSessionDeps extends ConversationPartsDeps {
