@@ -234,6 +234,8 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       sandboxStatus.textContent = message.text;
       sandboxStatus.classList.toggle('mcp-error', !message.confined);
       break;
+    default:
+      message satisfies never;
   }
 });
 
