@@ -2,14 +2,37 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const noVscode = {
+const vscodePath = {
+  name: 'vscode',
+  message: "The core is host-agnostic: only src/host (and src/extension.ts) may import 'vscode'.",
+};
+const noVscode = { 'no-restricted-imports': ['error', { paths: [vscodePath] }] };
+
+// Layers that may reach only their own files and one door: webviews see the protocol (which
+// re-exports the shared vocabulary), the store sees the ports it implements.
+const webviewLayer = {
   'no-restricted-imports': [
     'error',
     {
-      paths: [
+      paths: [vscodePath],
+      patterns: [
         {
-          name: 'vscode',
-          message: "The core is host-agnostic: only src/host (and src/extension.ts) may import 'vscode'.",
+          regex: '^(\\.\\./)+src/(?!protocol/)',
+          message: 'A webview imports only src/protocol (and its own files): add what it needs to the protocol.',
+        },
+      ],
+    },
+  ],
+};
+const storeLayer = {
+  'no-restricted-imports': [
+    'error',
+    {
+      paths: [vscodePath],
+      patterns: [
+        {
+          regex: '^\\.\\./(?!core/ports$)',
+          message: 'The store imports only the ports it implements (src/core/ports) and its own files.',
         },
       ],
     },
@@ -39,9 +62,14 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/core/**', 'src/store/**', 'src/node/**', 'src/cli/**', 'src/protocol/**', 'webview/**'],
+    rules: { 'max-lines': ['error', { max: 600 }] },
+  },
+  {
+    files: ['src/core/**', 'src/node/**', 'src/cli/**', 'src/protocol/**'],
     rules: noVscode,
   },
+  { files: ['webview/**'], rules: webviewLayer },
+  { files: ['src/store/**'], rules: storeLayer },
   {
     files: ['**/*.js'],
     languageOptions: {

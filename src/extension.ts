@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ConversationSession } from './core/agent/conversation-session';
+import { ConversationSession } from './core/session/conversation-session';
 import { buildSystemPrompt } from './core/agent/system-prompt';
 import { ProjectKnowledge } from './core/knowledge/project-knowledge';
 import type { SkillProblem } from './core/knowledge/skills';
@@ -19,7 +19,7 @@ import { PolicySource } from './host/policy-source';
 import { policyOffers, toolPolicyFrom } from './core/policy/policy-rules';
 import { BudgetGuard } from './core/policy/budget';
 import { routeModel } from './core/policy/model-routes';
-import { storeLedger } from './store/store-ledger';
+import { storeLedger } from './core/policy/store-ledger';
 import { budgetNotifier } from './host/budget-notifications';
 import { raiseBudget } from './host/commands/raise-budget';
 import { exportAuditLog, listAudit, showUsage } from './host/commands/conversation-commands';
@@ -27,7 +27,7 @@ import { ChatViewProvider } from './host/chat/chat-view-provider';
 import { DeveloperPanel } from './host/panel/developer-panel';
 import { openLinkWithConfirmation } from './host/commands/open-link';
 import { setApiKey } from './host/commands/set-api-key';
-import { readPresetText } from './host/presets';
+import { PresetLibrary } from './core/knowledge/presets';
 import { modelLabel } from './core/llm/provider-presets';
 import { chooseModel, choosePreset } from './host/commands/choose-model';
 import { registerPaletteCommands } from './host/commands/palette';
@@ -48,10 +48,8 @@ import {
 import { FileTranscriptSink } from './node/file-transcript-sink';
 import { EnvSecretSource } from './node/env-secret-source';
 import { systemClock } from './node/system-clock';
-import type { ConversationStore } from './core/ports';
-import { SqlJsStore } from './store/sqljs-store';
-import { createFileTools } from './core/tools/builtin/file-tools';
-import { createBashTool } from './core/tools/builtin/bash';
+import { StoreOpener } from './kit/store-opener';
+import { createWorkspaceTools } from './core/tools/builtin/workspace-tools';
 import { TerminalShell } from './host/terminal/terminal-shell';
 import { TerminalHistory } from './host/terminal/terminal-history';
 import { createMentionResolver } from './host/chat/mention-sources';
@@ -64,7 +62,6 @@ import { describeSandbox } from './core/policy/sandbox-status';
 import { ChildProcessRunner } from './node/child-process-runner';
 import { VscodeWorkspace } from './host/workspace/vscode-workspace';
 import { VscodeCodeNavigation } from './host/workspace/vscode-code-navigation';
-import { createNavigationTools, createSearchTool } from './core/tools/builtin/code-tools';
 import { findRipgrep, RipgrepSearch } from './node/ripgrep-search';
 import { NotificationApprovalGate } from './host/approvals/notification-approval-gate';
 import { Hooks } from './core/agent/hooks';
@@ -96,8 +93,9 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   const workspaceRoot = () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
 
   // Rules, memory and skills: read from the files for each new conversation.
+  const knowledgeFiles = new NodeKnowledgeFiles();
   const knowledge = new ProjectKnowledge({
-    files: new NodeKnowledgeFiles(),
+    files: knowledgeFiles,
     workspaceRoot,
     isTrusted: () => vscode.workspace.isTrusted,
     bundledSkills: vscode.Uri.joinPath(context.extensionUri, 'skills').fsPath,
@@ -105,9 +103,15 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   });
   const reportSkillProblems = skillProblemReporter();
 
-  // Read for each new conversation (the preset setting may change), never at activation.
+  // Presets: bundled, and a trusted workspace's own. Read for each new conversation (the preset
+  // setting may change), never at activation.
+  const presets = new PresetLibrary(knowledgeFiles, vscode.Uri.joinPath(context.extensionUri, 'prompts').fsPath, () =>
+    vscode.workspace.isTrusted ? workspaceRoot() : undefined,
+  );
   const systemPrompt = async () => {
-    const presetText = readPresetText(context.extensionUri.fsPath);
+    const presetText = await presets.read(
+      vscode.workspace.getConfiguration('openagent').get<string>('preset', 'coding'),
+    );
     const { sections, skillProblems } = await knowledge.load();
     reportSkillProblems(skillProblems);
     return buildSystemPrompt(
@@ -123,33 +127,15 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   };
 
   // The store opens on the first conversation, not at activation: activation stays cheap.
-  let store: Promise<ConversationStore | undefined> | undefined;
-  const openStore = () =>
-    (store ??= SqlJsStore.open({
-      directory: vscode.Uri.joinPath(context.globalStorageUri, 'store').fsPath,
-      wasmPath: vscode.Uri.joinPath(context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath,
-    })
-      .then(({ store: opened, quarantined, recovered }) => {
-        if (recovered) void vscode.window.showWarningMessage(`OpenAgent: ${recovered.message}`);
-        if (quarantined) {
-          void vscode.window.showWarningMessage(
-            `OpenAgent could not read its conversation store and started a new one. ${quarantined.error.message} The old file is kept at ${quarantined.path}.`,
-          );
-        }
-        return opened;
-      })
-      .catch((error: unknown) => {
-        // Not cached: the next conversation tries again (the lock may be free by then).
-        store = undefined;
-        throw error;
-      }));
-  const shownStoreErrors = new Set<string>();
-  const onStoreError = (error: unknown) => {
-    const message = error instanceof Error ? error.message : String(error);
-    if (shownStoreErrors.has(message)) return;
-    shownStoreErrors.add(message);
-    void vscode.window.showErrorMessage(`OpenAgent could not save the conversation: ${message}`);
-  };
+  const stores = new StoreOpener({
+    directory: vscode.Uri.joinPath(context.globalStorageUri, 'store').fsPath,
+    wasmPath: vscode.Uri.joinPath(context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath,
+    tell: (severity, message) =>
+      void (severity === 'error' ? vscode.window.showErrorMessage : vscode.window.showWarningMessage)(
+        `OpenAgent: ${message}`,
+      ),
+  });
+  const openStore = stores.open;
 
   // .openagent/agent.yaml: its mistakes as problems, its tool rules applied (trusted workspaces).
   const policy = new PolicySource();
@@ -217,7 +203,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     readLimits,
     transcripts: new FileTranscriptSink(vscode.Uri.joinPath(context.globalStorageUri, 'transcripts').fsPath),
     store: openStore,
-    onStoreError,
+    onStoreError: stores.reportError,
     approvals: new NotificationApprovalGate({ showDetails: approvalDetails.show }),
     planModeDefault: () => readPlanModeDefault(),
     isTrusted: () => vscode.workspace.isTrusted,
@@ -237,13 +223,14 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     workspace: currentWorkspace,
     tools: (workspace) => {
       const builtIn = workspace
-        ? [
-            ...knowledge.tools(),
-            ...createFileTools(workspace),
-            createSearchTool(ripgrep, workspace),
-            ...createNavigationTools(navigation, workspace),
-            createBashTool(terminal, workspaceRoot),
-          ]
+        ? createWorkspaceTools({
+            files: workspace,
+            search: ripgrep,
+            shell: terminal,
+            cwd: workspaceRoot,
+            navigation,
+            knowledge: knowledge.tools(),
+          })
         : knowledge.tools();
       const { tools: added, shadowing } = extensionTools.usable(new Set(builtIn.map((tool) => tool.name)));
       shadowing.forEach(warnShadowing);
@@ -269,7 +256,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     openPicker: async (picker) => {
       if (picker === 'context') return pickContext();
       if (picker === 'model') await chooseModel(secrets);
-      else await choosePreset(context.extensionUri.fsPath);
+      else await choosePreset(presets);
       return undefined;
     },
     chatStatus: () => ({
@@ -332,7 +319,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
       secrets,
       openStore,
       resolveMention,
-      extensionPath: context.extensionUri.fsPath,
+      presets,
       chatViewType: ChatViewProvider.viewType,
       insertIntoComposer: (text) => chatView.insertIntoComposer(text),
       showDeveloperPanel: () => developerPanel.show(),
@@ -346,7 +333,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
 
   shutdown = async () => {
     await session.dispose();
-    await (await store?.catch(() => undefined))?.close();
+    await stores.close();
   };
 
   const extensionApi = createExtensionApi({

@@ -2,6 +2,7 @@
  * The command line of `openagent`: flags, the prompt, and what the environment fills in
  * (OPENAGENT_PROVIDER, OPENAGENT_MODEL, OPENAGENT_BASE_URL, OPENAGENT_PRESET, OPENAGENT_STORE).
  */
+import { PROVIDER_PRESETS } from '../core/llm/provider-presets';
 import { SANDBOX_MODES, type SandboxMode } from '../core/policy/agent-policy';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -13,7 +14,7 @@ With a prompt, answers it and exits. Without one (in a terminal), or with -i, st
 interactive session: type /help there for its commands.
 
 Options:
-  --provider <id>    anthropic | openai | ollama | lmstudio | llamacpp | vllm | openai-compatible
+  --provider <id>    ${Object.keys(PROVIDER_PRESETS).join(' | ')}
   --model <name>     model name (default: the provider's default)
   --base-url <url>   server address (default: the provider's default)
   --preset <name>    system prompt preset: coding, work, or .openagent/prompts/<name> (default coding)

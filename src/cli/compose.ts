@@ -10,20 +10,19 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConversationSession } from '../core/agent/conversation-session';
+import { ConversationSession } from '../core/session/conversation-session';
 import { buildSystemPrompt } from '../core/agent/system-prompt';
 import { ProjectKnowledge } from '../core/knowledge/project-knowledge';
 import type { ModelSettings } from '../core/llm/create-llm-client';
-import { parseAgentPolicy, type AgentPolicy } from '../core/policy/agent-policy';
+import type { AgentPolicy } from '../core/policy/agent-policy';
+import { PolicyFile } from '../core/policy/policy-file';
 import type { ApprovalGate } from '../core/policy/approval';
 import { policyOffers, toolPolicyFrom } from '../core/policy/policy-rules';
 import { mergePolicies } from '../core/policy/merge-policy';
 import { BudgetGuard, type BudgetPolicy } from '../core/policy/budget';
-import { storeLedger } from '../store/store-ledger';
+import { storeLedger } from '../core/policy/store-ledger';
 import type { CommandSandbox, ConversationStore, WorkspaceFiles } from '../core/ports';
-import { createBashTool } from '../core/tools/builtin/bash';
-import { createSearchTool } from '../core/tools/builtin/code-tools';
-import { createFileTools } from '../core/tools/builtin/file-tools';
+import { createWorkspaceTools } from '../core/tools/builtin/workspace-tools';
 import { ChildProcessRunner } from '../node/child-process-runner';
 import { ChildProcessShell } from '../node/child-process-shell';
 import { OsSandbox } from '../node/sandbox/os-sandbox';
@@ -37,8 +36,8 @@ import { NodeKnowledgeFiles } from '../node/node-knowledge-files';
 import { NodeWorkspace } from '../node/node-workspace';
 import { findRipgrep, RipgrepSearch } from '../node/ripgrep-search';
 import { systemClock } from '../node/system-clock';
-import { SqlJsStore } from '../store/sqljs-store';
-import { PresetLibrary } from './presets';
+import { PresetLibrary } from '../core/knowledge/presets';
+import { StoreOpener } from '../kit/store-opener';
 
 /** What the user can change during the session (/model, /preset), read at every prompt. */
 export interface CliSettings extends ModelSettings {
@@ -81,9 +80,11 @@ export interface CliContext {
 export function createCliContext(deps: CliDeps): CliContext {
   const { settings, workspaceRoot, storeDirectory } = deps;
   const workspace = new NodeWorkspace(workspaceRoot);
-  const presets = new PresetLibrary(bundledFile('prompts'), workspaceRoot);
+  const knowledgeFiles = new NodeKnowledgeFiles();
+  // The CLI runs where the user started it: that folder's own presets count.
+  const presets = new PresetLibrary(knowledgeFiles, bundledFile('prompts'), () => workspaceRoot);
   const knowledge = new ProjectKnowledge({
-    files: new NodeKnowledgeFiles(),
+    files: knowledgeFiles,
     workspaceRoot: () => workspaceRoot,
     // The user started the CLI in this folder: it is trusted as they trust their own shell.
     isTrusted: () => true,
@@ -92,34 +93,12 @@ export function createCliContext(deps: CliDeps): CliContext {
   });
 
   // Store failures are told once each; the session goes on without saving.
-  const toldStoreErrors = new Set<string>();
-  const onStoreError = (error: unknown) => {
-    const message = error instanceof Error ? error.message : String(error);
-    if (toldStoreErrors.has(message)) return;
-    toldStoreErrors.add(message);
-    deps.warn(`openagent: could not save the conversation in ${storeDirectory}: ${message}`);
-  };
-  let opening: Promise<ConversationStore> | undefined;
-  const openStore = () =>
-    (opening ??= SqlJsStore.open({ directory: storeDirectory, wasmPath: sqlWasmPath() })
-      .then(({ store, quarantined, recovered }) => {
-        if (recovered) deps.warn(`openagent: ${recovered.message}`);
-        if (quarantined)
-          deps.warn(
-            `openagent: ${quarantined.error.message} Started a new store; the old file is kept at ${quarantined.path}.`,
-          );
-        return store;
-      })
-      .catch((error: unknown) => {
-        // Not cached: the next use tries again (another process may hold the lock for a moment).
-        opening = undefined;
-        throw error;
-      }));
-  const store = () =>
-    openStore().catch((error: unknown) => {
-      onStoreError(error);
-      return undefined;
-    });
+  const stores = new StoreOpener({
+    directory: storeDirectory,
+    wasmPath: sqlWasmPath(),
+    tell: (_severity, message) => deps.warn(`openagent: ${message}`),
+  });
+  const store = stores.openOrReport;
 
   const policy = new CliPolicy(workspaceRoot, os.homedir(), deps.warn);
   const budget = new BudgetGuard({
@@ -152,8 +131,8 @@ export function createCliContext(deps: CliDeps): CliContext {
     }),
     readConnection: () => (settings.idleTimeout ? { idleTimeoutMs: settings.idleTimeout * 1000 } : {}),
     secrets: new EnvSecretSource(deps.env),
-    store: openStore,
-    onStoreError,
+    store: stores.open,
+    onStoreError: stores.reportError,
     transcripts: new FileTranscriptSink(path.join(storeDirectory, 'transcripts')),
     approvals: deps.approvals(workspace),
     clock: systemClock,
@@ -170,22 +149,21 @@ export function createCliContext(deps: CliDeps): CliContext {
       ...toolPolicyFrom(() => policy.current),
       offers: (name: string) => policyOffers(policy.current, name),
     },
-    tools: (tracked) => {
-      // `tracked` is the checkpointed workspace: file tools must write through it.
-      const files = tracked ?? workspace;
-      return [
-        ...knowledge.tools(),
-        ...createFileTools(files),
-        createSearchTool(ripgrep, files),
-        createBashTool(shell, () => workspaceRoot),
-      ];
-    },
+    // `tracked` is the checkpointed workspace: file tools must write through it.
+    tools: (tracked) =>
+      createWorkspaceTools({
+        files: tracked ?? workspace,
+        search: ripgrep,
+        shell,
+        cwd: () => workspaceRoot,
+        knowledge: knowledge.tools(),
+      }),
     systemPrompt: async () => {
       const { sections, skillProblems } = await knowledge.load();
       for (const problem of skillProblems)
         deps.warn(`openagent: skipped the skill ${problem.file}: ${problem.message}`);
       return buildSystemPrompt(
-        presets.read(settings.preset),
+        await presets.read(settings.preset),
         {
           os: `${os.type()} ${os.release()}`,
           shell: deps.env.SHELL ?? 'unknown',
@@ -210,7 +188,7 @@ export function createCliContext(deps: CliDeps): CliContext {
     },
     close: async () => {
       await session.dispose();
-      await (await opening?.catch(() => undefined))?.close();
+      await stores.close();
     },
   };
 }
@@ -223,50 +201,36 @@ export function createCliContext(deps: CliDeps): CliContext {
  */
 class CliPolicy {
   current: AgentPolicy | undefined;
-  private readonly user: PolicyFile;
-  private readonly workspace: PolicyFile | undefined;
+  private readonly files: Array<{ path: string; reader: PolicyFile }>;
 
   constructor(root: string, home: string, warn: (message: string) => void) {
     const userFile = path.join(home, '.openagent', 'agent.yaml');
     const workspaceFile = path.join(root, '.openagent', 'agent.yaml');
-    this.user = new PolicyFile(userFile, warn);
     // Started in the home folder: the one file is the user's.
-    this.workspace =
-      path.resolve(workspaceFile) === path.resolve(userFile) ? undefined : new PolicyFile(workspaceFile, warn);
+    const paths = path.resolve(workspaceFile) === path.resolve(userFile) ? [userFile] : [userFile, workspaceFile];
+    this.files = paths.map((file) => ({
+      path: file,
+      reader: new PolicyFile((problems) => {
+        const first = problems[0]!;
+        warn(
+          `openagent: not applying ${file}: ${problems.length} mistake(s), the first at line ${first.line + 1}: ${first.message}. ` +
+            'Every change asks for approval until it is fixed.',
+        );
+      }),
+    }));
   }
 
   refresh(): void {
-    this.current = mergePolicies(this.user.read(), this.workspace?.read());
+    const [user, workspace] = this.files.map(({ path: file, reader }) => reader.read(readText(file)));
+    this.current = mergePolicies(user, workspace);
   }
 }
 
-class PolicyFile {
-  private last: { text: string; policy: AgentPolicy | undefined } | undefined;
-
-  constructor(
-    private readonly file: string,
-    private readonly warn: (message: string) => void,
-  ) {}
-
-  read(): AgentPolicy | undefined {
-    let text: string;
-    try {
-      text = readFileSync(this.file, 'utf8');
-    } catch {
-      this.last = undefined;
-      return undefined;
-    }
-    if (text === this.last?.text) return this.last.policy;
-    const { policy, problems } = parseAgentPolicy(text);
-    this.last = { text, policy };
-    if (problems.length > 0) {
-      const first = problems[0]!;
-      this.warn(
-        `openagent: not applying ${this.file}: ${problems.length} mistake(s), the first at line ${first.line + 1}: ${first.message}. ` +
-          'Every change asks for approval until it is fixed.',
-      );
-    }
-    return policy;
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
   }
 }
 

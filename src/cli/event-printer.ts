@@ -5,8 +5,8 @@
  */
 import { budgetMessage } from '../core/policy/budget';
 import { modelLabel } from '../core/llm/provider-presets';
-import type { AgentEvent } from '../core/agent/events';
-import { DENIED_MESSAGE } from '../core/agent/tool-executor';
+import type { AgentEvent } from '../core/events/events';
+import { DENIED_MESSAGE } from '../core/agent/tool-gates';
 import { AUTO_APPROVED_REASON } from '../core/policy/auto-approval';
 import type { Output } from './output';
 

@@ -104,8 +104,8 @@ export async function main(
       ),
     warn: (message) => output.error(message),
   });
-  if (!cli.presets.has(options.preset)) {
-    output.error(`openagent: unknown preset "${options.preset}". Presets: ${cli.presets.list().join(', ')}.`);
+  if (!(await cli.presets.has(options.preset))) {
+    output.error(`openagent: unknown preset "${options.preset}". Presets: ${(await cli.presets.list()).join(', ')}.`);
     reader?.close();
     return 2;
   }

@@ -3,8 +3,8 @@
  * stopped. The session only says a run has started; its end is the lead agent's last event:
  * `done`, `error`, or `interrupted` without feedback (with feedback the run goes on).
  */
-import type { ConversationSession, SetupProblem } from '../core/agent/conversation-session';
-import type { AgentEvent } from '../core/agent/events';
+import type { ConversationSession, SetupProblem } from '../core/session/conversation-session';
+import type { AgentEvent } from '../core/events/events';
 import { PROVIDER_PRESETS, isProviderId } from '../core/llm/provider-presets';
 
 export type RunOutcome =

@@ -4,7 +4,7 @@
  * something (history, cost). Bad input is explained and changes nothing.
  */
 import { budgetStandings, describeOnExceeded, describeStanding } from '../core/policy/budget-status';
-import { storeLedger } from '../store/store-ledger';
+import { storeLedger } from '../core/policy/store-ledger';
 import { createLlmClient } from '../core/llm/create-llm-client';
 import type { UsageTotals } from '../core/ports';
 import { EnvSecretSource } from '../node/env-secret-source';
@@ -50,7 +50,7 @@ export const COMMANDS: readonly Command[] = [
     usage: '/history [words]',
     help: 'list saved conversations (matching the words)',
     async run(argument, { cli, output, storeDirectory }) {
-      const conversations = await cli.session.listConversations({ search: argument, limit: HISTORY_LIMIT });
+      const conversations = await cli.session.library.list({ search: argument, limit: HISTORY_LIMIT });
       if (conversations.length === 0) {
         output.line(
           argument ? `No saved conversation matches "${argument}".` : `No saved conversations in ${storeDirectory}.`,
@@ -73,7 +73,7 @@ export const COMMANDS: readonly Command[] = [
     async run(argument, { cli, output, storeDirectory, quiet }) {
       const wanted = argument.trim();
       if (!wanted) return output.error('Usage: /resume ID (/history lists the ids).');
-      const matches = (await cli.session.listConversations({ limit: 100_000 })).filter((conversation) =>
+      const matches = (await cli.session.library.list({ limit: 100_000 })).filter((conversation) =>
         conversation.id.startsWith(wanted),
       );
       const exact = matches.find((conversation) => conversation.id === wanted);
@@ -124,7 +124,7 @@ export const COMMANDS: readonly Command[] = [
     usage: '/preset [name]',
     help: 'list the presets (system prompts) or choose one for new conversations',
     async run(argument, { cli, output }) {
-      const names = cli.presets.list();
+      const names = await cli.presets.list();
       const wanted = argument.trim();
       if (!wanted) {
         for (const name of names) output.line(`${name === cli.settings.preset ? '*' : ' '} ${name}`);

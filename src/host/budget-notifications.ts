@@ -4,7 +4,7 @@
  * "Raise Budget" and "Show Usage".
  */
 import * as vscode from 'vscode';
-import type { AgentEvent } from '../core/agent/events';
+import type { AgentEvent } from '../core/events/events';
 import { budgetMessage, type BudgetScope, type BudgetUnit } from '../core/policy/budget';
 
 type BudgetEvent = Extract<AgentEvent, { type: 'budget' }>;

@@ -13,12 +13,12 @@
  * here is the chat's current one: the user sees it, approves its tool calls and can stop it.
  */
 import * as vscode from 'vscode';
-import type { ConversationSession } from '../core/agent/conversation-session';
-import type { AgentEvent } from '../core/agent/events';
+import type { ConversationSession } from '../core/session/conversation-session';
+import type { AgentEvent } from '../core/events/events';
 import type { HookMap, Hooks } from '../core/agent/hooks';
 import type { ExtensionToolDefinition, ExtensionTools } from '../core/tools/extension-tools';
 
-export type { AgentEvent } from '../core/agent/events';
+export type { AgentEvent } from '../core/events/events';
 export type { HookMap } from '../core/agent/hooks';
 export type { ExtensionToolContext, ExtensionToolDefinition } from '../core/tools/extension-tools';
 

@@ -5,11 +5,20 @@
  * version of the file; the Problems view lists them).
  */
 import * as vscode from 'vscode';
-import { agentPolicySchema, parseAgentPolicy, type AgentPolicy } from '../core/policy/agent-policy';
+import { agentPolicySchema, type AgentPolicy } from '../core/policy/agent-policy';
 import { mergePolicies } from '../core/policy/merge-policy';
+import { PolicyFile } from '../core/policy/policy-file';
 
 export class PolicySource implements vscode.Disposable {
-  private cached: { text: string; policy: AgentPolicy | undefined } | undefined;
+  private readonly file = new PolicyFile((problems) => {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    void vscode.window
+      .showWarningMessage(
+        `OpenAgent is not applying .openagent/agent.yaml: it has ${problems.length} mistake(s). The agent asks before every change until it is fixed.`,
+        'Open Policy',
+      )
+      .then((choice) => choice && folder && vscode.window.showTextDocument(policyUri(folder)));
+  });
   private readonly warned = new Set<string>();
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -32,14 +41,15 @@ export class PolicySource implements vscode.Disposable {
    * trusted workspace, its valid .openagent/agent.yaml over them. Undefined: neither.
    */
   current(): AgentPolicy | undefined {
-    return mergePolicies(this.userPolicy(), vscode.workspace.isTrusted ? this.cached?.policy : undefined);
+    return mergePolicies(this.userPolicy(), vscode.workspace.isTrusted ? this.file.current : undefined);
   }
 
   /** The workspace's own policy file and what it says, when it is honoured (trusted, no mistakes). */
   workspacePolicy(): { uri: vscode.Uri; policy: AgentPolicy } | undefined {
     const folder = vscode.workspace.workspaceFolders?.[0];
-    if (!folder || !vscode.workspace.isTrusted || !this.cached?.policy) return undefined;
-    return { uri: policyUri(folder), policy: this.cached.policy };
+    const policy = this.file.current;
+    if (!folder || !vscode.workspace.isTrusted || !policy) return undefined;
+    return { uri: policyUri(folder), policy };
   }
 
   /** The user's defaults (the openagent.policy setting), when valid. */
@@ -61,27 +71,13 @@ export class PolicySource implements vscode.Disposable {
   /** Reads the file again (before a new conversation, so a just-saved policy applies). */
   async refresh(): Promise<void> {
     const folder = vscode.workspace.workspaceFolders?.[0];
-    if (!folder) return void (this.cached = { text: '', policy: undefined });
-    const uri = policyUri(folder);
-    let text: string;
+    let text: string | undefined;
     try {
-      text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+      text = folder && new TextDecoder().decode(await vscode.workspace.fs.readFile(policyUri(folder)));
     } catch {
-      this.cached = { text: '', policy: undefined };
-      return;
+      text = undefined;
     }
-    if (this.cached?.text === text) return;
-    const { policy, problems } = parseAgentPolicy(text);
-    this.cached = { text, policy };
-    if (problems.length && !this.warned.has(text)) {
-      this.warned.add(text);
-      void vscode.window
-        .showWarningMessage(
-          `OpenAgent is not applying .openagent/agent.yaml: it has ${problems.length} mistake(s). The agent asks before every change until it is fixed.`,
-          'Open Policy',
-        )
-        .then((choice) => choice && vscode.window.showTextDocument(uri));
-    }
+    this.file.read(text);
   }
 
   dispose(): void {

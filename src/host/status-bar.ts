@@ -7,8 +7,8 @@ import * as vscode from 'vscode';
 import type { CommandSandbox, SandboxStatus } from '../core/ports';
 import { describeSandbox } from '../core/policy/sandbox-status';
 import { modelLabel } from '../core/llm/provider-presets';
-import type { ConversationSession } from '../core/agent/conversation-session';
-import type { AgentEvent } from '../core/agent/events';
+import type { ConversationSession } from '../core/session/conversation-session';
+import type { AgentEvent } from '../core/events/events';
 import { readModelSettings } from './settings';
 
 export class AgentStatusBar implements vscode.Disposable {

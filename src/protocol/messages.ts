@@ -4,7 +4,7 @@
  * oversized or carrying unexpected keys is dropped. Names are noun_action.
  */
 import { z } from 'zod';
-import { agentEventSchema } from '../core/agent/events';
+import { agentEventSchema } from '../core/events/events';
 
 /** The longest prompt accepted from a webview (characters). */
 export const MAX_PROMPT_CHARS = 200_000;
@@ -58,6 +58,15 @@ export const hostToWebviewSchema = z.discriminatedUnion('type', [
     ),
   }),
   z.strictObject({ type: z.literal('chat_reset') }),
+  /**
+   * The answer to a prompt_submit: started (no problem), or refused with the reason (a model not
+   * set up; a notice with what to do follows). A refused prompt goes back into the composer.
+   */
+  z.strictObject({
+    type: z.literal('prompt_result'),
+    requestId: z.string().min(1).max(64),
+    problem: z.string().max(10_000).optional(),
+  }),
   /** What the composer's pickers show: the model and preset the next prompt uses. */
   z.strictObject({ type: z.literal('chat_status'), model: z.string().max(200), preset: z.string().max(200) }),
   /** Text for the composer, e.g. "@file:src/app.ts " from "Add File to Chat". */

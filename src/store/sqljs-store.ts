@@ -11,7 +11,6 @@
  */
 import * as path from 'node:path';
 import initSqlJs, { type Database, type SqlJsStatic, type SqlValue } from 'sql.js';
-import { redactValue } from '../core/llm/redact';
 import type {
   AuditRecord,
   ConversationStore,
@@ -34,6 +33,11 @@ export interface SqlJsStoreOptions {
   directory: string;
   /** Path to sql-wasm.wasm (dist/ in the extension, node_modules/sql.js/dist in tests). */
   wasmPath: string;
+  /**
+   * Removes secrets from every entry before it reaches the disk, whatever the caller passed (a
+   * key pasted into a prompt, a trace with its headers): the core's redactor, given by the kit.
+   */
+  redact: <T>(value: T) => T;
   files?: StoreFiles;
   /** Fold when the journal reaches this share of the snapshot's size (at least `minFoldBytes`). */
   foldRatio?: number;
@@ -226,9 +230,8 @@ export class SqlJsStore implements ConversationStore {
    */
   private async write(entry: JournalEntry): Promise<void> {
     if (this.closed) throw new StoreError('The conversation store is closed.', 'io');
-    // No secret reaches the disk: key-shaped strings and secret-named fields are redacted here,
-    // whatever the caller passed (a key pasted into a prompt, a trace with its headers).
-    const safe = redactValue(entry);
+    // No secret reaches the disk: key-shaped strings and secret-named fields are redacted here.
+    const safe = this.options.redact(entry);
     const line = encodeEntry(safe);
     await this.untilDone(() =>
       withFileLock(this.options.files, this.lockFile, (fence) => this.writeLocked(safe, line, fence)),

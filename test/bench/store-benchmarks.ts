@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { StoredMessage } from '../../src/core/ports';
+import { redactValue } from '../../src/core/llm/redact';
 import { SqlJsStore } from '../../src/store/sqljs-store';
 import { nodeStoreFiles, type StoreFiles } from '../../src/store/store-files';
 
@@ -42,7 +43,7 @@ function message(conversationId: string, seq: number, text: string): StoredMessa
 
 async function storeWithHistory(historyBytes: number, files: StoreFiles): Promise<SqlJsStore> {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'openagent-store-bench-'));
-  const { store } = await SqlJsStore.open({ directory, wasmPath: WASM, files });
+  const { store } = await SqlJsStore.open({ directory, wasmPath: WASM, redact: redactValue, files });
   const chunk = 'h'.repeat(50_000);
   for (let seq = 0; seq * chunk.length < historyBytes; seq++) await store.putMessage(message('history', seq, chunk));
   return store;
@@ -78,7 +79,7 @@ export async function measureListAndLoad(): Promise<{
   messages: number;
 }> {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'openagent-store-bench-'));
-  const { store } = await SqlJsStore.open({ directory, wasmPath: WASM });
+  const { store } = await SqlJsStore.open({ directory, wasmPath: WASM, redact: redactValue });
   for (let index = 0; index < 10_000; index++) {
     await store.saveConversation({
       id: `c${index}`,
@@ -90,7 +91,7 @@ export async function measureListAndLoad(): Promise<{
   }
   for (let seq = 0; seq < 5_000; seq++) await store.putMessage(message('long', seq, `message ${seq} `.repeat(20)));
   await store.close();
-  const { store: reopened } = await SqlJsStore.open({ directory, wasmPath: WASM });
+  const { store: reopened } = await SqlJsStore.open({ directory, wasmPath: WASM, redact: redactValue });
   let started = performance.now();
   const conversations = await reopened.listConversations();
   const listMs = performance.now() - started;

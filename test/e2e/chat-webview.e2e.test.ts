@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import type { AgentEvent, AgentEventBody } from '../../src/core/agent/events';
+import type { AgentEvent, AgentEventBody } from '../../src/core/events/events';
 import { launchChromium } from '../harness/chromium';
 import { countDomNodes, deliver, openWebviewPage, postedByWebview } from '../harness/webview-page';
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import type { AgentEvent, AgentEventBody } from '../../src/core/agent/events';
+import type { AgentEvent, AgentEventBody } from '../../src/core/events/events';
 import { launchChromium } from '../harness/chromium';
 import { projectRoot } from '../harness/workbench-session';
 import { countDomNodes, deliver, openWebviewPage, postedByWebview } from '../harness/webview-page';

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { AgentEvent } from '../../src/core/agent/events';
+import type { AgentEvent } from '../../src/core/events/events';
 import type { OpenAgentApi } from '../../src/extension';
 import type { RecordedRequest } from '../fixtures/fake-model-server/server';
 import {

@@ -5,12 +5,11 @@
  * so a conversation of thousands of messages opens fast with few nodes. A streaming answer
  * re-renders only its last, still-open markdown blocks.
  */
-import type { AgentEvent } from '../../src/core/agent/events';
+import { modelLabel, type AgentEvent } from '../../src/protocol/events';
 import type { HostToWebview } from '../../src/protocol/messages';
 import type { TextMetrics } from '../shared/list-layout';
 import { StreamingMarkdown } from '../shared/streaming-markdown';
 import { WindowedList } from '../shared/windowed-list';
-import { modelLabel } from '../../src/core/llm/provider-presets';
 import {
   actionButtons,
   estimateTurnHeight,

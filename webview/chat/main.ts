@@ -1,7 +1,7 @@
 /** The sidebar chat webview: wires the DOM to the host protocol. */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-textarea/index.js';
-import type { AgentEvent } from '../../src/core/agent/events';
+import type { AgentEvent } from '../../src/protocol/events';
 import { hostToWebviewSchema, type HostToWebview } from '../../src/protocol/messages';
 import { postToHost } from '../shared/vscode-api';
 import { ChatView } from './chat-view';
@@ -29,8 +29,8 @@ const prompt = byId<HTMLElement & { value: string }>('prompt');
 const sendButton = byId('send');
 const stopButton = byId('stop');
 let requestCounter = 0;
-/** The prompt just sent, until the host confirms it started a run: a refused prompt is put back. */
-let pendingPrompt: string | undefined;
+/** Prompts sent, by request id, until the host answers (prompt_result): a refused one is put back. */
+const sentPrompts = new Map<string, string>();
 /** A refused prompt put back in the input; cleared once it is sent after all (e.g. after Set API Key). */
 let restoredPrompt: string | undefined;
 
@@ -52,8 +52,9 @@ const view = new ChatView(
 function submit(): void {
   const text = prompt.value.trim();
   if (!text) return;
-  postToHost({ type: 'prompt_submit', requestId: `r${++requestCounter}`, text });
-  pendingPrompt = text;
+  const requestId = `r${++requestCounter}`;
+  postToHost({ type: 'prompt_submit', requestId, text });
+  sentPrompts.set(requestId, text);
   prompt.value = '';
 }
 
@@ -114,19 +115,22 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
     case 'agent_events':
       for (const event of message.events) {
         if (event.type !== 'user_message') continue;
-        pendingPrompt = undefined;
         if (restoredPrompt === event.text && prompt.value.trim() === event.text) prompt.value = '';
         restoredPrompt = undefined;
       }
       view.apply(message.events);
       break;
+    case 'prompt_result': {
+      const text = sentPrompts.get(message.requestId);
+      sentPrompts.delete(message.requestId);
+      if (message.problem !== undefined && text !== undefined && !prompt.value) {
+        prompt.value = text;
+        restoredPrompt = text;
+      }
+      break;
+    }
     case 'chat_notice':
       view.showNotice(message);
-      if (pendingPrompt !== undefined && !prompt.value) {
-        prompt.value = pendingPrompt;
-        restoredPrompt = pendingPrompt;
-      }
-      pendingPrompt = undefined;
       break;
     case 'chat_reset':
       view.reset();
@@ -142,6 +146,8 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       prompt.focus();
       break;
     }
+    default:
+      message satisfies never;
   }
 });
 

@@ -3,7 +3,7 @@
  * height before it is shown. The transcript (chat-view.ts) decides which turns are in the DOM;
  * this file only knows how one turn looks.
  */
-import type { AgentEvent } from '../../src/core/agent/events';
+import type { AgentEvent } from '../../src/protocol/events';
 import type { HostToWebview } from '../../src/protocol/messages';
 import { estimateTextHeight, type TextMetrics } from '../shared/list-layout';
 import { renderMarkdownFragment } from '../shared/render-markdown';

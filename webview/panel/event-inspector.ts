@@ -2,7 +2,7 @@
  * The raw event inspector's logic: which events a filter (type, text) lets through, and the
  * one line each event shows before it is opened. No DOM.
  */
-import type { AgentEvent } from '../../src/core/agent/events';
+import type { AgentEvent } from '../../src/protocol/events';
 
 export interface EventFilter {
   /** Only events of this type; undefined: all. */

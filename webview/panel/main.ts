@@ -8,7 +8,7 @@ import '@vscode-elements/elements/dist/vscode-tab-header/index.js';
 import '@vscode-elements/elements/dist/vscode-tab-panel/index.js';
 import '@vscode-elements/elements/dist/vscode-tabs/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
-import type { AgentEventType } from '../../src/core/agent/events';
+import type { AgentEventType } from '../../src/protocol/events';
 import { hostToPanelSchema, type PanelToggle, type PanelToggles } from '../../src/protocol/messages';
 import { postPanelMessage, webviewState } from '../shared/vscode-api';
 import { renderMcpStatus } from './panel-sections';
@@ -234,6 +234,8 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       sandboxStatus.textContent = message.text;
       sandboxStatus.classList.toggle('mcp-error', !message.confined);
       break;
+    default:
+      message satisfies never;
   }
 });
 

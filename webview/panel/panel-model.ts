@@ -4,8 +4,7 @@
  * board, token usage per turn and in total, LLM trace pairs and the raw event list. No DOM, so
  * it is tested in plain Node; panel-view.ts draws it.
  */
-import type { AgentEvent, ApprovalDecisionSource } from '../../src/core/agent/events';
-import { addUsage } from '../../src/core/agent/usage-meter';
+import { addUsage, type AgentEvent, type ApprovalDecisionSource } from '../../src/protocol/events';
 
 type EventOf<T extends AgentEvent['type']> = Extract<AgentEvent, { type: T }>;
 

@@ -2,7 +2,7 @@
  * How each piece of the developer panel is drawn from the model: a tool block, a trace pair,
  * an event row, the usage table, the sub-agent and teammate cards and the task board.
  */
-import type { AgentEvent } from '../../src/core/agent/events';
+import type { AgentEvent } from '../../src/protocol/events';
 import type { McpServerStatusMessage } from '../../src/protocol/messages';
 import { badge, el, emptyNote, pre } from './dom';
 import { formatCost, formatDuration, formatJson, formatTime, formatTokens, toolTarget } from './panel-format';

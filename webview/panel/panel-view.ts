@@ -3,7 +3,7 @@
  * batch changed — new or changed tool blocks and trace pairs, appended inspector rows, the
  * small usage and agents sections in full.
  */
-import type { AgentEvent } from '../../src/core/agent/events';
+import type { AgentEvent } from '../../src/protocol/events';
 import { collapsible, emptyNote, updateCollapsible } from './dom';
 import { formatTokens } from './panel-format';
 import { filterEvents, matchesFilter, type EventFilter } from './event-inspector';

@@ -13,6 +13,7 @@
  * The history is the caller's array and is kept valid at every exit, including interrupts and
  * failures: partial text stays, tool calls that did not run are dropped.
  */
+import type { Inbox } from '../events/inbox';
 import {
   LlmError,
   type LlmClient,
@@ -28,7 +29,8 @@ import { microCompact } from './context/micro-compact';
 import { appendUserText, commitAssistant, dropToolCalls } from './history';
 import { ModelTurn } from './model-turn';
 import { executeToolCall, type ToolExecutorDeps } from './tool-executor';
-import { totalTokens, type UsageMeter } from './usage-meter';
+import { totalTokens } from '../events/usage';
+import type { UsageMeter } from './usage-meter';
 
 export interface AgentLimits {
   /** Model calls per prompt before the forced final summary. */
@@ -59,9 +61,6 @@ export interface ModelBinding {
   llm: LlmClient;
   model: string;
 }
-
-/** Messages for the model that arrived between turns; drained at the top of each turn. */
-export type Inbox = () => string[] | Promise<string[]>;
 
 export interface LoopDeps extends ToolExecutorDeps {
   main: ModelBinding;

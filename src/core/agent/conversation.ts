@@ -21,15 +21,16 @@ import {
   DEFAULT_LIMITS,
   runAgentLoop,
   type AgentLimits,
-  type Inbox,
   type LoopDeps,
   type ModelBinding,
 } from './agent-loop';
-import type { AgentEvent, AgentEventBody, ErrorKind } from './events';
+import type { AgentEvent, AgentEventBody, ErrorKind } from '../events/events';
+import type { Inbox } from '../events/inbox';
 import { HookError, Hooks } from './hooks';
 import { createSubagentTool } from './subagents';
 import { appendUserText, promptWithContext } from './history';
-import { UsageMeter, totalTokens } from './usage-meter';
+import { totalTokens } from '../events/usage';
+import { UsageMeter } from './usage-meter';
 import { withMetering, estimateInputTokens, type MeteredCall } from './metered-llm';
 import { BudgetExceededError, type BudgetGuard } from '../policy/budget';
 import type { WorkKind } from '../policy/model-routes';

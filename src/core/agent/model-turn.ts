@@ -5,7 +5,7 @@
  */
 import type { LlmClient, LlmRequest, StopReason, ThinkingPart, TokenUsage } from '../llm/llm-client';
 import { estimateTokens } from '../llm/token-estimate';
-import type { EmitEvent } from './events';
+import type { EmitEvent } from '../events/events';
 
 export type ReceivedToolCall =
   | { id: string; name: string; input: unknown; valid: true }

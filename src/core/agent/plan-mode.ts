@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { defineTool, type AnyTool } from '../tools/tool';
-import type { AgentEventBody } from './events';
+import type { AgentEventBody } from '../events/events';
 
 export const PRESENT_PLAN = 'present_plan';
 

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import type { ModelMessage } from '../llm/llm-client';
 import type { AnyTool, ToolOutput } from '../tools/tool';
 import { runAgentLoop, type LoopDeps } from './agent-loop';
-import type { AgentEventBody } from './events';
+import type { AgentEventBody } from '../events/events';
 import { UsageMeter } from './usage-meter';
 
 export const SUBAGENT_KINDS = ['explore', 'code', 'plan'] as const;

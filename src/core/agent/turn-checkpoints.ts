@@ -6,7 +6,7 @@
  */
 import * as path from 'node:path';
 import type { Checkpoints, RevertPlan } from '../workspace/checkpoints';
-import type { AgentEvent, AgentEventBody } from './events';
+import type { AgentEvent, AgentEventBody } from '../events/events';
 
 type Report = (body: Extract<AgentEventBody, { type: 'files_changed' | 'turn_reverted' }>) => void;
 

@@ -1,20 +1,5 @@
-import type { TokenUsage } from '../llm/llm-client';
+import { addUsage, ZERO_USAGE, type TokenUsage } from '../events/usage';
 import { costOf, priceOf } from '../llm/model-info';
-
-export const ZERO_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-
-export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
-    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
-  };
-}
-
-export function totalTokens(usage: TokenUsage): number {
-  return usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
-}
 
 /** Adds up tokens and cost over model calls; `priced` turns false once any call had no known price. */
 export class UsageMeter {

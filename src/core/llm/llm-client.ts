@@ -2,6 +2,7 @@
  * The one interface between the agent loop and any model vendor. The loop never imports a
  * vendor SDK; adapters under anthropic/ and openai/ translate these types to wire formats.
  */
+import type { TokenUsage } from '../events/usage';
 
 /** A plain text span in a message. */
 export interface TextPart {
@@ -62,12 +63,7 @@ export interface LlmRequest {
   signal?: AbortSignal;
 }
 
-export interface TokenUsage {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-}
+export type { TokenUsage };
 
 export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'other';
 

@@ -2,7 +2,7 @@
  * Emits `llm_request` / `llm_response` with the full payloads of every model call, paired by a
  * request id, for the developer panel's LLM traces. Secrets are redacted before anything leaves.
  */
-import type { EmitEvent } from '../agent/events';
+import type { EmitEvent } from '../events/events';
 import type { LlmClient, LlmRequest, LlmStreamPart } from './llm-client';
 import { redactValue } from './redact';
 

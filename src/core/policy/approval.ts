@@ -4,7 +4,7 @@
  * only ever approve the call it was asked about.
  */
 import { createHash } from 'node:crypto';
-import type { ApprovalDecisionSource } from '../agent/events';
+import type { ApprovalDecisionSource } from '../events/events';
 import type { CallRisk } from './call-risk';
 
 export interface ApprovalRequest {

@@ -10,7 +10,7 @@
  *   on_exceeded: warn   → the user is told once per limit; work goes on.
  *   Either way the user is warned once when a limit is 80 % used.
  */
-import type { AgentEventBody } from '../agent/events';
+import type { AgentEventBody } from '../events/events';
 import type { AgentPolicy } from './agent-policy';
 
 export type BudgetScope = 'conversation' | 'daily' | 'monthly';

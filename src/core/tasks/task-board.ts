@@ -6,7 +6,7 @@
  * (teammates) never lose each other's changes, and each change is reported as a task_update
  * event.
  */
-import type { AgentEventBody } from '../agent/events';
+import type { AgentEventBody } from '../events/events';
 import type { StoredTask, TaskBoardData, TaskBoardStorage } from '../ports';
 
 export type TaskStatus = StoredTask['status'];

@@ -6,8 +6,8 @@
  * `idleMs` with nothing to do it shuts down. The lead stops one gracefully with a shutdown
  * request the teammate approves; a teammate can ask the lead to approve its plan.
  */
-import type { Inbox } from '../agent/agent-loop';
-import type { AgentEvent, AgentEventBody } from '../agent/events';
+import type { Inbox } from '../events/inbox';
+import type { AgentEvent, AgentEventBody } from '../events/events';
 import type { TaskBoard } from '../tasks/task-board';
 import type { AnyTool } from '../tools/tool';
 import { formatMessages, LEAD, TeamError, type TeamBus } from './team-bus';

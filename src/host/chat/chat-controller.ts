@@ -4,8 +4,8 @@
  * notice with the fix attached.
  */
 import type * as vscode from 'vscode';
-import type { ConversationSession, SetupProblem } from '../../core/agent/conversation-session';
-import type { MentionResolver } from '../../core/agent/mentions';
+import type { ConversationSession, SetupProblem } from '../../core/session/conversation-session';
+import type { MentionResolver } from '../../core/session/mentions';
 import { shortModelName, type LocalServer } from '../../core/llm/local-servers';
 import {
   parseWebviewMessage,
@@ -94,9 +94,16 @@ export class ChatController extends Disposable {
         this.postStatus();
         return;
       }
-      case 'prompt_submit':
-        this.showProblem(await this.session.submitWithMentions(message.text, this.actions.resolveMention));
+      case 'prompt_submit': {
+        const problem = await this.session.submitWithMentions(message.text, this.actions.resolveMention);
+        this.post({
+          type: 'prompt_result',
+          requestId: message.requestId,
+          ...(problem ? { problem: problem.message } : {}),
+        });
+        this.showProblem(problem);
         return;
+      }
       case 'run_stop':
         this.session.stop();
         return;
@@ -115,6 +122,8 @@ export class ChatController extends Disposable {
       case 'turn_diff_open':
         await this.actions.openTurnDiff(message.turn, message.path);
         return;
+      default:
+        return message satisfies never;
     }
   }
 

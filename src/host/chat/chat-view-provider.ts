@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { ConversationSession } from '../../core/agent/conversation-session';
+import type { ConversationSession } from '../../core/session/conversation-session';
 import { Disposable } from '../disposable';
 import { ChatController, type ChatActions } from './chat-controller';
 import { renderWebviewHtml, webviewOptions } from './webview-html';

@@ -5,7 +5,7 @@
  * (staged and unstaged diff).
  */
 import * as vscode from 'vscode';
-import type { Mention, MentionResolver } from '../../core/agent/mentions';
+import type { Mention, MentionResolver } from '../../core/session/mentions';
 import type { WorkspaceFiles } from '../../core/ports';
 import { resolveWorkspacePath } from '../../core/workspace/workspace-path';
 import type { TerminalHistory } from '../terminal/terminal-history';

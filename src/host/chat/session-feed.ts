@@ -5,8 +5,8 @@
  * how its protocol spells "events" and "reset", so both surfaces show the same events.
  */
 import type * as vscode from 'vscode';
-import type { ConversationSession } from '../../core/agent/conversation-session';
-import type { AgentEvent } from '../../core/agent/events';
+import type { ConversationSession } from '../../core/session/conversation-session';
+import type { AgentEvent } from '../../core/events/events';
 import { Batcher } from './event-batcher';
 
 export interface FeedMessages<Message> {

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { createLlmClient } from '../../core/llm/create-llm-client';
 import { PROVIDER_PRESETS } from '../../core/llm/provider-presets';
 import type { SecretSource } from '../../core/ports';
-import { listPresets } from '../presets';
+import type { PresetLibrary } from '../../core/knowledge/presets';
 import { CONFIG_SECTION, readModelSettings } from '../settings';
 
 const TYPE_NAME = '$(edit) Type a model name…';
@@ -53,11 +53,11 @@ export async function chooseModel(secrets: SecretSource): Promise<void> {
   void vscode.window.showInformationMessage(`OpenAgent will answer with ${provider.label} · ${model.trim()}.`);
 }
 
-export async function choosePreset(extensionPath: string): Promise<void> {
+export async function choosePreset(presets: PresetLibrary): Promise<void> {
   const config = vscode.workspace.getConfiguration(CONFIG_SECTION);
   const current = config.get<string>('preset', 'coding');
   const picked = await vscode.window.showQuickPick(
-    listPresets(extensionPath).map((name) => ({ label: name, description: name === current ? 'current' : '' })),
+    (await presets.list()).map((name) => ({ label: name, description: name === current ? 'current' : '' })),
     { placeHolder: 'Choose the preset (system prompt) for new conversations' },
   );
   if (!picked) return;

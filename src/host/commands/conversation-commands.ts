@@ -4,7 +4,7 @@
  * Show Usage and Budget.
  */
 import * as vscode from 'vscode';
-import type { ConversationSession } from '../../core/agent/conversation-session';
+import type { ConversationSession } from '../../core/session/conversation-session';
 import type { AuditRecord, ConversationStore, UsageTotals } from '../../core/ports';
 import type { AuditScope } from '../../protocol/messages';
 import { describeLimit, formatAmount, type BudgetPolicy, type SpendingLedger } from '../../core/policy/budget';

@@ -2,9 +2,10 @@
  * The command table (SPEC 1.4): every palette and context-menu command bound to what it does.
  * The composition root builds the objects; this only says which command calls what.
  */
+import type { PresetLibrary } from '../../core/knowledge/presets';
 import * as vscode from 'vscode';
-import type { ConversationSession } from '../../core/agent/conversation-session';
-import type { MentionResolver } from '../../core/agent/mentions';
+import type { ConversationSession } from '../../core/session/conversation-session';
+import type { MentionResolver } from '../../core/session/mentions';
 import type { Memory } from '../../core/knowledge/memory';
 import type { McpServerStatus } from '../../node/mcp/mcp-connections';
 import type { ConversationStore } from '../../core/ports';
@@ -32,8 +33,8 @@ export interface PaletteDeps {
   secrets: SecretStorageSource;
   openStore: () => Promise<ConversationStore | undefined>;
   resolveMention: MentionResolver;
-  /** Where bundled presets live. */
-  extensionPath: string;
+  /** The presets to choose from (bundled, and the trusted workspace's own). */
+  presets: PresetLibrary;
   chatViewType: string;
   /** Puts text where the user types in the chat; false while the chat webview is not ready. */
   insertIntoComposer(text: string): boolean;
@@ -85,7 +86,7 @@ export function registerPaletteCommands(deps: PaletteDeps): vscode.Disposable[] 
     'openagent.addFileToChat': (uri?: vscode.Uri) => addFileToChat(uri),
     'openagent.setApiKey': () => setApiKey(secrets),
     'openagent.chooseModel': () => chooseModel(secrets),
-    'openagent.choosePreset': () => choosePreset(deps.extensionPath),
+    'openagent.choosePreset': () => choosePreset(deps.presets),
     'openagent.compact': () => compactConversation(session),
     'openagent.exportConversation': () => exportCurrentConversation(session, openStore),
     'openagent.showAuditLog': () => deps.showAuditLog(),

@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ConversationSession } from '../../core/agent/conversation-session';
+import type { ConversationSession } from '../../core/session/conversation-session';
 import type { RevertPlan } from '../../core/workspace/checkpoints';
 
 export async function revertTurn(session: ConversationSession, turn?: number): Promise<void> {

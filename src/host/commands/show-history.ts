@@ -4,7 +4,7 @@
  * and answers; each entry reopens on Enter and has Rename and Delete buttons.
  */
 import * as vscode from 'vscode';
-import type { ConversationSession } from '../../core/agent/conversation-session';
+import type { ConversationSession } from '../../core/session/conversation-session';
 import type { StoredConversation } from '../../core/ports';
 
 interface Entry extends vscode.QuickPickItem {
@@ -22,7 +22,7 @@ export async function showHistory(session: ConversationSession, focusChat: () =>
   const refresh = async () => {
     const mine = ++query;
     pick.busy = true;
-    const conversations = await session.listConversations({ search: pick.value });
+    const conversations = await session.library.list({ search: pick.value });
     if (mine !== query) return;
     pick.busy = false;
     pick.items = conversations.map((conversation) => ({
@@ -56,7 +56,7 @@ export async function showHistory(session: ConversationSession, focusChat: () =>
         value: item.conversation.title,
         validateInput: (value) => (value.trim() ? undefined : 'The name cannot be empty.'),
       });
-      if (title) await session.renameConversation(item.conversation.id, title);
+      if (title) await session.library.rename(item.conversation.id, title);
       pick.show();
     } else if (button === DELETE) {
       const remove = 'Delete';

@@ -3,7 +3,7 @@
  * read-only tools until the user approves the agent's plan. The chat shows the switch.
  */
 import * as vscode from 'vscode';
-import type { ConversationSession } from '../../core/agent/conversation-session';
+import type { ConversationSession } from '../../core/session/conversation-session';
 
 export function togglePlanMode(session: ConversationSession): void {
   const on = !session.planModeActive;

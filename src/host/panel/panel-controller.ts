@@ -6,7 +6,7 @@
 import type { CommandSandbox } from '../../core/ports';
 import { describeSandbox } from '../../core/policy/sandbox-status';
 import type * as vscode from 'vscode';
-import type { ConversationSession } from '../../core/agent/conversation-session';
+import type { ConversationSession } from '../../core/session/conversation-session';
 import type { AuditRecord } from '../../core/ports';
 import {
   MAX_AUDIT_RECORDS,
@@ -24,18 +24,7 @@ import { SessionFeed } from '../chat/session-feed';
 /** What the panel needs of the session. */
 export type PanelSession = Pick<
   ConversationSession,
-  | 'onEvent'
-  | 'onReset'
-  | 'history'
-  | 'onSwitchesChange'
-  | 'autoApproveActive'
-  | 'setAutoApprove'
-  | 'planModeActive'
-  | 'setPlanMode'
-  | 'tracingActive'
-  | 'setTracing'
-  | 'teamsActive'
-  | 'setTeams'
+  'onEvent' | 'onReset' | 'history' | 'switches' | 'planModeActive' | 'setPlanMode'
 >;
 
 /** The audit trail, for the panel's Audit Log (SPEC 4.5). */
@@ -72,7 +61,7 @@ export class PanelController extends Disposable {
       }),
     );
     this._register(webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)));
-    const stopSwitches = session.onSwitchesChange(() => this.postToggles());
+    const stopSwitches = session.switches.onChange(() => this.postToggles());
     // Approving the agent's plan leaves plan mode from inside the run.
     const stopEvents = session.onEvent((event) => {
       if (event.type === 'plan_mode') this.postToggles();
@@ -114,7 +103,7 @@ export class PanelController extends Disposable {
         this.postSandbox();
         return;
       case 'toggle_set':
-        // Every setter reports back through onSwitchesChange, so the panel shows the truth.
+        // Every setter reports back through switches.onChange, so the panel shows the truth.
         this.setToggle(message.toggle, message.on);
         return;
       case 'audit_request':
@@ -123,6 +112,8 @@ export class PanelController extends Disposable {
       case 'audit_export':
         void this.audit?.export(message.scope, message.format);
         return;
+      default:
+        return message satisfies never;
     }
   }
 
@@ -138,18 +129,18 @@ export class PanelController extends Disposable {
   }
 
   private setToggle(toggle: PanelToggle, on: boolean): void {
-    if (toggle === 'auto_approve') this.session.setAutoApprove(on);
+    if (toggle === 'auto_approve') this.session.switches.setAutoApprove(on);
     else if (toggle === 'plan_mode') this.session.setPlanMode(on);
-    else if (toggle === 'teams') this.session.setTeams(on);
-    else this.session.setTracing(on);
+    else if (toggle === 'teams') this.session.switches.setTeams(on);
+    else this.session.switches.setTracing(on);
   }
 
   private toggles(): PanelToggles {
     return {
-      autoApprove: this.session.autoApproveActive,
+      autoApprove: this.session.switches.autoApprove,
       planMode: this.session.planModeActive,
-      tracing: this.session.tracingActive,
-      teams: this.session.teamsActive,
+      tracing: this.session.switches.tracing,
+      teams: this.session.switches.teams,
     };
   }
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { AgentEvent } from '../../../src/core/agent/events';
+import type { AgentEvent } from '../../../src/core/events/events';
 import { coalesceTextDeltas } from '../../../src/host/chat/event-batcher';
 import { fakeChatHost } from '../../fixtures/fake-chat-host';
 

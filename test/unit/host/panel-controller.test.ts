@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type * as vscode from 'vscode';
-import { ConversationSession } from '../../../src/core/agent/conversation-session';
-import type { AgentEvent } from '../../../src/core/agent/events';
+import { ConversationSession } from '../../../src/core/session/conversation-session';
+import type { AgentEvent } from '../../../src/core/events/events';
 import type { ApprovalGate } from '../../../src/core/policy/approval';
 import { ChatController } from '../../../src/host/chat/chat-controller';
 import { PanelController } from '../../../src/host/panel/panel-controller';
@@ -106,7 +106,7 @@ describe('developer panel controller (real session, fake model server)', () => {
   it('posts nothing before the ready handshake, then the switches and the live events', async () => {
     const webview = new RecordingWebview<HostToPanel>();
     const panel = new PanelController(asWebview(webview), session);
-    session.setTracing(true);
+    session.switches.setTracing(true);
     assert.deepEqual(webview.posts, [], 'nothing before the webview says it is ready');
     assert.equal(panel.isReady, false);
 
@@ -189,8 +189,8 @@ describe('developer panel controller (real session, fake model server)', () => {
     }
     assert.deepEqual(webview.posts, []);
     assert.equal(panel.isReady, false);
-    assert.equal(session.autoApproveActive, false);
-    assert.equal(session.tracingActive, false);
+    assert.equal(session.switches.autoApprove, false);
+    assert.equal(session.switches.tracing, false);
     panel.dispose();
   });
 
@@ -211,7 +211,7 @@ describe('developer panel controller (real session, fake model server)', () => {
 
     // A new conversation starts with the switch off again, and the panel is told.
     session.reset();
-    assert.equal(session.autoApproveActive, false);
+    assert.equal(session.switches.autoApprove, false);
     const afterReset = webview.posts.slice(-2);
     assert.ok(afterReset.some((post) => post.type === 'panel_reset'));
     assert.ok(

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { StoredMessage } from '../../../src/core/ports';
+import { redactValue } from '../../../src/core/llm/redact';
 import { SqlJsStore, type SqlJsStoreOptions } from '../../../src/store/sqljs-store';
 
 export const WASM = path.resolve(__dirname, '..', '..', '..', 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm');
@@ -11,7 +12,7 @@ export function tempDir(): string {
 }
 
 export async function openStore(directory: string, options: Partial<SqlJsStoreOptions> = {}) {
-  return SqlJsStore.open({ directory, wasmPath: WASM, ...options });
+  return SqlJsStore.open({ directory, wasmPath: WASM, redact: redactValue, ...options });
 }
 
 export function message(

@@ -18,7 +18,7 @@ import { NodeWorkspace } from '../../../../src/node/node-workspace';
 import { auditToCsv, auditToJsonl } from '../../../../src/store/conversation-export';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
 import { openStore, tempDir } from '../../store/store-helpers';
-import { sessionOn } from './session-harness';
+import { sessionOn } from '../session/session-harness';
 
 /** Not key-shaped: only knowing it is the key in use can keep it out. */
 const LOCAL_TOKEN = 'local-token-4f9a2c7e';

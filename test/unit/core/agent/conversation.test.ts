@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Conversation } from '../../../../src/core/agent/conversation';
-import type { AgentEvent } from '../../../../src/core/agent/events';
-import { agentEventSchema } from '../../../../src/core/agent/events';
+import type { AgentEvent } from '../../../../src/core/events/events';
+import { agentEventSchema } from '../../../../src/core/events/events';
 import { AnthropicClient } from '../../../../src/core/llm/anthropic/anthropic-client';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
 import { loadScenario } from '../../../fixtures/fake-model-server/scenario';

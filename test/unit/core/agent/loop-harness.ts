@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { Conversation, type ConversationOptions } from '../../../../src/core/agent/conversation';
-import type { AgentEvent } from '../../../../src/core/agent/events';
+import type { AgentEvent } from '../../../../src/core/events/events';
 import { AnthropicClient } from '../../../../src/core/llm/anthropic/anthropic-client';
 import type { LlmClient } from '../../../../src/core/llm/llm-client';
 import { OpenAiClient } from '../../../../src/core/llm/openai/openai-client';

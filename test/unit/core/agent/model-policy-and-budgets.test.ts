@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import type { AgentEvent } from '../../../../src/core/agent/events';
+import type { AgentEvent } from '../../../../src/core/events/events';
 import { BudgetGuard } from '../../../../src/core/policy/budget';
 import { routeModel, type ModelPolicy } from '../../../../src/core/policy/model-routes';
-import { storeLedger } from '../../../../src/store/store-ledger';
+import { storeLedger } from '../../../../src/core/policy/store-ledger';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
 import type { ScenarioTurn } from '../../../fixtures/fake-model-server/scenario';
 import { openStore, tempDir } from '../../store/store-helpers';
-import { sessionOn } from './session-harness';
+import { sessionOn } from '../session/session-harness';
 
 const eventsOf = <T extends AgentEvent['type']>(events: AgentEvent[], type: T) =>
   events.filter((event): event is Extract<AgentEvent, { type: T }> => event.type === type);

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import type { ApprovalRequest } from '../../../../src/core/policy/approval';
 import { createFileTools } from '../../../../src/core/tools/builtin/file-tools';
 import { NodeWorkspace } from '../../../../src/node/node-workspace';
-import { sessionOn } from './session-harness';
+import { sessionOn } from '../session/session-harness';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
 import { parseScenario, type ScenarioInput } from '../../../fixtures/fake-model-server/scenario';
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { AgentEvent } from '../../../../src/core/agent/events';
+import type { AgentEvent } from '../../../../src/core/events/events';
 import { answerText, PROTOCOLS, readCall, startHarness, toolResultsIn, type Harness } from './loop-harness';
 
 function toolNames(body: Record<string, unknown>): string[] {

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { FileTaskStorage } from '../../../../src/node/file-task-storage';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
-import { sessionOn } from './session-harness';
+import { sessionOn } from '../session/session-harness';
 
 describe('the task board in a conversation', () => {
   it('reports task_update events and reminds the model of the open tasks after a compaction', async () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { AnthropicClient } from '../../../../src/core/llm/anthropic/anthropic-client';
 import { createLlmClient } from '../../../../src/core/llm/create-llm-client';
 import { OpenAiClient } from '../../../../src/core/llm/openai/openai-client';
+import { PROVIDER_PRESETS } from '../../../../src/core/llm/provider-presets';
 
 describe('createLlmClient', () => {
   it('explains what to do when a hosted provider has no key', () => {
@@ -47,5 +48,17 @@ describe('createLlmClient', () => {
   it('does not take inherited object keys for providers', () => {
     const setup = createLlmClient({ provider: '__proto__', model: '', baseUrl: '' }, 'k');
     assert.equal(!setup.ok && setup.reason, 'unknown_provider');
+  });
+});
+
+describe('the provider list', () => {
+  it('is the same in the presets and in the openagent.provider setting (adding a provider: both, and nothing else)', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const manifest = require('../../../../package.json') as {
+      contributes: { configuration: { properties: Record<string, { enum?: string[]; enumDescriptions?: string[] }> } };
+    };
+    const setting = manifest.contributes.configuration.properties['openagent.provider']!;
+    assert.deepEqual(setting.enum, Object.keys(PROVIDER_PRESETS));
+    assert.equal(setting.enumDescriptions?.length, setting.enum?.length);
   });
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { AgentEventBody } from '../../../../src/core/agent/events';
+import type { AgentEventBody } from '../../../../src/core/events/events';
 import { redactText, redactValue } from '../../../../src/core/llm/redact';
 import { withTracing } from '../../../../src/core/llm/tracing';
 import { PROTOCOLS, startHarness } from '../agent/loop-harness';

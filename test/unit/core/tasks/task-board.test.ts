@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { AgentEventBody } from '../../../../src/core/agent/events';
+import type { AgentEventBody } from '../../../../src/core/events/events';
 import { TaskBoard } from '../../../../src/core/tasks/task-board';
 import { createTaskTools } from '../../../../src/core/tools/builtin/tasks';
 import { FileTaskStorage } from '../../../../src/node/file-task-storage';

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Conversation } from '../../../../src/core/agent/conversation';
-import type { AgentEvent } from '../../../../src/core/agent/events';
+import type { AgentEvent } from '../../../../src/core/events/events';
 import { TaskBoard } from '../../../../src/core/tasks/task-board';
 import { Team } from '../../../../src/core/teams/team';
 import { TeamBus } from '../../../../src/core/teams/team-bus';

@@ -7,7 +7,7 @@ import { Checkpoints } from '../../../../src/core/workspace/checkpoints';
 import { NodeWorkspace } from '../../../../src/node/node-workspace';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
 import { runTool } from '../tools/run-tool';
-import { sessionOn } from '../agent/session-harness';
+import { sessionOn } from '../session/session-harness';
 
 function folder(): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'openagent-checkpoints-'));

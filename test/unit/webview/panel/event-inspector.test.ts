@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { AgentEvent, AgentEventBody } from '../../../../src/core/agent/events';
+import type { AgentEvent, AgentEventBody } from '../../../../src/core/events/events';
 import { describeEvent, filterEvents } from '../../../../webview/panel/event-inspector';
 import { PanelModel } from '../../../../webview/panel/panel-model';
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { AgentEvent, AgentEventBody } from '../../../../src/core/agent/events';
+import type { AgentEvent, AgentEventBody } from '../../../../src/core/events/events';
 import { formatCost, formatDuration, formatJson, formatTime, toolTarget } from '../../../../webview/panel/panel-format';
 import { PanelModel } from '../../../../webview/panel/panel-model';
 

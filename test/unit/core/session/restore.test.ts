@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { StoredMessage } from '../../../../src/core/ports';
-import { restoreConversation } from '../../../../src/core/agent/restore';
+import { restoreConversation } from '../../../../src/core/session/restore';
 
 let seq = 0;
 const base = { conversationId: 'c', agentId: 'lead', time: 1 };

@@ -16,11 +16,11 @@ import type { AnyTool } from '../tools/tool';
 import { Checkpoints } from '../workspace/checkpoints';
 import { CallAssessor } from '../policy/call-risk';
 import type { ToolPolicy } from '../policy/approval';
-import type { Inbox } from './agent-loop';
-import type { Conversation } from './conversation';
-import type { AgentEvent } from './events';
-import { PlanMode } from './plan-mode';
-import { TurnCheckpoints } from './turn-checkpoints';
+import type { Inbox } from '../events/inbox';
+import type { Conversation } from '../agent/conversation';
+import type { AgentEvent } from '../events/events';
+import { PlanMode } from '../agent/plan-mode';
+import { TurnCheckpoints } from '../agent/turn-checkpoints';
 
 export interface ConversationPartsDeps {
   clock: Clock;

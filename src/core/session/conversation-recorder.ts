@@ -5,7 +5,7 @@
  * and other events, usage per model call, and the audit trail.
  */
 import type { AuditRecord, ConversationStore, StoredConversation } from '../ports';
-import type { AgentEvent } from './events';
+import type { AgentEvent } from '../events/events';
 import { redactValue } from '../llm/redact';
 
 export interface RecorderOptions {

@@ -2,9 +2,9 @@
  * Past spending for budgets, from the store's usage records: what a conversation, a day or a
  * month cost before this session (and in other windows), so budgets survive restarts.
  */
-import type { ConversationStore } from '../core/ports';
-import type { SpendingLedger } from '../core/policy/budget';
-import { totalTokens } from '../core/agent/usage-meter';
+import type { ConversationStore } from '../ports';
+import type { SpendingLedger } from './budget';
+import { totalTokens } from '../events/usage';
 
 export function storeLedger(store: () => Promise<ConversationStore | undefined>): SpendingLedger {
   return {

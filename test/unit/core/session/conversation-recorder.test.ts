@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { ConversationRecorder } from '../../../../src/core/agent/conversation-recorder';
+import { ConversationRecorder } from '../../../../src/core/session/conversation-recorder';
 import { openStore, tempDir } from '../../store/store-helpers';
-import { readCall, startHarness } from './loop-harness';
+import { readCall, startHarness } from '../agent/loop-harness';
 
 describe('ConversationRecorder', () => {
   it('records the conversation, its messages, events, usage and audit trail in the store', async () => {

@@ -39,8 +39,8 @@ describe('teams in a conversation session (the panel’s Teams switch)', functio
       await run('first prompt');
       assert.ok(!toolNames(server.modelCalls[0]!.body).includes('spawn_teammate'), 'off by default');
 
-      session.setTeams(true);
-      assert.equal(session.teamsActive, true);
+      session.switches.setTeams(true);
+      assert.equal(session.switches.teams, true);
       await run('second prompt');
       const lead = server.modelCalls.find((call) => JSON.stringify(call.body).includes('second prompt'))!;
       assert.ok(toolNames(lead.body).includes('spawn_teammate'));
@@ -56,7 +56,7 @@ describe('teams in a conversation session (the panel’s Teams switch)', functio
 
       // A new conversation starts without a team (the old one's teammates are stopped: see team.test.ts).
       session.reset();
-      assert.equal(session.teamsActive, false);
+      assert.equal(session.switches.teams, false);
       await session.dispose();
     } finally {
       await server.close();

@@ -3,12 +3,12 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConversationSession } from '../../../../src/core/agent/conversation-session';
-import type { AgentEvent } from '../../../../src/core/agent/events';
+import { ConversationSession } from '../../../../src/core/session/conversation-session';
+import type { AgentEvent } from '../../../../src/core/events/events';
 import type { ModelSettings } from '../../../../src/core/llm/create-llm-client';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
 import { loadScenario } from '../../../fixtures/fake-model-server/scenario';
-import { readFileTool, writeFileTool } from './loop-harness';
+import { readFileTool, writeFileTool } from '../agent/loop-harness';
 import { sessionOn } from './session-harness';
 import { ChildProcessRunner } from '../../../../src/node/child-process-runner';
 

@@ -3,8 +3,8 @@
  * a fixed system prompt, every event collected, and `run(prompt)` that resolves when that
  * prompt's run is done.
  */
-import { ConversationSession, type ConversationSessionDeps } from '../../../../src/core/agent/conversation-session';
-import type { AgentEvent } from '../../../../src/core/agent/events';
+import { ConversationSession, type ConversationSessionDeps } from '../../../../src/core/session/conversation-session';
+import type { AgentEvent } from '../../../../src/core/events/events';
 import type { FakeModelServer } from '../../../fixtures/fake-model-server/server';
 
 export function sessionOn(server: FakeModelServer, deps: Partial<ConversationSessionDeps> = {}) {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import type { AgentEvent } from '../../../../src/core/agent/events';
+import type { AgentEvent } from '../../../../src/core/events/events';
 import type { ConversationStore } from '../../../../src/core/ports';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
 import { openStore, tempDir } from '../../store/store-helpers';
-import { readFileTool } from './loop-harness';
+import { readFileTool } from '../agent/loop-harness';
 import { sessionOn } from './session-harness';
 
 function storedSession(server: FakeModelServer, store: ConversationStore, id: string) {
@@ -45,7 +45,7 @@ describe('reopening a conversation from the store', () => {
       // A new window: a new store handle and a new session.
       const second = await openStore(directory);
       const after = storedSession(server, second.store, 'never-used');
-      const listed = await after.session.listConversations();
+      const listed = await after.session.library.list();
       assert.deepEqual(
         listed.map((conversation) => [conversation.id, conversation.title]),
         [['conv-1', 'What is in a.txt?']],
@@ -83,10 +83,10 @@ describe('reopening a conversation from the store', () => {
       const texts = (await second.store.listMessages('conv-1')).filter((message) => message.role !== 'event');
       assert.equal(texts.length, 5, 'two prompts and three answers, none overwritten');
 
-      await after.session.renameConversation('conv-1', 'Reading a.txt');
+      await after.session.library.rename('conv-1', 'Reading a.txt');
       assert.equal((await second.store.getConversation('conv-1'))?.title, 'Reading a.txt');
       await after.session.deleteConversation('conv-1');
-      assert.deepEqual(await after.session.listConversations(), []);
+      assert.deepEqual(await after.session.library.list(), []);
       assert.equal(after.session.currentId, undefined, 'deleting the open conversation starts a new chat');
       await second.store.close();
     } finally {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { MAX_MENTION_CHARS, parseMentions, resolveMentions } from '../../../../src/core/agent/mentions';
+import { MAX_MENTION_CHARS, parseMentions, resolveMentions } from '../../../../src/core/session/mentions';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
 import { loadScenario } from '../../../fixtures/fake-model-server/scenario';
 import { sessionOn } from './session-harness';

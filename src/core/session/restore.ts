@@ -6,8 +6,8 @@
  */
 import type { ModelMessage, ToolCallPart, ToolResultPart } from '../llm/llm-client';
 import type { StoredMessage } from '../ports';
-import { agentEventSchema, type AgentEvent } from './events';
-import { promptWithContext } from './history';
+import { agentEventSchema, type AgentEvent } from '../events/events';
+import { promptWithContext } from '../agent/history';
 
 export interface RestoredConversation {
   events: AgentEvent[];

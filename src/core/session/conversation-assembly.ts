@@ -1,0 +1,96 @@
+/**
+ * Builds a new conversation from its parts: the routed models, the system prompt, the host's
+ * tools and what comes with them (ConversationParts), and — when teams are on — how a teammate's
+ * own loop is made. The lead and its teammates share limits, approvals, tracing, policy and
+ * budgets; teammates do delegated work, so they use the model policy's sub-agent model.
+ */
+import type { AgentLimits } from '../agent/agent-loop';
+import { Conversation } from '../agent/conversation';
+import type { Hooks } from '../agent/hooks';
+import type { ApprovalGate } from '../policy/approval';
+import type { BudgetGuard } from '../policy/budget';
+import type { StoredConversation, TranscriptSink } from '../ports';
+import type { AnyTool } from '../tools/tool';
+import { ConversationParts, type ConversationPartsDeps } from './conversation-parts';
+import type { RoutedModels } from './model-routing';
+import type { RestoredConversation } from './restore';
+
+export interface AssemblyDeps extends ConversationPartsDeps {
+  /** Limits for new conversations (unset values keep the defaults). */
+  readLimits?(): Partial<AgentLimits>;
+  transcripts?: TranscriptSink;
+  /** Hooks every conversation runs (other extensions' through the extension API). */
+  hooks?: Hooks;
+  /** Budgets every model call of every conversation is checked against. */
+  budget?: BudgetGuard;
+  newId(): string;
+}
+
+export interface AssemblyInput {
+  routed: RoutedModels;
+  system: string;
+  /** Tools fetched for this conversation (MCP servers'). */
+  connected: AnyTool[];
+  planModeOn: boolean;
+  teamsOn: () => boolean;
+  approvals: ApprovalGate | undefined;
+  /** Read at each model call, so the switch applies live. */
+  tracing: { enabled: () => boolean; secrets: () => readonly string[] };
+  /** A conversation reopened from the store, continued with its history. */
+  reopened?: { conversation: StoredConversation; restored: RestoredConversation };
+}
+
+/**
+ * A new conversation and its parts. `attach` runs before the parts bind to the conversation, so
+ * whoever listens sees the first events the parts report (plan mode on, a team's tools).
+ */
+export function assembleConversation(
+  deps: AssemblyDeps,
+  input: AssemblyInput,
+  attach: (conversation: Conversation, parts: ConversationParts) => void,
+): void {
+  const { routed, system, reopened } = input;
+  const parts = new ConversationParts(deps, input.planModeOn, input.connected, input.teamsOn);
+  const shared = {
+    compactionModel: routed.compaction,
+    finalSummaryModel: routed.finalSummary,
+    clock: deps.clock,
+    budget: deps.budget,
+    hooks: deps.hooks,
+    limits: () => deps.readLimits?.() ?? {},
+    approvals: input.approvals,
+    tracing: input.tracing,
+    policy: deps.toolPolicy,
+    assessor: parts.assessor,
+  };
+  const conversation = new Conversation({
+    ...shared,
+    model: routed.main,
+    work: routed.work,
+    subagentModel: routed.subagent,
+    id: reopened?.conversation.id ?? deps.newId(),
+    resume: reopened && { history: reopened.restored.history, nextSeq: reopened.restored.nextSeq },
+    system,
+    transcripts: deps.transcripts,
+    tools: parts.tools,
+    inboxes: parts.inboxes,
+    offerTool: parts.offerTool,
+  });
+  attach(conversation, parts);
+  parts.bind(
+    conversation,
+    (spec) =>
+      new Conversation({
+        ...shared,
+        model: routed.subagent,
+        work: 'subagent',
+        id: conversation.id,
+        agentId: spec.name,
+        system: `${system}\n\n${spec.brief}`,
+        tools: spec.tools,
+        inboxes: [spec.inbox],
+        offerTool: parts.offerTeammateTool,
+        subagents: false,
+      }),
+  );
+}
