@@ -1,7 +1,8 @@
 /**
  * `npm start`: builds and packages OpenAgent, then opens VS Code with it installed on a sample
  * workspace. With a desktop `code` on PATH it uses that; otherwise it serves code-server 4.100.3
- * (installed once into .vscode-test/) and prints the address to open in a browser.
+ * (installed once into .vscode-test/) and prints the address to open in a browser. What the
+ * machine lacks for that is said first, in one line.
  *
  *   npm start                   your own provider settings and keys
  *   npm start -- --fake-model   a local fake model answers (no key needed): try the chat offline
@@ -10,7 +11,13 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ensureCodeServer, freePort, installVsix, startCodeServer } from '../test/harness/code-server';
+import {
+  checkCodeServerSystem,
+  ensureCodeServer,
+  freePort,
+  installVsix,
+  startCodeServer,
+} from '../test/harness/code-server';
 import { FakeModelServer } from '../test/fixtures/fake-model-server/server';
 import { loadScenario } from '../test/fixtures/fake-model-server/scenario';
 
@@ -31,6 +38,14 @@ async function main(): Promise<void> {
   const fakeModel = argv.includes('--fake-model');
   const portFlag = argv.indexOf('--port');
   const port = portFlag >= 0 ? Number(argv[portFlag + 1]) : undefined;
+  const desktop = hasDesktopCode() && !fakeModel;
+
+  // Before the build: what the machine lacks for code-server, in one line.
+  if (!desktop) {
+    const system = checkCodeServerSystem();
+    if (system.line) console.log(system.line);
+    if (system.fatal) process.exit(1);
+  }
 
   console.log('Building and packaging OpenAgent…');
   execFileSync('npm', ['run', '--silent', 'package'], { cwd: projectRoot, stdio: 'inherit' });
@@ -50,7 +65,7 @@ async function main(): Promise<void> {
     console.log(`Fake model server: ${fake.openAiBaseUrl} (say "hello", then anything: it echoes)`);
   }
 
-  if (hasDesktopCode() && !fakeModel) {
+  if (desktop) {
     execFileSync('code', ['--install-extension', vsix, '--force'], { stdio: 'inherit' });
     execFileSync('code', [workspace], { stdio: 'inherit' });
     console.log(`Opened ${workspace} in VS Code with OpenAgent installed.`);
