@@ -1,6 +1,7 @@
 /**
  * The status bar item (SPEC 1.5): what the agent is doing (idle, thinking, running a tool,
- * waiting for approval), the model, and the cost of the current conversation. Clicking it
+ * waiting for approval), the model, and the cost of the current conversation — or its tokens,
+ * when the model has no price (a local or unknown model), rather than a cost of $0. Clicking it
  * focuses the chat.
  */
 import * as vscode from 'vscode';
@@ -15,6 +16,7 @@ export class AgentStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('openagent.status', vscode.StatusBarAlignment.Right, 100);
   private state = 'idle';
   private costUsd = 0;
+  private tokens = 0;
   private readonly stops: Array<() => void>;
 
   constructor(
@@ -28,6 +30,7 @@ export class AgentStatusBar implements vscode.Disposable {
       session.onEvent((event) => this.apply(event)),
       session.onReset(() => {
         this.costUsd = 0;
+        this.tokens = 0;
         this.state = 'idle';
         this.render();
       }),
@@ -61,7 +64,9 @@ export class AgentStatusBar implements vscode.Disposable {
         this.state = 'waiting for approval';
         break;
       case 'usage':
-        if (event.scope === 'call') this.costUsd += event.costUsd;
+        if (event.scope !== 'call') return;
+        this.costUsd += event.costUsd;
+        this.tokens += event.usage.inputTokens + event.usage.outputTokens;
         break;
       case 'done':
       case 'error':
@@ -80,9 +85,13 @@ export class AgentStatusBar implements vscode.Disposable {
     const settings = readModelSettings();
     const model = modelLabel(settings.provider, settings.model);
     const sandbox = this.sandbox?.peek();
-    this.item.text = `${icon}${sandbox?.confined ? ' $(shield)' : ''} ${this.state === 'idle' ? 'OpenAgent' : this.state} · ${model} · $${this.costUsd.toFixed(this.costUsd < 1 ? 4 : 2)}`;
+    const spent =
+      this.costUsd === 0 && this.tokens > 0
+        ? `${compactCount(this.tokens)} tokens`
+        : `$${this.costUsd.toFixed(this.costUsd < 1 ? 4 : 2)}`;
+    this.item.text = `${icon}${sandbox?.confined ? ' $(shield)' : ''} ${this.state === 'idle' ? 'OpenAgent' : this.state} · ${model} · ${spent}`;
     this.item.tooltip =
-      `OpenAgent is ${this.state}. Model: ${model}. This conversation: $${this.costUsd.toFixed(4)}.` +
+      `OpenAgent is ${this.state}. Model: ${model}. This conversation: ${this.tokens.toLocaleString('en-US')} tokens, $${this.costUsd.toFixed(4)}.` +
       `${sandbox ? ` ${describeSandbox(sandbox)}` : ''} Click to open the chat.`;
   }
 
@@ -90,4 +99,11 @@ export class AgentStatusBar implements vscode.Disposable {
     for (const stop of this.stops) stop();
     this.item.dispose();
   }
+}
+
+/** 950, 14.6k, 1.2M: short enough for the status bar. */
+function compactCount(count: number): string {
+  if (count < 1_000) return String(count);
+  if (count < 1_000_000) return `${(count / 1_000).toFixed(count < 10_000 ? 1 : 0)}k`;
+  return `${(count / 1_000_000).toFixed(1)}M`;
 }

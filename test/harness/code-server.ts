@@ -3,10 +3,11 @@
  * the npm package's postinstall downloads things, so scripts stay off and the native modules
  * are rebuilt by hand. The install lives in a git-ignored cache and happens once.
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, execFileSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { checkSystem, findOnPath, type SystemReport } from './system-check';
 
 export const CODE_SERVER_VERSION = '4.100.3';
 const projectRoot = path.resolve(__dirname, '..', '..');
@@ -33,16 +34,76 @@ function symlinkIfMissing(target: string, linkPath: string): void {
   }
 }
 
-function findRipgrep(): string {
-  for (const candidate of ['/usr/bin/rg', '/usr/local/bin/rg']) {
-    if (fs.existsSync(candidate)) return candidate;
+/**
+ * The native modules of VS Code's server, and what each is for. Only node-pty is needed to
+ * serve the editor and run a terminal: VS Code loads the others in a try/catch (spdlog: log
+ * files; native-watchdog: a faster exit when the window's process dies, with a polling
+ * fallback) or only on use (kerberos: sign-in to a Kerberos proxy). @parcel/watcher (file
+ * watching) ships prebuilt binaries, so its rebuild only checks them.
+ */
+const NATIVE_MODULES: Array<{ name: string; required: boolean; without: string; needs?: string }> = [
+  { name: 'node-pty', required: true, without: 'terminals' },
+  { name: '@parcel/watcher', required: false, without: 'file watching' },
+  { name: '@vscode/spdlog', required: false, without: 'log files' },
+  { name: 'native-watchdog', required: false, without: "the extension host's watchdog (a timer stands in)" },
+  { name: 'kerberos', required: false, without: 'signing in to Kerberos proxies', needs: 'libkrb5-dev' },
+];
+
+/**
+ * Rebuilds each native module on its own, so one that cannot build (kerberos without Debian's
+ * libkrb5-dev) is skipped with a note instead of ending the install; the build's output goes to
+ * a log beside the install, where the note points.
+ */
+function rebuildNativeModules(): void {
+  console.log(`[code-server] building native modules: ${NATIVE_MODULES.map((module) => module.name).join(', ')}`);
+  for (const module of NATIVE_MODULES) {
+    const log = path.join(cacheRoot, `rebuild-${module.name.replace(/[@/]/g, '_')}.log`);
+    const result = spawnSync('npm', ['rebuild', module.name], {
+      cwd: vscodeDir,
+      env: { ...process.env, npm_config_yes: 'true' },
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    fs.writeFileSync(log, `${result.stdout ?? ''}${result.stderr ?? ''}${result.error ? String(result.error) : ''}`);
+    if (result.status === 0) continue;
+    if (module.required)
+      throw new Error(`[code-server] ${module.name} did not build (needed for ${module.without}); see ${log}`);
+    const needs = module.needs ? ` (it needs ${module.needs})` : '';
+    console.log(
+      `[code-server] skipped ${module.name}, used only for ${module.without}: its build failed${needs}; log: ${log}`,
+    );
   }
-  throw new Error('ripgrep (rg) is not installed: apt-get install ripgrep');
+}
+
+const ripgrepLink = path.join(vscodeDir, 'node_modules', '@vscode', 'ripgrep', 'bin', 'rg');
+
+/**
+ * Points VS Code's ripgrep at the system's rg (the npm package would download one). Without rg
+ * the editor still runs, only search does not; the link is made whenever rg shows up later.
+ */
+function linkRipgrep(): boolean {
+  if (fs.existsSync(ripgrepLink)) return true;
+  const rg = findOnPath('rg');
+  if (!rg) return false;
+  fs.rmSync(ripgrepLink, { force: true }); // a link to an rg that was since removed
+  symlinkIfMissing(fs.realpathSync(rg), ripgrepLink);
+  return true;
+}
+
+/** What the machine lacks for code-server (see system-check.ts), as one line or nothing. */
+export function checkCodeServerSystem(env: NodeJS.ProcessEnv = process.env): SystemReport {
+  const installed = fs.existsSync(doneMarker);
+  return checkSystem({ codeServerInstalled: installed, ripgrepLinked: installed && linkRipgrep(), env });
 }
 
 /** Installs code-server into the cache unless a previous install completed. */
 export function ensureCodeServer(): string {
-  if (fs.existsSync(doneMarker)) return codeServerDir;
+  if (fs.existsSync(doneMarker)) {
+    linkRipgrep();
+    return codeServerDir;
+  }
+  const system = checkCodeServerSystem();
+  if (system.fatal) throw new Error(system.line);
   const started = Date.now();
   console.log(`[code-server] installing ${CODE_SERVER_VERSION} into ${cacheRoot} (once)`);
   fs.mkdirSync(cacheRoot, { recursive: true });
@@ -54,8 +115,8 @@ export function ensureCodeServer(): string {
   );
   run('npm', ['rebuild', 'argon2'], cacheRoot);
   run('npm', ['install', '--no-audit', '--no-fund', '--omit=dev', '--ignore-scripts'], vscodeDir);
-  run('npm', ['rebuild', 'node-pty', '@vscode/spdlog', 'native-watchdog', '@parcel/watcher', 'kerberos'], vscodeDir);
-  symlinkIfMissing(findRipgrep(), path.join(vscodeDir, 'node_modules', '@vscode', 'ripgrep', 'bin', 'rg'));
+  rebuildNativeModules();
+  linkRipgrep();
   symlinkIfMissing('node_modules', path.join(vscodeDir, 'node_modules.asar'));
   symlinkIfMissing('code-linux.sh', path.join(vscodeDir, 'bin', 'remote-cli', 'code-server'));
   symlinkIfMissing('browser-linux.sh', path.join(vscodeDir, 'bin', 'helpers', 'browser.sh'));
@@ -232,5 +293,8 @@ export async function startCodeServer(options: CodeServerOptions): Promise<Runni
 }
 
 if (require.main === module) {
+  const system = checkCodeServerSystem();
+  if (system.line) console.log(system.line);
+  if (system.fatal) process.exit(1);
   ensureCodeServer();
 }
