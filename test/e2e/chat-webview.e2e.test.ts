@@ -9,6 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { AgentEvent, AgentEventBody } from '../../src/core/events/events';
 import { launchChromium } from '../harness/chromium';
 import { countDomNodes, deliver, openWebviewPage, postedByWebview } from '../harness/webview-page';
+import { TEST_TIMEOUT_MS } from '../harness/patience';
 
 let seq = 0;
 function event(body: AgentEventBody): AgentEvent {
@@ -65,7 +66,7 @@ function firstVisibleTurn(page: Page): Promise<{ text: string; top: number }> {
 }
 
 describe('chat webview in Chromium (windowed transcript)', function () {
-  this.timeout(60_000);
+  this.timeout(TEST_TIMEOUT_MS);
   let browser: Browser;
   let page: Page;
 

@@ -8,50 +8,62 @@ import * as path from 'node:path';
 import { FakeModelServer } from '../fixtures/fake-model-server/server';
 import { loadScenario } from '../fixtures/fake-model-server/scenario';
 import type { WorkbenchSession } from '../harness/workbench-session';
+import { TEST_TIMEOUT_MS, waitUntil } from '../harness/patience';
 import { API_KEY, openChat, screenshot, send, startPackagedSession, toolResultsSent } from './chat-helpers';
 import { clickNotificationButton, waitForNotification } from './workbench-ui';
 
 /** Finds `name` under `root` whose content matches `pattern`, waiting for writes to land. */
-async function waitForFile(root: string, name: string, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    for (const relative of fs.readdirSync(root, { recursive: true, encoding: 'utf8' })) {
-      if (path.basename(relative) !== name) continue;
-      const text = fs.readFileSync(path.join(root, relative), 'utf8');
-      if (pattern.test(text)) return text;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`no ${name} under ${root} matching ${pattern} within ${timeoutMs} ms`);
+function waitForFile(root: string, name: string, pattern: RegExp): Promise<string> {
+  return waitUntil(
+    () => {
+      for (const relative of fs.readdirSync(root, { recursive: true, encoding: 'utf8' })) {
+        if (path.basename(relative) !== name) continue;
+        const text = fs.readFileSync(path.join(root, relative), 'utf8');
+        if (pattern.test(text)) return text;
+      }
+      return undefined;
+    },
+    `a ${name} under ${root} matching ${pattern}`,
+    undefined,
+    250,
+  );
 }
 
 describe('chat in the sidebar (packaged extension, real VS Code UI)', function () {
-  this.timeout(180_000);
+  this.timeout(TEST_TIMEOUT_MS);
+  // One fake model server for every session of this file, named in the settings they start
+  // with: a setting changed while the editor runs reaches it a moment later (the file watcher,
+  // slow on a loaded machine), so a per-test server's URL could miss the next prompt.
   let fake: FakeModelServer;
-
-  beforeEach(async () => {
-    fake = await FakeModelServer.start({ scenario: loadScenario('hello') });
+  before(async () => {
+    fake = await FakeModelServer.start();
   });
-  afterEach(() => fake.close());
+  after(() => fake?.close());
+  beforeEach(() => {
+    fake.requests.length = 0;
+    fake.setScenario(loadScenario('hello'));
+  });
 
   describe('with an Anthropic key in the environment', () => {
     let session: WorkbenchSession;
     before(async () => {
       session = await startPackagedSession({
         workspace: 'sample',
-        // The model settings are read at every prompt, so a per-test server port works.
-        settings: { 'openagent.provider': 'anthropic', 'openagent.model': 'fake-model' },
+        settings: {
+          'openagent.provider': 'anthropic',
+          'openagent.model': 'fake-model',
+          'openagent.baseUrl': fake.anthropicBaseUrl,
+        },
         env: { ANTHROPIC_API_KEY: API_KEY, OPENAI_API_KEY: undefined, OPENAGENT_API_KEY: undefined },
       });
     });
     after(() => session?.stop());
 
     it('streams the answer to "hello" into the chat as rendered markdown', async () => {
-      await session.writeUserSetting('openagent.baseUrl', fake.anthropicBaseUrl);
       const { page, chat } = await openChat(session);
       await send(chat, 'hello');
       const answer = chat.locator('.turn-assistant').first();
-      await answer.locator('li').nth(1).waitFor({ timeout: 30_000 });
+      await answer.locator('li').nth(1).waitFor();
       assert.match(await answer.innerText(), /Hello from the fake model! I streamed this answer in small deltas\./);
       assert.equal(await answer.locator('strong').innerText(), 'fake model');
       assert.equal(await chat.locator('.turn-user').first().innerText(), 'hello');
@@ -76,7 +88,6 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
     });
 
     it('lets the agent read a workspace file with a tool and answer from it', async () => {
-      await session.writeUserSetting('openagent.baseUrl', fake.anthropicBaseUrl);
       fake.setScenario({
         name: 'read-greet',
         turns: [
@@ -89,7 +100,7 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
       });
       const { page, chat } = await openChat(session);
       await send(chat, 'What does greet do?');
-      await chat.locator('.turn-assistant strong', { hasText: 'greeting' }).waitFor({ timeout: 30_000 });
+      await chat.locator('.turn-assistant strong', { hasText: 'greeting' }).waitFor();
       assert.deepEqual(await chat.locator('.turn-assistant, .turn-tool').allInnerTexts(), [
         'Let me look.',
         'read_file src/greet.js',
@@ -102,7 +113,6 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
     });
 
     it('asks before writing: Approve in the notification writes the file, Deny leaves it alone', async () => {
-      await session.writeUserSetting('openagent.baseUrl', fake.anthropicBaseUrl);
       fake.setScenario({
         name: 'approve-then-deny',
         turns: [
@@ -124,20 +134,19 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
       const toast = await waitForNotification(page, 'OpenAgent wants to write notes/approved.md');
       await screenshot(page, 'approval-notification.png');
       await clickNotificationButton(toast, 'Approve');
-      await chat.locator('.turn-assistant', { hasText: 'Written.' }).waitFor({ timeout: 30_000 });
+      await chat.locator('.turn-assistant', { hasText: 'Written.' }).waitFor();
       assert.equal(fs.readFileSync(path.join(session.workspaceDir, 'notes', 'approved.md'), 'utf8'), '# Approved\n');
 
       await send(chat, 'write another');
       const second = await waitForNotification(page, 'OpenAgent wants to write notes/denied.md');
       await clickNotificationButton(second, 'Deny');
-      await chat.locator('.turn-assistant', { hasText: 'I left it alone' }).waitFor({ timeout: 30_000 });
+      await chat.locator('.turn-assistant', { hasText: 'I left it alone' }).waitFor();
       assert.equal(fs.existsSync(path.join(session.workspaceDir, 'notes', 'denied.md')), false);
       assert.match(JSON.stringify(fake.modelCalls.at(-1)?.body), /User denied this tool call/);
       await page.close();
     });
 
     it('runs an approved command in the OpenAgent terminal and gives the model its output', async () => {
-      await session.writeUserSetting('openagent.baseUrl', fake.anthropicBaseUrl);
       fake.setScenario({
         name: 'bash',
         turns: [
@@ -149,7 +158,7 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
       await send(chat, 'run the probe');
       const toast = await waitForNotification(page, 'OpenAgent wants to run');
       await clickNotificationButton(toast, 'Approve');
-      await chat.locator('.turn-assistant', { hasText: 'printed probe-42' }).waitFor({ timeout: 60_000 });
+      await chat.locator('.turn-assistant', { hasText: 'printed probe-42' }).waitFor();
       const sent = JSON.stringify(fake.modelCalls.at(-1)?.body);
       assert.match(sent, /probe-42[^"]*Exit code 0\./);
       assert.doesNotMatch(sent, /shell integration is unavailable/, 'it ran in the terminal, not the fallback');
@@ -158,7 +167,6 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
     });
 
     it('renders hostile model output without loading anything from outside', async () => {
-      await session.writeUserSetting('openagent.baseUrl', fake.anthropicBaseUrl);
       const exfil = `${fake.anthropicBaseUrl}/exfil`;
       fake.setScenario({
         name: 'hostile',
@@ -177,7 +185,7 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
       });
       await send(chat, 'show me');
       const answer = chat.locator('.turn-assistant').last();
-      await answer.filter({ hasText: 'done.' }).waitFor({ timeout: 30_000 });
+      await answer.filter({ hasText: 'done.' }).waitFor();
       await page.waitForTimeout(500);
       assert.equal(await answer.locator('img, iframe, [style]').count(), 0);
       assert.deepEqual(outbound, []);
@@ -195,17 +203,17 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
     before(async () => {
       session = await startPackagedSession({
         workspace: 'sample',
+        settings: { 'openagent.baseUrl': fake.anthropicBaseUrl },
         env: { ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, OPENAGENT_API_KEY: undefined },
       });
     });
     after(() => session?.stop());
 
     it('says what to do instead of failing silently, and answers once the key is set', async () => {
-      await session.writeUserSetting('openagent.baseUrl', fake.anthropicBaseUrl);
       const { page, chat } = await openChat(session);
       await send(chat, 'hello');
       const notice = chat.locator('.notice');
-      await notice.waitFor({ timeout: 30_000 });
+      await notice.waitFor();
       assert.match(await notice.innerText(), /needs a model to talk to.*Set your Anthropic API key/s);
       assert.equal(await notice.locator('vscode-button').first().innerText(), 'Set API Key');
       assert.equal(
@@ -219,10 +227,10 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
       // The fix offered in the chat: a masked input box, then the prompt goes out by itself.
       await notice.locator('vscode-button').first().click();
       const input = page.locator('.quick-input-widget input[type="password"]');
-      await input.waitFor({ timeout: 15_000 });
+      await input.waitFor();
       await input.fill(API_KEY);
       await input.press('Enter');
-      await chat.locator('.turn-assistant li').nth(1).waitFor({ timeout: 30_000 });
+      await chat.locator('.turn-assistant li').nth(1).waitFor();
       assert.equal(await chat.locator('#prompt textarea').inputValue(), '', 'the sent prompt left the input');
       assert.match(
         String(fake.modelCalls[0]?.headers['x-api-key'] ?? fake.modelCalls[0]?.headers.authorization),

@@ -11,6 +11,7 @@ import type { Frame } from 'playwright-core';
 import { costOf, priceOf } from '../../src/core/llm/model-info';
 import { FakeModelServer } from '../fixtures/fake-model-server/server';
 import type { WorkbenchSession } from '../harness/workbench-session';
+import { TEST_TIMEOUT_MS } from '../harness/patience';
 import { API_KEY, openChat, screenshot, send, startPackagedSession } from './chat-helpers';
 import { findWebviewFrame, runCommand, setTheme } from './workbench-ui';
 
@@ -29,7 +30,7 @@ async function eventTypesShown(panel: Frame): Promise<string[]> {
 }
 
 describe('developer panel (packaged extension, real VS Code UI)', function () {
-  this.timeout(180_000);
+  this.timeout(TEST_TIMEOUT_MS);
   let fake: FakeModelServer;
   let session: WorkbenchSession;
 
@@ -73,15 +74,15 @@ describe('developer panel (packaged extension, real VS Code UI)', function () {
     const { page, chat } = await openChat(session);
     await runCommand(page, 'OpenAgent: Open Developer Panel');
     const panel = await findWebviewFrame(page, '#openagent-panel');
-    await panel.locator('#run-status', { hasText: 'no conversation yet' }).waitFor({ timeout: 30_000 });
+    await panel.locator('#run-status', { hasText: 'no conversation yet' }).waitFor();
 
     // Tracing on for this conversation, from the panel, before the prompt.
     await panel.locator('#toggle-tracing').click();
     await panel.locator('#traces .empty-note', { hasText: 'Tracing is on' }).waitFor({ state: 'attached' });
 
     await send(chat, 'What does greet do?');
-    await chat.locator('.turn-assistant strong', { hasText: 'greeting' }).waitFor({ timeout: 30_000 });
-    await panel.locator('#run-status', { hasText: 'idle' }).waitFor({ timeout: 30_000 });
+    await chat.locator('.turn-assistant strong', { hasText: 'greeting' }).waitFor();
+    await panel.locator('#run-status', { hasText: 'idle' }).waitFor();
 
     // The tool block: name, target, state, and its full JSON input and result when opened.
     const block = panel.locator('.tool-block').first();
@@ -152,7 +153,7 @@ describe('developer panel (packaged extension, real VS Code UI)', function () {
     // read (run without asking: read-only), each expandable to its record.
     await runCommand(page, 'OpenAgent: Show Audit Log');
     await panel.locator('vscode-tab-panel[data-tab="audit"]').waitFor({ state: 'visible' });
-    await panel.locator('#audit .audit-record').nth(2).waitFor({ timeout: 15_000 });
+    await panel.locator('#audit .audit-record').nth(2).waitFor();
     const records = await panel.locator('#audit .audit-record summary').allInnerTexts();
     assert.equal(records.length, 3, records.join('\n'));
     assert.match(records[0]!, new RegExp(`model_call\\s+lead\\s+anthropic/${MODEL} \\(chat\\)\\s+420 in · 9 out`));
@@ -171,7 +172,7 @@ describe('developer panel (packaged extension, real VS Code UI)', function () {
 
     // Plan mode switched in the panel shows in the chat, which watches the same conversation.
     await panel.locator('#toggle-plan_mode').click();
-    await chat.locator('.turn-status', { hasText: 'Plan mode is on' }).waitFor({ timeout: 15_000 });
+    await chat.locator('.turn-status', { hasText: 'Plan mode is on' }).waitFor();
     assert.equal(
       await panel
         .locator('#toggle-plan_mode')
@@ -191,8 +192,8 @@ describe('developer panel (packaged extension, real VS Code UI)', function () {
 
     // The panel stays open across a window reload: VS Code restores it through OpenAgent.
     await page.reload();
-    const restored = await findWebviewFrame(page, '#openagent-panel', 60_000);
-    await restored.locator('#run-status', { hasText: 'no conversation yet' }).waitFor({ timeout: 30_000 });
+    const restored = await findWebviewFrame(page, '#openagent-panel');
+    await restored.locator('#run-status', { hasText: 'no conversation yet' }).waitFor();
     await page.close();
   });
 });

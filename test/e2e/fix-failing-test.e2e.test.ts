@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { FakeModelServer } from '../fixtures/fake-model-server/server';
 import { loadScenario } from '../fixtures/fake-model-server/scenario';
 import { projectRoot, type WorkbenchSession } from '../harness/workbench-session';
+import { TEST_TIMEOUT_MS } from '../harness/patience';
 import { API_KEY, openChat, screenshot, send, startPackagedSession, toolResultsSent } from './chat-helpers';
 import { clickNotificationButton, openFileInEditor, waitForNotification, waitForTerminalText } from './workbench-ui';
 
@@ -28,7 +29,7 @@ function readTree(root: string): Map<string, string> {
 }
 
 describe('fixing a failing test (packaged extension, real VS Code UI)', function () {
-  this.timeout(180_000);
+  this.timeout(TEST_TIMEOUT_MS);
   let fake: FakeModelServer;
   let session: WorkbenchSession;
 
@@ -71,7 +72,7 @@ describe('fixing a failing test (packaged extension, real VS Code UI)', function
       await clickNotificationButton(bashToast, 'Approve');
 
       // The chat: the user's prompt, each step the model took, and its report.
-      await chat.locator('.turn-assistant', { hasText: '0 failures).' }).waitFor({ timeout: 90_000 });
+      await chat.locator('.turn-assistant', { hasText: '0 failures).' }).waitFor();
       assert.equal(await chat.locator('.turn-user').first().innerText(), PROMPT);
       assert.deepEqual(await chat.locator('.turn-assistant, .turn-tool').allInnerTexts(), [
         'Let me read the function under test.',

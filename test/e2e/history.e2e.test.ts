@@ -7,11 +7,12 @@ import assert from 'node:assert/strict';
 import type { Frame, Page } from 'playwright-core';
 import type { FakeModelServer } from '../fixtures/fake-model-server/server';
 import type { WorkbenchSession } from '../harness/workbench-session';
+import { TEST_TIMEOUT_MS, waitUntil } from '../harness/patience';
 import { openChat, screenshot, send, startWithFakeModel } from './chat-helpers';
 import { findWebviewFrame, quickPickRow, runCommand, waitForWorkbench } from './workbench-ui';
 
 describe('history and models (packaged extension, real VS Code UI)', function () {
-  this.timeout(180_000);
+  this.timeout(TEST_TIMEOUT_MS);
   let fake: FakeModelServer;
   let session: WorkbenchSession;
 
@@ -40,20 +41,20 @@ describe('history and models (packaged extension, real VS Code UI)', function ()
   });
 
   async function waitForComposer(chat: Frame, expected: string): Promise<void> {
-    const deadline = Date.now() + 15_000;
     let value = '';
-    while (Date.now() < deadline) {
-      value = await chat.locator('#prompt').evaluate((element) => (element as HTMLTextAreaElement).value);
-      if (value === expected) return;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    assert.equal(value, expected, 'the composer holds the picked mention');
+    await waitUntil(
+      async () =>
+        (value = await chat.locator('#prompt').evaluate((element) => (element as HTMLTextAreaElement).value)) ===
+        expected,
+      () => `the composer to hold ${JSON.stringify(expected)} (it holds ${JSON.stringify(value)})`,
+    );
   }
 
   async function reopenChat(page: Page): Promise<Frame> {
     await waitForWorkbench(page);
     // The reloaded window may restore the sidebar as it was: focusing the chat is idempotent,
-    // clicking the activity-bar icon would toggle it closed.
+    // clicking the activity-bar icon would toggle it closed. (The palette only lists the command
+    // once the window has registered the extension's contributions: runCommand looks again.)
     await runCommand(page, 'OpenAgent: Focus Chat');
     return findWebviewFrame(page, '#openagent-chat');
   }
@@ -61,22 +62,20 @@ describe('history and models (packaged extension, real VS Code UI)', function ()
   it('reopens a conversation from history after a window reload and continues it', async () => {
     const { page, chat } = await openChat(session);
     await send(chat, 'What is the capital of France?');
-    await chat.locator('.turn-assistant', { hasText: 'Paris is the capital of France.' }).waitFor({ timeout: 60_000 });
+    await chat.locator('.turn-assistant', { hasText: 'Paris is the capital of France.' }).waitFor();
 
     await page.reload();
     let reloaded = await reopenChat(page);
     assert.equal(await reloaded.locator('.turn-user').count(), 0, 'a reloaded window starts with an empty chat');
 
     await runCommand(page, 'OpenAgent: Show History');
-    await quickPickRow(page, 'What is the capital of France?').click({ timeout: 15_000 });
+    await quickPickRow(page, 'What is the capital of France?').click();
     reloaded = await findWebviewFrame(page, '#openagent-chat');
-    await reloaded
-      .locator('.turn-assistant', { hasText: 'Paris is the capital of France.' })
-      .waitFor({ timeout: 15_000 });
+    await reloaded.locator('.turn-assistant', { hasText: 'Paris is the capital of France.' }).waitFor();
     assert.equal(await reloaded.locator('.turn-user').first().innerText(), 'What is the capital of France?');
 
     await send(reloaded, 'And of Italy?');
-    await reloaded.locator('.turn-assistant', { hasText: 'Rome' }).waitFor({ timeout: 60_000 });
+    await reloaded.locator('.turn-assistant', { hasText: 'Rome' }).waitFor();
     const continued = fake.modelCalls.at(-1)?.body as {
       model: string;
       messages: Array<{ role: string; content: unknown }>;
@@ -92,25 +91,23 @@ describe('history and models (packaged extension, real VS Code UI)', function ()
     // The composer's "@" picker attaches a file of the workspace.
     await reloaded.locator('#pick-context').click();
     const pickInput = page.locator('.quick-input-widget input');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'File…' }).waitFor({ timeout: 15_000 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'File…' }).waitFor();
     await pickInput.fill('File');
     await page.keyboard.press('Enter');
-    await quickPickRow(page, 'src/greet.js').click({ timeout: 15_000 });
+    await quickPickRow(page, 'src/greet.js').click();
     await waitForComposer(reloaded, '@file:src/greet.js ');
     await reloaded.locator('#prompt').evaluate((element) => ((element as HTMLTextAreaElement).value = ''));
 
     // Switching the model mid-chat through the palette: the next prompt of the same conversation uses it.
     assert.equal(await reloaded.locator('#pick-model').innerText(), 'first-model');
     await runCommand(page, 'OpenAgent: Choose Provider and Model');
-    await quickPickRow(page, 'Anthropic').click({ timeout: 15_000 });
+    await quickPickRow(page, 'Anthropic').click();
     // The list comes from the server (GET /v1/models).
-    await quickPickRow(page, 'fake-model-large').click({ timeout: 15_000 });
-    await page
-      .getByText('OpenAgent will answer with Anthropic · fake-model-large.', { exact: true })
-      .waitFor({ timeout: 15_000 });
-    await reloaded.locator('#pick-model', { hasText: 'fake-model-large' }).waitFor({ timeout: 15_000 });
+    await quickPickRow(page, 'fake-model-large').click();
+    await page.getByText('OpenAgent will answer with Anthropic · fake-model-large.', { exact: true }).waitFor();
+    await reloaded.locator('#pick-model', { hasText: 'fake-model-large' }).waitFor();
     await send(reloaded, 'Which model are you?');
-    await reloaded.locator('.turn-assistant', { hasText: 'A different one now.' }).waitFor({ timeout: 60_000 });
+    await reloaded.locator('.turn-assistant', { hasText: 'A different one now.' }).waitFor();
     const switched = fake.modelCalls.at(-1)?.body as { model: string; messages: unknown[] };
     assert.equal(switched.model, 'fake-model-large');
     assert.equal(switched.messages.length, 5, 'still the same conversation');

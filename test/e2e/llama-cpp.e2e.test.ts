@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { LlamaServer } from '../fixtures/llama-server/llama-server';
 import { AFTER_TOOL, GREETING, TRIGGERS } from '../fixtures/llama-server/scenes';
 import type { WorkbenchSession } from '../harness/workbench-session';
+import { TEST_TIMEOUT_MS } from '../harness/patience';
 import { openChat, screenshot, send, startPackagedSession } from './chat-helpers';
 import { clickNotificationButton, waitForNotification } from './workbench-ui';
 
@@ -32,7 +33,7 @@ async function stopBoth(session: WorkbenchSession | undefined, server: LlamaServ
 }
 
 describe('chat with a real llama.cpp server (packaged extension, real VS Code UI)', function () {
-  this.timeout(240_000);
+  this.timeout(TEST_TIMEOUT_MS);
   let server: LlamaServer;
   let session: WorkbenchSession;
 
@@ -46,13 +47,13 @@ describe('chat with a real llama.cpp server (packaged extension, real VS Code UI
   it('says hello, then asks before the model writes a file and writes it once approved', async () => {
     const { page, chat } = await openChat(session);
     await send(chat, 'hello there');
-    await chat.locator('.turn-assistant', { hasText: GREETING }).waitFor({ timeout: 60_000 });
+    await chat.locator('.turn-assistant', { hasText: GREETING }).waitFor();
 
     await send(chat, `make the ${TRIGGERS.writeNotes} notes`);
     const toast = await waitForNotification(page, 'OpenAgent wants to write notes.md');
     await screenshot(page, 'llama-cpp-approval.png');
     await clickNotificationButton(toast, 'Approve');
-    await chat.locator('.turn-assistant', { hasText: AFTER_TOOL }).waitFor({ timeout: 60_000 });
+    await chat.locator('.turn-assistant', { hasText: AFTER_TOOL }).waitFor();
     assert.equal(fs.readFileSync(path.join(session.workspaceDir, 'notes.md'), 'utf8'), '# Notes from the test model\n');
     assert.deepEqual(await chat.locator('.turn-assistant, .turn-tool').allInnerTexts(), [
       GREETING,
@@ -65,7 +66,7 @@ describe('chat with a real llama.cpp server (packaged extension, real VS Code UI
 });
 
 describe('first contact with nothing set up (packaged extension, real VS Code UI)', function () {
-  this.timeout(240_000);
+  this.timeout(TEST_TIMEOUT_MS);
   let server: LlamaServer;
   let session: WorkbenchSession;
 
@@ -79,7 +80,7 @@ describe('first contact with nothing set up (packaged extension, real VS Code UI
     const { page, chat } = await openChat(session);
     await send(chat, 'hello there');
     const offer = chat.locator('.notice', { hasText: 'Found on this machine' });
-    await offer.waitFor({ timeout: 30_000 });
+    await offer.waitFor();
     assert.match(
       await offer.innerText(),
       /Found on this machine: llama\.cpp server \(.*trigger-model-[0-9a-f]+\.gguf\)/,
@@ -90,7 +91,7 @@ describe('first contact with nothing set up (packaged extension, real VS Code UI
     await screenshot(page, 'first-contact.png');
 
     await offer.locator('vscode-button').first().click();
-    await chat.locator('.turn-assistant', { hasText: GREETING }).waitFor({ timeout: 60_000 });
+    await chat.locator('.turn-assistant', { hasText: GREETING }).waitFor();
     const settings = fs.readFileSync(path.join(session.userDataDir, 'User', 'settings.json'), 'utf8');
     assert.match(settings, /"openagent\.provider": "llamacpp"/);
     assert.ok(settings.includes(`"openagent.baseUrl": "${server.baseUrl}"`), settings);

@@ -13,6 +13,7 @@ import type { AgentEvent, AgentEventBody } from '../../src/core/events/events';
 import { launchChromium } from '../harness/chromium';
 import { projectRoot } from '../harness/workbench-session';
 import { countDomNodes, deliver, openWebviewPage, postedByWebview } from '../harness/webview-page';
+import { TEST_TIMEOUT_MS } from '../harness/patience';
 
 let seq = 0;
 function events(agentId: string, ...bodies: AgentEventBody[]): { type: 'agent_events'; events: AgentEvent[] } {
@@ -37,7 +38,7 @@ async function openTab(page: Page, tab: string): Promise<void> {
 }
 
 describe('developer panel webview in Chromium (synthetic events)', function () {
-  this.timeout(60_000);
+  this.timeout(TEST_TIMEOUT_MS);
   let browser: Browser;
   let page: Page;
 

@@ -6,14 +6,17 @@
 import assert from 'node:assert/strict';
 import type { FakeModelServer } from '../fixtures/fake-model-server/server';
 import type { WorkbenchSession } from '../harness/workbench-session';
+import { TEST_TIMEOUT_MS } from '../harness/patience';
 import { openChat, screenshot, send, startWithFakeModel } from './chat-helpers';
 import { setTheme } from './workbench-ui';
 
-const SLOW = { chunkSize: 4, delayMs: 60 };
-const LONG_ANSWER = 'This answer streams slowly on purpose, word by word, so there is time to stop it. '.repeat(6);
+// Slow enough to be stopped mid-way however loaded the machine: streaming it all would take over
+// eight minutes, and the test stops each answer as soon as its first words show.
+const SLOW = { chunkSize: 4, delayMs: 250 };
+const LONG_ANSWER = 'This answer streams slowly on purpose, word by word, so there is time to stop it. '.repeat(100);
 
 describe('stop and redirect (packaged extension, real VS Code UI)', function () {
-  this.timeout(180_000);
+  this.timeout(TEST_TIMEOUT_MS);
   let fake: FakeModelServer;
   let session: WorkbenchSession;
 
@@ -37,19 +40,19 @@ describe('stop and redirect (packaged extension, real VS Code UI)', function () 
 
     await send(chat, 'Tell me a long story');
     const story = chat.locator('.turn-assistant').last();
-    await story.filter({ hasText: 'streams slowly' }).waitFor({ timeout: 30_000 });
+    await story.filter({ hasText: 'streams slowly' }).waitFor();
     await chat.locator('#stop').click();
-    await chat.locator('.turn-status', { hasText: 'Stopped by the user.' }).waitFor({ timeout: 15_000 });
+    await chat.locator('.turn-status', { hasText: 'Stopped by the user.' }).waitFor();
     const partial = await story.innerText();
     assert.ok(partial.length > 0 && partial.length < LONG_ANSWER.trim().length, 'the partial answer stays, cut short');
     assert.equal(await chat.locator('#stop').isVisible(), false);
 
     await send(chat, 'Explain the build');
-    await chat.locator('.turn-assistant', { hasText: 'streams slowly' }).nth(1).waitFor({ timeout: 30_000 });
+    await chat.locator('.turn-assistant', { hasText: 'streams slowly' }).nth(1).waitFor();
     // Typing while the agent works interrupts it with the new words.
     await send(chat, 'Only the summary, please');
-    await chat.locator('.turn-status', { hasText: 'Redirected by the user.' }).waitFor({ timeout: 15_000 });
-    await chat.locator('.turn-assistant', { hasText: 'Short summary, as asked.' }).waitFor({ timeout: 30_000 });
+    await chat.locator('.turn-status', { hasText: 'Redirected by the user.' }).waitFor();
+    await chat.locator('.turn-assistant', { hasText: 'Short summary, as asked.' }).waitFor();
     const last = fake.modelCalls.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };
     assert.match(JSON.stringify(last.messages.at(-1)), /Only the summary, please/);
     assert.deepEqual(await chat.locator('.turn-user').allInnerTexts(), [

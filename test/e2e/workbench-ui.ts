@@ -1,9 +1,14 @@
-/** Finding things in the VS Code workbench as a user sees it, with Playwright. */
+/**
+ * Finding things in the VS Code workbench as a user sees it, with Playwright. Every wait is for
+ * a condition with a generous deadline (test/harness/patience.ts; the workbench pages have it as
+ * their default timeout), never for a fixed time.
+ */
 import * as path from 'node:path';
 import type { Frame, Locator, Page } from 'playwright-core';
+import { PATIENCE_MS, waitUntil } from '../harness/patience';
 
 export async function waitForWorkbench(page: Page): Promise<void> {
-  await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+  await page.waitForSelector('.monaco-workbench');
 }
 
 /** Clicks the activity-bar entry whose label contains `title`. */
@@ -15,23 +20,26 @@ export async function openActivity(page: Page, title: string): Promise<void> {
 }
 
 /** A webview's document sits in nested iframes: find the frame that holds `rootSelector`. */
-export async function findWebviewFrame(page: Page, rootSelector: string, timeoutMs = 30_000): Promise<Frame> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    for (const frame of page.frames()) {
-      try {
-        if (await frame.$(rootSelector)) return frame;
-      } catch {
-        // frames detach while the workbench lays out; try the next one
+export async function findWebviewFrame(page: Page, rootSelector: string, timeoutMs = PATIENCE_MS): Promise<Frame> {
+  return waitUntil(
+    async () => {
+      for (const frame of page.frames()) {
+        try {
+          if (await frame.$(rootSelector)) return frame;
+        } catch {
+          // frames detach while the workbench lays out; try the next one
+        }
       }
-    }
-    await page.waitForTimeout(200);
-  }
-  throw new Error(`no webview frame containing ${rootSelector} within ${timeoutMs} ms`);
+      return undefined;
+    },
+    `a webview frame containing ${rootSelector}`,
+    timeoutMs,
+    200,
+  );
 }
 
 /** Waits for the notification toast whose text contains `text`. */
-export async function waitForNotification(page: Page, text: string, timeoutMs = 30_000): Promise<Locator> {
+export async function waitForNotification(page: Page, text: string, timeoutMs = PATIENCE_MS): Promise<Locator> {
   const toast = page.locator('.notification-toast', { hasText: text });
   await toast.waitFor({ timeout: timeoutMs });
   return toast;
@@ -58,17 +66,17 @@ export async function readTerminalPanel(page: Page): Promise<{ name: string; tex
 export async function waitForTerminalText(
   page: Page,
   patterns: RegExp[],
-  timeoutMs = 30_000,
+  timeoutMs = PATIENCE_MS,
 ): Promise<{ name: string; text: string }> {
-  const deadline = Date.now() + timeoutMs;
   let last = { name: '', text: '' };
-  while (Date.now() < deadline) {
-    last = await readTerminalPanel(page).catch(() => last);
-    if (patterns.every((pattern) => pattern.test(last.text))) return last;
-    await page.waitForTimeout(250);
-  }
-  throw new Error(
-    `the terminal "${last.name}" did not show ${patterns.join(', ')} within ${timeoutMs} ms:\n${last.text}`,
+  return waitUntil(
+    async () => {
+      last = await readTerminalPanel(page).catch(() => last);
+      return patterns.every((pattern) => pattern.test(last.text)) && last;
+    },
+    () => `the terminal "${last.name}" to show ${patterns.join(', ')}; it shows:\n${last.text}`,
+    timeoutMs,
+    250,
   );
 }
 
@@ -76,7 +84,7 @@ export async function waitForTerminalText(
 export async function openFileInEditor(page: Page, relativePath: string): Promise<string> {
   await page.keyboard.press('Control+P');
   const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ timeout: 15_000 });
+  await input.waitFor();
   await input.fill(relativePath);
   await page
     .locator('.quick-input-list .monaco-list-row', { hasText: path.basename(relativePath) })
@@ -84,10 +92,8 @@ export async function openFileInEditor(page: Page, relativePath: string): Promis
     .waitFor();
   await input.press('Enter');
   const editor = page.locator('.editor-instance .monaco-editor .view-lines').first();
-  await page
-    .locator('.tabs-container .tab.active', { hasText: path.basename(relativePath) })
-    .waitFor({ timeout: 15_000 });
-  await editor.waitFor({ timeout: 15_000 });
+  await page.locator('.tabs-container .tab.active', { hasText: path.basename(relativePath) }).waitFor();
+  await editor.waitFor();
   return (await editor.innerText()).replace(/\u00a0/g, ' ');
 }
 
@@ -100,13 +106,30 @@ export function quickPickRow(page: Page, label: string): Locator {
     .first();
 }
 
-/** Runs a command from the Command Palette by its title, as a user does. */
+/**
+ * Runs a command from the Command Palette by its title, as a user does. The palette lists the
+ * commands registered when it opens: in a window that just (re)loaded, the extensions' commands
+ * come a moment after the workbench shows, and an open palette never adds them. So it is opened
+ * again, with longer and longer looks, until the command is listed.
+ */
 export async function runCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ timeout: 15_000 });
-  await input.fill(`>${title}`);
-  await quickPickRow(page, title).click({ timeout: 15_000 });
+  const row = quickPickRow(page, title);
+  let lookMs = 5_000;
+  await waitUntil(async () => {
+    await page.keyboard.press('F1');
+    await input.waitFor();
+    await input.fill(`>${title}`);
+    const listed = await row.waitFor({ timeout: lookMs }).then(
+      () => true,
+      () => false,
+    );
+    if (listed) return true;
+    lookMs = Math.min(2 * lookMs, 60_000);
+    await page.keyboard.press('Escape');
+    return false;
+  }, `the command "${title}" in the Command Palette`);
+  await row.click();
 }
 
 export type ColorTheme = 'Light Modern' | 'Dark Modern' | 'Dark High Contrast' | 'Light High Contrast';
@@ -116,7 +139,7 @@ export async function setTheme(page: Page, webview: Frame, theme: ColorTheme): P
   await runCommand(page, 'Preferences: Color Theme');
   const input = page.locator('.quick-input-widget input');
   await input.fill(theme);
-  await quickPickRow(page, theme).click({ timeout: 15_000 });
+  await quickPickRow(page, theme).click();
   const themeClass = theme.includes('High Contrast')
     ? theme.startsWith('Light')
       ? 'vscode-high-contrast-light'
@@ -124,6 +147,10 @@ export async function setTheme(page: Page, webview: Frame, theme: ColorTheme): P
     : theme.startsWith('Light')
       ? 'vscode-light'
       : 'vscode-dark';
-  await webview.waitForFunction((name) => document.body.classList.contains(name), themeClass, { timeout: 20_000 });
-  await page.waitForTimeout(500);
+  await webview.waitForFunction((name) => document.body.classList.contains(name), themeClass);
+  // The workbench around the webview repaints in the new theme over a few frames: let them pass
+  // before the screenshot that usually follows.
+  await page.evaluate(
+    () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(undefined)))),
+  );
 }

@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { send } from '../e2e/chat-helpers';
 import { clickNotificationButton, findWebviewFrame, waitForNotification } from '../e2e/workbench-ui';
+import { PATIENCE_MS, waitUntil } from './patience';
 
 /** Tells the suite (through code-server's environment) where the driver is; see sendChatPrompt in test/integration/helpers.ts. */
 export const CHAT_DRIVER_ENV = 'OPENAGENT_TEST_DRIVER';
@@ -70,9 +71,7 @@ async function handle(request: http.IncomingMessage, page: Page | undefined): Pr
     if (append !== true) return send(chat, text);
     const input = chat.locator('#prompt textarea');
     // What a command put into the composer arrives as a message to the webview: wait for it.
-    await chat.waitForFunction(() => document.querySelector<HTMLTextAreaElement>('#prompt')?.value, null, {
-      timeout: 10_000,
-    });
+    await chat.waitForFunction(() => document.querySelector<HTMLTextAreaElement>('#prompt')?.value);
     await input.fill((await input.inputValue()) + text);
     return input.press('Enter');
   }
@@ -83,44 +82,44 @@ async function handle(request: http.IncomingMessage, page: Page | undefined): Pr
 /** Answers the open quick input as a user does: types into its box and presses Enter. */
 async function answerQuickInput(page: Page, expected: string, text: string, pick: boolean): Promise<void> {
   await page
-    .waitForFunction(
-      (wanted) => {
-        const widget = document.querySelector<HTMLElement>('.quick-input-widget');
-        if (!widget || widget.style.display === 'none') return false;
-        const input = widget.querySelector<HTMLInputElement>('.quick-input-box input');
-        const words = [
-          widget.querySelector('.quick-input-title')?.textContent,
-          input?.placeholder,
-          input?.getAttribute('aria-label'),
-          widget.querySelector('.quick-input-message')?.textContent,
-        ].join(' ');
-        return words.includes(wanted);
-      },
-      expected,
-      { timeout: 20_000 },
-    )
+    .waitForFunction((wanted) => {
+      const widget = document.querySelector<HTMLElement>('.quick-input-widget');
+      if (!widget || widget.style.display === 'none') return false;
+      const input = widget.querySelector<HTMLInputElement>('.quick-input-box input');
+      const words = [
+        widget.querySelector('.quick-input-title')?.textContent,
+        input?.placeholder,
+        input?.getAttribute('aria-label'),
+        widget.querySelector('.quick-input-message')?.textContent,
+      ].join(' ');
+      return words.includes(wanted);
+    }, expected)
     .catch(() => {
       throw new Error(`chat driver: no quick input saying "${expected}" opened`);
     });
   const input = page.locator('.quick-input-widget .quick-input-box input');
-  // The save dialog fills in its own path once it has read the folder, which can overwrite
-  // what was typed: type until the text stays.
-  for (let attempt = 0; attempt < 20; attempt++) {
-    await input.fill(text);
-    await page.waitForTimeout(250);
-    if ((await input.inputValue()) === text) break;
-  }
+  // The save dialog is busy while it reads a folder, then fills in its own path, which can
+  // overwrite what was typed (and a typed path makes it read that folder): type while it is
+  // idle, until the text stays.
+  const busy = page.locator('.quick-input-widget .quick-input-progress.active:not(.done)');
+  await waitUntil(
+    async () => {
+      if ((await busy.count()) > 0) return false;
+      if ((await input.inputValue()) === text) return true;
+      await input.fill(text);
+      return false;
+    },
+    `the quick input saying "${expected}" to keep "${text}"`,
+    PATIENCE_MS,
+    250,
+  );
   // A quick pick filters as the text is typed; wait until the focused item is the one meant.
   if (pick)
     await page
-      .waitForFunction(
-        (typed) => {
-          const focused = document.querySelector('.quick-input-widget .quick-input-list .monaco-list-row.focused');
-          return (focused?.getAttribute('aria-label') ?? '').toLowerCase().includes(typed.toLowerCase());
-        },
-        text,
-        { timeout: 10_000 },
-      )
+      .waitForFunction((typed) => {
+        const focused = document.querySelector('.quick-input-widget .quick-input-list .monaco-list-row.focused');
+        return (focused?.getAttribute('aria-label') ?? '').toLowerCase().includes(typed.toLowerCase());
+      }, text)
       .catch(() => {
         throw new Error(`chat driver: no item "${text}" in the quick pick saying "${expected}"`);
       });

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { checkSystem, findOnPath, type SystemReport } from './system-check';
+import { PATIENCE_MS } from './patience';
 
 export const CODE_SERVER_VERSION = '4.100.3';
 const projectRoot = path.resolve(__dirname, '..', '..');
@@ -264,7 +265,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<Runni
   process.once('exit', killGroup);
   child.once('exit', () => process.off('exit', killGroup));
   const url = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${url}/healthz`, child, 60_000);
+  await waitForHttp(`${url}/healthz`, child, PATIENCE_MS);
   return {
     url,
     port,

@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { webviewCsp } from '../../src/host/chat/webview-csp';
+import { PATIENCE_MS } from './patience';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const ORIGIN = 'http://webview.test';
@@ -51,6 +52,7 @@ export async function openWebviewPage(browser: Browser, options: WebviewPageOpti
   const script = options.scriptPath ?? path.join(ROOT, 'dist', 'webview', `${name}.js`);
   if (!fs.existsSync(script)) throw new Error(`${script} is missing: build it with "node esbuild.mjs"`);
   const page = await browser.newPage({ viewport: { width: options.width ?? 380, height: options.height ?? 800 } });
+  page.setDefaultTimeout(PATIENCE_MS);
   const files: Record<string, { body: Buffer; contentType: string }> = {
     '/index.html': {
       contentType: 'text/html',

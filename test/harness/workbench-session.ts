@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from './chromium';
 import { startCodeServer, type RunningCodeServer } from './code-server';
+import { PATIENCE_MS } from './patience';
 
 export const projectRoot = path.resolve(__dirname, '..', '..');
 
@@ -64,7 +65,10 @@ export class WorkbenchSession {
     return new WorkbenchSession(root, workspaceDir, userDataDir, server, browser, logFile);
   }
 
-  /** Changes one user setting while the editor runs (VS Code watches the file). */
+  /**
+   * Changes one user setting while the editor runs. VS Code watches the file, so the change
+   * reaches the extension a moment later: wait for its effect before relying on it.
+   */
   async writeUserSetting(key: string, value: unknown): Promise<void> {
     const file = path.join(this.userDataDir, 'User', 'settings.json');
     const settings = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
@@ -72,8 +76,10 @@ export class WorkbenchSession {
     fs.writeFileSync(file, JSON.stringify(settings, null, 2));
   }
 
+  /** A workbench page; whatever a test waits for on it (or its webviews) gets a generous deadline. */
   async openPage(query: string): Promise<Page> {
     const page = await this.browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.setDefaultTimeout(PATIENCE_MS);
     await page.goto(`${this.server.url}/?${query}`);
     return page;
   }

@@ -96,8 +96,7 @@ describe('an untrusted folder (Workspace Trust on, SPEC 4.2)', () => {
   describe('a conversation in the chat', () => {
     let first: RecordedRequest;
 
-    before(async function () {
-      this.timeout(90_000);
+    before(async () => {
       await userModel.setScenario({
         name: 'untrusted folder',
         turns: [
@@ -115,17 +114,13 @@ describe('an untrusted folder (Workspace Trust on, SPEC 4.2)', () => {
       });
       const api = await activateOpenAgent();
       await vscode.commands.executeCommand('openagent.focusChat');
-      await waitFor(() => api.isChatViewReady, 'the chat webview to say it is ready', 30_000);
+      await waitFor(() => api.isChatViewReady, 'the chat webview to say it is ready');
       await sendChatPrompt('untrusted-probe: summarise the README, then record it in a file');
       let all: RecordedRequest[] = [];
-      await waitFor(
-        async () => {
-          all = [...(await userModel.requests()), ...(await workspaceModel.requests())];
-          return all.length > 0;
-        },
-        'a request at either fake model server',
-        30_000,
-      );
+      await waitFor(async () => {
+        all = [...(await userModel.requests()), ...(await workspaceModel.requests())];
+        return all.length > 0;
+      }, 'a request at either fake model server');
       first = all[0]!;
     });
 
@@ -158,7 +153,6 @@ describe('an untrusted folder (Workspace Trust on, SPEC 4.2)', () => {
       await waitFor(
         async () => (second = (await userModel.requests())[1]) !== undefined,
         "the model's second request, with the tool results (a writing tool waiting for approval would hang here)",
-        30_000,
       );
       const results = toolResults(second!);
       assert.equal(results.get('toolu_read')?.isError, false);
@@ -168,8 +162,9 @@ describe('an untrusted folder (Workspace Trust on, SPEC 4.2)', () => {
         assert.equal(result?.isError, true, `${tool} was not refused: ${result?.text}`);
         assert.ok(result.text.includes(`no tool named "${tool}" available now`), result.text);
       }
-      // A terminal command would land a moment later: give it the time before looking.
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // Whatever the run started has ended once the agent is idle: only then is "nothing written" true.
+      const api = await activateOpenAgent();
+      await waitFor(() => !api.isRunning, 'the conversation to end');
       for (const file of [WRITTEN_BY_WRITE_FILE, WRITTEN_BY_BASH]) {
         assert.equal(fs.existsSync(path.join(root, file)), false, `${file} was written`);
       }

@@ -29,7 +29,6 @@ interface ToolResultBlock {
 }
 
 describe('adversarial: in the real editor', function () {
-  this.timeout(180_000);
   const root = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
   const model = FakeModelControl.fromEnv('OPENAGENT_TEST_MODEL');
   const policyFile = path.join(root, '.openagent', 'agent.yaml');
@@ -37,7 +36,7 @@ describe('adversarial: in the real editor', function () {
     'tools:\n  bash:\n    allow: ["*"]\napprovals:\n  auto_approve: [write_file, edit_file, bash, read_only]\n';
   let api: OpenAgentApi;
 
-  const untilIdleAfter = (count: number) => model.callsWhenIdle(api, count, 90_000);
+  const untilIdleAfter = (count: number) => model.callsWhenIdle(api, count);
   function results(call: RecordedRequest): Map<string, ToolResultBlock> {
     const messages = (call.body as { messages: Array<{ content: unknown }> }).messages;
     return new Map(
@@ -58,7 +57,7 @@ describe('adversarial: in the real editor', function () {
     api = await activateOpenAgent();
     api.onDidEmitEvent((event) => events.push(event));
     await vscode.commands.executeCommand('openagent.focusChat');
-    await waitFor(() => api.isChatViewReady, 'the chat webview to say it is ready', 30_000);
+    await waitFor(() => api.isChatViewReady, 'the chat webview to say it is ready');
     // The fake model server takes any key; the suite's files may run in any order.
     const keySet = vscode.commands.executeCommand('openagent.setApiKey');
     await answerQuickInput('API key', 'sk-ant-adversarial-suite-key');
@@ -67,8 +66,7 @@ describe('adversarial: in the real editor', function () {
     fs.writeFileSync(policyFile, POLICY);
     fs.symlinkSync('.openagent', path.join(root, 'cfg'));
     fs.symlinkSync('..', path.join(root, 'up'));
-    // The policy is read when it changes: give the watcher its moment.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // No wait for the file watcher: each test starts a new conversation, which reads the policy first.
   });
   beforeEach(async () => {
     events.length = 0;
@@ -88,7 +86,6 @@ describe('adversarial: in the real editor', function () {
     await waitFor(
       () => events.some((event) => event.type === 'error' && /refused to show dialog/.test(event.message)),
       'the modal question',
-      60_000,
     );
     const request = events.find((event) => event.type === 'tool_approval_request');
     const refusal = events.find((event) => event.type === 'error');

@@ -14,8 +14,6 @@ import { runTool } from '../unit/core/tools/run-tool';
 import { waitFor } from './helpers';
 
 describe('code tools through VS Code', function () {
-  // The TypeScript server starts on first use: give it time on a slow machine.
-  this.timeout(90_000);
   const root = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
   const workspace = new VscodeWorkspace(root);
   const [getDiagnostics, findSymbol, findReferences, goToDefinition] = createNavigationTools(
@@ -23,11 +21,14 @@ describe('code tools through VS Code', function () {
     workspace,
   );
 
-  /** Language servers answer "nothing" while still loading: ask until the answer has `expected`. */
+  /**
+   * Language servers answer "nothing" while still loading (the TypeScript server starts on first
+   * use, slowly on a loaded machine): ask until the answer has `expected`.
+   */
   async function settled(tool: typeof findSymbol, input: unknown, expected: RegExp): Promise<string> {
     let last = '';
     try {
-      await waitFor(async () => expected.test((last = (await runTool(tool, input)).output)), `${tool?.name}`, 60_000);
+      await waitFor(async () => expected.test((last = (await runTool(tool, input)).output)), `${tool?.name}`);
     } catch (error) {
       const all = vscode.languages
         .getDiagnostics()

@@ -15,7 +15,7 @@ describe('developer panel', () => {
     const api = await activateOpenAgent();
     assert.ok((await vscode.commands.getCommands(true)).includes('openagent.openDeveloperPanel'));
     await vscode.commands.executeCommand('openagent.openDeveloperPanel');
-    await waitFor(() => api.isDeveloperPanelReady, 'the developer panel webview to say it is ready', 30_000);
+    await waitFor(() => api.isDeveloperPanelReady, 'the developer panel webview to say it is ready');
     const [tab] = developerPanelTabs();
     assert.equal(tab?.label, 'OpenAgent Developer Panel');
 
@@ -25,7 +25,7 @@ describe('developer panel', () => {
     await vscode.commands.executeCommand('openagent.openDeveloperPanel');
     await waitFor(() => developerPanelTabs()[0]?.isActive === true, 'the panel to be revealed');
     assert.equal(developerPanelTabs().length, 1);
-    await waitFor(() => api.isDeveloperPanelReady, 'the revealed panel to say it is ready again', 30_000);
+    await waitFor(() => api.isDeveloperPanelReady, 'the revealed panel to say it is ready again');
 
     await vscode.window.tabGroups.close(developerPanelTabs());
     await waitFor(() => !api.isDeveloperPanelReady, 'the closed panel to be gone');

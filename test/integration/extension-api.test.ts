@@ -30,7 +30,6 @@ interface AnthropicRequest {
 }
 
 describe('extension API, used by another extension', function () {
-  this.timeout(120_000);
   const model = FakeModelControl.fromEnv('OPENAGENT_TEST_MODEL');
   let api: OpenAgentApi;
   let client: ApiClient;
@@ -49,7 +48,7 @@ describe('extension API, used by another extension', function () {
     await answerQuickInput('API key', 'sk-ant-extension-api-suite-key');
     await done;
     await vscode.commands.executeCommand('openagent.focusChat');
-    await waitFor(() => api.isChatViewReady, 'the chat webview', 30_000);
+    await waitFor(() => api.isChatViewReady, 'the chat webview');
   });
   after(() => client?.stop());
   beforeEach(() => model.clearRequests());

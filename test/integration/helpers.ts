@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { OpenAgentApi } from '../../src/extension';
 import type { ScenarioInput } from '../fixtures/fake-model-server/scenario';
 import type { RecordedRequest } from '../fixtures/fake-model-server/server';
+import { PATIENCE_MS, waitUntil } from '../harness/patience';
 
 export const EXTENSION_ID = 'openagent.openagent';
 
@@ -11,18 +12,16 @@ export async function activateOpenAgent(): Promise<OpenAgentApi> {
   return extension.activate();
 }
 
-/** Resolves when `check` is true, polling; rejects after `timeoutMs` with `what` in the message. */
+/**
+ * Resolves when `check` is true, polling; rejects after `timeoutMs` (generous: see
+ * test/harness/patience.ts) with `what` in the message.
+ */
 export async function waitFor(
   check: () => boolean | Promise<boolean>,
   what: string,
-  timeoutMs = 45_000,
+  timeoutMs = PATIENCE_MS,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+  await waitUntil(async () => (await check()) || undefined, what, timeoutMs);
 }
 
 /**
@@ -89,7 +88,7 @@ export class FakeModelControl {
   }
 
   /** Waits until `count` model calls arrived and the agent has finished with them. */
-  async callsWhenIdle(api: { isRunning: boolean }, count: number, timeoutMs = 60_000): Promise<RecordedRequest[]> {
+  async callsWhenIdle(api: { isRunning: boolean }, count: number, timeoutMs = PATIENCE_MS): Promise<RecordedRequest[]> {
     let calls: RecordedRequest[] = [];
     await waitFor(
       async () => (calls = await this.modelCalls()).length >= count && !api.isRunning,

@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Mocha from 'mocha';
+import { TEST_TIMEOUT_MS } from '../harness/patience';
 
 export interface SuiteResults {
   passed: number;
@@ -16,7 +17,7 @@ export interface SuiteResults {
 
 export async function run(): Promise<void> {
   const resultsFile = process.env.OPENAGENT_TEST_RESULTS;
-  const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, reporter: 'dot' });
+  const mocha = new Mocha({ ui: 'bdd', timeout: TEST_TIMEOUT_MS, color: false, reporter: 'dot' });
   const grep = process.env.OPENAGENT_TEST_GREP;
   if (grep) mocha.grep(grep);
   for (const file of fs
@@ -46,6 +47,10 @@ export async function run(): Promise<void> {
       results.tests.push({ title: test.fullTitle(), state: 'pending', durationMs: 0 });
     });
   });
-  if (resultsFile) fs.writeFileSync(resultsFile, JSON.stringify(results, null, 2));
+  // Written beside and renamed: the launcher, which waits for the file, never reads half of it.
+  if (resultsFile) {
+    fs.writeFileSync(`${resultsFile}.partial`, JSON.stringify(results, null, 2));
+    fs.renameSync(`${resultsFile}.partial`, resultsFile);
+  }
   if (results.failed > 0) throw new Error(`${results.failed} integration test(s) failed`);
 }

@@ -64,6 +64,8 @@ export class ConversationSession {
   readonly switches = new SessionSwitches();
   /** The saved conversations. */
   readonly library: ConversationLibrary;
+  /** Runs, closing parts and flushes still going (a reset does not wait for them): dispose does. */
+  private readonly ending = new Set<Promise<unknown>>();
 
   constructor(private readonly deps: ConversationSessionDeps) {
     this.library = new ConversationLibrary(() => this.openStore());
@@ -118,7 +120,7 @@ export class ConversationSession {
   ): Promise<SetupProblem | undefined> {
     // A prompt typed while the agent works interrupts it and redirects it (SPEC 1.1, 2.6).
     if (this.isRunning && this.conversation) {
-      void this.conversation.interrupt(prompt);
+      this.track(this.conversation.interrupt(prompt));
       return undefined;
     }
     // Remembered before the setup check, so "Set API Key" can send it once the key is there.
@@ -169,7 +171,7 @@ export class ConversationSession {
       );
     }
     this.parts?.beginTurn();
-    void this.conversation!.submit(prompt, context);
+    this.track(this.conversation!.submit(prompt, context));
     return undefined;
   }
 
@@ -189,12 +191,12 @@ export class ConversationSession {
   /** Starts over: the next prompt opens a new conversation with the settings of that moment. */
   reset(): void {
     // The old conversation's background jobs end with it.
-    void this.parts?.dispose();
+    this.track(this.parts?.dispose());
     this.parts = undefined;
     this.planModeNext = undefined;
     this.switches.clear();
     this.reopened = undefined;
-    void this.recorder?.flush();
+    this.track(this.recorder?.flush());
     this.recorder = undefined;
     this.conversation?.stop();
     this.unsubscribe?.();
@@ -298,10 +300,21 @@ export class ConversationSession {
     return (await this.parts?.checkpoints?.revert(turn, confirm)) ?? { status: 'nothing_to_revert' };
   }
 
-  /** Ends the session: stops the run and every background job. */
+  /**
+   * Ends the session: stops the run, every background job and teammate, and resolves once all
+   * of them have ended, those of conversations a reset left behind included (nothing writes after).
+   */
   async dispose(): Promise<void> {
     this.conversation?.stop();
-    await Promise.all([this.parts?.dispose(), this.flush()]);
+    await Promise.all([this.parts?.dispose(), ...this.ending]);
+    await this.flush();
+  }
+
+  /** Keeps `work` until it settles, for dispose. */
+  private track(work: Promise<unknown> | undefined): void {
+    if (!work) return;
+    const settled: Promise<unknown> = work.catch(() => undefined).finally(() => this.ending.delete(settled));
+    this.ending.add(settled);
   }
 
   /** Resolves when everything recorded so far is in the store. */

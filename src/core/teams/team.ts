@@ -79,6 +79,8 @@ export class Team {
   async spawn(name: string, role: string, prompt: string): Promise<void> {
     if (this.disposed) throw new TeamError('The team has ended.');
     await this.bus.addMember(name, role, this.options.maxTeammates());
+    // Disposed while the member was being added: no teammate outlives its team.
+    if (this.disposed) throw new TeamError('The team has ended.');
     const teammate = new Teammate(this, name, role);
     this.teammates.set(name, teammate);
     void teammate.live(prompt);
@@ -194,6 +196,8 @@ class Teammate {
     while (!this.stopping && Date.now() < deadline) {
       const messages = await this.team.bus.drain(this.name);
       if (messages.length) return formatMessages(messages);
+      // Stopped while reading: claim no task it would leave owned by no one working.
+      if (this.stopping) break;
       const task = await options.board().claimNext(this.name);
       if (task)
         return (
@@ -201,6 +205,8 @@ class Teammate {
           (task.description ? `\n\n${task.description}` : '') +
           '\n\nDo it, mark it completed with task_update, and tell the lead with send_message.'
         );
+      // Stopped meanwhile, its wake-up came before there was a wait to end: do not wait a poll.
+      if (this.stopping) break;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(
           resolve,

@@ -12,11 +12,19 @@ import type { OsSandbox } from '../../node/sandbox/os-sandbox';
 export const TERMINAL_NAME = 'OpenAgent';
 /** Commands running longer than this show a cancellable progress notification. */
 const PROGRESS_AFTER_MS = 3_000;
-/** How long a new terminal gets to activate shell integration. */
-const SHELL_INTEGRATION_WAIT_MS = 10_000;
+/**
+ * How long a new terminal gets to activate shell integration. VS Code injects it into these
+ * shells, which can take well over ten seconds on a loaded machine: they get a generous
+ * deadline (it costs time only where integration is broken, once per terminal). Other shells
+ * rarely get it and are not waited for long; with integration turned off, not at all.
+ */
+const INJECTED_SHELLS = /^(bash|zsh|fish|pwsh|powershell)(\.exe)?$/i;
+const SHELL_INTEGRATION_WAIT_MS = { injected: 60_000, other: 10_000 };
 
 export class TerminalShell implements Shell, vscode.Disposable {
   private terminal: vscode.Terminal | undefined;
+  /** Terminals whose shell integration did not come in time: not waited for again. */
+  private readonly withoutIntegration = new WeakSet<vscode.Terminal>();
   private readonly closeListener: vscode.Disposable;
 
   constructor(
@@ -48,7 +56,7 @@ export class TerminalShell implements Shell, vscode.Disposable {
 
   private async runVisible(command: string, options: ShellRunOptions): Promise<ShellResult> {
     const terminal = this.ensureTerminal();
-    const integration = await waitForShellIntegration(terminal, SHELL_INTEGRATION_WAIT_MS);
+    const integration = await this.shellIntegration(terminal);
     if (!integration) {
       // The fallback confines (or refuses) the command itself.
       const result = await this.fallback.run(command, { ...options, cwd: options.cwd ?? this.cwd() });
@@ -69,6 +77,15 @@ export class TerminalShell implements Shell, vscode.Disposable {
     if (result.timedOut) return result;
     const note = confined?.afterRun();
     return note ? { ...result, output: `${result.output}\n${note}` } : result;
+  }
+
+  /** The terminal's shell integration once it is active; undefined when it does not come. */
+  private async shellIntegration(terminal: vscode.Terminal): Promise<vscode.TerminalShellIntegration | undefined> {
+    if (terminal.shellIntegration) return terminal.shellIntegration;
+    if (this.withoutIntegration.has(terminal)) return undefined;
+    const integration = await waitForShellIntegration(terminal, shellIntegrationWaitMs());
+    if (!integration) this.withoutIntegration.add(terminal);
+    return integration;
   }
 
   dispose(): void {
@@ -108,6 +125,13 @@ function showProgress(command: string, running: Promise<unknown>, cancel: AbortC
       return running.catch(() => undefined);
     },
   );
+}
+
+function shellIntegrationWaitMs(): number {
+  const settings = vscode.workspace.getConfiguration('terminal.integrated');
+  if (!settings.get<boolean>('shellIntegration.enabled', true)) return 0;
+  const shell = (vscode.env.shell || process.env.SHELL || '').split(/[\\/]/).pop() ?? '';
+  return INJECTED_SHELLS.test(shell) ? SHELL_INTEGRATION_WAIT_MS.injected : SHELL_INTEGRATION_WAIT_MS.other;
 }
 
 function waitForShellIntegration(

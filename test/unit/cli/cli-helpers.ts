@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FakeModelServer, RecordedRequest } from '../../fixtures/fake-model-server/server';
+import { PATIENCE_MS } from '../../harness/patience';
 
 /** The flags for the fake server's OpenAI-compatible endpoint and a store of its own. */
 export function cliArgs(server: FakeModelServer, store: string): string[] {
@@ -65,7 +66,7 @@ export function offeredTools(request: RecordedRequest | undefined): string[] {
 }
 
 /** Polls until `condition` holds (for things outside the screen: server requests, files). */
-export async function eventually(condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+export async function eventually(condition: () => boolean, what: string, timeoutMs = PATIENCE_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}.`);
@@ -108,7 +109,7 @@ export function startCli(
   child.stdout!.on('data', (chunk: Buffer) => (output.stdout += chunk.toString('utf8')));
   child.stderr!.on('data', (chunk: Buffer) => (output.stderr += chunk.toString('utf8')));
   child.stdin!.end(options.input ?? '');
-  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? PATIENCE_MS);
   const finished = new Promise<Ran>((resolve) => {
     child.on('close', (code) => {
       clearTimeout(timer);

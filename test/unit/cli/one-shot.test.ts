@@ -9,9 +9,10 @@ import * as path from 'node:path';
 import { FakeModelServer } from '../../fixtures/fake-model-server/server';
 import { loadScenario } from '../../fixtures/fake-model-server/scenario';
 import { cliArgs, offeredTools, requestBody, runCli, tempFolder, textOf } from './cli-helpers';
+import { TEST_TIMEOUT_MS } from '../../harness/patience';
 
 describe('openagent CLI (one-shot, no terminal)', function () {
-  this.timeout(60_000);
+  this.timeout(TEST_TIMEOUT_MS);
   let server: FakeModelServer;
 
   beforeEach(async () => {

@@ -9,11 +9,12 @@ import { FakeModelServer } from '../../fixtures/fake-model-server/server';
 import { loadScenario } from '../../fixtures/fake-model-server/scenario';
 import { cleanEnv, cliArgs, requestBody, tempFolder, textOf } from './cli-helpers';
 import { TmuxCli } from './tmux-cli';
+import { TEST_TIMEOUT_MS } from '../../harness/patience';
 
 const QUESTION = /Approve\? \[y\]es \/ \[n\]o \/ \[a\]lways this session: /;
 
 describe('openagent CLI (approvals on the terminal)', function () {
-  this.timeout(60_000);
+  this.timeout(TEST_TIMEOUT_MS);
   let server: FakeModelServer | undefined;
   let cli: TmuxCli | undefined;
 

@@ -10,9 +10,10 @@ import { loadScenario } from '../../fixtures/fake-model-server/scenario';
 import { openStore } from '../store/store-helpers';
 import { cleanEnv, cliArgs, requestBody, tempFolder, textOf } from './cli-helpers';
 import { TmuxCli } from './tmux-cli';
+import { TEST_TIMEOUT_MS } from '../../harness/patience';
 
 describe('openagent CLI (history and resuming)', function () {
-  this.timeout(90_000);
+  this.timeout(TEST_TIMEOUT_MS);
   let server: FakeModelServer;
   let cli: TmuxCli | undefined;
 

@@ -9,9 +9,10 @@ import { FakeModelServer } from '../../fixtures/fake-model-server/server';
 import { loadScenario } from '../../fixtures/fake-model-server/scenario';
 import { cleanEnv, cliArgs, requestBody, tempFolder, textOf } from './cli-helpers';
 import { TmuxCli } from './tmux-cli';
+import { TEST_TIMEOUT_MS } from '../../harness/patience';
 
 describe('openagent CLI (Ctrl+C while the agent works)', function () {
-  this.timeout(90_000);
+  this.timeout(TEST_TIMEOUT_MS);
   let server: FakeModelServer;
   let cli: TmuxCli | undefined;
 

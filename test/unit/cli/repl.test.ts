@@ -7,9 +7,10 @@ import { FakeModelServer } from '../../fixtures/fake-model-server/server';
 import { loadScenario } from '../../fixtures/fake-model-server/scenario';
 import { cleanEnv, cliArgs, offeredTools, requestBody, tempFolder, textOf } from './cli-helpers';
 import { TmuxCli } from './tmux-cli';
+import { TEST_TIMEOUT_MS } from '../../harness/patience';
 
 describe('openagent CLI (interactive session in a terminal)', function () {
-  this.timeout(60_000);
+  this.timeout(TEST_TIMEOUT_MS);
   let server: FakeModelServer;
   let cli: TmuxCli | undefined;
 

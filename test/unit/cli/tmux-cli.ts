@@ -8,11 +8,13 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { PATIENCE_MS } from '../../harness/patience';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const CLI = path.join(ROOT, 'src', 'cli', 'main.ts');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
-const DEFAULT_WAIT_MS = 15_000;
+/** Generous: a deadline only costs time when something is broken (see test/harness/patience.ts). */
+const DEFAULT_WAIT_MS = PATIENCE_MS;
 
 let sockets = 0;
 

@@ -15,6 +15,7 @@ import { NO_RISK } from '../../../src/core/policy/call-risk';
 import { sessionRuleKey, sessionRuleLabel } from '../../../src/core/policy/session-rules';
 import type { AnyTool } from '../../../src/core/tools/tool';
 import { McpConnections, type McpServerStatus } from '../../../src/node/mcp/mcp-connections';
+import { PATIENCE_MS, TEST_TIMEOUT_MS } from '../../harness/patience';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const EVERYTHING = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -69,7 +70,7 @@ async function everythingOverHttp(mode: 'streamableHttp' | 'sse'): Promise<{ por
 }
 
 describe('MCP servers through the SDK', function () {
-  this.timeout(60_000);
+  this.timeout(TEST_TIMEOUT_MS);
   let mcp: McpConnections;
   let statuses: McpServerStatus[];
   const start = async (servers: Parameters<McpConnections['start']>[0], options = {}) => {
@@ -212,7 +213,7 @@ describe('MCP servers through the SDK', function () {
           exits: { command: node, args: ['-e', 'console.error("bad config"); process.exit(2)'], env: {} },
           ...faulty,
         },
-        { connectTimeoutMs: 10_000 },
+        { connectTimeoutMs: PATIENCE_MS },
       );
       const byServer = Object.fromEntries(statuses.map((status) => [status.name, status]));
       assert.equal(byServer.missing?.state, 'error');

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { TeamData, TeamStorage } from '../../../../src/core/ports';
 import { FileTaskStorage } from '../../../../src/node/file-task-storage';
 import { FileTeamStorage } from '../../../../src/node/file-team-storage';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
@@ -9,6 +10,39 @@ import { sessionOn } from './session-harness';
 
 const toolNames = (body: unknown) =>
   ((body as { tools?: Array<{ name: string }> }).tools ?? []).map((tool) => tool.name);
+
+/** Team storage whose next write can be held, and that counts the writes in progress. */
+class HeldTeamStorage implements TeamStorage {
+  inFlight = 0;
+  private hold: { arrived: () => void; release: Promise<void> } | undefined;
+
+  constructor(private readonly inner: TeamStorage) {}
+
+  read(teamId: string): Promise<TeamData> {
+    return this.inner.read(teamId);
+  }
+
+  async update<Result>(
+    teamId: string,
+    change: (team: TeamData) => { team: TeamData; result: Result },
+  ): Promise<Result> {
+    this.inFlight++;
+    try {
+      const hold = this.hold;
+      this.hold = undefined;
+      hold?.arrived();
+      await hold?.release;
+      return await this.inner.update(teamId, change);
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  /** The next write waits for `release`; resolves once that write has started. */
+  holdNext(release: Promise<void>): Promise<void> {
+    return new Promise((arrived) => (this.hold = { arrived, release }));
+  }
+}
 
 describe('teams in a conversation session (the panel’s Teams switch)', function () {
   this.timeout(30_000);
@@ -58,6 +92,52 @@ describe('teams in a conversation session (the panel’s Teams switch)', functio
       session.reset();
       assert.equal(session.switches.teams, false);
       await session.dispose();
+    } finally {
+      await server.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it('dispose after New Chat waits for the old team: no teammate writes once it has resolved', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'openagent-teams-'));
+    const server = await FakeModelServer.start({
+      scenario: {
+        name: 'stopping team',
+        turns: [
+          {
+            match: 'start a team',
+            toolCalls: [
+              { id: 's', name: 'spawn_teammate', arguments: { name: 'bob', role: 'helper', prompt: 'Say hi.' } },
+            ],
+          },
+          { match: 'Say hi', text: 'Hi from bob.' },
+          { match: '', text: 'Bob is on it.' },
+        ],
+      },
+    });
+    const teams = new HeldTeamStorage(new FileTeamStorage(path.join(dir, 'teams')));
+    try {
+      const { session, events, run } = sessionOn(server, {
+        taskStorage: new FileTaskStorage(path.join(dir, 'tasks')),
+        teamStorage: teams,
+      });
+      session.switches.setTeams(true);
+      await run('start a team');
+      while (!events.some((event) => event.type === 'teammate_status' && event.status === 'idle'))
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      // Idle, bob reads his inbox every few seconds: catch him in the middle of that write.
+      let release!: () => void;
+      await teams.holdNext(new Promise<void>((resolve) => (release = resolve)));
+
+      // New Chat stops the old conversation's team without waiting; closing the session must wait.
+      session.reset();
+      let released = false;
+      const disposed = session.dispose().then(() => released);
+      // Anything dispose does not wait for has settled by now (it is promise callbacks only).
+      await new Promise((resolve) => setImmediate(resolve));
+      released = true;
+      release();
+      assert.equal(await disposed, true, 'dispose resolved while a teammate was still writing');
+      assert.equal(teams.inFlight, 0, 'no team write in progress');
     } finally {
       await server.close();
       fs.rmSync(dir, { recursive: true, force: true });

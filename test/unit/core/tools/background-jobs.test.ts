@@ -12,10 +12,11 @@ import type { AnyTool, ToolOutput } from '../../../../src/core/tools/tool';
 import { ChildProcessRunner } from '../../../../src/node/child-process-runner';
 import { systemClock } from '../../../../src/node/system-clock';
 import { PROTOCOLS, startHarness, type Harness } from '../agent/loop-harness';
+import { PATIENCE_MS, TEST_TIMEOUT_MS } from '../../../harness/patience';
 
 const context = { conversationId: 'c', agentId: 'lead', toolCallId: 't', signal: new AbortController().signal };
 
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+async function waitFor(condition: () => boolean, what: string, timeoutMs = PATIENCE_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
@@ -44,7 +45,7 @@ async function call(tool: AnyTool, input: unknown): Promise<ToolOutput> {
 }
 
 describe('background jobs', function () {
-  this.timeout(30_000);
+  this.timeout(TEST_TIMEOUT_MS);
   let jobs: BackgroundJobs;
   const created: BackgroundJobs[] = [];
 
@@ -170,7 +171,7 @@ describe('background jobs', function () {
     const pid = Number(/child=(\d+)/.exec(jobs.check(job.id)!.output)![1]);
     assert.equal(isAlive(pid), true);
     await jobs.dispose();
-    await waitFor(() => !isAlive(pid), `pid ${pid} to be gone`, 10_000);
+    await waitFor(() => !isAlive(pid), `pid ${pid} to be gone`);
     assert.equal(jobs.check(job.id)?.status, 'cancelled');
     assert.deepEqual(jobs.drainCompleted(), []);
     assert.throws(() => jobs.start('true'), /Background jobs are closed/);
@@ -231,7 +232,7 @@ describe('background jobs', function () {
 
 for (const protocol of PROTOCOLS) {
   describe(`background jobs in the agent loop (${protocol} wire format)`, function () {
-    this.timeout(30_000);
+    this.timeout(TEST_TIMEOUT_MS);
     let harness: Harness;
     let jobs: BackgroundJobs;
     afterEach(async () => {
