@@ -14,7 +14,7 @@ import { Checkpoints } from '../../src/core/workspace/checkpoints';
 import { ApprovalDetails } from '../../src/host/approvals/approval-details';
 import { VscodeWorkspace } from '../../src/host/workspace/vscode-workspace';
 import { runTool } from '../unit/core/tools/run-tool';
-import { waitFor } from './helpers';
+import { activateOpenAgent, waitFor } from './helpers';
 
 function request(toolName: string, input: unknown): ApprovalRequest {
   return {
@@ -33,7 +33,12 @@ describe('approval details and checkpoints through VS Code', () => {
   const root = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
   const workspace = new VscodeWorkspace(root);
   let details: ApprovalDetails;
-  before(() => (details = new ApprovalDetails(() => workspace)));
+  before(async () => {
+    // After OpenAgent's own (it registers the same scheme): the latest registration answers, so
+    // the test's details must come last, whichever test file ran first.
+    await activateOpenAgent();
+    details = new ApprovalDetails(() => workspace);
+  });
   after(() => details.dispose());
   afterEach(() => vscode.commands.executeCommand('workbench.action.closeAllEditors'));
 

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { waitUntil } from '../harness/patience';
 import { activateOpenAgent, waitFor } from './helpers';
 
 describe('palette commands', () => {
@@ -67,9 +68,14 @@ describe('palette commands', () => {
 
   it('Show Usage and Budget opens a usage table; Restart MCP Servers answers', async () => {
     await vscode.commands.executeCommand('openagent.showUsage');
-    await waitFor(
+    await waitUntil(
       () => vscode.workspace.textDocuments.some((document) => document.getText().startsWith('# OpenAgent usage')),
-      'the usage document',
+      () =>
+        `the usage document; open: ${vscode.workspace.textDocuments
+          .map((document) => `${document.uri.toString()} ${JSON.stringify(document.getText().slice(0, 30))}`)
+          .join(', ')}; tabs: ${vscode.window.tabGroups.all
+          .flatMap((group) => group.tabs.map((tab) => tab.label))
+          .join(', ')}`,
     );
     await vscode.commands.executeCommand('openagent.restartMcpServers');
   });
