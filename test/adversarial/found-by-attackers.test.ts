@@ -16,6 +16,7 @@ import { parseAgentPolicy } from '../../src/core/policy/agent-policy';
 import { toolPolicyFrom } from '../../src/core/policy/policy-rules';
 import { RiskProbe } from '../fixtures/call-risk';
 import found from './found-by-attackers.json';
+import { TEST_TIMEOUT_MS } from '../harness/patience';
 
 const ALLOW =
   '["git status*","git diff*","git log*","npm test*","ls*","cat*","echo*","grep*","rg*","find*","sed*","head*","tail*","wc*"]';
@@ -71,7 +72,7 @@ function workspace(): string {
 }
 
 describe('adversarial: what attackers found, second round (classes 2 and 3)', function () {
-  this.timeout(120_000);
+  this.timeout(TEST_TIMEOUT_MS);
   const probe = new RiskProbe(workspace());
   const cases: Array<[string, readonly string[], ReturnType<typeof toolPolicyFrom>, boolean]> = [
     ['round two, with an allow list', found.allowList, ALLOW_LIST, false],

@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import { FakeModelServer } from '../fixtures/fake-model-server/server';
 import { filesUnder } from '../fixtures/files-under';
 import { cliArgs, runCli, tempFolder } from '../unit/cli/cli-helpers';
+import { TEST_TIMEOUT_MS } from '../harness/patience';
 describe('adversarial: a 12 MB tool argument through the CLI', function () {
-  this.timeout(120_000);
+  this.timeout(TEST_TIMEOUT_MS);
 
   it('is refused with a clear error, the turn goes on, and the store stays small', async () => {
     const server = await FakeModelServer.start({

@@ -19,6 +19,7 @@ import { ChildProcessShell } from '../../src/node/child-process-shell';
 import { OsSandbox } from '../../src/node/sandbox/os-sandbox';
 import { NodeWorkspace } from '../../src/node/node-workspace';
 import { toolsFor } from '../fixtures/call-risk';
+import { TEST_TIMEOUT_MS } from '../harness/patience';
 
 const TEST_BASE = path.join(os.homedir(), '.cache', 'openagent-sandbox-tests');
 
@@ -126,7 +127,7 @@ const available = new OsSandbox({
 }).status().confined;
 
 describe('adversarial: commands confined by a real bubblewrap', function () {
-  this.timeout(120_000);
+  this.timeout(TEST_TIMEOUT_MS);
   after(() => fs.rmSync(TEST_BASE, { recursive: true, force: true }));
   before(function () {
     if (!available) {

@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { FakeModelServer } from '../fixtures/fake-model-server/server';
 import { filesUnder } from '../fixtures/files-under';
 import { cliArgs, runCli, tempFolder } from '../unit/cli/cli-helpers';
+import { TEST_TIMEOUT_MS } from '../harness/patience';
 
 const IN_USE = 'house-key-3f9c2a7b61d04e58';
 const OTHERS = {
@@ -55,7 +56,7 @@ async function hostileRun(calls: Array<{ name: string; arguments: Record<string,
 }
 
 describe('adversarial: secrets stay secret, end to end (class 4)', function () {
-  this.timeout(120_000);
+  this.timeout(TEST_TIMEOUT_MS);
 
   for (const command of [
     'printenv',

@@ -6,12 +6,13 @@ import assert from 'node:assert/strict';
 import { FakeModelServer } from '../fixtures/fake-model-server/server';
 import { filesUnder } from '../fixtures/files-under';
 import { cliArgs, runCli, tempFolder } from '../unit/cli/cli-helpers';
+import { TEST_TIMEOUT_MS } from '../harness/patience';
 
 /** A key no key-shape pattern would catch: only knowing it is in use can hide it. */
 const KEY = 'house-key-3f9c2a7b61d04e58';
 
 describe('adversarial: a server echoing the key in its error', function () {
-  this.timeout(60_000);
+  this.timeout(TEST_TIMEOUT_MS);
 
   for (const status of [400, 401, 422, 500]) {
     it(`${status}: the CLI shows the error without the key, and the store does not keep it`, async () => {

@@ -6,12 +6,15 @@ import { FakeModelServer } from '../../fixtures/fake-model-server/server';
 import { openStore, tempDir } from '../store/store-helpers';
 import { loadScenario } from '../../fixtures/fake-model-server/scenario';
 import { cliArgs } from './cli-helpers';
+import { TEST_TIMEOUT_MS } from '../../harness/patience';
 
 const run = promisify(execFile);
 const cli = path.resolve(__dirname, '..', '..', '..', 'src', 'cli', 'main.ts');
 const tsx = path.resolve(__dirname, '..', '..', '..', 'node_modules', '.bin', 'tsx');
 
-describe('openagent CLI (one-shot)', () => {
+describe('openagent CLI (one-shot)', function () {
+  // Each test starts the CLI from source through tsx: many seconds on a loaded machine.
+  this.timeout(TEST_TIMEOUT_MS);
   let server: FakeModelServer;
   beforeEach(async () => {
     server = await FakeModelServer.start({ scenario: loadScenario('hello') });

@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { LlamaServer } from '../../fixtures/llama-server/llama-server';
 import { AFTER_TOOL, ENDLESS_PREFIX, GREETING, TRIGGERS } from '../../fixtures/llama-server/scenes';
 import { eventually, runCli, startCli, tempFolder } from '../cli/cli-helpers';
+import { TEST_TIMEOUT_MS } from '../../harness/patience';
 
 function workspace(): string {
   const folder = tempFolder('llama-ws');
@@ -34,7 +35,7 @@ function presetArgs(server: LlamaServer, ...extra: string[]): string[] {
 describe('openagent CLI with a real llama.cpp server', function () {
   // Building llama.cpp on a fresh machine happens in `npm run test:unit`'s first step; starting
   // the server and each CLI run take seconds, more on a loaded machine.
-  this.timeout(180_000);
+  this.timeout(TEST_TIMEOUT_MS);
   let server: LlamaServer;
 
   before(async () => {
@@ -117,7 +118,7 @@ describe('openagent CLI with a real llama.cpp server', function () {
 });
 
 describe('openagent CLI when the llama.cpp server stops answering', function () {
-  this.timeout(180_000);
+  this.timeout(TEST_TIMEOUT_MS);
   let server: LlamaServer | undefined;
 
   afterEach(async () => {

@@ -24,6 +24,7 @@ import { ToolRegistry } from '../../../src/core/tools/registry';
 import type { AnyTool } from '../../../src/core/tools/tool';
 import { LlamaServer } from '../../fixtures/llama-server/llama-server';
 import { GREETING, TRIGGERS } from '../../fixtures/llama-server/scenes';
+import { TEST_TIMEOUT_MS } from '../../harness/patience';
 
 /** Only the definitions are used: the ports behind the tools are never called. */
 const unused = {} as never;
@@ -85,7 +86,7 @@ async function answer(client: LlmClient, tools: ToolDefinition[], prompt: string
 }
 
 describe('a real llama.cpp server accepts what OpenAgent sends', function () {
-  this.timeout(180_000);
+  this.timeout(TEST_TIMEOUT_MS);
   let server: LlamaServer;
   let client: LlmClient;
 

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildSync } from 'esbuild';
 import { openStore, tempDir, WASM } from './store-helpers';
+import { TEST_TIMEOUT_MS } from '../../harness/patience';
 
 const KILLS = Number(process.env.OPENAGENT_STORE_KILLS ?? 50);
 
@@ -58,7 +59,7 @@ function startWriter(
 }
 
 describe('store under real processes', function () {
-  this.timeout(180_000);
+  this.timeout(TEST_TIMEOUT_MS);
   let script: string;
   before(() => {
     script = bundleWriter();
