@@ -98,7 +98,19 @@ export const agentPolicySchema = z
         per_conversation_tokens: tokens.optional(),
         daily_tokens: tokens.optional(),
         monthly_tokens: tokens.optional(),
+        team_daily_usd: usd.optional().describe('US dollars the whole team may spend per UTC day (team database)'),
+        team_monthly_usd: usd.optional().describe('US dollars the whole team may spend per UTC month (team database)'),
+        team_daily_tokens: tokens.optional(),
+        team_monthly_tokens: tokens.optional(),
+        member_daily_usd: usd.optional().describe('US dollars each member may spend per UTC day (team database)'),
+        member_monthly_usd: usd.optional().describe('US dollars each member may spend per UTC month (team database)'),
+        member_daily_tokens: tokens.optional(),
+        member_monthly_tokens: tokens.optional(),
         on_exceeded: z.enum(['block', 'warn']).optional(),
+        on_unreachable: z
+          .enum(['block', 'warn'])
+          .optional()
+          .describe('With team limits set and the team database unreachable: stop (block, the default) or go on (warn)'),
       })
       .optional(),
     memory: z.strictObject({ scope: z.enum(['workspace', 'global']).optional() }).optional(),

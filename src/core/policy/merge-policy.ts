@@ -60,13 +60,15 @@ function mergeBudgets(user: Budget | undefined, workspace: Budget | undefined): 
   if (!user || !workspace) return user ?? workspace;
   const merged: Budget = { ...user, ...workspace };
   for (const key of Object.keys(merged) as Array<keyof Budget>) {
-    if (key === 'on_exceeded') continue;
+    if (key === 'on_exceeded' || key === 'on_unreachable') continue;
     const limits = [user[key], workspace[key]].filter((value): value is number => typeof value === 'number');
     merged[key] = Math.min(...limits);
   }
-  if (user.on_exceeded === 'block' || workspace.on_exceeded === 'block') merged.on_exceeded = 'block';
-  // Neither says: the default (block) applies.
-  else if (!user.on_exceeded || !workspace.on_exceeded) delete merged.on_exceeded;
+  for (const key of ['on_exceeded', 'on_unreachable'] as const) {
+    if (user[key] === 'block' || workspace[key] === 'block') merged[key] = 'block';
+    // Neither says: the default (block) applies.
+    else if (!user[key] || !workspace[key]) delete merged[key];
+  }
   return merged;
 }
 
