@@ -84,6 +84,12 @@ export interface StoredMessage {
   createdAt: number;
 }
 
+/** Who a usage or audit record is from, for the team database (SPEC 5a). */
+export interface TeamStamp {
+  member: string;
+  repository?: string;
+}
+
 export interface UsageRecord {
   id: string;
   conversationId: string;
@@ -95,6 +101,10 @@ export interface UsageRecord {
   cacheWriteTokens: number;
   costUsd: number;
   time: number;
+  /** The team budget reservation this call took. */
+  reservationId?: string;
+  /** Set when a team is configured: the record is also kept for the team database until it has it. */
+  team?: TeamStamp;
 }
 
 export interface AuditRecord {
@@ -103,7 +113,14 @@ export interface AuditRecord {
   time: number;
   kind: 'model_call' | 'tool_call' | 'budget' | 'policy';
   data: Record<string, unknown>;
+  /** Set when a team is configured: the record is also kept for the team database until it has it. */
+  team?: TeamStamp;
 }
+
+/** A record the team database has not received yet; `key` says which, for deliveredToTeam. */
+export type TeamOutboxItem =
+  | { key: string; kind: 'usage'; record: UsageRecord & { team: TeamStamp } }
+  | { key: string; kind: 'audit'; record: AuditRecord & { team: TeamStamp } };
 
 export interface UsageQuery {
   conversationId?: string;
@@ -136,6 +153,10 @@ export interface ConversationStore {
   usageTotals(query?: UsageQuery): Promise<UsageTotals>;
   recordAudit(record: AuditRecord): Promise<void>;
   listAudit(query?: { conversationId?: string; kind?: AuditRecord['kind'] }): Promise<AuditRecord[]>;
+  /** Records stamped for the team that it has not received yet, oldest first (the outbox, SPEC 5a). */
+  teamOutbox(limit: number): Promise<TeamOutboxItem[]>;
+  /** The team database has these (TeamOutboxItem keys): they leave the outbox. */
+  deliveredToTeam(keys: string[]): Promise<void>;
   close(): Promise<void>;
 }
 

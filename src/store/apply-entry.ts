@@ -3,6 +3,7 @@
  * entry twice (after a crash between a fold and the journal's reset) changes nothing.
  */
 import type { Database } from 'sql.js';
+import type { AuditRecord, UsageRecord } from '../core/ports';
 import type { JournalEntry } from './journal';
 
 export function applyEntry(db: Database, entry: JournalEntry): void {
@@ -30,6 +31,7 @@ export function applyEntry(db: Database, entry: JournalEntry): void {
     }
     case 'usage': {
       const value = entry.value;
+      keepForTeam(db, 'usage', value);
       db.run(
         'INSERT OR REPLACE INTO usage (id, conversation_id, provider, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, time, day) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
         [
@@ -48,8 +50,12 @@ export function applyEntry(db: Database, entry: JournalEntry): void {
       );
       break;
     }
+    case 'team_delivered':
+      for (const key of entry.keys) db.run('DELETE FROM team_outbox WHERE key = ?', [key]);
+      break;
     case 'audit': {
       const value = entry.value;
+      keepForTeam(db, 'audit', value);
       db.run('INSERT OR REPLACE INTO audit (id, conversation_id, time, kind, data) VALUES (?, ?, ?, ?, ?)', [
         value.id,
         value.conversationId,
@@ -60,4 +66,20 @@ export function applyEntry(db: Database, entry: JournalEntry): void {
       break;
     }
   }
+}
+
+/**
+ * A record stamped for the team joins the outbox in the same entry that stores it, so it can
+ * never be stored and not sent. Deleting its conversation leaves it in the outbox: the team's
+ * audit trail keeps what happened. A replayed entry after delivery only sends it again, which
+ * the team database ignores (same id).
+ */
+function keepForTeam(db: Database, kind: 'usage' | 'audit', value: UsageRecord | AuditRecord): void {
+  if (!value.team) return;
+  db.run('INSERT OR IGNORE INTO team_outbox (key, kind, record, time) VALUES (?, ?, ?, ?)', [
+    `${kind}:${value.id}`,
+    kind,
+    JSON.stringify(value),
+    value.time,
+  ]);
 }

@@ -15,7 +15,9 @@ export type JournalEntry =
   | { op: 'delete_conversation'; id: string }
   | { op: 'message'; value: StoredMessage }
   | { op: 'usage'; value: UsageRecord }
-  | { op: 'audit'; value: AuditRecord };
+  | { op: 'audit'; value: AuditRecord }
+  /** Outbox records the team database has received (SPEC 5a). */
+  | { op: 'team_delivered'; keys: string[] };
 
 /**
  * The first line: the snapshot generation the journal applies to, and a hash of that snapshot

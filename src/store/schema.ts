@@ -24,6 +24,9 @@ export const MIGRATIONS: readonly string[] = [
    CREATE TABLE checkpoints (
      id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL, turn_id TEXT NOT NULL, path TEXT NOT NULL,
      before BLOB, created_at INTEGER NOT NULL);`,
+  // 2: the team outbox — usage and audit records the team database has not received yet.
+  `CREATE TABLE team_outbox (key TEXT PRIMARY KEY, kind TEXT NOT NULL, record TEXT NOT NULL, time INTEGER NOT NULL);
+   CREATE INDEX team_outbox_by_time ON team_outbox (time, key);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -16,6 +16,7 @@ import type {
   ConversationStore,
   StoredConversation,
   StoredMessage,
+  TeamOutboxItem,
   UsageQuery,
   UsageRecord,
   UsageTotals,
@@ -25,7 +26,7 @@ import { JournalFiles } from './journal-files';
 import { applyEntry } from './apply-entry';
 import { encodeEntry, isJournalHeader, journalHeader, parseJournal, snapshotHash, type JournalEntry } from './journal';
 import { openSnapshot } from './snapshot';
-import { parseStored, toConversation, whereClause } from './store-rows';
+import { toAudit, toConversation, toMessage, toOutboxItem, toTotals, whereClause } from './store-rows';
 import { StoreError, storeErrorFrom } from './store-error';
 import { nodeStoreFiles, type StoreFiles } from './store-files';
 
@@ -147,14 +148,7 @@ export class SqlJsStore implements ConversationStore {
 
   async listMessages(conversationId: string): Promise<StoredMessage[]> {
     await this.sync();
-    return this.rows('SELECT * FROM messages WHERE conversation_id = ? ORDER BY seq', [conversationId]).map((row) => ({
-      id: String(row.id),
-      conversationId: String(row.conversation_id),
-      seq: Number(row.seq),
-      role: row.role as StoredMessage['role'],
-      content: parseStored(row.content, { damaged: 'This message was damaged on disk and could not be read.' }),
-      createdAt: Number(row.created_at),
-    }));
+    return this.rows('SELECT * FROM messages WHERE conversation_id = ? ORDER BY seq', [conversationId]).map(toMessage);
   }
 
   async usageTotals(query: UsageQuery = {}): Promise<UsageTotals> {
@@ -175,14 +169,7 @@ export class SqlJsStore implements ConversationStore {
               COALESCE(SUM(cost_usd),0) AS cost FROM usage ${where.sql}`,
       where.parameters,
     );
-    return {
-      calls: Number(row?.calls ?? 0),
-      inputTokens: Number(row?.input ?? 0),
-      outputTokens: Number(row?.output ?? 0),
-      cacheReadTokens: Number(row?.cache_read ?? 0),
-      cacheWriteTokens: Number(row?.cache_write ?? 0),
-      costUsd: Number(row?.cost ?? 0),
-    };
+    return toTotals(row);
   }
 
   async listAudit(query: { conversationId?: string; kind?: AuditRecord['kind'] } = {}): Promise<AuditRecord[]> {
@@ -191,13 +178,12 @@ export class SqlJsStore implements ConversationStore {
       ['conversation_id', query.conversationId],
       ['kind', query.kind],
     ]);
-    return this.rows(`SELECT * FROM audit ${where.sql} ORDER BY time, id`, where.parameters).map((row) => ({
-      id: String(row.id),
-      conversationId: String(row.conversation_id),
-      time: Number(row.time),
-      kind: row.kind as AuditRecord['kind'],
-      data: parseStored(row.data, { damaged: true }) as Record<string, unknown>,
-    }));
+    return this.rows(`SELECT * FROM audit ${where.sql} ORDER BY time, id`, where.parameters).map(toAudit);
+  }
+
+  async teamOutbox(limit: number): Promise<TeamOutboxItem[]> {
+    await this.sync();
+    return this.rows('SELECT * FROM team_outbox ORDER BY time, key LIMIT ?', [limit]).flatMap(toOutboxItem);
   }
 
   // ---- writes ------------------------------------------------------------------------------
@@ -216,6 +202,9 @@ export class SqlJsStore implements ConversationStore {
   }
   recordAudit(record: AuditRecord): Promise<void> {
     return this.write({ op: 'audit', value: record });
+  }
+  deliveredToTeam(keys: string[]): Promise<void> {
+    return keys.length ? this.write({ op: 'team_delivered', keys }) : Promise.resolve();
   }
 
   async close(): Promise<void> {

@@ -40,6 +40,12 @@ import { redactValue } from '../llm/redact';
 
 export type EventListener = (event: AgentEvent) => void;
 
+/**
+ * The answer tokens a team budget reservation holds for a call (at most the request's maximum):
+ * an answer longer than this is the only way a team budget can be passed, by its excess.
+ */
+export const OUTPUT_ALLOWANCE_TOKENS = 8_192;
+
 /** Events whose text comes from outside the model's answer (servers, tools, files): redacted. */
 const CARRIES_OUTSIDE_TEXT = new Set<AgentEventBody['type']>([
   'error',
@@ -346,24 +352,30 @@ export class Conversation {
   }
 
   /** Before every model call: a budget that would be passed stops it (BudgetExceededError). */
-  private async checkBudget(request: LlmRequest, provider: string, server: ModelServerInfo | undefined): Promise<void> {
+  private async checkBudget(
+    request: LlmRequest,
+    provider: string,
+    server: ModelServerInfo | undefined,
+  ): Promise<string | undefined> {
     const estimate = estimateInputTokens(request);
     // The first call to a model that can count tokens calibrates every later estimate.
     await this.context.countOnce(provider, server, request, estimate);
     const budget = this.options.budget;
-    if (!budget?.active) return;
+    if (!budget?.active) return undefined;
     const inputTokens = this.context.scale(provider, request.model, estimate);
-    const usd = costOf(priceOf(provider, request.model), {
-      inputTokens,
-      outputTokens: 0,
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
-    });
-    await budget.beforeCall(this.id, { usd, tokens: inputTokens }, (body) => this.emit(body));
+    const price = priceOf(provider, request.model);
+    const usd = costOf(price, { inputTokens, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
+    // A team reservation also holds room for the answer, which is not known yet.
+    const answerTokens = Math.min(request.maxOutputTokens, OUTPUT_ALLOWANCE_TOKENS);
+    const allowance = {
+      usd: costOf(price, { inputTokens: 0, outputTokens: answerTokens, cacheReadTokens: 0, cacheWriteTokens: 0 }),
+      tokens: answerTokens,
+    };
+    return budget.beforeCall(this.id, { usd, tokens: inputTokens }, (body) => this.emit(body), allowance);
   }
 
   /** After every model call (finished or not): its usage event, the meters, the budgets. */
-  private async recordCall(call: MeteredCall): Promise<void> {
+  private async recordCall(call: MeteredCall, reservationId: string | undefined): Promise<void> {
     const served = call.usage.inputTokens + call.usage.cacheReadTokens + call.usage.cacheWriteTokens;
     if (call.reported && served > 0) this.context.observe(call.provider, call.model, call.estimatedInputTokens, served);
     // An estimate (the server said nothing, or the stream was cut) is scaled to the server's count too.
@@ -384,6 +396,7 @@ export class Conversation {
       usage: call.usage,
       costUsd,
       reported: call.reported && priced,
+      ...(reservationId ? { reservationId } : {}),
     });
     await this.options.budget?.afterCall(this.id, { usd: costUsd, tokens: totalTokens(call.usage) }, (body) =>
       this.emit(body),
@@ -419,7 +432,7 @@ export class Conversation {
     // outside it: one budget check and one usage record per call, however many attempts it took.
     const metered = withMetering(withRetry(llm, this.options.retry), work, {
       before: (request, call) => this.checkBudget(request, call.provider, call.server),
-      after: (call) => this.recordCall(call),
+      after: (call, reservation) => this.recordCall(call, reservation),
       now: () => this.options.clock.now(),
     });
     return { llm: metered, model: binding.model };

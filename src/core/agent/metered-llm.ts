@@ -30,12 +30,15 @@ export interface MeteredCall {
 }
 
 export interface MeteringHooks {
-  /** Before the request is sent; throwing (a spent budget) stops the call. */
+  /**
+   * Before the request is sent; throwing (a spent budget) stops the call. What it returns (a
+   * budget reservation's id) is handed to `after`.
+   */
   before(
     request: LlmRequest,
     call: { provider: string; work: WorkKind; server: ModelServerInfo | undefined },
-  ): Promise<void> | void;
-  after(call: MeteredCall): Promise<void> | void;
+  ): Promise<string | undefined> | string | undefined;
+  after(call: MeteredCall, reservation: string | undefined): Promise<void> | void;
   now(): number;
 }
 
@@ -45,7 +48,7 @@ export function withMetering(client: LlmClient, work: WorkKind, hooks: MeteringH
     listModels: (signal) => client.listModels(signal),
     server: client.server,
     async *stream(request: LlmRequest): AsyncIterable<LlmStreamPart> {
-      await hooks.before(request, { provider: client.provider, work, server: client.server });
+      const reservation = await hooks.before(request, { provider: client.provider, work, server: client.server });
       const started = hooks.now();
       let usage: TokenUsage | undefined;
       let reported = false;
@@ -70,7 +73,8 @@ export function withMetering(client: LlmClient, work: WorkKind, hooks: MeteringH
         // the window) used nothing: it is recorded as a call, with no tokens.
         const refused = failed && !received;
         const estimatedInputTokens = estimateInputTokens(request);
-        await hooks.after({
+        await hooks.after(
+          {
           provider: client.provider,
           model: request.model,
           work,
@@ -85,7 +89,9 @@ export function withMetering(client: LlmClient, work: WorkKind, hooks: MeteringH
           reported: refused || (usage !== undefined && reported),
           estimatedInputTokens,
           durationMs: Math.max(0, hooks.now() - started),
-        });
+          },
+          reservation,
+        );
       }
     },
   };

@@ -186,12 +186,14 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     costUsd: z.number().nonnegative(),
     /** False when the server reported nothing (or a model has no price) and numbers are estimates. */
     reported: z.boolean(),
+    /** The team budget reservation the call took (calls only): its usage record settles it. */
+    reservationId: z.string().optional(),
   }),
   z.object({
     ...eventBase,
     type: z.literal('budget'),
-    /** Which limit: this conversation's, today's or this month's (UTC). */
-    scope: z.enum(['conversation', 'daily', 'monthly']),
+    /** Which limit: this conversation's, today's or this month's (UTC), or the team's or this member's (team database). */
+    scope: z.enum(['conversation', 'daily', 'monthly', 'team_daily', 'team_monthly', 'member_daily', 'member_monthly']),
     unit: z.enum(['usd', 'tokens']),
     spent: z.number().nonnegative(),
     limit: z.number().positive(),

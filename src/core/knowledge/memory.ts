@@ -107,7 +107,12 @@ export function createMemoryTools(memory: Memory): AnyTool[] {
     }),
     readOnly: false,
     needsApproval: true,
-    traits: { userScope: (input) => input.scope === 'global' },
+    traits: {
+      sharedWrite: (input) =>
+        input.scope === 'global'
+          ? 'it writes your global memory, which every later conversation in every folder reads'
+          : undefined,
+    },
     summarize: (input) => `remember in the ${input.scope ?? 'workspace'} memory: ${clip(input.note)}`,
     async execute(input) {
       const scope = input.scope ?? 'workspace';

@@ -110,7 +110,9 @@ export const agentPolicySchema = z
         on_unreachable: z
           .enum(['block', 'warn'])
           .optional()
-          .describe('With team limits set and the team database unreachable: stop (block, the default) or go on (warn)'),
+          .describe(
+            'With team limits set and the team database unreachable: stop (block, the default) or go on (warn)',
+          ),
       })
       .optional(),
     memory: z.strictObject({ scope: z.enum(['workspace', 'global']).optional() }).optional(),

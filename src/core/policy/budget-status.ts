@@ -9,6 +9,9 @@ import {
   type BudgetPolicy,
   type BudgetScope,
   type BudgetUnit,
+  type Limit,
+  type LocalScope,
+  SHARED_SCOPES,
   type SpendingLedger,
   spendingQuery,
 } from './budget';
@@ -22,20 +25,36 @@ export interface BudgetStanding {
   spent: number;
 }
 
+/** Where the team database's limits stand (spent plus open reservations). */
+export type TeamStandings = (
+  limits: Limit[],
+  conversationId?: string,
+) => Promise<Array<{ limit: Limit; committed: number }>>;
+
+/**
+ * Where each limit stands. With a team (`team` given), the team's, the member's and the
+ * conversation's limits are read from the team database; without one, the team's and the
+ * member's limits cannot be counted and are left out.
+ */
 export async function budgetStandings(
   policy: BudgetPolicy | undefined,
   ledger: SpendingLedger,
   conversationId: string | undefined,
   now: number,
+  team?: TeamStandings,
 ): Promise<BudgetStanding[]> {
   const standings: BudgetStanding[] = [];
-  for (const limit of budgetLimits(policy)) {
+  const byTeam = (limit: Limit) => SHARED_SCOPES.includes(limit.scope) || (team && limit.scope === 'conversation');
+  const limits = budgetLimits(policy);
+  const shared = team ? await team(limits.filter(byTeam), conversationId) : [];
+  for (const limit of limits) {
+    let spent: number | undefined;
+    if (byTeam(limit)) spent = shared.find((standing) => standing.limit.key === limit.key)?.committed;
     // No conversation yet: nothing spent in it.
-    const spent =
-      limit.scope === 'conversation' && !conversationId
-        ? 0
-        : (await ledger.spent(spendingQuery(limit.scope, conversationId ?? '', now)))[limit.unit];
-    standings.push({ scope: limit.scope, unit: limit.unit, key: limit.key, limit: limit.value, spent });
+    else if (limit.scope === 'conversation' && !conversationId) spent = 0;
+    else spent = (await ledger.spent(spendingQuery(limit.scope as LocalScope, conversationId ?? '', now)))[limit.unit];
+    if (spent !== undefined)
+      standings.push({ scope: limit.scope, unit: limit.unit, key: limit.key, limit: limit.value, spent });
   }
   return standings;
 }

@@ -13,7 +13,15 @@
 import type { AgentEventBody } from '../events/events';
 import type { AgentPolicy } from './agent-policy';
 
-export type BudgetScope = 'conversation' | 'daily' | 'monthly';
+/**
+ * Whose spending a limit counts: this conversation's, this machine's today or this month, or —
+ * with a team database (SPEC 5a) — the whole team's or this member's today or this month.
+ */
+export type BudgetScope =
+  'conversation' | 'daily' | 'monthly' | 'team_daily' | 'team_monthly' | 'member_daily' | 'member_monthly';
+
+/** Scopes only the team database can count (every machine of the team or member spends on them). */
+export const SHARED_SCOPES: readonly BudgetScope[] = ['team_daily', 'team_monthly', 'member_daily', 'member_monthly'];
 export type BudgetUnit = 'usd' | 'tokens';
 export type BudgetPolicy = NonNullable<AgentPolicy['budget']>;
 
@@ -23,6 +31,7 @@ export interface Spending {
 }
 
 export type SpendingQuery = { conversationId: string } | { day: string } | { month: string };
+export type LocalScope = 'conversation' | 'daily' | 'monthly';
 
 /** Where past spending is read from (the store's usage records). */
 export interface SpendingLedger {
@@ -30,7 +39,7 @@ export interface SpendingLedger {
 }
 
 /** What a limit of `scope` counts at `now`: this conversation, today or this month (UTC). */
-export function spendingQuery(scope: BudgetScope, conversationId: string, now: number): SpendingQuery {
+export function spendingQuery(scope: LocalScope, conversationId: string, now: number): SpendingQuery {
   const day = new Date(now).toISOString().slice(0, 10);
   if (scope === 'conversation') return { conversationId };
   return scope === 'daily' ? { day } : { month: day.slice(0, 7) };
@@ -39,8 +48,9 @@ export function spendingQuery(scope: BudgetScope, conversationId: string, now: n
 export class BudgetExceededError extends Error {
   constructor(
     message: string,
-    readonly scope: BudgetScope,
-    readonly unit: BudgetUnit,
+    /** The limit that stopped the call; undefined when the team database could not be asked. */
+    readonly scope?: BudgetScope,
+    readonly unit?: BudgetUnit,
   ) {
     super(message);
     this.name = 'BudgetExceededError';
@@ -64,6 +74,14 @@ const LIMIT_KEYS: ReadonlyArray<{ scope: BudgetScope; unit: BudgetUnit; key: key
   { scope: 'conversation', unit: 'tokens', key: 'per_conversation_tokens' },
   { scope: 'daily', unit: 'tokens', key: 'daily_tokens' },
   { scope: 'monthly', unit: 'tokens', key: 'monthly_tokens' },
+  { scope: 'team_daily', unit: 'usd', key: 'team_daily_usd' },
+  { scope: 'team_monthly', unit: 'usd', key: 'team_monthly_usd' },
+  { scope: 'team_daily', unit: 'tokens', key: 'team_daily_tokens' },
+  { scope: 'team_monthly', unit: 'tokens', key: 'team_monthly_tokens' },
+  { scope: 'member_daily', unit: 'usd', key: 'member_daily_usd' },
+  { scope: 'member_monthly', unit: 'usd', key: 'member_monthly_usd' },
+  { scope: 'member_daily', unit: 'tokens', key: 'member_daily_tokens' },
+  { scope: 'member_monthly', unit: 'tokens', key: 'member_monthly_tokens' },
 ];
 
 /** The limits a budget policy sets. */
@@ -80,10 +98,26 @@ export function budgetKey(scope: BudgetScope, unit: BudgetUnit): keyof BudgetPol
   return LIMIT_KEYS.find((entry) => entry.scope === scope && entry.unit === unit)!.key;
 }
 
+/**
+ * The team's budgets (SPEC 5a): limits counted in the team database across every machine,
+ * held by a reservation taken atomically before each call and settled by the call's usage
+ * record. Any error means the database could not be asked.
+ */
+export interface SharedBudget {
+  reserve(conversationId: string, estimate: Spending, limits: Limit[]): Promise<SharedReservation>;
+}
+
+export type SharedReservation =
+  | { granted: true; id: string; standings: Array<{ limit: Limit; committed: number }> }
+  /** `committed`: what the limit's scope had committed before this call. */
+  | { granted: false; limit: Limit; committed: number };
+
 export interface BudgetGuardOptions {
   /** Read at each check: an edited policy applies to the next call. */
   policy: () => BudgetPolicy | undefined;
   ledger?: SpendingLedger;
+  /** The team database's budgets, when a team is configured (read at each check). */
+  shared?: () => SharedBudget | undefined;
   now: () => number;
 }
 
@@ -104,15 +138,44 @@ export class BudgetGuard {
 
   /**
    * Before a model call: throws BudgetExceededError (after emitting a `budget` event) when the
-   * policy blocks and what was spent plus the call's estimate passes a limit.
+   * policy blocks and what was spent plus the call's estimate passes a limit. With a team, the
+   * team's, the member's and this conversation's limits are checked by a reservation in the
+   * team database that holds the estimate plus `allowance` (the answer's tokens, not known yet);
+   * its id is returned, for the call's usage record to settle.
    */
-  async beforeCall(conversationId: string, estimate: Spending, emit: Emit): Promise<void> {
+  async beforeCall(
+    conversationId: string,
+    estimate: Spending,
+    emit: Emit,
+    allowance: Spending = { usd: 0, tokens: 0 },
+  ): Promise<string | undefined> {
     const policy = this.options.policy();
     const limits = budgetLimits(policy);
-    if (limits.length === 0) return;
+    if (limits.length === 0) return undefined;
     const action = policy?.on_exceeded ?? 'block';
-    for (const limit of limits) {
-      const spent = (await this.load(limit.scope, conversationId))[limit.unit];
+    const shared = this.options.shared?.();
+    const byTeam = shared
+      ? limits.filter((limit) => limit.scope === 'conversation' || SHARED_SCOPES.includes(limit.scope))
+      : [];
+    // Without a team database nothing can count the team's or a member's spending.
+    let local = limits.filter((limit) => !SHARED_SCOPES.includes(limit.scope) && !byTeam.includes(limit));
+    let reservation: string | undefined;
+    if (shared && byTeam.length > 0) {
+      const held = { usd: estimate.usd + allowance.usd, tokens: estimate.tokens + allowance.tokens };
+      try {
+        reservation = await this.reserve(shared, conversationId, held, byTeam, action, emit);
+      } catch (error) {
+        if (error instanceof BudgetExceededError) throw error;
+        if ((policy?.on_unreachable ?? 'block') === 'block')
+          throw new BudgetExceededError(
+            `Stopped: the team database could not be asked about the team's budgets (${error instanceof Error ? error.message : String(error)}), and the policy says budget.on_unreachable: block. Try again when it is back.`,
+          );
+        // Going on without it: this conversation's own limits are still checked here.
+        local = local.concat(byTeam.filter((limit) => limit.scope === 'conversation'));
+      }
+    }
+    for (const limit of local) {
+      const spent = (await this.load(limit.scope as LocalScope, conversationId))[limit.unit];
       const projected = spent + estimate[limit.unit];
       if (projected <= limit.value && spent < limit.value) continue;
       if (action === 'block') {
@@ -122,11 +185,37 @@ export class BudgetGuard {
       // Warn: once, when spending itself reaches the limit (not on an estimate).
       if (spent >= limit.value) this.announce(limit, conversationId, spent, 'exceeded', action, emit);
     }
+    return reservation;
+  }
+
+  /** Takes the team reservation; a refusal blocks (or, under `warn`, is told and the call goes on unreserved). */
+  private async reserve(
+    shared: SharedBudget,
+    conversationId: string,
+    held: Spending,
+    limits: Limit[],
+    action: 'warn' | 'block',
+    emit: Emit,
+  ): Promise<string | undefined> {
+    const result = await shared.reserve(conversationId, held, limits);
+    if (!result.granted) {
+      const { limit, committed } = result;
+      if (action === 'block') {
+        emit(budgetEvent(limit, committed, 'exceeded', action));
+        throw new BudgetExceededError(blockedMessage(limit, committed, held[limit.unit]), limit.scope, limit.unit);
+      }
+      if (committed >= limit.value) this.announce(limit, conversationId, committed, 'exceeded', action, emit);
+      return undefined;
+    }
+    for (const { limit, committed } of result.standings)
+      if (committed >= limit.value * WARNING_FRACTION && committed <= limit.value)
+        this.announce(limit, conversationId, committed, 'warning', action, emit);
+    return result.id;
   }
 
   /** After a model call: adds what it cost and tells the user about limits it took past 80 % (or past 100 % when warning). */
   async afterCall(conversationId: string, cost: Spending, emit: Emit): Promise<void> {
-    const scopes: BudgetScope[] = ['conversation', 'daily', 'monthly'];
+    const scopes: LocalScope[] = ['conversation', 'daily', 'monthly'];
     await Promise.all(
       scopes.map(async (scope) => {
         const before = await this.load(scope, conversationId);
@@ -138,8 +227,11 @@ export class BudgetGuard {
     );
     const policy = this.options.policy();
     const action = policy?.on_exceeded ?? 'block';
+    const shared = this.options.shared?.();
     for (const limit of budgetLimits(policy)) {
-      const spent = (await this.load(limit.scope, conversationId))[limit.unit];
+      // The team database counts these (a reservation's standings tell their warnings).
+      if (SHARED_SCOPES.includes(limit.scope) || (shared && limit.scope === 'conversation')) continue;
+      const spent = (await this.load(limit.scope as LocalScope, conversationId))[limit.unit];
       // A block is told when it stops a call; a warning-only policy says so as the limit is reached.
       if (spent >= limit.value && action === 'warn')
         this.announce(limit, conversationId, spent, 'exceeded', action, emit);
@@ -149,7 +241,7 @@ export class BudgetGuard {
   }
 
   /** What a scope has spent so far (for the UI and tests). */
-  async spent(scope: BudgetScope, conversationId: string): Promise<Spending> {
+  async spent(scope: LocalScope, conversationId: string): Promise<Spending> {
     return this.load(scope, conversationId);
   }
 
@@ -170,18 +262,21 @@ export class BudgetGuard {
     action: 'warn' | 'block',
     emit: Emit,
   ): void {
-    const id = `${level}|${limit.key}|${limit.value}|${this.keyOf(limit.scope, conversationId)}`;
+    const period = SHARED_SCOPES.includes(limit.scope)
+      ? new Date(this.options.now()).toISOString().slice(0, limit.scope.endsWith('daily') ? 10 : 7)
+      : this.keyOf(limit.scope as LocalScope, conversationId);
+    const id = `${level}|${limit.key}|${limit.value}|${period}`;
     if (this.announced.has(id)) return;
     this.announced.add(id);
     emit(budgetEvent(limit, spent, level, action));
   }
 
   /** The cache key of a scope now: "conversation:{…}", "daily:{…}", "monthly:{…}". */
-  private keyOf(scope: BudgetScope, conversationId: string): string {
+  private keyOf(scope: LocalScope, conversationId: string): string {
     return `${scope}:${JSON.stringify(spendingQuery(scope, conversationId, this.options.now()))}`;
   }
 
-  private async load(scope: BudgetScope, conversationId: string): Promise<Spending> {
+  private async load(scope: LocalScope, conversationId: string): Promise<Spending> {
     const key = this.keyOf(scope, conversationId);
     let entry = this.spending.get(key);
     if (!entry) {
@@ -207,8 +302,16 @@ function budgetEvent(
 
 /** "today's budget", "this conversation's token budget", … */
 export function describeLimit(scope: BudgetScope, unit: BudgetUnit): string {
-  const whose = scope === 'conversation' ? "this conversation's" : scope === 'daily' ? "today's" : "this month's";
-  return `${whose} ${unit === 'usd' ? 'budget' : 'token budget'}`;
+  const whose: Record<BudgetScope, string> = {
+    conversation: "this conversation's",
+    daily: "today's",
+    monthly: "this month's",
+    team_daily: "the team's daily",
+    team_monthly: "the team's monthly",
+    member_daily: 'your daily team',
+    member_monthly: 'your monthly team',
+  };
+  return `${whose[scope]} ${unit === 'usd' ? 'budget' : 'token budget'}`;
 }
 
 export function formatAmount(unit: BudgetUnit, amount: number): string {

@@ -69,9 +69,8 @@ export class CallAssessor {
     const baseline = files && this.baseline(conversationId, files);
     const traits = tool.traits;
     const risk: CallRisk = { reasons: [], cautions: [], protectedPath: false, needsOut: [], needsNetwork: [] };
-    if (traits?.userScope?.(input)) {
-      risk.reasons.push('it writes your global memory, which every later conversation in every folder reads');
-    }
+    const shared = traits?.sharedWrite?.(input);
+    if (shared) risk.reasons.push(shared);
     const command = traits?.command?.(input);
     if (command !== undefined) {
       risk.command = command;

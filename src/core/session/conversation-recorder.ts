@@ -4,7 +4,7 @@
  * ends — so a crash loses at most the last second of text, never a finished turn), tool calls
  * and other events, usage per model call, and the audit trail.
  */
-import type { AuditRecord, ConversationStore, StoredConversation } from '../ports';
+import type { AuditRecord, ConversationStore, StoredConversation, TeamStamp } from '../ports';
 import type { AgentEvent } from '../events/events';
 import { redactValue } from '../llm/redact';
 
@@ -23,6 +23,8 @@ export interface RecorderOptions {
   onError: (error: unknown) => void;
   /** Streaming text is saved at most this often. */
   flushIntervalMs?: number;
+  /** With a team configured: who records, so usage and audit records also go to the team database. */
+  team?: () => TeamStamp | undefined;
   /** A reopened conversation: it is already stored; new messages are numbered from `nextSeq`. */
   resume?: { conversation: StoredConversation; nextSeq: number };
 }
@@ -31,7 +33,6 @@ const TITLE_LENGTH = 60;
 
 export class ConversationRecorder {
   private seq = 0;
-  private auditCount = 0;
   private conversation: StoredConversation | undefined;
   private answer: { id: string; seq: number; text: string; savedLength: number } | undefined;
   private lastFlush = 0;
@@ -84,7 +85,7 @@ export class ConversationRecorder {
         this.pendingApproval.set(callKey(event), decision);
         // A call the policy refused is a policy violation (SPEC 4.5), recorded on its own too.
         if (event.source === 'policy' && !event.approved)
-          this.audit(event.time, 'policy', {
+          this.audit(event, 'policy', {
             agentId: event.agentId,
             toolCallId: event.toolCallId,
             input: this.pendingInput.get(callKey(event)),
@@ -95,7 +96,7 @@ export class ConversationRecorder {
       case 'tool_result': {
         const key = callKey(event);
         this.put('event', event, event.time);
-        this.audit(event.time, 'tool_call', {
+        this.audit(event, 'tool_call', {
           agentId: event.agentId,
           toolCallId: event.toolCallId,
           tool: event.toolName,
@@ -111,10 +112,11 @@ export class ConversationRecorder {
         this.pendingApproval.delete(key);
         break;
       }
-      case 'usage':
+      case 'usage': {
         // Kept as an event too: a reopened conversation shows its cost so far.
         this.put('event', event, event.time);
         if (event.scope !== 'call') break;
+        const team = this.options.team?.();
         this.enqueue(() =>
           this.options.store.recordUsage({
             id: `${this.options.conversationId}-usage-${event.seq}`,
@@ -126,9 +128,11 @@ export class ConversationRecorder {
             ...event.usage,
             costUsd: event.costUsd,
             time: event.time,
+            ...(event.reservationId ? { reservationId: event.reservationId } : {}),
+            ...(team ? { team } : {}),
           }),
         );
-        this.audit(event.time, 'model_call', {
+        this.audit(event, 'model_call', {
           agentId: event.agentId,
           ...(event.provider ? { provider: event.provider } : {}),
           model: event.model,
@@ -139,8 +143,9 @@ export class ConversationRecorder {
           ...(event.durationMs !== undefined ? { latencyMs: event.durationMs } : {}),
         });
         break;
+      }
       case 'budget':
-        this.audit(event.time, 'budget', { ...event });
+        this.audit(event, 'budget', { ...event });
         break;
       case 'done':
       case 'error':
@@ -239,13 +244,16 @@ export class ConversationRecorder {
     this.enqueue(() => this.options.store.putMessage(message));
   }
 
-  private audit(time: number, kind: AuditRecord['kind'], data: Record<string, unknown>): void {
+  /** One audit record per event: named after the event's seq, unique in the conversation even after it is reopened. */
+  private audit(event: AgentEvent, kind: AuditRecord['kind'], data: Record<string, unknown>): void {
+    const team = this.options.team?.();
     const record = {
-      id: `${this.options.conversationId}-audit-${this.auditCount++}`,
+      id: `${this.options.conversationId}-audit-${event.seq}`,
       conversationId: this.options.conversationId,
-      time,
+      time: event.time,
       kind,
       data: this.redact(data),
+      ...(team ? { team } : {}),
     };
     this.enqueue(() => this.options.store.recordAudit(record));
   }

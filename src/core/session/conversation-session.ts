@@ -7,7 +7,7 @@
  */
 import type { Conversation } from '../agent/conversation';
 import type { AgentEvent } from '../events/events';
-import type { ConversationStore, SecretSource, StoredConversation } from '../ports';
+import type { ConversationStore, SecretSource, StoredConversation, TeamStamp } from '../ports';
 import type { RestoredConversation } from './restore';
 import { resolveMentions, type MentionResolver, type ResolvedContext } from './mentions';
 import type { RevertPlan } from '../workspace/checkpoints';
@@ -35,6 +35,8 @@ export interface ConversationSessionDeps extends AssemblyDeps, ModelRoutingDeps 
   store?: () => Promise<ConversationStore | undefined>;
   /** A store failure (opening or writing), for the host to show. */
   onStoreError?: (error: unknown) => void;
+  /** With a team database configured: who is working, so usage and audit records also reach it. */
+  teamStamp?: () => TeamStamp | undefined;
   secrets: SecretSource;
   /** Runs before each new conversation starts: reloads what it depends on (the policy file). */
   prepare?: () => Promise<void>;
@@ -228,6 +230,7 @@ export class ConversationSession {
         resume: storage.resume,
         secrets: () => this.apiKeysInUse,
         onError: (error) => this.deps.onStoreError?.(error),
+        team: this.deps.teamStamp,
       });
     this.recorder = recorder;
     this.unsubscribe = conversation.subscribe((event) => {

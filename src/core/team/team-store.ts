@@ -133,7 +133,12 @@ export interface TeamStore {
    */
   append(batch: { audit: TeamAudit[]; usage: TeamUsage[] }): Promise<{ audit: number; usage: number }>;
   /** What limits stand at now (for "Show Usage and Budget"). */
-  standings(request: { member: string; conversationId?: string; limits: TeamLimit[]; time: number }): Promise<TeamStanding[]>;
+  standings(request: {
+    member: string;
+    conversationId?: string;
+    limits: TeamLimit[];
+    time: number;
+  }): Promise<TeamStanding[]>;
   /** Usage per member for a UTC month (YYYY-MM) or day (YYYY-MM-DD); one member's only when given. */
   usage(query: { month?: string; day?: string; member?: string }): Promise<TeamUsageRow[]>;
   /** Audit records at or after `since`, oldest first, at most `limit`, after the record `after` (paging). */
@@ -141,7 +146,12 @@ export interface TeamStore {
   /** Adds a note to team memory. */
   remember(note: Omit<TeamNote, 'id' | 'createdAt'>): Promise<TeamNote>;
   /** Full-text search over the notes the identity can see: the team's, the repository's, the member's own. */
-  searchMemory(query: { text: string; identity: TeamIdentity; scopes?: TeamMemoryScope[]; limit: number }): Promise<TeamNote[]>;
+  searchMemory(query: {
+    text: string;
+    identity: TeamIdentity;
+    scopes?: TeamMemoryScope[];
+    limit: number;
+  }): Promise<TeamNote[]>;
   close(): Promise<void>;
 }
 

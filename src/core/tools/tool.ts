@@ -41,8 +41,11 @@ export interface ToolTraits<Input = unknown> {
   writes?: boolean;
   /** The shell command line the call runs. */
   command?(input: Input): string | undefined;
-  /** Writes something every later conversation in every folder reads (the user's global memory). */
-  userScope?(input: Input): boolean;
+  /**
+   * Writes something shared beyond this workspace (the user's global memory, the team's memory):
+   * the reason, in words, that such a call always asks; undefined when this call does not.
+   */
+  sharedWrite?(input: Input): string | undefined;
 }
 
 export interface Tool<Input = unknown> {

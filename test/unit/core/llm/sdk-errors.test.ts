@@ -189,7 +189,7 @@ describe('failures as the real SDKs raise them', function () {
     try {
       const calls: MeteredCall[] = [];
       const metered = withMetering(client('openai', server.url), 'chat', {
-        before: () => {},
+        before: () => undefined,
         after: (call) => void calls.push(call),
         now: () => 0,
       });

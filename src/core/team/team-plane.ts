@@ -1,0 +1,270 @@
+/**
+ * The team control plane as one window or CLI run sees it (SPEC 5a): the team policy (fetched,
+ * kept for when the database is away, applied under the user's and the workspace's), budget
+ * reservations for the BudgetGuard, and the outbox drain that carries usage and audit records
+ * from the embedded store to the team database — at once when it answers, later when it was
+ * away, never twice (the database skips ids it has). Its status (connected, unreachable, why)
+ * is for the status bar and the developer panel.
+ */
+import type { AgentPolicy, PolicyProblem } from '../policy/agent-policy';
+import type { Limit, SharedBudget, SharedReservation } from '../policy/budget';
+import type { TeamStandings } from '../policy/budget-status';
+import { PolicyFile } from '../policy/policy-file';
+import type { ConversationStore } from '../ports';
+import {
+  TeamUnreachableError,
+  type TeamAudit,
+  type TeamIdentity,
+  type TeamLimit,
+  type TeamPolicyVersion,
+  type TeamStore,
+  type TeamUsage,
+} from './team-store';
+
+export type TeamStatus =
+  | { state: 'connecting' }
+  | { state: 'connected'; policy?: { version: number; changedBy: string; changedAt: number } }
+  | { state: 'unreachable'; reason: string; since: number };
+
+/** The last team policy seen, kept across restarts: a member offline still follows it. */
+export interface TeamPolicyCache {
+  read(): Promise<string | undefined>;
+  write(text: string): Promise<void>;
+}
+
+export interface TeamPlaneOptions {
+  store: TeamStore;
+  identity: TeamIdentity;
+  cache: TeamPolicyCache;
+  /** The embedded store, whose outbox holds what the team database has not received. */
+  outbox: () => Promise<ConversationStore | undefined>;
+  now: () => number;
+  newId: () => string;
+  /** A team policy with mistakes is not applied; told once per text. */
+  onPolicyMistakes: (problems: PolicyProblem[]) => void;
+  /** First wait before sending again after the database was away (doubles up to 60 s). */
+  retryMs?: number;
+  /** Records sent per round trip. */
+  batchSize?: number;
+}
+
+/** An unsettled reservation is released after this long (its process died mid-call). */
+export const RESERVATION_TTL_MS = 15 * 60_000;
+const MAX_RETRY_MS = 60_000;
+
+export class TeamPlane {
+  private current: TeamStatus = { state: 'connecting' };
+  private readonly listeners = new Set<(status: TeamStatus) => void>();
+  private readonly policyFile: PolicyFile;
+  private version: TeamPolicyVersion | undefined;
+  private draining: Promise<void> | undefined;
+  private again = false;
+  private retry: ReturnType<typeof setTimeout> | undefined;
+  private retryMs: number;
+  private disposed = false;
+
+  constructor(private readonly options: TeamPlaneOptions) {
+    this.policyFile = new PolicyFile(options.onPolicyMistakes);
+    this.retryMs = options.retryMs ?? 1_000;
+  }
+
+  get identity(): TeamIdentity {
+    return this.options.identity;
+  }
+
+  get status(): TeamStatus {
+    return this.current;
+  }
+
+  onStatus(listener: (status: TeamStatus) => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  /** The team policy in force: the newest version read (from the database, or kept from before). */
+  policy(): AgentPolicy | undefined {
+    return this.policyFile.current;
+  }
+
+  /** The version in force, for "which layer decided" (undefined: none read yet). */
+  get policyVersion(): TeamPolicyVersion | undefined {
+    return this.version;
+  }
+
+  /**
+   * Reads the team policy again (at start and before each new conversation), falling back on the
+   * copy kept from last time when the database does not answer; then sends what waits.
+   */
+  async refresh(): Promise<void> {
+    if (!this.policyFile.current && !this.version)
+      this.policyFile.read(await this.options.cache.read().catch(() => undefined));
+    try {
+      const version = await this.options.store.policy();
+      this.version = version;
+      this.policyFile.read(version?.text);
+      if (version) await this.options.cache.write(version.text).catch(() => undefined);
+      this.connected();
+    } catch (error) {
+      this.unreachable(error);
+    }
+    this.kick();
+  }
+
+  /** The BudgetGuard's view of the team database. */
+  readonly budget: SharedBudget = {
+    reserve: async (conversationId, estimate, limits): Promise<SharedReservation> => {
+      const id = this.options.newId();
+      try {
+        const result = await this.options.store.reserve({
+          id,
+          member: this.options.identity.member,
+          conversationId,
+          estimate,
+          limits: limits.map(toTeamLimit),
+          time: this.options.now(),
+          ttlMs: RESERVATION_TTL_MS,
+        });
+        this.connected();
+        if (!result.granted)
+          return { granted: false, limit: fromTeamLimit(result.limit, limits), committed: result.committed };
+        const standings = result.standings.map((standing) => ({
+          limit: fromTeamLimit(standing.limit, limits),
+          committed: standing.committed,
+        }));
+        return { granted: true, id, standings };
+      } catch (error) {
+        this.unreachable(error);
+        throw error;
+      }
+    },
+  };
+
+  /** Where the team's limits stand now (Show Usage and Budget). */
+  readonly standings: TeamStandings = async (limits: Limit[], conversationId?: string) => {
+    const standings = await this.options.store.standings({
+      member: this.options.identity.member,
+      conversationId,
+      limits: limits.map(toTeamLimit),
+      time: this.options.now(),
+    });
+    return standings.map((standing) => ({
+      limit: fromTeamLimit(standing.limit, limits),
+      committed: standing.committed,
+    }));
+  };
+
+  /** Sends what the outbox holds, soon; several kicks in a row make one drain. */
+  kick(): void {
+    if (this.disposed) return;
+    if (this.draining) {
+      this.again = true;
+      return;
+    }
+    this.draining = this.drain().finally(() => {
+      this.draining = undefined;
+      if (this.again) {
+        this.again = false;
+        this.kick();
+      }
+    });
+  }
+
+  /** Waits until the outbox is sent or the database fails to take it (tests, the CLI at exit). */
+  async settled(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    if (this.retry) clearTimeout(this.retry);
+    await this.settled();
+    await this.options.store.close();
+  }
+
+  private async drain(): Promise<void> {
+    const batchSize = this.options.batchSize ?? 200;
+    try {
+      const store = await this.options.outbox();
+      if (!store) return;
+      for (;;) {
+        const items = await store.teamOutbox(batchSize);
+        if (items.length === 0) break;
+        const audit: TeamAudit[] = [];
+        const usage: TeamUsage[] = [];
+        for (const item of items) {
+          if (item.kind === 'audit') {
+            const { team, ...record } = item.record;
+            audit.push({ ...record, member: team.member, ...(team.repository ? { repository: team.repository } : {}) });
+          } else {
+            const { team, ...record } = item.record;
+            usage.push({ ...record, member: team.member, ...(team.repository ? { repository: team.repository } : {}) });
+          }
+        }
+        await this.options.store.append({ audit, usage });
+        this.connected();
+        // Removed only once the database has them: a crash in between sends them again, which it skips.
+        await store.deliveredToTeam(items.map((item) => item.key));
+        if (items.length < batchSize) break;
+      }
+      this.retryMs = this.options.retryMs ?? 1_000;
+    } catch (error) {
+      if (error instanceof TeamUnreachableError) {
+        this.unreachable(error);
+        this.scheduleRetry();
+      } else throw error;
+    }
+  }
+
+  private scheduleRetry(): void {
+    if (this.disposed || this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      this.kick();
+    }, this.retryMs);
+    this.retry.unref?.();
+    this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
+  }
+
+  private connected(): void {
+    const version = this.version;
+    const next: TeamStatus = {
+      state: 'connected',
+      ...(version
+        ? { policy: { version: version.version, changedBy: version.changedBy, changedAt: version.changedAt } }
+        : {}),
+    };
+    if (this.current.state === 'connected' && JSON.stringify(this.current) === JSON.stringify(next)) return;
+    this.set(next);
+  }
+
+  private unreachable(error: unknown): void {
+    const reason = error instanceof Error ? error.message : String(error);
+    if (this.current.state === 'unreachable' && this.current.reason === reason) return;
+    this.set({ state: 'unreachable', reason, since: this.options.now() });
+  }
+
+  private set(status: TeamStatus): void {
+    this.current = status;
+    for (const listener of this.listeners) listener(status);
+  }
+}
+
+const PERIODS: Record<Limit['scope'], { scope: TeamLimit['scope']; period: TeamLimit['period'] } | undefined> = {
+  conversation: { scope: 'conversation', period: 'total' },
+  team_daily: { scope: 'team', period: 'day' },
+  team_monthly: { scope: 'team', period: 'month' },
+  member_daily: { scope: 'member', period: 'day' },
+  member_monthly: { scope: 'member', period: 'month' },
+  daily: undefined,
+  monthly: undefined,
+};
+
+function toTeamLimit(limit: Limit): TeamLimit {
+  const where = PERIODS[limit.scope];
+  if (!where) throw new Error(`${limit.key} is this machine's limit, not the team's.`);
+  return { ...where, unit: limit.unit, value: limit.value, key: limit.key };
+}
+
+function fromTeamLimit(limit: TeamLimit, limits: Limit[]): Limit {
+  return limits.find((candidate) => candidate.key === limit.key) ?? limits[0]!;
+}
