@@ -69,19 +69,31 @@ export function policyOffers(policy: AgentPolicy | undefined, toolName: string):
   return !tools?.allow || matchesAny(tools.allow, toolName);
 }
 
-export function toolPolicyFrom(policy: () => AgentPolicy | undefined): ToolPolicy {
+/**
+ * @param origin which policy a rule (`tools.deny "bash"`) comes from, in words, when several
+ * layers make the policy (policy-layers.ts); refusals name it. Default: the workspace's file.
+ */
+export function toolPolicyFrom(
+  policy: () => AgentPolicy | undefined,
+  origin: (rule: string) => string | undefined = () => undefined,
+): ToolPolicy {
+  const where = (rule: string) => origin(rule) ?? FILE;
   return {
     evaluate(call): PolicyVerdict {
       const current = policy();
       if (!current) return defaultToolPolicy.evaluate(call);
       const tools = current.tools;
-      if (matchesAny(tools?.deny, call.toolName))
-        return { action: 'deny', reason: `${call.toolName} is in tools.deny of ${FILE}.` };
+      const denied = tools?.deny?.find((pattern) => matchesPattern(pattern, call.toolName));
+      if (denied !== undefined)
+        return { action: 'deny', reason: `${call.toolName} is in tools.deny of ${where(`tools.deny "${denied}"`)}.` };
       if (tools?.allow && !matchesAny(tools.allow, call.toolName))
-        return { action: 'deny', reason: `${call.toolName} is not in tools.allow of ${FILE}.` };
+        return {
+          action: 'deny',
+          reason: `${call.toolName} is not in tools.allow of ${where(`tools.allow "${tools.allow[0] ?? ''}"`)}.`,
+        };
 
       let verdict: PolicyVerdict | undefined;
-      if (call.command !== undefined && tools?.bash) verdict = commandVerdict(tools.bash, call.command);
+      if (call.command !== undefined && tools?.bash) verdict = commandVerdict(tools.bash, call.command, where);
       if (verdict?.action === 'deny') return verdict;
       if (matchesAny(current.approvals?.require_for, call.toolName)) return { action: 'ask' };
       if (!verdict) {
@@ -101,6 +113,7 @@ export function toolPolicyFrom(policy: () => AgentPolicy | undefined): ToolPolic
 function commandVerdict(
   rules: NonNullable<NonNullable<AgentPolicy['tools']>['bash']>,
   command: string,
+  where: (rule: string) => string,
 ): PolicyVerdict | undefined {
   const analysis = analyseCommand(command);
   // What cannot be analysed cannot be checked against the deny rules: a person decides.
@@ -108,7 +121,10 @@ function commandVerdict(
   for (const segment of analysis.segments) {
     const denied = rules.deny?.find((pattern) => denyMatches(pattern, segment));
     if (denied)
-      return { action: 'deny', reason: `\`${segment.argv.join(' ')}\` matches bash.deny "${denied}" in ${FILE}.` };
+      return {
+        action: 'deny',
+        reason: `\`${segment.argv.join(' ')}\` matches bash.deny "${denied}" in ${where(`tools.bash.deny "${denied}"`)}.`,
+      };
   }
   // A redirection writes a file: only duplicating a stream or discarding it keeps an allow.
   const writes = analysis.redirections.some(
