@@ -49,6 +49,9 @@ import { FileTranscriptSink } from './node/file-transcript-sink';
 import { EnvSecretSource } from './node/env-secret-source';
 import { systemClock } from './node/system-clock';
 import { StoreOpener } from './kit/store-opener';
+import { sendingToTeam } from './kit/team-opener';
+import { TEAM_STATUS_COMMAND, TeamService } from './host/team-service';
+import { layerOf } from './core/policy/policy-layers';
 import { createWorkspaceTools } from './core/tools/builtin/workspace-tools';
 import { TerminalShell } from './host/terminal/terminal-shell';
 import { TerminalHistory } from './host/terminal/terminal-history';
@@ -137,8 +140,17 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   });
   const openStore = stores.open;
 
-  // .openagent/agent.yaml: its mistakes as problems, its tool rules applied (trusted workspaces).
-  const policy = new PolicySource();
+  // The team control plane (opt-in): team policy, team budgets, the shared audit trail and memory.
+  const team = new TeamService({
+    secrets: context.secrets,
+    cacheFile: vscode.Uri.joinPath(context.globalStorageUri, 'team-policy.yaml').fsPath,
+    root: workspaceRoot,
+    outbox: () => openStore().catch(() => undefined),
+  });
+  context.subscriptions.push(team);
+  // .openagent/agent.yaml: its mistakes as problems, its tool rules applied (trusted workspaces),
+  // over the user's policy setting and the team's policy.
+  const policy = new PolicySource(() => team.policy());
   // Commands run confined where the OS allows (bubblewrap); secrets never reach their environment.
   const sandbox = new OsSandbox({
     mode: () => stricterSandbox(readSandboxSetting(), policy.current()?.sandbox) ?? 'auto',
@@ -182,7 +194,12 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   context.subscriptions.push(mcp, new PolicyDiagnostics(), policy);
   // Budgets over every conversation of this window and what they start; past spending from the store.
   const ledger = storeLedger(() => openStore().catch(() => undefined));
-  const budget = new BudgetGuard({ policy: () => policy.current()?.budget, ledger, now: () => Date.now() });
+  const budget = new BudgetGuard({
+    policy: () => policy.current()?.budget,
+    ledger,
+    shared: () => team.current()?.budget,
+    now: () => Date.now(),
+  });
 
   // What other extensions add through the API: hooks for every conversation, tools for new ones.
   const hooks = new Hooks();
@@ -202,18 +219,24 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     budget,
     readLimits,
     transcripts: new FileTranscriptSink(vscode.Uri.joinPath(context.globalStorageUri, 'transcripts').fsPath),
-    store: openStore,
+    store: async () => sendingToTeam(await openStore(), () => team.kick()),
     onStoreError: stores.reportError,
+    teamStamp: () => team.stamp(),
     approvals: new NotificationApprovalGate({ showDetails: approvalDetails.show }),
     planModeDefault: () => readPlanModeDefault(),
     isTrusted: () => vscode.workspace.isTrusted,
     processRunner: new ChildProcessRunner(undefined, sandbox),
     sandbox,
     secretFiles: new SecretFiles().find,
-    prepare: () => policy.refresh(),
+    prepare: async () => {
+      await Promise.all([policy.refresh(), team.refresh()]);
+    },
     connectedTools: () => mcp.tools(),
     toolPolicy: {
-      ...toolPolicyFrom(() => policy.current()),
+      ...toolPolicyFrom(
+        () => policy.current(),
+        (rule) => layerOf(policy.decisions(), rule),
+      ),
       offers: (name: string) => policyOffers(policy.current(), name),
     },
     teamStorage: new FileTeamStorage(vscode.Uri.joinPath(context.globalStorageUri, 'teams').fsPath),
@@ -234,7 +257,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
         : knowledge.tools();
       const { tools: added, shadowing } = extensionTools.usable(new Set(builtIn.map((tool) => tool.name)));
       shadowing.forEach(warnShadowing);
-      return [...builtIn, ...added];
+      return [...builtIn, ...(team.current()?.tools() ?? []), ...added];
     },
     secrets,
     clock: systemClock,
@@ -284,7 +307,12 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     },
     sandbox,
   );
-  const budgetView = { policy: () => policy.current()?.budget, ledger };
+  const budgetView = {
+    policy: () => policy.current()?.budget,
+    ledger,
+    team: () => team.current()?.standings,
+    decisions: () => policy.decisions(),
+  };
   // Where commands cannot be confined, the user is told once per window, at the first prompt.
   let toldUnconfined = false;
   const tellIfUnconfined = () => {
@@ -329,10 +357,14 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
       openWalkthrough,
       budgets: budgetView,
     }),
+    vscode.commands.registerCommand('openagent.setTeamDatabase', () => team.setDatabase()),
+    vscode.commands.registerCommand(TEAM_STATUS_COMMAND, () => team.showStatus()),
   );
 
   shutdown = async () => {
     await session.dispose();
+    // What waits in the outbox is sent now if the team database answers (otherwise next time).
+    await team.close();
     await stores.close();
   };
 

@@ -18,7 +18,7 @@ import type { AgentPolicy } from '../core/policy/agent-policy';
 import { PolicyFile } from '../core/policy/policy-file';
 import type { ApprovalGate } from '../core/policy/approval';
 import { policyOffers, toolPolicyFrom } from '../core/policy/policy-rules';
-import { mergePolicies } from '../core/policy/merge-policy';
+import { explainPolicy, layerOf, layerPolicies, type PolicyDecision } from '../core/policy/policy-layers';
 import { BudgetGuard, type BudgetPolicy } from '../core/policy/budget';
 import { storeLedger } from '../core/policy/store-ledger';
 import type { CommandSandbox, ConversationStore, WorkspaceFiles } from '../core/ports';
@@ -38,6 +38,8 @@ import { findRipgrep, RipgrepSearch } from '../node/ripgrep-search';
 import { systemClock } from '../node/system-clock';
 import { PresetLibrary } from '../core/knowledge/presets';
 import { StoreOpener } from '../kit/store-opener';
+import { sendingToTeam } from '../kit/team-opener';
+import { CliTeam } from './cli-team';
 
 /** What the user can change during the session (/model, /preset), read at every prompt. */
 export interface CliSettings extends ModelSettings {
@@ -100,10 +102,12 @@ export function createCliContext(deps: CliDeps): CliContext {
   });
   const store = stores.openOrReport;
 
-  const policy = new CliPolicy(workspaceRoot, os.homedir(), deps.warn);
+  const team = new CliTeam({ env: deps.env, root: workspaceRoot, storeDirectory, outbox: store, warn: deps.warn });
+  const policy = new CliPolicy(workspaceRoot, os.homedir(), deps.warn, () => team.policy());
   const budget = new BudgetGuard({
     policy: () => policy.current?.budget,
     ledger: storeLedger(store),
+    shared: () => team.current()?.budget,
     now: () => Date.now(),
   });
   const ripgrep = new RipgrepSearch(findRipgrep([]));
@@ -131,8 +135,9 @@ export function createCliContext(deps: CliDeps): CliContext {
     }),
     readConnection: () => (settings.idleTimeout ? { idleTimeoutMs: settings.idleTimeout * 1000 } : {}),
     secrets: new EnvSecretSource(deps.env),
-    store: stores.open,
+    store: async () => sendingToTeam(await stores.open(), () => team.kick()),
     onStoreError: stores.reportError,
+    teamStamp: () => team.stamp(),
     transcripts: new FileTranscriptSink(path.join(storeDirectory, 'transcripts')),
     approvals: deps.approvals(workspace),
     clock: systemClock,
@@ -144,20 +149,28 @@ export function createCliContext(deps: CliDeps): CliContext {
     workspaceRoot: () => workspaceRoot,
     workspace: () => workspace,
     taskStorage: new FileTaskStorage(path.join(storeDirectory, 'tasks')),
-    prepare: async () => policy.refresh(),
+    prepare: async () => {
+      await team.refresh();
+      policy.refresh();
+    },
     toolPolicy: {
-      ...toolPolicyFrom(() => policy.current),
+      ...toolPolicyFrom(
+        () => policy.current,
+        (rule) => layerOf(policy.decisions, rule),
+      ),
       offers: (name: string) => policyOffers(policy.current, name),
     },
     // `tracked` is the checkpointed workspace: file tools must write through it.
-    tools: (tracked) =>
-      createWorkspaceTools({
+    tools: (tracked) => [
+      ...createWorkspaceTools({
         files: tracked ?? workspace,
         search: ripgrep,
         shell,
         cwd: () => workspaceRoot,
         knowledge: knowledge.tools(),
       }),
+      ...(team.current()?.tools() ?? []),
+    ],
     systemPrompt: async () => {
       const { sections, skillProblems } = await knowledge.load();
       for (const problem of skillProblems)
@@ -188,6 +201,7 @@ export function createCliContext(deps: CliDeps): CliContext {
     },
     close: async () => {
       await session.dispose();
+      await team.close();
       await stores.close();
     },
   };
@@ -201,9 +215,16 @@ export function createCliContext(deps: CliDeps): CliContext {
  */
 class CliPolicy {
   current: AgentPolicy | undefined;
+  /** Which layer decided each rule in force. */
+  decisions: PolicyDecision[] = [];
   private readonly files: Array<{ path: string; reader: PolicyFile }>;
 
-  constructor(root: string, home: string, warn: (message: string) => void) {
+  constructor(
+    root: string,
+    home: string,
+    warn: (message: string) => void,
+    private readonly team: () => AgentPolicy | undefined,
+  ) {
     const userFile = path.join(home, '.openagent', 'agent.yaml');
     const workspaceFile = path.join(root, '.openagent', 'agent.yaml');
     // Started in the home folder: the one file is the user's.
@@ -222,7 +243,9 @@ class CliPolicy {
 
   refresh(): void {
     const [user, workspace] = this.files.map(({ path: file, reader }) => reader.read(readText(file)));
-    this.current = mergePolicies(user, workspace);
+    const layers = { team: this.team(), user, workspace };
+    this.current = layerPolicies(layers);
+    this.decisions = explainPolicy(layers, this.current);
   }
 }
 

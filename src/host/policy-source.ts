@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { agentPolicySchema, type AgentPolicy } from '../core/policy/agent-policy';
-import { mergePolicies } from '../core/policy/merge-policy';
+import { explainPolicy, layerPolicies, type PolicyDecision, type PolicyLayers } from '../core/policy/policy-layers';
 import { PolicyFile } from '../core/policy/policy-file';
 
 export class PolicySource implements vscode.Disposable {
@@ -22,7 +22,8 @@ export class PolicySource implements vscode.Disposable {
   private readonly warned = new Set<string>();
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor() {
+  /** @param team the team policy in force (SPEC 5a), under the user's and the workspace's. */
+  constructor(private readonly team: () => AgentPolicy | undefined = () => undefined) {
     const watcher = vscode.workspace.createFileSystemWatcher('**/.openagent/agent.yaml');
     // The rules in force stay until the changed file has been read: never a moment without them.
     const reread = () => void this.refresh();
@@ -37,11 +38,26 @@ export class PolicySource implements vscode.Disposable {
   }
 
   /**
-   * The policy in force now: the user's defaults (the openagent.policy setting) with, in a
-   * trusted workspace, its valid .openagent/agent.yaml over them. Undefined: neither.
+   * The policy in force now: the team's (when a team is configured) under the user's defaults
+   * (the openagent.policy setting) and, in a trusted workspace, its valid .openagent/agent.yaml —
+   * which can only tighten the team's. Undefined: none of them.
    */
   current(): AgentPolicy | undefined {
-    return mergePolicies(this.userPolicy(), vscode.workspace.isTrusted ? this.file.current : undefined);
+    return layerPolicies(this.layers());
+  }
+
+  /** Each layer as it is now. */
+  layers(): PolicyLayers {
+    const team = this.team();
+    const user = this.userPolicy();
+    const workspace = vscode.workspace.isTrusted ? this.file.current : undefined;
+    return { ...(team ? { team } : {}), ...(user ? { user } : {}), ...(workspace ? { workspace } : {}) };
+  }
+
+  /** Which layer decided each rule in force. */
+  decisions(): PolicyDecision[] {
+    const layers = this.layers();
+    return explainPolicy(layers, layerPolicies(layers));
   }
 
   /** The workspace's own policy file and what it says, when it is honoured (trusted, no mistakes). */

@@ -75,20 +75,20 @@ export function withMetering(client: LlmClient, work: WorkKind, hooks: MeteringH
         const estimatedInputTokens = estimateInputTokens(request);
         await hooks.after(
           {
-          provider: client.provider,
-          model: request.model,
-          work,
-          usage: refused
-            ? { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
-            : (usage ?? {
-                inputTokens: estimatedInputTokens,
-                outputTokens: tokensForChars(outputChars),
-                cacheReadTokens: 0,
-                cacheWriteTokens: 0,
-              }),
-          reported: refused || (usage !== undefined && reported),
-          estimatedInputTokens,
-          durationMs: Math.max(0, hooks.now() - started),
+            provider: client.provider,
+            model: request.model,
+            work,
+            usage: refused
+              ? { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
+              : (usage ?? {
+                  inputTokens: estimatedInputTokens,
+                  outputTokens: tokensForChars(outputChars),
+                  cacheReadTokens: 0,
+                  cacheWriteTokens: 0,
+                }),
+            reported: refused || (usage !== undefined && reported),
+            estimatedInputTokens,
+            durationMs: Math.max(0, hooks.now() - started),
           },
           reservation,
         );

@@ -43,7 +43,7 @@ export function createTeamMemoryTools(store: () => TeamStore | undefined, identi
   const write = defineTool({
     name: 'team_memory_write',
     description:
-      "Keep a note in the team's shared memory for later conversations of every member: scope \"team\" (everyone, every " +
+      'Keep a note in the team\'s shared memory for later conversations of every member: scope "team" (everyone, every ' +
       'repository), "repository" (everyone working on this repository) or "member" (only you). A short lasting fact — a ' +
       'convention, how to run or deploy something, a decision and why — never secrets. Shared notes are approved first.',
     inputSchema: z.object({
@@ -64,7 +64,10 @@ export function createTeamMemoryTools(store: () => TeamStore | undefined, identi
       if (!team) return { output: 'No team database is configured.', isError: true };
       const who = identity();
       if (input.scope === 'repository' && !who.repository)
-        return { output: 'This workspace has no repository the team knows; use scope "team" or "member".', isError: true };
+        return {
+          output: 'This workspace has no repository the team knows; use scope "team" or "member".',
+          isError: true,
+        };
       const note = await team.remember({
         scope: input.scope as TeamMemoryScope,
         member: who.member,

@@ -11,6 +11,8 @@ import type { Limit, SharedBudget, SharedReservation } from '../policy/budget';
 import type { TeamStandings } from '../policy/budget-status';
 import { PolicyFile } from '../policy/policy-file';
 import type { ConversationStore } from '../ports';
+import type { AnyTool } from '../tools/tool';
+import { createTeamMemoryTools } from './team-memory-tools';
 import {
   TeamUnreachableError,
   type TeamAudit,
@@ -84,6 +86,14 @@ export class TeamPlane {
   /** The team policy in force: the newest version read (from the database, or kept from before). */
   policy(): AgentPolicy | undefined {
     return this.policyFile.current;
+  }
+
+  /** team_memory_search and team_memory_write, for each new conversation. */
+  tools(): AnyTool[] {
+    return createTeamMemoryTools(
+      () => this.options.store,
+      () => this.identity,
+    );
   }
 
   /** The version in force, for "which layer decided" (undefined: none read yet). */

@@ -8,7 +8,8 @@ import type { ConversationSession } from '../../core/session/conversation-sessio
 import type { AuditRecord, ConversationStore, UsageTotals } from '../../core/ports';
 import type { AuditScope } from '../../protocol/messages';
 import { describeLimit, formatAmount, type BudgetPolicy, type SpendingLedger } from '../../core/policy/budget';
-import { budgetStandings, describeOnExceeded } from '../../core/policy/budget-status';
+import { budgetStandings, describeOnExceeded, type TeamStandings } from '../../core/policy/budget-status';
+import { LAYER_NAMES, type PolicyDecision } from '../../core/policy/policy-layers';
 import { auditToCsv, auditToJsonl, conversationToMarkdown, exportConversation } from '../../store/conversation-export';
 
 type OpenStore = () => Promise<ConversationStore | undefined>;
@@ -119,6 +120,10 @@ export async function exportAuditLog(
 export interface BudgetView {
   policy(): BudgetPolicy | undefined;
   ledger: SpendingLedger;
+  /** Where the team database's limits stand, when a team is configured. */
+  team(): TeamStandings | undefined;
+  /** Which policy layer decided each rule (the team's, the user's, the workspace's). */
+  decisions(): PolicyDecision[];
 }
 
 export async function showUsage(
@@ -145,22 +150,57 @@ export async function showUsage(
     ),
   ];
   const policy = budgets.policy();
-  const standings = await budgetStandings(policy, budgets.ledger, session.currentId, Date.now());
+  const team = budgets.team();
+  let teamProblem: string | undefined;
+  const standings = await budgetStandings(
+    policy,
+    budgets.ledger,
+    session.currentId,
+    Date.now(),
+    team &&
+      ((limits, conversationId) =>
+        team(limits, conversationId).catch((error: unknown) => {
+          teamProblem = `The team database did not answer (${error instanceof Error ? error.message : String(error)}): the team's limits are not shown.`;
+          return [];
+        })),
+  );
+  const decisions = budgets.decisions();
+  const setBy = (key: string, limit: number) => {
+    const layer = decisions.find((decision) => decision.rule === `budget.${key}: ${limit}`)?.layer;
+    return `budget.${key}${layer ? ` (${LAYER_NAMES[layer]})` : ''}`;
+  };
   const budgetLines = standings.length
     ? [
         '| limit | spent | of | used | set by |',
         '|---|---:|---:|---:|---|',
         ...standings.map(
           (standing) =>
-            `| ${describeLimit(standing.scope, standing.unit)} | ${formatAmount(standing.unit, standing.spent)} | ${formatAmount(standing.unit, standing.limit)} | ${Math.floor((standing.spent / standing.limit) * 100)} % | budget.${standing.key} |`,
+            `| ${describeLimit(standing.scope, standing.unit)} | ${formatAmount(standing.unit, standing.spent)} | ${formatAmount(standing.unit, standing.limit)} | ${Math.floor((standing.spent / standing.limit) * 100)} % | ${setBy(standing.key, standing.limit)} |`,
         ),
         '',
         describeOnExceeded(policy),
+        ...(teamProblem ? ['', teamProblem] : []),
       ]
     : [
         'No budgets are set. Set them under `budget:` in `.openagent/agent.yaml` (Open Agent Policy) or in the `openagent.policy` setting.',
       ];
-  const content = ['# OpenAgent usage', '', ...table, '', '## Budgets', '', ...budgetLines].join('\n');
+  const rules = decisions.filter((decision) => !decision.rule.startsWith('budget.'));
+  const policyLines = rules.length
+    ? ['| rule | decided by |', '|---|---|', ...rules.map((d) => `| \`${d.rule}\` | ${LAYER_NAMES[d.layer]} |`)]
+    : ['No tool, command or approval rules are set.'];
+  const content = [
+    '# OpenAgent usage',
+    '',
+    ...table,
+    '',
+    '## Budgets',
+    '',
+    ...budgetLines,
+    '',
+    '## Policy rules in force',
+    '',
+    ...policyLines,
+  ].join('\n');
   const document = await vscode.workspace.openTextDocument({ content, language: 'markdown' });
   await vscode.commands.executeCommand('markdown.showPreview', document.uri);
 }

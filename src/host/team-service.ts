@@ -1,0 +1,194 @@
+/**
+ * The team control plane in the editor (SPEC 5a), opt-in: the database URL lives in
+ * SecretStorage ("Set Team Database"; OPENAGENT_TEAM_DATABASE_URL as a fallback), the member
+ * from the user-level `openagent.team.member` setting or git's user.email. A status bar item
+ * says whether the team database answers; its click shows the details. With no URL nothing
+ * here runs and the product works as before, on the embedded store alone.
+ */
+import * as vscode from 'vscode';
+import type { AgentPolicy } from '../core/policy/agent-policy';
+import type { ConversationStore, TeamStamp } from '../core/ports';
+import type { TeamPlane, TeamStatus } from '../core/team/team-plane';
+import { openTeamPlane } from '../kit/team-opener';
+
+export const TEAM_URL_SECRET = 'openagent.team.databaseUrl';
+export const TEAM_STATUS_COMMAND = 'openagent.showTeamStatus';
+
+export interface TeamServiceDeps {
+  secrets: vscode.SecretStorage;
+  /** Where the last team policy is kept (beside the store). */
+  cacheFile: string;
+  root: () => string | undefined;
+  outbox: () => Promise<ConversationStore | undefined>;
+}
+
+export class TeamService implements vscode.Disposable {
+  private plane: TeamPlane | undefined;
+  private opening: Promise<TeamPlane | undefined> | undefined;
+  private readonly item = vscode.window.createStatusBarItem('openagent.team', vscode.StatusBarAlignment.Right, 99);
+  private readonly disposables: vscode.Disposable[] = [this.item];
+  private toldMistakes = false;
+
+  constructor(private readonly deps: TeamServiceDeps) {
+    this.item.name = 'OpenAgent Team';
+    this.item.command = TEAM_STATUS_COMMAND;
+    this.disposables.push(
+      deps.secrets.onDidChange((event) => {
+        if (event.key === TEAM_URL_SECRET) void this.reopen();
+      }),
+    );
+    this.opening = this.open();
+  }
+
+  /** The team plane, when a team is configured and opened. */
+  current(): TeamPlane | undefined {
+    return this.plane;
+  }
+
+  /** The team policy in force (the copy kept from last time while the database is away). */
+  policy(): AgentPolicy | undefined {
+    return this.plane?.policy();
+  }
+
+  /** Who records, for the team database; undefined with no team. */
+  stamp(): TeamStamp | undefined {
+    return this.plane?.identity;
+  }
+
+  /** Before each new conversation: the team policy read again. */
+  async refresh(): Promise<void> {
+    const plane = await this.opening;
+    await plane?.refresh();
+  }
+
+  /** Sends the outbox now (a record stamped for the team was just stored). */
+  kick(): void {
+    this.plane?.kick();
+  }
+
+  /** "Set Team Database": asks for the URL (empty: leave the team) and keeps it in SecretStorage. */
+  async setDatabase(): Promise<void> {
+    const url = await vscode.window.showInputBox({
+      title: 'OpenAgent: Team Database',
+      prompt:
+        'The PostgreSQL URL your team lead gave you, e.g. postgres://alice:…@db.example.com:5432/openagent?sslmode=require. Kept in the editor’s secret storage. Leave empty to stop using a team database.',
+      password: true,
+      ignoreFocusOut: true,
+      validateInput: (text) =>
+        text.trim() === '' || /^postgres(ql)?:\/\//.test(text.trim())
+          ? undefined
+          : 'A PostgreSQL URL starts with postgres:// or postgresql://',
+    });
+    if (url === undefined) return;
+    if (url.trim() === '') await this.deps.secrets.delete(TEAM_URL_SECRET);
+    else await this.deps.secrets.store(TEAM_URL_SECRET, url.trim());
+    await this.reopen();
+    const plane = await this.opening;
+    if (!plane) void vscode.window.showInformationMessage('OpenAgent no longer uses a team database.');
+    else if (plane.status.state === 'unreachable')
+      void vscode.window.showWarningMessage(`OpenAgent could not reach the team database: ${plane.status.reason}`);
+    else
+      void vscode.window.showInformationMessage(
+        `OpenAgent is connected to the team database as ${plane.identity.member}.`,
+      );
+  }
+
+  /** What the status bar item's click shows. */
+  async showStatus(): Promise<void> {
+    const plane = await this.opening;
+    if (!plane) {
+      const choice = await vscode.window.showInformationMessage(
+        'OpenAgent has no team database: policy, budgets and the audit trail are this machine’s.',
+        'Set Team Database',
+      );
+      if (choice) await this.setDatabase();
+      return;
+    }
+    await plane.refresh();
+    void vscode.window.showInformationMessage(describeStatus(plane.status, plane), { modal: false });
+  }
+
+  dispose(): void {
+    for (const disposable of this.disposables) disposable.dispose();
+    void this.plane?.dispose();
+  }
+
+  /** Sends what waits and closes the connection (deactivation). */
+  async close(): Promise<void> {
+    const plane = await this.opening;
+    await plane?.dispose();
+  }
+
+  private async reopen(): Promise<void> {
+    const previous = await this.opening;
+    this.plane = undefined;
+    await previous?.dispose().catch(() => undefined);
+    this.opening = this.open();
+    await this.opening;
+  }
+
+  private async open(): Promise<TeamPlane | undefined> {
+    const url = (await this.deps.secrets.get(TEAM_URL_SECRET)) ?? process.env.OPENAGENT_TEAM_DATABASE_URL;
+    if (!url) {
+      this.item.hide();
+      return undefined;
+    }
+    this.show({ state: 'connecting' });
+    try {
+      const plane = await openTeamPlane({
+        url,
+        member: vscode.workspace.getConfiguration('openagent').inspect<string>('team.member')?.globalValue,
+        root: this.deps.root(),
+        cacheFile: this.deps.cacheFile,
+        outbox: this.deps.outbox,
+        onPolicyMistakes: (problems) => {
+          if (this.toldMistakes) return;
+          this.toldMistakes = true;
+          void vscode.window.showWarningMessage(
+            `OpenAgent is not applying the team policy: it has ${problems.length} mistake(s) (first: line ${problems[0]!.line + 1}: ${problems[0]!.message}). Ask your team lead to fix it with \`openagent team policy set\`.`,
+          );
+        },
+      });
+      this.plane = plane;
+      this.disposables.push(plane.onStatus((status) => this.show(status, plane)));
+      await plane.refresh();
+      this.show(plane.status, plane);
+      return plane;
+    } catch (error) {
+      this.show({
+        state: 'unreachable',
+        reason: error instanceof Error ? error.message : String(error),
+        since: Date.now(),
+      });
+      return undefined;
+    }
+  }
+
+  private show(status: TeamStatus, plane?: TeamPlane): void {
+    if (status.state === 'connecting') {
+      this.item.text = '$(sync~spin) Team';
+      this.item.tooltip = 'OpenAgent is connecting to the team database…';
+      this.item.backgroundColor = undefined;
+    } else if (status.state === 'unreachable') {
+      this.item.text = '$(warning) Team unreachable';
+      this.item.tooltip = `The team database does not answer: ${status.reason}. Work goes on locally; usage and audit records wait in the outbox and are sent when it is back. Team budgets follow budget.on_unreachable.`;
+      this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+    } else {
+      this.item.text = '$(organization) Team';
+      this.item.tooltip = plane ? describeStatus(status, plane) : 'Connected to the team database.';
+      this.item.backgroundColor = undefined;
+    }
+    this.item.show();
+  }
+}
+
+function describeStatus(status: TeamStatus, plane: TeamPlane): string {
+  const who = `as ${plane.identity.member}${plane.identity.repository ? ` in ${plane.identity.repository}` : ''}`;
+  if (status.state === 'unreachable')
+    return `OpenAgent cannot reach the team database (${status.reason}); working ${who} on the team policy kept from last time. Records wait in the outbox.`;
+  if (status.state === 'connecting') return `OpenAgent is connecting to the team database ${who}.`;
+  const policy = status.policy
+    ? `team policy version ${status.policy.version}, set by ${status.policy.changedBy} on ${new Date(status.policy.changedAt).toISOString().slice(0, 16).replace('T', ' ')} UTC`
+    : 'no team policy set yet';
+  return `OpenAgent is connected to the team database ${who}: ${policy}.`;
+}
