@@ -168,7 +168,13 @@ export class PgTeamStore implements TeamStore {
     const keys = limits.map((limit) => counterKey(limit, request.member, request.conversationId ?? '', request.time));
     return this.run(async () => {
       await this.pool.query('SELECT openagent_release_stale()');
-      const result = await this.pool.query<{ scope: string; subject: string; period: string; usd: string; tokens: string }>(
+      const result = await this.pool.query<{
+        scope: string;
+        subject: string;
+        period: string;
+        usd: string;
+        tokens: string;
+      }>(
         `SELECT c.scope, c.subject, c.period, c.usd, c.tokens FROM budget_counters c
          JOIN jsonb_to_recordset($1::jsonb) AS k(scope text, subject text, period text)
            ON c.scope = k.scope AND c.subject = k.subject AND c.period = k.period`,

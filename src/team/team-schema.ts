@@ -186,8 +186,9 @@ CREATE FUNCTION openagent_lock_counters(p_deltas jsonb) RETURNS void LANGUAGE pl
 DECLARE k record;
 BEGIN
   FOR k IN
-    SELECT DISTINCT scope, subject, period
+    SELECT scope, subject, period
     FROM jsonb_to_recordset(p_deltas) AS x(scope text, subject text, period text)
+    GROUP BY scope, subject, period
     ORDER BY scope COLLATE "C", subject COLLATE "C", period COLLATE "C"
   LOOP
     INSERT INTO budget_counters AS c (scope, subject, period) VALUES (k.scope, k.subject, k.period)
@@ -275,11 +276,11 @@ END $$;
 -- otherwise (no reservation, or it expired) the actual cost is added. Returns how many were new.
 CREATE FUNCTION openagent_record_usage(p_usage jsonb) RETURNS integer LANGUAGE plpgsql ${definer} AS $$
 DECLARE
-  u record;
+  item record;
   fresh text[] := '{}';
   deltas jsonb;
 BEGIN
-  FOR u IN
+  FOR item IN
     SELECT * FROM jsonb_to_recordset(p_usage) AS x(id text, member text, repository text,
       conversation_id text, provider text, model text, input_tokens bigint, output_tokens bigint,
       cache_read_tokens bigint, cache_write_tokens bigint, cost_usd numeric, time timestamptz,
@@ -288,12 +289,12 @@ BEGIN
   LOOP
     INSERT INTO usage (id, member, repository, conversation_id, provider, model, input_tokens,
       output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, time, reservation_id, db_role)
-    VALUES (u.id, u.member, u.repository, u.conversation_id, u.provider, u.model, u.input_tokens,
-      u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, u.cost_usd, u.time,
-      u.reservation_id, session_user)
+    VALUES (item.id, item.member, item.repository, item.conversation_id, item.provider, item.model,
+      item.input_tokens, item.output_tokens, item.cache_read_tokens, item.cache_write_tokens,
+      item.cost_usd, item.time, item.reservation_id, session_user)
     ON CONFLICT (id) DO NOTHING;
     IF FOUND THEN
-      fresh := fresh || u.id;
+      fresh := fresh || item.id;
     END IF;
   END LOOP;
   IF cardinality(fresh) = 0 THEN
