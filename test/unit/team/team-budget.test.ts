@@ -61,6 +61,49 @@ describe('team store on PostgreSQL: budgets that hold across machines', function
     assert.equal(await committed(stores[0]!.store, teamDaily, time), 0.98);
   });
 
+  it('reserves and settles at once from several pools without deadlocks or lost counts', async () => {
+    const { member } = team();
+    const stores = await Promise.all(['mixer_a', 'mixer_b', 'mixer_c', 'mixer_d'].map((name) => member(name)));
+    const time = freshDay();
+    const teamDaily = limit('team', 'day', 'usd', 1000);
+    // Each call reserves 0.5 and settles at 0.25, while the others are reserving and settling.
+    const calls = Array.from({ length: 40 }, (_, index) => async () => {
+      const store = stores[index % stores.length]!.store;
+      const call = request({
+        member: `mixer${index % 3}@example.com`,
+        conversationId: `mix-${index % 5}`,
+        estimate: { usd: 0.5, tokens: 50 },
+        limits: [teamDaily],
+        time,
+      });
+      assert.equal((await store.reserve(call)).granted, true);
+      const usage = usageRecord({
+        id: call.id,
+        member: call.member,
+        conversationId: call.conversationId,
+        costUsd: 0.25,
+        time,
+        reservationId: call.id,
+      });
+      // Sent twice by different pools, as an outbox retry racing its first attempt would.
+      await Promise.all([
+        store.append({ audit: [], usage: [usage] }),
+        stores[(index + 1) % stores.length]!.store.append({ audit: [], usage: [usage] }),
+      ]);
+    });
+    await Promise.all(calls.map((call) => call()));
+    assert.equal(await committed(stores[0]!.store, teamDaily, time), 10);
+    const rows = await stores[0]!.store.usage({ day: new Date(time).toISOString().slice(0, 10) });
+    assert.equal(
+      rows.reduce((sum, row) => sum + row.calls, 0),
+      40,
+    );
+    assert.equal(
+      rows.reduce((sum, row) => sum + row.costUsd, 0),
+      10,
+    );
+  });
+
   it('checks member and conversation limits, and always holds the estimate on all five counters', async () => {
     const { admin } = team();
     const time = freshDay();
