@@ -179,9 +179,10 @@ export async function startPostgres(): Promise<PostgresServer> {
     },
     kill: () => stopWith('immediate'),
     async dispose() {
-      servers.delete(record);
+      // Forgotten by the exit hook only once gone: a process exiting meanwhile still cleans up.
       await tool('pg_ctl', ['stop', '-D', dataDir, '-m', 'immediate', '-w']).catch(() => undefined);
       fs.rmSync(base, { recursive: true, force: true });
+      servers.delete(record);
     },
   };
 }
