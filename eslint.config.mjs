@@ -39,6 +39,22 @@ const storeLayer = {
   ],
 };
 
+// The team database adapter: the team port it implements, the ports, its own files (and pg).
+const teamLayer = {
+  'no-restricted-imports': [
+    'error',
+    {
+      paths: [vscodePath],
+      patterns: [
+        {
+          regex: '^\\.\\./(?!core/ports$|core/team/team-store$)',
+          message: 'The team adapter imports only src/core/team/team-store, src/core/ports and its own files.',
+        },
+      ],
+    },
+  ],
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -70,6 +86,7 @@ export default tseslint.config(
   },
   { files: ['webview/**'], rules: webviewLayer },
   { files: ['src/store/**'], rules: storeLayer },
+  { files: ['src/team/**'], rules: teamLayer },
   {
     files: ['**/*.js'],
     languageOptions: {

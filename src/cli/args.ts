@@ -33,6 +33,8 @@ Options:
   -i, --interactive  start the interactive session (after answering the prompt, if one is given)
   -h, --help         show this help
 
+Team database commands: openagent team --help.
+
 API keys come from the environment: ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAGENT_API_KEY.`;
 
 export interface CliOptions {

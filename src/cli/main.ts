@@ -21,6 +21,7 @@ import { Output } from './output';
 import { Repl } from './repl';
 import { runPrompt, setupMessage } from './run-prompt';
 import { colorWanted, createStyle } from './style';
+import { runTeamCommand } from './team-command';
 import { NoTerminalApprovalGate, TerminalApprovalGate } from './terminal-approval-gate';
 
 export interface CliStreams {
@@ -36,6 +37,8 @@ export async function main(
   streams: CliStreams = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
 ): Promise<number> {
   const { stdin, stdout, stderr } = streams;
+  // `openagent team …` is the team lead's commands (a prompt starting with "team" is quoted).
+  if (argv[0] === 'team') return runTeamCommand(argv.slice(1), env, { stdout, stderr });
   const parsed = parseCliArgs(argv, env);
   if (!parsed.ok) {
     stderr.write(`openagent: ${parsed.message}\n\n${USAGE}\n`);
