@@ -40,6 +40,7 @@ import { PresetLibrary } from '../core/knowledge/presets';
 import { StoreOpener } from '../kit/store-opener';
 import { sendingToTeam } from '../kit/team-opener';
 import { CliTeam } from './cli-team';
+import { startCliTelemetry } from './cli-telemetry';
 
 /** What the user can change during the session (/model, /preset), read at every prompt. */
 export interface CliSettings extends ModelSettings {
@@ -188,6 +189,14 @@ export function createCliContext(deps: CliDeps): CliContext {
     },
   });
 
+  // OpenTelemetry export, when the environment names a collector.
+  const telemetry = startCliTelemetry(session, {
+    env: deps.env,
+    settings,
+    routeBaseUrls: providerBaseUrls(deps.env),
+    warn: deps.warn,
+  });
+
   return {
     session,
     sandbox,
@@ -202,6 +211,7 @@ export function createCliContext(deps: CliDeps): CliContext {
     close: async () => {
       await session.dispose();
       await team.close();
+      await telemetry?.shutdown();
       await stores.close();
     },
   };

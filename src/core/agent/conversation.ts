@@ -397,6 +397,7 @@ export class Conversation {
       costUsd,
       reported: call.reported && priced,
       ...(reservationId ? { reservationId } : {}),
+      ...(call.error !== undefined ? { failure: callFailure(call.error) } : {}),
     });
     await this.options.budget?.afterCall(this.id, { usd: costUsd, tokens: totalTokens(call.usage) }, (body) =>
       this.emit(body),
@@ -488,6 +489,12 @@ export class Conversation {
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** How a model call ended early: the user stopping it is no error of the call. */
+function callFailure(error: unknown): ErrorKind | 'interrupted' {
+  const aborted = error instanceof Error && (error.name === 'AbortError' || error.name === 'APIUserAbortError');
+  return aborted ? 'interrupted' : errorKind(error);
 }
 
 function errorKind(error: unknown): ErrorKind {

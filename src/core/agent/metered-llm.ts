@@ -27,6 +27,8 @@ export interface MeteredCall {
   durationMs: number;
   /** What OpenAgent estimated the request's input at, before sending it (unscaled). */
   estimatedInputTokens: number;
+  /** What the call failed with (after any retries); absent when it finished. */
+  error?: unknown;
 }
 
 export interface MeteringHooks {
@@ -55,6 +57,7 @@ export function withMetering(client: LlmClient, work: WorkKind, hooks: MeteringH
       let outputChars = 0;
       let received = false;
       let failed = false;
+      let caught: unknown;
       try {
         for await (const part of client.stream(request)) {
           received = true;
@@ -67,6 +70,7 @@ export function withMetering(client: LlmClient, work: WorkKind, hooks: MeteringH
         }
       } catch (error) {
         failed = true;
+        caught = error;
         throw error;
       } finally {
         // A request that failed before anything came back (refused, unreachable, too long for
@@ -89,6 +93,7 @@ export function withMetering(client: LlmClient, work: WorkKind, hooks: MeteringH
             reported: refused || (usage !== undefined && reported),
             estimatedInputTokens,
             durationMs: Math.max(0, hooks.now() - started),
+            ...(failed ? { error: caught } : {}),
           },
           reservation,
         );

@@ -188,6 +188,8 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     reported: z.boolean(),
     /** The team budget reservation the call took (calls only): its usage record settles it. */
     reservationId: z.string().optional(),
+    /** Calls only: why the call did not finish (an error kind, or the user stopped it); absent when it did. */
+    failure: z.union([errorKindSchema, z.literal('interrupted')]).optional(),
   }),
   z.object({
     ...eventBase,

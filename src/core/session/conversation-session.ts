@@ -77,6 +77,11 @@ export class ConversationSession {
     return this.conversation?.isRunning ?? false;
   }
 
+  /** The API keys the current conversation uses: what any export must leave out. */
+  get secretsInUse(): readonly string[] {
+    return this.apiKeysInUse;
+  }
+
   /** Events of the current conversation so far. */
   get history(): readonly AgentEvent[] {
     return this.events;

@@ -159,6 +159,7 @@ class Teammate {
             usage: event.usage,
             costUsd: event.costUsd,
             reported: event.reported,
+            ...(event.failure ? { failure: event.failure } : {}),
           });
       });
       let work: string | undefined = prompt;
