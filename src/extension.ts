@@ -70,6 +70,7 @@ import { NotificationApprovalGate } from './host/approvals/notification-approval
 import { Hooks } from './core/agent/hooks';
 import { ExtensionTools } from './core/tools/extension-tools';
 import { createExtensionApi, type OpenAgentExtensionApi } from './host/extension-api';
+import { TelemetryExport } from './host/telemetry-export';
 
 /** What OpenAgent offers other extensions (SPEC 2.11), and what its own tests read. */
 export interface OpenAgentApi extends OpenAgentExtensionApi {
@@ -326,6 +327,12 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     raise: (scope, unit) => raiseBudget(scope, unit, policy),
     showUsage: () => showUsage(session, openStore, budgetView),
   });
+  // OpenTelemetry export of model and tool calls, while the user's settings name a collector.
+  const telemetry = new TelemetryExport({
+    version: context.extension.packageJSON.version as string,
+    secrets: () => session.secretsInUse,
+  });
+  context.subscriptions.push(telemetry, { dispose: session.onEvent(telemetry.record) });
   context.subscriptions.push({
     dispose: session.onEvent((event) => {
       if (event.type === 'budget') notifyBudget(event);
@@ -365,6 +372,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     await session.dispose();
     // What waits in the outbox is sent now if the team database answers (otherwise next time).
     await team.close();
+    await telemetry.shutdown();
     await stores.close();
   };
 
