@@ -13,7 +13,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
+import { Pool } from 'pg';
 import { FakeModelServer } from '../fixtures/fake-model-server/server';
+import { initTeamSchema } from '../../src/team/migrations';
+import { PgTeamStore } from '../../src/team/pg-team-store';
+import { startPostgres } from './postgres';
 import { CHAT_DRIVER_ENV, startChatDriver } from './chat-driver';
 import { NO_RESULTS, reportSuiteResults, type SuiteTally } from './suite-report';
 import { projectRoot, summaryLine, WorkbenchSession } from './workbench-session';
@@ -60,7 +64,74 @@ const SUITES: IntegrationSuite[] = [
     workspaceTrust: true,
     setUp: userAndWorkspaceModelServers,
   },
+  {
+    title: 'Integration tests inside VS Code 1.100.3 (code-server), with a team database (PostgreSQL)',
+    folder: 'integration-team',
+    workspace: 'sample',
+    workspaceTrust: false,
+    setUp: teamDatabase,
+  },
 ];
+
+/**
+ * A real PostgreSQL with the team schema and a team policy that denies writing files and one
+ * command, a member login for the suite to give "Set Team Database", and user settings and a
+ * workspace policy that both try to allow and auto-approve what the team denies.
+ */
+async function teamDatabase(): Promise<SuiteSetUp> {
+  const server = await FakeModelServer.start();
+  const postgres = await startPostgres();
+  try {
+    const pool = new Pool({ connectionString: postgres.url, max: 1 });
+    try {
+      await initTeamSchema(pool);
+    } finally {
+      await pool.end();
+    }
+    const admin = new PgTeamStore(postgres.url);
+    try {
+      await admin.setPolicy(
+        'tools:\n  deny: [write_file]\n  bash:\n    deny: ["echo team-denied*"]\nbudget:\n  team_daily_usd: 100\n',
+        'lead@example.com',
+      );
+    } finally {
+      await admin.close();
+    }
+    const member = await postgres.createMember('editor_member');
+    return {
+      settings: {
+        'openagent.provider': 'anthropic',
+        'openagent.model': 'fake-model',
+        'openagent.baseUrl': server.anthropicBaseUrl,
+        'openagent.team.member': 'dev@example.com',
+        'openagent.policy': {
+          tools: { allow: ['*'], bash: { allow: ['echo team-denied*'] } },
+          approvals: { auto_approve: ['write_file', 'bash'] },
+        },
+      },
+      env: {
+        ANTHROPIC_API_KEY: 'sk-ant-integration-team-key',
+        OPENAGENT_TEAM_DATABASE_URL: undefined,
+        OPENAGENT_TEST_MODEL: server.anthropicBaseUrl,
+        OPENAGENT_TEST_TEAM_MEMBER_URL: member,
+        OPENAGENT_TEST_TEAM_ADMIN_URL: postgres.url,
+      },
+      prepareWorkspace: (workspaceDir) => {
+        fs.mkdirSync(path.join(workspaceDir, '.openagent'), { recursive: true });
+        fs.writeFileSync(
+          path.join(workspaceDir, '.openagent', 'agent.yaml'),
+          'tools:\n  allow: [read_file, write_file, bash]\n  bash:\n    allow: ["echo team-denied*"]\napprovals:\n  auto_approve: [write_file, bash]\n',
+        );
+      },
+      tearDown: async () => {
+        await Promise.all([server.close(), postgres.dispose()]);
+      },
+    };
+  } catch (error) {
+    await Promise.all([server.close(), postgres.dispose()]);
+    throw error;
+  }
+}
 
 /**
  * A fake model server the user settings name, with no API key anywhere: the suite sets one
