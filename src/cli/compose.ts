@@ -21,6 +21,7 @@ import { policyOffers, toolPolicyFrom } from '../core/policy/policy-rules';
 import { explainPolicy, layerOf, layerPolicies, type PolicyDecision } from '../core/policy/policy-layers';
 import { BudgetGuard, type BudgetPolicy } from '../core/policy/budget';
 import { storeLedger } from '../core/policy/store-ledger';
+import type { TeamStandings } from '../core/policy/budget-status';
 import type { CommandSandbox, ConversationStore, WorkspaceFiles } from '../core/ports';
 import { createWorkspaceTools } from '../core/tools/builtin/workspace-tools';
 import { ChildProcessRunner } from '../node/child-process-runner';
@@ -76,6 +77,8 @@ export interface CliContext {
   store(): Promise<ConversationStore | undefined>;
   /** The budgets in force (for /cost). */
   budgetPolicy(): BudgetPolicy | undefined;
+  /** Where the team database's limits stand, when a team is configured (for /cost). */
+  teamStandings(): TeamStandings | undefined;
   /** Ends the run, saves what is queued and closes the store. */
   close(): Promise<void>;
 }
@@ -204,6 +207,7 @@ export function createCliContext(deps: CliDeps): CliContext {
     presets,
     workspace,
     store,
+    teamStandings: () => team.current()?.standings,
     budgetPolicy: () => {
       policy.refresh();
       return policy.current?.budget;

@@ -192,7 +192,21 @@ export const COMMANDS: readonly Command[] = [
         );
       }
       const budget = cli.budgetPolicy();
-      const standings = await budgetStandings(budget, storeLedger(cli.store), id, Date.now());
+      const team = cli.teamStandings();
+      const standings = await budgetStandings(
+        budget,
+        storeLedger(cli.store),
+        id,
+        Date.now(),
+        team &&
+          ((limits, conversationId) =>
+            team(limits, conversationId).catch((error: unknown) => {
+              output.line(
+                `The team database did not answer (${error instanceof Error ? error.message : String(error)}).`,
+              );
+              return [];
+            })),
+      );
       if (standings.length === 0) {
         output.line('No budgets set (budget: in .openagent/agent.yaml or ~/.openagent/agent.yaml).');
         return;
