@@ -64,6 +64,7 @@ export class TeamPlane {
   private retry: ReturnType<typeof setTimeout> | undefined;
   private retryMs: number;
   private disposed = false;
+  private closing: Promise<void> | undefined;
 
   constructor(private readonly options: TeamPlaneOptions) {
     this.policyFile = new PolicyFile(options.onPolicyMistakes);
@@ -184,11 +185,15 @@ export class TeamPlane {
     while (this.draining) await this.draining;
   }
 
-  async dispose(): Promise<void> {
-    this.disposed = true;
-    if (this.retry) clearTimeout(this.retry);
-    await this.settled();
-    await this.options.store.close();
+  /** Stops retrying, waits for a drain under way, and closes the connection (once, however often called). */
+  dispose(): Promise<void> {
+    this.closing ??= (async () => {
+      this.disposed = true;
+      if (this.retry) clearTimeout(this.retry);
+      await this.settled();
+      await this.options.store.close();
+    })();
+    return this.closing;
   }
 
   private async drain(): Promise<void> {
