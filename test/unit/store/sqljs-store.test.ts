@@ -92,8 +92,13 @@ describe('SqlJsStore', () => {
     const { store } = await openStore(directory, { minFoldBytes: 2_000 });
     for (let seq = 0; seq < 200; seq++) await store.putMessage(message('c1', seq, `message ${seq} ${'x'.repeat(50)}`));
     await store.close();
-    assert.ok(fs.statSync(path.join(directory, 'store.sqlite')).size > 0, 'a snapshot was written');
-    assert.ok(fs.statSync(path.join(directory, 'store.journal')).size < 8_000, 'the journal restarted after folding');
+    const snapshot = fs.statSync(path.join(directory, 'store.sqlite')).size;
+    const journal = fs.statSync(path.join(directory, 'store.journal')).size;
+    assert.ok(snapshot > 0, 'a snapshot was written');
+    // 200 entries of ~170 bytes were written: a journal below the fold threshold (a quarter of
+    // the snapshot) has restarted since. Where it stands depends on when the last fold came.
+    assert.ok(journal < 200 * 150, `the journal (${journal} bytes) never restarted`);
+    assert.ok(journal < Math.max(2_000, snapshot * 0.25) + 500, `the journal (${journal} bytes) passed the threshold`);
     const { store: reopened } = await openStore(directory);
     assert.equal((await reopened.listMessages('c1')).length, 200);
     await reopened.close();
