@@ -69,7 +69,7 @@ describe('team memory tools', function () {
   });
 
   it('says so when no team database is configured, or the workspace has no repository', async () => {
-    const [search, write] = createTeamMemoryTools(
+    const [search] = createTeamMemoryTools(
       () => undefined,
       () => ({ member: 'ada@example.com' }),
     );
