@@ -13,6 +13,7 @@ import {
   type LocalScope,
   SHARED_SCOPES,
   type SpendingLedger,
+  teamCounted,
   spendingQuery,
 } from './budget';
 
@@ -44,8 +45,9 @@ export async function budgetStandings(
   team?: TeamStandings,
 ): Promise<BudgetStanding[]> {
   const standings: BudgetStanding[] = [];
-  const byTeam = (limit: Limit) => SHARED_SCOPES.includes(limit.scope) || (team && limit.scope === 'conversation');
   const limits = budgetLimits(policy);
+  const counted = team ? teamCounted(limits) : [];
+  const byTeam = (limit: Limit) => SHARED_SCOPES.includes(limit.scope) || counted.includes(limit);
   const shared = team ? await team(limits.filter(byTeam), conversationId) : [];
   for (const limit of limits) {
     let spent: number | undefined;

@@ -93,6 +93,16 @@ export function budgetLimits(policy: BudgetPolicy | undefined): Limit[] {
   });
 }
 
+/**
+ * The limits the team database counts: the team's and the members', and — when any of those is
+ * set — each conversation's too (a conversation limit alone stays on this machine, so a member
+ * who set only that never waits on the team database).
+ */
+export function teamCounted(limits: Limit[]): Limit[] {
+  if (!limits.some((limit) => SHARED_SCOPES.includes(limit.scope))) return [];
+  return limits.filter((limit) => limit.scope === 'conversation' || SHARED_SCOPES.includes(limit.scope));
+}
+
 /** The policy key of a limit, e.g. daily_usd. */
 export function budgetKey(scope: BudgetScope, unit: BudgetUnit): keyof BudgetPolicy {
   return LIMIT_KEYS.find((entry) => entry.scope === scope && entry.unit === unit)!.key;
@@ -154,9 +164,7 @@ export class BudgetGuard {
     if (limits.length === 0) return undefined;
     const action = policy?.on_exceeded ?? 'block';
     const shared = this.options.shared?.();
-    const byTeam = shared
-      ? limits.filter((limit) => limit.scope === 'conversation' || SHARED_SCOPES.includes(limit.scope))
-      : [];
+    const byTeam = shared ? teamCounted(limits) : [];
     // Without a team database nothing can count the team's or a member's spending.
     let local = limits.filter((limit) => !SHARED_SCOPES.includes(limit.scope) && !byTeam.includes(limit));
     let reservation: string | undefined;
@@ -227,10 +235,11 @@ export class BudgetGuard {
     );
     const policy = this.options.policy();
     const action = policy?.on_exceeded ?? 'block';
-    const shared = this.options.shared?.();
-    for (const limit of budgetLimits(policy)) {
+    const limits = budgetLimits(policy);
+    const byTeam = this.options.shared?.() ? teamCounted(limits) : [];
+    for (const limit of limits) {
       // The team database counts these (a reservation's standings tell their warnings).
-      if (SHARED_SCOPES.includes(limit.scope) || (shared && limit.scope === 'conversation')) continue;
+      if (SHARED_SCOPES.includes(limit.scope) || byTeam.includes(limit)) continue;
       const spent = (await this.load(limit.scope as LocalScope, conversationId))[limit.unit];
       // A block is told when it stops a call; a warning-only policy says so as the limit is reached.
       if (spent >= limit.value && action === 'warn')
