@@ -25,6 +25,7 @@ import { raiseBudget } from './host/commands/raise-budget';
 import { exportAuditLog, listAudit, showUsage } from './host/commands/conversation-commands';
 import { ChatViewProvider } from './host/chat/chat-view-provider';
 import { DeveloperPanel } from './host/panel/developer-panel';
+import { policyStatusSource } from './host/panel/policy-status';
 import { openLinkWithConfirmation } from './host/commands/open-link';
 import { setApiKey } from './host/commands/set-api-key';
 import { PresetLibrary } from './core/knowledge/presets';
@@ -307,6 +308,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
       export: (scope, format) => exportAuditLog(session, openStore, { scope, format }),
     },
     sandbox,
+    policyStatusSource(policy, team),
   );
   const budgetView = {
     policy: () => policy.current()?.budget,

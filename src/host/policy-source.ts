@@ -20,7 +20,13 @@ export class PolicySource implements vscode.Disposable {
       .then((choice) => choice && folder && vscode.window.showTextDocument(policyUri(folder)));
   });
   private readonly warned = new Set<string>();
-  private readonly disposables: vscode.Disposable[] = [];
+  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly disposables: vscode.Disposable[] = [this.changed];
+  /**
+   * Fires when the user's or the workspace's layer may have changed: the file was read again
+   * (it changed, trust was granted, a conversation starts) or the openagent.policy setting changed.
+   */
+  readonly onDidChange = this.changed.event;
 
   /** @param team the team policy in force (SPEC 5a), under the user's and the workspace's. */
   constructor(private readonly team: () => AgentPolicy | undefined = () => undefined) {
@@ -33,6 +39,9 @@ export class PolicySource implements vscode.Disposable {
       watcher.onDidChange(reread),
       watcher.onDidDelete(reread),
       vscode.workspace.onDidGrantWorkspaceTrust(reread),
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (event.affectsConfiguration('openagent.policy')) this.changed.fire();
+      }),
     );
     void this.refresh();
   }
@@ -94,6 +103,7 @@ export class PolicySource implements vscode.Disposable {
       text = undefined;
     }
     this.file.read(text);
+    this.changed.fire();
   }
 
   dispose(): void {

@@ -10,6 +10,7 @@ import type { AgentPolicy } from '../core/policy/agent-policy';
 import type { ConversationStore, TeamStamp } from '../core/ports';
 import type { TeamPlane, TeamStatus } from '../core/team/team-plane';
 import { openTeamPlane } from '../kit/team-opener';
+import type { TeamView } from './panel/policy-status';
 
 export const TEAM_URL_SECRET = 'openagent.team.databaseUrl';
 export const TEAM_STATUS_COMMAND = 'openagent.showTeamStatus';
@@ -28,6 +29,11 @@ export class TeamService implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('openagent.team', vscode.StatusBarAlignment.Right, 99);
   private readonly disposables: vscode.Disposable[] = [this.item];
   private toldMistakes = false;
+  /** What the status bar shows; undefined with no team configured. */
+  private shown: TeamStatus | undefined;
+  private readonly statusEmitter = new vscode.EventEmitter<void>();
+  /** Fires when the team's state or its policy version changes (or the team is left). */
+  readonly onDidChangeStatus = this.statusEmitter.event;
 
   constructor(private readonly deps: TeamServiceDeps) {
     this.item.name = 'OpenAgent Team';
@@ -43,6 +49,20 @@ export class TeamService implements vscode.Disposable {
   /** The team plane, when a team is configured and opened. */
   current(): TeamPlane | undefined {
     return this.plane;
+  }
+
+  /** The team's state for the developer panel; undefined with no team configured. */
+  view(): TeamView | undefined {
+    if (!this.shown) return undefined;
+    const plane = this.plane;
+    const version = plane?.policyVersion;
+    return {
+      status: this.shown,
+      ...(plane ? { identity: plane.identity } : {}),
+      ...(version
+        ? { policyVersion: { version: version.version, changedBy: version.changedBy, changedAt: version.changedAt } }
+        : {}),
+    };
   }
 
   /** The team policy in force (the copy kept from last time while the database is away). */
@@ -110,6 +130,7 @@ export class TeamService implements vscode.Disposable {
 
   dispose(): void {
     for (const disposable of this.disposables) disposable.dispose();
+    this.statusEmitter.dispose();
     void this.plane?.dispose();
   }
 
@@ -131,6 +152,8 @@ export class TeamService implements vscode.Disposable {
     const url = (await this.deps.secrets.get(TEAM_URL_SECRET)) ?? process.env.OPENAGENT_TEAM_DATABASE_URL;
     if (!url) {
       this.item.hide();
+      this.shown = undefined;
+      this.statusEmitter.fire();
       return undefined;
     }
     this.show({ state: 'connecting' });
@@ -165,6 +188,8 @@ export class TeamService implements vscode.Disposable {
   }
 
   private show(status: TeamStatus, plane?: TeamPlane): void {
+    this.shown = status;
+    this.statusEmitter.fire();
     if (status.state === 'connecting') {
       this.item.text = '$(sync~spin) Team';
       this.item.tooltip = 'OpenAgent is connecting to the team database…';

@@ -132,6 +132,28 @@ export type AuditRecordMessage = z.infer<typeof auditRecordMessageSchema>;
 /** The most audit records sent to the panel at once (the newest); exports have them all. */
 export const MAX_AUDIT_RECORDS = 2_000;
 
+/** The most policy rules sent to the panel (a policy that long is shown in part; `total` counts them all). */
+export const MAX_POLICY_RULES = 500;
+/** The longest rule, layer description or team line the panel is sent (characters). */
+export const MAX_POLICY_TEXT = 500;
+
+/** One rule in force and the layer that decided it (SPEC 5a), worded for the developer panel. */
+export const policyRuleMessageSchema = z.strictObject({
+  /** As written: `tools.deny "bash"`, `budget.team_daily_usd: 100`. */
+  rule: z.string().max(MAX_POLICY_TEXT),
+  layer: z.enum(['team', 'user', 'workspace']),
+  /** The layer in words: "the team policy (v3, by lead@example.com)", ".openagent/agent.yaml". */
+  decidedBy: z.string().max(MAX_POLICY_TEXT),
+});
+export type PolicyRuleMessage = z.infer<typeof policyRuleMessageSchema>;
+
+/** The team database's state in one line; absent when no team is configured. */
+export const teamStatusMessageSchema = z.strictObject({
+  state: z.enum(['connecting', 'connected', 'unreachable']),
+  text: z.string().max(2_000),
+});
+export type TeamStatusMessage = z.infer<typeof teamStatusMessageSchema>;
+
 /** Messages the host sends to the developer panel. */
 export const hostToPanelSchema = z.discriminatedUnion('type', [
   /** The same per-frame batches the chat gets. */
@@ -155,6 +177,13 @@ export const hostToPanelSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('audit_show') }),
   /** Whether agent commands run confined, in one line. */
   z.strictObject({ type: z.literal('sandbox_status'), confined: z.boolean(), text: z.string().max(2_000) }),
+  /** The policy in force: the team's state and which layer decided each rule (`total` counts them all). */
+  z.strictObject({
+    type: z.literal('policy_status'),
+    team: teamStatusMessageSchema.optional(),
+    rules: z.array(policyRuleMessageSchema).max(MAX_POLICY_RULES),
+    total: z.number().int().nonnegative(),
+  }),
 ]);
 export type HostToPanel = z.infer<typeof hostToPanelSchema>;
 

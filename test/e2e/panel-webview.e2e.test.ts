@@ -195,6 +195,43 @@ describe('developer panel webview in Chromium (synthetic events)', function () {
     assert.equal(await status.locator('[data-state="error"]').getAttribute('data-server'), 'remote');
   });
 
+  it('shows the policy in force: the team’s state and the layer behind each rule, as text', async () => {
+    await openTab(page, 'policy');
+    assert.equal(await page.locator('#policy').innerText(), 'The policy in force shows here.');
+    await deliver(page, [
+      {
+        type: 'policy_status',
+        team: {
+          state: 'unreachable',
+          text: 'The team database is unreachable (<img src=x> ECONNREFUSED). Records wait in the outbox.',
+        },
+        rules: [
+          { rule: 'tools.deny "bash"', layer: 'team', decidedBy: 'the team policy (v3, by lead@example.com)' },
+          { rule: 'budget.daily_usd: 10', layer: 'user', decidedBy: 'your openagent.policy setting' },
+          { rule: 'tools.bash.deny "<b>rm</b>"', layer: 'workspace', decidedBy: '.openagent/agent.yaml' },
+        ],
+        total: 4,
+      },
+    ]);
+    const team = page.locator('#policy .policy-team');
+    assert.equal(await team.getAttribute('data-state'), 'unreachable');
+    assert.match(await team.innerText(), /unreachable \(<img src=x> ECONNREFUSED\)/);
+    const rows = page.locator('#policy tr.policy-rule');
+    assert.deepEqual(await rows.allInnerTexts(), [
+      'tools.deny "bash"\tthe team policy (v3, by lead@example.com)',
+      'budget.daily_usd: 10\tyour openagent.policy setting',
+      'tools.bash.deny "<b>rm</b>"\t.openagent/agent.yaml',
+    ]);
+    assert.equal(await rows.nth(2).getAttribute('data-layer'), 'workspace');
+    assert.equal(await page.locator('#policy img, #policy b').count(), 0, 'rules and reasons are text, never HTML');
+    assert.equal(await page.locator('#count-policy').innerText(), '4');
+    assert.match(await page.locator('#policy').innerText(), /1 more rule\(s\) are in force but not shown/);
+
+    await deliver(page, [{ type: 'policy_status', rules: [], total: 0 }]);
+    assert.equal(await team.getAttribute('data-state'), 'none');
+    assert.match(await page.locator('#policy').innerText(), /No team database[\s\S]*No rules are set/);
+  });
+
   it('keeps a long conversation to a bounded number of inspector rows, and filters it', async () => {
     const bodies: AgentEventBody[] = [{ type: 'user_message', text: 'Write a long answer' }];
     for (let index = 0; index < 5_000; index++) bodies.push({ type: 'text_delta', text: `token${index} ` });

@@ -11,13 +11,15 @@ import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { AgentEventType } from '../../src/protocol/events';
 import { hostToPanelSchema, type PanelToggle, type PanelToggles } from '../../src/protocol/messages';
 import { postPanelMessage, webviewState } from '../shared/vscode-api';
+import { emptyNote } from './dom';
 import { renderMcpStatus } from './panel-sections';
 import { PanelView } from './panel-view';
 import { AuditView, type AuditScope } from './audit-view';
+import { renderPolicy } from './policy-section';
 
 const RUN_ENDS: ReadonlySet<string> = new Set(['done', 'error', 'interrupted']);
 
-const TABS = ['tools', 'agents', 'usage', 'events', 'traces', 'audit'] as const;
+const TABS = ['tools', 'agents', 'usage', 'events', 'traces', 'audit', 'policy'] as const;
 const TAB_TITLES: Record<(typeof TABS)[number], string> = {
   tools: 'Tools',
   agents: 'Agents & Tasks',
@@ -25,6 +27,7 @@ const TAB_TITLES: Record<(typeof TABS)[number], string> = {
   events: 'Events',
   traces: 'LLM Traces',
   audit: 'Audit Log',
+  policy: 'Policy',
 };
 const AUDIT_TAB = TABS.indexOf('audit');
 
@@ -103,6 +106,9 @@ type Toggle = HTMLElement & { checked: boolean };
 const mcpStatus = byId('mcp-status');
 const sandboxStatus = byId('sandbox-status');
 mcpStatus.textContent = 'MCP: not started yet';
+const policySection = byId('policy');
+const policyCount = byId('count-policy');
+policySection.replaceChildren(emptyNote('The policy in force shows here.'));
 
 const view = new PanelView({
   status: byId('run-status'),
@@ -233,6 +239,10 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
     case 'sandbox_status':
       sandboxStatus.textContent = message.text;
       sandboxStatus.classList.toggle('mcp-error', !message.confined);
+      break;
+    case 'policy_status':
+      policySection.replaceChildren(...renderPolicy(message));
+      policyCount.textContent = String(message.total);
       break;
     default:
       message satisfies never;

@@ -6,7 +6,13 @@ import type { CommandSandbox } from '../../core/ports';
 import * as vscode from 'vscode';
 import { Disposable } from '../disposable';
 import { renderWebviewHtml, webviewOptions } from '../chat/webview-html';
-import { PanelController, type AuditSource, type McpStatusSource, type PanelSession } from './panel-controller';
+import {
+  PanelController,
+  type AuditSource,
+  type McpStatusSource,
+  type PanelSession,
+  type PolicyStatusSource,
+} from './panel-controller';
 
 export class DeveloperPanel extends Disposable {
   static readonly viewType = 'openagent.developerPanel';
@@ -23,6 +29,7 @@ export class DeveloperPanel extends Disposable {
     private readonly mcp?: McpStatusSource,
     private readonly audit?: AuditSource,
     private readonly sandbox?: CommandSandbox,
+    private readonly policy?: PolicyStatusSource,
   ) {
     super();
   }
@@ -78,7 +85,14 @@ export class DeveloperPanel extends Disposable {
 
   private adopt(panel: vscode.WebviewPanel): void {
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'openagent.svg');
-    const controller = new PanelController(panel.webview, this.session, this.mcp, this.audit, this.sandbox);
+    const controller = new PanelController(
+      panel.webview,
+      this.session,
+      this.mcp,
+      this.audit,
+      this.sandbox,
+      this.policy,
+    );
     controller.onDidBecomeReady(() => this.readyEmitter.fire());
     this.panel = panel;
     this.controller = controller;

@@ -20,6 +20,7 @@ import {
 } from '../../protocol/messages';
 import { Disposable } from '../disposable';
 import { SessionFeed } from '../chat/session-feed';
+import type { PolicyStatus } from './policy-status';
 
 /** What the panel needs of the session. */
 export type PanelSession = Pick<
@@ -42,8 +43,17 @@ export interface McpStatusSource {
   onDidChange(listener: () => void): () => void;
 }
 
+/** The policy in force and the team's state, for the panel's Policy tab (SPEC 5a). */
+export interface PolicyStatusSource {
+  status(): PolicyStatus;
+  /** A layer may have changed: the workspace file, the setting, the team's state or policy. */
+  onDidChange(listener: () => void): () => void;
+}
+
 export class PanelController extends Disposable {
   private readonly feed: SessionFeed<HostToPanel>;
+  /** The policy_status last posted, so the many "may have changed" signals post only changes. */
+  private postedPolicy: string | undefined;
 
   constructor(
     webview: Pick<vscode.Webview, 'postMessage' | 'onDidReceiveMessage'>,
@@ -52,6 +62,7 @@ export class PanelController extends Disposable {
     private readonly audit?: AuditSource,
     /** Whether commands run confined, and why not. */
     private readonly sandbox?: CommandSandbox,
+    private readonly policy?: PolicyStatusSource,
   ) {
     super();
     this.feed = this._register(
@@ -67,7 +78,8 @@ export class PanelController extends Disposable {
       if (event.type === 'plan_mode') this.postToggles();
     });
     const stopMcp = mcp?.onDidChange(() => this.postMcp());
-    this._register({ dispose: () => (stopSwitches(), stopEvents(), stopMcp?.()) });
+    const stopPolicy = policy?.onDidChange(() => this.postPolicy());
+    this._register({ dispose: () => (stopSwitches(), stopEvents(), stopMcp?.(), stopPolicy?.()) });
   }
 
   get isReady(): boolean {
@@ -101,6 +113,8 @@ export class PanelController extends Disposable {
         this.postToggles();
         this.postMcp();
         this.postSandbox();
+        this.postedPolicy = undefined;
+        this.postPolicy();
         return;
       case 'toggle_set':
         // Every setter reports back through switches.onChange, so the panel shows the truth.
@@ -154,6 +168,15 @@ export class PanelController extends Disposable {
     if (!this.sandbox) return;
     const status = this.sandbox.status();
     this.feed.post({ type: 'sandbox_status', confined: status.confined, text: describeSandbox(status) });
+  }
+
+  private postPolicy(): void {
+    if (!this.policy || !this.feed.isReady) return;
+    const message: HostToPanel = { type: 'policy_status', ...this.policy.status() };
+    const text = JSON.stringify(message);
+    if (text === this.postedPolicy) return;
+    this.postedPolicy = text;
+    this.feed.post(message);
   }
 
   private postToggles(): void {
