@@ -116,6 +116,13 @@ describe('team budgets in the budget guard', () => {
     assert.equal(await roomy.budget.beforeCall('c1', ESTIMATE, roomy.emit, ALLOWANCE), undefined);
   });
 
+  it('a conversation limit alone stays on this machine, so a database outage does not block it', async () => {
+    const shared = new RecordingBudget(() => new Error('connect ECONNREFUSED'));
+    const { budget, emit } = guard({ per_conversation_usd: 5 }, shared);
+    assert.equal(await budget.beforeCall('c1', ESTIMATE, emit, ALLOWANCE), undefined);
+    assert.equal(shared.asked.length, 0);
+  });
+
   it('without a team database the team and member limits are not counted; this machine’s limits hold as before', async () => {
     const { budget, emit } = guard({ team_daily_usd: 0.001, daily_usd: 1 }, undefined, { usd: 0.995, tokens: 0 });
     await assert.rejects(budget.beforeCall('c1', ESTIMATE, emit), /today's budget of \$1\.00/);
