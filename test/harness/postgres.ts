@@ -18,7 +18,8 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
+import { initTeamSchema } from '../../src/team/migrations';
 import { PATIENCE_MS } from './patience';
 
 const run = promisify(execFile);
@@ -259,4 +260,14 @@ export function quoteIdent(name: string): string {
 
 export function quoteLiteral(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
+}
+
+/** Creates the team schema and the members' role in the server at `url` (as `openagent team init` does). */
+export async function initTeamDatabase(url: string): Promise<void> {
+  const pool = new Pool({ connectionString: url, max: 1 });
+  try {
+    await initTeamSchema(pool);
+  } finally {
+    await pool.end();
+  }
 }

@@ -13,11 +13,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
-import { Pool } from 'pg';
 import { FakeModelServer } from '../fixtures/fake-model-server/server';
-import { initTeamSchema } from '../../src/team/migrations';
 import { PgTeamStore } from '../../src/team/pg-team-store';
-import { startPostgres } from './postgres';
+import { initTeamDatabase, startPostgres } from './postgres';
 import { CHAT_DRIVER_ENV, startChatDriver } from './chat-driver';
 import { NO_RESULTS, reportSuiteResults, type SuiteTally } from './suite-report';
 import { projectRoot, summaryLine, WorkbenchSession } from './workbench-session';
@@ -82,12 +80,7 @@ async function teamDatabase(): Promise<SuiteSetUp> {
   const server = await FakeModelServer.start();
   const postgres = await startPostgres();
   try {
-    const pool = new Pool({ connectionString: postgres.url, max: 1 });
-    try {
-      await initTeamSchema(pool);
-    } finally {
-      await pool.end();
-    }
+    await initTeamDatabase(postgres.url);
     const admin = new PgTeamStore(postgres.url);
     try {
       await admin.setPolicy(

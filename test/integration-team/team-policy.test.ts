@@ -10,7 +10,14 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RecordedRequest } from '../fixtures/fake-model-server/server';
 import { PgTeamStore } from '../../src/team/pg-team-store';
-import { activateOpenAgent, answerQuickInput, FakeModelControl, sendChatPrompt, waitFor } from '../integration/helpers';
+import {
+  activateOpenAgent,
+  toolResults,
+  answerQuickInput,
+  FakeModelControl,
+  sendChatPrompt,
+  waitFor,
+} from '../integration/helpers';
 
 const WRITTEN = 'team-denied-write.txt';
 const ECHOED = 'team-denied-echo.txt';
@@ -20,19 +27,6 @@ interface AnthropicBody {
   messages: Array<{
     content: string | Array<{ type: string; tool_use_id?: string; content?: unknown; is_error?: boolean }>;
   }>;
-}
-
-function toolResults(request: RecordedRequest): Map<string, { text: string; isError: boolean }> {
-  const blocks = (request.body as AnthropicBody).messages.flatMap((message) =>
-    typeof message.content === 'string' ? [] : message.content,
-  );
-  const text = (content: unknown) =>
-    Array.isArray(content) ? content.map((part: { text?: string }) => part.text ?? '').join('') : String(content);
-  return new Map(
-    blocks
-      .filter((block) => block.type === 'tool_result')
-      .map((block) => [String(block.tool_use_id), { text: text(block.content), isError: block.is_error === true }]),
-  );
 }
 
 describe('a team policy from the team database (SPEC 5a)', () => {

@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RecordedRequest } from '../fixtures/fake-model-server/server';
-import { activateOpenAgent, FakeModelControl, sendChatPrompt, waitFor } from '../integration/helpers';
+import { activateOpenAgent, toolResults, FakeModelControl, sendChatPrompt, waitFor } from '../integration/helpers';
 
 /** Every tool that only reads; a tool offered in an untrusted folder must be one of them. */
 const READ_ONLY_TOOLS = [
@@ -48,20 +48,6 @@ interface AnthropicRequestBody {
     role: string;
     content: string | Array<{ type: string; tool_use_id?: string; content?: unknown; is_error?: boolean }>;
   }>;
-}
-
-/** The tool_result blocks of an Anthropic request, by tool_use_id, with their content as text. */
-function toolResults(request: RecordedRequest): Map<string, { text: string; isError: boolean }> {
-  const blocks = (request.body as AnthropicRequestBody).messages.flatMap((message) =>
-    typeof message.content === 'string' ? [] : message.content,
-  );
-  const text = (content: unknown) =>
-    Array.isArray(content) ? content.map((part: { text?: string }) => part.text ?? '').join('') : String(content);
-  return new Map(
-    blocks
-      .filter((block) => block.type === 'tool_result')
-      .map((block) => [String(block.tool_use_id), { text: text(block.content), isError: block.is_error === true }]),
-  );
 }
 
 describe('an untrusted folder (Workspace Trust on, SPEC 4.2)', () => {

@@ -98,3 +98,20 @@ export class FakeModelControl {
     return calls;
   }
 }
+
+/** The tool_result blocks of an Anthropic request the fake server recorded, by tool_use_id, with their text. */
+export function toolResults(request: RecordedRequest): Map<string, { text: string; isError: boolean }> {
+  const body = request.body as {
+    messages: Array<{
+      content: string | Array<{ type: string; tool_use_id?: string; content?: unknown; is_error?: boolean }>;
+    }>;
+  };
+  const blocks = body.messages.flatMap((message) => (typeof message.content === 'string' ? [] : message.content));
+  const text = (content: unknown) =>
+    Array.isArray(content) ? content.map((part: { text?: string }) => part.text ?? '').join('') : String(content);
+  return new Map(
+    blocks
+      .filter((block) => block.type === 'tool_result')
+      .map((block) => [String(block.tool_use_id), { text: text(block.content), isError: block.is_error === true }]),
+  );
+}

@@ -1,9 +1,7 @@
 /** What the team store tests share: one throwaway PostgreSQL per file, the schema, members. */
-import { Pool } from 'pg';
 import type { TeamLimit, TeamUsage } from '../../../src/core/team/team-store';
-import { initTeamSchema } from '../../../src/team/migrations';
 import { PgTeamStore } from '../../../src/team/pg-team-store';
-import { requirePostgres, startPostgres, type PostgresServer } from '../../harness/postgres';
+import { initTeamDatabase, requirePostgres, startPostgres, type PostgresServer } from '../../harness/postgres';
 import { TEST_TIMEOUT_MS } from '../../harness/patience';
 
 export interface TeamDatabase {
@@ -25,12 +23,7 @@ export function useTeamDatabase(): () => TeamDatabase {
     this.timeout(TEST_TIMEOUT_MS);
     requirePostgres(this);
     const server = await startPostgres();
-    const pool = new Pool({ connectionString: server.url, max: 1 });
-    try {
-      await initTeamSchema(pool);
-    } finally {
-      await pool.end();
-    }
+    await initTeamDatabase(server.url);
     const admin = new PgTeamStore(server.url);
     stores.push(admin);
     database = {
