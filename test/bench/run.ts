@@ -6,6 +6,7 @@ import { measureListAndLoad, measurePersist } from './store-benchmarks';
 import { measureWebview, STREAM_DELTAS } from './webview-benchmarks';
 import { measureTokenEstimates } from './token-estimate';
 import { measureSandboxCost } from './sandbox-cost';
+import { countWithTokenizer, measureStartingContext, STARTING_CONTEXT_LIMIT } from './starting-context';
 
 const PROTOCOLS: Protocol[] = ['anthropic', 'openai'];
 
@@ -34,6 +35,8 @@ async function main(): Promise<void> {
     ),
   );
   console.log('');
+
+  await printStartingContext();
 
   console.log(`Sandbox cost per command: plain child process vs confined by bubblewrap (alternating, ${'medians'})\n`);
   const sandbox = await measureSandboxCost();
@@ -210,6 +213,63 @@ async function main(): Promise<void> {
       ],
     ),
   );
+}
+
+/** The system prompt and every built-in tool's schema, as the editor's first request carries them. */
+async function printStartingContext(): Promise<void> {
+  console.log(
+    "Starting context: system prompt + every built-in tool's schema in the editor's first request, by the product's estimate (characters ÷ 4) and by a real tokenizer (Qwen2's in llama.cpp, chat template included)\n",
+  );
+  const contexts = await measureStartingContext();
+  const real = await countWithTokenizer(contexts.map((context) => context.wire)).catch((error: unknown) => {
+    console.log(`(no tokenizer count: ${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
+    return undefined;
+  });
+  const count = (value: number | undefined) => (value === undefined ? 'n/a' : value.toLocaleString('en-US'));
+  console.log(
+    table(
+      ['setting', 'tools', 'by', 'system prompt', 'tool schemas', 'total', 'target'],
+      contexts.flatMap((context, index) => {
+        const system = context.parts[0]!.tokens;
+        const target = index === 0 ? `≤ ${count(STARTING_CONTEXT_LIMIT)}` : 'opt-in, not guarded';
+        const counted = real?.[index];
+        return [
+          [
+            context.setting,
+            String(context.parts.length - 1),
+            'estimate (chars ÷ 4)',
+            count(system),
+            count(context.tokens - system),
+            count(context.tokens),
+            target,
+          ],
+          [
+            '',
+            '',
+            'Qwen2 tokenizer',
+            count(counted?.system),
+            counted ? `${count(counted.total - counted.system)} (with template)` : 'n/a',
+            count(counted?.total),
+            '',
+          ],
+        ];
+      }),
+    ),
+  );
+  const biggest = [...contexts[0]!.parts].sort((a, b) => b.tokens - a.tokens).slice(0, 8);
+  console.log(
+    '\n' +
+      table(
+        ['biggest parts (default)', 'characters', 'estimate', 'share'],
+        biggest.map((part) => [
+          part.name,
+          count(part.characters),
+          count(part.tokens),
+          `${((part.tokens / contexts[0]!.tokens) * 100).toFixed(1)} %`,
+        ]),
+      ),
+  );
+  console.log('');
 }
 
 main().catch((error: unknown) => {

@@ -10,46 +10,18 @@ import type { HostToWebview } from '../../src/protocol/messages';
 import type { TextMetrics } from '../shared/list-layout';
 import { StreamingMarkdown } from '../shared/streaming-markdown';
 import { WindowedList } from '../shared/windowed-list';
+import { fixesFor } from './error-fixes';
 import {
   actionButtons,
   estimateTurnHeight,
   renderTurn,
   turnElement,
-  type NoticeAction,
   type Turn,
   type TurnBody,
   type TurnActions,
 } from './turns';
 
 type Notice = Extract<HostToWebview, { type: 'chat_notice' }>;
-type ErrorKind = Extract<AgentEvent, { type: 'error' }>['kind'];
-
-/** Each kind of failure comes with the fix a user would reach for. */
-function fixesFor(kind: ErrorKind): NoticeAction[] {
-  switch (kind) {
-    case 'authentication':
-      return [
-        { action: 'set_api_key', label: 'Set API Key' },
-        { action: 'retry', label: 'Retry' },
-      ];
-    case 'connection':
-    case 'bad_request':
-    case 'configuration':
-      return [
-        { action: 'open_settings', label: 'Open Settings' },
-        { action: 'retry', label: 'Retry' },
-      ];
-    case 'context_overflow':
-      // OpenAgent already compacted and retried once: what is left is a fresh start or a larger window.
-      return [
-        { action: 'new_chat', label: 'New Chat' },
-        { action: 'open_settings', label: 'Open Settings' },
-      ];
-    default:
-      return [{ action: 'retry', label: 'Retry' }];
-  }
-}
-
 export type ChatViewCallbacks = TurnActions;
 
 export class ChatView {

@@ -7,6 +7,7 @@ import { AnthropicClient } from './anthropic/anthropic-client';
 import { OpenAiClient } from './openai/openai-client';
 import { OpenAiServerInfo } from './openai/server-info';
 import { isProviderId, PROVIDER_PRESETS, type ProviderPreset } from './provider-presets';
+import { displayAddress } from './server-address';
 
 export interface ModelSettings {
   provider: string;
@@ -79,7 +80,11 @@ export function createLlmClient(
       ? new AnthropicClient({ apiKey: key ?? '', baseUrl, idleTimeoutMs: connection.idleTimeoutMs })
       : new OpenAiClient({
           provider: preset.id,
-          label: baseUrl && preset.id !== 'openai' ? `${preset.label} at ${baseUrl}` : preset.label,
+          // The address without credentials: the label appears in every message and trace.
+          label:
+            baseUrl && preset.id !== 'openai'
+              ? `${preset.label} at ${displayAddress(baseUrl) ?? baseUrl}`
+              : preset.label,
           apiKey: key || KEY_FOR_KEYLESS_SERVERS,
           baseUrl,
           idleTimeoutMs: connection.idleTimeoutMs,

@@ -1,9 +1,13 @@
 /**
  * Turns an SDK or network failure into an LlmError with a message a user can act on.
- * Both vendor SDKs share the same error shape (status, headers, message, a connection error
- * class name), so one mapping serves both without importing either SDK here.
+ * Both vendor SDKs share the same error shape (status, headers, message), so one mapping
+ * serves both; network failures are told apart in connection-failure.ts.
  */
-import { LlmError } from './llm-client';
+import { APIUserAbortError as OpenAiUserAbortError } from 'openai';
+import { APIUserAbortError as AnthropicUserAbortError } from '@anthropic-ai/sdk';
+import { connectionFailure, describeConnectionFailure } from './connection-failure';
+import { abortError, LlmError } from './llm-client';
+import { nameWithAddress } from './server-address';
 
 interface SdkLikeError {
   name?: string;
@@ -33,11 +37,17 @@ export function retryAfterFromHeaders(headers: SdkLikeError['headers'], now = Da
   return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
 }
 
-export function toLlmError(error: unknown, providerLabel: string): Error {
+/**
+ * `providerLabel` names the server in every message ("Ollama at http://localhost:11434/v1",
+ * "Anthropic"); `address` is the base URL the call went to, named when the network failed.
+ */
+export function toLlmError(error: unknown, providerLabel: string, address?: string): Error {
   if (error instanceof LlmError) return error;
   if (!(error instanceof Error)) return new LlmError(`${providerLabel}: ${String(error)}`, 'server');
-  // Aborts are cancellations, not failures: let them through untouched.
-  if (error.name === 'AbortError' || error.name === 'APIUserAbortError') return error;
+  // Aborts are cancellations, not failures: let them through as one kind of error. The SDKs'
+  // are told by class, not name: openai 6.x names its APIUserAbortError "Error".
+  if (error.name === 'AbortError') return error;
+  if (error instanceof OpenAiUserAbortError || error instanceof AnthropicUserAbortError) return abortError();
   const sdkError = error as SdkLikeError;
   const status = sdkError.status;
   const detail = serverWords(sdkError);
@@ -76,10 +86,7 @@ export function toLlmError(error: unknown, providerLabel: string): Error {
     );
   const connection = connectionFailure(error);
   if (connection)
-    return new LlmError(
-      `${connection.lead} ${providerLabel}${connection.code ? ` (${connection.code})` : ''}.`,
-      'connection',
-    );
+    return new LlmError(describeConnectionFailure(connection, nameWithAddress(providerLabel, address)), 'connection');
   return new LlmError(`${providerLabel}: ${detail}`, 'stream');
 }
 
@@ -117,59 +124,4 @@ function contextOverflow(error: SdkLikeError, detail: string): { contextWindow?:
   const contextWindow =
     Number.isFinite(fromBody) && fromBody > 0 ? fromBody : fromText ? Number(fromText.replace(/,/g, '')) : undefined;
   return { contextWindow };
-}
-
-const CONNECTION_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-]);
-
-/**
- * Whether the failure is the network's, judged by the whole cause chain rather than class names
- * (openai 6.x names its connection error "Error", and a bundler may rename classes): the SDKs'
- * "Connection error.", fetch's "fetch failed", undici's "terminated" when a server dies mid-body,
- * and the socket codes underneath. Returns how to begin the sentence that ends with the
- * server's name, and the socket's code; undefined when it is not the network's failure.
- */
-export function connectionFailure(error: unknown): { lead: string; code: string | undefined } | undefined {
-  let connection = false;
-  let lost = false;
-  let timeout = false;
-  let code: string | undefined;
-  let current: unknown = error;
-  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
-    const { name, message } = current;
-    const ownCode = (current as { code?: unknown }).code;
-    if (typeof ownCode === 'string' && CONNECTION_CODES.has(ownCode)) {
-      code ??= ownCode;
-      connection = true;
-    }
-    if (name === 'APIConnectionError' || message === 'Connection error.' || message === 'fetch failed')
-      connection = true;
-    if (
-      message === 'terminated' ||
-      /other side closed/i.test(message) ||
-      ownCode === 'UND_ERR_SOCKET' ||
-      ownCode === 'ECONNRESET'
-    )
-      lost = connection = true;
-    if (name === 'APIConnectionTimeoutError' || ownCode === 'ETIMEDOUT' || /TIMEOUT$/.test(String(ownCode)))
-      timeout = connection = true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  if (!connection) return undefined;
-  if (timeout) return { lead: 'The request timed out at', code };
-  if (lost) return { lead: 'The connection was lost with', code };
-  return { lead: 'Could not reach', code };
 }

@@ -8,6 +8,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { LlmClient, LlmRequest, LlmStreamPart, TokenUsage } from '../llm-client';
 import { abortError, LlmError } from '../llm-client';
 import { toLlmError } from '../map-sdk-error';
+import { displayAddress, nameWithAddress } from '../server-address';
 import { TimeSlicer } from '../server-sent-events';
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, linkedAbort, withIdleWatchdog } from '../idle-watchdog';
 import { estimateUsage } from '../token-estimate';
@@ -36,6 +37,8 @@ export class AnthropicClient implements LlmClient {
   readonly provider = 'anthropic';
   private readonly sdk: Anthropic;
   private readonly idleTimeoutMs: number;
+  /** Where the calls go, as messages name it (no credentials). */
+  private readonly address: string | undefined;
 
   constructor(options: AnthropicClientOptions) {
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
@@ -45,6 +48,11 @@ export class AnthropicClient implements LlmClient {
       maxRetries: options.maxRetries ?? 0,
       timeout: options.timeoutMs ?? 10 * 60_000,
     });
+    this.address = displayAddress(this.sdk.baseURL);
+  }
+
+  private failure(error: unknown): Error {
+    return toLlmError(error, 'Anthropic', this.address);
   }
 
   async listModels(signal?: AbortSignal): Promise<string[]> {
@@ -53,7 +61,7 @@ export class AnthropicClient implements LlmClient {
       for await (const model of this.sdk.models.list({}, { signal })) models.push(model.id);
       return models;
     } catch (error) {
-      throw toLlmError(error, 'Anthropic');
+      throw this.failure(error);
     }
   }
 
@@ -85,7 +93,7 @@ export class AnthropicClient implements LlmClient {
         { signal: controller.signal },
       );
     } catch (error) {
-      throw toLlmError(error, 'Anthropic');
+      throw this.failure(error);
     }
 
     const calls = new ToolCallAccumulator();
@@ -97,7 +105,12 @@ export class AnthropicClient implements LlmClient {
     let outputChars = 0;
     const slicer = new TimeSlicer();
     try {
-      for await (const event of withIdleWatchdog(events, this.idleTimeoutMs, controller, 'Anthropic')) {
+      for await (const event of withIdleWatchdog(
+        events,
+        this.idleTimeoutMs,
+        controller,
+        nameWithAddress('Anthropic', this.address),
+      )) {
         // A burst of buffered events must not hold the event loop for long.
         if (slicer.due()) await slicer.yield();
         switch (event.type) {
@@ -179,7 +192,7 @@ export class AnthropicClient implements LlmClient {
         }
       }
     } catch (error) {
-      throw request.signal?.aborted ? abortError() : toLlmError(error, 'Anthropic');
+      throw request.signal?.aborted ? abortError() : this.failure(error);
     }
     // Some SDK versions end the iteration quietly on abort instead of throwing.
     if (request.signal?.aborted) throw abortError();

@@ -9,6 +9,7 @@ import { abortError, LlmError } from '../llm-client';
 import { ToolCallAccumulator } from '../tool-call-accumulator';
 import { estimateUsage } from '../token-estimate';
 import { toLlmError } from '../map-sdk-error';
+import { displayAddress, nameWithAddress } from '../server-address';
 import { convertToOpenAiMessages } from './convert-to-openai-messages';
 import { mapOpenAiFinishReason } from './map-openai-finish-reason';
 import { prepareOpenAiTools } from './prepare-openai-tools';
@@ -52,6 +53,8 @@ export class OpenAiClient implements LlmClient {
   readonly provider: string;
   readonly server: ModelServerInfo | undefined;
   private readonly sdk: OpenAI;
+  /** Where the calls go, as messages name it (no credentials). */
+  private readonly address: string | undefined;
 
   constructor(private readonly options: OpenAiClientOptions) {
     this.provider = options.provider;
@@ -63,6 +66,11 @@ export class OpenAiClient implements LlmClient {
       maxRetries: options.maxRetries ?? 0,
       timeout: options.timeoutMs ?? 10 * 60_000,
     });
+    this.address = displayAddress(this.sdk.baseURL);
+  }
+
+  private failure(error: unknown): Error {
+    return toLlmError(error, this.options.label, this.address);
   }
 
   async listModels(signal?: AbortSignal): Promise<string[]> {
@@ -71,7 +79,7 @@ export class OpenAiClient implements LlmClient {
       for await (const model of this.sdk.models.list({ signal })) models.push(model.id);
       return models;
     } catch (error) {
-      throw toLlmError(error, this.options.label);
+      throw this.failure(error);
     }
   }
 
@@ -115,7 +123,7 @@ export class OpenAiClient implements LlmClient {
       if (!response.body) throw new LlmError(`${this.options.label} answered with an empty body.`, 'stream');
       body = response.body;
     } catch (error) {
-      throw toLlmError(error, this.options.label);
+      throw this.failure(error);
     }
 
     const calls = new ToolCallAccumulator();
@@ -126,7 +134,12 @@ export class OpenAiClient implements LlmClient {
       const idleMs = this.options.idleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
       for await (const message of readServerSentEvents(
         // Node's web streams are async iterable; the DOM typings do not say so.
-        withIdleWatchdog(body as unknown as AsyncIterable<Uint8Array>, idleMs, controller, this.options.label),
+        withIdleWatchdog(
+          body as unknown as AsyncIterable<Uint8Array>,
+          idleMs,
+          controller,
+          nameWithAddress(this.options.label, this.address),
+        ),
       )) {
         // Read on to the end of the body after [DONE]: a body left unread keeps its connection
         // from going back to the pool, and every call would open a new one.
@@ -166,7 +179,7 @@ export class OpenAiClient implements LlmClient {
         if (choice.finish_reason) finishReason = choice.finish_reason;
       }
     } catch (error) {
-      throw request.signal?.aborted ? abortError() : toLlmError(error, this.options.label);
+      throw request.signal?.aborted ? abortError() : this.failure(error);
     }
     // Some SDK versions end the iteration quietly on abort instead of throwing.
     if (request.signal?.aborted) throw abortError();
