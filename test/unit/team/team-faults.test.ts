@@ -60,7 +60,11 @@ describe('team database faults: stopped, killed mid-run and restarted under CLI 
         assert.match(run.stderr, /Try again when it is back\./);
         assert.doesNotMatch(run.stderr, new RegExp(server.adminPassword));
       }
-      assert.equal(model.server.modelCalls.length, before, 'a model call was made while the budget could not be checked');
+      assert.equal(
+        model.server.modelCalls.length,
+        before,
+        'a model call was made while the budget could not be checked',
+      );
       console.log(`\n      on_unreachable: block — ${refused.length} runs refused before any model call while stopped`);
     } finally {
       await server.start();
@@ -134,7 +138,9 @@ describe('team database faults: stopped, killed mid-run and restarted under CLI 
       stores.flatMap((figures) => figures.auditIds),
       database.auditIds,
     );
-    const whileDown = stores.flatMap((figures) => figures.records).filter((record) => record.time >= down && record.time < up);
+    const whileDown = stores
+      .flatMap((figures) => figures.records)
+      .filter((record) => record.time >= down && record.time < up);
     const inDatabase = new Set([...database.usageIds, ...database.auditIds]);
     const counts = {
       'usage rows before this test': Number(usageBefore!.n),

@@ -111,8 +111,9 @@ function memberRun(member: Member, model: FleetModel, what: string) {
     PRICED_MODEL,
     '--max-output-tokens',
     String(MAX_OUTPUT_TOKENS),
+    // Open-ended runs go on until released, however many calls that takes.
     '--max-turns',
-    '100',
+    '1000',
     // The member's name in the prompt tells the scripted model whose run it is.
     `${what} [${member.name}]`,
   ];
