@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { redactValue } from '../../../src/core/llm/redact';
 import { SqlJsStore } from '../../../src/store/sqljs-store';
 import { FakeModelServer } from '../../fixtures/fake-model-server/server';
+import { PATIENCE_MS } from '../../harness/patience';
 import type { PostgresServer } from '../../harness/postgres';
 import { runCli, startCli, tempFolder, type Ran, type RunningCli } from '../cli/cli-helpers';
 
@@ -118,6 +119,8 @@ function memberRun(member: Member, model: FleetModel, what: string) {
     `${what} [${member.name}]`,
   ];
   const options = {
+    // Eight CLIs at once on a loaded machine start and finish slowly: room for that, not for a hang.
+    timeoutMs: 2 * PATIENCE_MS,
     cwd: member.workspace,
     home: member.home,
     env: { OPENAGENT_TEAM_DATABASE_URL: member.url, OPENAGENT_TEAM_MEMBER: member.email },

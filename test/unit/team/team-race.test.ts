@@ -40,7 +40,13 @@ describe('team budget race: 8 CLI processes as different members against one tea
     model = await startFleetModel();
     const fleet = model;
 
-    const runs = await Promise.all(members.map((member) => runMember(member, fleet, `think ${THINKS} times`)));
+    const started = Date.now();
+    const runs = await Promise.all(
+      members.map(async (member) => {
+        const run = await runMember(member, fleet, `think ${THINKS} times`);
+        return { ...run, seconds: (Date.now() - started) / 1000 };
+      }),
+    );
 
     const blocked = runs.filter((run) => TEAM_BUDGET_BLOCK.test(run.stderr));
     for (const run of runs) {
@@ -76,6 +82,7 @@ describe('team budget race: 8 CLI processes as different members against one tea
       'overspend (USD)': round(spent - LIMIT_USD),
       'largest estimate (USD)': round(largestEstimate),
       'allowed (USD)': round(LIMIT_USD + largestEstimate),
+      'slowest run (s)': Math.max(...runs.map((run) => run.seconds)).toFixed(0),
     };
     console.log('\n      team budget race:');
     for (const [name, value] of Object.entries(figures)) console.log(`        ${name.padEnd(24)} ${value}`);
