@@ -49,6 +49,9 @@ export async function initTeamSchema(
     throw new Error(`The member role "${memberRole}" is not a plain lower-case SQL name.`);
   return withTeamErrors(options.target ?? 'the team database', async () => {
     const client = await pool.connect();
+    // A checked-out client's dead socket is also emitted as an event: the failing query reports it.
+    const onError = () => undefined;
+    client.on('error', onError);
     try {
       const schemaRow = await client.query<{ schema: string | null }>('SELECT current_schema() AS schema');
       const schemaName = schemaRow.rows[0]?.schema;
@@ -85,6 +88,7 @@ export async function initTeamSchema(
         await client.query('SELECT pg_advisory_unlock(hashtext($1))', [LOCK_KEY]).catch(() => undefined);
       }
     } finally {
+      client.removeListener('error', onError);
       client.release();
     }
   });

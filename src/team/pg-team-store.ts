@@ -305,6 +305,11 @@ export class PgTeamStore implements TeamStore {
 
   private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    // pg emits a dead socket's error (a server killed mid-transaction: ECONNRESET) on the client
+    // as well as failing the query in flight, and the pool listens only to idle clients: without
+    // a listener here, that event would end the process. The query's own failure is what counts.
+    const onError = () => undefined;
+    client.on('error', onError);
     let result: T;
     try {
       await client.query('BEGIN');
@@ -314,9 +319,11 @@ export class PgTeamStore implements TeamStore {
       // A broken connection is dropped from the pool, not handed to the next caller.
       const broken = classifyTeamError(error) === 'unreachable';
       if (!broken) await client.query('ROLLBACK').catch(() => undefined);
+      client.removeListener('error', onError);
       client.release(broken ? (error as Error) : undefined);
       throw error;
     }
+    client.removeListener('error', onError);
     client.release();
     return result;
   }

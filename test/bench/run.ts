@@ -7,14 +7,10 @@ import { measureWebview, STREAM_DELTAS } from './webview-benchmarks';
 import { measureTokenEstimates } from './token-estimate';
 import { measureSandboxCost } from './sandbox-cost';
 import { countWithTokenizer, measureStartingContext, STARTING_CONTEXT_LIMIT } from './starting-context';
+import { table } from './bench-table';
+import { printTeamBenchmarks } from './team-report';
 
 const PROTOCOLS: Protocol[] = ['anthropic', 'openai'];
-
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column]!)).join(' | ')} |`;
-  return [line(header), `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`, ...rows.map(line)].join('\n');
-}
 
 async function main(): Promise<void> {
   console.log(
@@ -92,6 +88,8 @@ async function main(): Promise<void> {
       ]),
     ),
   );
+
+  await printTeamBenchmarks();
 
   console.log(
     '\nStore: persisting 2 KB messages into a store holding 1 MB versus 100 MB (enough of them to include a fold at each size)\n',

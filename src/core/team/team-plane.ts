@@ -14,7 +14,6 @@ import type { ConversationStore } from '../ports';
 import type { AnyTool } from '../tools/tool';
 import { createTeamMemoryTools } from './team-memory-tools';
 import {
-  TeamUnreachableError,
   type TeamAudit,
   type TeamIdentity,
   type TeamLimit,
@@ -64,6 +63,7 @@ export class TeamPlane {
   private retry: ReturnType<typeof setTimeout> | undefined;
   private retryMs: number;
   private disposed = false;
+  /** Set by dispose (once): a last drain runs, no retry is scheduled. */
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: TeamPlaneOptions) {
@@ -185,12 +185,19 @@ export class TeamPlane {
     while (this.draining) await this.draining;
   }
 
-  /** Stops retrying, waits for a drain under way, and closes the connection (once, however often called). */
+  /**
+   * Stops retrying, sends what waits one last time (the records of a run's last calls are often
+   * written just before) without waiting for a retry when the database does not answer, and
+   * closes the connection (once, however often called).
+   */
   dispose(): Promise<void> {
     this.closing ??= (async () => {
-      this.disposed = true;
       if (this.retry) clearTimeout(this.retry);
+      this.retry = undefined;
+      // Not disposed yet: a drain under way hands over to the one kicked by records written meanwhile.
+      this.kick();
       await this.settled();
+      this.disposed = true;
       await this.options.store.close();
     })();
     return this.closing;
@@ -223,15 +230,15 @@ export class TeamPlane {
       }
       this.retryMs = this.options.retryMs ?? 1_000;
     } catch (error) {
-      if (error instanceof TeamUnreachableError) {
-        this.unreachable(error);
-        this.scheduleRetry();
-      } else throw error;
+      // Whatever failed (the database away, or refusing the batch), the records stay in the
+      // outbox and are sent again later; a kick never rejects (nobody awaits it).
+      this.unreachable(error);
+      this.scheduleRetry();
     }
   }
 
   private scheduleRetry(): void {
-    if (this.disposed || this.retry) return;
+    if (this.closing || this.disposed || this.retry) return;
     this.retry = setTimeout(() => {
       this.retry = undefined;
       this.kick();

@@ -123,6 +123,49 @@ describe('the team plane on a real PostgreSQL', function () {
     await raw.close();
   });
 
+  it('sends, when disposed, what was written while a drain was under way (the CLI at exit)', async () => {
+    const { server } = database();
+    const directory = tempDir();
+    const { store } = await openStore(directory);
+    // The plane's view of the outbox tells when a drain has read it.
+    let read: () => void = () => undefined;
+    const firstRead = new Promise<void>((resolve) => (read = resolve));
+    const watched = new Proxy(store, {
+      get(target, property, receiver) {
+        if (property === 'teamOutbox')
+          return async (limit: number) => {
+            const items = await target.teamOutbox(limit);
+            read();
+            return items;
+          };
+        return Reflect.get(target, property, receiver) as unknown;
+      },
+    });
+    const plane = new TeamPlane({
+      store: new PgTeamStore(await server.createMember('last_sender')),
+      identity: team,
+      cache: { read: async () => undefined, write: async () => undefined },
+      outbox: async () => watched,
+      now: () => Date.now(),
+      newId: randomUUID,
+      onPolicyMistakes: () => undefined,
+    });
+    await store.recordUsage(usage('last-u1'));
+    plane.kick();
+    await firstRead;
+    // Written after the drain read the outbox, just before the run ends: the kick only asks for another drain.
+    await store.recordUsage(usage('last-u2'));
+    plane.kick();
+    await plane.dispose();
+    assert.deepEqual(await store.teamOutbox(10), []);
+    const rows = await server.query("SELECT id FROM usage WHERE id LIKE 'last-%' ORDER BY id");
+    assert.deepEqual(
+      rows.map((found) => found.id),
+      ['last-u1', 'last-u2'],
+    );
+    await store.close();
+  });
+
   it('a guard with the team budget stops a call the team cannot afford, across members', async () => {
     const { server, admin } = database();
     await admin.setPolicy('budget:\n  team_monthly_usd: 1\n', 'lead@example.com');

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import * as net from 'node:net';
+import { Client } from 'pg';
 import { TeamUnreachableError } from '../../../src/core/team/team-store';
 import { redactUrl } from '../../../src/team/connection';
 import { PgTeamStore } from '../../../src/team/pg-team-store';
@@ -100,6 +102,57 @@ describe('team store on PostgreSQL: when the database is away', function () {
         ),
       'the store to answer again after the restart',
     );
+  });
+
+  it('survives its connection being reset mid-append (the socket error pg also emits on the client)', async () => {
+    const { server, member } = team();
+    const { url } = await member('cut_off');
+    // A TCP relay in front of the server, as a proxy or NAT would be, that can reset connections.
+    const sides: net.Socket[] = [];
+    const relay = net.createServer((socket) => {
+      const upstream = net.connect(server.port, '127.0.0.1');
+      socket.pipe(upstream).pipe(socket);
+      socket.on('error', () => upstream.destroy());
+      upstream.on('error', () => socket.destroy());
+      sides.push(socket);
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    const relayed = url.replace(`:${server.port}/`, `:${(relay.address() as net.AddressInfo).port}/`);
+    const store = new PgTeamStore(relayed);
+    const record = (id: string) => ({
+      id,
+      member: 'cut_off@example.com',
+      conversationId: 'c',
+      time: Date.now(),
+      kind: 'tool_call' as const,
+      data: {},
+    });
+    // The admin holds the audit table, so the member's append waits inside its transaction.
+    const holder = new Client({ connectionString: server.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE audit IN ACCESS EXCLUSIVE MODE');
+      const append = store.append({ audit: [record(uniqueId('cut'))], usage: [] });
+      // It fails while the test is busy elsewhere: checked below.
+      append.catch(() => undefined);
+      await waitUntil(async () => {
+        const rows = await server.query(
+          "SELECT pid FROM pg_stat_activity WHERE usename = 'cut_off' AND wait_event_type = 'Lock'",
+        );
+        return rows.length > 0;
+      }, "the member's append waiting for the lock");
+      // ECONNRESET while the connection is checked out of the pool, a query in flight.
+      for (const side of sides) side.resetAndDestroy();
+      await unreachable(append, passwordOf(url));
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+    }
+    // Still alive, and the pool opens a new connection.
+    assert.deepEqual(await store.append({ audit: [record(uniqueId('after'))], usage: [] }), { audit: 1, usage: 0 });
+    await store.close();
+    relay.close();
   });
 
   it('says a wrong password or a missing schema without revealing the password', async () => {
