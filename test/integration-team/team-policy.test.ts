@@ -90,21 +90,23 @@ describe('a team policy from the team database (SPEC 5a)', () => {
     const api = await activateOpenAgent();
     const conversationId = api.conversationId;
     assert.ok(conversationId);
-    let denied: Awaited<ReturnType<PgTeamStore['audit']>> = [];
+    type Records = Awaited<ReturnType<PgTeamStore['audit']>>;
+    let denied: Records = [];
+    let models: Records = [];
+    // Records are sent as each is stored: wait for all of them, not only the first to arrive.
     await waitFor(async () => {
-      const records = await admin.audit({ since: 0, limit: 1_000 });
+      const records = (await admin.audit({ since: 0, limit: 1_000 })).filter(
+        (record) => record.conversationId === conversationId,
+      );
       denied = records.filter(
         (record) =>
-          record.conversationId === conversationId &&
           record.kind === 'policy' &&
           /in the team policy/.test(String((record.data as { violation?: string }).violation)),
       );
-      return denied.length >= 1;
-    }, 'the policy violation in the team audit trail');
+      models = records.filter((record) => record.kind === 'model_call');
+      return denied.length >= 1 && models.length >= 2;
+    }, 'the policy violation and both model calls in the team audit trail');
     assert.equal(denied[0]!.member, 'dev@example.com');
-    const models = (await admin.audit({ since: 0, limit: 1_000 })).filter(
-      (record) => record.conversationId === conversationId && record.kind === 'model_call',
-    );
-    assert.ok(models.length >= 2, `model calls in the team audit trail: ${models.length}`);
+    assert.ok(models.every((record) => record.member === 'dev@example.com'));
   });
 });
