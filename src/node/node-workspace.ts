@@ -7,7 +7,7 @@ import { constants as fsConstants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { WorkspaceFiles } from '../core/ports';
-import { decodeText, encodeText, type DecodedText } from '../core/workspace/text-file';
+import { decodeText, encodeText, type DecodedText, type TextContent } from '../core/workspace/text-file';
 import { globToRegExp } from '../core/workspace/glob';
 import { isInside, PathError } from '../core/workspace/workspace-path';
 
@@ -58,7 +58,7 @@ export class NodeWorkspace implements WorkspaceFiles {
    * - the rename happens in that real folder (a link at the target is replaced, not followed);
    * - the folder is checked once more afterwards, and a swap is reported.
    */
-  async writeText(absolute: string, text: string, format?: Omit<DecodedText, 'text'>): Promise<void> {
+  async writeText(absolute: string, text: TextContent, format?: Omit<DecodedText, 'text'>): Promise<void> {
     const realRoot = await fs.realpath(this.root);
     const directory = await this.ensureDirectory(path.dirname(absolute), realRoot);
     // `absolute` was resolved (and approved) as a real path: a folder on the way that resolves

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { WorkspaceFiles } from '../ports';
-import type { DecodedText } from './text-file';
+import type { DecodedText, TextContent } from './text-file';
 
 /** Files larger than this are not kept (a revert says so instead). */
 export const MAX_CHECKPOINT_BYTES = 50 * 1024 * 1024;
@@ -177,6 +177,8 @@ export class Checkpoints {
   }
 }
 
-function hash(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+function hash(text: TextContent): string {
+  const digest = createHash('sha256');
+  for (const piece of typeof text === 'string' ? [text] : text) digest.update(piece);
+  return digest.digest('hex');
 }
