@@ -230,6 +230,13 @@ export interface WorkspaceFiles {
    * hands over the untouched parts as they are rather than one copy of the whole).
    */
   writeText(absolute: string, text: TextContent, format?: Omit<DecodedText, 'text'>): Promise<void>;
+  /**
+   * Optional, for adapters whose disk is the truth (the Node one; VS Code's reads open documents
+   * instead): a file's bytes as they are, and a write of new UTF-8 content without a byte-order
+   * mark, given as byte pieces written one after the other. edit_file uses them for big files.
+   */
+  readBytes?(absolute: string): Promise<Uint8Array>;
+  writeUtf8Bytes?(absolute: string, pieces: readonly Uint8Array[]): Promise<void>;
   /** Deletes a file (reverting a turn that created it). VS Code: a WorkspaceEdit, so it can be undone. */
   delete(absolute: string): Promise<void>;
   /**

@@ -51,7 +51,10 @@ export function applyEdits(original: string, lineEnding: '\n' | '\r\n', edits: r
       case 'none':
         return { ok: false, reason: `${label}oldText was not found in the file. ${explainMiss(index, oldText)}` };
       case 'refused':
-        return { ok: false, reason: `${label}${found.reason}\n${explainMiss(index, oldText)}` };
+        return {
+          ok: false,
+          reason: `${label}${found.reason}${found.explain ? `\n${explainMiss(index, oldText)}` : ''}`,
+        };
       case 'ambiguous': {
         const more = found.count > found.lines.length ? ', …' : '';
         return {

@@ -84,6 +84,18 @@ export class Checkpoints {
         const checkpoint = this.turns.get(this.current)?.get(absolute);
         if (checkpoint) checkpoint.afterHash = hash(text);
       },
+      ...(inner.readBytes && inner.writeUtf8Bytes
+        ? {
+            readBytes: inner.readBytes.bind(inner),
+            writeUtf8Bytes: async (absolute: string, pieces: readonly Uint8Array[]) => {
+              await this.capture(absolute);
+              await inner.writeUtf8Bytes!(absolute, pieces);
+              const checkpoint = this.turns.get(this.current)?.get(absolute);
+              // UTF-8 without a BOM: the bytes hash as the text they decode to.
+              if (checkpoint) checkpoint.afterHash = hash(pieces);
+            },
+          }
+        : {}),
     };
   }
 
@@ -177,8 +189,8 @@ export class Checkpoints {
   }
 }
 
-function hash(text: TextContent): string {
+function hash(content: TextContent | readonly Uint8Array[]): string {
   const digest = createHash('sha256');
-  for (const piece of typeof text === 'string' ? [text] : text) digest.update(piece);
+  for (const piece of typeof content === 'string' ? [content] : content) digest.update(piece);
   return digest.digest('hex');
 }

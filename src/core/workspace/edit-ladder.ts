@@ -11,6 +11,7 @@ import {
   modelLines,
   splitLines,
   stripLineNumbers,
+  withoutLineNumber,
   withoutTrailingWhitespace,
   type FileLines,
 } from './file-lines';
@@ -28,7 +29,8 @@ export interface Replacement {
 export type LadderResult =
   | { kind: 'found'; rung: Rung; replacements: Replacement[]; detail: string }
   | { kind: 'ambiguous'; rung: Rung; count: number; lines: number[] }
-  | { kind: 'refused'; reason: string }
+  /** Refused for a reason of its own; `explain`: also show the closest lines. */
+  | { kind: 'refused'; reason: string; explain: boolean }
   | { kind: 'none' };
 
 export interface LadderEdit {
@@ -233,6 +235,7 @@ function findIgnoringIndentation(
       kind: 'refused',
       reason:
         "oldText matches lines whose nesting differs from oldText's (ignoring indentation), so the new indentation cannot be worked out.",
+      explain: true,
     };
   return ambiguityOrFound(
     'indentation',
@@ -259,9 +262,9 @@ function findByLineNumbers(index: LineIndex, old: Block, replacement: Block, lin
     return {
       kind: 'refused',
       reason: 'newText has line-number prefixes on some lines only; leave out the prefixes in oldText and newText.',
+      explain: false,
     };
-  const newLines =
-    prefixed > 0 ? replacement.lines.map((line) => line.replace(/^ *\d+(?:\t|$)/, '')) : replacement.lines;
+  const newLines = prefixed > 0 ? replacement.lines.map(withoutLineNumber) : replacement.lines;
   const lastLine = first + count - 1;
   const text = newLines.join(lineEnding) + (replacement.endsWithBreak ? lineEnding : '');
   return {

@@ -22,7 +22,7 @@ export function explainMiss(index: LineIndex, oldText: string): string {
   if (numbered) {
     old = numbered.lines;
     notes.push(
-      `oldText carries line-number prefixes, but lines ${numbered.first}–${numbered.first + old.length - 1} of the file are not those lines now; leave the prefixes out`,
+      `oldText carries line-number prefixes, but its lines are not lines ${numbered.first}–${numbered.first + old.length - 1} of the file as they are now; leave the prefixes out`,
     );
   }
   const start = closestStart(index, old);
@@ -205,11 +205,20 @@ function indentWords(indent: string): string {
 /** The part of a line that differs, by words, and a look-alike character when that is all. */
 function changeNote(oldLine: string, fileLine: string): string {
   const a = tokens(oldLine.trim());
-  const b = tokens(fileLine.trim());
+  const whole = tokens(fileLine.trim());
+  // oldText may start part-way into the line: what comes before is context, not a difference
+  // (unless it is the only difference).
+  const skipped = whole.slice(partStart(a, whole));
+  const b = skipped.join('') === a.join('') ? whole : skipped;
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let tail = 0;
   while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  // Something only one side has is shown with a neighbouring word, so both sides say something.
+  if ((head === a.length - tail || head === b.length - tail) && (head > 0 || tail > 0)) {
+    if (head > 0) head--;
+    else tail--;
+  }
   const oldPart = a.slice(head, a.length - tail).join('');
   const filePart = b.slice(head, b.length - tail).join('');
   const lookAlike = lookAlikeNote(oldPart, filePart);
@@ -228,6 +237,18 @@ function lookAlikeNote(oldPart: string, filePart: string): string {
   if (differing.every(([file, wanted]) => /^[\x20-\x7e]$/.test(file) && /^[\x20-\x7e]$/.test(wanted))) return '';
   const code = (character: string) => `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
   return ` (different characters: ${differing.map(([file, wanted]) => `${code(file)} in the file, ${code(wanted)} in oldText`).join('; ')})`;
+}
+
+/** Where in the file line's words oldText's line most likely starts: the longest run in common. */
+function partStart(a: readonly string[], b: readonly string[]): number {
+  let best = 0;
+  let bestRun = 0;
+  for (let start = 0; start < b.length; start++) {
+    let run = 0;
+    while (run < a.length && start + run < b.length && a[run] === b[start + run]) run++;
+    if (run > bestRun) [best, bestRun] = [start, run];
+  }
+  return best;
 }
 
 function tokens(line: string): string[] {

@@ -56,9 +56,14 @@ export function stripLineNumbers(lines: readonly string[]): { lines: string[]; f
   return tabs > 0 ? { lines: stripped, first } : undefined;
 }
 
-/** Whether a line starts the way read_file's prefixes do. */
+/** Whether a line starts the way read_file's prefixes do (an empty line's may have lost its tab). */
 export function hasLineNumberPrefix(line: string): boolean {
-  return /^ *\d+\t/.test(line);
+  return PREFIX.test(line);
+}
+
+/** The line without read_file's prefix. */
+export function withoutLineNumber(line: string): string {
+  return line.replace(PREFIX, '');
 }
 
 /** The line a model wrote, `\r\n` or `\n` alike, as lines (a final break ends the last line). */

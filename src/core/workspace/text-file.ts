@@ -78,7 +78,7 @@ export function encodeText(text: TextContent, format: Omit<DecodedText, 'text'>)
 }
 
 /** A NUL byte in the first 8 KB is the usual sign of a binary file. */
-function looksBinary(bytes: Uint8Array): boolean {
+export function looksBinary(bytes: Uint8Array): boolean {
   const end = Math.min(bytes.length, 8_192);
   for (let index = 0; index < end; index++) if (bytes[index] === 0) return true;
   return false;

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import type { WorkspaceFiles } from '../../ports';
 import { applyEdits } from '../../workspace/apply-edits';
+import { BYTE_PATH_MIN_BYTES, exactByteEdit } from '../../workspace/byte-edit';
 import { EditFailures } from './edit-failures';
 import { resolveWorkspacePath } from '../../workspace/workspace-path';
 import { defineTool, type AnyTool } from '../tool';
@@ -153,9 +154,18 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
       const absolute = context.checkedPath ?? (await resolve(input.path));
       const stat = await workspace.stat(absolute);
       if (!stat) return { output: `${input.path} does not exist; use write_file to create it.`, isError: true };
+      const key = `${context.conversationId}\0${absolute}`;
+      // A big file whose one edit matches exactly once: replaced in its bytes, nothing decoded.
+      if (stat.size >= BYTE_PATH_MIN_BYTES && workspace.readBytes && workspace.writeUtf8Bytes) {
+        const pieces = exactByteEdit(await workspace.readBytes(absolute), input.edits);
+        if (pieces) {
+          failures.clear(key);
+          await workspace.writeUtf8Bytes(absolute, pieces);
+          return `Edited ${relative(absolute)}: 1 replacement.`;
+        }
+      }
       const { text, ...format } = await workspace.readText(absolute);
       const outcome = applyEdits(text, format.lineEnding, input.edits);
-      const key = `${context.conversationId}\0${absolute}`;
       if (!outcome.ok) {
         const hint = failures.refused(key, stat.size);
         return { output: `${input.path} was not changed. ${outcome.reason}${hint}`, isError: true };
