@@ -1,12 +1,17 @@
 /**
  * edit_file's fast path for big files: a single edit whose oldText occurs exactly once, found
  * and replaced in the file's bytes, so that a 100 MB file is neither decoded into a string nor
- * encoded back (each of those costs more than reading and writing it). It applies only where
- * the text path would give the very same bytes — UTF-8 without a byte-order mark, valid, not
- * binary — and only on the ladder's first rung. Anything else (several edits, no exact match,
- * several matches) goes the text way, which also explains refusals.
+ * encoded back (each of those costs more than reading and writing it). It applies only to
+ * UTF-8 files without a byte-order mark, not binary, and only on the ladder's first rung;
+ * anything else (several edits, no exact match, several matches) goes the text way, which also
+ * explains refusals.
+ *
+ * The file is not validated as UTF-8 (that alone costs as much as reading it): a valid UTF-8
+ * oldText without U+FFFD occurs in the bytes exactly where it occurs in the decoded text, since
+ * UTF-8 sequences cannot start inside one another. Where the text path would also rewrite
+ * invalid bytes elsewhere as U+FFFD, this path leaves every untouched byte as it was.
  */
-import { Buffer, isUtf8 } from 'node:buffer';
+import { Buffer } from 'node:buffer';
 import type { TextEdit } from './apply-edits';
 import { looksBinary } from './text-file';
 
@@ -21,11 +26,12 @@ export function exactByteEdit(bytes: Uint8Array, edits: readonly TextEdit[]): Ui
     (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) ||
     (bytes[0] === 0xff && bytes[1] === 0xfe) ||
     (bytes[0] === 0xfe && bytes[1] === 0xff);
-  if (hasBom || looksBinary(bytes) || !isUtf8(bytes)) return undefined;
+  if (hasBom || looksBinary(bytes)) return undefined;
   const oldText = edit.oldText.replace(/\r\n/g, '\n');
   const newText = edit.newText.replace(/\r\n/g, '\n');
-  // Lone surrogates would encode as U+FFFD and could match a real one; the text path decides.
-  if (oldText === '' || oldText === newText || /[\uD800-\uDFFF]/u.test(oldText + newText)) return undefined;
+  // U+FFFD (or a lone surrogate, encoded as one) stands for any invalid bytes in decoded text:
+  // only the text path matches it the way the model saw it.
+  if (oldText === '' || oldText === newText || /[\uD800-\uDFFF\uFFFD]/u.test(oldText + newText)) return undefined;
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // The file's line endings, judged by its first line as decodeText judges them.
   const firstBreak = buffer.indexOf(0x0a);

@@ -115,6 +115,19 @@ describe('edit_file', () => {
     assert.ok(fs.readFileSync(path.join(root, 'big.ts')).equals(after));
   });
 
+  it('leaves bytes that are not UTF-8 as they were when it edits a big file elsewhere', async () => {
+    const latin1 = Buffer.from('caf\xe9\n', 'latin1');
+    const body = Buffer.from('x = 1;\n'.repeat(200_000));
+    const { root, workspace } = folder({ 'mixed.txt': Buffer.concat([latin1, body, Buffer.from('y = 2;\n')]) });
+    const result = await call(tool(workspace, 'edit_file'), {
+      path: 'mixed.txt',
+      edits: [{ oldText: 'y = 2;', newText: 'y = 3;' }],
+    });
+    assert.equal(result.isError, false);
+    const after = fs.readFileSync(path.join(root, 'mixed.txt'));
+    assert.ok(after.equals(Buffer.concat([latin1, body, Buffer.from('y = 3;\n')])));
+  });
+
   it('records a big-file edit for Revert This Turn like any other write', async () => {
     const { root, workspace } = folder({ 'big.txt': `${'x'.repeat(2 * 1024 * 1024)}\nend\n` });
     const checkpoints = new Checkpoints(workspace);
