@@ -138,7 +138,7 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
     name: 'edit_file',
     description:
       "Replace text in a file. Each edit's oldText must match one place exactly (whitespace included) unless replaceAll is set; copy it from read_file without the line-number prefixes. " +
-      'Several edits apply in order, all or nothing: if one fails, the file is unchanged.',
+      'Edits apply in order, all or nothing.',
     inputSchema: z.object({
       path: z.string(),
       edits: z
