@@ -1,4 +1,4 @@
-import type { DecodedText } from './workspace/text-file';
+import type { DecodedText, TextContent } from './workspace/text-file';
 
 /**
  * The interfaces hosts implement for the core. The core never imports 'vscode': the extension
@@ -224,8 +224,19 @@ export interface WorkspaceFiles {
   stat(absolute: string): Promise<{ type: 'file' | 'directory'; size: number } | undefined>;
   /** Reads text with its encoding, BOM and line endings; throws BinaryFileError for binary files. */
   readText(absolute: string): Promise<DecodedText>;
-  /** Writes text back in `format` (a new file: UTF-8, no BOM, \n). VS Code: a WorkspaceEdit, so it can be undone. */
-  writeText(absolute: string, text: string, format?: Omit<DecodedText, 'text'>): Promise<void>;
+  /**
+   * Writes text back in `format` (a new file: UTF-8, no BOM, \n). VS Code: a WorkspaceEdit, so it
+   * can be undone. The text may come in pieces, written one after the other (an edit of a big file
+   * hands over the untouched parts as they are rather than one copy of the whole).
+   */
+  writeText(absolute: string, text: TextContent, format?: Omit<DecodedText, 'text'>): Promise<void>;
+  /**
+   * Optional, for adapters whose disk is the truth (the Node one; VS Code's reads open documents
+   * instead): a file's bytes as they are, and a write of new UTF-8 content without a byte-order
+   * mark, given as byte pieces written one after the other. edit_file uses them for big files.
+   */
+  readBytes?(absolute: string): Promise<Uint8Array>;
+  writeUtf8Bytes?(absolute: string, pieces: readonly Uint8Array[]): Promise<void>;
   /** Deletes a file (reverting a turn that created it). VS Code: a WorkspaceEdit, so it can be undone. */
   delete(absolute: string): Promise<void>;
   /**

@@ -7,7 +7,7 @@ import { constants as fsConstants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { WorkspaceFiles } from '../core/ports';
-import { decodeText, encodeText, type DecodedText } from '../core/workspace/text-file';
+import { decodeText, encodeText, type DecodedText, type TextContent } from '../core/workspace/text-file';
 import { globToRegExp } from '../core/workspace/glob';
 import { isInside, PathError } from '../core/workspace/workspace-path';
 
@@ -48,6 +48,18 @@ export class NodeWorkspace implements WorkspaceFiles {
     return decodeText(await fs.readFile(absolute));
   }
 
+  async readBytes(absolute: string): Promise<Uint8Array> {
+    return fs.readFile(absolute);
+  }
+
+  async writeText(absolute: string, text: TextContent, format?: Omit<DecodedText, 'text'>): Promise<void> {
+    await this.writeBytes(absolute, [encodeText(text, format ?? { encoding: 'utf8', bom: false, lineEnding: '\n' })]);
+  }
+
+  async writeUtf8Bytes(absolute: string, pieces: readonly Uint8Array[]): Promise<void> {
+    await this.writeBytes(absolute, pieces);
+  }
+
   /**
    * Writes through a temp file and a rename, so a crash never leaves half a file — and so that
    * nothing is written through a link. The path was checked (resolveWorkspacePath) before, but a
@@ -58,14 +70,13 @@ export class NodeWorkspace implements WorkspaceFiles {
    * - the rename happens in that real folder (a link at the target is replaced, not followed);
    * - the folder is checked once more afterwards, and a swap is reported.
    */
-  async writeText(absolute: string, text: string, format?: Omit<DecodedText, 'text'>): Promise<void> {
+  private async writeBytes(absolute: string, pieces: readonly Uint8Array[]): Promise<void> {
     const realRoot = await fs.realpath(this.root);
     const directory = await this.ensureDirectory(path.dirname(absolute), realRoot);
     // `absolute` was resolved (and approved) as a real path: a folder on the way that resolves
     // elsewhere now became a link after the check, and the write would land where nobody looked.
     if (directory !== path.dirname(absolute))
       throw new PathError(`${absolute}: a folder on its path became a symbolic link after it was checked.`);
-    const bytes = encodeText(text, format ?? { encoding: 'utf8', bom: false, lineEnding: '\n' });
     const target = path.join(directory, path.basename(absolute));
     const temp = path.join(directory, `.openagent-${randomBytes(8).toString('hex')}.tmp`);
     const handle = await fs.open(
@@ -74,7 +85,8 @@ export class NodeWorkspace implements WorkspaceFiles {
       0o644,
     );
     try {
-      await handle.writeFile(bytes);
+      // Each writeFile goes on from where the last one ended.
+      for (const piece of pieces) await handle.writeFile(piece);
     } finally {
       await handle.close();
     }

@@ -1,5 +1,6 @@
 /** `npm run bench`: runs every benchmark and prints its table. Nothing here fails on speed. */
 import { measureEdits } from './edit-benchmarks';
+import { scoreCorpus } from '../fixtures/edit-corpus/corpus';
 import { measureEventLoopDelay, MODEL_TURNS, type Protocol } from './loop-benchmarks';
 import { measureLoopOverhead } from './loop-overhead';
 import { measureListAndLoad, measurePersist } from './store-benchmarks';
@@ -133,6 +134,26 @@ async function main(): Promise<void> {
         (result.editMs / result.plainMs).toFixed(2),
         result.target,
       ]),
+    ),
+  );
+
+  console.log(
+    '\nEdit corpus: edit requests written from published failure reports (Aider, Cline, Roo, Copilot), through the real edit_file on a real folder\n',
+  );
+  const corpus = await scoreCorpus();
+  console.log(
+    table(
+      ['cases', 'applied right', 'refused right', 'refused, should apply', 'changed a wrong place', 'target'],
+      [
+        [
+          String(corpus.total),
+          `${corpus['applied-right']}/${corpus.toApply}`,
+          `${corpus['refused-right']}/${corpus.toRefuse}`,
+          String(corpus['refused-wrongly']),
+          String(corpus['wrong-place']),
+          '0 wrong place',
+        ],
+      ],
     ),
   );
 

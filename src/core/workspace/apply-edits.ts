@@ -1,48 +1,84 @@
 /**
- * The heart of edit_file: several exact-text replacements applied in order, all or nothing.
- * Each `oldText` must occur exactly once (or `replaceAll` is set); otherwise nothing changes
- * and the reason says how to fix the call. Matching ignores the file's line endings, and the
- * result keeps them.
+ * The heart of edit_file: several replacements applied in order, all or nothing. Each edit's
+ * `oldText` is looked for by the matching ladder (edit-ladder.ts) and must be found at exactly
+ * one place (or `replaceAll` is set); otherwise nothing changes and the reason shows the closest
+ * real lines and what differs. Matching ignores the difference between `\n` and `\r\n`; the new
+ * text takes the file's line endings, and every line the edits do not touch keeps its bytes.
  */
+import { findEdit, LineIndex, type Replacement, type Rung } from './edit-ladder';
+import { explainMiss } from './edit-refusal';
+
 export interface TextEdit {
   oldText: string;
   newText: string;
   replaceAll?: boolean;
 }
 
-export type EditOutcome = { ok: true; text: string; replacements: number } | { ok: false; reason: string };
+export type EditOutcome =
+  | {
+      ok: true;
+      /** The new text in pieces, in order (a big file is not copied whole to change a line). */
+      pieces: string[];
+      replacements: number;
+      /** How edits that did not match exactly were matched, for the model. */
+      notes: string[];
+    }
+  | { ok: false; reason: string };
+
+const RUNG_WORDS: Record<Rung, string> = {
+  exact: '',
+  'trailing-whitespace': ', ignoring trailing whitespace',
+  indentation: ', ignoring indentation',
+  'line-numbers': '',
+};
 
 export function applyEdits(original: string, lineEnding: '\n' | '\r\n', edits: readonly TextEdit[]): EditOutcome {
-  // Work in \n; put the file's own line endings back at the end.
-  let text = lineEnding === '\r\n' ? original.replace(/\r\n/g, '\n') : original;
+  let text = original;
+  let pending: Replacement[] | undefined;
   let replacements = 0;
-  for (const [index, edit] of edits.entries()) {
+  const notes: string[] = [];
+  for (const [position, edit] of edits.entries()) {
+    if (pending) text = splice(text, pending).join('');
+    pending = undefined;
     const oldText = edit.oldText.replace(/\r\n/g, '\n');
     const newText = edit.newText.replace(/\r\n/g, '\n');
-    const label = edits.length > 1 ? `Edit ${index + 1}: ` : '';
+    const label = edits.length > 1 ? `Edit ${position + 1}: ` : '';
     if (oldText === '') return { ok: false, reason: `${label}oldText is empty; give the exact text to replace.` };
     if (oldText === newText) return { ok: false, reason: `${label}oldText and newText are the same.` };
-    const first = text.indexOf(oldText);
-    if (first < 0)
-      return {
-        ok: false,
-        reason: `${label}oldText was not found in the file. Read the file again and copy the text exactly (whitespace included).`,
-      };
-    if (edit.replaceAll) {
-      const parts = text.split(oldText);
-      replacements += parts.length - 1;
-      text = parts.join(newText);
-      continue;
+    const index = new LineIndex(text);
+    const found = findEdit(index, lineEnding, { oldText, newText, replaceAll: edit.replaceAll ?? false });
+    switch (found.kind) {
+      case 'none':
+        return { ok: false, reason: `${label}oldText was not found in the file. ${explainMiss(index, oldText)}` };
+      case 'refused':
+        return {
+          ok: false,
+          reason: `${label}${found.reason}${found.explain ? `\n${explainMiss(index, oldText)}` : ''}`,
+        };
+      case 'ambiguous': {
+        const more = found.count > found.lines.length ? ', …' : '';
+        return {
+          ok: false,
+          reason: `${label}oldText occurs ${found.count} times${RUNG_WORDS[found.rung]} (at lines ${found.lines.join(', ')}${more}); add surrounding lines to make it unique, or set replaceAll.`,
+        };
+      }
+      case 'found':
+        pending = found.replacements;
+        replacements += found.replacements.length;
+        if (found.detail) notes.push(`${label}${found.detail}.`);
     }
-    if (text.indexOf(oldText, first + oldText.length) >= 0) {
-      const count = text.split(oldText).length - 1;
-      return {
-        ok: false,
-        reason: `${label}oldText occurs ${count} times; add surrounding lines to make it unique, or set replaceAll.`,
-      };
-    }
-    text = text.slice(0, first) + newText + text.slice(first + oldText.length);
-    replacements++;
   }
-  return { ok: true, text: lineEnding === '\r\n' ? text.replace(/\n/g, '\r\n') : text, replacements };
+  return { ok: true, pieces: pending ? splice(text, pending) : [text], replacements, notes };
+}
+
+/** The text with replacements (in order, not overlapping) made, as pieces. */
+function splice(text: string, replacements: readonly Replacement[]): string[] {
+  const pieces: string[] = [];
+  let at = 0;
+  for (const replacement of replacements) {
+    pieces.push(text.slice(at, replacement.start), replacement.text);
+    at = replacement.end;
+  }
+  pieces.push(text.slice(at));
+  return pieces;
 }

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { WorkspaceFiles } from '../ports';
-import type { DecodedText } from './text-file';
+import type { DecodedText, TextContent } from './text-file';
 
 /** Files larger than this are not kept (a revert says so instead). */
 export const MAX_CHECKPOINT_BYTES = 50 * 1024 * 1024;
@@ -84,6 +84,18 @@ export class Checkpoints {
         const checkpoint = this.turns.get(this.current)?.get(absolute);
         if (checkpoint) checkpoint.afterHash = hash(text);
       },
+      ...(inner.readBytes && inner.writeUtf8Bytes
+        ? {
+            readBytes: inner.readBytes.bind(inner),
+            writeUtf8Bytes: async (absolute: string, pieces: readonly Uint8Array[]) => {
+              await this.capture(absolute);
+              await inner.writeUtf8Bytes!(absolute, pieces);
+              const checkpoint = this.turns.get(this.current)?.get(absolute);
+              // UTF-8 without a BOM: the bytes hash as the text they decode to.
+              if (checkpoint) checkpoint.afterHash = hash(pieces);
+            },
+          }
+        : {}),
     };
   }
 
@@ -177,6 +189,8 @@ export class Checkpoints {
   }
 }
 
-function hash(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+function hash(content: TextContent | readonly Uint8Array[]): string {
+  const digest = createHash('sha256');
+  for (const piece of typeof content === 'string' ? [content] : content) digest.update(piece);
+  return digest.digest('hex');
 }

@@ -7,7 +7,7 @@
 import { readlink, realpath } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import type { WorkspaceFiles } from '../../core/ports';
-import { decodeText, encodeText, type DecodedText } from '../../core/workspace/text-file';
+import { decodeText, encodeText, type DecodedText, type TextContent } from '../../core/workspace/text-file';
 
 export class VscodeWorkspace implements WorkspaceFiles {
   constructor(readonly root: string) {}
@@ -42,7 +42,8 @@ export class VscodeWorkspace implements WorkspaceFiles {
     return open?.isDirty ? { ...decoded, text: open.getText() } : decoded;
   }
 
-  async writeText(absolute: string, text: string, format?: Omit<DecodedText, 'text'>): Promise<void> {
+  async writeText(absolute: string, content: TextContent, format?: Omit<DecodedText, 'text'>): Promise<void> {
+    const text = typeof content === 'string' ? content : content.join('');
     const uri = vscode.Uri.file(absolute);
     const edit = new vscode.WorkspaceEdit();
     if (!(await this.stat(absolute))) {

@@ -7,6 +7,8 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import type { WorkspaceFiles } from '../../ports';
 import { applyEdits } from '../../workspace/apply-edits';
+import { BYTE_PATH_MIN_BYTES, exactByteEdit } from '../../workspace/byte-edit';
+import { EditFailures } from './edit-failures';
 import { resolveWorkspacePath } from '../../workspace/workspace-path';
 import { defineTool, type AnyTool } from '../tool';
 
@@ -16,6 +18,7 @@ const DEFAULT_LINES = 2_000;
 const MAX_LINE_CHARS = 2_000;
 
 export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
+  const failures = new EditFailures();
   const resolve = (input: string) => resolveWorkspacePath(workspace.root, input, workspace);
   const relative = (absolute: string) => path.relative(workspace.root, absolute) || '.';
 
@@ -126,6 +129,7 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
       const format = stat ? await workspace.readText(absolute).then(({ text: _text, ...rest }) => rest) : undefined;
       const content = format?.lineEnding === '\r\n' ? input.content.replace(/\r?\n/g, '\r\n') : input.content;
       await workspace.writeText(absolute, content, format);
+      failures.clear(`${context.conversationId}\0${absolute}`);
       return `${stat ? 'Replaced' : 'Created'} ${relative(absolute)} (${content.split('\n').length} lines).`;
     },
   });
@@ -133,8 +137,8 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
   const editFile = defineTool({
     name: 'edit_file',
     description:
-      "Replace exact text in a file. Each edit's oldText must match exactly once (whitespace included) unless replaceAll is set. " +
-      'Several edits apply in order, all or nothing: if one fails, the file is unchanged.',
+      "Replace text in a file. Each edit's oldText must match one place exactly (whitespace included) unless replaceAll is set; copy it from read_file without the line-number prefixes. " +
+      'Edits apply in order, all or nothing.',
     inputSchema: z.object({
       path: z.string(),
       edits: z
@@ -150,11 +154,26 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
       const absolute = context.checkedPath ?? (await resolve(input.path));
       const stat = await workspace.stat(absolute);
       if (!stat) return { output: `${input.path} does not exist; use write_file to create it.`, isError: true };
+      const key = `${context.conversationId}\0${absolute}`;
+      // A big file whose one edit matches exactly once: replaced in its bytes, nothing decoded.
+      if (stat.size >= BYTE_PATH_MIN_BYTES && workspace.readBytes && workspace.writeUtf8Bytes) {
+        const pieces = exactByteEdit(await workspace.readBytes(absolute), input.edits);
+        if (pieces) {
+          failures.clear(key);
+          await workspace.writeUtf8Bytes(absolute, pieces);
+          return `Edited ${relative(absolute)}: 1 replacement.`;
+        }
+      }
       const { text, ...format } = await workspace.readText(absolute);
       const outcome = applyEdits(text, format.lineEnding, input.edits);
-      if (!outcome.ok) return { output: `${input.path} was not changed. ${outcome.reason}`, isError: true };
-      await workspace.writeText(absolute, outcome.text, format);
-      return `Edited ${relative(absolute)}: ${outcome.replacements} replacement${outcome.replacements === 1 ? '' : 's'}.`;
+      if (!outcome.ok) {
+        const hint = failures.refused(key, stat.size);
+        return { output: `${input.path} was not changed. ${outcome.reason}${hint}`, isError: true };
+      }
+      failures.clear(key);
+      await workspace.writeText(absolute, outcome.pieces, format);
+      const notes = outcome.notes.length ? `\n${outcome.notes.join('\n')}` : '';
+      return `Edited ${relative(absolute)}: ${outcome.replacements} replacement${outcome.replacements === 1 ? '' : 's'}.${notes}`;
     },
   });
 

@@ -24,13 +24,15 @@ export async function proposedChange(
     const current = exists ? await workspace.readText(absolute) : undefined;
     if (toolName === 'write_file') {
       if (typeof call.content !== 'string') return { ok: false, reason: 'The call has no content.' };
-      return { ok: true, path: absolute, before: current?.text, after: call.content };
+      // As write_file writes it: in a file with \r\n line endings, so does the new content.
+      const after = current?.lineEnding === '\r\n' ? call.content.replace(/\r?\n/g, '\r\n') : call.content;
+      return { ok: true, path: absolute, before: current?.text, after };
     }
     if (!current) return { ok: false, reason: `${call.path} does not exist.` };
     if (!Array.isArray(call.edits)) return { ok: false, reason: 'The call has no edits.' };
     const outcome = applyEdits(current.text, current.lineEnding, call.edits as TextEdit[]);
     return outcome.ok
-      ? { ok: true, path: absolute, before: current.text, after: outcome.text }
+      ? { ok: true, path: absolute, before: current.text, after: outcome.pieces.join('') }
       : { ok: false, reason: outcome.reason };
   } catch (error) {
     return { ok: false, reason: error instanceof Error ? error.message : String(error) };
