@@ -28,7 +28,7 @@ const FORMAT_HINT =
   'To call a tool, use the tool-calling interface, or write the call outside code blocks exactly as ' +
   '<tool_call>{"name": "tool_name", "arguments": {...}}</tool_call> with valid JSON, one block per call.';
 /** Words that make the fenced block after them an example. */
-const EXAMPLE_LEAD = /\b(for example|for instance|e\.g\.|example)\b/i;
+const EXAMPLE_LEAD = /\b(for instance|examples?)\b|\be\.g\./i;
 const SOURCE_PREVIEW_CHARS = 2_000;
 /** A tool name every API accepts back in the history. */
 const SAFE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
