@@ -8,6 +8,10 @@
 import { jsonrepair } from 'jsonrepair';
 import { MAX_ARGUMENT_DEPTH, nestingDepth } from '../tool-call-accumulator';
 import type { TextCallFormat } from './text-call-scanner';
+import { isXmlParameters, readXmlFunction, readXmlParameters } from './read-xml-parameters';
+
+/** The tools a request offers, by name, with their input schemas. */
+export type OfferedTools = ReadonlyMap<string, Record<string, unknown> | undefined>;
 
 export type TextCallReading =
   | { kind: 'call'; name: string; input: Record<string, unknown>; repaired: boolean }
@@ -44,17 +48,20 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** `<tool_call>{"name": …, "arguments": {…}}</tool_call>` and `<function=name>{…}</function>`. */
-export function readTaggedCall(span: CandidateSpan, offered: ReadonlySet<string>): TextCallReading {
+export function readTaggedCall(span: CandidateSpan, offered: OfferedTools): TextCallReading {
   const where = span.format === 'function_tag' ? `<function=${span.functionName}>` : '<tool_call>';
   const body = span.body.trim();
   const cutOff = span.closed ? '' : ' (the answer ended before the closing tag)';
   if (span.format === 'function_tag') {
     const name = span.functionName ?? '';
+    if (isXmlParameters(body)) return xmlCall(name, body, offered);
     const input = readArguments(body === '' ? '{}' : body, span.closed);
     if (!input.ok) return invalid(name, `the arguments in ${where} are not a JSON object${cutOff}: ${input.error}.`);
     return named(name, input.value, input.repaired, offered);
   }
   if (body === '') return invalid('', `the ${where} block is empty.`);
+  const xmlFunction = readXmlFunction(body);
+  if (xmlFunction) return xmlCall(xmlFunction.name, xmlFunction.parameters, offered);
   const parsed = parseLenient(body, span.closed);
   if (!parsed.ok || !isObject(parsed.value))
     return invalid(
@@ -77,7 +84,7 @@ export function readTaggedCall(span: CandidateSpan, offered: ReadonlySet<string>
  * one — an object with a string `name` and an `arguments` (or `parameters`) object, nothing else
  * but an optional `"type": "function"` — since fenced JSON is also how models show data.
  */
-export function readFencedCall(span: CandidateSpan, offered: ReadonlySet<string>): TextCallReading {
+export function readFencedCall(span: CandidateSpan, offered: OfferedTools): TextCallReading {
   const shaped = callShape(span.body, span.closed);
   if (!shaped) return { kind: 'text' };
   return named(shaped.name, shaped.input, shaped.repaired, offered);
@@ -112,13 +119,24 @@ function named(
   name: string,
   input: Record<string, unknown>,
   repaired: boolean,
-  offered: ReadonlySet<string>,
+  offered: OfferedTools,
 ): TextCallReading {
   if (!offered.has(name))
-    return invalid(name, `there is no tool named "${name}". Available tools: ${[...offered].join(', ')}.`, repaired);
+    return invalid(
+      name,
+      `there is no tool named "${name}". Available tools: ${[...offered.keys()].join(', ')}.`,
+      repaired,
+    );
   if (nestingDepth(input, MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH)
     return invalid(name, `the arguments are nested more than ${MAX_ARGUMENT_DEPTH} levels deep.`, repaired);
   return { kind: 'call', name, input, repaired };
+}
+
+/** Qwen3-Coder's `<parameter=…>` arguments, typed by the tool's schema. */
+function xmlCall(name: string, parameters: string, offered: OfferedTools): TextCallReading {
+  const input = readXmlParameters(parameters, offered.get(name));
+  if (!input.ok) return invalid(name, `the arguments of <function=${name}> could not be read: ${input.error}.`);
+  return named(name, input.value, false, offered);
 }
 
 function invalid(name: string, problem: string, repaired = false): TextCallReading {

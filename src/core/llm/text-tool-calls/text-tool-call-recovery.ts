@@ -5,8 +5,9 @@
  * called it:
  *
  * - `<tool_call>{"name": …, "arguments": {…}}</tool_call>` and `<function=name>{…}</function>`
- *   outside code (a fenced block or an inline code span) are calls: that syntax is a model's
- *   call format, and a model showing it as an example puts it in code.
+ *   (or Qwen3-Coder's `<parameter=key>value</parameter>` arguments in either) outside code (a
+ *   fenced block or an inline code span) are calls: that syntax is a model's call format, and a
+ *   model showing it as an example puts it in code.
  * - A fenced JSON block is a call only when it is the last thing in the answer (a model that
  *   calls a tool stops to wait for the result; one that explains goes on writing), it is shaped
  *   exactly like a call (read-text-call.ts), the answer made no other call, and its paragraph
@@ -21,7 +22,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { LlmStreamPart, StopReason, TextToolCallNote } from '../llm-client';
-import { callShape, readFencedCall, readTaggedCall, type TextCallReading } from './read-text-call';
+import { callShape, readFencedCall, readTaggedCall, type OfferedTools, type TextCallReading } from './read-text-call';
 import { TextCallScanner, type ScannedSegment } from './text-call-scanner';
 
 const FORMAT_HINT =
@@ -37,7 +38,7 @@ type Candidate = Extract<ScannedSegment, { kind: 'candidate' }>;
 
 export class TextToolCallRecovery {
   private readonly scanner = new TextCallScanner();
-  private readonly offered: ReadonlySet<string>;
+  private readonly offered: OfferedTools;
   /** The end of the plain text so far, for the example rule. */
   private recentText = '';
   /** Fenced blocks shaped like calls that were not taken as calls. */
@@ -46,10 +47,10 @@ export class TextToolCallRecovery {
   private nativeCalls = false;
 
   constructor(
-    offered: readonly string[],
+    offered: ReadonlyArray<{ name: string; inputSchema?: Record<string, unknown> }>,
     private readonly newId: () => string = () => `call_text_${randomUUID().replace(/-/g, '')}`,
   ) {
-    this.offered = new Set(offered);
+    this.offered = new Map(offered.map((tool) => [tool.name, tool.inputSchema]));
   }
 
   /** Calls (valid or not) read from the text so far. */

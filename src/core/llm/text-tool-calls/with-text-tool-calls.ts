@@ -27,10 +27,7 @@ export function withTextToolCalls(client: LlmClient, options: TextToolCallOption
         yield* client.stream(request);
         return;
       }
-      const recovery = new TextToolCallRecovery(
-        request.tools.map((tool) => tool.name),
-        options.newId,
-      );
+      const recovery = new TextToolCallRecovery(request.tools, options.newId);
       let usage: LlmStreamPart | undefined;
       let finished = false;
       try {

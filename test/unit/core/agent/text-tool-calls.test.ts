@@ -92,6 +92,16 @@ for (const protocol of PROTOCOLS) {
       assert.doesNotMatch(assistantTextIn(protocol, second), /tool_call/);
     });
 
+    it("runs a Qwen3-Coder <parameter=…> call from the text, arguments typed by the tool's schema", async () => {
+      harness = await startHarness(protocol, loadScenario('text-tool-call-qwen3-coder'));
+      await harness.conversation.submit('what is in app.ts?');
+      const [call] = toolCallEvents(harness.events);
+      assert.deepEqual(call?.input, { path: 'src/app.ts', offset: 1 });
+      assert.equal(answerText(harness.events), 'It exports answer = 42.');
+      const [result] = toolResultsIn(protocol, harness.bodies()[1]!);
+      assert.equal(result?.content, 'export const answer = 42;\n');
+    });
+
     it('asks approval for a Llama-style <function=…> write from the text, then writes', async () => {
       const approvals = approveAll();
       harness = await startHarness(protocol, loadScenario('text-tool-call-llama'), { approvals });

@@ -7,7 +7,16 @@ import assert from 'node:assert/strict';
 import type { LlmStreamPart, StopReason } from '../../../../../src/core/llm/llm-client';
 import { TextToolCallRecovery } from '../../../../../src/core/llm/text-tool-calls/text-tool-call-recovery';
 
-const OFFERED = ['read_file', 'write_file'];
+const OFFERED = [
+  {
+    name: 'read_file',
+    inputSchema: { type: 'object', properties: { path: { type: 'string' }, offset: { type: 'integer' } } },
+  },
+  {
+    name: 'write_file',
+    inputSchema: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } } },
+  },
+];
 
 type Summary =
   | { text: string }
@@ -97,6 +106,44 @@ describe('reading tool calls out of the text', () => {
     assert.deepEqual(recoverAll('```\n{"name": "read_file", "arguments": {"path": "a.ts"}}\n```'), [
       readCall('fenced_json'),
     ]);
+  });
+
+  it("reads Qwen3-Coder's <parameter=…> arguments, typed by the tool's schema", () => {
+    assert.deepEqual(
+      recoverAll(
+        '<tool_call>\n<function=read_file>\n<parameter=path>\na.ts\n</parameter>\n' +
+          '<parameter=offset>\n3\n</parameter>\n</function>\n</tool_call>',
+      ),
+      [{ call: 'read_file', input: { path: 'a.ts', offset: 3 }, format: 'tool_call_tag', repaired: false }],
+    );
+    // Alone, and with text values that look like numbers or hold blank lines and markup.
+    assert.deepEqual(
+      recoverAll(
+        '<function=write_file>\n<parameter=path>\n42\n</parameter>\n' +
+          '<parameter=content>\n<p>one</p>\n\ntwo\n</parameter>\n</function>',
+      ),
+      [
+        {
+          call: 'write_file',
+          input: { path: '42', content: '<p>one</p>\n\ntwo' },
+          format: 'function_tag',
+          repaired: false,
+        },
+      ],
+    );
+  });
+
+  it('keeps a parameter named __proto__ an ordinary property', () => {
+    const [part] = recoverAll('<function=read_file><parameter=__proto__>{"polluted": true}</parameter></function>');
+    assert.ok(part && 'call' in part);
+    assert.ok(Object.hasOwn(part.input as object, '__proto__'));
+    assert.equal(({} as { polluted?: boolean }).polluted, undefined);
+  });
+
+  it('refuses <parameter=…> arguments with stray text between them', () => {
+    const [part] = recoverAll('<function=read_file><parameter=path>a.ts</parameter> and b.ts</function>');
+    assert.ok(part && 'invalid' in part);
+    assert.match(part.error, /text outside the <parameter=…> blocks: and b\.ts/);
   });
 
   it('repairs single quotes and trailing commas, and says it did', () => {
