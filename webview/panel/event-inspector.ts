@@ -39,6 +39,22 @@ export function filterEvents(
   return { shown: matching.slice(Math.max(0, matching.length - limit)), matched: matching.length };
 }
 
+/** The notes of a traced response's tool calls that were read from the answer's text. */
+function callsFromText(payload: unknown): Array<{ repaired?: unknown }> {
+  const calls = (payload as { toolCalls?: unknown } | null)?.toolCalls;
+  if (!Array.isArray(calls)) return [];
+  return calls
+    .map((call) => (call as { fromText?: unknown } | null)?.fromText)
+    .filter((note): note is { repaired?: unknown } => typeof note === 'object' && note !== null);
+}
+
+/** Says that calls came from the text (a local server left them there) and whether JSON was repaired. */
+function fromTextNote(notes: Array<{ repaired?: unknown }>): string {
+  const repaired = notes.filter((note) => note.repaired === true).length;
+  const calls = notes.length === 1 ? 'call' : `${notes.length} calls`;
+  return `${calls} read from the text${repaired > 0 ? `, JSON repaired${notes.length > 1 ? ` in ${repaired}` : ''}` : ''}`;
+}
+
 /** One line about an event for the inspector's row, at most `maxChars` long. */
 export function describeEvent(event: AgentEvent, maxChars = 200): string {
   const line = describeFully(event).replace(/\s+/g, ' ');
@@ -51,6 +67,7 @@ function describeFully(event: AgentEvent): string {
     case 'text_delta':
       return JSON.stringify(event.text);
     case 'tool_call':
+      return `${event.toolName} ${event.toolCallId}${event.fromText ? ` (${fromTextNote([event.fromText])})` : ''}`;
     case 'tool_approval_request':
       return `${event.toolName} ${event.toolCallId}`;
     case 'tool_approval_result':
@@ -60,8 +77,11 @@ function describeFully(event: AgentEvent): string {
     case 'usage':
       return `${event.scope} ${event.model}: ${event.usage.inputTokens} in, ${event.usage.outputTokens} out, $${event.costUsd.toFixed(4)}`;
     case 'llm_request':
-    case 'llm_response':
       return `${event.requestId} ${event.provider} ${event.model}`;
+    case 'llm_response': {
+      const fromText = callsFromText(event.payload);
+      return `${event.requestId} ${event.provider} ${event.model}${fromText.length > 0 ? ` · ${fromTextNote(fromText)}` : ''}`;
+    }
     case 'subagent_start':
       return `${event.subagentId} ${event.kind}: ${event.description}`;
     case 'subagent_end':

@@ -8,6 +8,7 @@ import type { LlmClient, LlmRequest, ModelMessage, ModelServerInfo } from '../ll
 import { LlmError } from '../llm/llm-client';
 import { withRetry, type RetryOptions } from '../llm/retry';
 import { withTracing } from '../llm/tracing';
+import { withTextToolCalls } from '../llm/text-tool-calls/with-text-tool-calls';
 import type { ApprovalGate, ToolPolicy } from '../policy/approval';
 import type { CallAssessor } from '../policy/call-risk';
 import { defaultToolPolicy } from '../policy/approval';
@@ -417,7 +418,9 @@ export class Conversation {
   }
 
   private wrap(binding: ModelBinding, work: WorkKind): ModelBinding {
-    let llm: LlmClient = binding.llm;
+    // Calls a local server left in the text become tool calls before anything else sees the
+    // answer, so traces, approvals, policy and the audit trail treat them as the server's own.
+    let llm: LlmClient = withTextToolCalls(binding.llm);
     if (this.options.tracing) {
       llm = withTracing(llm, {
         emit: (body) => this.emit(body),

@@ -3,13 +3,17 @@
  * calls as `tool_call` events once their arguments are complete. What arrived is kept on the
  * object, so when the user interrupts mid-stream the caller still has the partial answer.
  */
-import type { LlmClient, LlmRequest, StopReason, ThinkingPart, TokenUsage } from '../llm/llm-client';
+import type { LlmClient, LlmRequest, StopReason, TextToolCallNote, ThinkingPart, TokenUsage } from '../llm/llm-client';
 import { estimateTokens } from '../llm/token-estimate';
 import type { EmitEvent } from '../events/events';
 
-export type ReceivedToolCall =
+export type ReceivedToolCall = (
   | { id: string; name: string; input: unknown; valid: true }
-  | { id: string; name: string; valid: false; rawArguments: string; error: string };
+  | { id: string; name: string; valid: false; rawArguments: string; error: string }
+) & {
+  /** Read from the answer's text rather than returned as a tool call (text-tool-calls/). */
+  fromText?: TextToolCallNote;
+};
 
 export class ModelTurn {
   text = '';
@@ -54,8 +58,20 @@ export class ModelTurn {
           });
           break;
         case 'tool_call':
-          this.toolCalls.push({ id: part.id, name: part.name, input: part.input, valid: true });
-          this.emit({ type: 'tool_call', toolCallId: part.id, toolName: part.name, input: part.input });
+          this.toolCalls.push({
+            id: part.id,
+            name: part.name,
+            input: part.input,
+            valid: true,
+            ...(part.fromText ? { fromText: part.fromText } : {}),
+          });
+          this.emit({
+            type: 'tool_call',
+            toolCallId: part.id,
+            toolName: part.name,
+            input: part.input,
+            ...fromTextField(part.fromText),
+          });
           break;
         case 'tool_call_invalid':
           this.toolCalls.push({
@@ -64,9 +80,16 @@ export class ModelTurn {
             valid: false,
             rawArguments: part.rawArguments,
             error: part.error,
+            ...(part.fromText ? { fromText: part.fromText } : {}),
           });
           // What arrived, shown and stored only in part: it may be megabytes of anything.
-          this.emit({ type: 'tool_call', toolCallId: part.id, toolName: part.name, input: preview(part.rawArguments) });
+          this.emit({
+            type: 'tool_call',
+            toolCallId: part.id,
+            toolName: part.name,
+            input: preview(part.rawArguments),
+            ...fromTextField(part.fromText),
+          });
           break;
         case 'usage':
           this.usage = part.usage;
@@ -87,4 +110,11 @@ function preview(raw: string): string {
   return raw.length <= PREVIEW_CHARS
     ? raw
     : `${raw.slice(0, PREVIEW_CHARS)}… [${raw.length - PREVIEW_CHARS} more characters]`;
+}
+
+/** How the event says a call was read from the text (the source itself is in the LLM trace). */
+function fromTextField(note: TextToolCallNote | undefined): {
+  fromText?: { format: TextToolCallNote['format']; repaired: boolean };
+} {
+  return note ? { fromText: { format: note.format, repaired: note.repaired } } : {};
 }

@@ -30,6 +30,8 @@ export async function passGates(
   signal: AbortSignal,
 ): Gate<ClearedCall> {
   if (!call.valid) {
+    // A call read from the text carries its whole explanation (text-tool-call-recovery.ts).
+    if (call.fromText) return { refusal: call.error };
     return {
       refusal: `The arguments for ${call.name} were not valid JSON (${call.error}). Send the call again with valid JSON${call.rawArguments ? `. What arrived: ${call.rawArguments.slice(0, 500)}` : ', and smaller.'}`,
     };

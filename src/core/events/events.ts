@@ -65,6 +65,13 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     toolCallId: z.string(),
     toolName: z.string(),
     input: z.unknown(),
+    /**
+     * The server left this call in the answer's text and OpenAgent read it from there: how it
+     * was written, and whether its JSON had to be repaired.
+     */
+    fromText: z
+      .object({ format: z.enum(['tool_call_tag', 'function_tag', 'fenced_json']), repaired: z.boolean() })
+      .optional(),
   }),
   z.object({
     ...eventBase,

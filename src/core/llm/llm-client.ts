@@ -67,6 +67,18 @@ export type { TokenUsage };
 
 export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'other';
 
+/**
+ * A tool call read from the answer's text, where the server left it instead of returning it as
+ * a tool call (see text-tool-calls/): how it was written, and whether its JSON was repaired.
+ */
+export interface TextToolCallNote {
+  format: 'tool_call_tag' | 'function_tag' | 'fenced_json';
+  /** jsonrepair fixed the JSON before it parsed. */
+  repaired: boolean;
+  /** The text the call was read from (its start, when long). */
+  source: string;
+}
+
 /** What an adapter yields while a response streams in. */
 export type LlmStreamPart =
   | { type: 'text_delta'; text: string }
@@ -76,9 +88,19 @@ export type LlmStreamPart =
   | { type: 'tool_call_start'; id: string; name: string }
   | { type: 'tool_call_delta'; id: string; argumentsDelta: string }
   /** A complete tool call whose arguments parsed as JSON. */
-  | { type: 'tool_call'; id: string; name: string; input: unknown }
-  /** A complete tool call whose arguments did not parse: the model sees this as a tool error. */
-  | { type: 'tool_call_invalid'; id: string; name: string; rawArguments: string; error: string }
+  | { type: 'tool_call'; id: string; name: string; input: unknown; fromText?: TextToolCallNote }
+  /**
+   * A complete tool call whose arguments did not parse: the model sees this as a tool error. For
+   * a call read from the text (`fromText`), `error` is the whole message for the model.
+   */
+  | {
+      type: 'tool_call_invalid';
+      id: string;
+      name: string;
+      rawArguments: string;
+      error: string;
+      fromText?: TextToolCallNote;
+    }
   /** `reported` is false when the server sent no usage and the numbers are an estimate. */
   | { type: 'usage'; usage: TokenUsage; reported: boolean }
   | { type: 'finish'; stopReason: StopReason };

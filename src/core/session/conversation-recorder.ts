@@ -40,6 +40,8 @@ export class ConversationRecorder {
   /** Keyed by agent and tool-call id (a sub-agent's ids may repeat the lead's). */
   private pendingApproval = new Map<string, { approved: boolean; source: string; rule?: string }>();
   private pendingInput = new Map<string, unknown>();
+  /** Calls read from the model's text (a local server left them there): said in their audit record. */
+  private pendingFromText = new Map<string, unknown>();
   /** Writes are chained so they reach the store in event order. */
   private queue: Promise<void> = Promise.resolve();
 
@@ -74,6 +76,7 @@ export class ConversationRecorder {
       case 'tool_call':
         if (event.agentId === 'lead') this.finishAnswer();
         this.pendingInput.set(callKey(event), event.input);
+        if (event.fromText) this.pendingFromText.set(callKey(event), event.fromText);
         this.put('event', event, event.time);
         break;
       case 'tool_approval_result': {
@@ -101,6 +104,7 @@ export class ConversationRecorder {
           toolCallId: event.toolCallId,
           tool: event.toolName,
           input: this.pendingInput.get(key),
+          ...(this.pendingFromText.has(key) ? { fromText: this.pendingFromText.get(key) } : {}),
           // No decision event: a read-only call, which runs without asking.
           approval: this.pendingApproval.get(key) ?? { approved: true, source: 'read_only' },
           isError: event.isError,
@@ -109,6 +113,7 @@ export class ConversationRecorder {
           durationMs: event.durationMs,
         });
         this.pendingInput.delete(key);
+        this.pendingFromText.delete(key);
         this.pendingApproval.delete(key);
         break;
       }

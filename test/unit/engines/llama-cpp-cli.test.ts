@@ -64,6 +64,16 @@ describe('openagent CLI with a real llama.cpp server', function () {
     assert.equal(ran.stdout, `Let me read it.\n${AFTER_TOOL}\n`);
   });
 
+  it('runs a call the server left in the text (a fenced JSON block) and sends the result back', async () => {
+    const ran = await runCli([...presetArgs(server), `please read the ${TRIGGERS.fencedCall} file`], {
+      cwd: workspace(),
+    });
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.match(ran.stderr, /● read_file README\.md\n\s+✓ 4 lines/);
+    // The block became the call: it is not printed as the answer.
+    assert.equal(ran.stdout, `${AFTER_TOOL}\n`);
+  });
+
   it('tells the model when its call is cut off by the output limit (malformed arguments), and goes on', async () => {
     const ran = await runCli(
       [...presetArgs(server, '--max-output-tokens', '48'), `try the ${TRIGGERS.malformedCall}`],

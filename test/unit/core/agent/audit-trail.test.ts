@@ -151,4 +151,38 @@ describe('audit trail', () => {
       assert.ok(!bytes.includes(LOCAL_TOKEN) && !bytes.includes(SHAPED_KEY), `a secret in ${file}`);
     }
   });
+  it("records a tool call read from the model's text like any other, saying so", async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'openagent-audit-'));
+    server.setScenario({
+      name: 'text-call',
+      turns: [
+        // A local server left the call in the text, its JSON in single quotes.
+        { text: "<tool_call>{'name': 'write_file', 'arguments': {'path': 'notes.txt', 'content': 'hi'}}</tool_call>" },
+        { text: 'Written.' },
+      ],
+    });
+    const { store } = await openStore(tempDir());
+    const asked: string[] = [];
+    const { session, run } = sessionOn(server, {
+      store: async () => store,
+      readSettings: () => ({ provider: 'openai-compatible', model: 'qwen', baseUrl: server.openAiBaseUrl }),
+      workspace: () => new NodeWorkspace(root),
+      tools: (workspace) => createFileTools(workspace!),
+      approvals: {
+        request: async (request) => {
+          asked.push(request.summary);
+          return { approved: true, source: 'user' };
+        },
+      },
+    });
+    await run('Write notes.');
+    await session.flush();
+    assert.equal(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8'), 'hi');
+    assert.equal(asked.length, 1);
+    const records = await store.listAudit({ conversationId: 'c1' });
+    const [call] = records.filter((record) => record.kind === 'tool_call').map((record) => record.data);
+    assert.equal(call?.tool, 'write_file');
+    assert.deepEqual(call?.approval, { approved: true, source: 'user' });
+    assert.deepEqual(call?.fromText, { format: 'tool_call_tag', repaired: true });
+  });
 });

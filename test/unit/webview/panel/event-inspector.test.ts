@@ -54,4 +54,37 @@ describe('developer panel event inspector', () => {
       'approved (session_rule) t',
     );
   });
+
+  it('says which tool calls were read from the text, and where JSON was repaired', () => {
+    const event = stamper();
+    const call = event({
+      type: 'tool_call',
+      toolCallId: 't1',
+      toolName: 'read_file',
+      input: { path: 'a.ts' },
+      fromText: { format: 'tool_call_tag', repaired: true },
+    });
+    assert.equal(describeEvent(call), 'read_file t1 (call read from the text, JSON repaired)');
+    const response = (toolCalls: unknown[]) =>
+      describeEvent(
+        event({
+          type: 'llm_response',
+          requestId: 'llm-3',
+          provider: 'ollama',
+          model: 'qwen',
+          payload: { text: '', toolCalls },
+          durationMs: 5,
+        }),
+      );
+    const fromText = (repaired: boolean) => ({
+      type: 'tool_call',
+      name: 'read_file',
+      fromText: { format: 'function_tag', repaired, source: '<function=read_file>{}</function>' },
+    });
+    assert.equal(response([{ type: 'tool_call', name: 'read_file' }]), 'llm-3 ollama qwen');
+    assert.equal(
+      response([fromText(false), fromText(true)]),
+      'llm-3 ollama qwen · 2 calls read from the text, JSON repaired in 1',
+    );
+  });
 });
