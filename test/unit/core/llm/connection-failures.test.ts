@@ -11,6 +11,7 @@ import { LlmError, type LlmClient, type LlmStreamPart } from '../../../../src/co
 import { OpenAiClient } from '../../../../src/core/llm/openai/openai-client';
 import { withRetry } from '../../../../src/core/llm/retry';
 import { baseRequest } from './collect-parts';
+import { anthropicStart, openAiChunk, SSE } from './sse-fixtures';
 import {
   closedPort,
   eventually,
@@ -62,13 +63,6 @@ async function failure(llm: LlmClient, signal?: AbortSignal): Promise<Outcome> {
   throw new Error('the call did not fail');
 }
 
-const SSE = { 'content-type': 'text/event-stream' };
-const openAiChunk = (text: string) =>
-  `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: text } }] })}\n\n`;
-const anthropicStart =
-  'event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"m","usage":{"input_tokens":5,"output_tokens":0}}}\n\n' +
-  'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n' +
-  'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}}\n\n';
 const firstData = (protocol: Protocol) => (protocol === 'openai' ? openAiChunk('Hel') : anthropicStart);
 
 function escaped(text: string): string {

@@ -11,6 +11,7 @@ import { LlmError, type LlmClient, type LlmStreamPart } from '../../../../src/co
 import { withRetry } from '../../../../src/core/llm/retry';
 import { withMetering, type MeteredCall } from '../../../../src/core/agent/metered-llm';
 import { baseRequest } from './collect-parts';
+import { anthropicStart, openAiChunk, SSE } from './sse-fixtures';
 
 interface Served {
   url: string;
@@ -56,14 +57,6 @@ async function failure(llm: LlmClient): Promise<{ error: LlmError; parts: LlmStr
   }
   throw new Error('the call did not fail');
 }
-
-const SSE = { 'content-type': 'text/event-stream' };
-const openAiChunk = (text: string) =>
-  `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: text } }] })}\n\n`;
-const anthropicStart =
-  'event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"m","usage":{"input_tokens":5,"output_tokens":0}}}\n\n' +
-  'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n' +
-  'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}}\n\n';
 
 describe('failures as the real SDKs raise them', function () {
   this.timeout(20_000);
