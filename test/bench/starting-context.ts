@@ -32,7 +32,7 @@ import { LlamaServer } from '../fixtures/llama-server/llama-server';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
-/** What the product promises for the starting context, by its own estimate. */
+/** What the product promises for the starting context, by its own estimate and by a real tokenizer. */
 export const STARTING_CONTEXT_LIMIT = 4_000;
 
 /** The first request on the wire (OpenAI Chat Completions format). */

@@ -80,7 +80,7 @@ describe('extension API, used by another extension', function () {
     // Its own zod schema, as JSON Schema; its pattern is said in words (engines compile patterns
     // into grammars), while the call is still validated against it.
     assert.deepEqual((tool.input_schema as { required?: string[] }).required, ['id']);
-    assert.match(JSON.stringify(tool.input_schema), /matching the pattern \^\[A-Z\]\+-\\\\d\+\$/);
+    assert.match(JSON.stringify(tool.input_schema), /pattern \^\[A-Z\]\+-\\\\d\+\$/);
     assert.doesNotMatch(JSON.stringify(tool.input_schema), /"pattern":/);
     // UserPromptSubmit rewrote the prompt.
     assert.match(JSON.stringify((first!.body as AnthropicRequest).messages), /Team rule: cite ticket ids/);

@@ -62,12 +62,11 @@ export function createSubagentTool(parent: SubagentParent): AnyTool {
   return {
     name: 'task',
     description:
-      'Hand a self-contained piece of work to a sub-agent with a fresh context of its own, and get its final answer ' +
-      'back. Kinds: "explore" (reads only: find where and how something is done across many files), "plan" (reads ' +
-      'only: returns a step-by-step implementation plan), "code" (all tools: makes a well-defined change and ' +
-      'verifies it). It sees nothing of this conversation: the prompt must say everything it needs — the goal, the ' +
-      'relevant paths, constraints, and what to report. Use it to keep large searches and side tasks out of your ' +
-      'own context. Sub-agents cannot start sub-agents.',
+      'Give a self-contained piece of work to a sub-agent with a fresh context; returns its final answer. Kinds: ' +
+      '"explore" (reads only: finds where and how something is done), "plan" (reads only: returns a step-by-step ' +
+      'plan), "code" (all tools: makes a well-defined change and verifies it). It sees nothing of this ' +
+      'conversation, so the prompt must give the goal, relevant paths, constraints and what to report. Keeps large ' +
+      'searches and side tasks out of your context.',
     inputSchema: z.object({
       kind: z.enum(SUBAGENT_KINDS),
       description: z

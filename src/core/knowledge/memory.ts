@@ -82,8 +82,8 @@ export function createMemoryTools(memory: Memory): AnyTool[] {
   const memoryRead = defineTool({
     name: 'memory_read',
     description:
-      'Read the memory: notes kept across conversations (the workspace’s, or the user’s global one). It is already in ' +
-      'your instructions when a conversation starts; read it again after appending or when it was cut.',
+      'Read the notes kept across conversations (the workspace’s, or the user’s global ones). They are in your ' +
+      'instructions from the start; read them again after appending or when they were cut.',
     inputSchema: z.object({ scope: scopeSchema }),
     readOnly: true,
     needsApproval: false,
@@ -98,9 +98,9 @@ export function createMemoryTools(memory: Memory): AnyTool[] {
   const memoryAppend = defineTool({
     name: 'memory_append',
     description:
-      'Remember something for later conversations: a fact about the project (how to build and test it, a convention, a ' +
-      'decision and why) or, with scope "global", a preference of the user. Appended as one list item; keep it short ' +
-      'and lasting — not progress on the current task. The user approves each note.',
+      'Remember for later conversations a lasting fact about the project (how to build and test it, a convention, a ' +
+      'decision and why) or, with scope "global", a preference of the user. One short list item, not progress on ' +
+      'the current task. The user approves each note.',
     inputSchema: z.object({
       note: z.string().trim().min(1).max(MAX_NOTE_CHARS).describe('The note, in a sentence or two of markdown.'),
       scope: scopeSchema,

@@ -18,10 +18,10 @@ function createBackgroundRunTool(jobs: BackgroundJobs, cwd: () => string | undef
   return defineTool({
     name: 'background_run',
     description:
-      'Start a shell command in the background (a build, a test run, a server) in the workspace folder and get a job id at ' +
-      'once, without waiting for it. When it finishes, its exit code and last output are reported to you at the start of ' +
-      `your next turn. Use check_background to see its output so far. Stopped after ${defaultTimeout} unless ` +
-      `timeoutSeconds says otherwise; at most ${jobs.maxConcurrent} jobs run at a time.`,
+      'Start a shell command (a build, tests, a server) in the background in the workspace folder; returns a job id ' +
+      'at once. Its exit code and last output are reported at the start of your next turn after it ends; ' +
+      `check_background shows its output so far. Stopped after ${defaultTimeout} unless timeoutSeconds says ` +
+      `otherwise; at most ${jobs.maxConcurrent} jobs at a time.`,
     inputSchema: z.object({
       command: z.string().min(1).max(20_000).describe('The command line to run.'),
       timeoutSeconds: z.number().int().min(1).max(maxTimeoutSeconds).optional(),
@@ -53,8 +53,8 @@ function createCheckBackgroundTool(jobs: BackgroundJobs) {
   return defineTool({
     name: 'check_background',
     description:
-      'Show a background job’s status and its output so far (the end of it, when long), given its id; without an id, ' +
-      'list every background job of this conversation with its status.',
+      'Show a background job’s status and output so far (its end, when long); without an id, list every background ' +
+      'job of this conversation.',
     inputSchema: z.object({
       id: z.string().min(1).optional().describe('The job id from background_run, e.g. "bg-1".'),
     }),

@@ -18,11 +18,11 @@ export function createSearchTool(search: TextSearch, workspace: WorkspaceFiles):
   return defineTool({
     name: 'search_files',
     description:
-      'Search file contents in the workspace with ripgrep (regular expression unless literal is set; .gitignore respected). ' +
-      'Returns path:line:column and the matching line.',
+      'Search file contents with ripgrep (a regular expression unless literal; .gitignore respected). Returns ' +
+      'path:line:column and the matching line.',
     inputSchema: z.object({
       pattern: z.string().min(1).max(1_000),
-      path: z.string().default('.').describe('Folder or file to search in, relative to the workspace root.'),
+      path: z.string().default('.').describe('Folder or file to search, relative to the workspace root.'),
       glob: z.string().max(200).optional().describe('Only files matching this glob, e.g. "*.ts" or "src/**/*.py".'),
       literal: z.boolean().default(false),
       caseSensitive: z.boolean().default(false),

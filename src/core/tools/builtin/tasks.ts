@@ -12,23 +12,24 @@ import { defineTool, refusalsAsResults, type AnyTool, type ToolContext } from '.
 /** The board a tool call works on (the conversation's, or the team's for teammates). */
 export type BoardFor = (context: ToolContext) => TaskBoard;
 
+// Checked by a refinement, not a regex, so the model-facing schema does not repeat the pattern
+// on every id (see model-facing-schema.ts): "3" and "#3" are self-explanatory.
 const taskId = z
   .string()
   .trim()
-  .regex(/^#?\d+$/, 'a task id such as "3"')
+  .refine((id) => /^#?\d+$/.test(id), 'a task id such as "3"')
   .transform((id) => id.replace(/^#/, ''));
 
 export function createTaskTools(boardFor: BoardFor): AnyTool[] {
   const create = defineTool({
     name: 'task_create',
     description:
-      'Add a task to the task board: a piece of work with a short imperative subject ("Add the login route"). Use the ' +
-      'board for work of three steps or more, to plan and to track progress; it survives compaction and restarts. ' +
-      'blockedBy lists tasks that must be completed first.',
+      'Add a task to the task board, with a short imperative subject ("Add the login route"). Use the board to plan ' +
+      'and track work of three steps or more; it survives compaction and restarts. blockedBy: tasks to finish first.',
     inputSchema: z.object({
       subject: z.string().trim().min(1).max(200),
-      description: z.string().max(10_000).optional().describe('What done means, details, context.'),
-      activeForm: z.string().max(200).optional().describe('Shown while in progress, e.g. "Adding the login route".'),
+      description: z.string().max(10_000).optional().describe('What done means, details.'),
+      activeForm: z.string().max(200).optional().describe('Shown while in progress: "Adding the login route".'),
       blockedBy: z.array(taskId).max(50).optional(),
     }),
     readOnly: true,
@@ -66,9 +67,9 @@ export function createTaskTools(boardFor: BoardFor): AnyTool[] {
   const update = defineTool({
     name: 'task_update',
     description:
-      'Change a task: status ("in_progress" when you start it — only once nothing blocks it —, "completed" when it is ' +
-      'done and verified, "deleted" to remove it), subject, description, owner (an agent’s name; "" releases it), or ' +
-      'dependencies (addBlockedBy / addBlocks, kept on both tasks). Completing a task says which tasks it unblocked.',
+      'Change a task: status ("in_progress" when you start it, once nothing blocks it; "completed" when done and ' +
+      'verified; "deleted" removes it), subject, description, owner (an agent’s name, "" releases it), or ' +
+      'dependencies (kept on both tasks).',
     inputSchema: z.object({
       taskId,
       status: z.enum(['pending', 'in_progress', 'completed', 'deleted']).optional(),

@@ -1,11 +1,12 @@
 /**
  * The starting context — system prompt plus every built-in tool's schema, as the editor's first
- * request carries them — stays within 4,000 tokens by the product's own estimate, so a small
- * local model keeps most of its window for the work. `npm run bench` prints the same measure,
- * and a real tokenizer's count beside it.
+ * request carries them — stays within 4,000 tokens, by the product's own estimate and by a real
+ * tokenizer (Qwen2's, in llama.cpp's own server, chat template included), so a small local model
+ * keeps most of its window for the work. `npm run bench` prints both.
  */
 import assert from 'node:assert/strict';
 import {
+  countWithTokenizer,
   measureParts,
   openingRequest,
   STARTING_CONTEXT_LIMIT,
@@ -34,6 +35,17 @@ describe('the starting context', function () {
     assert.ok(
       tokens <= STARTING_CONTEXT_LIMIT,
       `The starting context is ${tokens} tokens (limit ${STARTING_CONTEXT_LIMIT}). Biggest: ${biggest(parts, 8)}.`,
+    );
+  });
+
+  it(`stays within ${STARTING_CONTEXT_LIMIT.toLocaleString('en-US')} tokens by a real tokenizer`, async () => {
+    const wire = await openingRequest(false);
+    const [count] = await countWithTokenizer([wire]);
+    assert.ok(count!.system > 100, `the system prompt is counted: ${JSON.stringify(count)}`);
+    assert.ok(
+      count!.total <= STARTING_CONTEXT_LIMIT,
+      `The starting context is ${count!.total} tokens by Qwen2's tokenizer (limit ${STARTING_CONTEXT_LIMIT}). ` +
+        `Biggest by estimate: ${biggest(measureParts(wire).parts, 8)}.`,
     );
   });
 });

@@ -20,11 +20,11 @@ describe('model-facing tool schemas', () => {
     assert.deepEqual(shown, {
       type: 'object',
       properties: {
-        focus: { type: 'string', description: 'What to keep. (at most 2000 characters)' },
+        focus: { type: 'string', description: 'What to keep. (max 2000 chars)' },
         tags: {
           type: 'array',
-          items: { type: 'string', description: '(matching the pattern ^[a-z]+$)' },
-          description: '(at least 1 items, at most 500 items)',
+          items: { type: 'string', description: '(pattern ^[a-z]+$)' },
+          description: '(1-500 items)',
         },
         mode: { type: 'string', enum: ['a', 'b'] },
         count: { type: 'integer', minimum: 1, maximum: 10 },
@@ -32,6 +32,21 @@ describe('model-facing tool schemas', () => {
       required: ['mode'],
       additionalProperties: false,
     });
+  });
+
+  it('says each pair of bounds as one short phrase', () => {
+    const said = (schema: Record<string, unknown>) => modelFacingSchema(schema).description;
+    assert.equal(said({ type: 'string', minLength: 1 }), '(non-empty)');
+    assert.equal(said({ type: 'string', minLength: 0, maxLength: 80 }), '(max 80 chars)');
+    assert.equal(said({ type: 'string', minLength: 4, maxLength: 4 }), '(exactly 4 chars)');
+    assert.equal(said({ type: 'array', minItems: 2, uniqueItems: true }), '(min 2 items, unique items)');
+    assert.equal(said({ type: 'string', minLength: 0 }), undefined);
+    assert.deepEqual(
+      modelFacingSchema(z.toJSONSchema(z.object({ line: z.number().int().min(1) })) as Record<string, unknown>)
+        .properties,
+      { line: { type: 'integer', minimum: 1 } },
+      "zod's safe-integer ends are no bound to a model",
+    );
   });
 
   it('reaches into anyOf, $defs and nested items, and leaves the input schema untouched', () => {
@@ -42,8 +57,8 @@ describe('model-facing tool schemas', () => {
     const before = JSON.stringify(input);
     const shown = JSON.stringify(modelFacingSchema(input));
     assert.doesNotMatch(shown, /"minLength"|"format"/);
-    assert.match(shown, /at least 3 characters/);
-    assert.match(shown, /format: uri/);
+    assert.match(shown, /min 3 chars/);
+    assert.match(shown, /format uri/);
     assert.equal(JSON.stringify(input), before);
   });
 
@@ -60,7 +75,7 @@ describe('model-facing tool schemas', () => {
     const properties = safe.properties as Record<string, unknown>;
     assert.ok(Object.hasOwn(properties, '__proto__'), 'the property is kept as data');
     assert.equal(Object.getPrototypeOf(properties), Object.prototype);
-    assert.deepEqual(properties['__proto__'], { type: 'string', description: '(at most 9 characters)' });
+    assert.deepEqual(properties['__proto__'], { type: 'string', description: '(max 9 chars)' });
     assert.equal(safe.items, null);
   });
 
@@ -76,7 +91,7 @@ describe('model-facing tool schemas', () => {
     const registry = new ToolRegistry([tool]);
     const [definition] = registry.definitions();
     assert.doesNotMatch(JSON.stringify(definition?.inputSchema), /maxLength/);
-    assert.match(JSON.stringify(definition?.inputSchema), /at most 2000 characters/);
+    assert.match(JSON.stringify(definition?.inputSchema), /max 2000 chars/);
     assert.equal(tool.inputSchema.safeParse({ text: 'x'.repeat(2_001) }).success, false);
   });
 });
