@@ -6,6 +6,8 @@
  * - deny lists add up; `approvals.require_for` adds up (it wins over any auto-approval);
  * - a team `tools.allow` keeps only the tools it names: the layers above may narrow it;
  * - a team `bash.allow` likewise: an allow above it counts only where the team's allows it;
+ * - once the team says what runs without asking (`auto_approve` or `bash.allow`), an
+ *   `auto_approve` above counts only where the team's covers it;
  * - budgets take the lowest limit, `block` wins over `warn` (for on_exceeded and on_unreachable);
  * - the sandbox takes the stricter mode; the network and passed variables need the team's
  *   consent too when the team policy says anything about them.
@@ -14,7 +16,7 @@
  */
 import type { AgentPolicy } from './agent-policy';
 import { mergePolicies, stricterSandbox } from './merge-policy';
-import { matchesPattern } from './policy-rules';
+import { allowsAllOf, matchesPattern } from './policy-rules';
 
 export type PolicyLayer = 'team' | 'user' | 'workspace';
 export type PolicyLayers = Partial<Record<PolicyLayer, AgentPolicy>>;
@@ -40,6 +42,9 @@ function underTeam(team: AgentPolicy | undefined, above: AgentPolicy | undefined
   if (team.approvals || above.approvals) {
     merged.approvals = { ...team.approvals, ...above.approvals };
     if (requireFor) merged.approvals.require_for = requireFor;
+    const auto = autoApprovedUnder(team, above.approvals?.auto_approve);
+    if (auto) merged.approvals.auto_approve = auto;
+    else delete merged.approvals.auto_approve;
   }
   // mergePolicies already takes the lowest limits and `block` over `warn`: the same rules hold here.
   const budget = mergePolicies({ budget: team.budget }, { budget: above.budget })?.budget;
@@ -57,6 +62,18 @@ function underTeam(team: AgentPolicy | undefined, above: AgentPolicy | undefined
   return merged;
 }
 
+/**
+ * What runs without asking is the team's to widen, once the team says anything about it (its
+ * own `approvals.auto_approve` or a `tools.bash.allow`): an `auto_approve` above then counts only
+ * where the team's covers it. Otherwise a repository's `auto_approve: ["*"]` would run every
+ * command the team's `bash.allow` leaves to the user's approval.
+ */
+function autoApprovedUnder(team: AgentPolicy, above: string[] | undefined): string[] | undefined {
+  const teamList = team.approvals?.auto_approve;
+  if (!teamList && !team.tools?.bash?.allow) return above ?? teamList;
+  return narrowed(teamList ?? [], above);
+}
+
 type Tools = NonNullable<AgentPolicy['tools']>;
 
 function mergeTools(team: Tools | undefined, above: Tools | undefined): Tools | undefined {
@@ -70,7 +87,7 @@ function mergeTools(team: Tools | undefined, above: Tools | undefined): Tools | 
     tools.bash = { ...team?.bash, ...above?.bash };
     const bashDeny = union(team?.bash?.deny, above?.bash?.deny);
     if (bashDeny) tools.bash.deny = bashDeny;
-    const bashAllow = narrowed(team?.bash?.allow, above?.bash?.allow);
+    const bashAllow = narrowed(team?.bash?.allow, above?.bash?.allow, allowsAllOf);
     if (bashAllow) tools.bash.allow = bashAllow;
     else delete tools.bash.allow;
   }
@@ -79,13 +96,20 @@ function mergeTools(team: Tools | undefined, above: Tools | undefined): Tools | 
 
 /**
  * An allow list above the team's counts only for what the team's list allows: its patterns are
- * kept when one of the team's patterns matches them as written (`mcp__github__*` stays under a
- * team `mcp__*`; a wider `mcp__*` under a team `mcp__github__*` goes). No team list: the list above.
+ * kept when everything they allow, one of the team's patterns allows too (`mcp__github__*` stays
+ * under a team `mcp__*`; a wider `mcp__*` under a team `mcp__github__*` goes). `covers` compares
+ * two patterns the way they are matched: tool names character by character (a team pattern that
+ * matches the other as written covers it, since `*` is its only wildcard), commands word by word.
+ * No team list: the list above.
  */
-function narrowed(team: string[] | undefined, above: string[] | undefined): string[] | undefined {
+function narrowed(
+  team: string[] | undefined,
+  above: string[] | undefined,
+  covers: (teamPattern: string, pattern: string) => boolean = matchesPattern,
+): string[] | undefined {
   if (!team) return above;
   if (!above) return team;
-  return above.filter((pattern) => team.some((allowed) => matchesPattern(allowed, pattern)));
+  return above.filter((pattern) => team.some((allowed) => covers(allowed, pattern)));
 }
 
 function union(a: readonly string[] | undefined, b: readonly string[] | undefined): string[] | undefined {

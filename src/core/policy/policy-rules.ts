@@ -181,6 +181,29 @@ export function matchesWords(pattern: string, argv: readonly string[]): boolean 
   );
 }
 
+/**
+ * Whether every command `pattern` allows, `wider` allows too (both read as matchesWords reads
+ * them). Not a comparison of the patterns as text: under `git diff*`, the text `git difftool*`
+ * matches, yet it allows `git difftool -x …`, which `git diff*` does not. Word by word instead: a
+ * rest-of-the-words in `wider` may take any of `pattern`'s words, each other word of `wider` must
+ * take exactly one word of `pattern` whose glob it covers (a `*` in `wider`'s glob taking any
+ * run of `pattern`'s glob, its stars included), and a rest in `pattern` only a rest in `wider`.
+ */
+export function allowsAllOf(wider: string, pattern: string): boolean {
+  const outer = patternWords(wider);
+  const inner = patternWords(pattern);
+  return wildcardWalk(
+    outer.length,
+    inner.length,
+    (at) => outer[at]!.rest,
+    (at, position) => {
+      const word = outer[at]!;
+      const covered = inner[position]!;
+      return !word.rest && !covered.rest && matchesPattern(word.glob, covered.glob);
+    },
+  );
+}
+
 function patternWords(pattern: string): PatternWord[] {
   const parts = pattern.trim().split(/\s+/).filter(Boolean);
   const words: PatternWord[] = [];

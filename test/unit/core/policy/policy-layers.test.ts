@@ -97,6 +97,19 @@ approvals:
     assert.equal(rules.evaluate(call('bash', 'make deploy')).action, 'ask');
   });
 
+  it('an auto_approve above counts only where the team covers it, once the team says what runs without asking', () => {
+    const workspace = policyOf(`approvals: { auto_approve: ["*", read_only, edit_file] }`);
+    // TEAM has a bash.allow and no auto_approve: nothing above widens what runs without asking.
+    assert.deepEqual(rulesOf({ team: TEAM, workspace }).policy?.approvals?.auto_approve, []);
+    const lenient = policyOf(`approvals: { auto_approve: [read_only, "edit_*"] }`);
+    assert.deepEqual(rulesOf({ team: lenient, workspace }).policy?.approvals?.auto_approve, ['read_only', 'edit_file']);
+    // A team silent about it (budgets only) leaves the layers above as they were.
+    const budgetsOnly = policyOf(`budget: { team_daily_usd: 50 }`);
+    const above = rulesOf({ team: budgetsOnly, workspace });
+    assert.deepEqual(above.policy?.approvals?.auto_approve, ['*', 'read_only', 'edit_file']);
+    assert.equal(above.rules.evaluate(call('edit_file')).action, 'allow');
+  });
+
   it('budgets take the lowest limit of every layer; block wins for on_exceeded and on_unreachable', () => {
     const user = policyOf(
       `budget: { member_daily_usd: 25, per_conversation_usd: 1, on_exceeded: warn, on_unreachable: warn }`,
