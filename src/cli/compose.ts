@@ -176,10 +176,10 @@ export function createCliContext(deps: CliDeps): CliContext {
       ...(team.current()?.tools() ?? []),
     ],
     systemPrompt: async () => {
-      const { sections, skillProblems } = await knowledge.load();
+      const { sections, knowledge: rulesAndMemory, skillProblems } = await knowledge.load();
       for (const problem of skillProblems)
         deps.warn(`openagent: skipped the skill ${problem.file}: ${problem.message}`);
-      return buildSystemPrompt(
+      const text = buildSystemPrompt(
         await presets.read(settings.preset),
         {
           os: `${os.type()} ${os.release()}`,
@@ -189,6 +189,7 @@ export function createCliContext(deps: CliDeps): CliContext {
         },
         sections,
       );
+      return { text, knowledge: rulesAndMemory };
     },
   });
 

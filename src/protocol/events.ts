@@ -2,6 +2,7 @@
  * The shared vocabulary the webviews may use, re-exported from the core's neutral events
  * module: a webview imports only protocol/ (and its own files), never the core directly.
  */
-export type { AgentEvent, AgentEventType, ApprovalDecisionSource } from '../core/events/events';
+export type { AgentEvent, AgentEventType, ApprovalDecisionSource, ContextBreakdown } from '../core/events/events';
 export { addUsage, type TokenUsage } from '../core/events/usage';
 export { modelLabel } from '../core/llm/provider-presets';
+export { describeCacheBreak, describeCostWarning, formatUsd } from '../core/events/cost-notes';
