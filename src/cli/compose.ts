@@ -49,6 +49,8 @@ export interface CliSettings extends ModelSettings {
   maxTurns: number | undefined;
   maxOutputTokens?: number;
   contextWindow?: number;
+  /** Warn before a model call estimated above this many USD; 0 or unset: never. */
+  callCostWarningUsd?: number;
   /** Seconds an answer may go without data. */
   idleTimeout?: number;
   /** The user's sandbox choice (--sandbox); a policy may make it stricter. */
@@ -136,6 +138,7 @@ export function createCliContext(deps: CliDeps): CliContext {
       maxTurns: settings.maxTurns,
       maxOutputTokens: settings.maxOutputTokens,
       contextWindow: settings.contextWindow,
+      callCostWarningUsd: settings.callCostWarningUsd || undefined,
     }),
     readConnection: () => (settings.idleTimeout ? { idleTimeoutMs: settings.idleTimeout * 1000 } : {}),
     secrets: new EnvSecretSource(deps.env),

@@ -5,4 +5,14 @@
 export type { AgentEvent, AgentEventType, ApprovalDecisionSource, ContextBreakdown } from '../core/events/events';
 export { addUsage, type TokenUsage } from '../core/events/usage';
 export { modelLabel } from '../core/llm/provider-presets';
-export { describeCacheBreak, describeCostWarning, formatUsd } from '../core/events/cost-notes';
+export {
+  CONTEXT_PARTS,
+  contextUsed,
+  describeCacheBreak,
+  describeContextParts,
+  describeContextTotal,
+  describeCostWarning,
+  formatCount,
+  formatUsd,
+  isMainCall,
+} from '../core/events/cost-notes';

@@ -2,8 +2,9 @@
  * The words for cost warnings, shared by the chat, the developer panel and the CLI so they say
  * the same thing. Part of the shared vocabulary: depends on nothing but the event types.
  */
-import type { AgentEvent, CacheBreakReason } from './events';
+import type { AgentEvent, CacheBreakReason, ContextBreakdown } from './events';
 
+type UsageEvent = Extract<AgentEvent, { type: 'usage' }>;
 type CacheBreakEvent = Extract<AgentEvent, { type: 'cache_break' }>;
 type CostWarningEvent = Extract<AgentEvent, { type: 'cost_warning' }>;
 
@@ -42,12 +43,45 @@ export function describeCostWarning(
   );
 }
 
-/** Dollars with enough digits to tell small amounts apart (under $1: four). */
-export function formatUsd(usd: number): string {
-  return `$${usd.toFixed(usd !== 0 && Math.abs(usd) < 1 ? 4 : 2)}`;
+/** The parts of a context breakdown in the order surfaces show them, with their labels. */
+export const CONTEXT_PARTS = [
+  { name: 'systemAndTools', label: 'System + tools' },
+  { name: 'rulesAndMemory', label: 'Rules & memory' },
+  { name: 'conversation', label: 'Conversation' },
+  { name: 'toolResults', label: 'Tool results' },
+] as const satisfies ReadonlyArray<{ name: keyof ContextBreakdown; label: string }>;
+
+export function contextUsed(context: ContextBreakdown): number {
+  return CONTEXT_PARTS.reduce((sum, part) => sum + context[part.name], 0);
 }
 
-function formatCount(count: number): string {
+/**
+ * Whether a call's context is the one a context meter shows: the lead agent's own answers, not
+ * a sub-agent's, a teammate's or the summariser's (their windows are theirs).
+ */
+export function isMainCall(event: UsageEvent): boolean {
+  return event.scope === 'call' && event.agentId === 'lead' && event.work !== 'subagent' && event.work !== 'compaction';
+}
+
+/** "45,210 of 200,000 tokens (23 %)"; `~` marks an estimate (the server counted nothing). */
+export function describeContextTotal(context: ContextBreakdown): string {
+  const used = contextUsed(context);
+  const percentFull = Math.round(Math.min(1, used / context.window) * 100);
+  return `${context.counted ? '' : '~'}${formatCount(used)} of ${formatCount(context.window)} tokens (${percentFull} %)`;
+}
+
+/** "System + tools 12,345 · Rules & memory 1,200 · Conversation 20,000 · Tool results 11,665". */
+export function describeContextParts(context: ContextBreakdown): string {
+  return CONTEXT_PARTS.map((part) => `${part.label} ${formatCount(context[part.name])}`).join(' · ');
+}
+
+/** Dollars: whole cents as cents ($0.50), smaller amounts under $1 with four digits ($0.0243). */
+export function formatUsd(usd: number): string {
+  const wholeCents = Math.abs(usd * 100 - Math.round(usd * 100)) < 1e-9;
+  return `$${usd.toFixed(!wholeCents && Math.abs(usd) < 1 ? 4 : 2)}`;
+}
+
+export function formatCount(count: number): string {
   return Math.round(count).toLocaleString('en-US');
 }
 
