@@ -41,8 +41,12 @@ export interface CacheBreak {
 
 interface SeenCall {
   shape: CallShape;
-  /** The messages and their content arrays as sent (the history array itself grows afterwards). */
-  messages: ModelMessage[];
+  /** The first message sent: another one means another conversation on the thread. */
+  first: ModelMessage | undefined;
+  /**
+   * The content arrays of the messages as sent (the history array itself grows afterwards). A
+   * changed message gets a new content array (history.ts), so comparing these is enough.
+   */
   contents: ReadonlyArray<ModelMessage['content']>;
   usage: TokenUsage;
 }
@@ -67,12 +71,12 @@ export class CacheWatch {
     }
     this.threads.set(thread, {
       shape,
-      messages: shape.messages.slice(),
+      first: shape.messages[0],
       contents: shape.messages.map((message) => message.content),
       usage: current,
     });
     // Another conversation on this thread (a new sub-agent, a compacted history) starts its own cache.
-    if (!previous || previous.messages[0] !== shape.messages[0]) return undefined;
+    if (!previous || previous.first !== shape.messages[0]) return undefined;
     const previousShare = shareOf(previous.usage);
     const share = shareOf(current);
     const missedTokens = Math.max(0, Math.min(cachedAfter(previous.usage), inputOf(current)) - current.cacheReadTokens);
@@ -96,7 +100,7 @@ export class CacheWatch {
    */
   expectedCachedTokens(thread: string, shape: CallShape, inputTokens: number): number {
     const previous = this.threads.get(thread);
-    if (!previous || previous.messages[0] !== shape.messages[0]) return 0;
+    if (!previous || previous.first !== shape.messages[0]) return 0;
     const reasons = reasonsFor(previous, shape).filter((reason) => reason !== 'history_rewritten');
     if (reasons.length > 0) return 0;
     return Math.max(0, Math.min(cachedAfter(previous.usage), inputTokens));
@@ -119,12 +123,9 @@ function reasonsFor(previous: SeenCall, shape: CallShape): CacheBreakReason[] {
  * one-off hint may have been added to it, and the next prompt's text is appended to it.
  */
 function rewritten(previous: SeenCall, messages: readonly ModelMessage[]): boolean {
-  const kept = previous.messages.length - 1;
+  const kept = previous.contents.length - 1;
   if (messages.length < kept) return true;
-  for (let index = 0; index < kept; index++) {
-    const message = messages[index]!;
-    if (message !== previous.messages[index] || message.content !== previous.contents[index]) return true;
-  }
+  for (let index = 0; index < kept; index++) if (messages[index]!.content !== previous.contents[index]) return true;
   return false;
 }
 

@@ -6,7 +6,7 @@
  */
 import type { LlmRequest } from '../../llm/llm-client';
 import { tokensForChars } from '../../llm/token-estimate';
-import { messageChars, toolDefinitionChars } from './request-size';
+import { historyChars, toolDefinitionChars } from './request-size';
 
 export interface ContextParts {
   systemAndTools: number;
@@ -32,13 +32,7 @@ const measuredSystems = new WeakMap<readonly string[], { system: string; chars: 
  */
 export function measureRequest(request: LlmRequest, knowledge: readonly string[]): ContextParts {
   const knowledgeChars = knowledgeCharsIn(request.system, knowledge);
-  let conversation = 0;
-  let toolResults = 0;
-  for (const message of request.messages) {
-    const chars = messageChars(message);
-    conversation += chars.conversation;
-    toolResults += chars.toolResults;
-  }
+  const { conversation, toolResults } = historyChars(request.messages);
   return {
     systemAndTools: tokensForChars(request.system.length - knowledgeChars + toolDefinitionChars(request.tools)),
     rulesAndMemory: tokensForChars(knowledgeChars),

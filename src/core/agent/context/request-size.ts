@@ -41,12 +41,62 @@ export function toolDefinitionChars(tools: readonly ToolDefinition[]): number {
   return chars;
 }
 
+/** What a history array held when last measured, message by message, and its sums. */
+interface HistorySizes {
+  messages: ModelMessage[];
+  contents: Array<ModelMessage['content']>;
+  lengths: number[];
+  sizes: MessageChars[];
+  conversation: number;
+  toolResults: number;
+}
+
+/** Per history array (the loop keeps one per conversation and adds to it). */
+const historySizes = new WeakMap<readonly ModelMessage[], HistorySizes>();
+
+/**
+ * A history's characters by kind. The loop's history array grows by a few messages per call,
+ * so what it held last time is checked (a pointer comparison per message) rather than looked
+ * up, and only what is new or changed (a compaction, a dropped call) is measured.
+ */
+export function historyChars(messages: readonly ModelMessage[]): MessageChars {
+  let known = historySizes.get(messages);
+  if (!known) {
+    known = { messages: [], contents: [], lengths: [], sizes: [], conversation: 0, toolResults: 0 };
+    historySizes.set(messages, known);
+  }
+  const limit = Math.min(known.messages.length, messages.length);
+  let same = 0;
+  while (same < limit) {
+    const message = messages[same]!;
+    if (
+      message !== known.messages[same] ||
+      message.content !== known.contents[same] ||
+      message.content.length !== known.lengths[same]
+    )
+      break;
+    same++;
+  }
+  for (let index = known.messages.length - 1; index >= same; index--) {
+    known.conversation -= known.sizes[index]!.conversation;
+    known.toolResults -= known.sizes[index]!.toolResults;
+  }
+  for (const list of [known.messages, known.contents, known.lengths, known.sizes]) list.length = same;
+  for (let index = same; index < messages.length; index++) {
+    const message = messages[index]!;
+    const size = messageChars(message);
+    known.messages.push(message);
+    known.contents.push(message.content);
+    known.lengths.push(message.content.length);
+    known.sizes.push(size);
+    known.conversation += size.conversation;
+    known.toolResults += size.toolResults;
+  }
+  return { conversation: known.conversation, toolResults: known.toolResults };
+}
+
 /** The history's size in tokens, estimated (the system prompt included). */
 export function estimateHistoryTokens(system: string, messages: readonly ModelMessage[]): number {
-  let chars = system.length;
-  for (const message of messages) {
-    const size = messageChars(message);
-    chars += size.conversation + size.toolResults;
-  }
-  return tokensForChars(chars);
+  const chars = historyChars(messages);
+  return tokensForChars(system.length + chars.conversation + chars.toolResults);
 }
