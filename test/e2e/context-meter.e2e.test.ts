@@ -12,6 +12,7 @@ import type { Frame } from 'playwright-core';
 import { costOf, priceOf } from '../../src/core/llm/model-info';
 import { formatUsd } from '../../src/core/events/cost-notes';
 import { FakeModelServer } from '../fixtures/fake-model-server/server';
+import { loadScenario } from '../fixtures/fake-model-server/scenario';
 import type { WorkbenchSession } from '../harness/workbench-session';
 import { TEST_TIMEOUT_MS, waitUntil } from '../harness/patience';
 import { API_KEY, openChat, screenshot, send, startPackagedSession } from './chat-helpers';
@@ -79,16 +80,7 @@ describe('context meter and cost warnings (packaged extension, real VS Code UI)'
   });
 
   it("adds the meter's parts up to the request the server received, with cost per turn, and in the panel", async () => {
-    fake.setScenario({
-      name: 'read-greet',
-      turns: [
-        {
-          text: 'Let me look.',
-          toolCalls: [{ id: 'toolu_read', name: 'read_file', arguments: { path: 'src/greet.js' } }],
-        },
-        { text: 'It returns a **greeting** for a name.' },
-      ],
-    });
+    fake.setScenario(loadScenario('read-greet'));
     const { page, chat } = await openChat(session);
     await send(chat, 'What does greet do?');
     await chat.locator('.turn-assistant strong', { hasText: 'greeting' }).waitFor();

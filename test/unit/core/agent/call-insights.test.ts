@@ -8,6 +8,10 @@ import { sumParts } from '../../../../src/core/agent/context/context-breakdown';
 import type { AgentEvent } from '../../../../src/core/events/events';
 import { agentEventSchema } from '../../../../src/core/events/events';
 import { contextWindowOf } from '../../../../src/core/llm/model-info';
+import { ConversationRecorder } from '../../../../src/core/session/conversation-recorder';
+import { restoreConversation } from '../../../../src/core/session/restore';
+import { openStore, tempDir } from '../../store/store-helpers';
+import type { ScenarioInput } from '../../../fixtures/fake-model-server/scenario';
 import { clientFor, eventTrace, PROTOCOLS, startHarness, type Harness } from './loop-harness';
 
 const RULES = '# Project rules\n' + 'Run npm test before you say you are done. Prefer small functions.\n'.repeat(20);
@@ -18,6 +22,18 @@ type EventOf<T extends AgentEvent['type']> = Extract<AgentEvent, { type: T }>;
 const ofType = <T extends AgentEvent['type']>(events: AgentEvent[], type: T) =>
   events.filter((event): event is EventOf<T> => event.type === type);
 const callUsage = (events: AgentEvent[]) => ofType(events, 'usage').filter((event) => event.scope === 'call');
+
+/** Two calls: the first reads 9,000 of its 9,500 input tokens from the cache, the second 200. */
+const CACHE_DROP: ScenarioInput = {
+  name: 'cache-drop',
+  turns: [
+    {
+      toolCalls: [{ id: 't1', name: 'think', arguments: { thought: 'look first' } }],
+      usage: { input: 300, output: 20, cacheRead: 9_000, cacheWrite: 200 },
+    },
+    { text: 'Done.', usage: { input: 9_300, output: 20, cacheRead: 200 } },
+  ],
+};
 
 /** What the fake server counted for a request: a quarter of its JSON body (wire-writer.ts). */
 const serverCount = (body: unknown) => Math.ceil(JSON.stringify(body).length / 4);
@@ -84,16 +100,7 @@ describe('context meter and cost warnings in a conversation', () => {
   });
 
   it('raises a cache break when a call reads far less from the cache than the one before', async () => {
-    harness = await startHarness('anthropic', {
-      name: 'cache-drop',
-      turns: [
-        {
-          toolCalls: [{ id: 't1', name: 'think', arguments: { thought: 'look first' } }],
-          usage: { input: 300, output: 20, cacheRead: 9_000, cacheWrite: 200 },
-        },
-        { text: 'Done.', usage: { input: 9_300, output: 20, cacheRead: 200 } },
-      ],
-    });
+    harness = await startHarness('anthropic', CACHE_DROP);
     await harness.conversation.submit('hello');
     const trace = eventTrace(harness.events);
     assert.deepEqual(trace.slice(trace.lastIndexOf('usage:call')), [
@@ -111,6 +118,37 @@ describe('context meter and cost warnings in a conversation', () => {
     assert.deepEqual(broke.reasons, []);
     // Sonnet: $3 per million in, $0.30 cached: 9,000 tokens paid in full cost $0.0243 more.
     assert.ok(Math.abs(broke.extraCostUsd - (9_000 * 2.7) / 1_000_000) < 1e-9, String(broke.extraCostUsd));
+  });
+
+  it('keeps the breakdown and the warning in the store: a reopened conversation shows them again', async () => {
+    const { store } = await openStore(tempDir());
+    harness = await startHarness('anthropic', CACHE_DROP);
+    try {
+      const recorder = new ConversationRecorder({
+        store,
+        conversationId: 'conv-test',
+        now: Date.now,
+        settings: {},
+        onError: (error) => assert.fail(String(error)),
+      });
+      harness.conversation.subscribe((event) => recorder.record(event));
+      await harness.conversation.submit('hello');
+      await recorder.flush();
+      const restored = restoreConversation('conv-test', await store.listMessages('conv-test'));
+      const live = callUsage(harness.events).map((event) => event.context);
+      assert.deepEqual(
+        callUsage(restored.events).map((event) => event.context),
+        live,
+      );
+      assert.equal(live.length, 2);
+      assert.deepEqual(
+        ofType(restored.events, 'cache_break').map(({ seq: _seq, time: _time, ...body }) => body),
+        ofType(harness.events, 'cache_break').map(({ seq: _seq, time: _time, ...body }) => body),
+      );
+      assert.equal(ofType(restored.events, 'cache_break').length, 1);
+    } finally {
+      await store.close();
+    }
   });
 
   it('names a model switch between prompts as the reason', async () => {
