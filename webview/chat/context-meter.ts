@@ -58,10 +58,17 @@ export class ContextMeter {
     const { context, estimated } = this.figures;
     this.root.hidden = this.figures.calls === 0;
     const mark = estimated ? '~' : '';
-    this.cost.textContent = `This turn ${mark}${formatUsd(this.figures.turnUsd)} · Conversation ${mark}${formatUsd(this.figures.conversationUsd)}`;
-    this.cost.title = estimated
-      ? '~ marks an estimate: a server reported no usage, or a model has no known price.'
-      : 'What the model calls cost, as the provider reported their tokens.';
+    // Nothing to pay so far: a local model, or one OpenAgent knows no price for (not "$0.00").
+    this.cost.textContent =
+      this.figures.conversationUsd === 0
+        ? 'No cost counted'
+        : `This turn ${mark}${formatUsd(this.figures.turnUsd)} · Conversation ${mark}${formatUsd(this.figures.conversationUsd)}`;
+    this.cost.title =
+      this.figures.conversationUsd === 0
+        ? 'The model is local, or OpenAgent knows no price for it.'
+        : estimated
+          ? '~ marks an estimate: a server reported no usage, or a model has no known price.'
+          : 'What the model calls cost, as the provider reported their tokens.';
     this.bar.hidden = !context;
     for (const entry of this.legend.values()) entry.hidden = !context;
     if (!context) {
