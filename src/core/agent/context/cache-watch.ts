@@ -47,7 +47,7 @@ interface SeenCall {
    * The content arrays of the messages as sent (the history array itself grows afterwards). A
    * changed message gets a new content array (history.ts), so comparing these is enough.
    */
-  contents: ReadonlyArray<ModelMessage['content']>;
+  contents: Array<ModelMessage['content']>;
   usage: TokenUsage;
 }
 
@@ -69,14 +69,13 @@ export class CacheWatch {
       this.threads.delete(thread);
       return undefined;
     }
-    this.threads.set(thread, {
-      shape,
-      first: shape.messages[0],
-      contents: shape.messages.map((message) => message.content),
-      usage: current,
-    });
     // Another conversation on this thread (a new sub-agent, a compacted history) starts its own cache.
-    if (!previous || previous.first !== shape.messages[0]) return undefined;
+    const same = previous !== undefined && previous.first === shape.messages[0];
+    // One pass over the history, into the previous call's array: it runs after every call.
+    const contents = same ? previous.contents : [];
+    const rewritten = record(contents, shape.messages);
+    this.threads.set(thread, { shape, first: shape.messages[0], contents, usage: current });
+    if (!same) return undefined;
     const previousShare = shareOf(previous.usage);
     const share = shareOf(current);
     const missedTokens = Math.max(0, Math.min(cachedAfter(previous.usage), inputOf(current)) - current.cacheReadTokens);
@@ -89,7 +88,7 @@ export class CacheWatch {
       previousShare,
       share,
       missedTokens,
-      reasons: reasonsFor(previous, shape),
+      reasons: reasonsFor(previous, shape, rewritten),
       secondsSinceLastCall: Math.max(0, (shape.startedAt - previous.shape.startedAt) / 1000),
     };
   }
@@ -101,32 +100,39 @@ export class CacheWatch {
   expectedCachedTokens(thread: string, shape: CallShape, inputTokens: number): number {
     const previous = this.threads.get(thread);
     if (!previous || previous.first !== shape.messages[0]) return 0;
-    const reasons = reasonsFor(previous, shape).filter((reason) => reason !== 'history_rewritten');
-    if (reasons.length > 0) return 0;
+    // A rewritten message only costs the cache from there on: most of it is still read.
+    if (reasonsFor(previous, shape, false).length > 0) return 0;
     return Math.max(0, Math.min(cachedAfter(previous.usage), inputTokens));
   }
 }
 
-function reasonsFor(previous: SeenCall, shape: CallShape): CacheBreakReason[] {
+/** What changed since the previous call; whether earlier messages were rewritten is `record`'s to tell. */
+function reasonsFor(previous: SeenCall, shape: CallShape, rewritten: boolean): CacheBreakReason[] {
   const before = previous.shape;
   const reasons: CacheBreakReason[] = [];
   if (before.provider !== shape.provider || before.model !== shape.model) reasons.push('model_switched');
   if (before.system !== shape.system) reasons.push('system_prompt_changed');
   if (before.tools !== shape.tools && jsonOf(before.tools) !== jsonOf(shape.tools)) reasons.push('tools_changed');
-  if (rewritten(previous, shape.messages)) reasons.push('history_rewritten');
+  if (rewritten) reasons.push('history_rewritten');
   if (shape.startedAt - before.startedAt > CACHE_BREAK_RULES.ttlMs) reasons.push('cache_expired');
   return reasons;
 }
 
 /**
- * Whether messages the previous call sent were changed since. Its last message is left out: a
- * one-off hint may have been added to it, and the next prompt's text is appended to it.
+ * Copies the messages' content arrays into `contents` and says whether any it held before were
+ * changed. The last one it held is left out: a one-off hint may have been added to it, and the
+ * next prompt's text is appended to it.
  */
-function rewritten(previous: SeenCall, messages: readonly ModelMessage[]): boolean {
-  const kept = previous.contents.length - 1;
-  if (messages.length < kept) return true;
-  for (let index = 0; index < kept; index++) if (messages[index]!.content !== previous.contents[index]) return true;
-  return false;
+function record(contents: Array<ModelMessage['content']>, messages: readonly ModelMessage[]): boolean {
+  const kept = contents.length - 1;
+  let changed = messages.length < kept;
+  for (let index = 0; index < messages.length; index++) {
+    const content = messages[index]!.content;
+    if (index < kept && contents[index] !== content) changed = true;
+    contents[index] = content;
+  }
+  contents.length = messages.length;
+  return changed;
 }
 
 function jsonOf(tools: readonly ToolDefinition[]): string {
