@@ -477,7 +477,9 @@ export class Conversation {
           | 'usage'
           | 'tool_call'
           | 'tool_approval_result'
-          | 'tool_result';
+          | 'tool_result'
+          | 'cache_break'
+          | 'cost_warning';
       }
     >,
     /** Whose event it is, when not this conversation's agent (a teammate's tool call). */
