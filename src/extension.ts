@@ -117,9 +117,9 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     const presetText = await presets.read(
       vscode.workspace.getConfiguration('openagent').get<string>('preset', 'coding'),
     );
-    const { sections, skillProblems } = await knowledge.load();
+    const { sections, knowledge: rulesAndMemory, skillProblems } = await knowledge.load();
     reportSkillProblems(skillProblems);
-    return buildSystemPrompt(
+    const text = buildSystemPrompt(
       presetText,
       {
         os: `${os.type()} ${os.release()}`,
@@ -129,6 +129,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
       },
       sections,
     );
+    return { text, knowledge: rulesAndMemory };
   };
 
   // The store opens on the first conversation, not at activation: activation stays cheap.

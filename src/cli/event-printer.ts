@@ -6,6 +6,7 @@
 import { budgetMessage } from '../core/policy/budget';
 import { modelLabel } from '../core/llm/provider-presets';
 import type { AgentEvent } from '../core/events/events';
+import { describeCacheBreak, describeCostWarning } from '../core/events/cost-notes';
 import { DENIED_MESSAGE } from '../core/agent/tool-gates';
 import { AUTO_APPROVED_REASON } from '../core/policy/auto-approval';
 import type { Output } from './output';
@@ -89,6 +90,14 @@ export class EventPrinter {
                 : '(plan mode off)',
           ),
         );
+        return;
+      case 'cache_break':
+        this.output.line(style.yellow(`(${describeCacheBreak(event)})`));
+        return;
+      case 'cost_warning':
+        this.output.line(style.yellow(`(${describeCostWarning(event)})`));
+        // Said before the call is sent: the wait for its answer goes on.
+        if (event.agentId === LEAD) this.output.startWaiting(`waiting for ${modelLabel(event.provider, event.model)}`);
         return;
       case 'budget':
         // A block also ends the run with an error that says which limit to raise.

@@ -7,6 +7,8 @@ import { budgetStandings, describeOnExceeded, describeStanding } from '../core/p
 import { storeLedger } from '../core/policy/store-ledger';
 import { createLlmClient } from '../core/llm/create-llm-client';
 import type { UsageTotals } from '../core/ports';
+import type { AgentEvent, ContextBreakdown } from '../core/events/events';
+import { describeContextParts, describeContextTotal, isMainCall } from '../core/events/cost-notes';
 import { EnvSecretSource } from '../node/env-secret-source';
 import type { CliContext } from './compose';
 import { formatNumber } from './event-printer';
@@ -185,6 +187,9 @@ export const COMMANDS: readonly Command[] = [
       const id = cli.session.currentId;
       const conversation = id && store ? await store.usageTotals({ conversationId: id }) : fromEvents(cli);
       output.line(`This conversation: ${describeUsage(conversation)}`);
+      const context = lastContext(cli.session.history);
+      if (context)
+        output.line(`Context of the last request: ${describeContextTotal(context)} — ${describeContextParts(context)}`);
       if (store) {
         const day = new Date().toISOString().slice(0, 10);
         output.line(
@@ -263,6 +268,15 @@ export async function runSlashCommand(line: string, context: CommandContext): Pr
     return;
   }
   return command.run(argument.trim(), context);
+}
+
+/** The breakdown of the lead agent's last request, when a call reported one. */
+function lastContext(events: readonly AgentEvent[]): ContextBreakdown | undefined {
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index]!;
+    if (event.type === 'usage' && event.context && isMainCall(event)) return event.context;
+  }
+  return undefined;
 }
 
 /** Without a store: the usage events of the conversation on screen. */

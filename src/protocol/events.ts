@@ -2,6 +2,17 @@
  * The shared vocabulary the webviews may use, re-exported from the core's neutral events
  * module: a webview imports only protocol/ (and its own files), never the core directly.
  */
-export type { AgentEvent, AgentEventType, ApprovalDecisionSource } from '../core/events/events';
+export type { AgentEvent, AgentEventType, ApprovalDecisionSource, ContextBreakdown } from '../core/events/events';
 export { addUsage, type TokenUsage } from '../core/events/usage';
 export { modelLabel } from '../core/llm/provider-presets';
+export {
+  CONTEXT_PARTS,
+  contextUsed,
+  describeCacheBreak,
+  describeContextParts,
+  describeContextTotal,
+  describeCostWarning,
+  formatCount,
+  formatUsd,
+  isMainCall,
+} from '../core/events/cost-notes';

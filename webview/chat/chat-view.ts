@@ -5,7 +5,7 @@
  * so a conversation of thousands of messages opens fast with few nodes. A streaming answer
  * re-renders only its last, still-open markdown blocks.
  */
-import { modelLabel, type AgentEvent } from '../../src/protocol/events';
+import { describeCacheBreak, describeCostWarning, modelLabel, type AgentEvent } from '../../src/protocol/events';
 import type { HostToWebview } from '../../src/protocol/messages';
 import type { TextMetrics } from '../shared/list-layout';
 import { StreamingMarkdown } from '../shared/streaming-markdown';
@@ -163,6 +163,14 @@ export class ChatView {
             text: `Conversation compacted (${event.tokensBefore.toLocaleString()} → ${event.tokensAfter.toLocaleString()} tokens).`,
           });
         }
+        break;
+      case 'cache_break':
+        this.finishCurrent();
+        this.add({ kind: 'warning', text: describeCacheBreak(event) });
+        break;
+      case 'cost_warning':
+        this.finishCurrent();
+        this.add({ kind: 'warning', text: describeCostWarning(event) });
         break;
       case 'background_result':
         this.finishCurrent();

@@ -5,12 +5,14 @@ import type { AgentEvent } from '../../src/protocol/events';
 import { hostToWebviewSchema, type HostToWebview } from '../../src/protocol/messages';
 import { postToHost } from '../shared/vscode-api';
 import { ChatView } from './chat-view';
+import { ContextMeter } from './context-meter';
 
 const root = document.getElementById('openagent-chat')!;
 root.innerHTML = `
   <main id="transcript" aria-live="polite"></main>
   <div id="notices"></div>
   <div id="activity" class="activity" hidden></div>
+  <div id="meter" class="meter"></div>
   <form id="composer">
     <vscode-textarea id="prompt" rows="3" resize="vertical" placeholder="Ask OpenAgent… (Enter to send, Shift+Enter for a new line)" aria-label="Prompt"></vscode-textarea>
     <div class="composer-actions">
@@ -34,6 +36,7 @@ const sentPrompts = new Map<string, string>();
 /** A refused prompt put back in the input; cleared once it is sent after all (e.g. after Set API Key). */
 let restoredPrompt: string | undefined;
 
+const meter = new ContextMeter(byId('meter'));
 const view = new ChatView(
   byId('transcript'),
   byId('notices'),
@@ -119,6 +122,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
         restoredPrompt = undefined;
       }
       view.apply(message.events);
+      meter.apply(message.events);
       break;
     case 'prompt_result': {
       const text = sentPrompts.get(message.requestId);
@@ -134,6 +138,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       break;
     case 'chat_reset':
       view.reset();
+      meter.reset();
       break;
     case 'chat_status':
       modelButton.textContent = message.model;

@@ -15,8 +15,8 @@ export type ChangedFile = Extract<AgentEvent, { type: 'files_changed' }>['files'
 export type TurnBody =
   /** What the user sent, with the labels of the context it attached (@file:…, @problems…). */
   | { kind: 'user'; text: string; attachments?: string[] }
-  /** Plain text: a tool line ("read_file src/a.ts"), a status line. */
-  | { kind: 'tool' | 'status'; text: string }
+  /** Plain text: a tool line ("read_file src/a.ts"), a status line, a cost warning. */
+  | { kind: 'tool' | 'status' | 'warning'; text: string }
   /** Markdown from the model (an answer, a presented plan). */
   | { kind: 'assistant'; text: string }
   | { kind: 'error'; text: string; actions: NoticeAction[] }
@@ -73,6 +73,10 @@ export function renderTurn(turn: Turn, actions: TurnActions): HTMLElement {
     case 'tool':
     case 'status':
       element.textContent = turn.text;
+      break;
+    case 'warning':
+      element.textContent = turn.text;
+      element.setAttribute('role', 'status');
       break;
     case 'assistant':
       element.append(renderMarkdownFragment(turn.text));
@@ -145,6 +149,8 @@ export function estimateTurnHeight(turn: Turn, widthPx: number, metrics: TextMet
     case 'tool':
     case 'status':
       return estimateTextHeight(turn.text, widthPx, metrics);
+    case 'warning':
+      return estimateTextHeight(turn.text, widthPx - 11, metrics, 8);
     case 'error':
       return estimateTextHeight(turn.text, widthPx - 11, metrics, buttonRow);
     case 'files':

@@ -22,6 +22,37 @@ export const tokenUsageSchema = z.object({
   cacheWriteTokens: z.number().nonnegative(),
 });
 
+/**
+ * Where a model call's input tokens went, by the part of the request they came from. Computed by
+ * OpenAgent's estimate from the request it sent, then scaled to the server's count when the
+ * server reported one, so the parts add up to the call's input (input + cache read + cache write).
+ */
+export const contextBreakdownSchema = z.object({
+  /** The model's context window, in tokens. */
+  window: z.number().int().positive(),
+  /** The instructions (preset, environment, skill index) and the tool definitions. */
+  systemAndTools: z.number().int().nonnegative(),
+  /** Project rules (AGENTS.md, .openagent/rules) and memory in the system prompt. */
+  rulesAndMemory: z.number().int().nonnegative(),
+  /** What the user and the model said, the model's tool calls included. */
+  conversation: z.number().int().nonnegative(),
+  /** What tools returned. */
+  toolResults: z.number().int().nonnegative(),
+  /** True when scaled to the server's own count; false when it said nothing and these are estimates. */
+  counted: z.boolean(),
+});
+
+/** What changed between two calls that can empty the prompt cache. */
+export const cacheBreakReasonSchema = z.enum([
+  'model_switched',
+  'system_prompt_changed',
+  'tools_changed',
+  /** Earlier messages were changed (old tool results shortened, a message dropped). */
+  'history_rewritten',
+  /** Longer than the cache lives (about five minutes) since the previous call. */
+  'cache_expired',
+]);
+
 export const errorKindSchema = z.enum([
   'authentication',
   'connection',
@@ -197,6 +228,44 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     reservationId: z.string().optional(),
     /** Calls only: why the call did not finish (an error kind, or the user stopped it); absent when it did. */
     failure: z.union([errorKindSchema, z.literal('interrupted')]).optional(),
+    /** Calls only: where the call's input tokens went, and the window they fill. */
+    context: contextBreakdownSchema.optional(),
+  }),
+  /**
+   * The prompt cache broke: the previous call of the same agent read most of its input from the
+   * cache, and this one read far less of it, so it paid full price (or a cache write) again.
+   */
+  z.object({
+    ...eventBase,
+    type: z.literal('cache_break'),
+    provider: z.string(),
+    model: z.string(),
+    work: z.string().optional(),
+    /** Shares of the input read from the cache (0 to 1): the previous call's, and this call's. */
+    previousShare: z.number().min(0).max(1),
+    share: z.number().min(0).max(1),
+    /** Tokens the previous call left in the cache that this call did not read from it. */
+    missedTokens: z.number().int().nonnegative(),
+    /** What missing them cost over reading them from the cache; 0 when the model has no price. */
+    extraCostUsd: z.number().nonnegative(),
+    /** What changed, as far as OpenAgent can tell; empty when it cannot (the provider evicted it). */
+    reasons: z.array(cacheBreakReasonSchema),
+    secondsSinceLastCall: z.number().nonnegative(),
+  }),
+  /** The model call about to be made is estimated to cost more than the user's warning level. */
+  z.object({
+    ...eventBase,
+    type: z.literal('cost_warning'),
+    provider: z.string(),
+    model: z.string(),
+    work: z.string().optional(),
+    /** The call's input as estimated before sending it, and what it is expected to read from the cache. */
+    inputTokens: z.number().int().nonnegative(),
+    cachedTokens: z.number().int().nonnegative(),
+    /** The input's estimated cost (the answer comes on top). */
+    estimatedUsd: z.number().nonnegative(),
+    /** The warning level (the setting openagent.callCostWarningUsd). */
+    thresholdUsd: z.number().positive(),
   }),
   z.object({
     ...eventBase,
@@ -248,6 +317,8 @@ export type AgentEvent = z.infer<typeof agentEventSchema>;
 export type AgentEventType = AgentEvent['type'];
 export type ErrorKind = z.infer<typeof errorKindSchema>;
 export type ApprovalDecisionSource = z.infer<typeof approvalDecisionSourceSchema>;
+export type ContextBreakdown = z.infer<typeof contextBreakdownSchema>;
+export type CacheBreakReason = z.infer<typeof cacheBreakReasonSchema>;
 
 /** An event before the conversation stamps it with ids, sequence and time. */
 export type AgentEventBody = AgentEvent extends infer E

@@ -14,6 +14,7 @@ import type { AnyTool } from '../tools/tool';
 import { ConversationParts, type ConversationPartsDeps } from './conversation-parts';
 import type { RoutedModels } from './model-routing';
 import type { RestoredConversation } from './restore';
+import type { SystemPrompt } from '../agent/system-prompt';
 
 export interface AssemblyDeps extends ConversationPartsDeps {
   /** Limits for new conversations (unset values keep the defaults). */
@@ -28,7 +29,7 @@ export interface AssemblyDeps extends ConversationPartsDeps {
 
 export interface AssemblyInput {
   routed: RoutedModels;
-  system: string;
+  system: SystemPrompt;
   /** Tools fetched for this conversation (MCP servers'). */
   connected: AnyTool[];
   planModeOn: boolean;
@@ -49,7 +50,8 @@ export function assembleConversation(
   input: AssemblyInput,
   attach: (conversation: Conversation, parts: ConversationParts) => void,
 ): void {
-  const { routed, system, reopened } = input;
+  const { routed, reopened } = input;
+  const { text: system, knowledge } = input.system;
   const parts = new ConversationParts(deps, input.planModeOn, input.connected, input.teamsOn);
   const shared = {
     compactionModel: routed.compaction,
@@ -57,6 +59,7 @@ export function assembleConversation(
     clock: deps.clock,
     budget: deps.budget,
     hooks: deps.hooks,
+    knowledge,
     limits: () => deps.readLimits?.() ?? {},
     approvals: input.approvals,
     tracing: input.tracing,

@@ -168,6 +168,9 @@ export class ConversationRecorder {
       case 'plan_mode':
       case 'turn_reverted':
       case 'teammate_status':
+      case 'cache_break':
+      case 'cost_warning':
+        // Cost warnings too: a reopened conversation still says where its money went.
         this.put('event', event, event.time);
         break;
       default:

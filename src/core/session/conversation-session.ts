@@ -22,6 +22,7 @@ import { routeModels, type ModelRoutingDeps, type SetupProblem } from './model-r
 import { assembleConversation, type AssemblyDeps } from './conversation-assembly';
 import { SessionSwitches } from './session-switches';
 import { ConversationLibrary } from './conversation-library';
+import type { SystemPrompt } from '../agent/system-prompt';
 
 export type { SetupProblem } from './model-routing';
 
@@ -43,7 +44,7 @@ export interface ConversationSessionDeps extends AssemblyDeps, ModelRoutingDeps 
   /** Tools that take a moment to get (MCP servers'), fetched for each new conversation. */
   connectedTools?: () => Promise<AnyTool[]>;
   /** Built for each new conversation (rules, memory and skills are read then). */
-  systemPrompt(): string | Promise<string>;
+  systemPrompt(): string | SystemPrompt | Promise<string | SystemPrompt>;
 }
 
 export class ConversationSession {
@@ -156,7 +157,7 @@ export class ConversationSession {
         this.deps,
         {
           routed,
-          system,
+          system: typeof system === 'string' ? { text: system, knowledge: [] } : system,
           connected,
           planModeOn: this.planModeNext ?? this.deps.planModeDefault?.() ?? false,
           teamsOn: () => this.switches.teams,

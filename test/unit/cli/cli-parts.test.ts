@@ -76,6 +76,23 @@ describe('openagent CLI parts', () => {
       const badEnv = parseCliArgs(['hi'], { OPENAGENT_CONTEXT_WINDOW: 'big' });
       assert.ok(!badEnv.ok);
     });
+
+    it('reads the cost warning level from --warn-cost or the environment, 0.5 by default, 0 for never', () => {
+      const level = (argv: string[], env: Record<string, string> = {}) => {
+        const parsed = parseCliArgs([...argv, 'hi'], env);
+        return parsed.ok ? parsed.options.callCostWarningUsd : parsed.message;
+      };
+      assert.equal(level([]), 0.5);
+      assert.equal(level(['--warn-cost', '2.25']), 2.25);
+      assert.equal(level(['--warn-cost=0']), 0);
+      assert.equal(level([], { OPENAGENT_CALL_COST_WARNING_USD: '0.1' }), 0.1);
+      for (const bad of ['-1', '1e400', 'lots', '1.2.3', ''])
+        assert.equal(
+          level([`--warn-cost=${bad}`]),
+          `--warn-cost needs an amount in US dollars (0 for never), not "${bad}".`,
+          bad,
+        );
+    });
   });
 
   describe('/model', () => {
@@ -160,6 +177,45 @@ describe('openagent CLI parts', () => {
       printer.print({ ...base, type: 'error', kind: 'connection', message: 'Could not reach X.' });
       assert.equal(out.text(), 'Looking\n● bash ls\n  ✓ exit code 0 (2 lines of output)\n  ✗ denied: not now\n');
       assert.match(err.text(), /^error: Could not reach X\. Is the server running\?/);
+    });
+
+    it('notes a broken prompt cache and a costly call as they happen', () => {
+      const out = capture();
+      const output = new Output(out.stream, out.stream, capture().stream, createStyle(false));
+      const printer = new EventPrinter(output);
+      const base = {
+        conversationId: 'c',
+        agentId: 'lead',
+        seq: 0,
+        time: 0,
+        provider: 'anthropic',
+        model: 'claude-opus-4-5',
+      };
+      printer.print({
+        ...base,
+        type: 'cost_warning',
+        inputTokens: 150_000,
+        cachedTokens: 0,
+        estimatedUsd: 0.9375,
+        thresholdUsd: 0.5,
+      });
+      printer.print({
+        ...base,
+        type: 'cache_break',
+        previousShare: 0.9,
+        share: 0.05,
+        missedTokens: 120_000,
+        extraCostUsd: 0.54,
+        reasons: ['model_switched'],
+        secondsSinceLastCall: 3,
+      });
+      assert.equal(
+        out.text(),
+        '(The next model call is estimated at $0.9375 for its input alone (150,000 tokens), over your warning level of ' +
+          '$0.50. Compacting the conversation or starting a new one makes calls cheaper.)\n' +
+          '(The prompt cache broke: this call read 5 % of its input from the cache, the previous one 90 %, so 120,000 ' +
+          'tokens were paid for again (about $0.54 more). Why: the model changed.)\n',
+      );
     });
 
     it('counts the seconds while the model has not answered, on a terminal, and clears the line when it does', async () => {
