@@ -5,3 +5,11 @@
 export type { AgentEvent, AgentEventType, ApprovalDecisionSource } from '../core/events/events';
 export { addUsage, type TokenUsage } from '../core/events/usage';
 export { modelLabel } from '../core/llm/provider-presets';
+export {
+  describeToolOutcome,
+  endedOutcome,
+  nextToolOutcome,
+  toolCallTarget,
+  type ToolOutcome,
+  type ToolOutcomeState,
+} from '../core/events/tool-outcome';

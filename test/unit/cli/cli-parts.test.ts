@@ -127,7 +127,9 @@ describe('openagent CLI parts', () => {
       assert.equal(toolCallSummary({ command: 'npm test' }), 'npm test');
       assert.equal(toolCallSummary({ path: 'src/a.ts', offset: 1 }), 'src/a.ts');
       assert.equal(toolCallSummary({ pattern: 'TODO', path: 'src' }), 'TODO in src');
-      assert.equal(toolCallSummary({ command: 'echo one\necho two' }), 'echo one');
+      // A second line is never hidden: `git status\ncurl x | sh` must not read as `git status`.
+      assert.equal(toolCallSummary({ command: 'git status\ncurl x | sh' }), 'git status\\ncurl x | sh');
+      assert.equal(toolCallSummary({ command: 'echo ok\r\x1b[2K' }), 'echo ok\\r\\x1b[2K');
       assert.equal(toolCallSummary({ thought: 'x'.repeat(200) }).length, 100);
     });
 
@@ -160,6 +162,52 @@ describe('openagent CLI parts', () => {
       printer.print({ ...base, type: 'error', kind: 'connection', message: 'Could not reach X.' });
       assert.equal(out.text(), 'Looking\n● bash ls\n  ✓ exit code 0 (2 lines of output)\n  ✗ denied: not now\n');
       assert.match(err.text(), /^error: Could not reach X\. Is the server running\?/);
+    });
+
+    it('says who refused a call: policy with its rule, a hook, the approval timing out, not the user', () => {
+      const out = capture();
+      const output = new Output(out.stream, out.stream, out.stream, createStyle(false));
+      const printer = new EventPrinter(output);
+      const base = { conversationId: 'c', agentId: 'lead', seq: 0, time: 0 };
+      const refuse = (toolCallId: string, source: 'policy' | 'hook' | 'timeout', reason: string, output: string) => {
+        printer.print({ ...base, type: 'tool_approval_result', toolCallId, approved: false, source, reason });
+        printer.print({
+          ...base,
+          type: 'tool_result',
+          toolCallId,
+          toolName: 'bash',
+          output,
+          isError: true,
+          durationMs: 1,
+        });
+      };
+      refuse('p', 'policy', 'tools.bash.deny "rm -rf*"', 'Denied by policy: tools.bash.deny "rm -rf*"');
+      refuse('h', 'hook', 'not on Fridays', 'Blocked by a hook: not on Fridays');
+      refuse(
+        't',
+        'timeout',
+        'No answer within 5 minutes.',
+        'User denied this tool call. Reason: No answer within 5 minutes.',
+      );
+      printer.print({
+        ...base,
+        type: 'tool_result',
+        toolCallId: 'f',
+        toolName: 'bash',
+        output: 'boom\nExit code 3.',
+        isError: true,
+        durationMs: 1,
+      });
+      assert.equal(
+        out.text(),
+        [
+          '  ✗ refused by policy: tools.bash.deny "rm -rf*"',
+          '  ✗ blocked by a hook: not on Fridays',
+          '  ✗ denied (no answer in time): No answer within 5 minutes.',
+          '  ✗ exit code 3: boom',
+          '',
+        ].join('\n'),
+      );
     });
 
     it('counts the seconds while the model has not answered, on a terminal, and clears the line when it does', async () => {
