@@ -255,8 +255,9 @@ describe('chat webview in Chromium (windowed transcript)', function () {
       'Fix it\n@file:src/a.ts\n@problems',
       'Plan mode is on: the agent reads and plans, and changes nothing until you approve its plan.',
       'Let me look.',
-      'read_file src/a.ts',
-      'Fixed.',
+      'read_file src/a.ts\n✓Ran · x',
+      // The run ended in an error after this answer: the answer says so.
+      'Fixed.\n\nInterrupted · An error ended the run (below).',
       'Changed 2 files:\n\nsrc/a.ts Open Diff\nsrc/b.ts (new) Open Diff\nRevert This Turn',
       'Background job j1 (npm run watch) exited with code 0.',
       'The server refused the key.\n\nSet API KeyRetry',
