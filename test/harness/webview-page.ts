@@ -103,6 +103,13 @@ export async function deliver(page: Page, messages: unknown[]): Promise<void> {
   }, messages);
 }
 
+/** Waits until `count` frames have been rendered. */
+export async function frames(page: Page, count = 3): Promise<void> {
+  await page.evaluate(async (n) => {
+    for (let frame = 0; frame < n; frame++) await new Promise((resolve) => requestAnimationFrame(resolve));
+  }, count);
+}
+
 /** What the webview posted to the host so far. */
 export function postedByWebview(page: Page): Promise<unknown[]> {
   return page.evaluate(() => (window as unknown as { __posted: unknown[] }).__posted);

@@ -166,7 +166,8 @@ export class ChatView {
         break;
       case 'tool_approval_request':
         this.runs.toolEvent(event);
-        if (event.agentId === 'lead') this.setActivity('Waiting for your approval');
+        // A sub-agent's calls ask the user too.
+        this.setActivity('Waiting for your approval');
         break;
       case 'tool_approval_result':
         this.runs.toolEvent(event);

@@ -7,6 +7,24 @@ import type { AgentEvent } from '../../../../src/core/events/events';
 import { openStore, tempDir } from '../../store/store-helpers';
 import { readCall, startHarness } from '../agent/loop-harness';
 
+/** A recorder writing `harness`'s conversation into `store` (a store error fails the test). */
+function recordInto(
+  store: ConstructorParameters<typeof ConversationRecorder>[0]['store'],
+  harness: Awaited<ReturnType<typeof startHarness>>,
+  flushIntervalMs?: number,
+): ConversationRecorder {
+  const recorder = new ConversationRecorder({
+    store,
+    conversationId: 'conv-test',
+    now: Date.now,
+    settings: {},
+    onError: (error) => assert.fail(String(error)),
+    ...(flushIntervalMs ? { flushIntervalMs } : {}),
+  });
+  harness.conversation.subscribe((event) => recorder.record(event));
+  return recorder;
+}
+
 /** Each lead tool call's outcome, worked out from events as the chat does it. */
 function outcomes(events: readonly AgentEvent[]): Record<string, ToolOutcome> {
   const byCall: Record<string, ToolOutcome> = {};
@@ -90,12 +108,17 @@ describe('ConversationRecorder', () => {
         flushIntervalMs: 200,
       });
       harness.conversation.subscribe((event) => recorder.record(event));
-      const run = harness.conversation.submit('talk');
-      await new Promise((resolve) => setTimeout(resolve, 700));
-      const partial = (await store.listMessages('conv-test')).find((message) => message.role === 'assistant');
-      const saved = (partial?.content as { text: string } | undefined)?.text ?? '';
-      assert.ok(saved.length > 0 && saved.length < 150, `partial text saved mid-stream (${saved.length} chars)`);
-      await run;
+      // What reached the store while the answer streamed (not after a fixed wait: the machine may be slow).
+      const written: string[] = [];
+      const putMessage = store.putMessage.bind(store);
+      store.putMessage = async (message) => {
+        if (message.role === 'assistant' && !harness.events.some((event) => event.type === 'done'))
+          written.push((message.content as { text: string }).text);
+        return putMessage(message);
+      };
+      await harness.conversation.submit('talk');
+      const partial = written.filter((text) => text.length > 0 && text.length < 150);
+      assert.ok(partial.length > 0, `partial text saved mid-stream (${written.map((text) => text.length)} chars)`);
       await recorder.flush();
       const final = (await store.listMessages('conv-test')).find((message) => message.role === 'assistant');
       assert.equal((final?.content as { text: string }).text, 'word '.repeat(30));
@@ -133,14 +156,7 @@ describe('ConversationRecorder', () => {
       },
     );
     try {
-      const recorder = new ConversationRecorder({
-        store,
-        conversationId: 'conv-test',
-        now: Date.now,
-        settings: {},
-        onError: (error) => assert.fail(String(error)),
-      });
-      harness.conversation.subscribe((event) => recorder.record(event));
+      const recorder = recordInto(store, harness);
       await harness.conversation.submit('write both');
       await recorder.flush();
       const live = outcomes(harness.events);
@@ -164,15 +180,7 @@ describe('ConversationRecorder', () => {
       turns: [{ text: 'word '.repeat(60), chunkSize: 5, delayMs: 40 }],
     });
     try {
-      const recorder = new ConversationRecorder({
-        store,
-        conversationId: 'conv-test',
-        now: Date.now,
-        settings: {},
-        onError: (error) => assert.fail(String(error)),
-        flushIntervalMs: 200,
-      });
-      harness.conversation.subscribe((event) => recorder.record(event));
+      recordInto(store, harness, 200);
       const run = harness.conversation.submit('talk');
       let saved = '';
       while (!saved) {
