@@ -16,3 +16,11 @@ export {
   formatUsd,
   isMainCall,
 } from '../core/events/cost-notes';
+export {
+  describeToolOutcome,
+  endedOutcome,
+  nextToolOutcome,
+  toolCallTarget,
+  type ToolOutcome,
+  type ToolOutcomeState,
+} from '../core/events/tool-outcome';

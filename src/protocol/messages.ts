@@ -31,6 +31,12 @@ export const webviewToHostSchema = z.discriminatedUnion('type', [
     text: z.string().trim().min(1).max(MAX_PROMPT_CHARS),
   }),
   z.strictObject({ type: z.literal('run_stop') }),
+  /** The Retry under a failed run: the `error` event that ended it (a stale one is refused with the reason). */
+  z.strictObject({
+    type: z.literal('prompt_retry'),
+    conversationId: z.string().min(1).max(200),
+    errorSeq: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+  }),
   z.strictObject({ type: z.literal('chat_new') }),
   z.strictObject({ type: z.literal('action_invoke'), action: webviewActionSchema, choice: choiceSchema.optional() }),
   z.strictObject({ type: z.literal('link_open'), href: z.string().min(1).max(4096) }),

@@ -42,8 +42,9 @@ describe('stop and redirect (packaged extension, real VS Code UI)', function () 
     const story = chat.locator('.turn-assistant').last();
     await story.filter({ hasText: 'streams slowly' }).waitFor();
     await chat.locator('#stop').click();
-    await chat.locator('.turn-status', { hasText: 'Stopped by the user.' }).waitFor();
-    const partial = await story.innerText();
+    // The cut-off answer says so.
+    await story.locator('.answer-cut', { hasText: 'Interrupted · Stopped by the user.' }).waitFor();
+    const partial = await story.locator('p').first().innerText();
     assert.ok(partial.length > 0 && partial.length < LONG_ANSWER.trim().length, 'the partial answer stays, cut short');
     assert.equal(await chat.locator('#stop').isVisible(), false);
 
@@ -51,7 +52,7 @@ describe('stop and redirect (packaged extension, real VS Code UI)', function () 
     await chat.locator('.turn-assistant', { hasText: 'streams slowly' }).nth(1).waitFor();
     // Typing while the agent works interrupts it with the new words.
     await send(chat, 'Only the summary, please');
-    await chat.locator('.turn-status', { hasText: 'Redirected by the user.' }).waitFor();
+    await chat.locator('.answer-cut', { hasText: 'Interrupted · Redirected by the user.' }).waitFor();
     await chat.locator('.turn-assistant', { hasText: 'Short summary, as asked.' }).waitFor();
     const last = fake.modelCalls.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };
     assert.match(JSON.stringify(last.messages.at(-1)), /Only the summary, please/);

@@ -11,6 +11,7 @@ import type { TextMetrics } from '../shared/list-layout';
 import { StreamingMarkdown } from '../shared/streaming-markdown';
 import { WindowedList } from '../shared/windowed-list';
 import { fixesFor } from './error-fixes';
+import { RunTracker } from './run-tracker';
 import {
   actionButtons,
   estimateTurnHeight,
@@ -22,7 +23,10 @@ import {
 } from './turns';
 
 type Notice = Extract<HostToWebview, { type: 'chat_notice' }>;
-export type ChatViewCallbacks = TurnActions;
+export type ChatViewCallbacks = Omit<TurnActions, 'onRetry'> & {
+  /** An error's Retry: the error it belongs to (the host sends that run's prompt, or says why not). */
+  onRetry(target: { conversationId: string; errorSeq: number }): void;
+};
 
 export class ChatView {
   private readonly turns: Turn[] = [];
@@ -43,6 +47,9 @@ export class ChatView {
   /** turn number → index of its "files changed" block. */
   private readonly turnFiles = new Map<number, number>();
   private metrics: TextMetrics | undefined;
+  /** How runs ended: tool outcomes, cut-off answers, which Retry is still usable. */
+  private readonly runs: RunTracker;
+  private readonly turnActions: TurnActions;
 
   constructor(
     private readonly transcript: HTMLElement,
@@ -52,6 +59,16 @@ export class ChatView {
     private readonly onRunningChange: (running: boolean) => void,
   ) {
     const turns = this.turns;
+    this.runs = new RunTracker(turns, (index) => this.touch(index));
+    this.turnActions = {
+      ...callbacks,
+      onRetry: (turn) => {
+        const target = this.runs.retryClicked(this.turns.indexOf(turn));
+        if (!target) return;
+        callbacks.onRetry(target);
+        this.apply([]);
+      },
+    };
     this.list = new WindowedList(transcript, {
       get length() {
         return turns.length;
@@ -70,6 +87,7 @@ export class ChatView {
     this.turns.length = 0;
     this.turnFiles.clear();
     this.changed.clear();
+    this.runs.reset();
     this.live = undefined;
     this.list.reset();
     this.clearNotice();
@@ -111,7 +129,8 @@ export class ChatView {
       case 'user_message':
         this.clearNotice();
         this.finishCurrent();
-        this.add({ kind: 'user', text: event.text, attachments: event.attachments });
+        // A retried prompt is shown once: above the error whose Retry sent it again.
+        if (this.runs.prompt(event)) this.add({ kind: 'user', text: event.text, attachments: event.attachments });
         this.setRunning(true);
         // Sending a prompt brings the reader back to the end of the conversation.
         this.list.followEnd();
@@ -121,6 +140,7 @@ export class ChatView {
           const turn = { kind: 'assistant' as const, text: '', version: 0 };
           this.turns.push(turn);
           this.live = { index: this.turns.length - 1, turn, stream: new StreamingMarkdown(turnElement('assistant')) };
+          this.runs.answer(this.live.index);
         }
         this.live.turn.text += event.text;
         this.touch(this.live.index);
@@ -131,16 +151,11 @@ export class ChatView {
         if (event.agentId !== 'lead') break;
         // Text before and after a tool call are separate paragraphs of the answer.
         this.finishCurrent();
-        const input =
-          typeof event.input === 'object' && event.input !== null
-            ? (event.input as { path?: unknown; command?: unknown; plan?: unknown; description?: unknown })
-            : {};
-        // The file or command it acts on; a sub-agent's task by its description.
-        const target = input.command ?? input.path ?? input.description;
-        this.add({ kind: 'tool', text: `${event.toolName}${typeof target === 'string' ? ` ${target}` : ''}` });
+        // The file or command it acts on (a sub-agent's task by its description), and its outcome.
+        this.runs.toolCall(event, (body) => this.add(body));
         // A presented plan is shown in full, for the user to read before approving it.
-        if (event.toolName === 'present_plan' && typeof input.plan === 'string')
-          this.add({ kind: 'assistant', text: input.plan });
+        const plan = (event.input as { plan?: unknown } | null)?.plan;
+        if (event.toolName === 'present_plan' && typeof plan === 'string') this.add({ kind: 'assistant', text: plan });
         this.setActivity(`Using ${event.toolName}…`);
         break;
       }
@@ -150,9 +165,15 @@ export class ChatView {
         else this.stopWaiting('Thinking…');
         break;
       case 'tool_approval_request':
+        this.runs.toolEvent(event);
+        // A sub-agent's calls ask the user too.
         this.setActivity('Waiting for your approval');
         break;
+      case 'tool_approval_result':
+        this.runs.toolEvent(event);
+        break;
       case 'tool_result':
+        this.runs.toolEvent(event);
         this.setActivity('Thinking…');
         break;
       case 'compact':
@@ -212,16 +233,19 @@ export class ChatView {
       }
       case 'interrupted':
         this.finishCurrent();
-        this.add({ kind: 'status', text: event.reason });
+        // The cut-off answer (or unfinished call) says why; with nothing to mark, a line does.
+        if (!this.runs.end(event)) this.add({ kind: 'status', text: event.reason });
         this.setRunning(false);
         break;
       case 'error':
         this.finishCurrent();
-        this.add({ kind: 'error', text: event.message, actions: fixesFor(event.kind) });
+        this.runs.end(event);
+        this.runs.errorAdded(this.add(this.runs.errorTurn(event, fixesFor(event.kind))));
         this.setRunning(false);
         break;
       case 'done':
         this.finishCurrent();
+        this.runs.end(event);
         this.setRunning(false);
         break;
     }
@@ -262,7 +286,7 @@ export class ChatView {
       return this.live.stream.element;
     }
     if (existing && this.shown.get(existing) === turn.version) return existing;
-    const element = renderTurn(turn, this.callbacks);
+    const element = renderTurn(turn, this.turnActions);
     this.shown.set(element, turn.version);
     return element;
   }

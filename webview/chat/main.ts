@@ -18,11 +18,13 @@ root.innerHTML = `
     <div class="composer-actions">
       <div class="composer-pickers">
         <vscode-button id="pick-context" secondary title="Attach context: a file, the selection, problems, terminal, git (or type @)" aria-label="Attach context">@</vscode-button>
-        <vscode-button id="pick-model" secondary title="Choose the provider and model" aria-label="Choose the model">model</vscode-button>
-        <vscode-button id="pick-preset" secondary title="Choose the preset for new conversations" aria-label="Choose the preset">preset</vscode-button>
+        <vscode-button id="pick-model" secondary title="Choose the provider and model" aria-label="Choose the model"><span class="chip-label">model</span></vscode-button>
+        <vscode-button id="pick-preset" secondary title="Choose the preset for new conversations" aria-label="Choose the preset"><span class="chip-label">preset</span></vscode-button>
       </div>
-      <vscode-button id="stop" secondary hidden>Stop</vscode-button>
-      <vscode-button id="send">Send</vscode-button>
+      <div class="composer-run">
+        <vscode-button id="stop" secondary hidden>Stop</vscode-button>
+        <vscode-button id="send">Send</vscode-button>
+      </div>
     </div>
   </form>`;
 
@@ -44,6 +46,7 @@ const view = new ChatView(
   {
     onAction: (action, choice) =>
       postToHost({ type: 'action_invoke', action, ...(choice !== undefined ? { choice } : {}) }),
+    onRetry: (target) => postToHost({ type: 'prompt_retry', ...target }),
     onRevertTurn: (turn) => postToHost({ type: 'turn_revert', turn }),
     onOpenDiff: (turn, path) => postToHost({ type: 'turn_diff_open', turn, path }),
   },
@@ -141,8 +144,8 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       meter.reset();
       break;
     case 'chat_status':
-      modelButton.textContent = message.model;
-      presetButton.textContent = message.preset;
+      showChip(modelButton, message.model, 'Choose the provider and model');
+      showChip(presetButton, message.preset, 'Choose the preset for new conversations');
       break;
     case 'composer_insert': {
       // "Add File to Chat" and friends: the mention goes where the user is typing.
@@ -155,5 +158,11 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       message satisfies never;
   }
 });
+
+/** A picker chip shows its value, cut with an ellipsis when long; its tooltip has it whole. */
+function showChip(button: HTMLElement, value: string, purpose: string): void {
+  button.querySelector('.chip-label')!.textContent = value;
+  button.title = `${value} — ${purpose}`;
+}
 
 postToHost({ type: 'webview_ready' });

@@ -199,9 +199,14 @@ export class Conversation {
   /**
    * Answers a prompt: runs the agent loop until the model is done, the turns run out, the user
    * stops it or something fails. Resolves when the run has ended, whichever way; never rejects
-   * (failures arrive as `error` events) except when a run is already in progress.
+   * (failures arrive as `error` events) except when a run is already in progress. `retryOf`:
+   * the prompt is sent again by Retry, for the run that ended with that `error` event.
    */
-  async submit(prompt: string, context?: { labels: string[]; text: string }): Promise<void> {
+  async submit(
+    prompt: string,
+    context?: { labels: string[]; text: string },
+    options: { retryOf?: number } = {},
+  ): Promise<void> {
     if (this.running) throw new Error('A run is already in progress in this conversation.');
     let controller = new AbortController();
     this.running = controller;
@@ -224,6 +229,7 @@ export class Conversation {
         text,
         ...(context?.labels.length ? { attachments: context.labels } : {}),
         ...(context?.text ? { context: context.text } : {}),
+        ...(options.retryOf !== undefined ? { retryOf: options.retryOf } : {}),
       });
       for (;;) {
         try {

@@ -87,6 +87,11 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     attachments: z.array(z.string()).optional(),
     /** The attached text the model received after the prompt (kept so a reopened conversation has it). */
     context: z.string().optional(),
+    /**
+     * The prompt sent again by Retry: the sequence number of the `error` that ended its failed
+     * run. Surfaces show the prompt once, under that error, not a second time.
+     */
+    retryOf: z.number().int().nonnegative().optional(),
   }),
   z.object({ ...eventBase, type: z.literal('text_delta'), text: z.string() }),
   /** A complete tool call from the model (its input parsed, or the raw text when it did not parse). */

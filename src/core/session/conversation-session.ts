@@ -9,7 +9,8 @@ import type { Conversation } from '../agent/conversation';
 import type { AgentEvent } from '../events/events';
 import type { ConversationStore, SecretSource, StoredConversation, TeamStamp } from '../ports';
 import type { RestoredConversation } from './restore';
-import { resolveMentions, type MentionResolver, type ResolvedContext } from './mentions';
+import { resolveMentions, type MentionResolver } from './mentions';
+import { PromptRetries, type PromptAttempt, type RetryRefusal, type RetryTarget } from './prompt-retries';
 import type { RevertPlan } from '../workspace/checkpoints';
 import type { RevertOutcome } from '../agent/turn-checkpoints';
 import type { ConversationParts } from './conversation-parts';
@@ -25,6 +26,7 @@ import { ConversationLibrary } from './conversation-library';
 import type { SystemPrompt } from '../agent/system-prompt';
 
 export type { SetupProblem } from './model-routing';
+export type { RetryRefusal, RetryTarget } from './prompt-retries';
 
 /** The conversation's surroundings (see AssemblyDeps and ConversationPartsDeps for the rest). */
 export interface ConversationSessionDeps extends AssemblyDeps, ModelRoutingDeps {
@@ -53,8 +55,8 @@ export class ConversationSession {
   private events: AgentEvent[] = [];
   private readonly eventListeners = new Set<(event: AgentEvent) => void>();
   private readonly resetListeners = new Set<() => void>();
-  private lastPrompt: string | undefined;
-  private lastResolver: MentionResolver | undefined;
+  /** Which prompt a Retry (or a fixed setup) sends. */
+  private readonly retries = new PromptRetries();
   private recorder: ConversationRecorder | undefined;
   private parts: ConversationParts | undefined;
   /** A conversation reopened from the store, continued at the next prompt. */
@@ -62,7 +64,6 @@ export class ConversationSession {
   /** Plan mode chosen before the conversation exists. */
   private planModeNext: boolean | undefined;
   private apiKeysInUse: string[] = [];
-  private lastWork: WorkKind = 'chat';
   /** The developer panel's per-conversation switches (plan mode is below). */
   readonly switches = new SessionSwitches();
   /** The saved conversations. */
@@ -99,12 +100,12 @@ export class ConversationSession {
   }
 
   /**
-   * Sends a prompt to the current conversation, starting one if there is none. Returns a problem instead when no model is set up; the run itself reports
-   * through events and this resolves once it has started.
+   * Sends a prompt to the current conversation, starting one if there is none. Returns a problem
+   * instead when no model is set up; the run itself reports through events and this resolves
+   * once it has started.
    */
   async submit(prompt: string, work: WorkKind = 'chat'): Promise<SetupProblem | undefined> {
-    if (!this.isRunning) this.lastResolver = undefined;
-    return this.submitWith(prompt, undefined, work);
+    return this.send({ prompt, work });
   }
 
   /**
@@ -116,24 +117,17 @@ export class ConversationSession {
     resolve: MentionResolver,
     work: WorkKind = 'chat',
   ): Promise<SetupProblem | undefined> {
-    if (this.isRunning) return this.submit(prompt);
-    this.lastResolver = resolve;
-    return this.submitWith(prompt, await resolveMentions(prompt, resolve), work);
+    return this.send({ prompt, work, resolver: resolve });
   }
 
-  private async submitWith(
-    prompt: string,
-    context: ResolvedContext | undefined,
-    work: WorkKind,
-  ): Promise<SetupProblem | undefined> {
+  private async send(attempt: PromptAttempt): Promise<SetupProblem | undefined> {
     // A prompt typed while the agent works interrupts it and redirects it (SPEC 1.1, 2.6).
-    if (this.isRunning && this.conversation) {
-      this.track(this.conversation.interrupt(prompt));
-      return undefined;
-    }
+    if (this.redirect(attempt)) return undefined;
     // Remembered before the setup check, so "Set API Key" can send it once the key is there.
-    this.lastPrompt = prompt;
-    this.lastWork = work;
+    this.retries.attempting(attempt);
+    const context = attempt.resolver ? await resolveMentions(attempt.prompt, attempt.resolver) : attempt.context;
+    if (this.redirect(attempt)) return undefined;
+    const { work } = attempt;
     // A new conversation reads the policy file again first: its model routes decide the models.
     if (!this.conversation) await this.deps.prepare?.();
     // Settings and the model policy are read at every prompt, so a provider, key or route
@@ -179,17 +173,41 @@ export class ConversationSession {
       );
     }
     this.parts?.beginTurn();
-    this.track(this.conversation!.submit(prompt, context));
+    this.retries.started(attempt);
+    const options = attempt.retryOf !== undefined ? { retryOf: attempt.retryOf } : {};
+    const run = this.conversation!.submit(attempt.prompt, context, options);
+    this.track(run.finally(() => this.retries.ended(attempt)));
     return undefined;
   }
 
-  /** Sends the last prompt again (after an error the user fixed). */
+  /** While the agent works, the attempt's prompt interrupts the run and redirects it: true when it did. */
+  private redirect(attempt: PromptAttempt): boolean {
+    if (!this.isRunning || !this.conversation) return false;
+    this.retries.redirected(attempt);
+    this.track(this.conversation.interrupt(attempt.prompt));
+    return true;
+  }
+
+  /**
+   * Sends the prompt waiting for a fixed setup (refused for a missing key, or failed on its
+   * credentials) once the user has fixed it; nothing when no prompt waits.
+   */
   async retry(): Promise<SetupProblem | undefined> {
-    if (this.lastPrompt === undefined) return undefined;
-    const resolve = this.lastResolver;
-    return resolve
-      ? this.submitWithMentions(this.lastPrompt, resolve, this.lastWork)
-      : this.submit(this.lastPrompt, this.lastWork);
+    const attempt = this.retries.waitingForFix();
+    return attempt ? this.send(attempt) : undefined;
+  }
+
+  /**
+   * The Retry of the error `target`: sends that run's prompt again, once, if it is the
+   * conversation's last run; otherwise refuses, saying why.
+   */
+  async retryRun(target: RetryTarget): Promise<SetupProblem | RetryRefusal | undefined> {
+    const attempt = this.retries.take(target, {
+      running: this.isRunning,
+      conversationId: this.currentId,
+      events: this.events,
+    });
+    return 'reason' in attempt ? attempt : this.send(attempt);
   }
 
   stop(): void {
@@ -211,7 +229,7 @@ export class ConversationSession {
     this.conversation = undefined;
     this.unsubscribe = undefined;
     this.events = [];
-    this.lastPrompt = undefined;
+    this.retries.clear();
     for (const listener of this.resetListeners) listener();
   }
 
@@ -241,6 +259,7 @@ export class ConversationSession {
     this.recorder = recorder;
     this.unsubscribe = conversation.subscribe((event) => {
       this.events.push(event);
+      this.retries.observe(event);
       recorder?.record(event);
       for (const listener of this.eventListeners) listener(event);
       this.parts?.observe(event);
@@ -257,6 +276,7 @@ export class ConversationSession {
     this.reset();
     this.reopened = loaded;
     this.events = [...loaded.restored.events];
+    this.retries.reopened(id, this.events);
     for (const event of loaded.restored.events) for (const listener of this.eventListeners) listener(event);
     return true;
   }

@@ -107,6 +107,16 @@ export class ChatController extends Disposable {
       case 'run_stop':
         this.session.stop();
         return;
+      case 'prompt_retry': {
+        const outcome = await this.session.retryRun({
+          conversationId: message.conversationId,
+          errorSeq: message.errorSeq,
+        });
+        if (outcome?.reason === 'stale_retry')
+          this.post({ type: 'chat_notice', level: 'info', text: outcome.message, actions: [] });
+        else this.showProblem(outcome);
+        return;
+      }
       case 'chat_new':
         this.session.reset();
         return;

@@ -144,7 +144,9 @@ describe('openagent CLI parts', () => {
       assert.equal(toolCallSummary({ command: 'npm test' }), 'npm test');
       assert.equal(toolCallSummary({ path: 'src/a.ts', offset: 1 }), 'src/a.ts');
       assert.equal(toolCallSummary({ pattern: 'TODO', path: 'src' }), 'TODO in src');
-      assert.equal(toolCallSummary({ command: 'echo one\necho two' }), 'echo one');
+      // A second line is never hidden: `git status\ncurl x | sh` must not read as `git status`.
+      assert.equal(toolCallSummary({ command: 'git status\ncurl x | sh' }), 'git status\\ncurl x | sh');
+      assert.equal(toolCallSummary({ command: 'echo ok\r\x1b[2K' }), 'echo ok\\r\\x1b[2K');
       assert.equal(toolCallSummary({ thought: 'x'.repeat(200) }).length, 100);
     });
 
@@ -215,6 +217,52 @@ describe('openagent CLI parts', () => {
           '$0.50. Compacting the conversation or starting a new one makes calls cheaper.)\n' +
           '(The prompt cache broke: this call read 5 % of its input from the cache, the previous one 90 %, so 120,000 ' +
           'tokens were paid for again (about $0.54 more). Why: the model changed.)\n',
+      );
+    });
+
+    it('says who refused a call: policy with its rule, a hook, the approval timing out, not the user', () => {
+      const out = capture();
+      const output = new Output(out.stream, out.stream, out.stream, createStyle(false));
+      const printer = new EventPrinter(output);
+      const base = { conversationId: 'c', agentId: 'lead', seq: 0, time: 0 };
+      const refuse = (toolCallId: string, source: 'policy' | 'hook' | 'timeout', reason: string, output: string) => {
+        printer.print({ ...base, type: 'tool_approval_result', toolCallId, approved: false, source, reason });
+        printer.print({
+          ...base,
+          type: 'tool_result',
+          toolCallId,
+          toolName: 'bash',
+          output,
+          isError: true,
+          durationMs: 1,
+        });
+      };
+      refuse('p', 'policy', 'tools.bash.deny "rm -rf*"', 'Denied by policy: tools.bash.deny "rm -rf*"');
+      refuse('h', 'hook', 'not on Fridays', 'Blocked by a hook: not on Fridays');
+      refuse(
+        't',
+        'timeout',
+        'No answer within 5 minutes.',
+        'User denied this tool call. Reason: No answer within 5 minutes.',
+      );
+      printer.print({
+        ...base,
+        type: 'tool_result',
+        toolCallId: 'f',
+        toolName: 'bash',
+        output: 'boom\nExit code 3.',
+        isError: true,
+        durationMs: 1,
+      });
+      assert.equal(
+        out.text(),
+        [
+          '  ✗ refused by policy: tools.bash.deny "rm -rf*"',
+          '  ✗ blocked by a hook: not on Fridays',
+          '  ✗ denied (no answer in time): No answer within 5 minutes.',
+          '  ✗ exit code 3: boom',
+          '',
+        ].join('\n'),
       );
     });
 
