@@ -9,7 +9,7 @@ import type { Conversation } from '../agent/conversation';
 import type { AgentEvent } from '../events/events';
 import type { ConversationStore, SecretSource, StoredConversation, TeamStamp } from '../ports';
 import type { RestoredConversation } from './restore';
-import { resolveMentions, type MentionResolver, type ResolvedContext } from './mentions';
+import { resolveMentions, type MentionResolver } from './mentions';
 import type { RevertPlan } from '../workspace/checkpoints';
 import type { RevertOutcome } from '../agent/turn-checkpoints';
 import type { ConversationParts } from './conversation-parts';
@@ -22,8 +22,10 @@ import { routeModels, type ModelRoutingDeps, type SetupProblem } from './model-r
 import { assembleConversation, type AssemblyDeps } from './conversation-assembly';
 import { SessionSwitches } from './session-switches';
 import { ConversationLibrary } from './conversation-library';
+import { SessionQueue, type PromptRequest, type SubmitProblem } from './session-queue';
 
 export type { SetupProblem } from './model-routing';
+export type { SubmitProblem, RunEnd } from './session-queue';
 
 /** The conversation's surroundings (see AssemblyDeps and ConversationPartsDeps for the rest). */
 export interface ConversationSessionDeps extends AssemblyDeps, ModelRoutingDeps {
@@ -66,6 +68,16 @@ export class ConversationSession {
   readonly switches = new SessionSwitches();
   /** The saved conversations. */
   readonly library: ConversationLibrary;
+  /**
+   * Messages sent while the agent works, sent in order when a run ends normally; read its
+   * state and change it here (edit, remove, resume…), whichever surface the user is on.
+   */
+  readonly queue: SessionQueue = new SessionQueue({
+    start: (request) => this.startRun(request),
+    isRunning: () => this.isRunning,
+    redirect: (text) => this.conversation && this.track(this.conversation.interrupt(text)),
+    stopRun: () => this.conversation?.stop(),
+  });
   /** Runs, closing parts and flushes still going (a reset does not wait for them): dispose does. */
   private readonly ending = new Set<Promise<unknown>>();
 
@@ -98,38 +110,45 @@ export class ConversationSession {
   }
 
   /**
-   * Sends a prompt to the current conversation, starting one if there is none. Returns a problem instead when no model is set up; the run itself reports
-   * through events and this resolves once it has started.
+   * Sends a prompt to the current conversation, starting one if there is none. While the agent
+   * works the prompt is queued instead (sent when the run ends normally; see PromptQueue), and
+   * after a Stop it waits for the run to end, then goes out. Returns a problem instead when no
+   * model is set up or the queue refuses it; the run itself reports through events and this
+   * resolves once it has started (or the prompt is queued).
    */
-  async submit(prompt: string, work: WorkKind = 'chat'): Promise<SetupProblem | undefined> {
-    if (!this.isRunning) this.lastResolver = undefined;
-    return this.submitWith(prompt, undefined, work);
+  async submit(prompt: string, work: WorkKind = 'chat'): Promise<SubmitProblem | undefined> {
+    return this.queue.send({ text: prompt, work });
   }
 
   /**
-   * Like submit, resolving the prompt's @mentions first through the host's `resolve`. `work` is
-   * the kind of work for the model policy: "code" for the code actions on a selection.
+   * Like submit, resolving the prompt's @mentions first through the host's `resolve` (a queued
+   * prompt's when it is sent). `work` is the kind of work for the model policy: "code" for the
+   * code actions on a selection.
    */
   async submitWithMentions(
     prompt: string,
     resolve: MentionResolver,
     work: WorkKind = 'chat',
-  ): Promise<SetupProblem | undefined> {
-    if (this.isRunning) return this.submit(prompt);
-    this.lastResolver = resolve;
-    return this.submitWith(prompt, await resolveMentions(prompt, resolve), work);
+  ): Promise<SubmitProblem | undefined> {
+    return this.queue.send({ text: prompt, resolve, work });
   }
 
-  private async submitWith(
-    prompt: string,
-    context: ResolvedContext | undefined,
-    work: WorkKind,
-  ): Promise<SetupProblem | undefined> {
-    // A prompt typed while the agent works interrupts it and redirects it (SPEC 1.1, 2.6).
-    if (this.isRunning && this.conversation) {
-      this.track(this.conversation.interrupt(prompt));
-      return undefined;
-    }
+  /**
+   * "Send now": interrupts the running agent and redirects it with `prompt` (SPEC 1.1, 2.6) —
+   * the partial answer stays, the prompt is the next user message. Without a run, a prompt.
+   */
+  async sendNow(prompt: string, resolve?: MentionResolver): Promise<SubmitProblem | undefined> {
+    return this.queue.sendNow(prompt, resolve);
+  }
+
+  /** Whether a run is going or being set up: a prompt sent now would be queued. */
+  get isBusy(): boolean {
+    return this.queue.isBusy;
+  }
+
+  private async startRun({ text: prompt, resolve, work }: PromptRequest): Promise<SetupProblem | undefined> {
+    this.lastResolver = resolve;
+    const context = resolve ? await resolveMentions(prompt, resolve) : undefined;
     // Remembered before the setup check, so "Set API Key" can send it once the key is there.
     this.lastPrompt = prompt;
     this.lastWork = work;
@@ -178,12 +197,12 @@ export class ConversationSession {
       );
     }
     this.parts?.beginTurn();
-    this.track(this.conversation!.submit(prompt, context));
+    this.track(this.queue.runStarted(this.conversation!.submit(prompt, context)));
     return undefined;
   }
 
   /** Sends the last prompt again (after an error the user fixed). */
-  async retry(): Promise<SetupProblem | undefined> {
+  async retry(): Promise<SubmitProblem | undefined> {
     if (this.lastPrompt === undefined) return undefined;
     const resolve = this.lastResolver;
     return resolve
@@ -191,8 +210,9 @@ export class ConversationSession {
       : this.submit(this.lastPrompt, this.lastWork);
   }
 
+  /** Stops the run; the queue is held until the user resumes it (or sends one of its messages). */
   stop(): void {
-    this.conversation?.stop();
+    this.queue.stop();
   }
 
   /** Starts over: the next prompt opens a new conversation with the settings of that moment. */
@@ -211,6 +231,8 @@ export class ConversationSession {
     this.unsubscribe = undefined;
     this.events = [];
     this.lastPrompt = undefined;
+    // The queued messages were follow-ups to the conversation that is gone.
+    this.queue.reset();
     for (const listener of this.resetListeners) listener();
   }
 
@@ -240,6 +262,7 @@ export class ConversationSession {
     this.recorder = recorder;
     this.unsubscribe = conversation.subscribe((event) => {
       this.events.push(event);
+      this.queue.observe(event);
       recorder?.record(event);
       for (const listener of this.eventListeners) listener(event);
       this.parts?.observe(event);
@@ -248,11 +271,14 @@ export class ConversationSession {
 
   /**
    * Reopens a saved conversation: surfaces show it as it was (after a reset), and the next
-   * prompt continues it with its history. False when it is not in the store.
+   * prompt continues it with its history. False when it is not in the store (or, with
+   * `ifUntouched`, when the session already shows something).
    */
-  async open(id: string): Promise<boolean> {
+  async open(id: string, options: { ifUntouched?: boolean } = {}): Promise<boolean> {
     const loaded = await this.library.load(id);
     if (!loaded) return false;
+    // Reopening a window's last chat must not replace one the user started meanwhile.
+    if (options.ifUntouched && (this.currentId !== undefined || this.isBusy || this.events.length > 0)) return false;
     this.reset();
     this.reopened = loaded;
     this.events = [...loaded.restored.events];
@@ -280,6 +306,8 @@ export class ConversationSession {
   async compact(focus?: string): Promise<boolean> {
     if (!this.conversation) return false;
     await this.conversation.compact(focus);
+    // Messages queued while it compacted go out now.
+    this.queue.freed();
     return true;
   }
 
