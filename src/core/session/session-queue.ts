@@ -88,6 +88,15 @@ export class SessionQueue {
     return this.start(request);
   }
 
+  /**
+   * Queues `text` if the agent works and is not being stopped — at once, with no wait; undefined
+   * when it would not be queued (the caller then treats it as the next prompt).
+   */
+  enqueue(text: string, resolve?: MentionResolver): QueuedPrompt | QueueRefusal | undefined {
+    if (!this.isBusy || this.stopping) return undefined;
+    return this.queue.add(text, resolve);
+  }
+
   /** "Send now": redirects the running agent with `text`; without a run, a prompt. */
   async sendNow(text: string, resolve?: MentionResolver): Promise<SubmitProblem | undefined> {
     await this.afterStopping();
