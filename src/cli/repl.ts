@@ -14,6 +14,7 @@ import { describeModel } from './model-choice';
 import type { Output } from './output';
 import { runUntilIdle, setupMessage } from './run-prompt';
 import type { SubmitProblem } from '../core/session/conversation-session';
+import type { QueuedPrompt } from '../core/session/prompt-queue';
 import { describeHold } from './queue-command';
 import { runSlashCommand, type CommandContext } from './slash-commands';
 
@@ -80,8 +81,20 @@ export class Repl {
 
   /** `/queue send`: a held queue goes on, and the session is waited for as for a prompt. */
   private sendQueued(): Promise<void> {
-    return this.drive(async () => (this.deps.cli.session.queue.resume() ? undefined : 'nothing'));
+    const queue = this.deps.cli.session.queue;
+    return this.drive(async () => {
+      const first = queue.state.items[0];
+      if (!first || !queue.resume()) return 'nothing';
+      this.announce(first);
+      return undefined;
+    });
   }
+
+  /** A queued message going out: shown as the prompt it now is. */
+  private readonly announce = (queued: QueuedPrompt): void => {
+    const { output } = this.deps;
+    output.line(`${output.style.cyan('›')} ${queued.text} ${output.style.dim('(queued)')}`);
+  };
 
   /**
    * Runs what `begin` starts until the agent has nothing left to do (queued messages included),
@@ -97,7 +110,7 @@ export class Repl {
           cli.session,
           start,
           (work, stop) => reader.busy(work, stop, this.queueTyped),
-          (queued) => output.line(`${output.style.cyan('›')} ${queued.text} ${output.style.dim('(queued)')}`),
+          this.announce,
         );
       } catch (error) {
         // Setting the conversation up failed (a preset file, the disk): say so and keep the session.
