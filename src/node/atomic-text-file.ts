@@ -3,12 +3,11 @@
  * it, flushed to disk, then renamed over it, so a reader (the next window, after a crash)
  * finds the old document or the new one, never half of either. A missing file reads as none.
  */
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 
 export class AtomicTextFile {
-  private sequence = 0;
-
   constructor(private readonly file: string) {}
 
   async read(): Promise<string | undefined> {
@@ -22,7 +21,8 @@ export class AtomicTextFile {
 
   async write(text: string): Promise<void> {
     await fs.mkdir(path.dirname(this.file), { recursive: true });
-    const temp = `${this.file}.${process.pid}.${++this.sequence}.tmp`;
+    // Unique per write: two writers of one file (two windows, or two handles) never share a temp file.
+    const temp = `${this.file}.${process.pid}.${randomUUID()}.tmp`;
     const handle = await fs.open(temp, 'w');
     try {
       await handle.writeFile(text, 'utf8');

@@ -36,7 +36,9 @@ export class ChatQueueLink {
   /** The webview (re)loaded: it edits nothing yet, and gets the queue and the kept draft. */
   webviewReady(): void {
     this.webviewGone();
-    this.post(queueMessage(this.session.queue.state));
+    // A (re)loaded webview shows no queue until told otherwise.
+    const state = this.session.queue.state;
+    if (state.items.length > 0) this.post(queueMessage(state));
     const draft = this.keeper?.draft;
     if (draft) this.post({ type: 'draft_restore', text: draft });
   }

@@ -4,32 +4,13 @@
  * store), and anything wrong with what was kept means a fresh chat, never an error.
  */
 import assert from 'node:assert/strict';
-import { ChatKeeper, type ChatKeeping } from '../../../../src/core/session/chat-keeper';
+import { ChatKeeper } from '../../../../src/core/session/chat-keeper';
+import { MemoryKeeping } from './memory-keeping';
 import type { ConversationStore } from '../../../../src/core/ports';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
 import { waitUntil } from '../../../harness/patience';
 import { openStore, tempDir } from '../../store/store-helpers';
 import { sessionOn } from './session-harness';
-
-/** A window's keeping place in memory; counts writes, and can be made to fail. */
-class MemoryKeeping implements ChatKeeping {
-  text: string | undefined;
-  writes = 0;
-  failWrites = false;
-  failReads = false;
-  async read(): Promise<string | undefined> {
-    if (this.failReads) throw new Error('EACCES: permission denied');
-    return this.text;
-  }
-  async write(text: string): Promise<void> {
-    this.writes++;
-    if (this.failWrites) throw new Error('ENOSPC: no space left on device');
-    this.text = text;
-  }
-  get kept(): { conversationId?: string; draft: string; queue: string[]; workspace: string } {
-    return JSON.parse(this.text ?? 'null');
-  }
-}
 
 describe('the chat that comes back (ChatKeeper)', function () {
   this.timeout(60_000);
