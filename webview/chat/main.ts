@@ -8,13 +8,15 @@ import { ChatView } from './chat-view';
 import { QueueView } from './queue-view';
 import { DraftKeeper } from './draft';
 
+const SEND_PLACEHOLDER = 'Ask OpenAgent… (Enter to send, Shift+Enter for a new line)';
+const QUEUE_PLACEHOLDER = 'Queue a message… (Enter queues it, Ctrl+Enter sends it now)';
 const root = document.getElementById('openagent-chat')!;
 root.innerHTML = `
   <main id="transcript" aria-live="polite"></main>
   <div id="notices"></div>
   <div id="activity" class="activity" hidden></div>
   <form id="composer">
-    <vscode-textarea id="prompt" rows="3" resize="vertical" placeholder="Ask OpenAgent… (Enter to send, Shift+Enter for a new line)" aria-label="Prompt"></vscode-textarea>
+    <vscode-textarea id="prompt" rows="3" resize="vertical" placeholder="${SEND_PLACEHOLDER}" aria-label="Prompt"></vscode-textarea>
     <div class="composer-actions">
       <div class="composer-pickers">
         <vscode-button id="pick-context" secondary title="Attach context: a file, the selection, problems, terminal, git (or type @)" aria-label="Attach context">@</vscode-button>
@@ -60,6 +62,7 @@ const view = new ChatView(
     // While the agent works, Enter queues the message; "Send now" interrupts instead.
     sendButton.textContent = running ? 'Queue' : 'Send';
     sendButton.title = running ? 'Send when the agent finishes (Enter)' : 'Send (Enter)';
+    prompt.setAttribute('placeholder', running ? QUEUE_PLACEHOLDER : SEND_PLACEHOLDER);
   },
 );
 

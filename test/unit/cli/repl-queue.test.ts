@@ -47,11 +47,17 @@ describe('openagent CLI (messages typed while the agent works)', function () {
   const messagesOf = (call: number) =>
     requestBody(server.modelCalls[call]).messages.filter((message) => message.role !== 'system');
 
-  it('queues a line typed mid-answer and sends it as the next user turn once the answer has ended', async () => {
+  /** The terminal, once the answer to `prompt` has started streaming. */
+  async function answering(prompt: string): Promise<TmuxCli> {
     const terminal = cli!;
     await terminal.waitForPrompt(1);
-    terminal.type('tell me a long story');
+    terminal.type(prompt);
     await terminal.waitFor(/Once upon a time/);
+    return terminal;
+  }
+
+  it('queues a line typed mid-answer and sends it as the next user turn once the answer has ended', async () => {
+    const terminal = await answering('tell me a long story');
     terminal.type('and what happened next?');
     const queued = await terminal.waitFor(/Queued \(1 waiting\): sent when the agent finishes/);
     assert.equal(server.modelCalls.length, 1, 'the answer was not interrupted');
@@ -77,10 +83,7 @@ describe('openagent CLI (messages typed while the agent works)', function () {
   });
 
   it('holds the queue after Ctrl+C; /queue lists it, edits it and sends it', async () => {
-    const terminal = cli!;
-    await terminal.waitForPrompt(1);
-    terminal.type('tell me another story');
-    await terminal.waitFor(/Once upon a time/);
+    const terminal = await answering('tell me another story');
     terminal.type('a follow-up, typed before stopping');
     await terminal.waitFor(/Queued \(1 waiting\)/);
     terminal.press('C-c');
@@ -92,7 +95,10 @@ describe('openagent CLI (messages typed while the agent works)', function () {
 
     terminal.type('/queue');
     const listed = await terminal.waitForPrompt(3);
-    assert.match(listed, /1 message waiting because you stopped the agent:\n {2}1\. a follow-up, typed before stopping/);
+    assert.match(
+      listed,
+      /1 message waiting because you stopped the agent:\n {2}1\. a follow-up, typed before stopping/,
+    );
     terminal.type('/queue edit 1 the follow-up, edited');
     await terminal.waitFor(/Message 1 is now: the follow-up, edited/);
     terminal.type('/queue send');
@@ -106,10 +112,7 @@ describe('openagent CLI (messages typed while the agent works)', function () {
   });
 
   it('starts the next prompt with a line left half-typed when the answer ends', async () => {
-    const terminal = cli!;
-    await terminal.waitForPrompt(1);
-    terminal.type('a third story please');
-    await terminal.waitFor(/Once upon a time/);
+    const terminal = await answering('a third story please');
     terminal.press('-l', 'half a thought');
     await terminal.waitFor(/^queue› half a thought/m);
     // The answer ends while the line is unfinished: it moves to the prompt, nothing is lost or sent.

@@ -57,6 +57,18 @@ describe('the chat controller: queued messages and the chat that comes back', fu
     return { ...harness, keeper, webview, controller, posted, lastQueue };
   }
 
+  /** A window whose webview sent a slow prompt, then `text` while it streams; the queued message's id. */
+  async function queuedWhileRunning(text: string) {
+    const window = await openWindow(tempDir(), new MemoryKeeping());
+    window.webview.send({ type: 'webview_ready' });
+    await waitUntil(() => window.posted('chat_status').length > 0, 'the webview to be ready');
+    window.webview.send({ type: 'prompt_submit', requestId: 'r1', text: 'slow one' });
+    await waitUntil(() => window.events.some((event) => event.type === 'text_delta'), 'the answer to stream');
+    window.webview.send({ type: 'prompt_submit', requestId: 'r2', text });
+    await waitUntil(() => window.lastQueue()?.items.length === 1, 'the queue');
+    return { window, id: window.lastQueue()!.items[0]!.id };
+  }
+
   it('shows the window’s last chat when the webview is ready: the conversation, the held queue and the draft', async () => {
     const directory = tempDir();
     const keeping = new MemoryKeeping();
@@ -100,14 +112,7 @@ describe('the chat controller: queued messages and the chat that comes back', fu
   });
 
   it('hands an edit back to the composer when its message was sent first, and drops hostile queue messages', async () => {
-    const window = await openWindow(tempDir(), new MemoryKeeping());
-    window.webview.send({ type: 'webview_ready' });
-    await waitUntil(() => window.posted('chat_status').length > 0, 'the webview to be ready');
-    window.webview.send({ type: 'prompt_submit', requestId: 'r1', text: 'slow one' });
-    await waitUntil(() => window.events.some((event) => event.type === 'text_delta'), 'the answer to stream');
-    window.webview.send({ type: 'prompt_submit', requestId: 'r2', text: 'queued' });
-    await waitUntil(() => window.lastQueue()?.items.length === 1, 'the queue');
-    const id = window.lastQueue()!.items[0]!.id;
+    const { window, id } = await queuedWhileRunning('queued');
 
     // Hostile or malformed: dropped, the queue is as it was.
     for (const hostile of [
@@ -138,14 +143,7 @@ describe('the chat controller: queued messages and the chat that comes back', fu
   });
 
   it('lets the queue go on when the webview that was editing a message reloads', async () => {
-    const window = await openWindow(tempDir(), new MemoryKeeping());
-    window.webview.send({ type: 'webview_ready' });
-    await waitUntil(() => window.posted('chat_status').length > 0, 'the webview to be ready');
-    window.webview.send({ type: 'prompt_submit', requestId: 'r1', text: 'slow one' });
-    await waitUntil(() => window.events.some((event) => event.type === 'text_delta'), 'the answer to stream');
-    window.webview.send({ type: 'prompt_submit', requestId: 'r2', text: 'being edited' });
-    await waitUntil(() => window.lastQueue()?.items.length === 1, 'the queue');
-    const id = window.lastQueue()!.items[0]!.id;
+    const { window, id } = await queuedWhileRunning('being edited');
     window.webview.send({ type: 'queue_editing', id });
     await waitUntil(() => window.lastQueue()?.editing === id, 'the edit to be marked');
     await window.waitDone(1);

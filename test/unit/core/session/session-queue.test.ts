@@ -10,6 +10,7 @@ import type { ApprovalDecision } from '../../../../src/core/policy/approval';
 import { MAX_QUEUED_PROMPT_CHARS } from '../../../../src/core/session/prompt-queue';
 import type { ScenarioTurnInput } from '../../../fixtures/fake-model-server/scenario';
 import { FakeModelServer, type RecordedRequest } from '../../../fixtures/fake-model-server/server';
+import { lastUserText as lastUserTextOf } from '../../../fixtures/fake-model-server/wire-writer';
 import { waitUntil } from '../../../harness/patience';
 import { writeFileTool } from '../agent/loop-harness';
 import { sessionOn } from './session-harness';
@@ -19,14 +20,7 @@ const SLOW: ScenarioTurnInput = { text: 'A slow answer, streamed one letter at a
 
 /** The text of the last user message of a request the model received. */
 function lastUserText(request: RecordedRequest | undefined): string {
-  const messages = (request?.body as { messages: Array<{ role: string; content: unknown }> }).messages;
-  const last = messages.filter((message) => message.role === 'user').at(-1);
-  const content = last?.content;
-  if (typeof content === 'string') return content;
-  return (content as Array<{ type: string; text?: string }>)
-    .filter((part) => part.type === 'text')
-    .map((part) => part.text)
-    .join('');
+  return lastUserTextOf(request?.body as Parameters<typeof lastUserTextOf>[0]);
 }
 
 function shown(events: readonly AgentEvent[]): string[] {
