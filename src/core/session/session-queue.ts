@@ -102,7 +102,8 @@ export class SessionQueue {
     await this.afterStopping();
     // A run being set up is redirected once it runs.
     await this.starting?.catch(() => undefined);
-    if (this.deps.isRunning()) {
+    // Only a run is redirected; a compaction is not cut short: the message goes right after it.
+    if (this.deps.isRunning() && this.current) {
       this.deps.redirect(text);
       return undefined;
     }

@@ -276,6 +276,26 @@ describe('queued messages in a session', function () {
     assert.equal(events.filter((event) => event.type === 'user_message').length, 1);
   });
 
+  it('does not cut a compaction short: a message sent now during it goes right after it', async () => {
+    const { session, waitDone, run } = await start([
+      { match: 'first', text: 'The first answer.' },
+      { text: 'Summary of the conversation so far.', chunkSize: 1, delayMs: 30 },
+    ]);
+    await run('first');
+    const compacting = session.compact();
+    await waitUntil(() => session.isBusy, 'the compaction to start');
+    assert.equal(await session.sendNow('right after the compaction'), undefined);
+    assert.equal(session.queue.length, 1);
+    assert.equal(await compacting, true);
+    await waitDone(2);
+    // After the summary the compaction left, as the next prompt.
+    assert.match(
+      lastUserText(server.modelCalls.at(-1)),
+      /Summary of the conversation so far\.\s*right after the compaction$/,
+    );
+    assert.equal(server.modelCalls.length, 3);
+  });
+
   it('puts a queued message back, held with the reason, when it cannot start (the key went away)', async () => {
     let key: string | undefined = 'k';
     const { session, waitDone, firstWords, ends } = await start([SLOW], {
