@@ -229,25 +229,33 @@ describe('the chat comes back; queued messages (packaged extension, real VS Code
   it('brings each window back to its own chat: two windows on two folders', async () => {
     const otherFolder = path.join(session.root, 'other-workspace');
     fs.cpSync(session.workspaceDir, otherFolder, { recursive: true });
+    // One window at a time in front: a page in the background is throttled by Chromium.
     const first = await session.openPage(`folder=${encodeURIComponent(session.workspaceDir)}`);
-    const second = await session.openPage(`folder=${encodeURIComponent(otherFolder)}`);
-    const chats = [await reopenChat(first), await reopenChat(second)];
+    const firstChat = await reopenChat(first);
     await runCommand(first, 'OpenAgent: New Chat');
-    await send(chats[0]!, 'A question in the first window');
-    await send(chats[1]!, 'A question in the second window');
-    await chats[0]!.locator('.turn-assistant', { hasText: 'A question in the first window' }).waitFor();
-    await chats[1]!.locator('.turn-assistant', { hasText: 'A question in the second window' }).waitFor();
-    await type(chats[1]!, 'second window draft');
+    await send(firstChat, 'A question in the first window');
+    await firstChat.locator('.turn-assistant').first().waitFor();
+
+    const second = await session.openPage(`folder=${encodeURIComponent(otherFolder)}`);
+    const secondChat = await reopenChat(second);
+    await send(secondChat, 'A question in the second window');
+    await secondChat.locator('.turn-assistant').first().waitFor();
+    await type(secondChat, 'second window draft');
     await waitForKeptDraft(session, 'second window draft', otherFolder);
 
-    await Promise.all([first.reload(), second.reload()]);
-    const [again1, again2] = [await reopenChat(first), await reopenChat(second)];
+    await first.bringToFront();
+    await first.reload();
+    const again1 = await reopenChat(first);
     await again1.locator('.turn-user', { hasText: 'A question in the first window' }).waitFor();
+    assert.deepEqual(await again1.locator('.turn-user').allInnerTexts(), ['A question in the first window']);
+    assert.equal(await composerText(again1), '');
+
+    await second.bringToFront();
+    await second.reload();
+    const again2 = await reopenChat(second);
     await again2.locator('.turn-user', { hasText: 'A question in the second window' }).waitFor();
     await waitForComposer(again2, 'second window draft');
-    assert.deepEqual(await again1.locator('.turn-user').allInnerTexts(), ['A question in the first window']);
     assert.deepEqual(await again2.locator('.turn-user').allInnerTexts(), ['A question in the second window']);
-    assert.equal(await composerText(again1), '');
     await screenshot(second, 'chat-comeback-second-window.png');
   });
 });
