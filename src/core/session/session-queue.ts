@@ -163,8 +163,10 @@ export class SessionQueue {
 
   /** A surface is editing a queued message (undefined: no longer): it is not sent half-edited. */
   setEditing(id: string | undefined): void {
+    const before = this.queue.state.editing;
     this.queue.setEditing(id);
-    this.sendNext();
+    // An edit that ended may free the first message.
+    if (before !== undefined && this.queue.state.editing === undefined) this.sendNext();
   }
 
   /** "Send now" on a queued message: taken out and sent as sendNow sends. 'gone': already sent or removed. */
