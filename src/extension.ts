@@ -24,6 +24,7 @@ import { budgetNotifier } from './host/budget-notifications';
 import { raiseBudget } from './host/commands/raise-budget';
 import { exportAuditLog, listAudit, showUsage } from './host/commands/conversation-commands';
 import { ChatViewProvider } from './host/chat/chat-view-provider';
+import type { ChatActions } from './host/chat/chat-controller';
 import { DeveloperPanel } from './host/panel/developer-panel';
 import { policyStatusSource } from './host/panel/policy-status';
 import { openLinkWithConfirmation } from './host/commands/open-link';
@@ -58,6 +59,8 @@ import { TerminalShell } from './host/terminal/terminal-shell';
 import { TerminalHistory } from './host/terminal/terminal-history';
 import { createMentionResolver } from './host/chat/mention-sources';
 import { pickContext } from './host/chat/context-picker';
+import { windowChatKeeping, windowWorkspace } from './host/chat/chat-keeping';
+import { ChatKeeper } from './core/session/chat-keeper';
 import { ChildProcessShell } from './node/child-process-shell';
 import { OsSandbox } from './node/sandbox/os-sandbox';
 import { SecretFiles } from './node/secret-files';
@@ -269,7 +272,16 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   });
 
   const resolveMention = createMentionResolver(currentWorkspace, terminalHistory);
-  const chatView = new ChatViewProvider(context.extensionUri, session, {
+  // Each window reopens its last chat when the chat view first shows (nothing is read before).
+  const keeper = new ChatKeeper({
+    session,
+    keeping: windowChatKeeping(context),
+    workspace: windowWorkspace(),
+    resolveMention,
+    onWriteError: (error) => console.warn('OpenAgent could not keep the chat for the next window:', error),
+  });
+  context.subscriptions.push({ dispose: () => keeper.dispose() });
+  const chatActions: ChatActions = {
     setApiKey: async () => {
       if (await setApiKey(secrets)) await session.retry();
     },
@@ -298,7 +310,8 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     resolveMention,
     findLocalServers,
     useLocalServer,
-  });
+  };
+  const chatView = new ChatViewProvider(context.extensionUri, { session, keeper }, chatActions);
 
   const developerPanel = new DeveloperPanel(
     context.extensionUri,
@@ -373,6 +386,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
 
   shutdown = async () => {
     await session.dispose();
+    await keeper.flush();
     // What waits in the outbox is sent now if the team database answers (otherwise next time).
     await team.close();
     await telemetry.shutdown();

@@ -15,6 +15,7 @@ import { formatNumber } from './event-printer';
 import { describeModel, parseModelChoice } from './model-choice';
 import type { Output } from './output';
 import { setupMessage } from './run-prompt';
+import { queueCommand } from './queue-command';
 
 export interface CommandContext {
   cli: CliContext;
@@ -26,6 +27,8 @@ export interface CommandContext {
   busy<T>(work: Promise<T>, stop: () => void): Promise<T>;
   /** Runs work without printing the events it replays (a reopened conversation's). */
   quiet<T>(work: () => Promise<T>): Promise<T>;
+  /** Sends the queued messages (a held queue resumed) and waits for the agent, as a prompt does. */
+  sendQueued(): Promise<void>;
 }
 
 interface Command {
@@ -220,6 +223,7 @@ export const COMMANDS: readonly Command[] = [
       for (const standing of standings) output.line(`  ${describeStanding(standing)}`);
     },
   },
+  queueCommand,
   {
     name: 'approve-all',
     usage: '/approve-all [off]',

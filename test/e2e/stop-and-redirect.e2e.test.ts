@@ -1,7 +1,8 @@
 /**
  * Stopping and redirecting the agent from the chat, as a user does: Stop ends a slow answer
- * mid-stream (the partial text stays); typing a new prompt while the agent works interrupts it
- * and the model receives the user's words as the next message.
+ * mid-stream (the partial text stays); "Send now" with a new prompt while the agent works
+ * interrupts it and the model receives the user's words as the next message (a plain Send
+ * would queue it: see chat-comeback.e2e.test.ts).
  */
 import assert from 'node:assert/strict';
 import type { FakeModelServer } from '../fixtures/fake-model-server/server';
@@ -50,8 +51,9 @@ describe('stop and redirect (packaged extension, real VS Code UI)', function () 
 
     await send(chat, 'Explain the build');
     await chat.locator('.turn-assistant', { hasText: 'streams slowly' }).nth(1).waitFor();
-    // Typing while the agent works interrupts it with the new words.
-    await send(chat, 'Only the summary, please');
+    // "Send now" while the agent works interrupts it with the new words.
+    await chat.locator('#prompt textarea').fill('Only the summary, please');
+    await chat.locator('#send-now').click();
     await chat.locator('.answer-cut', { hasText: 'Interrupted · Redirected by the user.' }).waitFor();
     await chat.locator('.turn-assistant', { hasText: 'Short summary, as asked.' }).waitFor();
     const last = fake.modelCalls.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };

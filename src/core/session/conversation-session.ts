@@ -24,9 +24,11 @@ import { assembleConversation, type AssemblyDeps } from './conversation-assembly
 import { SessionSwitches } from './session-switches';
 import { ConversationLibrary } from './conversation-library';
 import type { SystemPrompt } from '../agent/system-prompt';
+import { SessionQueue, type PromptRequest, type SubmitProblem } from './session-queue';
 
 export type { SetupProblem } from './model-routing';
 export type { RetryRefusal, RetryTarget } from './prompt-retries';
+export type { SubmitProblem, RunEnd } from './session-queue';
 
 /** The conversation's surroundings (see AssemblyDeps and ConversationPartsDeps for the rest). */
 export interface ConversationSessionDeps extends AssemblyDeps, ModelRoutingDeps {
@@ -68,6 +70,16 @@ export class ConversationSession {
   readonly switches = new SessionSwitches();
   /** The saved conversations. */
   readonly library: ConversationLibrary;
+  /**
+   * Messages sent while the agent works, sent in order when a run ends normally; read its
+   * state and change it here (edit, remove, resume…), whichever surface the user is on.
+   */
+  readonly queue: SessionQueue = new SessionQueue({
+    start: (request) => this.startRun(request),
+    isRunning: () => this.isRunning,
+    redirect: (text) => this.redirect(text),
+    stopRun: () => this.conversation?.stop(),
+  });
   /** Runs, closing parts and flushes still going (a reset does not wait for them): dispose does. */
   private readonly ending = new Set<Promise<unknown>>();
 
@@ -100,33 +112,54 @@ export class ConversationSession {
   }
 
   /**
-   * Sends a prompt to the current conversation, starting one if there is none. Returns a problem
-   * instead when no model is set up; the run itself reports through events and this resolves
-   * once it has started.
+   * Sends a prompt to the current conversation, starting one if there is none. While the agent
+   * works the prompt is queued instead (sent when the run ends normally; see PromptQueue), and
+   * after a Stop it waits for the run to end, then goes out. Returns a problem instead when no
+   * model is set up or the queue refuses it; the run itself reports through events and this
+   * resolves once it has started (or the prompt is queued).
    */
-  async submit(prompt: string, work: WorkKind = 'chat'): Promise<SetupProblem | undefined> {
-    return this.send({ prompt, work });
+  async submit(prompt: string, work: WorkKind = 'chat'): Promise<SubmitProblem | undefined> {
+    return this.queue.send({ text: prompt, work });
   }
 
   /**
-   * Like submit, resolving the prompt's @mentions first through the host's `resolve`. `work` is
-   * the kind of work for the model policy: "code" for the code actions on a selection.
+   * Like submit, resolving the prompt's @mentions first through the host's `resolve` (a queued
+   * prompt's when it is sent). `work` is the kind of work for the model policy: "code" for the
+   * code actions on a selection.
    */
   async submitWithMentions(
     prompt: string,
     resolve: MentionResolver,
     work: WorkKind = 'chat',
-  ): Promise<SetupProblem | undefined> {
-    return this.send({ prompt, work, resolver: resolve });
+  ): Promise<SubmitProblem | undefined> {
+    return this.queue.send({ text: prompt, resolve, work });
   }
 
-  private async send(attempt: PromptAttempt): Promise<SetupProblem | undefined> {
-    // A prompt typed while the agent works interrupts it and redirects it (SPEC 1.1, 2.6).
-    if (this.redirect(attempt)) return undefined;
+  /**
+   * "Send now": interrupts the running agent and redirects it with `prompt` (SPEC 1.1, 2.6) —
+   * the partial answer stays, the prompt is the next user message. Without a run, a prompt.
+   */
+  async sendNow(prompt: string, resolve?: MentionResolver): Promise<SubmitProblem | undefined> {
+    return this.queue.sendNow(prompt, resolve);
+  }
+
+  /** Whether a run is going or being set up: a prompt sent now would be queued. */
+  get isBusy(): boolean {
+    return this.queue.isBusy;
+  }
+
+  /** Starts a run of the request (the queue calls this when the agent is free). */
+  private async startRun(request: PromptRequest): Promise<SetupProblem | undefined> {
+    const attempt: PromptAttempt = {
+      prompt: request.text,
+      work: request.work,
+      ...(request.resolve ? { resolver: request.resolve } : {}),
+      ...(request.context ? { context: request.context } : {}),
+      ...(request.retryOf !== undefined ? { retryOf: request.retryOf } : {}),
+    };
     // Remembered before the setup check, so "Set API Key" can send it once the key is there.
-    this.retries.attempting(attempt);
+    this.retries.attempting(attempt, !request.queued);
     const context = attempt.resolver ? await resolveMentions(attempt.prompt, attempt.resolver) : attempt.context;
-    if (this.redirect(attempt)) return undefined;
     const { work } = attempt;
     // A new conversation reads the policy file again first: its model routes decide the models.
     if (!this.conversation) await this.deps.prepare?.();
@@ -176,42 +209,42 @@ export class ConversationSession {
     this.retries.started(attempt);
     const options = attempt.retryOf !== undefined ? { retryOf: attempt.retryOf } : {};
     const run = this.conversation!.submit(attempt.prompt, context, options);
-    this.track(run.finally(() => this.retries.ended(attempt)));
+    this.track(this.queue.runStarted(run.finally(() => this.retries.ended(attempt))));
     return undefined;
   }
 
-  /** While the agent works, the attempt's prompt interrupts the run and redirects it: true when it did. */
-  private redirect(attempt: PromptAttempt): boolean {
-    if (!this.isRunning || !this.conversation) return false;
-    this.retries.redirected(attempt);
-    this.track(this.conversation.interrupt(attempt.prompt));
-    return true;
+  /** "Send now" while a run goes: its words redirect the run, and a failure from now on is of them. */
+  private redirect(text: string): void {
+    if (!this.conversation) return;
+    this.retries.redirected({ prompt: text, work: 'chat' });
+    this.track(this.conversation.interrupt(text));
   }
 
   /**
    * Sends the prompt waiting for a fixed setup (refused for a missing key, or failed on its
    * credentials) once the user has fixed it; nothing when no prompt waits.
    */
-  async retry(): Promise<SetupProblem | undefined> {
+  async retry(): Promise<SubmitProblem | undefined> {
     const attempt = this.retries.waitingForFix();
-    return attempt ? this.send(attempt) : undefined;
+    return attempt ? this.queue.send(requestOf(attempt)) : undefined;
   }
 
   /**
    * The Retry of the error `target`: sends that run's prompt again, once, if it is the
    * conversation's last run; otherwise refuses, saying why.
    */
-  async retryRun(target: RetryTarget): Promise<SetupProblem | RetryRefusal | undefined> {
+  async retryRun(target: RetryTarget): Promise<SubmitProblem | RetryRefusal | undefined> {
     const attempt = this.retries.take(target, {
-      running: this.isRunning,
+      running: this.isBusy,
       conversationId: this.currentId,
       events: this.events,
     });
-    return 'reason' in attempt ? attempt : this.send(attempt);
+    return 'reason' in attempt ? attempt : this.queue.send(requestOf(attempt));
   }
 
+  /** Stops the run; the queue is held until the user resumes it (or sends one of its messages). */
   stop(): void {
-    this.conversation?.stop();
+    this.queue.stop();
   }
 
   /** Starts over: the next prompt opens a new conversation with the settings of that moment. */
@@ -230,6 +263,8 @@ export class ConversationSession {
     this.unsubscribe = undefined;
     this.events = [];
     this.retries.clear();
+    // The queued messages were follow-ups to the conversation that is gone.
+    this.queue.reset();
     for (const listener of this.resetListeners) listener();
   }
 
@@ -260,6 +295,7 @@ export class ConversationSession {
     this.unsubscribe = conversation.subscribe((event) => {
       this.events.push(event);
       this.retries.observe(event);
+      this.queue.observe(event);
       recorder?.record(event);
       for (const listener of this.eventListeners) listener(event);
       this.parts?.observe(event);
@@ -268,11 +304,14 @@ export class ConversationSession {
 
   /**
    * Reopens a saved conversation: surfaces show it as it was (after a reset), and the next
-   * prompt continues it with its history. False when it is not in the store.
+   * prompt continues it with its history. False when it is not in the store (or, with
+   * `ifUntouched`, when the session already shows something).
    */
-  async open(id: string): Promise<boolean> {
+  async open(id: string, options: { ifUntouched?: boolean } = {}): Promise<boolean> {
     const loaded = await this.library.load(id);
     if (!loaded) return false;
+    // Reopening a window's last chat must not replace one the user started meanwhile.
+    if (options.ifUntouched && (this.currentId !== undefined || this.isBusy || this.events.length > 0)) return false;
     this.reset();
     this.reopened = loaded;
     this.events = [...loaded.restored.events];
@@ -301,6 +340,8 @@ export class ConversationSession {
   async compact(focus?: string): Promise<boolean> {
     if (!this.conversation) return false;
     await this.conversation.compact(focus);
+    // Messages queued while it compacted go out now.
+    this.queue.freed();
     return true;
   }
 
@@ -371,4 +412,15 @@ export class ConversationSession {
       return undefined;
     }
   }
+}
+
+/** A prompt to send again, as the queue takes it. */
+function requestOf(attempt: PromptAttempt): PromptRequest {
+  return {
+    text: attempt.prompt,
+    work: attempt.work,
+    ...(attempt.resolver ? { resolve: attempt.resolver } : {}),
+    ...(attempt.context ? { context: attempt.context } : {}),
+    ...(attempt.retryOf !== undefined ? { retryOf: attempt.retryOf } : {}),
+  };
 }

@@ -45,9 +45,12 @@ export class PromptRetries {
   /** The error whose Retry was taken last: a second click on it is told so. */
   private taken: RetryTarget | undefined;
 
-  /** A prompt is about to be sent: until it runs, it waits for the setup; older failures are out of date. */
-  attempting(attempt: PromptAttempt): void {
-    this.waiting = attempt;
+  /**
+   * A prompt is about to be sent: until it runs, it waits for the setup (unless `waitsForFix` is
+   * false: a queued message goes back to the queue instead); older failures are out of date.
+   */
+  attempting(attempt: PromptAttempt, waitsForFix = true): void {
+    this.waiting = waitsForFix ? attempt : undefined;
     this.failed = undefined;
   }
 
