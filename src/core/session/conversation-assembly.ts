@@ -14,6 +14,7 @@ import type { AnyTool } from '../tools/tool';
 import { ConversationParts, type ConversationPartsDeps } from './conversation-parts';
 import type { RoutedModels } from './model-routing';
 import type { RestoredConversation } from './restore';
+import { lastTurn } from '../agent/turn-checkpoints';
 
 export interface AssemblyDeps extends ConversationPartsDeps {
   /** Limits for new conversations (unset values keep the defaults). */
@@ -50,7 +51,13 @@ export function assembleConversation(
   attach: (conversation: Conversation, parts: ConversationParts) => void,
 ): void {
   const { routed, system, reopened } = input;
-  const parts = new ConversationParts(deps, input.planModeOn, input.connected, input.teamsOn);
+  const parts = new ConversationParts(
+    deps,
+    input.planModeOn,
+    input.connected,
+    input.teamsOn,
+    reopened ? lastTurn(reopened.restored.events) : 0,
+  );
   const shared = {
     compactionModel: routed.compaction,
     finalSummaryModel: routed.finalSummary,
