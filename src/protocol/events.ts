@@ -5,3 +5,4 @@
 export type { AgentEvent, AgentEventType, ApprovalDecisionSource } from '../core/events/events';
 export { addUsage, type TokenUsage } from '../core/events/usage';
 export { modelLabel } from '../core/llm/provider-presets';
+export { isReviewEvent, ReviewState, type FileReview } from '../core/review/review-state';

@@ -11,6 +11,7 @@ import type { TextMetrics } from '../shared/list-layout';
 import { StreamingMarkdown } from '../shared/streaming-markdown';
 import { WindowedList } from '../shared/windowed-list';
 import { fixesFor } from './error-fixes';
+import { ReviewStatus } from './review-status';
 import {
   actionButtons,
   estimateTurnHeight,
@@ -42,6 +43,8 @@ export class ChatView {
   private waiting: { timer: ReturnType<typeof setInterval> } | undefined;
   /** turn number → index of its "files changed" block. */
   private readonly turnFiles = new Map<number, number>();
+  /** Where the review of each turn's edits stands (shown in its files block). */
+  private readonly review = new ReviewStatus();
   private metrics: TextMetrics | undefined;
 
   constructor(
@@ -69,6 +72,7 @@ export class ChatView {
   reset(): void {
     this.turns.length = 0;
     this.turnFiles.clear();
+    this.review.reset();
     this.changed.clear();
     this.live = undefined;
     this.list.reset();
@@ -107,6 +111,7 @@ export class ChatView {
   }
 
   private applyOne(event: AgentEvent): void {
+    for (const turn of this.review.apply(event)) this.showReview(turn);
     switch (event.type) {
       case 'user_message':
         this.clearNotice();
@@ -202,6 +207,13 @@ export class ChatView {
         }
         break;
       }
+      case 'review_note':
+        this.finishCurrent();
+        this.add({
+          kind: 'status',
+          text: `The agent was told what you undid (${event.hunks.length} change${event.hunks.length === 1 ? '' : 's'}).`,
+        });
+        break;
       case 'interrupted':
         this.finishCurrent();
         this.add({ kind: 'status', text: event.reason });
@@ -229,9 +241,25 @@ export class ChatView {
     } else {
       this.turnFiles.set(
         event.turn,
-        this.add({ kind: 'files', turn: event.turn, files: event.files, revertable: true, notes: [] }),
+        this.add({
+          kind: 'files',
+          turn: event.turn,
+          files: event.files,
+          revertable: true,
+          notes: [],
+          review: this.review.files(event.turn),
+        }),
       );
     }
+  }
+
+  /** A turn's files block shows where the review of its edits stands now. */
+  private showReview(turn: number): void {
+    const index = this.turnFiles.get(turn);
+    const block = index === undefined ? undefined : this.turns[index];
+    if (block?.kind !== 'files') return;
+    block.review = this.review.files(turn);
+    this.touch(index!);
   }
 
   /** Appends a turn; returns its index. */

@@ -43,6 +43,7 @@ const view = new ChatView(
       postToHost({ type: 'action_invoke', action, ...(choice !== undefined ? { choice } : {}) }),
     onRevertTurn: (turn) => postToHost({ type: 'turn_revert', turn }),
     onOpenDiff: (turn, path) => postToHost({ type: 'turn_diff_open', turn, path }),
+    onReview: (action, turn, path) => postToHost({ type: 'edits_review', action, turn, ...(path ? { path } : {}) }),
   },
   (running) => {
     stopButton.hidden = !running;
