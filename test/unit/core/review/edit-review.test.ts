@@ -7,44 +7,12 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { AgentEvent, AgentEventBody } from '../../../../src/core/events/events';
-import type { Inbox } from '../../../../src/core/events/inbox';
-import { EditReview, type ReviewSession } from '../../../../src/core/review/edit-review';
-import { reviewTurn, type TurnEdit } from '../../../../src/core/review/turn-review';
+import type { AgentEvent } from '../../../../src/core/events/events';
+import { EditReview } from '../../../../src/core/review/edit-review';
+import type { TurnEdit } from '../../../../src/core/review/turn-review';
 import { reviewedFilesOf } from '../../../../src/core/review/workspace-reviewed-files';
 import { NodeWorkspace } from '../../../../src/node/node-workspace';
-
-/** The conversation as the review sees it: events, a run that may be going, inboxes. */
-class ConversationEvents implements ReviewSession {
-  history: AgentEvent[] = [];
-  isRunning = false;
-  inboxes: Inbox[] = [];
-  private readonly listeners = new Set<(event: AgentEvent) => void>();
-
-  constructor(history: AgentEvent[] = []) {
-    this.history = [...history];
-  }
-
-  emit(body: AgentEventBody): void {
-    const event = { ...body, conversationId: 'c', agentId: 'lead', seq: this.history.length, time: 0 } as AgentEvent;
-    this.history.push(event);
-    for (const listener of this.listeners) listener(event);
-  }
-  report(body: Extract<AgentEventBody, { type: 'review_decision' | 'review_note' }>): boolean {
-    this.emit(body);
-    return true;
-  }
-  onEvent(listener: (event: AgentEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-  onReset(): () => void {
-    return () => undefined;
-  }
-  addInbox(inbox: Inbox): void {
-    this.inboxes.push(inbox);
-  }
-}
+import { ReviewEvents } from '../../../fixtures/review-events';
 
 const ORIGINAL =
   'function add(a, b) {\n  return a + b;\n}\n\nfunction sub(a, b) {\n  return a - b;\n}\n\nmodule.exports = { add, sub };\n';
@@ -61,11 +29,10 @@ function workspace(): { root: string; file: (relative: string) => string } {
 
 /** A review over `root` of turns already made: each turn's files as the agent left them. */
 function reviewOf(root: string, turns: TurnEdit[][], history: AgentEvent[] = []) {
-  const session = new ConversationEvents(history);
-  turns.forEach((edits, index) => session.emit({ type: 'review_hunks', turn: index + 1, files: reviewTurn(edits) }));
+  const session = new ReviewEvents(history);
+  turns.forEach((edits, index) => session.turn(index + 1, edits));
   const review = new EditReview({ session, files: reviewedFilesOf(new NodeWorkspace(root)), root: () => root });
-  const drain = async () => (await Promise.all(session.inboxes.map((inbox) => inbox()))).flat();
-  return { session, review, drain };
+  return { session, review, drain: () => session.drain() };
 }
 
 describe('edit review (keep / undo hunk by hunk)', () => {
@@ -263,12 +230,8 @@ describe('edit review (keep / undo hunk by hunk)', () => {
     // The user types between the read and the write: the write is refused, the typing kept.
     fs.writeFileSync(file('race.js'), EDITED);
     const files = reviewedFilesOf(new NodeWorkspace(root));
-    const session = new ConversationEvents();
-    session.emit({
-      type: 'review_hunks',
-      turn: 1,
-      files: reviewTurn([{ path: 'race.js', before: ORIGINAL, after: EDITED }]),
-    });
+    const session = new ReviewEvents();
+    session.turn(1, [{ path: 'race.js', before: ORIGINAL, after: EDITED }]);
     const racing = new EditReview({
       session,
       root: () => root,
