@@ -300,7 +300,8 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
       preset: vscode.workspace.getConfiguration('openagent').get<string>('preset', 'coding'),
     }),
     openTurnDiff: async (turn, file) => {
-      const before = session.turnFileBefore(turn, file);
+      // The turn's checkpoint, else (after a reload) the file rebuilt from the turn's hunks.
+      const before = session.turnFileBefore(turn, file) ?? (await review.beforeText(turn, file));
       if (before) await approvalDetails.showSinceTurn(before.absolute, before.text);
       else void vscode.window.showInformationMessage(`OpenAgent no longer has the earlier version of ${file}.`);
     },

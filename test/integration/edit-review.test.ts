@@ -126,12 +126,12 @@ describe('edit review through VS Code', () => {
         '0:OpenAgent: 2 changes to review',
         '0:Keep All',
         '0:Undo All',
+        '1:Change 1 of 2 (turn 1, +1 −1)',
         '1:$(check) Keep',
         '1:$(discard) Undo',
-        '1:turn 1: +1 −1',
+        '7:Change 2 of 2 (turn 1, +1 −1)',
         '7:$(check) Keep',
         '7:$(discard) Undo',
-        '7:turn 1: +1 −1',
       ]);
       await review.keep({ turn: 1, path: relative, hunks: [0] });
       await waitFor(async () => !(await lenses()).includes('1:$(check) Keep'), 'the kept hunk’s lenses to go');

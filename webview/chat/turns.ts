@@ -104,7 +104,7 @@ export function renderTurn(turn: Turn, actions: TurnActions): HTMLElement {
         const review = turn.review.find((status) => status.path === file.path);
         if (turn.revertable)
           item.append(link('Open Diff', 'open-diff', () => actions.onOpenDiff(turn.turn, file.path)));
-        if (review) item.append(...reviewLinks(turn.turn, review, actions));
+        if (review) item.append(reviewLinks(turn.turn, review, actions));
         list.append(item);
       }
       element.append(title, list);
@@ -149,18 +149,21 @@ function link(text: string, className: string, onClick: () => void): HTMLElement
   return anchor;
 }
 
-/** A file's review: where it stands, "Review" (opens it at its hunks), and Keep / Undo while hunks wait. */
-function reviewLinks(turn: number, review: FileReviewStatus, actions: TurnActions): HTMLElement[] {
+/** A file's review, on a line under it: where it stands, and Review (opens it at its hunks) / Keep / Undo while hunks wait. */
+function reviewLinks(turn: number, review: FileReviewStatus, actions: TurnActions): HTMLElement {
+  const row = document.createElement('div');
+  row.className = 'file-review';
   const state = document.createElement('span');
   state.className = 'review-state';
   state.textContent = reviewText(review);
-  if (review.pending === 0) return [state];
-  return [
-    link('Review', 'open-diff review-open', () => actions.onReview('open', turn, review.path)),
-    link('Keep', 'open-diff review-keep', () => actions.onReview('keep', turn, review.path)),
-    link('Undo', 'open-diff review-undo', () => actions.onReview('undo', turn, review.path)),
-    state,
-  ];
+  if (review.pending > 0)
+    row.append(
+      link('Review', 'open-diff review-open', () => actions.onReview('open', turn, review.path)),
+      link('Keep', 'open-diff review-keep', () => actions.onReview('keep', turn, review.path)),
+      link('Undo', 'open-diff review-undo', () => actions.onReview('undo', turn, review.path)),
+    );
+  row.append(state);
+  return row;
 }
 
 function revertedNote(text: string): HTMLElement {
@@ -188,7 +191,7 @@ export function estimateTurnHeight(turn: Turn, widthPx: number, metrics: TextMet
       return estimateTextHeight(turn.text, widthPx - 11, metrics, buttonRow);
     case 'files':
       return (
-        (turn.files.length + 1 + turn.notes.length) * metrics.lineHeight +
+        (turn.files.length + turn.review.length + 1 + turn.notes.length) * metrics.lineHeight +
         24 +
         (turn.revertable || turn.review.some((status) => status.pending > 0) ? buttonRow : 0)
       );

@@ -122,6 +122,33 @@ export class EditReview {
     return this.untold().some((item) => item.file.path === relativePath);
   }
 
+  /**
+   * The file with `turn`'s changes taken out, rebuilt from its hunks over the file now — for
+   * "Open Diff" once the turn's checkpoint is gone (after a reload). Null for a file the turn
+   * created; undefined when one of its hunks is no longer as the agent left it.
+   */
+  async beforeText(turn: number, relativePath: string): Promise<{ absolute: string; text: string | null } | undefined> {
+    const file = this.state.file(turn, relativePath);
+    const absolute = this.absolute(relativePath);
+    if (!file || file.closed || file.unreviewable || !absolute) return undefined;
+    if (file.change === 'created') return { absolute, text: null };
+    const text = await this.deps.files.read(absolute);
+    if (text === undefined) return undefined;
+    // Undone hunks are already back as they were.
+    const items = file.hunks.filter((hunk) => hunk.state !== 'undone').map((hunk) => ({ file, hunk }));
+    const placed = placeHunks(
+      splitLines(text),
+      items.map((item) => this.request(item, 'added')),
+    );
+    if (placed.some((at) => at === undefined)) return undefined;
+    const replacements = items.map((item, index) => ({
+      at: placed[index]!,
+      count: item.hunk.added.length,
+      lines: item.hunk.removed,
+    }));
+    return { absolute, text: replaceLines(text, replacements) };
+  }
+
   keep(target: ReviewTarget): Promise<ReviewOutcome> {
     return this.serially(async () => {
       const selected = this.select(target);

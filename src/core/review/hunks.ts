@@ -97,12 +97,15 @@ function overlaps(a: { start: number; end: number }, b: { start: number; end: nu
 function matches(lines: readonly string[], hunk: Hunk, side: HunkSide, expected: number): number[] {
   const body = hunk[side];
   const window = [...hunk.above, ...body, ...hunk.below];
+  // With a full context's worth of unchanged lines around it, a hunk is told apart by them even
+  // after lines were added at the top or end of the file; with less, the file's ends pin it.
+  const pinned = hunk.above.length + hunk.below.length < CONTEXT_LINES;
   const fits = (at: number): boolean => {
     const start = at - hunk.above.length;
     const end = at + body.length + hunk.below.length;
     if (start < 0 || end > lines.length) return false;
-    if (hunk.atStart && start !== 0) return false;
-    if (hunk.atEnd && end !== lines.length) return false;
+    if (pinned && hunk.atStart && start !== 0) return false;
+    if (pinned && hunk.atEnd && end !== lines.length) return false;
     for (let index = 0; index < window.length; index++) if (lines[start + index] !== window[index]) return false;
     return true;
   };

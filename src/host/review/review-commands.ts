@@ -137,7 +137,7 @@ function tell(action: 'keep' | 'undo', outcome: ReviewOutcome): void {
     void vscode.window.showInformationMessage('OpenAgent has no edits left to review there.');
   else if (action === 'undo' && outcome.undone > 0)
     vscode.window.setStatusBarMessage(
-      `OpenAgent: undid ${outcome.undone === 1 ? '1 change' : `${outcome.undone} changes`} (Ctrl+Z in the file takes it back); the agent is told with your next message.`,
+      `OpenAgent: undid ${outcome.undone === 1 ? '1 change' : `${outcome.undone} changes`} (Ctrl+Z in the file takes it back)`,
       8_000,
     );
 }

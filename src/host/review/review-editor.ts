@@ -110,20 +110,20 @@ export class ReviewEditor extends Disposable implements vscode.CodeLensProvider 
         arguments: [{ path: relative }],
       }),
     ];
-    for (const place of found) {
+    found.forEach((place, position) => {
       const line = Math.min(place.line!, document.lineCount - 1);
       const range = new vscode.Range(line, 0, line, 0);
       const target = { turn: place.turn, path: relative, hunks: [place.hunk.index] };
       lenses.push(
+        new vscode.CodeLens(range, { title: describe(place, position, found.length), command: '' }),
         new vscode.CodeLens(range, { title: '$(check) Keep', command: REVIEW_COMMANDS.keepHunk, arguments: [target] }),
         new vscode.CodeLens(range, {
           title: '$(discard) Undo',
           command: REVIEW_COMMANDS.undoHunk,
           arguments: [target],
         }),
-        new vscode.CodeLens(range, { title: describe(place), command: '' }),
       );
-    }
+    });
     return lenses;
   }
 
@@ -163,9 +163,11 @@ export class ReviewEditor extends Disposable implements vscode.CodeLensProvider 
   }
 }
 
-function describe(place: HunkPlace): string {
+/** "Change 1 of 2 (turn 3, +2 −1)". */
+function describe(place: HunkPlace, position: number, count: number): string {
   const { removed, added } = place.hunk;
-  return `turn ${place.turn}: ${added.length ? `+${added.length}` : ''}${added.length && removed.length ? ' ' : ''}${removed.length ? `−${removed.length}` : ''}`;
+  const lines = [added.length ? `+${added.length}` : '', removed.length ? `−${removed.length}` : ''].filter(Boolean);
+  return `Change ${position + 1} of ${count} (turn ${place.turn}, ${lines.join(' ')})`;
 }
 
 /** The lines the hunk replaced, as a hover (none when it only added lines). */

@@ -258,6 +258,28 @@ describe('edit review (keep / undo hunk by hunk)', () => {
     assert.equal(fs.readFileSync(outside, 'utf8'), EDITED);
   });
 
+  it('rebuilds the file as the turn found it from its hunks (Open Diff once the checkpoint is gone)', async () => {
+    const { root, file } = workspace();
+    fs.writeFileSync(file('math.js'), `// the user's header\n${EDITED}`);
+    fs.writeFileSync(file('new.js'), 'x\n');
+    const { review } = reviewOf(root, [
+      [
+        { path: 'math.js', before: ORIGINAL, after: EDITED },
+        { path: 'new.js', before: null, after: 'x\n' },
+      ],
+    ]);
+    await review.undo({ turn: 1, path: 'math.js', hunks: [1] });
+    await review.keep({ turn: 1, path: 'math.js', hunks: [0] });
+    assert.deepEqual(await review.beforeText(1, 'math.js'), {
+      absolute: file('math.js'),
+      text: `// the user's header\n${ORIGINAL}`,
+    });
+    assert.deepEqual(await review.beforeText(1, 'new.js'), { absolute: file('new.js'), text: null });
+    fs.writeFileSync(file('math.js'), ORIGINAL.replace('a + b', 'a + b + 1'));
+    assert.equal(await review.beforeText(1, 'math.js'), undefined, 'not when a hunk changed since');
+    assert.equal(await review.beforeText(2, 'math.js'), undefined);
+  });
+
   it('comes back as it was from the conversation’s events (a reload), decisions and what was told included', async () => {
     const { root, file } = workspace();
     fs.writeFileSync(file('math.js'), EDITED);

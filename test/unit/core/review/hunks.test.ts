@@ -56,9 +56,15 @@ describe('hunks of an edit', () => {
         lines,
         [first!, second!, third!].map((hunk) => ({ hunk, side: 'added' as const, expected: hunk.afterLine })),
       ),
-      // The first hunk was anchored to the top of the file, which moved.
-      [undefined, 9, 11],
+      [3, 9, 11],
     );
+    // A hunk with little context around it is pinned to the file's end: not found once lines follow it.
+    const [thin] = computeHunks('a', 'a\nb');
+    assert.deepEqual([thin!.above, thin!.below, thin!.atEnd], [['a'], [], true]);
+    for (const text of ['a\nb\nc', 'h\na\nb']) {
+      assert.deepEqual(placeHunks(splitLines(text), [{ hunk: thin!, side: 'added', expected: 1 }]), [undefined], text);
+    }
+    assert.deepEqual(placeHunks(['a', 'b'], [{ hunk: thin!, side: 'added', expected: 1 }]), [1]);
     const userEdited = AFTER.replace('eleven', 'eleven (the user’s)');
     assert.deepEqual(
       placeHunks(splitLines(userEdited), [{ hunk: third!, side: 'added', expected: third!.afterLine }]),
