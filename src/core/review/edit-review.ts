@@ -153,14 +153,7 @@ export class EditReview {
     return this.serially(async () => {
       const selected = this.select(target);
       if (selected.length === 0) return outcome('nothing');
-      for (const [file, hunks] of byFile(selected))
-        this.deps.session.report({
-          type: 'review_decision',
-          turn: file.turn,
-          path: file.path,
-          hunks: hunks.map((hunk) => hunk.index),
-          decision: 'kept',
-        });
+      this.decide(selected, 'kept');
       return { ...outcome('done'), kept: selected.length };
     });
   }
@@ -289,13 +282,18 @@ export class EditReview {
       const [agents] = placeHunks(lines, [{ hunk: item.hunk, side: 'added', expected }]);
       return agents !== undefined;
     });
-    for (const [file, hunks] of byFile(back))
+    this.decide(back, 'reopened');
+  }
+
+  /** Records a decision on hunks, one event per file. */
+  private decide(items: readonly Item[], decision: 'kept' | 'reopened'): void {
+    for (const [file, hunks] of byFile(items))
       this.deps.session.report({
         type: 'review_decision',
         turn: file.turn,
         path: file.path,
         hunks: hunks.map((hunk) => hunk.index),
-        decision: 'reopened',
+        decision,
       });
   }
 
