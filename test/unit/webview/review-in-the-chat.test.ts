@@ -8,6 +8,7 @@ import type { AgentEvent, AgentEventBody } from '../../../src/core/events/events
 import { reviewTurn } from '../../../src/core/review/turn-review';
 import { parseWebviewMessage } from '../../../src/protocol/messages';
 import { reviewText, ReviewStatus } from '../../../webview/chat/review-status';
+import { describeEvent } from '../../../webview/panel/event-inspector';
 import { fakeChatHost } from '../../fixtures/fake-chat-host';
 
 function stamp(body: AgentEventBody, seq: number): AgentEvent {
@@ -88,5 +89,24 @@ describe('the edit review in the chat', () => {
     );
     assert.deepEqual(status.files(1), []);
     assert.deepEqual(status.apply(stamp({ type: 'text_delta', text: 'hi' }, seq)), []);
+  });
+
+  it('shows in the developer panel’s event inspector as one line each', () => {
+    const files = reviewTurn([
+      { path: 'a.js', before: 'one\n', after: 'two\n' },
+      { path: 'big.log', before: { tooLarge: 60 * 1_048_576 }, after: 'y' },
+    ]);
+    assert.equal(
+      describeEvent(stamp({ type: 'review_hunks', turn: 2, files }, 0)),
+      'turn 2: a.js (1 hunk), big.log (not reviewable: it was 60 MB, too large to keep a copy of)',
+    );
+    assert.equal(
+      describeEvent(stamp({ type: 'review_decision', turn: 2, path: 'a.js', hunks: [0, 2], decision: 'undone' }, 1)),
+      'turn 2 a.js: undone hunk 1, 3',
+    );
+    assert.equal(
+      describeEvent(stamp({ type: 'review_note', text: 'x', hunks: [{ turn: 2, path: 'a.js', hunk: 0 }] }, 2)),
+      'told the model of 1 undone hunk',
+    );
   });
 });
