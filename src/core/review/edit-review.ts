@@ -104,6 +104,8 @@ export class EditReview {
   /** Where each pending hunk of `relativePath` is in `text` (the file as the editor shows it). */
   place(relativePath: string, text: string): HunkPlace[] {
     const items = this.pendingOf(relativePath);
+    // Every visible editor asks at every pause in typing: nothing to split for most of them.
+    if (items.length === 0) return [];
     const lines = splitLines(text);
     const placed = placeHunks(
       lines,

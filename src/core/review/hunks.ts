@@ -57,32 +57,43 @@ export interface PlacementRequest {
   expected: number;
 }
 
-/** How many matches per hunk are weighed against the others'. */
+/** How many matches of one hunk are tried when nearer hunks took the first ones. */
 const MAX_CANDIDATES = 8;
 
 /**
  * Where each requested hunk is now (the 0-based line its `side` starts at), or undefined where
  * it is not found as left. Hunks are placed together: when two could claim the same lines, the
- * one whose match is nearer where it was expected gets them, and the other is not found.
+ * one whose match is nearer where it was expected gets them, and the other tries its next match.
+ * Matches are looked for lazily, outwards from where each hunk is expected: a file whose hunks
+ * are where they were costs one comparison of each hunk's lines.
  */
 export function placeHunks(lines: readonly string[], requests: readonly PlacementRequest[]): Array<number | undefined> {
-  const candidates: Array<{ request: number; at: number; distance: number }> = [];
-  requests.forEach((request, index) => {
-    for (const at of matches(lines, request.hunk, request.side, request.expected))
-      candidates.push({ request: index, at, distance: Math.abs(at - request.expected) });
+  const searches = requests.map((request) => {
+    const found = matches(lines, request.hunk, request.side, request.expected);
+    return { request, found, next: found.next(), tried: 1 };
   });
-  candidates.sort((a, b) => a.distance - b.distance || a.request - b.request);
   const placed: Array<number | undefined> = requests.map(() => undefined);
   const taken: Array<{ start: number; end: number }> = [];
-  for (const candidate of candidates) {
-    if (placed[candidate.request] !== undefined) continue;
-    const request = requests[candidate.request]!;
-    const span = { start: candidate.at, end: candidate.at + request.hunk[request.side].length };
-    if (taken.some((other) => overlaps(span, other))) continue;
-    placed[candidate.request] = candidate.at;
+  const distance = (index: number) => Math.abs(searches[index]!.next.value! - requests[index]!.expected);
+  for (;;) {
+    // The nearest match still open, of any hunk (ties: the earlier hunk).
+    let best: number | undefined;
+    for (let index = 0; index < searches.length; index++) {
+      if (placed[index] !== undefined || searches[index]!.next.done) continue;
+      if (best === undefined || distance(index) < distance(best)) best = index;
+    }
+    if (best === undefined) return placed;
+    const search = searches[best]!;
+    const at = search.next.value!;
+    const span = { start: at, end: at + search.request.hunk[search.request.side].length };
+    if (taken.some((other) => overlaps(span, other))) {
+      search.tried++;
+      search.next = search.tried <= MAX_CANDIDATES ? search.found.next() : { done: true, value: undefined };
+      continue;
+    }
+    placed[best] = at;
     taken.push(span);
   }
-  return placed;
 }
 
 /** Two hunks' lines overlap (a hunk of no lines is a point between two lines). */
@@ -94,7 +105,7 @@ function overlaps(a: { start: number; end: number }, b: { start: number; end: nu
 }
 
 /** Lines where the hunk's `side`, with the unchanged lines around it, starts: the nearest to `expected` first. */
-function matches(lines: readonly string[], hunk: Hunk, side: HunkSide, expected: number): number[] {
+function* matches(lines: readonly string[], hunk: Hunk, side: HunkSide, expected: number): Generator<number, void> {
   const body = hunk[side];
   const window = [...hunk.above, ...body, ...hunk.below];
   // With a full context's worth of unchanged lines around it, a hunk is told apart by them even
@@ -109,17 +120,14 @@ function matches(lines: readonly string[], hunk: Hunk, side: HunkSide, expected:
     for (let index = 0; index < window.length; index++) if (lines[start + index] !== window[index]) return false;
     return true;
   };
-  const found: number[] = [];
-  // Outwards from where it is expected: the nearest matches are found first.
   const last = lines.length - body.length;
-  for (let distance = 0; found.length < MAX_CANDIDATES; distance++) {
+  for (let distance = 0; ; distance++) {
     const below = expected + distance;
     const above = expected - distance;
-    if (below > last && above < 0) break;
-    if (below >= 0 && below <= last && fits(below)) found.push(below);
-    if (distance > 0 && above >= 0 && above <= last && fits(above)) found.push(above);
+    if (below > last && above < 0) return;
+    if (below >= 0 && below <= last && fits(below)) yield below;
+    if (distance > 0 && above >= 0 && above <= last && fits(above)) yield above;
   }
-  return found;
 }
 
 /** One replacement of lines: `count` lines from `at` become `lines`. */

@@ -93,6 +93,24 @@ describe('hunks of an edit', () => {
     assert.deepEqual(placeHunks(splitLines(oneLeft), requests), [5, undefined]);
   });
 
+  it('place hundreds of hunks of a long file after the user added a line on top, and undo them all', () => {
+    const before = Array.from({ length: 5_000 }, (_, index) => `line ${index}`);
+    const after = before.map((line, index) => (index % 10 === 5 ? `${line} (edited)` : line));
+    const hunks = computeHunks(before.join('\n'), after.join('\n'));
+    assert.equal(hunks.length, 500);
+    const shifted = `// the user's line\n${after.join('\n')}`;
+    const placed = placeHunks(
+      splitLines(shifted),
+      hunks.map((hunk) => ({ hunk, side: 'added' as const, expected: hunk.afterLine })),
+    );
+    assert.deepEqual(
+      placed,
+      hunks.map((hunk) => hunk.afterLine + 1),
+    );
+    const replacements = hunks.map((hunk, index) => ({ at: placed[index]!, count: 1, lines: hunk.removed }));
+    assert.equal(replaceLines(shifted, replacements), `// the user's line\n${before.join('\n')}`);
+  });
+
   it('treat a created file as one hunk of all its lines, anchored to both ends', () => {
     const [created, ...rest] = computeHunks(null, 'export {};\n');
     assert.deepEqual(rest, []);
