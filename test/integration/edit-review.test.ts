@@ -54,7 +54,12 @@ describe('edit review through VS Code', () => {
     await files().update('autoSave', 'off', vscode.ConfigurationTarget.Global);
   });
   after(() => files().update('autoSave', autoSave, vscode.ConfigurationTarget.Global));
-  afterEach(() => vscode.commands.executeCommand('workbench.action.closeAllEditors'));
+  afterEach(async () => {
+    // Nothing left unsaved: closing a dirty editor would ask (a modal the next tests would wait behind).
+    for (const document of vscode.workspace.textDocuments)
+      if (document.isDirty && document.uri.fsPath.startsWith(folder)) await document.save();
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
 
   it('undoes a hunk as one WorkspaceEdit that Ctrl+Z takes back, and then does not tell the model', async () => {
     const { absolute, relative, session, review } = reviewed(AFTER, BEFORE);
