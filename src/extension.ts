@@ -75,6 +75,10 @@ import { Hooks } from './core/agent/hooks';
 import { ExtensionTools } from './core/tools/extension-tools';
 import { createExtensionApi, type OpenAgentExtensionApi } from './host/extension-api';
 import { TelemetryExport } from './host/telemetry-export';
+import { EditReview } from './core/review/edit-review';
+import { VscodeReviewedFiles } from './host/review/vscode-reviewed-files';
+import { ReviewEditor } from './host/review/review-editor';
+import { ReviewCommands } from './host/review/review-commands';
 
 /** What OpenAgent offers other extensions (SPEC 2.11), and what its own tests read. */
 export interface OpenAgentApi extends OpenAgentExtensionApi {
@@ -271,6 +275,12 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     newId: randomUUID,
   });
 
+  // The review of the agent's edits, hunk by hunk, in the editor (and from the chat and the palette).
+  const review = new EditReview({ session, files: new VscodeReviewedFiles(), root: workspaceRoot });
+  const reviewEditor = new ReviewEditor(review, workspaceRoot);
+  const reviewCommands = new ReviewCommands(review, reviewEditor, workspaceRoot);
+  context.subscriptions.push({ dispose: () => review.dispose() }, reviewEditor, ...reviewCommands.register());
+
   const resolveMention = createMentionResolver(currentWorkspace, terminalHistory);
   // Each window reopens its last chat when the chat view first shows (nothing is read before).
   const keeper = new ChatKeeper({
@@ -303,10 +313,12 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
       preset: vscode.workspace.getConfiguration('openagent').get<string>('preset', 'coding'),
     }),
     openTurnDiff: async (turn, file) => {
-      const before = session.turnFileBefore(turn, file);
+      // The turn's checkpoint, else (after a reload) the file rebuilt from the turn's hunks.
+      const before = session.turnFileBefore(turn, file) ?? (await review.beforeText(turn, file));
       if (before) await approvalDetails.showSinceTurn(before.absolute, before.text);
       else void vscode.window.showInformationMessage(`OpenAgent no longer has the earlier version of ${file}.`);
     },
+    reviewEdits: (action, turn, file) => reviewCommands.fromChat(action, turn, file),
     resolveMention,
     findLocalServers,
     useLocalServer,

@@ -24,3 +24,4 @@ export {
   type ToolOutcome,
   type ToolOutcomeState,
 } from '../core/events/tool-outcome';
+export { isReviewEvent, ReviewState, type FileReview } from '../core/review/review-state';

@@ -64,6 +64,13 @@ export const webviewToHostSchema = z.discriminatedUnion('type', [
     turn: z.number().int().positive().max(1_000_000),
     path: z.string().min(1).max(4_096),
   }),
+  /** The review of a turn's edits: open a file at its hunks, keep or undo a file's (or the turn's) hunks. */
+  z.strictObject({
+    type: z.literal('edits_review'),
+    action: z.enum(['open', 'keep', 'undo']),
+    turn: z.number().int().positive().max(1_000_000),
+    path: z.string().min(1).max(4_096).optional(),
+  }),
 ]);
 export type WebviewToHost = z.infer<typeof webviewToHostSchema>;
 

@@ -12,6 +12,7 @@ import { StreamingMarkdown } from '../shared/streaming-markdown';
 import { WindowedList } from '../shared/windowed-list';
 import { fixesFor } from './error-fixes';
 import { RunTracker } from './run-tracker';
+import { ReviewStatus } from './review-status';
 import {
   actionButtons,
   estimateTurnHeight,
@@ -46,6 +47,8 @@ export class ChatView {
   private waiting: { timer: ReturnType<typeof setInterval> } | undefined;
   /** turn number → index of its "files changed" block. */
   private readonly turnFiles = new Map<number, number>();
+  /** Where the review of each turn's edits stands (shown in its files block). */
+  private readonly review = new ReviewStatus();
   private metrics: TextMetrics | undefined;
   /** How runs ended: tool outcomes, cut-off answers, which Retry is still usable. */
   private readonly runs: RunTracker;
@@ -86,6 +89,7 @@ export class ChatView {
   reset(): void {
     this.turns.length = 0;
     this.turnFiles.clear();
+    this.review.reset();
     this.changed.clear();
     this.runs.reset();
     this.live = undefined;
@@ -125,6 +129,7 @@ export class ChatView {
   }
 
   private applyOne(event: AgentEvent): void {
+    for (const turn of this.review.apply(event)) this.showReview(turn);
     switch (event.type) {
       case 'user_message':
         this.clearNotice();
@@ -231,6 +236,13 @@ export class ChatView {
         }
         break;
       }
+      case 'review_note':
+        this.finishCurrent();
+        this.add({
+          kind: 'status',
+          text: `The agent was told what you undid (${event.hunks.length} change${event.hunks.length === 1 ? '' : 's'}).`,
+        });
+        break;
       case 'interrupted':
         this.finishCurrent();
         // The cut-off answer (or unfinished call) says why; with nothing to mark, a line does.
@@ -261,9 +273,25 @@ export class ChatView {
     } else {
       this.turnFiles.set(
         event.turn,
-        this.add({ kind: 'files', turn: event.turn, files: event.files, revertable: true, notes: [] }),
+        this.add({
+          kind: 'files',
+          turn: event.turn,
+          files: event.files,
+          revertable: true,
+          notes: [],
+          review: this.review.files(event.turn),
+        }),
       );
     }
+  }
+
+  /** A turn's files block shows where the review of its edits stands now. */
+  private showReview(turn: number): void {
+    const index = this.turnFiles.get(turn);
+    const block = index === undefined ? undefined : this.turns[index];
+    if (block?.kind !== 'files') return;
+    block.review = this.review.files(turn);
+    this.touch(index!);
   }
 
   /** Appends a turn; returns its index. */

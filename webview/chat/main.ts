@@ -61,6 +61,7 @@ const view = new ChatView(
     onRetry: (target) => postToHost({ type: 'prompt_retry', ...target }),
     onRevertTurn: (turn) => postToHost({ type: 'turn_revert', turn }),
     onOpenDiff: (turn, path) => postToHost({ type: 'turn_diff_open', turn, path }),
+    onReview: (action, turn, path) => postToHost({ type: 'edits_review', action, turn, ...(path ? { path } : {}) }),
   },
   (running) => {
     stopButton.hidden = !running;

@@ -8,6 +8,7 @@ import type { HostToWebview } from '../../src/protocol/messages';
 import { estimateTextHeight, type TextMetrics } from '../shared/list-layout';
 import { renderMarkdownFragment } from '../shared/render-markdown';
 import { renderCutMark, renderToolLine, retryButtonState, toolOutcomeText } from './turn-parts';
+import { reviewText, type FileReviewStatus } from './review-status';
 
 type Notice = Extract<HostToWebview, { type: 'chat_notice' }>;
 export type NoticeAction = Notice['actions'][number];
@@ -24,8 +25,15 @@ export type TurnBody =
   | { kind: 'assistant'; text: string; cut?: { label: string; reason: string } }
   /** A failed run: what failed, its fixes, and (the lead's) Retry tied to this error. */
   | { kind: 'error'; text: string; actions: NoticeAction[]; retry?: RetryState }
-  /** The files a turn changed, with "Revert This Turn" until it has been reverted. */
-  | { kind: 'files'; turn: number; files: ChangedFile[]; revertable: boolean; notes: string[] }
+  /** The files a turn changed, with "Revert This Turn" until it has been reverted, and their review. */
+  | {
+      kind: 'files';
+      turn: number;
+      files: ChangedFile[];
+      revertable: boolean;
+      notes: string[];
+      review: FileReviewStatus[];
+    }
   /** A revert of a turn whose files block is not in this transcript. */
   | { kind: 'reverted'; notes: string[] };
 
@@ -49,6 +57,8 @@ export interface TurnActions {
   onRevertTurn(turn: number): void;
   /** Opens a diff of a file as the turn found it and as it is now. */
   onOpenDiff(turn: number, path: string): void;
+  /** The review of the turn's edits: open a file at its hunks, keep or undo a file's (or the turn's) hunks. */
+  onReview(action: 'open' | 'keep' | 'undo', turn: number, path?: string): void;
 }
 
 /** Buttons for actions; the first is the primary one. */
@@ -128,22 +138,22 @@ export function renderTurn(turn: Turn, actions: TurnActions): HTMLElement {
       for (const file of turn.files) {
         const item = document.createElement('li');
         item.textContent = `${file.path}${file.change === 'created' ? ' (new)' : ''} `;
-        if (turn.revertable) {
-          const diff = document.createElement('a');
-          diff.href = '#';
-          diff.className = 'open-diff';
-          diff.textContent = 'Open Diff';
-          diff.setAttribute('role', 'button');
-          diff.addEventListener('click', (event) => {
-            event.preventDefault();
-            event.stopPropagation();
-            actions.onOpenDiff(turn.turn, file.path);
-          });
-          item.append(diff);
-        }
+        const review = turn.review.find((status) => status.path === file.path);
+        if (turn.revertable)
+          item.append(link('Open Diff', 'open-diff', () => actions.onOpenDiff(turn.turn, file.path)));
+        if (review) item.append(reviewLinks(turn.turn, review, actions));
         list.append(item);
       }
       element.append(title, list);
+      if (turn.review.some((status) => status.pending > 0)) {
+        const keepAll = document.createElement('vscode-button');
+        keepAll.setAttribute('secondary', '');
+        keepAll.className = 'keep-all';
+        keepAll.textContent = 'Keep All';
+        keepAll.title = 'Keep every change of this turn still to review';
+        keepAll.addEventListener('click', () => actions.onReview('keep', turn.turn));
+        element.append(keepAll);
+      }
       if (turn.revertable) {
         const revert = document.createElement('vscode-button');
         revert.setAttribute('secondary', '');
@@ -159,6 +169,38 @@ export function renderTurn(turn: Turn, actions: TurnActions): HTMLElement {
       break;
   }
   return element;
+}
+
+/** A link-styled button of a file's line. */
+function link(text: string, className: string, onClick: () => void): HTMLElement {
+  const anchor = document.createElement('a');
+  anchor.href = '#';
+  anchor.className = className;
+  anchor.textContent = text;
+  anchor.setAttribute('role', 'button');
+  anchor.addEventListener('click', (event) => {
+    event.preventDefault();
+    event.stopPropagation();
+    onClick();
+  });
+  return anchor;
+}
+
+/** A file's review, on a line under it: where it stands, and Review (opens it at its hunks) / Keep / Undo while hunks wait. */
+function reviewLinks(turn: number, review: FileReviewStatus, actions: TurnActions): HTMLElement {
+  const row = document.createElement('div');
+  row.className = 'file-review';
+  const state = document.createElement('span');
+  state.className = 'review-state';
+  state.textContent = reviewText(review);
+  if (review.pending > 0)
+    row.append(
+      link('Review', 'open-diff review-open', () => actions.onReview('open', turn, review.path)),
+      link('Keep', 'open-diff review-keep', () => actions.onReview('keep', turn, review.path)),
+      link('Undo', 'open-diff review-undo', () => actions.onReview('undo', turn, review.path)),
+    );
+  row.append(state);
+  return row;
 }
 
 function revertedNote(text: string): HTMLElement {
@@ -195,7 +237,11 @@ export function estimateTurnHeight(turn: Turn, widthPx: number, metrics: TextMet
     case 'error':
       return estimateTextHeight(turn.text, widthPx - 11, metrics, buttonRow);
     case 'files':
-      return (turn.files.length + 1 + turn.notes.length) * metrics.lineHeight + 24 + (turn.revertable ? buttonRow : 0);
+      return (
+        (turn.files.length + turn.review.length + 1 + turn.notes.length) * metrics.lineHeight +
+        24 +
+        (turn.revertable || turn.review.some((status) => status.pending > 0) ? buttonRow : 0)
+      );
     case 'reverted':
       return turn.notes.length * metrics.lineHeight + 16;
   }

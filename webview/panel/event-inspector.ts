@@ -112,6 +112,17 @@ function describeFully(event: AgentEvent): string {
       return describeCacheBreak(event);
     case 'cost_warning':
       return describeCostWarning(event);
+    case 'review_hunks':
+      return `turn ${event.turn}: ${event.files
+        .map(
+          (file) =>
+            `${file.path} (${file.hunks ? `${file.hunks.length} hunk${file.hunks.length === 1 ? '' : 's'}` : `not reviewable: ${file.unreviewable}`})`,
+        )
+        .join(', ')}`;
+    case 'review_decision':
+      return `turn ${event.turn} ${event.path}: ${event.decision} hunk ${event.hunks.map((hunk) => hunk + 1).join(', ')}`;
+    case 'review_note':
+      return `told the model of ${event.hunks.length} undone hunk${event.hunks.length === 1 ? '' : 's'}`;
     default:
       return '';
   }

@@ -5,6 +5,7 @@
  * number. Names follow SPEC.md section 2.2.
  */
 import { z } from 'zod';
+import { reviewDecisionSchema, reviewedFileSchema } from '../review/hunk-schema';
 
 const eventBase = {
   conversationId: z.string().min(1),
@@ -306,6 +307,35 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     restored: z.array(z.string()),
     deleted: z.array(z.string()),
     failed: z.array(z.object({ path: z.string(), reason: z.string() })),
+  }),
+  /** A turn's edits, hunk by hunk, for the user to keep or undo (sent when the run ends, beside files_changed). */
+  z.object({
+    ...eventBase,
+    type: z.literal('review_hunks'),
+    turn: z.number().int().positive(),
+    files: z.array(reviewedFileSchema),
+  }),
+  /** The user kept or undid hunks of a file (by their index in its review_hunks). */
+  z.object({
+    ...eventBase,
+    type: z.literal('review_decision'),
+    turn: z.number().int().positive(),
+    path: z.string(),
+    hunks: z.array(z.number().int().nonnegative()),
+    decision: reviewDecisionSchema,
+    /** Undone hunks: the 1-based line each one's earlier lines now start at. */
+    lines: z.array(z.number().int().positive()).optional(),
+    /** Undoing the hunk deleted the file (the agent had created it). */
+    deleted: z.boolean().optional(),
+  }),
+  /** What the model was told about the hunks the user undid (it is part of the next prompt). */
+  z.object({
+    ...eventBase,
+    type: z.literal('review_note'),
+    text: z.string(),
+    hunks: z.array(
+      z.object({ turn: z.number().int().positive(), path: z.string(), hunk: z.number().int().nonnegative() }),
+    ),
   }),
   z.object({ ...eventBase, type: z.literal('interrupted'), reason: z.string(), feedback: z.string().optional() }),
   z.object({ ...eventBase, type: z.literal('error'), message: z.string(), kind: errorKindSchema }),

@@ -15,6 +15,7 @@ import { ConversationParts, type ConversationPartsDeps } from './conversation-pa
 import type { RoutedModels } from './model-routing';
 import type { RestoredConversation } from './restore';
 import type { SystemPrompt } from '../agent/system-prompt';
+import { lastTurn } from '../agent/turn-checkpoints';
 
 export interface AssemblyDeps extends ConversationPartsDeps {
   /** Limits for new conversations (unset values keep the defaults). */
@@ -52,7 +53,13 @@ export function assembleConversation(
 ): void {
   const { routed, reopened } = input;
   const { text: system, knowledge } = input.system;
-  const parts = new ConversationParts(deps, input.planModeOn, input.connected, input.teamsOn);
+  const parts = new ConversationParts(
+    deps,
+    input.planModeOn,
+    input.connected,
+    input.teamsOn,
+    reopened ? lastTurn(reopened.restored.events) : 0,
+  );
   const shared = {
     compactionModel: routed.compaction,
     finalSummaryModel: routed.finalSummary,

@@ -170,6 +170,9 @@ export class ConversationRecorder {
       case 'files_changed':
       case 'plan_mode':
       case 'turn_reverted':
+      case 'review_hunks':
+      case 'review_decision':
+      case 'review_note':
       case 'teammate_status':
       case 'cache_break':
       case 'cost_warning':

@@ -6,7 +6,8 @@
  * conversation), session-switches (the panel's switches), conversation-library (history).
  */
 import type { Conversation } from '../agent/conversation';
-import type { AgentEvent } from '../events/events';
+import type { AgentEvent, AgentEventBody } from '../events/events';
+import type { Inbox } from '../events/inbox';
 import type { ConversationStore, SecretSource, StoredConversation, TeamStamp } from '../ports';
 import type { RestoredConversation } from './restore';
 import { resolveMentions, type MentionResolver } from './mentions';
@@ -82,6 +83,10 @@ export class ConversationSession {
   });
   /** Runs, closing parts and flushes still going (a reset does not wait for them): dispose does. */
   private readonly ending = new Set<Promise<unknown>>();
+  /** Drained at the top of each turn of every conversation, beside its own (the edit review's notes). */
+  private readonly inboxes: Inbox[] = [];
+  /** Events recorded into a reopened conversation (report), in order. */
+  private besideWrites: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: ConversationSessionDeps) {
     this.library = new ConversationLibrary(() => this.openStore());
@@ -194,6 +199,7 @@ export class ConversationSession {
         },
         (conversation, parts) => {
           this.parts = parts;
+          parts.inboxes.push(...this.inboxes);
           this.attach(
             conversation,
             store && {
@@ -331,6 +337,44 @@ export class ConversationSession {
     return this.conversation?.id ?? this.reopened?.conversation.id;
   }
 
+  /** Adds an inbox every conversation (this one and those after it) drains at the top of each turn. */
+  addInbox(inbox: Inbox): void {
+    this.inboxes.push(inbox);
+    this.parts?.inboxes.push(inbox);
+  }
+
+  /**
+   * Records an event from beside the agent (the user's review of its edits) in the conversation
+   * on screen — a reopened one too, before it is continued. False when there is none.
+   */
+  report(body: Extract<AgentEventBody, { type: 'review_decision' | 'review_note' }>): boolean {
+    if (this.conversation) {
+      this.conversation.report(body);
+      return true;
+    }
+    const reopened = this.reopened;
+    if (!reopened) return false;
+    const { id } = reopened.conversation;
+    // Numbered on from the stored events; the conversation continued later numbers on from here.
+    const seq = reopened.restored.nextSeq++;
+    const event = { ...body, conversationId: id, agentId: 'lead', seq, time: this.deps.clock.now() } as AgentEvent;
+    this.events.push(event);
+    for (const listener of this.eventListeners) listener(event);
+    const message = {
+      id: `${id}-${seq}`,
+      conversationId: id,
+      seq,
+      role: 'event' as const,
+      content: event,
+      createdAt: event.time,
+    };
+    this.besideWrites = this.besideWrites
+      .then(() => this.openStore())
+      .then((store) => store?.putMessage(message))
+      .catch((error: unknown) => this.deps.onStoreError?.(error));
+    return true;
+  }
+
   /** A file as a turn of the current conversation found it, for "Open Diff" (undefined: not kept). */
   turnFileBefore(turn: number, relativePath: string): { absolute: string; text: string | null } | undefined {
     return this.parts?.checkpoints?.before(turn, relativePath);
@@ -389,6 +433,7 @@ export class ConversationSession {
 
   /** Resolves when everything recorded so far is in the store. */
   async flush(): Promise<void> {
+    await this.besideWrites;
     await this.recorder?.flush();
   }
 

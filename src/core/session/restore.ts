@@ -9,7 +9,7 @@
 import type { ModelMessage, ToolCallPart, ToolResultPart } from '../llm/llm-client';
 import type { StoredMessage } from '../ports';
 import { agentEventSchema, type AgentEvent } from '../events/events';
-import { promptWithContext } from '../agent/history';
+import { appendUserText, promptWithContext } from '../agent/history';
 import { endUnfinishedRuns, isRunEnd } from './run-ends';
 
 export interface RestoredConversation {
@@ -88,6 +88,10 @@ function historyFrom(events: readonly AgentEvent[]): ModelMessage[] {
       const last = history.at(-1);
       if (last?.role === 'user') last.content = [...last.content, { type: 'text', text }];
       else history.push({ role: 'user', content: [{ type: 'text', text }] });
+    } else if (event.type === 'review_note') {
+      // Given to the model at the top of a turn, after what came before it: the same place again.
+      closeAssistant();
+      appendUserText(history, event.text);
     } else if (event.type === 'text_delta') {
       unanswered = undefined;
       if (pendingResults.length > 0) closeAssistant();

@@ -31,6 +31,8 @@ export interface ChatActions {
   chatStatus(): { model: string; preset: string };
   /** "Open Diff" on a file of a turn's changes. */
   openTurnDiff(turn: number, path: string): Promise<void>;
+  /** The review of a turn's edits: open a file at its hunks, keep or undo a file's or the turn's. */
+  reviewEdits(action: 'open' | 'keep' | 'undo', turn: number, path?: string): Promise<void>;
   /** Resolves @mentions in prompts (@file:…, @selection, @problems, @terminal, @git). */
   resolveMention: MentionResolver;
   /** Local model servers running on this machine (first contact: offered when no model is set up). */
@@ -163,6 +165,9 @@ export class ChatController extends Disposable {
       case 'queue_send_now':
       case 'queue_resume':
         await this.queue.handle(message);
+        return;
+      case 'edits_review':
+        await this.actions.reviewEdits(message.action, message.turn, message.path);
         return;
       default:
         return message satisfies never;
