@@ -30,8 +30,10 @@ type Messages = Array<{ role: string; content: unknown }>;
 const messagesOf = (request: RecordedRequest | undefined) => (request?.body as { messages: Messages }).messages;
 const lastUser = (request: RecordedRequest | undefined) => lastUserText({ messages: messagesOf(request) });
 
-/** What the window keeps for its chat: the file in the extension's storage for the workspace. */
-function keptChats(session: WorkbenchSession): Array<{ draft: string; conversationId?: string; workspace: string }> {
+type KeptChat = { draft: string; conversationId?: string; workspace: string; queue: string[] };
+
+/** What the windows keep for their chats: the files in the extension's storage for each workspace. */
+function keptChats(session: WorkbenchSession): KeptChat[] {
   const storage = path.join(session.userDataDir, 'User', 'workspaceStorage');
   if (!fs.existsSync(storage)) return [];
   return fs
@@ -46,12 +48,16 @@ function keptChats(session: WorkbenchSession): Array<{ draft: string; conversati
     });
 }
 
-/** Waits until the window has kept `draft` (on disk: a reload cannot lose it after this). */
-function waitForKeptDraft(session: WorkbenchSession, draft: string, workspace = session.workspaceDir) {
+/** Waits until the window on `workspace` has kept what `wanted` looks for (on disk: a reload cannot lose it after this). */
+function waitForKept(session: WorkbenchSession, wanted: (kept: KeptChat) => boolean, workspace = session.workspaceDir) {
   return waitUntil(
-    () => keptChats(session).find((kept) => kept.draft === draft && kept.workspace.endsWith(workspace)),
-    () => `the draft ${JSON.stringify(draft)} to be kept (kept: ${JSON.stringify(keptChats(session))})`,
+    () => keptChats(session).find((kept) => kept.workspace.endsWith(workspace) && wanted(kept)),
+    () => `the chat to be kept as expected (kept: ${JSON.stringify(keptChats(session)).slice(0, 2_000)})`,
   );
+}
+
+function waitForKeptDraft(session: WorkbenchSession, draft: string, workspace = session.workspaceDir) {
+  return waitForKept(session, (kept) => kept.draft === draft, workspace);
 }
 
 async function composerText(chat: Frame): Promise<string> {
@@ -99,6 +105,11 @@ describe('the chat comes back; queued messages (packaged extension, real VS Code
       turns: [
         { match: 'overview of the project', text: LONG_ANSWER, chunkSize: 200, delayMs: 0 },
         { match: 'how it is tested', text: 'It is tested with mocha, in plain Node and in the editor.' },
+        {
+          match: 'Deploy the docs',
+          toolCalls: [{ id: 'toolu_docs', name: 'write_file', arguments: { path: 'docs/deploy.md', content: 'x' } }],
+        },
+        { match: 'after the reload', text: 'Sent after the reload, as queued.' },
         {
           match: 'Write the release notes',
           text: 'I will write them.',
@@ -223,6 +234,33 @@ describe('the chat comes back; queued messages (packaged extension, real VS Code
     assert.ok(!JSON.stringify(calls).includes('Delete everything'), 'the removed message was never sent');
     await waitUntil(async () => await chat.locator('#queue').isHidden(), 'the queue to be empty');
     await screenshot(page, 'chat-queue-answered.png');
+    await page.close();
+  });
+
+  it('keeps the queue across a reload: held, shown, and sent when the user resumes it', async () => {
+    const page = await session.openPage(`folder=${encodeURIComponent(session.workspaceDir)}`);
+    const chat = await reopenChat(page);
+    await runCommand(page, 'OpenAgent: New Chat');
+    await send(chat, 'Deploy the docs');
+    await waitForNotification(page, 'OpenAgent wants to write docs/deploy.md');
+    await send(chat, 'Publish them after the reload');
+    await chat.locator('#queue .queued-text', { hasText: 'Publish them after the reload' }).waitFor();
+    await waitForKept(session, (kept) => kept.queue.includes('Publish them after the reload'));
+
+    // The window reloads while the run waits for its approval: that run is gone, the queue is not.
+    await page.reload();
+    const back = await reopenChat(page);
+    await back.locator('.turn-user', { hasText: 'Deploy the docs' }).waitFor();
+    await back.locator('#queue .queue-header', { hasText: 'Waiting: queued before the window reloaded.' }).waitFor();
+    assert.deepEqual(await back.locator('#queue .queued-text').allInnerTexts(), ['Publish them after the reload']);
+    const calls = fake.modelCalls.length;
+    await screenshot(page, 'chat-queue-after-reload.png');
+    assert.equal(fake.modelCalls.length, calls, 'nothing is sent by itself after the reload');
+
+    await back.locator('#queue vscode-button', { hasText: 'Resume' }).click();
+    await back.locator('.turn-assistant', { hasText: 'Sent after the reload, as queued.' }).waitFor();
+    assert.match(lastUser(fake.modelCalls.at(-1)), /Publish them after the reload/);
+    await waitUntil(async () => await back.locator('#queue').isHidden(), 'the queue to be empty');
     await page.close();
   });
 
