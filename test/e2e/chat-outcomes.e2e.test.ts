@@ -143,6 +143,8 @@ describe('how things ended (packaged extension, real VS Code UI)', function () {
       turns: [{ match: 'long story', text: LONG_ANSWER, chunkSize: 4, delayMs: 250 }],
     });
     const { page, chat } = await openChat(session);
+    // A conversation of its own: the window would otherwise come back to the last test's.
+    await runCommand(page, 'OpenAgent: New Chat');
     await send(chat, STORY);
     const answer = chat.locator('.turn-assistant').last();
     await answer.filter({ hasText: 'The build grew' }).waitFor();
@@ -189,6 +191,8 @@ describe('how things ended (packaged extension, real VS Code UI)', function () {
       ],
     });
     const { page, chat } = await openChat(session);
+    // A conversation of its own: the window would otherwise come back to the last test's.
+    await runCommand(page, 'OpenAgent: New Chat');
     await send(chat, 'Fix the failing test');
     const firstError = chat.locator('.turn-error', { hasText: 'scripted failure of the first try' });
     await firstError.waitFor();
