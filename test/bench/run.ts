@@ -10,6 +10,7 @@ import { measureSandboxCost } from './sandbox-cost';
 import { countWithTokenizer, measureStartingContext, STARTING_CONTEXT_LIMIT } from './starting-context';
 import { table } from './bench-table';
 import { printTeamBenchmarks } from './team-report';
+import { printActivationBenchmarks } from './activation-report';
 
 const PROTOCOLS: Protocol[] = ['anthropic', 'openai'];
 
@@ -232,6 +233,8 @@ async function main(): Promise<void> {
       ],
     ),
   );
+
+  await printActivationBenchmarks();
 }
 
 /** The system prompt and every built-in tool's schema, as the editor's first request carries them. */
