@@ -3,10 +3,11 @@ import type { ConversationSession } from '../../core/session/conversation-sessio
 import { Disposable } from '../disposable';
 import { ChatController, type ChatActions } from './chat-controller';
 import { renderWebviewHtml, webviewOptions } from './webview-html';
+import { CHAT_VIEW_TYPE } from '../view-types';
 
 /** The sidebar chat: a webview view in the OpenAgent activity-bar container. */
 export class ChatViewProvider extends Disposable implements vscode.WebviewViewProvider {
-  static readonly viewType = 'openagent.chat';
+  static readonly viewType = CHAT_VIEW_TYPE;
 
   private controller: ChatController | undefined;
   private readonly readyEmitter = this._register(new vscode.EventEmitter<void>());
