@@ -24,6 +24,7 @@ import { PATIENCE_MS, waitUntil } from '../harness/patience';
 import { readZipEntries } from '../harness/zip-entries';
 import { projectRoot, WorkbenchSession } from '../harness/workbench-session';
 import { openActivity, waitForWorkbench } from '../e2e/workbench-ui';
+import { summarizeProfile, type ProfileSummary } from './activation/cpu-profile';
 
 export const ACTIVATION_RUNS = Number(process.env.OPENAGENT_BENCH_ACTIVATION_RUNS) || 5;
 const OPENAGENT_ID = 'openagent.openagent';
@@ -78,9 +79,17 @@ export interface Build {
   sizes: { vsix: number; extensionJs: number; chatJs: number; distJs: number };
 }
 
+/** CPU profiles of one more run per case (not timed: the profiler slows what it records). */
+export interface ActivationProfile {
+  startupCase: StartupCase;
+  activation: ProfileSummary;
+  firstConversation: ProfileSummary;
+}
+
 export interface ActivationResults {
   builds: Build[];
   runs: ActivationRun[];
+  profiles: ActivationProfile[];
   loadBefore: number[];
   loadAfter: number[];
 }
@@ -280,6 +289,7 @@ async function runOnce(
   startupCase: StartupCase,
   fake: FakeModelServer,
   channel: FirstConversationChannel,
+  profileDir?: string,
 ): Promise<ActivationRun> {
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'openagent-activation-'));
   const log = path.join(runDir, 'timer.jsonl');
@@ -297,6 +307,8 @@ async function runOnce(
       OPENAGENT_ACTIVATION_TIMER_LOG: log,
       OPENAGENT_ACTIVATION_TIMER_TARGETS: targetsFile,
       OPENAGENT_BENCH_URL: channel.url,
+      OPENAGENT_ACTIVATION_TIMER_PROFILE: profileDir,
+      OPENAGENT_BENCH_PROFILE: profileDir,
       ANTHROPIC_API_KEY: 'sk-ant-bench-key',
       OPENAI_API_KEY: undefined,
       OPENAGENT_API_KEY: undefined,
@@ -358,9 +370,43 @@ async function runOnce(
   }
 }
 
-/** All runs, interleaved: run 1 of every build and case, then run 2, and so on. */
+/** One more run of `build` in `startupCase` under V8's CPU profiler: activation, and the first conversation. */
+async function profileOnce(
+  build: Build,
+  startupCase: StartupCase,
+  fake: FakeModelServer,
+  channel: FirstConversationChannel,
+): Promise<ActivationProfile> {
+  // OPENAGENT_BENCH_PROFILE_DIR keeps the profiles (to open in Chrome DevTools); else they go.
+  const keep = process.env.OPENAGENT_BENCH_PROFILE_DIR;
+  const profileDir = keep
+    ? path.join(keep, `${startupCase}-${Date.now()}`)
+    : fs.mkdtempSync(path.join(os.tmpdir(), 'openagent-activation-profile-'));
+  fs.mkdirSync(profileDir, { recursive: true });
+  try {
+    await runOnce(build, startupCase, fake, channel, profileDir);
+    const profile = (name: string) =>
+      waitUntil(
+        () => fs.existsSync(path.join(profileDir, name)) && summarizeProfile(path.join(profileDir, name)),
+        `${name} to be written`,
+      );
+    return {
+      startupCase,
+      activation: await profile(`${OPENAGENT_ID}.cpuprofile`),
+      firstConversation: await profile('first-conversation.cpuprofile'),
+    };
+  } finally {
+    if (!keep) fs.rmSync(profileDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * All runs, interleaved: run 1 of every build and case, then run 2, and so on; then, with
+ * `profile`, one profiled run per case of this build.
+ */
 export async function measureActivation(
   onRun: (run: ActivationRun, index: number, total: number) => void = () => undefined,
+  profile = false,
 ): Promise<ActivationResults> {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'openagent-activation-builds-'));
   const fake = await FakeModelServer.start();
@@ -379,7 +425,12 @@ export async function measureActivation(
       runs.push(run);
       onRun(run, index, order.length);
     }
-    return { builds: list, runs, loadBefore, loadAfter: os.loadavg() };
+    const loadAfter = os.loadavg();
+    const profiles: ActivationProfile[] = [];
+    if (profile)
+      for (const startupCase of Object.keys(STARTUP_CASES) as StartupCase[])
+        profiles.push(await profileOnce(list.at(-1)!, startupCase, fake, channel));
+    return { builds: list, runs, profiles, loadBefore, loadAfter };
   } finally {
     await Promise.all([fake.close(), channel.close()]);
     fs.rmSync(workDir, { recursive: true, force: true });

@@ -1,13 +1,15 @@
 /**
  * Prints the activation benchmarks (activation-benchmarks.ts). `tsx test/bench/activation-report.ts`
  * runs them alone; OPENAGENT_BENCH_BASELINE_VSIX=path/to/other.vsix adds a baseline build,
- * measured in the same run, interleaved with this one.
+ * measured in the same run, interleaved with this one; OPENAGENT_BENCH_ACTIVATION_RUNS sets the
+ * runs per case (5); OPENAGENT_BENCH_ACTIVATION_PROFILE=0 leaves out the profiled runs.
  */
 import { table } from './bench-table';
 import {
   ACTIVATION_RUNS,
   measureActivation,
   STARTUP_CASES,
+  type ActivationProfile,
   type ActivationRun,
   type LoadedFile,
   type StartupCase,
@@ -32,10 +34,12 @@ export async function printActivationBenchmarks(): Promise<void> {
   console.log(
     `\nActivation in the real editor (code-server 4.100.3 = VS Code 1.100.3): the packaged extension in a fresh profile per run, ${ACTIVATION_RUNS} runs per case, interleaved; load of the main module + activate(), timed inside the extension host, beside the built-in Git extension in the same runs\n`,
   );
-  const results = await measureActivation((run, index, total) =>
-    console.log(
-      `  run ${index + 1}/${total} (${run.build}, ${run.startupCase}): OpenAgent ${ms(run.openagent.totalMs)} ms (CPU ${ms(run.openagent.totalCpuMs)}), Git ${ms(run.git.totalMs)} ms (CPU ${ms(run.git.totalCpuMs)}), first token ${ms(run.firstConversation.firstTokenMs)} ms`,
-    ),
+  const results = await measureActivation(
+    (run, index, total) =>
+      console.log(
+        `  run ${index + 1}/${total} (${run.build}, ${run.startupCase}): OpenAgent ${ms(run.openagent.totalMs)} ms (CPU ${ms(run.openagent.totalCpuMs)}), Git ${ms(run.git.totalMs)} ms (CPU ${ms(run.git.totalCpuMs)}), first token ${ms(run.firstConversation.firstTokenMs)} ms`,
+      ),
+    process.env.OPENAGENT_BENCH_ACTIVATION_PROFILE !== '0',
   );
   const { runs, builds } = results;
   const of = (build: string, startupCase: StartupCase) =>
@@ -189,8 +193,36 @@ export async function printActivationBenchmarks(): Promise<void> {
       ]),
     ),
   );
+  printProfiles(results.profiles);
   const load = (values: number[]) => values.map((value) => value.toFixed(1)).join(' ');
   console.log(`\nLoad average (1, 5, 15 min) before: ${load(results.loadBefore)}; after: ${load(results.loadAfter)}`);
+}
+
+/** Where the CPU time goes: self time by file and by function, in one profiled run per case. */
+function printProfiles(profiles: ActivationProfile[]): void {
+  for (const profile of profiles)
+    for (const [what, summary] of [
+      ['activation (load + activate())', profile.activation],
+      ['the first conversation, to its first token', profile.firstConversation],
+    ] as const) {
+      console.log(
+        `\nCPU profile of ${what}, ${STARTUP_CASES[profile.startupCase]} (this build, one more run under the profiler: ${ms(summary.totalMs)} ms sampled)\n`,
+      );
+      const share = (selfMs: number) => `${((selfMs / summary.totalMs) * 100).toFixed(0)} %`;
+      console.log(
+        table(
+          ['file', 'self (ms)', 'share'],
+          summary.byFile.map((entry) => [entry.name, entry.selfMs.toFixed(1), share(entry.selfMs)]),
+        ),
+      );
+      console.log(
+        '\n' +
+          table(
+            ['function', 'self (ms)', 'share'],
+            summary.byFunction.map((entry) => [entry.name, entry.selfMs.toFixed(1), share(entry.selfMs)]),
+          ),
+      );
+    }
 }
 
 if (require.main === module) {
