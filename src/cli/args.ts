@@ -8,6 +8,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 
+/** The extension's default for openagent.callCostWarningUsd, the CLI's too. */
+export const DEFAULT_CALL_COST_WARNING_USD = 0.5;
+
 export const USAGE = `Usage: openagent [options] ["<prompt>"]
 
 With a prompt, answers it and exits. Without one (in a terminal), or with -i, starts an
@@ -24,6 +27,8 @@ Options:
   --context-window <n>
                      the model's context window in tokens (default: what the server says, else
                      what OpenAgent knows of the model; OPENAGENT_CONTEXT_WINDOW)
+  --warn-cost <usd>  warn before a model call whose input is estimated to cost more than this
+                     (default 0.5; 0 turns it off; OPENAGENT_CALL_COST_WARNING_USD)
   --idle-timeout <s> seconds an answer may go without data before the server is reported as
                      not answering (default 120; OPENAGENT_STREAM_IDLE_TIMEOUT)
   --sandbox <mode>   auto | required | off: whether commands run confined (bubblewrap on Linux;
@@ -45,6 +50,8 @@ export interface CliOptions {
   maxTurns: number | undefined;
   maxOutputTokens: number | undefined;
   contextWindow: number | undefined;
+  /** Warn before a call estimated above this many USD; 0: never. */
+  callCostWarningUsd: number;
   /** Seconds. */
   idleTimeout: number | undefined;
   storeDirectory: string;
@@ -73,6 +80,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv): ParsedArgs
         'max-turns': { type: 'string' },
         'max-output-tokens': { type: 'string' },
         'context-window': { type: 'string' },
+        'warn-cost': { type: 'string' },
         'idle-timeout': { type: 'string' },
         store: { type: 'string' },
         sandbox: { type: 'string' },
@@ -100,6 +108,10 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv): ParsedArgs
       return { ok: false, message: `--${flag} needs a whole number of at least ${minimum}, not "${text}".` };
     numbers[flag] = value;
   }
+  const warnCostText = values['warn-cost'] ?? (env.OPENAGENT_CALL_COST_WARNING_USD || undefined);
+  const warnCost = warnCostText === undefined ? DEFAULT_CALL_COST_WARNING_USD : Number(warnCostText);
+  if (warnCostText !== undefined && (!/^\s*[\d.]+\s*$/.test(warnCostText) || !Number.isFinite(warnCost)))
+    return { ok: false, message: `--warn-cost needs an amount in US dollars (0 for never), not "${warnCostText}".` };
   const sandbox = values.sandbox ?? (env.OPENAGENT_SANDBOX || 'auto');
   if (!(SANDBOX_MODES as readonly string[]).includes(sandbox))
     return { ok: false, message: `--sandbox is auto, required or off, not "${sandbox}".` };
@@ -113,6 +125,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv): ParsedArgs
       maxTurns: numbers['max-turns'],
       maxOutputTokens: numbers['max-output-tokens'],
       contextWindow: numbers['context-window'],
+      callCostWarningUsd: warnCost,
       idleTimeout: numbers['idle-timeout'],
       storeDirectory: path.resolve(
         values.store ?? (env.OPENAGENT_STORE || path.join(os.homedir(), '.openagent', 'store')),

@@ -49,6 +49,8 @@ export interface CliSettings extends ModelSettings {
   maxTurns: number | undefined;
   maxOutputTokens?: number;
   contextWindow?: number;
+  /** Warn before a model call estimated above this many USD; 0 or unset: never. */
+  callCostWarningUsd?: number;
   /** Seconds an answer may go without data. */
   idleTimeout?: number;
   /** The user's sandbox choice (--sandbox); a policy may make it stricter. */
@@ -136,6 +138,7 @@ export function createCliContext(deps: CliDeps): CliContext {
       maxTurns: settings.maxTurns,
       maxOutputTokens: settings.maxOutputTokens,
       contextWindow: settings.contextWindow,
+      callCostWarningUsd: settings.callCostWarningUsd || undefined,
     }),
     readConnection: () => (settings.idleTimeout ? { idleTimeoutMs: settings.idleTimeout * 1000 } : {}),
     secrets: new EnvSecretSource(deps.env),
@@ -176,10 +179,10 @@ export function createCliContext(deps: CliDeps): CliContext {
       ...(team.current()?.tools() ?? []),
     ],
     systemPrompt: async () => {
-      const { sections, skillProblems } = await knowledge.load();
+      const { sections, knowledge: rulesAndMemory, skillProblems } = await knowledge.load();
       for (const problem of skillProblems)
         deps.warn(`openagent: skipped the skill ${problem.file}: ${problem.message}`);
-      return buildSystemPrompt(
+      const text = buildSystemPrompt(
         await presets.read(settings.preset),
         {
           os: `${os.type()} ${os.release()}`,
@@ -189,6 +192,7 @@ export function createCliContext(deps: CliDeps): CliContext {
         },
         sections,
       );
+      return { text, knowledge: rulesAndMemory };
     },
   });
 

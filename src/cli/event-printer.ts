@@ -6,21 +6,22 @@
 import { budgetMessage } from '../core/policy/budget';
 import { modelLabel } from '../core/llm/provider-presets';
 import type { AgentEvent } from '../core/events/events';
-import { DENIED_MESSAGE } from '../core/agent/tool-gates';
+import { describeCacheBreak, describeCostWarning } from '../core/events/cost-notes';
+import { describeToolOutcome, nextToolOutcome, toolCallTarget, type ToolOutcome } from '../core/events/tool-outcome';
 import { AUTO_APPROVED_REASON } from '../core/policy/auto-approval';
 import type { Output } from './output';
 
 const LEAD = 'lead';
-/** Input fields that say what a call works on, in the order they are shown. */
-const SUMMARY_FIELDS = ['command', 'path', 'pattern', 'query', 'url', 'subject', 'description', 'jobId', 'taskId'];
 const MAX_SUMMARY = 100;
 const UNREACHABLE_HINT =
   ' Is the server running? Check --base-url (or OPENAGENT_BASE_URL), or choose another with /model.';
 const OVERFLOW_HINT =
   ' Start over with /new, or give the model a larger window (llama.cpp: -c; Ollama: num_ctx) and set it with --context-window.';
-const MAX_RESULT = 160;
 
 export class EventPrinter {
+  /** Decisions on calls whose results are still to come (by agent and call id). */
+  private readonly decided = new Map<string, ToolOutcome>();
+
   constructor(private readonly output: Output) {}
 
   print(event: AgentEvent): void {
@@ -49,10 +50,14 @@ export class EventPrinter {
         // Approve-all said yes without asking: the user should still see that it did.
         if (event.approved && event.reason === AUTO_APPROVED_REASON)
           this.output.line(style.dim(`${indent}  (auto-approved)`));
+        this.decided.set(callKey(event), nextToolOutcome({ state: 'running' }, event));
         return;
-      case 'tool_result':
-        this.output.line(`${indent}  ${resultStatus(event.output, event.isError, style)}`);
+      case 'tool_result': {
+        const decided = this.decided.get(callKey(event)) ?? { state: 'running' };
+        this.decided.delete(callKey(event));
+        this.output.line(`${indent}  ${outcomeLine(nextToolOutcome(decided, event), style)}`);
         return;
+      }
       case 'subagent_start':
         this.output.line(`${style.cyan('●')} sub-agent (${event.kind}): ${event.description}`);
         return;
@@ -90,6 +95,14 @@ export class EventPrinter {
           ),
         );
         return;
+      case 'cache_break':
+        this.output.line(style.yellow(`(${describeCacheBreak(event)})`));
+        return;
+      case 'cost_warning':
+        this.output.line(style.yellow(`(${describeCostWarning(event)})`));
+        // Said before the call is sent: the wait for its answer goes on.
+        if (event.agentId === LEAD) this.output.startWaiting(`waiting for ${modelLabel(event.provider, event.model)}`);
+        return;
       case 'budget':
         // A block also ends the run with an error that says which limit to raise.
         this.output.line(style.yellow(`(${budgetMessage(event)})`));
@@ -121,41 +134,30 @@ export class EventPrinter {
   }
 }
 
-/** What a tool call works on, in one short line: its command, path, pattern… */
+/** What a tool call works on, in one short line: its command, path, pattern… (control characters escaped). */
 export function toolCallSummary(input: unknown): string {
-  const fields = input !== null && typeof input === 'object' ? (input as Record<string, unknown>) : {};
-  // Searches: what is looked for, then where.
-  if (typeof fields.pattern === 'string' && typeof fields.path === 'string')
-    return cut(`${fields.pattern} in ${fields.path}`);
-  let parts = SUMMARY_FIELDS.map((key) => fields[key]).filter(
-    (value): value is string | number => typeof value === 'string' || typeof value === 'number',
-  );
-  if (parts.length === 0) parts = Object.values(fields).filter((value): value is string => typeof value === 'string');
-  return cut(parts.map(String).join(' '));
+  return toolCallTarget(input, MAX_SUMMARY);
 }
 
-/** The first line, at most MAX_SUMMARY characters. */
-function cut(text: string): string {
-  const line = text.split('\n')[0]!.trim();
-  return line.length > MAX_SUMMARY ? `${line.slice(0, MAX_SUMMARY - 1)}…` : line;
+/** How a call ended, in one line: ✓ what it produced, or ✗ why not (who refused it, why it failed). */
+function outcomeLine(outcome: ToolOutcome, style: Output['style']): string {
+  const { label, detail } = describeToolOutcome(outcome);
+  switch (outcome.state) {
+    case 'ran':
+      return `${style.green('✓')} ${outcome.summary}`;
+    case 'failed':
+      return style.red(`✗ ${outcome.reason}`);
+    case 'denied':
+      return style.yellow(
+        `✗ denied${outcome.by === 'timeout' ? ' (no answer in time)' : ''}${detail ? `: ${detail}` : ''}`,
+      );
+    default:
+      return style.yellow(`✗ ${label.toLowerCase()}${detail ? `: ${detail}` : ''}`);
+  }
 }
 
-function resultStatus(output: string, isError: boolean, style: Output['style']): string {
-  if (isError && output.startsWith(DENIED_MESSAGE)) {
-    const reason = output.slice(DENIED_MESSAGE.length).replace(/^\s*Reason:\s*/, '');
-    return style.yellow(`✗ denied${reason ? `: ${firstLine(reason)}` : ''}`);
-  }
-  if (isError) return style.red(`✗ ${firstLine(output)}`);
-  const lines = output.trimEnd().split('\n');
-  const exit = /^Exit code (\d+)\.$/.exec(lines.at(-1) ?? '');
-  // A command's output ends with its exit code: that, and how much it printed.
-  if (exit) {
-    const printed = lines.length === 2 && lines[0] === '(no output)' ? 0 : lines.length - 1;
-    return `${style.green('✓')} exit code ${exit[1]} (${printed} line${printed === 1 ? '' : 's'} of output)`;
-  }
-  if (lines.length <= 1) return `${style.green('✓')} ${firstLine(output) || 'done'}`;
-  // Long output (a file, a listing): its size.
-  return `${style.green('✓')} ${lines.length} lines`;
+function callKey(event: { agentId: string; toolCallId: string }): string {
+  return `${event.agentId}\u0000${event.toolCallId}`;
 }
 
 /** What the user can do about an error, in the CLI's terms. */
@@ -165,11 +167,6 @@ function errorHint(kind: string): string {
   if (kind === 'authentication')
     return ' Check the API key in the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAGENT_API_KEY).';
   return '';
-}
-
-function firstLine(text: string): string {
-  const line = text.trim().split('\n')[0] ?? '';
-  return line.length > MAX_RESULT ? `${line.slice(0, MAX_RESULT - 1)}…` : line;
 }
 
 function usageLine(event: Extract<AgentEvent, { type: 'usage' }>): string {

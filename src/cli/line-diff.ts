@@ -1,12 +1,10 @@
 /**
  * A short line diff for approvals on the terminal: what an edit or write changes, with one line
- * of context around each change, cut to a few lines. Common leading and trailing lines are
- * skipped first, so a typical edit leaves a tiny middle to compare line by line (an LCS);
- * a middle too big for that is shown as removed-then-added.
+ * of context around each change, cut to a few lines. The changes come from the core's line diff
+ * (Myers); removed lines are shown before added ones, as diffs usually show them.
  */
+import { diffLines } from '../core/text/line-diff';
 
-/** Above this many line pairs, the middle is not compared line by line. */
-const MAX_LCS_CELLS = 1_000_000;
 const CONTEXT = 1;
 
 type Op = { kind: ' ' | '-' | '+'; text: string };
@@ -14,58 +12,21 @@ type Op = { kind: ' ' | '-' | '+'; text: string };
 export function shortDiff(before: string, after: string, maxLines = 30): string[] {
   const a = before.split('\n');
   const b = after.split('\n');
-  let prefix = 0;
-  while (prefix < a.length && prefix < b.length && a[prefix] === b[prefix]) prefix++;
-  let suffix = 0;
-  while (
-    suffix < a.length - prefix &&
-    suffix < b.length - prefix &&
-    a[a.length - 1 - suffix] === b[b.length - 1 - suffix]
-  )
-    suffix++;
-  const middle = diffMiddle(a.slice(prefix, a.length - suffix), b.slice(prefix, b.length - suffix));
-  if (!middle.some((op) => op.kind !== ' ')) return [];
-  const ops: Op[] = [
-    ...a.slice(Math.max(0, prefix - CONTEXT), prefix).map((text) => ({ kind: ' ' as const, text })),
-    ...middle,
-    ...a.slice(a.length - suffix, a.length - suffix + CONTEXT).map((text) => ({ kind: ' ' as const, text })),
-  ];
+  const changes = diffLines(a, b);
+  const first = changes[0];
+  const last = changes.at(-1);
+  if (!first || !last) return [];
+  const unchanged = (from: number, to: number): Op[] => a.slice(from, to).map((text) => ({ kind: ' ', text }));
+  const ops: Op[] = unchanged(Math.max(0, first.beforeStart - CONTEXT), first.beforeStart);
+  changes.forEach((change, index) => {
+    ops.push(
+      ...a.slice(change.beforeStart, change.beforeEnd).map((text) => ({ kind: '-' as const, text })),
+      ...b.slice(change.afterStart, change.afterEnd).map((text) => ({ kind: '+' as const, text })),
+      ...unchanged(change.beforeEnd, changes[index + 1]?.beforeStart ?? change.beforeEnd),
+    );
+  });
+  ops.push(...unchanged(last.beforeEnd, last.beforeEnd + CONTEXT));
   return render(ops, maxLines);
-}
-
-/** Line-by-line comparison of the differing middle (longest common subsequence). */
-function diffMiddle(a: string[], b: string[]): Op[] {
-  const n = a.length;
-  const m = b.length;
-  if (n * m > MAX_LCS_CELLS) {
-    return [...a.map((text) => ({ kind: '-' as const, text })), ...b.map((text) => ({ kind: '+' as const, text }))];
-  }
-  // lengths[i * (m + 1) + j]: the LCS of a[i..] and b[j..].
-  const lengths = new Uint32Array((n + 1) * (m + 1));
-  for (let i = n - 1; i >= 0; i--)
-    for (let j = m - 1; j >= 0; j--)
-      lengths[i * (m + 1) + j] =
-        a[i] === b[j]
-          ? lengths[(i + 1) * (m + 1) + j + 1]! + 1
-          : Math.max(lengths[(i + 1) * (m + 1) + j]!, lengths[i * (m + 1) + j + 1]!);
-  const ops: Op[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && a[i] === b[j]) {
-      ops.push({ kind: ' ', text: a[i]! });
-      i++;
-      j++;
-    } else if (i < n && (j === m || lengths[(i + 1) * (m + 1) + j]! >= lengths[i * (m + 1) + j + 1]!)) {
-      // Removals before additions, as diffs usually show them.
-      ops.push({ kind: '-', text: a[i]! });
-      i++;
-    } else {
-      ops.push({ kind: '+', text: b[j]! });
-      j++;
-    }
-  }
-  return ops;
 }
 
 /** Changed lines with their context; "…" where unchanged lines are left out; cut at `maxLines`. */

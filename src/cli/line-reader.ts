@@ -1,13 +1,16 @@
 /**
  * The keyboard side of the interactive session. At a prompt, node:readline edits the line
  * (history, Ctrl+C, Ctrl+D); a fresh interface per prompt, so nothing echoes while the agent
- * works. While it works (`busy`), the terminal stays in raw mode and only Ctrl+C counts: it
- * calls the interrupt handler instead of killing the process. Without a terminal (input piped
- * in, `-i`), lines are read in order from the stream and a SIGINT plays the part of Ctrl+C.
+ * works. While it works (`busy`), the terminal stays in raw mode: Ctrl+C calls the interrupt
+ * handler instead of killing the process, and typing starts a line of its own (`queue› `, see
+ * Typeahead) handed to the busy caller on Enter — the agent's output waits meanwhile. Without a
+ * terminal (input piped in, `-i`), lines are read in order from the stream and a SIGINT plays
+ * the part of Ctrl+C.
  */
 import * as readline from 'node:readline';
 import type { LineHistory } from './line-history';
 import type { Output } from './output';
+import { Typeahead } from './typeahead';
 
 export type LineResult = { kind: 'line'; text: string } | { kind: 'interrupt' } | { kind: 'eof' };
 
@@ -19,11 +22,17 @@ export interface ReadOptions {
 }
 
 type TtyInput = NodeJS.ReadStream & { setRawMode(mode: boolean): unknown };
+type KeyPress = { name?: string; ctrl?: boolean; meta?: boolean; sequence?: string };
 
 export class LineReader {
   /** The question on screen: how to end it from outside (SIGINT, an abort). */
   private current: { interrupt(): void } | undefined;
   private busyInterrupt: (() => void) | undefined;
+  /** Where a line typed while busy goes; without it, typing while busy is ignored. */
+  private busyLine: ((text: string) => void) | undefined;
+  private readonly typeahead: Typeahead;
+  /** Text typed while busy that no line took (the work ended, Ctrl+C): it starts the next prompt. */
+  private carried = '';
   /** Without a terminal: lines read ahead of their question, and questions waiting for a line. */
   private readonly pending: string[] = [];
   private readonly waiting: Array<(line: string | undefined) => void> = [];
@@ -37,6 +46,7 @@ export class LineReader {
     private readonly history: LineHistory,
   ) {
     process.on('SIGINT', this.onSigint);
+    this.typeahead = new Typeahead(prompts, output);
   }
 
   private get tty(): boolean {
@@ -49,9 +59,13 @@ export class LineReader {
     return this.tty ? this.readFromTerminal(prompt, options) : this.readFromPipe(prompt, options);
   }
 
-  /** Runs `work` with Ctrl+C calling `onInterrupt` (possibly more than once) instead of exiting. */
-  async busy<T>(work: Promise<T>, onInterrupt: () => void): Promise<T> {
+  /**
+   * Runs `work` with Ctrl+C calling `onInterrupt` (possibly more than once) instead of exiting;
+   * on a terminal, a line typed meanwhile goes to `onLine` when given.
+   */
+  async busy<T>(work: Promise<T>, onInterrupt: () => void, onLine?: (text: string) => void): Promise<T> {
     this.busyInterrupt = onInterrupt;
+    this.busyLine = onLine;
     if (this.tty) {
       readline.emitKeypressEvents(this.input);
       this.input.on('keypress', this.onKeypress);
@@ -61,12 +75,20 @@ export class LineReader {
       return await work;
     } finally {
       this.busyInterrupt = undefined;
+      this.busyLine = undefined;
+      // The work ended while a line was being typed: the next prompt starts with it.
+      this.carried += this.typeahead.suspend();
       if (this.tty) {
         this.input.off('keypress', this.onKeypress);
         (this.input as TtyInput).setRawMode(false);
         this.input.pause();
       }
     }
+  }
+
+  /** Text the next prompt starts with (a line typed while busy that could not be queued). */
+  carry(text: string): void {
+    this.carried += text;
   }
 
   close(): void {
@@ -76,6 +98,8 @@ export class LineReader {
   }
 
   private readFromTerminal(prompt: string, options: ReadOptions): Promise<LineResult> {
+    // A question while a line is being typed (an approval): the line waits, and comes back after.
+    const interrupted = this.typeahead.suspend();
     return new Promise((resolve) => {
       const rl = readline.createInterface({
         input: this.input,
@@ -101,6 +125,8 @@ export class LineReader {
         this.output.markLineStart();
         // Closing readline left raw mode; the work in progress still listens for Ctrl+C.
         if (this.busyInterrupt) this.rawOn();
+        if (interrupted && this.busyLine) this.typeahead.start(interrupted);
+        else this.carried += interrupted;
         resolve(result);
       };
       const onAbort = () => {
@@ -124,6 +150,11 @@ export class LineReader {
       options.signal?.addEventListener('abort', onAbort, { once: true });
       this.current = { interrupt: () => onAbort() };
       rl.prompt();
+      // What was typed while the agent worked and not sent starts this prompt (not an approval's answer).
+      if (options.history && this.carried) {
+        rl.write(this.carried);
+        this.carried = '';
+      }
     });
   }
 
@@ -173,10 +204,18 @@ export class LineReader {
     this.input.resume();
   }
 
-  private readonly onKeypress = (_text: string | undefined, key: { name?: string; ctrl?: boolean } | undefined) => {
+  private readonly onKeypress = (text: string | undefined, key: KeyPress | undefined) => {
     // A question on screen handles its own keys (readline turns Ctrl+C into its SIGINT event).
     if (this.current) return;
-    if (key?.ctrl && key.name === 'c') this.busyInterrupt?.();
+    if (key?.ctrl && key.name === 'c') {
+      // The line being typed is kept for the feedback prompt that follows.
+      this.carried += this.typeahead.suspend();
+      this.busyInterrupt?.();
+      return;
+    }
+    if (!this.busyLine) return;
+    const line = this.typeahead.key(text, key);
+    if (line !== undefined) this.busyLine(line);
   };
 
   /** A real SIGINT: without a terminal, or between raw-mode stretches. */

@@ -86,6 +86,7 @@ export async function main(
       maxTurns: options.maxTurns,
       maxOutputTokens: options.maxOutputTokens,
       contextWindow: options.contextWindow,
+      callCostWarningUsd: options.callCostWarningUsd,
       idleTimeout: options.idleTimeout,
       sandbox: options.sandbox,
     },

@@ -3,7 +3,8 @@
  * notes) and errors. It remembers whether the cursor is at the start of a line, so a status
  * line after half a streamed sentence starts on a line of its own. While a model has not
  * answered yet it shows a life sign: a line counting the seconds on a terminal, a note now and
- * then (10 s, 30 s, then every minute) when the status stream is a file or a pipe.
+ * then (10 s, 30 s, then every minute) when the status stream is a file or a pipe. While the
+ * user types a message to queue, output is held back (kept, in order) so their line stays whole.
  */
 import type { Style } from './style';
 
@@ -14,6 +15,8 @@ const PIPED_NOTES_EVERY_SECONDS = 60;
 export class Output {
   private atLineStart = true;
   private waiting: { timer: ReturnType<typeof setInterval>; shown: boolean } | undefined;
+  /** Output held back while the user types on the terminal, written in order when released. */
+  private held: Array<() => void> | undefined;
 
   constructor(
     /** The answer's text. */
@@ -27,6 +30,7 @@ export class Output {
   /** Streamed text, written as it comes. */
   write(text: string): void {
     if (!text) return;
+    if (this.held) return void this.held.push(() => this.write(text));
     this.stopWaiting();
     this.text.write(text);
     this.atLineStart = text.endsWith('\n');
@@ -34,12 +38,14 @@ export class Output {
 
   /** A status line of its own. */
   line(text = ''): void {
+    if (this.held) return void this.held.push(() => this.line(text));
     this.stopWaiting();
     this.newline();
     this.status.write(`${text}\n`);
   }
 
   error(text: string): void {
+    if (this.held) return void this.held.push(() => this.error(text));
     this.stopWaiting();
     this.newline();
     this.errors.write(`${this.style.red(text)}\n`);
@@ -47,6 +53,7 @@ export class Output {
 
   /** Ends a half-written line. */
   newline(): void {
+    if (this.held) return void this.held.push(() => this.newline());
     if (this.atLineStart) return;
     this.text.write('\n');
     this.atLineStart = true;
@@ -61,6 +68,7 @@ export class Output {
       const waiting = this.waiting;
       if (!waiting) return;
       const seconds = Math.floor((now() - started) / 1000);
+      if (this.held) return;
       if (live) {
         this.status.write(`\r\x1b[K${this.style.dim(`… ${label} (${seconds} s)`)}`);
         waiting.shown = true;
@@ -85,6 +93,29 @@ export class Output {
     this.waiting = undefined;
     clearInterval(waiting.timer);
     if (waiting.shown) this.status.write('\r\x1b[K');
+  }
+
+  /**
+   * Holds output back while the user types a line of their own; returns the release, which
+   * writes what was held, in order, after the line the user ended.
+   */
+  hold(): () => void {
+    if (this.held) return () => undefined;
+    const waiting = this.waiting;
+    // The life sign's line is the one the user now types on.
+    if (waiting?.shown) {
+      this.status.write('\r\x1b[K');
+      waiting.shown = false;
+    }
+    this.newline();
+    const held: Array<() => void> = [];
+    this.held = held;
+    return () => {
+      if (this.held !== held) return;
+      this.held = undefined;
+      this.atLineStart = true;
+      for (const write of held) write();
+    };
   }
 
   /** Something else (a prompt the user answered) left the cursor at the start of a line. */

@@ -3,7 +3,8 @@
  * a slash command. Ctrl+C while the agent works stops it and asks for `feedback> `: typed text
  * redirects it (the conversation goes on from where it stopped, with the feedback as the next
  * message), an empty line returns to the prompt. Ctrl+C at the prompt warns once and quits the
- * second time; Ctrl+D quits.
+ * second time; Ctrl+D quits. A line typed while the agent works is queued (see Typeahead) and
+ * sent after the run ends normally; after Ctrl+C or a failure the queue waits for `/queue send`.
  */
 import { describeSandbox } from '../core/policy/sandbox-status';
 import type { CliContext } from './compose';
@@ -11,7 +12,10 @@ import { EventPrinter } from './event-printer';
 import type { LineReader } from './line-reader';
 import { describeModel } from './model-choice';
 import type { Output } from './output';
-import { runPrompt, setupMessage } from './run-prompt';
+import { runUntilIdle, setupMessage } from './run-prompt';
+import type { SubmitProblem } from '../core/session/conversation-session';
+import type { QueuedPrompt } from '../core/session/prompt-queue';
+import { describeHold } from './queue-command';
 import { runSlashCommand, type CommandContext } from './slash-commands';
 
 export const PROMPT = 'openagent> ';
@@ -71,27 +75,80 @@ export class Repl {
   }
 
   /** Answers a prompt, and after each Ctrl+C the feedback that redirects the agent. */
-  private async answer(prompt: string): Promise<void> {
+  private answer(prompt: string): Promise<void> {
+    return this.drive(() => this.deps.cli.session.submit(prompt));
+  }
+
+  /** `/queue send`: a held queue goes on, and the session is waited for as for a prompt. */
+  private sendQueued(): Promise<void> {
+    const queue = this.deps.cli.session.queue;
+    return this.drive(async () => {
+      const first = queue.state.items[0];
+      if (!first || !queue.resume()) return 'nothing';
+      this.announce(first);
+      return undefined;
+    });
+  }
+
+  /** A queued message going out: shown as the prompt it now is. */
+  private readonly announce = (queued: QueuedPrompt): void => {
+    const { output } = this.deps;
+    output.line(`${output.style.cyan('›')} ${queued.text} ${output.style.dim('(queued)')}`);
+  };
+
+  /**
+   * Runs what `begin` starts until the agent has nothing left to do (queued messages included),
+   * then, after a Ctrl+C, asks for the feedback that redirects it.
+   */
+  private async drive(begin: () => Promise<SubmitProblem | undefined | 'nothing'>): Promise<void> {
     const { output, reader, cli } = this.deps;
-    let next: string | undefined = prompt;
-    while (next !== undefined) {
+    let start: typeof begin | undefined = begin;
+    while (start) {
       let outcome;
       try {
-        outcome = await runPrompt(cli.session, next, (work, stop) => reader.busy(work, stop));
+        outcome = await runUntilIdle(
+          cli.session,
+          start,
+          (work, stop) => reader.busy(work, stop, this.queueTyped),
+          this.announce,
+        );
       } catch (error) {
         // Setting the conversation up failed (a preset file, the disk): say so and keep the session.
         output.error(`error: ${error instanceof Error ? error.message : String(error)}`);
         return;
       }
-      next = undefined;
+      start = undefined;
       if (outcome.kind === 'setup') output.error(`error: ${setupMessage(outcome.problem, cli.settings.provider)}`);
-      if (outcome.kind !== 'interrupted') return;
+      if (outcome.kind !== 'interrupted') break;
       output.line(output.style.dim('Type feedback to redirect the agent, or press Enter to return to the prompt.'));
       const feedback = await reader.readLine(FEEDBACK_PROMPT, { history: true });
       if (feedback.kind === 'eof') this.quitting = true;
-      if (feedback.kind === 'line' && feedback.text.trim()) next = feedback.text.trim();
+      const text = feedback.kind === 'line' ? feedback.text.trim() : '';
+      if (text) start = () => cli.session.submit(text);
     }
+    const state = cli.session.queue.state;
+    if (state.held && state.items.length > 0)
+      output.line(
+        output.style.dim(
+          `${state.items.length} queued message${state.items.length === 1 ? '' : 's'} ${describeHold(state)}: /queue lists them, /queue send sends them.`,
+        ),
+      );
   }
+
+  /** A line typed while the agent works: queued, or (the agent stopping or done) the next prompt's start. */
+  private readonly queueTyped = (text: string): void => {
+    const { cli, output, reader } = this.deps;
+    const queued = cli.session.queue.enqueue(text.trim());
+    if (!queued) return reader.carry(text);
+    if ('reason' in queued) {
+      output.error(`Not queued: ${queued.message}`);
+      return reader.carry(text);
+    }
+    const waiting = cli.session.queue.length;
+    output.line(
+      output.style.dim(`Queued (${waiting} waiting): sent when the agent finishes. /queue lists or changes them.`),
+    );
+  };
 
   private async command(line: string): Promise<'exit' | void> {
     const { cli, output, env, storeDirectory, approveAll, reader } = this.deps;
@@ -103,6 +160,7 @@ export class Repl {
         storeDirectory,
         approveAll,
         busy: (work, stop) => reader.busy(work, stop),
+        sendQueued: () => this.sendQueued(),
         quiet: async (work) => {
           this.muted = true;
           try {

@@ -1,31 +1,61 @@
 /**
- * Sends one prompt through the session and waits until its run has ended — answered, failed or
- * stopped. The session only says a run has started; its end is the lead agent's last event:
- * `done`, `error`, or `interrupted` without feedback (with feedback the run goes on).
+ * Sends one prompt through the session and waits until the agent is done with it — answered,
+ * failed or stopped — and with every message queued meanwhile that went out after it (each is
+ * announced through `onQueuedSent`). The session says when a run has ended and whether a queued
+ * message follows; how it ended is the lead agent's last event: `done`, `error`, or
+ * `interrupted` without feedback (with feedback the run goes on).
  */
-import type { ConversationSession, SetupProblem } from '../core/session/conversation-session';
+import type { ConversationSession, SubmitProblem } from '../core/session/conversation-session';
 import type { AgentEvent } from '../core/events/events';
+import type { QueuedPrompt } from '../core/session/prompt-queue';
 import { PROVIDER_PRESETS, isProviderId } from '../core/llm/provider-presets';
 
 export type RunOutcome =
   | { kind: 'done'; stopReason: string }
   | { kind: 'error'; message: string }
   | { kind: 'interrupted' }
-  | { kind: 'setup'; problem: SetupProblem };
+  | { kind: 'setup'; problem: SubmitProblem };
+
+/** Runs while the agent works; `stop` ends the run (Ctrl+C). */
+export type During = <T>(work: Promise<T>, stop: () => void) => Promise<T>;
 
 export async function runPrompt(
   session: ConversationSession,
   prompt: string,
-  /** Runs while the prompt is answered; `stop` ends the run (Ctrl+C). */
-  during: <T>(work: Promise<T>, stop: () => void) => Promise<T> = (work) => work,
+  during: During = (work) => work,
+  onQueuedSent?: (prompt: QueuedPrompt) => void,
+): Promise<RunOutcome> {
+  return runUntilIdle(session, () => session.submit(prompt), during, onQueuedSent);
+}
+
+/**
+ * Starts work with `begin` (a prompt, or resuming the queue; undefined means nothing started)
+ * and waits until the session has nothing left to send.
+ */
+export async function runUntilIdle(
+  session: ConversationSession,
+  begin: () => Promise<SubmitProblem | undefined | 'nothing'>,
+  during: During = (work) => work,
+  onQueuedSent?: (prompt: QueuedPrompt) => void,
 ): Promise<RunOutcome> {
   let stopRequested = false;
-  let unsubscribe: () => void = () => undefined;
+  const unsubscribe: Array<() => void> = [];
   const ended = new Promise<RunOutcome>((resolve) => {
-    unsubscribe = session.onEvent((event) => {
-      const outcome = runEnd(event);
-      if (outcome) resolve(outcome);
-    });
+    let last: RunOutcome | undefined;
+    unsubscribe.push(
+      session.onEvent((event) => {
+        last = runEnd(event) ?? last;
+      }),
+      session.queue.onRunEnd((end) => {
+        if (end.next) return onQueuedSent?.(end.next);
+        // The session's word on how it ended; the last event's for the details.
+        if (end.outcome === 'stopped') return resolve({ kind: 'interrupted' });
+        if (end.outcome === 'done')
+          return resolve(last?.kind === 'done' ? last : { kind: 'done', stopReason: 'end_turn' });
+        const reason = session.queue.state.held?.reason ?? 'The queued message could not be sent.';
+        resolve(last?.kind === 'error' ? last : { kind: 'error', message: reason });
+      }),
+    );
   });
   const stop = () => {
     stopRequested = true;
@@ -34,7 +64,8 @@ export async function runPrompt(
   try {
     return await during(
       (async (): Promise<RunOutcome> => {
-        const problem = await session.submit(prompt);
+        const problem = await begin();
+        if (problem === 'nothing') return { kind: 'done', stopReason: 'nothing_queued' };
         if (problem) return { kind: 'setup', problem };
         // Ctrl+C while the conversation was being set up: the run has just started, stop it now.
         if (stopRequested) session.stop();
@@ -43,7 +74,7 @@ export async function runPrompt(
       stop,
     );
   } finally {
-    unsubscribe();
+    for (const stopListening of unsubscribe) stopListening();
   }
 }
 
@@ -56,7 +87,7 @@ function runEnd(event: AgentEvent): RunOutcome | undefined {
 }
 
 /** A setup problem in the CLI's words: flags, slash commands and environment variables. */
-export function setupMessage(problem: SetupProblem, provider: string): string {
+export function setupMessage(problem: SubmitProblem, provider: string): string {
   const preset = isProviderId(provider.trim())
     ? PROVIDER_PRESETS[provider.trim() as keyof typeof PROVIDER_PRESETS]
     : undefined;

@@ -7,12 +7,15 @@ import { budgetStandings, describeOnExceeded, describeStanding } from '../core/p
 import { storeLedger } from '../core/policy/store-ledger';
 import { createLlmClient } from '../core/llm/create-llm-client';
 import type { UsageTotals } from '../core/ports';
+import type { AgentEvent, ContextBreakdown } from '../core/events/events';
+import { describeContextParts, describeContextTotal, isMainCall } from '../core/events/cost-notes';
 import { EnvSecretSource } from '../node/env-secret-source';
 import type { CliContext } from './compose';
 import { formatNumber } from './event-printer';
 import { describeModel, parseModelChoice } from './model-choice';
 import type { Output } from './output';
 import { setupMessage } from './run-prompt';
+import { queueCommand } from './queue-command';
 
 export interface CommandContext {
   cli: CliContext;
@@ -24,6 +27,8 @@ export interface CommandContext {
   busy<T>(work: Promise<T>, stop: () => void): Promise<T>;
   /** Runs work without printing the events it replays (a reopened conversation's). */
   quiet<T>(work: () => Promise<T>): Promise<T>;
+  /** Sends the queued messages (a held queue resumed) and waits for the agent, as a prompt does. */
+  sendQueued(): Promise<void>;
 }
 
 interface Command {
@@ -185,6 +190,9 @@ export const COMMANDS: readonly Command[] = [
       const id = cli.session.currentId;
       const conversation = id && store ? await store.usageTotals({ conversationId: id }) : fromEvents(cli);
       output.line(`This conversation: ${describeUsage(conversation)}`);
+      const context = lastContext(cli.session.history);
+      if (context)
+        output.line(`Context of the last request: ${describeContextTotal(context)} — ${describeContextParts(context)}`);
       if (store) {
         const day = new Date().toISOString().slice(0, 10);
         output.line(
@@ -215,6 +223,7 @@ export const COMMANDS: readonly Command[] = [
       for (const standing of standings) output.line(`  ${describeStanding(standing)}`);
     },
   },
+  queueCommand,
   {
     name: 'approve-all',
     usage: '/approve-all [off]',
@@ -263,6 +272,15 @@ export async function runSlashCommand(line: string, context: CommandContext): Pr
     return;
   }
   return command.run(argument.trim(), context);
+}
+
+/** The breakdown of the lead agent's last request, when a call reported one. */
+function lastContext(events: readonly AgentEvent[]): ContextBreakdown | undefined {
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index]!;
+    if (event.type === 'usage' && event.context && isMainCall(event)) return event.context;
+  }
+  return undefined;
 }
 
 /** Without a store: the usage events of the conversation on screen. */

@@ -157,6 +157,13 @@ export interface ConversationStore {
   teamOutbox(limit: number): Promise<TeamOutboxItem[]>;
   /** The team database has these (TeamOutboxItem keys): they leave the outbox. */
   deliveredToTeam(keys: string[]): Promise<void>;
+  /**
+   * The team database refused these for what they hold (not for being away): they stay here,
+   * marked, and are no longer sent, so one bad record never holds back the ones after it.
+   */
+  refusedByTeam(keys: string[], reason: string): Promise<void>;
+  /** How many outbox records the team database refused, and the last reason. */
+  teamRefused(): Promise<{ count: number; reason?: string }>;
   close(): Promise<void>;
 }
 

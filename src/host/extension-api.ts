@@ -30,7 +30,7 @@ export interface OpenAgentConversation {
   readonly events: readonly AgentEvent[];
   /** Resolves with the run's last event: `done`, `error`, or `interrupted` (stopped). */
   readonly finished: Promise<AgentEvent>;
-  /** Sends a follow-up prompt (while it runs: redirects it). */
+  /** Sends a follow-up prompt (while it runs: queued, sent when the run ends normally). */
   send(prompt: string): Promise<void>;
   stop(): void;
 }

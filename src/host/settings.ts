@@ -46,6 +46,7 @@ export function readLimits(): Partial<AgentLimits> {
     tokenBudget: positive('tokenBudget'),
     compactThreshold: positive('compactThreshold'),
     contextWindow: positive('contextWindow'),
+    callCostWarningUsd: positive('callCostWarningUsd'),
   };
 }
 

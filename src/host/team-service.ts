@@ -8,7 +8,8 @@
 import * as vscode from 'vscode';
 import type { AgentPolicy } from '../core/policy/agent-policy';
 import type { ConversationStore, TeamStamp } from '../core/ports';
-import type { TeamPlane, TeamStatus } from '../core/team/team-plane';
+import type { TeamPlane } from '../core/team/team-plane';
+import { refusedNote, type TeamStatus } from '../core/team/team-status';
 import { openTeamPlane } from '../kit/team-opener';
 import type { TeamView } from './panel/policy-status';
 
@@ -196,12 +197,12 @@ export class TeamService implements vscode.Disposable {
       this.item.backgroundColor = undefined;
     } else if (status.state === 'unreachable') {
       this.item.text = '$(warning) Team unreachable';
-      this.item.tooltip = `The team database does not answer: ${status.reason}. Work goes on locally; usage and audit records wait in the outbox and are sent when it is back. Team budgets follow budget.on_unreachable.`;
+      this.item.tooltip = `The team database does not answer: ${status.reason}. Work goes on locally; usage and audit records wait in the outbox and are sent when it is back. Team budgets follow budget.on_unreachable.${refusedNote(status)}`;
       this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
     } else {
-      this.item.text = '$(organization) Team';
-      this.item.tooltip = plane ? describeStatus(status, plane) : 'Connected to the team database.';
-      this.item.backgroundColor = undefined;
+      this.item.text = status.refused ? '$(warning) Team' : '$(organization) Team';
+      this.item.tooltip = `${plane ? describeStatus(status, plane) : 'Connected to the team database.'}${plane ? '' : refusedNote(status)}`;
+      this.item.backgroundColor = status.refused ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     }
     this.item.show();
   }
@@ -210,10 +211,10 @@ export class TeamService implements vscode.Disposable {
 function describeStatus(status: TeamStatus, plane: TeamPlane): string {
   const who = `as ${plane.identity.member}${plane.identity.repository ? ` in ${plane.identity.repository}` : ''}`;
   if (status.state === 'unreachable')
-    return `OpenAgent cannot reach the team database (${status.reason}); working ${who} on the team policy kept from last time. Records wait in the outbox.`;
+    return `OpenAgent cannot reach the team database (${status.reason}); working ${who} on the team policy kept from last time. Records wait in the outbox.${refusedNote(status)}`;
   if (status.state === 'connecting') return `OpenAgent is connecting to the team database ${who}.`;
   const policy = status.policy
     ? `team policy version ${status.policy.version}, set by ${status.policy.changedBy} on ${new Date(status.policy.changedAt).toISOString().slice(0, 16).replace('T', ' ')} UTC`
     : 'no team policy set yet';
-  return `OpenAgent is connected to the team database ${who}: ${policy}.`;
+  return `OpenAgent is connected to the team database ${who}: ${policy}.${refusedNote(status)}`;
 }

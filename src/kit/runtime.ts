@@ -62,6 +62,9 @@ import { TerminalShell } from '../host/terminal/terminal-shell';
 import type { TerminalHistory } from '../host/terminal/terminal-history';
 import { createMentionResolver } from '../host/chat/mention-sources';
 import { pickContext } from '../host/chat/context-picker';
+import { windowChatKeeping, windowWorkspace } from '../host/chat/chat-keeping';
+import type { ChatActions } from '../host/chat/chat-controller';
+import { ChatKeeper } from '../core/session/chat-keeper';
 import { ChildProcessShell } from '../node/child-process-shell';
 import { OsSandbox } from '../node/sandbox/os-sandbox';
 import { SecretFiles } from '../node/secret-files';
@@ -76,6 +79,10 @@ import { Hooks } from '../core/agent/hooks';
 import { ExtensionTools } from '../core/tools/extension-tools';
 import { createExtensionApi, type OpenAgentExtensionApi } from '../host/extension-api';
 import { TelemetryExport } from '../host/telemetry-export';
+import { EditReview } from '../core/review/edit-review';
+import { VscodeReviewedFiles } from '../host/review/vscode-reviewed-files';
+import { ReviewEditor } from '../host/review/review-editor';
+import { ReviewCommands } from '../host/review/review-commands';
 
 /** What activation made (it shows or listens from the start) and hands over. */
 export interface RuntimeShell {
@@ -128,9 +135,9 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     const presetText = await presets.read(
       vscode.workspace.getConfiguration('openagent').get<string>('preset', 'coding'),
     );
-    const { sections, skillProblems } = await knowledge.load();
+    const { sections, knowledge: rulesAndMemory, skillProblems } = await knowledge.load();
     reportSkillProblems(skillProblems);
-    return buildSystemPrompt(
+    const text = buildSystemPrompt(
       presetText,
       {
         os: `${os.type()} ${os.release()}`,
@@ -140,6 +147,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
       },
       sections,
     );
+    return { text, knowledge: rulesAndMemory };
   };
 
   const openStore = stores.open;
@@ -260,8 +268,23 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     newId: randomUUID,
   });
 
+  // The review of the agent's edits, hunk by hunk, in the editor (and from the chat and the palette).
+  const review = new EditReview({ session, files: new VscodeReviewedFiles(), root: workspaceRoot });
+  const reviewEditor = new ReviewEditor(review, workspaceRoot);
+  const reviewCommands = new ReviewCommands(review, reviewEditor, workspaceRoot);
+  context.subscriptions.push({ dispose: () => review.dispose() }, reviewEditor);
+
   const resolveMention = createMentionResolver(currentWorkspace, terminalHistory);
-  const chatView = new ChatViewProvider(context.extensionUri, session, {
+  // Each window reopens its last chat when the chat view first shows (nothing is read before).
+  const keeper = new ChatKeeper({
+    session,
+    keeping: windowChatKeeping(context),
+    workspace: windowWorkspace(),
+    resolveMention,
+    onWriteError: (error) => console.warn('OpenAgent could not keep the chat for the next window:', error),
+  });
+  context.subscriptions.push({ dispose: () => keeper.dispose() });
+  const chatActions: ChatActions = {
     setApiKey: async () => {
       if (await setApiKey(secrets)) await session.retry();
     },
@@ -283,14 +306,17 @@ export function createRuntime(shell: RuntimeShell): Runtime {
       preset: vscode.workspace.getConfiguration('openagent').get<string>('preset', 'coding'),
     }),
     openTurnDiff: async (turn, file) => {
-      const before = session.turnFileBefore(turn, file);
+      // The turn's checkpoint, else (after a reload) the file rebuilt from the turn's hunks.
+      const before = session.turnFileBefore(turn, file) ?? (await review.beforeText(turn, file));
       if (before) await approvalDetails.showSinceTurn(before.absolute, before.text);
       else void vscode.window.showInformationMessage(`OpenAgent no longer has the earlier version of ${file}.`);
     },
+    reviewEdits: (action, turn, file) => reviewCommands.fromChat(action, turn, file),
     resolveMention,
     findLocalServers,
     useLocalServer,
-  });
+  };
+  const chatView = new ChatViewProvider(context.extensionUri, { session, keeper }, chatActions);
 
   // What the first prompt needs loads once the chat shows, while the user writes it: the store,
   // YAML (skills, the policy file) and the model's SDK. A prompt sent sooner loads them itself.
@@ -359,21 +385,24 @@ export function createRuntime(shell: RuntimeShell): Runtime {
   );
   shell.statusBar.follow(session, sandbox);
 
-  const commands = paletteCommands({
-    session,
-    secrets,
-    openStore,
-    resolveMention,
-    presets,
-    chatViewType: ChatViewProvider.viewType,
-    insertIntoComposer: (text) => chatView.insertIntoComposer(text),
-    showDeveloperPanel: () => developerPanel.show(),
-    showAuditLog: () => developerPanel.showAudit(),
-    memory: knowledge.memory,
-    restartMcpServers: () => mcp.restart(),
-    openWalkthrough: shell.openWalkthrough,
-    budgets: budgetView,
-  });
+  const commands = {
+    ...reviewCommands.handlers(),
+    ...paletteCommands({
+      session,
+      secrets,
+      openStore,
+      resolveMention,
+      presets,
+      chatViewType: ChatViewProvider.viewType,
+      insertIntoComposer: (text) => chatView.insertIntoComposer(text),
+      showDeveloperPanel: () => developerPanel.show(),
+      showAuditLog: () => developerPanel.showAudit(),
+      memory: knowledge.memory,
+      restartMcpServers: () => mcp.restart(),
+      openWalkthrough: shell.openWalkthrough,
+      budgets: budgetView,
+    }),
+  };
 
   const extensionApi = createExtensionApi({
     session,
@@ -391,6 +420,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     extensionApi,
     shutdown: async () => {
       await session.dispose();
+      await keeper.flush();
       await telemetry.shutdown();
     },
   };

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { agentEventSchema } from '../core/events/events';
+import { MAX_QUEUED_PROMPTS } from '../core/session/prompt-queue';
 
 /** The longest prompt accepted from a webview (characters). */
 export const MAX_PROMPT_CHARS = 200_000;
@@ -18,6 +19,11 @@ export const webviewActionSchema = z.enum([
   /** Use one of the local servers the notice offered (its `choice`). */
   'use_local_server',
 ]);
+/** A queued message's id (the host makes them: q1, q2…). */
+const queueIdSchema = z.string().min(1).max(64);
+/** A prompt as the composer sends it (trimmed, not empty). */
+const promptTextSchema = z.string().trim().min(1).max(MAX_PROMPT_CHARS);
+
 /** Which of a notice's offered options an action picks (an index the host checks against what it offered). */
 const choiceSchema = z.number().int().min(0).max(20);
 export type WebviewAction = z.infer<typeof webviewActionSchema>;
@@ -25,12 +31,28 @@ export type WebviewAction = z.infer<typeof webviewActionSchema>;
 /** Messages a webview sends to the host. Strict objects reject extra keys such as __proto__. */
 export const webviewToHostSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('webview_ready') }),
+  /** A prompt; while the agent works it is queued, unless `sendNow` (interrupt and redirect). */
   z.strictObject({
     type: z.literal('prompt_submit'),
     requestId: z.string().min(1).max(64),
-    text: z.string().trim().min(1).max(MAX_PROMPT_CHARS),
+    text: promptTextSchema,
+    sendNow: z.literal(true).optional(),
   }),
+  /** The composer's text as the user types (debounced), kept for the chat that comes back. */
+  z.strictObject({ type: z.literal('draft_change'), text: z.string().max(MAX_PROMPT_CHARS) }),
+  /** Queued messages: edit one (and start or stop editing it), remove it, send it now, resume a held queue. */
+  z.strictObject({ type: z.literal('queue_edit'), id: queueIdSchema, text: promptTextSchema }),
+  z.strictObject({ type: z.literal('queue_editing'), id: queueIdSchema.optional() }),
+  z.strictObject({ type: z.literal('queue_remove'), id: queueIdSchema }),
+  z.strictObject({ type: z.literal('queue_send_now'), id: queueIdSchema }),
+  z.strictObject({ type: z.literal('queue_resume') }),
   z.strictObject({ type: z.literal('run_stop') }),
+  /** The Retry under a failed run: the `error` event that ended it (a stale one is refused with the reason). */
+  z.strictObject({
+    type: z.literal('prompt_retry'),
+    conversationId: z.string().min(1).max(200),
+    errorSeq: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+  }),
   z.strictObject({ type: z.literal('chat_new') }),
   z.strictObject({ type: z.literal('action_invoke'), action: webviewActionSchema, choice: choiceSchema.optional() }),
   z.strictObject({ type: z.literal('link_open'), href: z.string().min(1).max(4096) }),
@@ -41,6 +63,13 @@ export const webviewToHostSchema = z.discriminatedUnion('type', [
     type: z.literal('turn_diff_open'),
     turn: z.number().int().positive().max(1_000_000),
     path: z.string().min(1).max(4_096),
+  }),
+  /** The review of a turn's edits: open a file at its hunks, keep or undo a file's (or the turn's) hunks. */
+  z.strictObject({
+    type: z.literal('edits_review'),
+    action: z.enum(['open', 'keep', 'undo']),
+    turn: z.number().int().positive().max(1_000_000),
+    path: z.string().min(1).max(4_096).optional(),
   }),
 ]);
 export type WebviewToHost = z.infer<typeof webviewToHostSchema>;
@@ -69,8 +98,22 @@ export const hostToWebviewSchema = z.discriminatedUnion('type', [
   }),
   /** What the composer's pickers show: the model and preset the next prompt uses. */
   z.strictObject({ type: z.literal('chat_status'), model: z.string().max(200), preset: z.string().max(200) }),
-  /** Text for the composer, e.g. "@file:src/app.ts " from "Add File to Chat". */
-  z.strictObject({ type: z.literal('composer_insert'), text: z.string().max(10_000) }),
+  /** Text for the composer, e.g. "@file:src/app.ts " from "Add File to Chat", or an edit handed back. */
+  z.strictObject({ type: z.literal('composer_insert'), text: z.string().max(MAX_PROMPT_CHARS) }),
+  /** The half-typed prompt kept for this window, for an empty composer (after a reload, or the view shown again). */
+  z.strictObject({ type: z.literal('draft_restore'), text: z.string().max(MAX_PROMPT_CHARS) }),
+  /** The queued messages, in order, whenever they change. */
+  z.strictObject({
+    type: z.literal('queue_state'),
+    items: z
+      .array(z.strictObject({ id: queueIdSchema, text: z.string().max(MAX_PROMPT_CHARS) }))
+      .max(MAX_QUEUED_PROMPTS),
+    /** The queue waits for the user: the run was stopped, failed, or the window reloaded. */
+    held: z
+      .strictObject({ kind: z.enum(['stopped', 'failed', 'reloaded']), reason: z.string().max(10_000).optional() })
+      .optional(),
+    editing: queueIdSchema.optional(),
+  }),
 ]);
 export type HostToWebview = z.infer<typeof hostToWebviewSchema>;
 

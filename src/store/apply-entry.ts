@@ -53,6 +53,9 @@ export function applyEntry(db: Database, entry: JournalEntry): void {
     case 'team_delivered':
       for (const key of entry.keys) db.run('DELETE FROM team_outbox WHERE key = ?', [key]);
       break;
+    case 'team_refused':
+      for (const key of entry.keys) db.run('UPDATE team_outbox SET refused = ? WHERE key = ?', [entry.reason, key]);
+      break;
     case 'audit': {
       const value = entry.value;
       keepForTeam(db, 'audit', value);

@@ -17,7 +17,9 @@ export type JournalEntry =
   | { op: 'usage'; value: UsageRecord }
   | { op: 'audit'; value: AuditRecord }
   /** Outbox records the team database has received (SPEC 5a). */
-  | { op: 'team_delivered'; keys: string[] };
+  | { op: 'team_delivered'; keys: string[] }
+  /** Outbox records the team database refused for their content: kept, no longer sent. */
+  | { op: 'team_refused'; keys: string[]; reason: string };
 
 /**
  * The first line: the snapshot generation the journal applies to, and a hash of that snapshot

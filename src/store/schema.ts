@@ -27,6 +27,8 @@ export const MIGRATIONS: readonly string[] = [
   // 2: the team outbox — usage and audit records the team database has not received yet.
   `CREATE TABLE team_outbox (key TEXT PRIMARY KEY, kind TEXT NOT NULL, record TEXT NOT NULL, time INTEGER NOT NULL);
    CREATE INDEX team_outbox_by_time ON team_outbox (time, key);`,
+  // 3: outbox records the team database refused for what they hold: kept here, no longer sent.
+  `ALTER TABLE team_outbox ADD COLUMN refused TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

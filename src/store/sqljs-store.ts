@@ -183,7 +183,19 @@ export class SqlJsStore implements ConversationStore {
 
   async teamOutbox(limit: number): Promise<TeamOutboxItem[]> {
     await this.sync();
-    return this.rows('SELECT * FROM team_outbox ORDER BY time, key LIMIT ?', [limit]).flatMap(toOutboxItem);
+    return this.rows('SELECT * FROM team_outbox WHERE refused IS NULL ORDER BY time, key LIMIT ?', [limit]).flatMap(
+      toOutboxItem,
+    );
+  }
+
+  async teamRefused(): Promise<{ count: number; reason?: string }> {
+    await this.sync();
+    const [row] = this.rows(
+      'SELECT COUNT(*) AS count, MAX(refused) AS reason FROM team_outbox WHERE refused IS NOT NULL',
+      [],
+    );
+    const count = Number(row?.count ?? 0);
+    return count ? { count, reason: String(row!.reason) } : { count };
   }
 
   // ---- writes ------------------------------------------------------------------------------
@@ -205,6 +217,9 @@ export class SqlJsStore implements ConversationStore {
   }
   deliveredToTeam(keys: string[]): Promise<void> {
     return keys.length ? this.write({ op: 'team_delivered', keys }) : Promise.resolve();
+  }
+  refusedByTeam(keys: string[], reason: string): Promise<void> {
+    return keys.length ? this.write({ op: 'team_refused', keys, reason }) : Promise.resolve();
   }
 
   async close(): Promise<void> {

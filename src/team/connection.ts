@@ -102,7 +102,11 @@ const REFUSED_STATES = new Set(['28P01', '28000', '3D000']);
 const AWAY_MESSAGES =
   /timeout|Connection terminated|connection error|not queryable|shutting down|starting up|server does not support SSL|socket hang up|Connection ended/i;
 
-export type TeamErrorKind = 'unreachable' | 'refused' | 'permission' | 'no-schema' | 'other';
+/**
+ * `content`: the database refused what was sent (a data exception, class 22, or a broken
+ * integrity constraint, class 23): sending the same again fails again.
+ */
+export type TeamErrorKind = 'unreachable' | 'refused' | 'permission' | 'no-schema' | 'content' | 'other';
 
 /** What kind of failure `error` is (as thrown by pg or Node's sockets). */
 export function classifyTeamError(error: unknown): TeamErrorKind {
@@ -115,6 +119,7 @@ export function classifyTeamError(error: unknown): TeamErrorKind {
   if (REFUSED_STATES.has(text)) return 'refused';
   if (NETWORK_CODES.has(text) || text.startsWith('08') || AWAY_STATES.has(text)) return 'unreachable';
   if (text.startsWith('ERR_TLS') || text.includes('CERT')) return 'refused';
+  if (/^2[23][0-9A-Z]{3}$/.test(text)) return 'content';
   if (typeof message === 'string' && AWAY_MESSAGES.test(message)) return 'unreachable';
   return 'other';
 }
@@ -155,7 +160,7 @@ export async function withTeamErrors<T>(target: string, work: () => Promise<T>, 
   }
 }
 
-function messageOf(error: unknown): string {
+export function messageOf(error: unknown): string {
   if (error instanceof AggregateError && error.errors.length)
     return error.errors.map((each: unknown) => messageOf(each)).join('; ');
   if (error instanceof Error) return error.message || (error as { code?: string }).code || error.name;

@@ -21,15 +21,17 @@ import type {
   TeamUsage,
   TeamUsageRow,
 } from '../core/team/team-store';
-import { TeamUnreachableError } from '../core/team/team-store';
+import { TeamRecordsRefusedError, TeamUnreachableError } from '../core/team/team-store';
 import {
   classifyTeamError,
   createTeamPool,
   describeTarget,
+  messageOf,
   secretsOf,
   withTeamErrors,
   type TeamPoolOptions,
 } from './connection';
+import { jsonForPostgres } from './pg-json';
 import { LATEST_SCHEMA_VERSION } from './team-schema';
 import { schemaVersion } from './migrations';
 
@@ -108,7 +110,7 @@ export class PgTeamStore implements TeamStore {
           utcDay(request.time),
           utcMonth(request.time),
           Math.max(0, Math.round(request.ttlMs)),
-          JSON.stringify(
+          jsonForPostgres(
             request.limits.map((limit, index) => ({ i: index, ...keys[index], unit: limit.unit, value: limit.value })),
           ),
         ],
@@ -130,32 +132,53 @@ export class PgTeamStore implements TeamStore {
   }
 
   async append(batch: { audit: TeamAudit[]; usage: TeamUsage[] }): Promise<{ audit: number; usage: number }> {
-    return this.run(() =>
-      this.transaction(async (client) => {
-        let audit = 0;
-        let usage = 0;
-        if (batch.audit.length) {
-          // Rows go in id order, like every writer's, so two copies of a batch never deadlock.
-          const result = await client.query(
-            `INSERT INTO audit (id, member, repository, conversation_id, time, kind, data)
+    let audit: string;
+    let usage: string;
+    try {
+      audit = jsonForPostgres(batch.audit.map(auditRecord));
+      usage = jsonForPostgres(batch.usage.map(usageRecord));
+    } catch (error) {
+      // A record that cannot even be written down (a time that is no date) never will be.
+      throw new TeamRecordsRefusedError(`A record cannot be sent to the team database: ${messageOf(error)}`, {
+        cause: error,
+      });
+    }
+    return this.run(() => this.insert(audit, usage, batch)).catch((error: unknown) => {
+      throw classifyTeamError(error) === 'content'
+        ? new TeamRecordsRefusedError(`The team database refused a record: ${messageOf(error)}`, { cause: error })
+        : error;
+    });
+  }
+
+  private insert(
+    auditJson: string,
+    usageJson: string,
+    batch: { audit: TeamAudit[]; usage: TeamUsage[] },
+  ): Promise<{ audit: number; usage: number }> {
+    return this.transaction(async (client) => {
+      let audit = 0;
+      let usage = 0;
+      if (batch.audit.length) {
+        // Rows go in id order, like every writer's, so two copies of a batch never deadlock.
+        const result = await client.query(
+          `INSERT INTO audit (id, member, repository, conversation_id, time, kind, data)
              SELECT id, member, repository, conversation_id, time, kind, data
              FROM jsonb_to_recordset($1::jsonb) AS x(id text, member text, repository text,
                conversation_id text, time timestamptz, kind text, data jsonb)
              ORDER BY id COLLATE "C"
              ON CONFLICT (id) DO NOTHING`,
-            [JSON.stringify(batch.audit.map(auditRecord))],
-          );
-          audit = result.rowCount ?? 0;
-        }
-        if (batch.usage.length) {
-          const result = await client.query<{ count: number }>('SELECT openagent_record_usage($1::jsonb) AS count', [
-            JSON.stringify(batch.usage.map(usageRecord)),
-          ]);
-          usage = result.rows[0]!.count;
-        }
-        return { audit, usage };
-      }),
-    );
+          [auditJson],
+        );
+        audit = result.rowCount ?? 0;
+      }
+      if (batch.usage.length) {
+        const result = await client.query<{ count: number }>('SELECT openagent_record_usage($1::jsonb) AS count', [
+          usageJson,
+        ]);
+        usage = result.rows[0]!.count;
+      }
+      return { audit, usage };
+    });
   }
 
   async standings(request: {
@@ -178,7 +201,7 @@ export class PgTeamStore implements TeamStore {
         `SELECT c.scope, c.subject, c.period, c.usd, c.tokens FROM budget_counters c
          JOIN jsonb_to_recordset($1::jsonb) AS k(scope text, subject text, period text)
            ON c.scope = k.scope AND c.subject = k.subject AND c.period = k.period`,
-        [JSON.stringify(keys)],
+        [jsonForPostgres(keys)],
       );
       const found = new Map(result.rows.map((row) => [keyText(row), row]));
       return limits.map((limit, index) => {

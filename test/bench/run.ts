@@ -9,6 +9,7 @@ import { measureTokenEstimates } from './token-estimate';
 import { measureSandboxCost } from './sandbox-cost';
 import { countWithTokenizer, measureStartingContext, STARTING_CONTEXT_LIMIT } from './starting-context';
 import { table } from './bench-table';
+import { measureContextBreakdown } from './context-breakdown';
 import { printTeamBenchmarks } from './team-report';
 import { printActivationBenchmarks } from './activation-report';
 
@@ -35,6 +36,23 @@ async function main(): Promise<void> {
   console.log('');
 
   await printStartingContext();
+
+  console.log(
+    'Context meter cost per model call: measuring the request by part, watching the prompt cache and scaling to the count, on a history that grows by one exchange per call (medians of 5 rounds), next to the size estimate and the wire conversion every call already makes\n',
+  );
+  console.log(
+    table(
+      ['messages', 'calls', 'meter (µs/call)', 'size estimate (µs/call)', 'Anthropic conversion (µs/call)'],
+      measureContextBreakdown().map((row) => [
+        row.messages.toLocaleString('en-US'),
+        String(row.calls),
+        row.meterMicros.toFixed(1),
+        row.estimateMicros.toFixed(1),
+        row.conversionMicros.toFixed(1),
+      ]),
+    ),
+  );
+  console.log('');
 
   console.log(`Sandbox cost per command: plain child process vs confined by bubblewrap (alternating, ${'medians'})\n`);
   const sandbox = await measureSandboxCost();

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import type { AgentEvent, AgentEventBody } from '../../src/core/events/events';
 import { launchChromium } from '../harness/chromium';
-import { countDomNodes, deliver, openWebviewPage, postedByWebview } from '../harness/webview-page';
+import { countDomNodes, deliver, frames, openWebviewPage, postedByWebview } from '../harness/webview-page';
 import { TEST_TIMEOUT_MS } from '../harness/patience';
 
 let seq = 0;
@@ -32,13 +32,6 @@ function longConversation(messages: number): AgentEventBody[] {
     bodies.push({ type: 'done', stopReason: 'end_turn', turns: 1 });
   }
   return bodies;
-}
-
-/** Waits until `count` frames have been rendered. */
-async function frames(page: Page, count = 3): Promise<void> {
-  await page.evaluate(async (n) => {
-    for (let frame = 0; frame < n; frame++) await new Promise((resolve) => requestAnimationFrame(resolve));
-  }, count);
 }
 
 function scrollState(page: Page): Promise<{ top: number; height: number; client: number; atEnd: boolean }> {
@@ -255,8 +248,9 @@ describe('chat webview in Chromium (windowed transcript)', function () {
       'Fix it\n@file:src/a.ts\n@problems',
       'Plan mode is on: the agent reads and plans, and changes nothing until you approve its plan.',
       'Let me look.',
-      'read_file src/a.ts',
-      'Fixed.',
+      'read_file src/a.ts\n✓Ran · x',
+      // The run ended in an error after this answer: the answer says so.
+      'Fixed.\n\nInterrupted · An error ended the run (below).',
       'Changed 2 files:\n\nsrc/a.ts Open Diff\nsrc/b.ts (new) Open Diff\nRevert This Turn',
       'Background job j1 (npm run watch) exited with code 0.',
       'The server refused the key.\n\nSet API KeyRetry',

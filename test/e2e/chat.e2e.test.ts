@@ -101,11 +101,12 @@ describe('chat in the sidebar (packaged extension, real VS Code UI)', function (
       const { page, chat } = await openChat(session);
       await send(chat, 'What does greet do?');
       await chat.locator('.turn-assistant strong', { hasText: 'greeting' }).waitFor();
-      assert.deepEqual(await chat.locator('.turn-assistant, .turn-tool').allInnerTexts(), [
+      assert.deepEqual(await chat.locator('.turn-assistant, .turn-tool .tool-call').allInnerTexts(), [
         'Let me look.',
         'read_file src/greet.js',
         'It returns a greeting for a name.',
       ]);
+      assert.equal(await chat.locator('.turn-tool').getAttribute('data-outcome'), 'ran');
       const [result] = toolResultsSent(fake.modelCalls[1]);
       assert.match(String(result?.content), /2\tfunction greet\(name\) \{/);
       await screenshot(page, 'chat-read-file.png');

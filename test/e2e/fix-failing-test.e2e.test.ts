@@ -74,7 +74,7 @@ describe('fixing a failing test (packaged extension, real VS Code UI)', function
       // The chat: the user's prompt, each step the model took, and its report.
       await chat.locator('.turn-assistant', { hasText: '0 failures).' }).waitFor();
       assert.equal(await chat.locator('.turn-user').first().innerText(), PROMPT);
-      assert.deepEqual(await chat.locator('.turn-assistant, .turn-tool').allInnerTexts(), [
+      assert.deepEqual(await chat.locator('.turn-assistant, .turn-tool .tool-call').allInnerTexts(), [
         'Let me read the function under test.',
         'read_file src/sum.js',
         'sum subtracts instead of adding. Fixing it.',
@@ -83,6 +83,10 @@ describe('fixing a failing test (packaged extension, real VS Code UI)', function
         'bash npm test',
         'Fixed: sum subtracted instead of adding. npm test now passes (1 test, 0 failures).',
       ]);
+      assert.deepEqual(
+        await chat.locator('.turn-tool').evaluateAll((lines) => lines.map((line) => line.getAttribute('data-outcome'))),
+        ['ran', 'ran', 'ran'],
+      );
 
       // The file: exactly the one-line fix, on disk and in the editor; every other file as it was.
       const expected = new Map(original);

@@ -1,7 +1,8 @@
 /**
- * Coming back to a conversation: after a window reload the chat is empty, "Show History" lists
- * the conversation, picking it shows it as it was, and the next prompt continues it with its
- * history. Choosing another model from the palette applies to the next prompt of the same chat.
+ * Coming back to a conversation: after New Chat and a window reload the chat is empty, "Show
+ * History" lists the conversation, picking it shows it as it was, and the next prompt continues
+ * it with its history. Choosing another model from the palette applies to the next prompt of the
+ * same chat. (A reload alone brings the last chat back: chat-comeback.e2e.test.ts.)
  */
 import assert from 'node:assert/strict';
 import type { Frame, Page } from 'playwright-core';
@@ -64,9 +65,11 @@ describe('history and models (packaged extension, real VS Code UI)', function ()
     await send(chat, 'What is the capital of France?');
     await chat.locator('.turn-assistant', { hasText: 'Paris is the capital of France.' }).waitFor();
 
+    await runCommand(page, 'OpenAgent: New Chat');
+    await chat.locator('.turn-user').first().waitFor({ state: 'detached' });
     await page.reload();
     let reloaded = await reopenChat(page);
-    assert.equal(await reloaded.locator('.turn-user').count(), 0, 'a reloaded window starts with an empty chat');
+    assert.equal(await reloaded.locator('.turn-user').count(), 0, 'after New Chat, a reloaded window comes back empty');
 
     await runCommand(page, 'OpenAgent: Show History');
     await quickPickRow(page, 'What is the capital of France?').click();

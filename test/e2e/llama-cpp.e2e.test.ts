@@ -55,7 +55,7 @@ describe('chat with a real llama.cpp server (packaged extension, real VS Code UI
     await clickNotificationButton(toast, 'Approve');
     await chat.locator('.turn-assistant', { hasText: AFTER_TOOL }).waitFor();
     assert.equal(fs.readFileSync(path.join(session.workspaceDir, 'notes.md'), 'utf8'), '# Notes from the test model\n');
-    assert.deepEqual(await chat.locator('.turn-assistant, .turn-tool').allInnerTexts(), [
+    assert.deepEqual(await chat.locator('.turn-assistant, .turn-tool .tool-call').allInnerTexts(), [
       GREETING,
       'write_file notes.md',
       AFTER_TOOL,

@@ -1,7 +1,8 @@
 /**
  * Stopping and redirecting the agent from the chat, as a user does: Stop ends a slow answer
- * mid-stream (the partial text stays); typing a new prompt while the agent works interrupts it
- * and the model receives the user's words as the next message.
+ * mid-stream (the partial text stays); "Send now" with a new prompt while the agent works
+ * interrupts it and the model receives the user's words as the next message (a plain Send
+ * would queue it: see chat-comeback.e2e.test.ts).
  */
 import assert from 'node:assert/strict';
 import type { FakeModelServer } from '../fixtures/fake-model-server/server';
@@ -42,16 +43,18 @@ describe('stop and redirect (packaged extension, real VS Code UI)', function () 
     const story = chat.locator('.turn-assistant').last();
     await story.filter({ hasText: 'streams slowly' }).waitFor();
     await chat.locator('#stop').click();
-    await chat.locator('.turn-status', { hasText: 'Stopped by the user.' }).waitFor();
-    const partial = await story.innerText();
+    // The cut-off answer says so.
+    await story.locator('.answer-cut', { hasText: 'Interrupted · Stopped by the user.' }).waitFor();
+    const partial = await story.locator('p').first().innerText();
     assert.ok(partial.length > 0 && partial.length < LONG_ANSWER.trim().length, 'the partial answer stays, cut short');
     assert.equal(await chat.locator('#stop').isVisible(), false);
 
     await send(chat, 'Explain the build');
     await chat.locator('.turn-assistant', { hasText: 'streams slowly' }).nth(1).waitFor();
-    // Typing while the agent works interrupts it with the new words.
-    await send(chat, 'Only the summary, please');
-    await chat.locator('.turn-status', { hasText: 'Redirected by the user.' }).waitFor();
+    // "Send now" while the agent works interrupts it with the new words.
+    await chat.locator('#prompt textarea').fill('Only the summary, please');
+    await chat.locator('#send-now').click();
+    await chat.locator('.answer-cut', { hasText: 'Interrupted · Redirected by the user.' }).waitFor();
     await chat.locator('.turn-assistant', { hasText: 'Short summary, as asked.' }).waitFor();
     const last = fake.modelCalls.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };
     assert.match(JSON.stringify(last.messages.at(-1)), /Only the summary, please/);

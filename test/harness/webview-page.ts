@@ -24,6 +24,8 @@ const THEME = `
     --vscode-input-background: #313131; --vscode-input-border: #3c3c3c;
     --vscode-textCodeBlock-background: #2b2b2b; --vscode-badge-background: #616161;
     --vscode-badge-foreground: #f8f8f8; --vscode-descriptionForeground: #9d9d9d;
+    --vscode-errorForeground: #f85149; --vscode-editorWarning-foreground: #cca700;
+    --vscode-testing-iconPassed: #73c991; --vscode-editorInfo-foreground: #3794ff;
   }`;
 
 const NONCE = 'bench0nonce0AAAAAAAAAAA';
@@ -99,6 +101,13 @@ export async function deliver(page: Page, messages: unknown[]): Promise<void> {
   await page.evaluate((list) => {
     for (const message of list) window.postMessage(message, '*');
   }, messages);
+}
+
+/** Waits until `count` frames have been rendered. */
+export async function frames(page: Page, count = 3): Promise<void> {
+  await page.evaluate(async (n) => {
+    for (let frame = 0; frame < n; frame++) await new Promise((resolve) => requestAnimationFrame(resolve));
+  }, count);
 }
 
 /** What the webview posted to the host so far. */

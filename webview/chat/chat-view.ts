@@ -5,12 +5,14 @@
  * so a conversation of thousands of messages opens fast with few nodes. A streaming answer
  * re-renders only its last, still-open markdown blocks.
  */
-import { modelLabel, type AgentEvent } from '../../src/protocol/events';
+import { describeCacheBreak, describeCostWarning, modelLabel, type AgentEvent } from '../../src/protocol/events';
 import type { HostToWebview } from '../../src/protocol/messages';
 import type { TextMetrics } from '../shared/list-layout';
 import { StreamingMarkdown } from '../shared/streaming-markdown';
 import { WindowedList } from '../shared/windowed-list';
 import { fixesFor } from './error-fixes';
+import { RunTracker } from './run-tracker';
+import { ReviewStatus } from './review-status';
 import {
   actionButtons,
   estimateTurnHeight,
@@ -22,7 +24,10 @@ import {
 } from './turns';
 
 type Notice = Extract<HostToWebview, { type: 'chat_notice' }>;
-export type ChatViewCallbacks = TurnActions;
+export type ChatViewCallbacks = Omit<TurnActions, 'onRetry'> & {
+  /** An error's Retry: the error it belongs to (the host sends that run's prompt, or says why not). */
+  onRetry(target: { conversationId: string; errorSeq: number }): void;
+};
 
 export class ChatView {
   private readonly turns: Turn[] = [];
@@ -42,7 +47,12 @@ export class ChatView {
   private waiting: { timer: ReturnType<typeof setInterval> } | undefined;
   /** turn number → index of its "files changed" block. */
   private readonly turnFiles = new Map<number, number>();
+  /** Where the review of each turn's edits stands (shown in its files block). */
+  private readonly review = new ReviewStatus();
   private metrics: TextMetrics | undefined;
+  /** How runs ended: tool outcomes, cut-off answers, which Retry is still usable. */
+  private readonly runs: RunTracker;
+  private readonly turnActions: TurnActions;
 
   constructor(
     private readonly transcript: HTMLElement,
@@ -52,6 +62,16 @@ export class ChatView {
     private readonly onRunningChange: (running: boolean) => void,
   ) {
     const turns = this.turns;
+    this.runs = new RunTracker(turns, (index) => this.touch(index));
+    this.turnActions = {
+      ...callbacks,
+      onRetry: (turn) => {
+        const target = this.runs.retryClicked(this.turns.indexOf(turn));
+        if (!target) return;
+        callbacks.onRetry(target);
+        this.apply([]);
+      },
+    };
     this.list = new WindowedList(transcript, {
       get length() {
         return turns.length;
@@ -69,7 +89,9 @@ export class ChatView {
   reset(): void {
     this.turns.length = 0;
     this.turnFiles.clear();
+    this.review.reset();
     this.changed.clear();
+    this.runs.reset();
     this.live = undefined;
     this.list.reset();
     this.clearNotice();
@@ -107,11 +129,13 @@ export class ChatView {
   }
 
   private applyOne(event: AgentEvent): void {
+    for (const turn of this.review.apply(event)) this.showReview(turn);
     switch (event.type) {
       case 'user_message':
         this.clearNotice();
         this.finishCurrent();
-        this.add({ kind: 'user', text: event.text, attachments: event.attachments });
+        // A retried prompt is shown once: above the error whose Retry sent it again.
+        if (this.runs.prompt(event)) this.add({ kind: 'user', text: event.text, attachments: event.attachments });
         this.setRunning(true);
         // Sending a prompt brings the reader back to the end of the conversation.
         this.list.followEnd();
@@ -121,6 +145,7 @@ export class ChatView {
           const turn = { kind: 'assistant' as const, text: '', version: 0 };
           this.turns.push(turn);
           this.live = { index: this.turns.length - 1, turn, stream: new StreamingMarkdown(turnElement('assistant')) };
+          this.runs.answer(this.live.index);
         }
         this.live.turn.text += event.text;
         this.touch(this.live.index);
@@ -131,16 +156,11 @@ export class ChatView {
         if (event.agentId !== 'lead') break;
         // Text before and after a tool call are separate paragraphs of the answer.
         this.finishCurrent();
-        const input =
-          typeof event.input === 'object' && event.input !== null
-            ? (event.input as { path?: unknown; command?: unknown; plan?: unknown; description?: unknown })
-            : {};
-        // The file or command it acts on; a sub-agent's task by its description.
-        const target = input.command ?? input.path ?? input.description;
-        this.add({ kind: 'tool', text: `${event.toolName}${typeof target === 'string' ? ` ${target}` : ''}` });
+        // The file or command it acts on (a sub-agent's task by its description), and its outcome.
+        this.runs.toolCall(event, (body) => this.add(body));
         // A presented plan is shown in full, for the user to read before approving it.
-        if (event.toolName === 'present_plan' && typeof input.plan === 'string')
-          this.add({ kind: 'assistant', text: input.plan });
+        const plan = (event.input as { plan?: unknown } | null)?.plan;
+        if (event.toolName === 'present_plan' && typeof plan === 'string') this.add({ kind: 'assistant', text: plan });
         this.setActivity(`Using ${event.toolName}…`);
         break;
       }
@@ -150,9 +170,15 @@ export class ChatView {
         else this.stopWaiting('Thinking…');
         break;
       case 'tool_approval_request':
+        this.runs.toolEvent(event);
+        // A sub-agent's calls ask the user too.
         this.setActivity('Waiting for your approval');
         break;
+      case 'tool_approval_result':
+        this.runs.toolEvent(event);
+        break;
       case 'tool_result':
+        this.runs.toolEvent(event);
         this.setActivity('Thinking…');
         break;
       case 'compact':
@@ -163,6 +189,14 @@ export class ChatView {
             text: `Conversation compacted (${event.tokensBefore.toLocaleString()} → ${event.tokensAfter.toLocaleString()} tokens).`,
           });
         }
+        break;
+      case 'cache_break':
+        this.finishCurrent();
+        this.add({ kind: 'warning', text: describeCacheBreak(event) });
+        break;
+      case 'cost_warning':
+        this.finishCurrent();
+        this.add({ kind: 'warning', text: describeCostWarning(event) });
         break;
       case 'background_result':
         this.finishCurrent();
@@ -202,18 +236,28 @@ export class ChatView {
         }
         break;
       }
+      case 'review_note':
+        this.finishCurrent();
+        this.add({
+          kind: 'status',
+          text: `The agent was told what you undid (${event.hunks.length} change${event.hunks.length === 1 ? '' : 's'}).`,
+        });
+        break;
       case 'interrupted':
         this.finishCurrent();
-        this.add({ kind: 'status', text: event.reason });
+        // The cut-off answer (or unfinished call) says why; with nothing to mark, a line does.
+        if (!this.runs.end(event)) this.add({ kind: 'status', text: event.reason });
         this.setRunning(false);
         break;
       case 'error':
         this.finishCurrent();
-        this.add({ kind: 'error', text: event.message, actions: fixesFor(event.kind) });
+        this.runs.end(event);
+        this.runs.errorAdded(this.add(this.runs.errorTurn(event, fixesFor(event.kind))));
         this.setRunning(false);
         break;
       case 'done':
         this.finishCurrent();
+        this.runs.end(event);
         this.setRunning(false);
         break;
     }
@@ -229,9 +273,25 @@ export class ChatView {
     } else {
       this.turnFiles.set(
         event.turn,
-        this.add({ kind: 'files', turn: event.turn, files: event.files, revertable: true, notes: [] }),
+        this.add({
+          kind: 'files',
+          turn: event.turn,
+          files: event.files,
+          revertable: true,
+          notes: [],
+          review: this.review.files(event.turn),
+        }),
       );
     }
+  }
+
+  /** A turn's files block shows where the review of its edits stands now. */
+  private showReview(turn: number): void {
+    const index = this.turnFiles.get(turn);
+    const block = index === undefined ? undefined : this.turns[index];
+    if (block?.kind !== 'files') return;
+    block.review = this.review.files(turn);
+    this.touch(index!);
   }
 
   /** Appends a turn; returns its index. */
@@ -254,7 +314,7 @@ export class ChatView {
       return this.live.stream.element;
     }
     if (existing && this.shown.get(existing) === turn.version) return existing;
-    const element = renderTurn(turn, this.callbacks);
+    const element = renderTurn(turn, this.turnActions);
     this.shown.set(element, turn.version);
     return element;
   }

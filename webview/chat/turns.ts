@@ -3,10 +3,12 @@
  * height before it is shown. The transcript (chat-view.ts) decides which turns are in the DOM;
  * this file only knows how one turn looks.
  */
-import type { AgentEvent } from '../../src/protocol/events';
+import type { AgentEvent, ToolOutcome } from '../../src/protocol/events';
 import type { HostToWebview } from '../../src/protocol/messages';
 import { estimateTextHeight, type TextMetrics } from '../shared/list-layout';
 import { renderMarkdownFragment } from '../shared/render-markdown';
+import { renderCutMark, renderToolLine, retryButtonState, toolOutcomeText } from './turn-parts';
+import { reviewText, type FileReviewStatus } from './review-status';
 
 type Notice = Extract<HostToWebview, { type: 'chat_notice' }>;
 export type NoticeAction = Notice['actions'][number];
@@ -15,24 +17,48 @@ export type ChangedFile = Extract<AgentEvent, { type: 'files_changed' }>['files'
 export type TurnBody =
   /** What the user sent, with the labels of the context it attached (@file:…, @problems…). */
   | { kind: 'user'; text: string; attachments?: string[] }
-  /** Plain text: a tool line ("read_file src/a.ts"), a status line. */
-  | { kind: 'tool' | 'status'; text: string }
-  /** Markdown from the model (an answer, a presented plan). */
-  | { kind: 'assistant'; text: string }
-  | { kind: 'error'; text: string; actions: NoticeAction[] }
-  /** The files a turn changed, with "Revert This Turn" until it has been reverted. */
-  | { kind: 'files'; turn: number; files: ChangedFile[]; revertable: boolean; notes: string[] }
+  /** A status line or a cost warning (plain text). */
+  | { kind: 'status' | 'warning'; text: string }
+  /** A tool call: the tool, what it works on ("src/a.ts", a command), and what became of it. */
+  | { kind: 'tool'; name: string; target: string; outcome: ToolOutcome }
+  /** Markdown from the model (an answer, a presented plan); `cut` when its run ended it early. */
+  | { kind: 'assistant'; text: string; cut?: { label: string; reason: string } }
+  /** A failed run: what failed, its fixes, and (the lead's) Retry tied to this error. */
+  | { kind: 'error'; text: string; actions: NoticeAction[]; retry?: RetryState }
+  /** The files a turn changed, with "Revert This Turn" until it has been reverted, and their review. */
+  | {
+      kind: 'files';
+      turn: number;
+      files: ChangedFile[];
+      revertable: boolean;
+      notes: string[];
+      review: FileReviewStatus[];
+    }
   /** A revert of a turn whose files block is not in this transcript. */
   | { kind: 'reverted'; notes: string[] };
+
+/**
+ * An error's Retry: usable, clicked (waiting for the prompt to go out), used (its prompt was sent
+ * again) or out of date (a newer prompt was sent since).
+ */
+export interface RetryState {
+  conversationId: string;
+  errorSeq: number;
+  state: 'available' | 'sent' | 'retried' | 'stale';
+}
 
 /** A turn and how often it changed (a shown element is re-rendered when its version is old). */
 export type Turn = TurnBody & { version: number };
 
 export interface TurnActions {
   onAction(action: NoticeAction['action'], choice?: number): void;
+  /** The Retry of an error turn (not the other actions): `turn` is the error turn's data. */
+  onRetry(turn: Extract<Turn, { kind: 'error' }>): void;
   onRevertTurn(turn: number): void;
   /** Opens a diff of a file as the turn found it and as it is now. */
   onOpenDiff(turn: number, path: string): void;
+  /** The review of the turn's edits: open a file at its hunks, keep or undo a file's (or the turn's) hunks. */
+  onReview(action: 'open' | 'keep' | 'undo', turn: number, path?: string): void;
 }
 
 /** Buttons for actions; the first is the primary one. */
@@ -42,6 +68,20 @@ export function actionButtons(actions: NoticeAction[], onAction: TurnActions['on
     if (position > 0) button.setAttribute('secondary', '');
     button.textContent = label;
     button.addEventListener('click', () => onAction(action, choice));
+    return button;
+  });
+}
+
+/** An error's buttons: its Retry is this error's own (and says when it can no longer be used). */
+function errorButtons(turn: Extract<Turn, { kind: 'error' }>, actions: TurnActions): HTMLElement[] {
+  return actionButtons(turn.actions, (action, choice) =>
+    action === 'retry' && turn.retry ? actions.onRetry(turn) : actions.onAction(action, choice),
+  ).map((button, position) => {
+    if (turn.actions[position]?.action !== 'retry' || !turn.retry) return button;
+    const state = retryButtonState(turn.retry.state);
+    button.textContent = state.label;
+    if (state.disabled) button.setAttribute('disabled', '');
+    if (state.title) button.title = state.title;
     return button;
   });
 }
@@ -70,17 +110,24 @@ export function renderTurn(turn: Turn, actions: TurnActions): HTMLElement {
         element.append(attached);
       }
       break;
-    case 'tool':
     case 'status':
       element.textContent = turn.text;
       break;
+    case 'warning':
+      element.textContent = turn.text;
+      element.setAttribute('role', 'status');
+      break;
+    case 'tool':
+      renderToolLine(element, turn);
+      break;
     case 'assistant':
       element.append(renderMarkdownFragment(turn.text));
+      if (turn.cut) element.append(renderCutMark(turn.cut));
       break;
     case 'error': {
       const text = document.createElement('p');
       text.textContent = turn.text;
-      element.append(text, ...actionButtons(turn.actions, actions.onAction));
+      element.append(text, ...errorButtons(turn, actions));
       element.setAttribute('role', 'alert');
       break;
     }
@@ -91,22 +138,22 @@ export function renderTurn(turn: Turn, actions: TurnActions): HTMLElement {
       for (const file of turn.files) {
         const item = document.createElement('li');
         item.textContent = `${file.path}${file.change === 'created' ? ' (new)' : ''} `;
-        if (turn.revertable) {
-          const diff = document.createElement('a');
-          diff.href = '#';
-          diff.className = 'open-diff';
-          diff.textContent = 'Open Diff';
-          diff.setAttribute('role', 'button');
-          diff.addEventListener('click', (event) => {
-            event.preventDefault();
-            event.stopPropagation();
-            actions.onOpenDiff(turn.turn, file.path);
-          });
-          item.append(diff);
-        }
+        const review = turn.review.find((status) => status.path === file.path);
+        if (turn.revertable)
+          item.append(link('Open Diff', 'open-diff', () => actions.onOpenDiff(turn.turn, file.path)));
+        if (review) item.append(reviewLinks(turn.turn, review, actions));
         list.append(item);
       }
       element.append(title, list);
+      if (turn.review.some((status) => status.pending > 0)) {
+        const keepAll = document.createElement('vscode-button');
+        keepAll.setAttribute('secondary', '');
+        keepAll.className = 'keep-all';
+        keepAll.textContent = 'Keep All';
+        keepAll.title = 'Keep every change of this turn still to review';
+        keepAll.addEventListener('click', () => actions.onReview('keep', turn.turn));
+        element.append(keepAll);
+      }
       if (turn.revertable) {
         const revert = document.createElement('vscode-button');
         revert.setAttribute('secondary', '');
@@ -122,6 +169,38 @@ export function renderTurn(turn: Turn, actions: TurnActions): HTMLElement {
       break;
   }
   return element;
+}
+
+/** A link-styled button of a file's line. */
+function link(text: string, className: string, onClick: () => void): HTMLElement {
+  const anchor = document.createElement('a');
+  anchor.href = '#';
+  anchor.className = className;
+  anchor.textContent = text;
+  anchor.setAttribute('role', 'button');
+  anchor.addEventListener('click', (event) => {
+    event.preventDefault();
+    event.stopPropagation();
+    onClick();
+  });
+  return anchor;
+}
+
+/** A file's review, on a line under it: where it stands, and Review (opens it at its hunks) / Keep / Undo while hunks wait. */
+function reviewLinks(turn: number, review: FileReviewStatus, actions: TurnActions): HTMLElement {
+  const row = document.createElement('div');
+  row.className = 'file-review';
+  const state = document.createElement('span');
+  state.className = 'review-state';
+  state.textContent = reviewText(review);
+  if (review.pending > 0)
+    row.append(
+      link('Review', 'open-diff review-open', () => actions.onReview('open', turn, review.path)),
+      link('Keep', 'open-diff review-keep', () => actions.onReview('keep', turn, review.path)),
+      link('Undo', 'open-diff review-undo', () => actions.onReview('undo', turn, review.path)),
+    );
+  row.append(state);
+  return row;
 }
 
 function revertedNote(text: string): HTMLElement {
@@ -141,14 +220,28 @@ export function estimateTurnHeight(turn: Turn, widthPx: number, metrics: TextMet
       );
     case 'assistant':
       // Blank lines stand for paragraph margins; the last paragraph keeps its bottom margin.
-      return estimateTextHeight(turn.text, widthPx, metrics, metrics.lineHeight);
+      return (
+        estimateTextHeight(turn.text, widthPx, metrics, metrics.lineHeight) +
+        (turn.cut ? estimateTextHeight(`${turn.cut.label} ${turn.cut.reason}`, widthPx - 11, metrics, 8) : 0)
+      );
     case 'tool':
+      // The call on one line (or more), its outcome on the next.
+      return (
+        estimateTextHeight(`${turn.name} ${turn.target}`, widthPx, metrics) +
+        estimateTextHeight(toolOutcomeText(turn.outcome), widthPx - 16, metrics)
+      );
     case 'status':
       return estimateTextHeight(turn.text, widthPx, metrics);
+    case 'warning':
+      return estimateTextHeight(turn.text, widthPx - 11, metrics, 8);
     case 'error':
       return estimateTextHeight(turn.text, widthPx - 11, metrics, buttonRow);
     case 'files':
-      return (turn.files.length + 1 + turn.notes.length) * metrics.lineHeight + 24 + (turn.revertable ? buttonRow : 0);
+      return (
+        (turn.files.length + turn.review.length + 1 + turn.notes.length) * metrics.lineHeight +
+        24 +
+        (turn.revertable || turn.review.some((status) => status.pending > 0) ? buttonRow : 0)
+      );
     case 'reverted':
       return turn.notes.length * metrics.lineHeight + 16;
   }

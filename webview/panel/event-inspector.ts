@@ -2,7 +2,7 @@
  * The raw event inspector's logic: which events a filter (type, text) lets through, and the
  * one line each event shows before it is opened. No DOM.
  */
-import type { AgentEvent } from '../../src/protocol/events';
+import { describeCacheBreak, describeCostWarning, type AgentEvent } from '../../src/protocol/events';
 
 export interface EventFilter {
   /** Only events of this type; undefined: all. */
@@ -108,6 +108,21 @@ function describeFully(event: AgentEvent): string {
       return `turn ${event.turn}: ${event.files.map((file) => file.path).join(', ')}`;
     case 'turn_reverted':
       return `turn ${event.turn}`;
+    case 'cache_break':
+      return describeCacheBreak(event);
+    case 'cost_warning':
+      return describeCostWarning(event);
+    case 'review_hunks':
+      return `turn ${event.turn}: ${event.files
+        .map(
+          (file) =>
+            `${file.path} (${file.hunks ? `${file.hunks.length} hunk${file.hunks.length === 1 ? '' : 's'}` : `not reviewable: ${file.unreviewable}`})`,
+        )
+        .join(', ')}`;
+    case 'review_decision':
+      return `turn ${event.turn} ${event.path}: ${event.decision} hunk ${event.hunks.map((hunk) => hunk + 1).join(', ')}`;
+    case 'review_note':
+      return `told the model of ${event.hunks.length} undone hunk${event.hunks.length === 1 ? '' : 's'}`;
     default:
       return '';
   }

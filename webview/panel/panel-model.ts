@@ -4,7 +4,12 @@
  * board, token usage per turn and in total, LLM trace pairs and the raw event list. No DOM, so
  * it is tested in plain Node; panel-view.ts draws it.
  */
-import { addUsage, type AgentEvent, type ApprovalDecisionSource } from '../../src/protocol/events';
+import {
+  addUsage,
+  type AgentEvent,
+  type ApprovalDecisionSource,
+  type ContextBreakdown,
+} from '../../src/protocol/events';
 
 type EventOf<T extends AgentEvent['type']> = Extract<AgentEvent, { type: T }>;
 
@@ -57,6 +62,8 @@ export interface ModelCallRow extends UsageFigures {
   model: string;
   durationMs?: number;
   time: number;
+  /** Where the call's input tokens went, of the model's window (calls recorded before the meter: absent). */
+  context?: ContextBreakdown;
 }
 
 export interface SubagentCard {
@@ -303,6 +310,7 @@ export class PanelModel {
         ...(event.work ? { work: event.work } : {}),
         ...(event.provider ? { provider: event.provider } : {}),
         ...(event.durationMs !== undefined ? { durationMs: event.durationMs } : {}),
+        ...(event.context ? { context: event.context } : {}),
       });
       let row = this.openTurns.get(event.agentId);
       if (!row) {

@@ -7,7 +7,15 @@ import type { McpServerStatusMessage } from '../../src/protocol/messages';
 import { badge, el, emptyNote, pre } from './dom';
 import { formatCost, formatDuration, formatJson, formatTime, formatTokens, toolTarget } from './panel-format';
 import { describeEvent } from './event-inspector';
-import { TASK_COLUMNS, type PanelModel, type ToolBlock, type TracePair, type UsageFigures } from './panel-model';
+import { describeContextParts, describeContextTotal } from '../../src/protocol/events';
+import {
+  TASK_COLUMNS,
+  type ModelCallRow,
+  type PanelModel,
+  type ToolBlock,
+  type TracePair,
+  type UsageFigures,
+} from './panel-model';
 
 const STATE_LABELS: Record<ToolBlock['state'], string> = {
   running: 'running',
@@ -163,7 +171,7 @@ export function renderUsage(model: PanelModel): Node[] {
 
 /** Every model call with the model that served it and the kind of work it did. */
 function renderCalls(model: PanelModel): HTMLTableElement {
-  const head = headerRow(['#', 'Agent', 'Work', 'Model', ...FIGURE_TITLES, 'Time']);
+  const head = headerRow(['#', 'Agent', 'Work', 'Model', ...FIGURE_TITLES, 'Time', 'Context']);
   const body = el('tbody');
   for (const call of model.calls) {
     body.append(
@@ -176,10 +184,23 @@ function renderCalls(model: PanelModel): HTMLTableElement {
         el('td', 'call-model', call.provider ? `${call.provider}/${call.model}` : call.model),
         ...figureCells(call),
         el('td', 'number', call.durationMs === undefined ? '' : formatDuration(call.durationMs)),
+        contextCell(call),
       ),
     );
   }
   return el('table', 'usage-table calls-table', el('thead', undefined, head), body);
+}
+
+/** Where a call's input went, of the model's window: the same parts as the chat's meter. */
+function contextCell(call: ModelCallRow): HTMLTableCellElement {
+  const context = call.context;
+  if (!context) return el('td', 'call-context');
+  return el(
+    'td',
+    'call-context',
+    el('div', 'context-total', describeContextTotal(context)),
+    el('div', 'context-parts', describeContextParts(context)),
+  );
 }
 
 /** One line for the header: the conversation's total so far. */

@@ -21,9 +21,10 @@ import {
   type ToolDefinition,
   type ToolResultPart,
 } from '../llm/llm-client';
-import { estimateTokens, tokensForChars } from '../llm/token-estimate';
+import { tokensForChars } from '../llm/token-estimate';
 import type { TranscriptSink } from '../ports';
-import { compactHistory, estimateHistoryTokens, SUMMARY_OUTPUT_TOKENS } from './context/compaction';
+import { compactHistory, SUMMARY_OUTPUT_TOKENS } from './context/compaction';
+import { estimateHistoryTokens, toolDefinitionChars } from './context/request-size';
 import type { ContextMeasure } from './context/context-measure';
 import { microCompact } from './context/micro-compact';
 import { appendUserText, commitAssistant, dropToolCalls } from './history';
@@ -42,6 +43,8 @@ export interface AgentLimits {
   compactThreshold: number;
   /** Overrides the model's known context window (local models). */
   contextWindow?: number;
+  /** A model call whose input is estimated to cost more than this (USD) is warned about first. */
+  callCostWarningUsd?: number;
   maxToolOutputChars: number;
   maxAutoContinues: number;
   /** The wrap-up hint appears this many turns before the limit. */
@@ -128,7 +131,7 @@ class OfferedTools {
     const key = tools.map((tool) => tool.name).join('\n');
     if (key !== this.key) {
       this.key = key;
-      this.value = { tools, toolTokens: estimateTokens(JSON.stringify(tools)) };
+      this.value = { tools, toolTokens: tokensForChars(toolDefinitionChars(tools)) };
     }
     return this.value;
   }

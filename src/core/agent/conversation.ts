@@ -37,6 +37,7 @@ import { BudgetExceededError, type BudgetGuard } from '../policy/budget';
 import type { WorkKind } from '../policy/model-routes';
 import { costOf, priceOf } from '../llm/model-info';
 import { ContextMeasure } from './context/context-measure';
+import { CallInsights } from './call-insights';
 import { redactValue } from '../llm/redact';
 
 export type EventListener = (event: AgentEvent) => void;
@@ -70,6 +71,8 @@ export interface ConversationOptions {
   /** Budgets checked before and after every model call (shared with sub-agents and teammates). */
   budget?: BudgetGuard;
   system: string;
+  /** The project rules and memory sections of `system`, for the context meter to tell apart. */
+  knowledge?: readonly string[];
   clock: Clock;
   /** Whether the agent may start sub-agents (the `task` tool); teammates may not. */
   subagents?: boolean;
@@ -106,6 +109,8 @@ export class Conversation {
   private readonly agentId: string;
   /** The main model's window and the requests' sizes, as its server counts them. */
   private readonly context = new ContextMeasure(() => this.configuredLimits().contextWindow);
+  /** Each call's context breakdown, cache breaks and cost warnings. */
+  private readonly insights: CallInsights;
   private seq = 0;
   private running: AbortController | undefined;
   private pendingFeedback: string[] = [];
@@ -123,6 +128,13 @@ export class Conversation {
     this.id = options.id;
     this.agentId = options.agentId ?? 'lead';
     this.hooks = options.hooks ?? new Hooks();
+    this.insights = new CallInsights({
+      context: this.context,
+      knowledge: options.knowledge ?? [],
+      warnAboveUsd: () => this.configuredLimits().callCostWarningUsd,
+      emit: (body) => this.emit(body),
+      now: () => this.options.clock.now(),
+    });
     this.tools = new ToolRegistry([
       thinkTool,
       createCompactTool((focus) => (this.compactionRequest = { focus })),
@@ -187,14 +199,20 @@ export class Conversation {
   /**
    * Answers a prompt: runs the agent loop until the model is done, the turns run out, the user
    * stops it or something fails. Resolves when the run has ended, whichever way; never rejects
-   * (failures arrive as `error` events) except when a run is already in progress.
+   * (failures arrive as `error` events) except when a run is already in progress. `retryOf`:
+   * the prompt is sent again by Retry, for the run that ended with that `error` event.
    */
-  async submit(prompt: string, context?: { labels: string[]; text: string }): Promise<void> {
+  async submit(
+    prompt: string,
+    context?: { labels: string[]; text: string },
+    options: { retryOf?: number } = {},
+  ): Promise<void> {
     if (this.running) throw new Error('A run is already in progress in this conversation.');
     let controller = new AbortController();
     this.running = controller;
     const meter = new UsageMeter();
     this.runMeter = meter;
+    this.insights.beginRun();
     const mark = this.markHistory();
     let turns = 0;
     try {
@@ -211,6 +229,7 @@ export class Conversation {
         text,
         ...(context?.labels.length ? { attachments: context.labels } : {}),
         ...(context?.text ? { context: context.text } : {}),
+        ...(options.retryOf !== undefined ? { retryOf: options.retryOf } : {}),
       });
       for (;;) {
         try {
@@ -385,6 +404,7 @@ export class Conversation {
         ...call,
         usage: { ...call.usage, inputTokens: this.context.scale(call.provider, call.model, call.usage.inputTokens) },
       };
+    const { context, cacheBreak } = this.insights.after(call);
     const { costUsd, priced } = this.meter.record(call.provider, call.model, call.usage, call.reported);
     this.runMeter?.record(call.provider, call.model, call.usage, call.reported);
     this.emit({
@@ -399,7 +419,9 @@ export class Conversation {
       reported: call.reported && priced,
       ...(reservationId ? { reservationId } : {}),
       ...(call.error !== undefined ? { failure: callFailure(call.error) } : {}),
+      ...(context ? { context } : {}),
     });
+    if (cacheBreak) this.emit(cacheBreak);
     await this.options.budget?.afterCall(this.id, { usd: costUsd, tokens: totalTokens(call.usage) }, (body) =>
       this.emit(body),
     );
@@ -435,7 +457,11 @@ export class Conversation {
     // Tracing inside retry: every attempt, failed ones included, shows in the traces. Metering
     // outside it: one budget check and one usage record per call, however many attempts it took.
     const metered = withMetering(withRetry(llm, this.options.retry), work, {
-      before: (request, call) => this.checkBudget(request, call.provider, call.server),
+      before: async (request, call) => {
+        const reservation = await this.checkBudget(request, call.provider, call.server);
+        await this.insights.before(request, call);
+        return reservation;
+      },
       after: (call, reservation) => this.recordCall(call, reservation),
       now: () => this.options.clock.now(),
     });
@@ -451,13 +477,18 @@ export class Conversation {
           | 'background_result'
           | 'files_changed'
           | 'turn_reverted'
+          | 'review_hunks'
+          | 'review_decision'
+          | 'review_note'
           | 'plan_mode'
           | 'task_update'
           | 'teammate_status'
           | 'usage'
           | 'tool_call'
           | 'tool_approval_result'
-          | 'tool_result';
+          | 'tool_result'
+          | 'cache_break'
+          | 'cost_warning';
       }
     >,
     /** Whose event it is, when not this conversation's agent (a teammate's tool call). */

@@ -5,16 +5,9 @@
  * failed or interrupted, since a cut-off stream was still paid for; a request refused before
  * any answer came back used nothing.
  */
-import type {
-  LlmClient,
-  LlmRequest,
-  LlmStreamPart,
-  ModelServerInfo,
-  TokenUsage,
-  ToolDefinition,
-} from '../llm/llm-client';
-import { estimateTokens, tokensForChars } from '../llm/token-estimate';
-import { estimateHistoryTokens } from './context/compaction';
+import type { LlmClient, LlmRequest, LlmStreamPart, ModelServerInfo, TokenUsage } from '../llm/llm-client';
+import { tokensForChars } from '../llm/token-estimate';
+import { estimateHistoryTokens, toolDefinitionChars } from './context/request-size';
 import type { WorkKind } from '../policy/model-routes';
 
 export interface MeteredCall {
@@ -29,6 +22,8 @@ export interface MeteredCall {
   estimatedInputTokens: number;
   /** What the call failed with (after any retries); absent when it finished. */
   error?: unknown;
+  /** The request as it was sent. */
+  request: LlmRequest;
 }
 
 export interface MeteringHooks {
@@ -93,6 +88,7 @@ export function withMetering(client: LlmClient, work: WorkKind, hooks: MeteringH
             reported: refused || (usage !== undefined && reported),
             estimatedInputTokens,
             durationMs: Math.max(0, hooks.now() - started),
+            request,
             ...(failed ? { error: caught } : {}),
           },
           reservation,
@@ -102,15 +98,7 @@ export function withMetering(client: LlmClient, work: WorkKind, hooks: MeteringH
   };
 }
 
-/** Tool definitions' size, once per array (the loop passes the same array while the offer is unchanged). */
-const toolTokens = new WeakMap<ToolDefinition[], number>();
-
-/** The request's input tokens, estimated (history sizes are cached per message). */
+/** The request's input tokens, estimated (sizes are cached per message and per tool array). */
 export function estimateInputTokens(request: LlmRequest): number {
-  let tools = toolTokens.get(request.tools);
-  if (tools === undefined) {
-    tools = estimateTokens(JSON.stringify(request.tools));
-    toolTokens.set(request.tools, tools);
-  }
-  return estimateHistoryTokens(request.system, request.messages) + tools;
+  return estimateHistoryTokens(request.system, request.messages) + tokensForChars(toolDefinitionChars(request.tools));
 }

@@ -2,6 +2,13 @@
  * Builds the system prompt: the preset's instructions, the facts about the environment the
  * agent works in, then further sections (project rules, memory, the skill index).
  */
+/** A system prompt with the parts of it the context meter tells apart. */
+export interface SystemPrompt {
+  text: string;
+  /** The project rules and memory sections in `text`, as they were given to buildSystemPrompt. */
+  knowledge: readonly string[];
+}
+
 export interface EnvironmentFacts {
   os: string;
   shell: string;

@@ -10,8 +10,9 @@ import { isWarning, mustAsk, NO_RISK, type CallRisk } from '../policy/call-risk'
 import type { AnyTool } from '../tools/tool';
 import type { ReceivedToolCall } from './model-turn';
 import type { ToolExecutorDeps } from './tool-executor';
+import { DENIED_MESSAGE, HOOK_PREFIX, POLICY_PREFIX } from '../events/tool-outcome';
 
-export const DENIED_MESSAGE = 'User denied this tool call.';
+export { DENIED_MESSAGE } from '../events/tool-outcome';
 
 /** A call cleared to run: its tool, its checked input, what it can reach, and whether it runs unconfined. */
 export interface ClearedCall {
@@ -82,7 +83,7 @@ async function checkedInput(
   });
   if (decision && 'block' in decision) {
     emitDecision(deps, call.id, { approved: false, source: 'hook', reason: decision.block });
-    return { refusal: `Blocked by a hook: ${decision.block}` };
+    return { refusal: `${HOOK_PREFIX}${decision.block}` };
   }
   if (decision && 'input' in decision) input = decision.input;
   const parsed = tool.inputSchema.safeParse(input);
@@ -119,7 +120,7 @@ async function decide(
   if (verdict.action === 'allow' && mustAsk(risk)) verdict = { action: 'ask' };
   if (verdict.action === 'deny') {
     emitDecision(deps, call.id, { approved: false, source: 'policy', reason: verdict.reason });
-    return { refusal: `Denied by policy: ${verdict.reason}` };
+    return { refusal: `${POLICY_PREFIX}${verdict.reason}` };
   }
   if (verdict.action === 'allow') {
     // Plain read-only calls are not events, to keep the stream small.

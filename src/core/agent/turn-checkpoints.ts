@@ -1,23 +1,36 @@
 /**
  * Checkpoints as a conversation sees them: a turn starts with each prompt; when a run ends, the
  * files the turn changed are reported (`files_changed`, which the chat shows with "Revert This
- * Turn"); a revert is reported (`turn_reverted`) and the model is told at the top of its next
- * turn, so it does not build on edits that are gone.
+ * Turn") with their hunks to review (`review_hunks`); a revert is reported (`turn_reverted`) and
+ * the model is told at the top of its next turn, so it does not build on edits that are gone.
  */
+import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import type { Checkpoints, RevertPlan } from '../workspace/checkpoints';
 import type { AgentEvent, AgentEventBody } from '../events/events';
+import { reviewTurn } from '../review/turn-review';
 
-type Report = (body: Extract<AgentEventBody, { type: 'files_changed' | 'turn_reverted' }>) => void;
+type Report = (body: Extract<AgentEventBody, { type: 'files_changed' | 'turn_reverted' | 'review_hunks' }>) => void;
 
 export type RevertOutcome =
   | { status: 'reverted'; restored: string[]; deleted: string[]; failed: Array<{ path: string; reason: string }> }
   | { status: 'nothing_to_revert' }
   | { status: 'cancelled' };
 
+/** The highest turn number in a conversation's events (a reopened one numbers its turns on from there). */
+export function lastTurn(events: readonly AgentEvent[]): number {
+  let last = 0;
+  for (const event of events)
+    if (event.type === 'files_changed' || event.type === 'turn_reverted' || event.type === 'review_hunks')
+      last = Math.max(last, event.turn);
+  return last;
+}
+
 export class TurnCheckpoints {
   /** What was last reported per turn, so a redirected run reports only when something changed. */
   private readonly reported = new Map<number, string>();
+  /** The same for the current turn's hunks (a digest: they can be large). */
+  private reviewed: { turn: number; digest: string } | undefined;
   private notes: string[] = [];
 
   constructor(
@@ -35,9 +48,18 @@ export class TurnCheckpoints {
     const turn = this.checkpoints.currentTurn;
     const files = this.checkpoints.changes(turn).map((file) => ({ ...file, path: this.relative(file.path) }));
     const key = JSON.stringify(files);
-    if (files.length === 0 || this.reported.get(turn) === key) return;
-    this.reported.set(turn, key);
-    this.report({ type: 'files_changed', turn, files });
+    if (files.length === 0) return;
+    if (this.reported.get(turn) !== key) {
+      this.reported.set(turn, key);
+      this.report({ type: 'files_changed', turn, files });
+    }
+    const review = reviewTurn(
+      this.checkpoints.edits(turn).map((edit) => ({ ...edit, path: this.relative(edit.path) })),
+    );
+    const digest = createHash('sha256').update(JSON.stringify(review)).digest('hex');
+    if (this.reviewed?.turn === turn && this.reviewed.digest === digest) return;
+    this.reviewed = { turn, digest };
+    this.report({ type: 'review_hunks', turn, files: review });
   }
 
   /**

@@ -5,6 +5,7 @@
  * number. Names follow SPEC.md section 2.2.
  */
 import { z } from 'zod';
+import { reviewDecisionSchema, reviewedFileSchema } from '../review/hunk-schema';
 
 const eventBase = {
   conversationId: z.string().min(1),
@@ -21,6 +22,37 @@ export const tokenUsageSchema = z.object({
   cacheReadTokens: z.number().nonnegative(),
   cacheWriteTokens: z.number().nonnegative(),
 });
+
+/**
+ * Where a model call's input tokens went, by the part of the request they came from. Computed by
+ * OpenAgent's estimate from the request it sent, then scaled to the server's count when the
+ * server reported one, so the parts add up to the call's input (input + cache read + cache write).
+ */
+export const contextBreakdownSchema = z.object({
+  /** The model's context window, in tokens. */
+  window: z.number().int().positive(),
+  /** The instructions (preset, environment, skill index) and the tool definitions. */
+  systemAndTools: z.number().int().nonnegative(),
+  /** Project rules (AGENTS.md, .openagent/rules) and memory in the system prompt. */
+  rulesAndMemory: z.number().int().nonnegative(),
+  /** What the user and the model said, the model's tool calls included. */
+  conversation: z.number().int().nonnegative(),
+  /** What tools returned. */
+  toolResults: z.number().int().nonnegative(),
+  /** True when scaled to the server's own count; false when it said nothing and these are estimates. */
+  counted: z.boolean(),
+});
+
+/** What changed between two calls that can empty the prompt cache. */
+export const cacheBreakReasonSchema = z.enum([
+  'model_switched',
+  'system_prompt_changed',
+  'tools_changed',
+  /** Earlier messages were changed (old tool results shortened, a message dropped). */
+  'history_rewritten',
+  /** Longer than the cache lives (about five minutes) since the previous call. */
+  'cache_expired',
+]);
 
 export const errorKindSchema = z.enum([
   'authentication',
@@ -56,6 +88,11 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     attachments: z.array(z.string()).optional(),
     /** The attached text the model received after the prompt (kept so a reopened conversation has it). */
     context: z.string().optional(),
+    /**
+     * The prompt sent again by Retry: the sequence number of the `error` that ended its failed
+     * run. Surfaces show the prompt once, under that error, not a second time.
+     */
+    retryOf: z.number().int().nonnegative().optional(),
   }),
   z.object({ ...eventBase, type: z.literal('text_delta'), text: z.string() }),
   /** A complete tool call from the model (its input parsed, or the raw text when it did not parse). */
@@ -197,6 +234,44 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     reservationId: z.string().optional(),
     /** Calls only: why the call did not finish (an error kind, or the user stopped it); absent when it did. */
     failure: z.union([errorKindSchema, z.literal('interrupted')]).optional(),
+    /** Calls only: where the call's input tokens went, and the window they fill. */
+    context: contextBreakdownSchema.optional(),
+  }),
+  /**
+   * The prompt cache broke: the previous call of the same agent read most of its input from the
+   * cache, and this one read far less of it, so it paid full price (or a cache write) again.
+   */
+  z.object({
+    ...eventBase,
+    type: z.literal('cache_break'),
+    provider: z.string(),
+    model: z.string(),
+    work: z.string().optional(),
+    /** Shares of the input read from the cache (0 to 1): the previous call's, and this call's. */
+    previousShare: z.number().min(0).max(1),
+    share: z.number().min(0).max(1),
+    /** Tokens the previous call left in the cache that this call did not read from it. */
+    missedTokens: z.number().int().nonnegative(),
+    /** What missing them cost over reading them from the cache; 0 when the model has no price. */
+    extraCostUsd: z.number().nonnegative(),
+    /** What changed, as far as OpenAgent can tell; empty when it cannot (the provider evicted it). */
+    reasons: z.array(cacheBreakReasonSchema),
+    secondsSinceLastCall: z.number().nonnegative(),
+  }),
+  /** The model call about to be made is estimated to cost more than the user's warning level. */
+  z.object({
+    ...eventBase,
+    type: z.literal('cost_warning'),
+    provider: z.string(),
+    model: z.string(),
+    work: z.string().optional(),
+    /** The call's input as estimated before sending it, and what it is expected to read from the cache. */
+    inputTokens: z.number().int().nonnegative(),
+    cachedTokens: z.number().int().nonnegative(),
+    /** The input's estimated cost (the answer comes on top). */
+    estimatedUsd: z.number().nonnegative(),
+    /** The warning level (the setting openagent.callCostWarningUsd). */
+    thresholdUsd: z.number().positive(),
   }),
   z.object({
     ...eventBase,
@@ -233,6 +308,35 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     deleted: z.array(z.string()),
     failed: z.array(z.object({ path: z.string(), reason: z.string() })),
   }),
+  /** A turn's edits, hunk by hunk, for the user to keep or undo (sent when the run ends, beside files_changed). */
+  z.object({
+    ...eventBase,
+    type: z.literal('review_hunks'),
+    turn: z.number().int().positive(),
+    files: z.array(reviewedFileSchema),
+  }),
+  /** The user kept or undid hunks of a file (by their index in its review_hunks). */
+  z.object({
+    ...eventBase,
+    type: z.literal('review_decision'),
+    turn: z.number().int().positive(),
+    path: z.string(),
+    hunks: z.array(z.number().int().nonnegative()),
+    decision: reviewDecisionSchema,
+    /** Undone hunks: the 1-based line each one's earlier lines now start at. */
+    lines: z.array(z.number().int().positive()).optional(),
+    /** Undoing the hunk deleted the file (the agent had created it). */
+    deleted: z.boolean().optional(),
+  }),
+  /** What the model was told about the hunks the user undid (it is part of the next prompt). */
+  z.object({
+    ...eventBase,
+    type: z.literal('review_note'),
+    text: z.string(),
+    hunks: z.array(
+      z.object({ turn: z.number().int().positive(), path: z.string(), hunk: z.number().int().nonnegative() }),
+    ),
+  }),
   z.object({ ...eventBase, type: z.literal('interrupted'), reason: z.string(), feedback: z.string().optional() }),
   z.object({ ...eventBase, type: z.literal('error'), message: z.string(), kind: errorKindSchema }),
   z.object({
@@ -248,6 +352,8 @@ export type AgentEvent = z.infer<typeof agentEventSchema>;
 export type AgentEventType = AgentEvent['type'];
 export type ErrorKind = z.infer<typeof errorKindSchema>;
 export type ApprovalDecisionSource = z.infer<typeof approvalDecisionSourceSchema>;
+export type ContextBreakdown = z.infer<typeof contextBreakdownSchema>;
+export type CacheBreakReason = z.infer<typeof cacheBreakReasonSchema>;
 
 /** An event before the conversation stamps it with ids, sequence and time. */
 export type AgentEventBody = AgentEvent extends infer E

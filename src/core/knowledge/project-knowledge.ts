@@ -51,17 +51,21 @@ export class ProjectKnowledge {
     });
   }
 
-  /** Rules, memory and skills as system prompt sections (empty ones left out). */
-  /** The prompt sections and the broken SKILL.md files, reading every skill once. */
-  async load(): Promise<{ sections: string[]; skillProblems: SkillProblem[] }> {
+  /**
+   * Rules, memory and skills as system prompt sections (empty ones left out), which of them are
+   * the rules and memory (the context meter shows those apart), and the broken SKILL.md files.
+   * Every skill is read once.
+   */
+  async load(): Promise<{ sections: string[]; knowledge: string[]; skillProblems: SkillProblem[] }> {
     const root = this.trustedRoot();
     const [rules, memory, skills] = await Promise.all([
       root ? readProjectRules(this.deps.files, root).then(rulesPromptSection) : '',
       this.memory.promptSection(),
       this.skills.index(),
     ]);
-    const sections = [rules, memory, SkillLibrary.promptSection(skills)].filter((section) => section !== '');
-    return { sections, skillProblems: skills.problems };
+    const knowledge = [rules, memory].filter((section) => section !== '');
+    const sections = [...knowledge, SkillLibrary.promptSection(skills)].filter((section) => section !== '');
+    return { sections, knowledge, skillProblems: skills.problems };
   }
 
   tools(): AnyTool[] {

@@ -14,6 +14,8 @@ import type { AnyTool } from '../tools/tool';
 import { ConversationParts, type ConversationPartsDeps } from './conversation-parts';
 import type { RoutedModels } from './model-routing';
 import type { RestoredConversation } from './restore';
+import type { SystemPrompt } from '../agent/system-prompt';
+import { lastTurn } from '../agent/turn-checkpoints';
 
 export interface AssemblyDeps extends ConversationPartsDeps {
   /** Limits for new conversations (unset values keep the defaults). */
@@ -28,7 +30,7 @@ export interface AssemblyDeps extends ConversationPartsDeps {
 
 export interface AssemblyInput {
   routed: RoutedModels;
-  system: string;
+  system: SystemPrompt;
   /** Tools fetched for this conversation (MCP servers'). */
   connected: AnyTool[];
   planModeOn: boolean;
@@ -49,14 +51,22 @@ export function assembleConversation(
   input: AssemblyInput,
   attach: (conversation: Conversation, parts: ConversationParts) => void,
 ): void {
-  const { routed, system, reopened } = input;
-  const parts = new ConversationParts(deps, input.planModeOn, input.connected, input.teamsOn);
+  const { routed, reopened } = input;
+  const { text: system, knowledge } = input.system;
+  const parts = new ConversationParts(
+    deps,
+    input.planModeOn,
+    input.connected,
+    input.teamsOn,
+    reopened ? lastTurn(reopened.restored.events) : 0,
+  );
   const shared = {
     compactionModel: routed.compaction,
     finalSummaryModel: routed.finalSummary,
     clock: deps.clock,
     budget: deps.budget,
     hooks: deps.hooks,
+    knowledge,
     limits: () => deps.readLimits?.() ?? {},
     approvals: input.approvals,
     tracing: input.tracing,

@@ -68,6 +68,8 @@ export class ConversationParts {
     connectedTools: AnyTool[] = [],
     /** Whether the conversation's team switch is on (the team tools are offered then). */
     private readonly teamsOn: () => boolean = () => false,
+    /** Turns a reopened conversation already had: checkpoints number theirs on from there. */
+    turnsBefore = 0,
   ) {
     const workspace = deps.workspace?.();
     this.assessor = new CallAssessor(
@@ -75,7 +77,7 @@ export class ConversationParts {
       () => deps.sandbox?.status(),
       deps.secretFiles,
     );
-    const checkpoints = workspace && new Checkpoints(workspace);
+    const checkpoints = workspace && new Checkpoints(workspace, turnsBefore);
     this.checkpoints = checkpoints && new TurnCheckpoints(checkpoints, (body) => this.conversation?.report(body));
     this.planMode = new PlanMode(planModeOn, (body) => this.conversation?.report(body));
     this.jobs =

@@ -64,6 +64,7 @@ export class ConversationRecorder {
             text: event.text,
             ...(event.attachments ? { attachments: event.attachments } : {}),
             ...(event.context ? { context: event.context } : {}),
+            ...(event.retryOf !== undefined ? { retryOf: event.retryOf } : {}),
           },
           event.time,
         );
@@ -86,6 +87,8 @@ export class ConversationRecorder {
           ...(event.reason ? { rule: event.reason } : {}),
         };
         this.pendingApproval.set(callKey(event), decision);
+        // Kept as an event too: a reopened conversation shows who denied or refused each call.
+        this.put('event', event, event.time);
         // A call the policy refused is a policy violation (SPEC 4.5), recorded on its own too.
         if (event.source === 'policy' && !event.approved)
           this.audit(event, 'policy', {
@@ -167,11 +170,17 @@ export class ConversationRecorder {
       case 'files_changed':
       case 'plan_mode':
       case 'turn_reverted':
+      case 'review_hunks':
+      case 'review_decision':
+      case 'review_note':
       case 'teammate_status':
+      case 'cache_break':
+      case 'cost_warning':
+        // Cost warnings too: a reopened conversation still says where its money went.
         this.put('event', event, event.time);
         break;
       default:
-        // Traces (llm_request/llm_response) and approval requests are not kept.
+        // Traces (llm_request/llm_response) and approval requests (their decisions are) are not kept.
         break;
     }
   }

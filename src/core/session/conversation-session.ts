@@ -6,10 +6,12 @@
  * conversation), session-switches (the panel's switches), conversation-library (history).
  */
 import type { Conversation } from '../agent/conversation';
-import type { AgentEvent } from '../events/events';
+import type { AgentEvent, AgentEventBody } from '../events/events';
+import type { Inbox } from '../events/inbox';
 import type { ConversationStore, SecretSource, StoredConversation, TeamStamp } from '../ports';
 import type { RestoredConversation } from './restore';
-import { resolveMentions, type MentionResolver, type ResolvedContext } from './mentions';
+import { resolveMentions, type MentionResolver } from './mentions';
+import { PromptRetries, type PromptAttempt, type RetryRefusal, type RetryTarget } from './prompt-retries';
 import type { RevertPlan } from '../workspace/checkpoints';
 import type { RevertOutcome } from '../agent/turn-checkpoints';
 import type { ConversationParts } from './conversation-parts';
@@ -22,8 +24,12 @@ import { routeModels, type ModelRoutingDeps, type SetupProblem } from './model-r
 import { assembleConversation, type AssemblyDeps } from './conversation-assembly';
 import { SessionSwitches } from './session-switches';
 import { ConversationLibrary } from './conversation-library';
+import type { SystemPrompt } from '../agent/system-prompt';
+import { SessionQueue, type PromptRequest, type SubmitProblem } from './session-queue';
 
 export type { SetupProblem } from './model-routing';
+export type { RetryRefusal, RetryTarget } from './prompt-retries';
+export type { SubmitProblem, RunEnd } from './session-queue';
 
 /** The conversation's surroundings (see AssemblyDeps and ConversationPartsDeps for the rest). */
 export interface ConversationSessionDeps extends AssemblyDeps, ModelRoutingDeps {
@@ -43,7 +49,7 @@ export interface ConversationSessionDeps extends AssemblyDeps, ModelRoutingDeps 
   /** Tools that take a moment to get (MCP servers'), fetched for each new conversation. */
   connectedTools?: () => Promise<AnyTool[]>;
   /** Built for each new conversation (rules, memory and skills are read then). */
-  systemPrompt(): string | Promise<string>;
+  systemPrompt(): string | SystemPrompt | Promise<string | SystemPrompt>;
 }
 
 export class ConversationSession {
@@ -52,8 +58,8 @@ export class ConversationSession {
   private events: AgentEvent[] = [];
   private readonly eventListeners = new Set<(event: AgentEvent) => void>();
   private readonly resetListeners = new Set<() => void>();
-  private lastPrompt: string | undefined;
-  private lastResolver: MentionResolver | undefined;
+  /** Which prompt a Retry (or a fixed setup) sends. */
+  private readonly retries = new PromptRetries();
   private recorder: ConversationRecorder | undefined;
   private parts: ConversationParts | undefined;
   /** A conversation reopened from the store, continued at the next prompt. */
@@ -61,13 +67,26 @@ export class ConversationSession {
   /** Plan mode chosen before the conversation exists. */
   private planModeNext: boolean | undefined;
   private apiKeysInUse: string[] = [];
-  private lastWork: WorkKind = 'chat';
   /** The developer panel's per-conversation switches (plan mode is below). */
   readonly switches = new SessionSwitches();
   /** The saved conversations. */
   readonly library: ConversationLibrary;
+  /**
+   * Messages sent while the agent works, sent in order when a run ends normally; read its
+   * state and change it here (edit, remove, resume…), whichever surface the user is on.
+   */
+  readonly queue: SessionQueue = new SessionQueue({
+    start: (request) => this.startRun(request),
+    isRunning: () => this.isRunning,
+    redirect: (text) => this.redirect(text),
+    stopRun: () => this.conversation?.stop(),
+  });
   /** Runs, closing parts and flushes still going (a reset does not wait for them): dispose does. */
   private readonly ending = new Set<Promise<unknown>>();
+  /** Drained at the top of each turn of every conversation, beside its own (the edit review's notes). */
+  private readonly inboxes: Inbox[] = [];
+  /** Events recorded into a reopened conversation (report), in order. */
+  private besideWrites: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: ConversationSessionDeps) {
     this.library = new ConversationLibrary(() => this.openStore());
@@ -98,41 +117,55 @@ export class ConversationSession {
   }
 
   /**
-   * Sends a prompt to the current conversation, starting one if there is none. Returns a problem instead when no model is set up; the run itself reports
-   * through events and this resolves once it has started.
+   * Sends a prompt to the current conversation, starting one if there is none. While the agent
+   * works the prompt is queued instead (sent when the run ends normally; see PromptQueue), and
+   * after a Stop it waits for the run to end, then goes out. Returns a problem instead when no
+   * model is set up or the queue refuses it; the run itself reports through events and this
+   * resolves once it has started (or the prompt is queued).
    */
-  async submit(prompt: string, work: WorkKind = 'chat'): Promise<SetupProblem | undefined> {
-    if (!this.isRunning) this.lastResolver = undefined;
-    return this.submitWith(prompt, undefined, work);
+  async submit(prompt: string, work: WorkKind = 'chat'): Promise<SubmitProblem | undefined> {
+    return this.queue.send({ text: prompt, work });
   }
 
   /**
-   * Like submit, resolving the prompt's @mentions first through the host's `resolve`. `work` is
-   * the kind of work for the model policy: "code" for the code actions on a selection.
+   * Like submit, resolving the prompt's @mentions first through the host's `resolve` (a queued
+   * prompt's when it is sent). `work` is the kind of work for the model policy: "code" for the
+   * code actions on a selection.
    */
   async submitWithMentions(
     prompt: string,
     resolve: MentionResolver,
     work: WorkKind = 'chat',
-  ): Promise<SetupProblem | undefined> {
-    if (this.isRunning) return this.submit(prompt);
-    this.lastResolver = resolve;
-    return this.submitWith(prompt, await resolveMentions(prompt, resolve), work);
+  ): Promise<SubmitProblem | undefined> {
+    return this.queue.send({ text: prompt, resolve, work });
   }
 
-  private async submitWith(
-    prompt: string,
-    context: ResolvedContext | undefined,
-    work: WorkKind,
-  ): Promise<SetupProblem | undefined> {
-    // A prompt typed while the agent works interrupts it and redirects it (SPEC 1.1, 2.6).
-    if (this.isRunning && this.conversation) {
-      this.track(this.conversation.interrupt(prompt));
-      return undefined;
-    }
+  /**
+   * "Send now": interrupts the running agent and redirects it with `prompt` (SPEC 1.1, 2.6) —
+   * the partial answer stays, the prompt is the next user message. Without a run, a prompt.
+   */
+  async sendNow(prompt: string, resolve?: MentionResolver): Promise<SubmitProblem | undefined> {
+    return this.queue.sendNow(prompt, resolve);
+  }
+
+  /** Whether a run is going or being set up: a prompt sent now would be queued. */
+  get isBusy(): boolean {
+    return this.queue.isBusy;
+  }
+
+  /** Starts a run of the request (the queue calls this when the agent is free). */
+  private async startRun(request: PromptRequest): Promise<SetupProblem | undefined> {
+    const attempt: PromptAttempt = {
+      prompt: request.text,
+      work: request.work,
+      ...(request.resolve ? { resolver: request.resolve } : {}),
+      ...(request.context ? { context: request.context } : {}),
+      ...(request.retryOf !== undefined ? { retryOf: request.retryOf } : {}),
+    };
     // Remembered before the setup check, so "Set API Key" can send it once the key is there.
-    this.lastPrompt = prompt;
-    this.lastWork = work;
+    this.retries.attempting(attempt, !request.queued);
+    const context = attempt.resolver ? await resolveMentions(attempt.prompt, attempt.resolver) : attempt.context;
+    const { work } = attempt;
     // A new conversation reads the policy file again first: its model routes decide the models.
     if (!this.conversation) await this.deps.prepare?.();
     // Settings and the model policy are read at every prompt, so a provider, key or route
@@ -156,7 +189,7 @@ export class ConversationSession {
         this.deps,
         {
           routed,
-          system,
+          system: typeof system === 'string' ? { text: system, knowledge: [] } : system,
           connected,
           planModeOn: this.planModeNext ?? this.deps.planModeDefault?.() ?? false,
           teamsOn: () => this.switches.teams,
@@ -166,6 +199,7 @@ export class ConversationSession {
         },
         (conversation, parts) => {
           this.parts = parts;
+          parts.inboxes.push(...this.inboxes);
           this.attach(
             conversation,
             store && {
@@ -178,21 +212,45 @@ export class ConversationSession {
       );
     }
     this.parts?.beginTurn();
-    this.track(this.conversation!.submit(prompt, context));
+    this.retries.started(attempt);
+    const options = attempt.retryOf !== undefined ? { retryOf: attempt.retryOf } : {};
+    const run = this.conversation!.submit(attempt.prompt, context, options);
+    this.track(this.queue.runStarted(run.finally(() => this.retries.ended(attempt))));
     return undefined;
   }
 
-  /** Sends the last prompt again (after an error the user fixed). */
-  async retry(): Promise<SetupProblem | undefined> {
-    if (this.lastPrompt === undefined) return undefined;
-    const resolve = this.lastResolver;
-    return resolve
-      ? this.submitWithMentions(this.lastPrompt, resolve, this.lastWork)
-      : this.submit(this.lastPrompt, this.lastWork);
+  /** "Send now" while a run goes: its words redirect the run, and a failure from now on is of them. */
+  private redirect(text: string): void {
+    if (!this.conversation) return;
+    this.retries.redirected({ prompt: text, work: 'chat' });
+    this.track(this.conversation.interrupt(text));
   }
 
+  /**
+   * Sends the prompt waiting for a fixed setup (refused for a missing key, or failed on its
+   * credentials) once the user has fixed it; nothing when no prompt waits.
+   */
+  async retry(): Promise<SubmitProblem | undefined> {
+    const attempt = this.retries.waitingForFix();
+    return attempt ? this.queue.send(requestOf(attempt)) : undefined;
+  }
+
+  /**
+   * The Retry of the error `target`: sends that run's prompt again, once, if it is the
+   * conversation's last run; otherwise refuses, saying why.
+   */
+  async retryRun(target: RetryTarget): Promise<SubmitProblem | RetryRefusal | undefined> {
+    const attempt = this.retries.take(target, {
+      running: this.isBusy,
+      conversationId: this.currentId,
+      events: this.events,
+    });
+    return 'reason' in attempt ? attempt : this.queue.send(requestOf(attempt));
+  }
+
+  /** Stops the run; the queue is held until the user resumes it (or sends one of its messages). */
   stop(): void {
-    this.conversation?.stop();
+    this.queue.stop();
   }
 
   /** Starts over: the next prompt opens a new conversation with the settings of that moment. */
@@ -210,7 +268,9 @@ export class ConversationSession {
     this.conversation = undefined;
     this.unsubscribe = undefined;
     this.events = [];
-    this.lastPrompt = undefined;
+    this.retries.clear();
+    // The queued messages were follow-ups to the conversation that is gone.
+    this.queue.reset();
     for (const listener of this.resetListeners) listener();
   }
 
@@ -240,6 +300,8 @@ export class ConversationSession {
     this.recorder = recorder;
     this.unsubscribe = conversation.subscribe((event) => {
       this.events.push(event);
+      this.retries.observe(event);
+      this.queue.observe(event);
       recorder?.record(event);
       for (const listener of this.eventListeners) listener(event);
       this.parts?.observe(event);
@@ -248,14 +310,18 @@ export class ConversationSession {
 
   /**
    * Reopens a saved conversation: surfaces show it as it was (after a reset), and the next
-   * prompt continues it with its history. False when it is not in the store.
+   * prompt continues it with its history. False when it is not in the store (or, with
+   * `ifUntouched`, when the session already shows something).
    */
-  async open(id: string): Promise<boolean> {
+  async open(id: string, options: { ifUntouched?: boolean } = {}): Promise<boolean> {
     const loaded = await this.library.load(id);
     if (!loaded) return false;
+    // Reopening a window's last chat must not replace one the user started meanwhile.
+    if (options.ifUntouched && (this.currentId !== undefined || this.isBusy || this.events.length > 0)) return false;
     this.reset();
     this.reopened = loaded;
     this.events = [...loaded.restored.events];
+    this.retries.reopened(id, this.events);
     for (const event of loaded.restored.events) for (const listener of this.eventListeners) listener(event);
     return true;
   }
@@ -271,6 +337,44 @@ export class ConversationSession {
     return this.conversation?.id ?? this.reopened?.conversation.id;
   }
 
+  /** Adds an inbox every conversation (this one and those after it) drains at the top of each turn. */
+  addInbox(inbox: Inbox): void {
+    this.inboxes.push(inbox);
+    this.parts?.inboxes.push(inbox);
+  }
+
+  /**
+   * Records an event from beside the agent (the user's review of its edits) in the conversation
+   * on screen — a reopened one too, before it is continued. False when there is none.
+   */
+  report(body: Extract<AgentEventBody, { type: 'review_decision' | 'review_note' }>): boolean {
+    if (this.conversation) {
+      this.conversation.report(body);
+      return true;
+    }
+    const reopened = this.reopened;
+    if (!reopened) return false;
+    const { id } = reopened.conversation;
+    // Numbered on from the stored events; the conversation continued later numbers on from here.
+    const seq = reopened.restored.nextSeq++;
+    const event = { ...body, conversationId: id, agentId: 'lead', seq, time: this.deps.clock.now() } as AgentEvent;
+    this.events.push(event);
+    for (const listener of this.eventListeners) listener(event);
+    const message = {
+      id: `${id}-${seq}`,
+      conversationId: id,
+      seq,
+      role: 'event' as const,
+      content: event,
+      createdAt: event.time,
+    };
+    this.besideWrites = this.besideWrites
+      .then(() => this.openStore())
+      .then((store) => store?.putMessage(message))
+      .catch((error: unknown) => this.deps.onStoreError?.(error));
+    return true;
+  }
+
   /** A file as a turn of the current conversation found it, for "Open Diff" (undefined: not kept). */
   turnFileBefore(turn: number, relativePath: string): { absolute: string; text: string | null } | undefined {
     return this.parts?.checkpoints?.before(turn, relativePath);
@@ -280,6 +384,8 @@ export class ConversationSession {
   async compact(focus?: string): Promise<boolean> {
     if (!this.conversation) return false;
     await this.conversation.compact(focus);
+    // Messages queued while it compacted go out now.
+    this.queue.freed();
     return true;
   }
 
@@ -327,6 +433,7 @@ export class ConversationSession {
 
   /** Resolves when everything recorded so far is in the store. */
   async flush(): Promise<void> {
+    await this.besideWrites;
     await this.recorder?.flush();
   }
 
@@ -350,4 +457,15 @@ export class ConversationSession {
       return undefined;
     }
   }
+}
+
+/** A prompt to send again, as the queue takes it. */
+function requestOf(attempt: PromptAttempt): PromptRequest {
+  return {
+    text: attempt.prompt,
+    work: attempt.work,
+    ...(attempt.resolver ? { resolve: attempt.resolver } : {}),
+    ...(attempt.context ? { context: attempt.context } : {}),
+    ...(attempt.retryOf !== undefined ? { retryOf: attempt.retryOf } : {}),
+  };
 }

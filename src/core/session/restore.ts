@@ -1,13 +1,16 @@
 /**
  * Reopening a conversation from the store: its stored messages become (a) the events a surface
- * replays to show it as it was, and (b) the model history the agent continues from — prompts,
- * answers, tool calls paired with their results. A tool call whose result was never stored (the
- * window closed mid-call) is left out, so the history is always valid to send.
+ * replays to show it as it was — a run the window closed on ends as interrupted (run-ends.ts) —
+ * and (b) the model history the agent continues from — prompts, answers, tool calls paired with
+ * their results. A tool call whose result was never stored (the window closed mid-call) is left
+ * out, and a prompt whose run failed before any answer is dropped (as the live conversation drops
+ * it, so Retry sends it once): the history is always valid to send.
  */
 import type { ModelMessage, ToolCallPart, ToolResultPart } from '../llm/llm-client';
 import type { StoredMessage } from '../ports';
 import { agentEventSchema, type AgentEvent } from '../events/events';
-import { promptWithContext } from '../agent/history';
+import { appendUserText, promptWithContext } from '../agent/history';
+import { endUnfinishedRuns, isRunEnd } from './run-ends';
 
 export interface RestoredConversation {
   events: AgentEvent[];
@@ -20,7 +23,12 @@ export function restoreConversation(conversationId: string, stored: readonly Sto
   const events: AgentEvent[] = [];
   const base = { conversationId, agentId: 'lead' };
   for (const message of [...stored].sort((a, b) => a.seq - b.seq)) {
-    const content = (message.content ?? {}) as { text?: unknown; attachments?: unknown; context?: unknown };
+    const content = (message.content ?? {}) as {
+      text?: unknown;
+      attachments?: unknown;
+      context?: unknown;
+      retryOf?: unknown;
+    };
     const time = message.createdAt;
     if (message.role === 'user' && typeof content.text === 'string')
       events.push({ ...base, seq: message.seq, time, ...userMessage(content.text, content) });
@@ -33,8 +41,9 @@ export function restoreConversation(conversationId: string, stored: readonly Sto
     }
   }
   const nextSeq = Math.max(-1, ...stored.map((message) => message.seq), ...events.map((event) => event.seq)) + 1;
+  const ended = endUnfinishedRuns(events);
   // Sub-agents' and teammates' tool calls are in the record, but not in the lead's history.
-  return { events, history: historyFrom(events.filter((event) => event.agentId === 'lead')), nextSeq };
+  return { events: ended, history: historyFrom(ended.filter((event) => event.agentId === 'lead')), nextSeq };
 }
 
 /** The model history the events describe. */
@@ -53,6 +62,9 @@ function historyFrom(events: readonly AgentEvent[]): ModelMessage[] {
   const history: ModelMessage[] = [];
   let assistant: Extract<ModelMessage, { role: 'assistant' }> | undefined;
   let pendingResults: ToolResultPart[] = [];
+  /** Where the history stood when the run in progress began, until the model answers in it. */
+  let unanswered: { length: number; lastParts: number } | undefined;
+  let inRun = false;
   /** Calls in the current answer whose results are still to come. */
   const answered = new Set<string>();
   const closeAssistant = () => {
@@ -62,19 +74,33 @@ function historyFrom(events: readonly AgentEvent[]): ModelMessage[] {
     pendingResults = [];
   };
   for (const event of events) {
-    if (event.type === 'user_message') {
+    if (isRunEnd(event)) {
       closeAssistant();
+      // As the live conversation does: a prompt that got no answer at all leaves no trace.
+      if (event.type === 'error' && unanswered) rollBack(history, unanswered);
+      unanswered = undefined;
+      inRun = false;
+    } else if (event.type === 'user_message') {
+      closeAssistant();
+      if (!inRun) unanswered = { length: history.length, lastParts: history.at(-1)?.content.length ?? 0 };
+      inRun = true;
       const text = promptWithContext(event.text, event.context);
       const last = history.at(-1);
       if (last?.role === 'user') last.content = [...last.content, { type: 'text', text }];
       else history.push({ role: 'user', content: [{ type: 'text', text }] });
+    } else if (event.type === 'review_note') {
+      // Given to the model at the top of a turn, after what came before it: the same place again.
+      closeAssistant();
+      appendUserText(history, event.text);
     } else if (event.type === 'text_delta') {
+      unanswered = undefined;
       if (pendingResults.length > 0) closeAssistant();
       assistant ??= { role: 'assistant', content: [] };
       assistant.content.push({ type: 'text', text: event.text });
     } else if (event.type === 'tool_call') {
       const result = results.get(event.toolCallId);
       if (!result) continue;
+      unanswered = undefined;
       if (pendingResults.length > 0) closeAssistant();
       assistant ??= { role: 'assistant', content: [] };
       const call: ToolCallPart = { type: 'tool_call', id: event.toolCallId, name: event.toolName, input: event.input };
@@ -91,8 +117,15 @@ function historyFrom(events: readonly AgentEvent[]): ModelMessage[] {
   return history;
 }
 
+/** Takes back what a run added to the history since `mark` (its prompt, in a new array: see Conversation). */
+function rollBack(history: ModelMessage[], mark: { length: number; lastParts: number }): void {
+  history.splice(mark.length);
+  const last = history.at(-1);
+  if (last?.role === 'user') last.content = last.content.slice(0, mark.lastParts);
+}
+
 /** A stored prompt as its event: the labels of what was attached and the attached text, when stored. */
-function userMessage(text: string, stored: { attachments?: unknown; context?: unknown }) {
+function userMessage(text: string, stored: { attachments?: unknown; context?: unknown; retryOf?: unknown }) {
   const attachments = Array.isArray(stored.attachments)
     ? stored.attachments.filter((label): label is string => typeof label === 'string')
     : [];
@@ -101,5 +134,8 @@ function userMessage(text: string, stored: { attachments?: unknown; context?: un
     text,
     ...(attachments.length ? { attachments } : {}),
     ...(typeof stored.context === 'string' && stored.context ? { context: stored.context } : {}),
+    ...(Number.isSafeInteger(stored.retryOf) && (stored.retryOf as number) >= 0
+      ? { retryOf: stored.retryOf as number }
+      : {}),
   };
 }

@@ -3,17 +3,19 @@
  * kept for when the database is away, applied under the user's and the workspace's), budget
  * reservations for the BudgetGuard, and the outbox drain that carries usage and audit records
  * from the embedded store to the team database — at once when it answers, later when it was
- * away, never twice (the database skips ids it has). Its status (connected, unreachable, why)
+ * away, never twice (the database skips ids it has), and a record the database refuses for what
+ * it holds set aside instead of holding back the rest. Its status (connected, unreachable, why)
  * is for the status bar and the developer panel.
  */
 import type { AgentPolicy, PolicyProblem } from '../policy/agent-policy';
 import type { Limit, SharedBudget, SharedReservation } from '../policy/budget';
 import type { TeamStandings } from '../policy/budget-status';
 import { PolicyFile } from '../policy/policy-file';
-import type { ConversationStore } from '../ports';
+import type { ConversationStore, TeamOutboxItem } from '../ports';
 import type { AnyTool } from '../tools/tool';
 import { createTeamMemoryTools } from './team-memory-tools';
 import {
+  TeamRecordsRefusedError,
   type TeamAudit,
   type TeamIdentity,
   type TeamLimit,
@@ -21,11 +23,9 @@ import {
   type TeamStore,
   type TeamUsage,
 } from './team-store';
+import type { TeamStatus } from './team-status';
 
-export type TeamStatus =
-  | { state: 'connecting' }
-  | { state: 'connected'; policy?: { version: number; changedBy: string; changedAt: number } }
-  | { state: 'unreachable'; reason: string; since: number };
+export { refusedNote, type TeamStatus } from './team-status';
 
 /** The last team policy seen, kept across restarts: a member offline still follows it. */
 export interface TeamPolicyCache {
@@ -211,30 +211,49 @@ export class TeamPlane {
       for (;;) {
         const items = await store.teamOutbox(batchSize);
         if (items.length === 0) break;
-        const audit: TeamAudit[] = [];
-        const usage: TeamUsage[] = [];
-        for (const item of items) {
-          if (item.kind === 'audit') {
-            const { team, ...record } = item.record;
-            audit.push({ ...record, member: team.member, ...(team.repository ? { repository: team.repository } : {}) });
-          } else {
-            const { team, ...record } = item.record;
-            usage.push({ ...record, member: team.member, ...(team.repository ? { repository: team.repository } : {}) });
-          }
-        }
-        await this.options.store.append({ audit, usage });
+        await this.send(store, items);
         this.connected();
-        // Removed only once the database has them: a crash in between sends them again, which it skips.
-        await store.deliveredToTeam(items.map((item) => item.key));
         if (items.length < batchSize) break;
       }
       this.retryMs = this.options.retryMs ?? 1_000;
+      await this.noteRefused(store);
     } catch (error) {
-      // Whatever failed (the database away, or refusing the batch), the records stay in the
-      // outbox and are sent again later; a kick never rejects (nobody awaits it).
+      // The database away (or failing otherwise): the records stay in the outbox and are sent
+      // again later; a kick never rejects (nobody awaits it).
       this.unreachable(error);
       this.scheduleRetry();
     }
+  }
+
+  /**
+   * Sends `items`; when the database refuses the batch for what it holds, halves it until the
+   * records it refuses are found, sets those aside (kept in the store, no longer sent) and sends
+   * the rest: one bad record never holds back the audit trail after it.
+   */
+  private async send(store: ConversationStore, items: TeamOutboxItem[]): Promise<void> {
+    try {
+      await this.options.store.append(toTeamBatch(items));
+    } catch (error) {
+      if (!(error instanceof TeamRecordsRefusedError)) throw error;
+      if (items.length === 1) {
+        await store.refusedByTeam([items[0]!.key], error.message);
+        return;
+      }
+      const half = Math.ceil(items.length / 2);
+      await this.send(store, items.slice(0, half));
+      await this.send(store, items.slice(half));
+      return;
+    }
+    // Removed only once the database has them: a crash in between sends them again, which it skips.
+    await store.deliveredToTeam(items.map((item) => item.key));
+  }
+
+  private async noteRefused(store: ConversationStore): Promise<void> {
+    const { count, reason } = await store.teamRefused();
+    const refused = count ? { count, reason: reason ?? '' } : undefined;
+    if (JSON.stringify(refused) === JSON.stringify(this.current.refused)) return;
+    const { refused: _before, ...rest } = this.current;
+    this.set(refused ? { ...rest, refused } : rest);
   }
 
   private scheduleRetry(): void {
@@ -251,6 +270,7 @@ export class TeamPlane {
     const version = this.version;
     const next: TeamStatus = {
       state: 'connected',
+      ...(this.current.refused ? { refused: this.current.refused } : {}),
       ...(version
         ? { policy: { version: version.version, changedBy: version.changedBy, changedAt: version.changedAt } }
         : {}),
@@ -262,7 +282,8 @@ export class TeamPlane {
   private unreachable(error: unknown): void {
     const reason = error instanceof Error ? error.message : String(error);
     if (this.current.state === 'unreachable' && this.current.reason === reason) return;
-    this.set({ state: 'unreachable', reason, since: this.options.now() });
+    const refused = this.current.refused;
+    this.set({ state: 'unreachable', reason, since: this.options.now(), ...(refused ? { refused } : {}) });
   }
 
   private set(status: TeamStatus): void {
@@ -289,4 +310,22 @@ function toTeamLimit(limit: Limit): TeamLimit {
 
 function fromTeamLimit(limit: TeamLimit, limits: Limit[]): Limit {
   return limits.find((candidate) => candidate.key === limit.key) ?? limits[0]!;
+}
+
+/** The outbox's records as the team store takes them, stamped with their member and repository. */
+function toTeamBatch(items: readonly TeamOutboxItem[]): { audit: TeamAudit[]; usage: TeamUsage[] } {
+  const audit: TeamAudit[] = [];
+  const usage: TeamUsage[] = [];
+  for (const item of items) {
+    const { member, repository } = item.record.team;
+    const stamp = { member, ...(repository ? { repository } : {}) };
+    if (item.kind === 'audit') {
+      const { team: _team, ...record } = item.record;
+      audit.push({ ...record, ...stamp });
+    } else {
+      const { team: _team, ...record } = item.record;
+      usage.push({ ...record, ...stamp });
+    }
+  }
+  return { audit, usage };
 }

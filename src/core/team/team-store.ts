@@ -130,6 +130,7 @@ export interface TeamStore {
    * Appends audit and usage records, skipping ids already there (so a batch sent twice counts
    * once). A usage record adds its cost to the team's, the member's and the conversation's
    * counters and settles its reservation when that is still open. Returns how many were new.
+   * Throws TeamRecordsRefusedError when the database refuses the batch for what it holds.
    */
   append(batch: { audit: TeamAudit[]; usage: TeamUsage[] }): Promise<{ audit: number; usage: number }>;
   /** What limits stand at now (for "Show Usage and Budget"). */
@@ -153,6 +154,17 @@ export interface TeamStore {
     limit: number;
   }): Promise<TeamNote[]>;
   close(): Promise<void>;
+}
+
+/**
+ * The team database refused records for what they hold (a value it cannot store, a broken
+ * constraint): sending them again would fail again, unlike when it is away.
+ */
+export class TeamRecordsRefusedError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TeamRecordsRefusedError';
+  }
 }
 
 /** The team database could not be reached (or refused the connection): work may go on locally. */

@@ -31,7 +31,16 @@ export interface TeammateSpec {
 
 export type TeamReport = Extract<
   AgentEventBody,
-  { type: 'teammate_status' | 'usage' | 'tool_call' | 'tool_approval_result' | 'tool_result' }
+  {
+    type:
+      | 'teammate_status'
+      | 'usage'
+      | 'tool_call'
+      | 'tool_approval_result'
+      | 'tool_result'
+      | 'cache_break'
+      | 'cost_warning';
+  }
 >;
 
 export interface TeamOptions {
@@ -145,7 +154,14 @@ class Teammate {
         },
       });
       const stop = this.loop.subscribe((event) => {
-        if (event.type === 'tool_call' || event.type === 'tool_approval_result' || event.type === 'tool_result') {
+        if (
+          event.type === 'tool_call' ||
+          event.type === 'tool_approval_result' ||
+          event.type === 'tool_result' ||
+          // The teammate's money is the user's too: its cost warnings reach the chat.
+          event.type === 'cache_break' ||
+          event.type === 'cost_warning'
+        ) {
           const { conversationId: _conversation, agentId: _agent, seq: _seq, time: _time, ...body } = event;
           options.report(body, this.name);
         } else if (event.type === 'usage' && event.scope === 'call')

@@ -24,6 +24,11 @@ interface FileCheckpoint {
   before: BeforeImage;
   /** Hash of the text the turn left (updated on every write of the turn). */
   afterHash: string;
+  /**
+   * The text the turn left, kept for the review of its hunks until the next turn begins;
+   * undefined when it was written as bytes (a big file's edit).
+   */
+  after?: TextContent;
 }
 
 export interface TurnChange {
@@ -48,12 +53,20 @@ export interface RevertResult {
 
 export class Checkpoints {
   private readonly turns = new Map<number, Map<string, FileCheckpoint>>();
-  private current = 0;
+  private current: number;
 
-  constructor(private readonly workspace: WorkspaceFiles) {}
+  /** `turnsBefore`: turns a reopened conversation already had (numbers go on after them). */
+  constructor(
+    private readonly workspace: WorkspaceFiles,
+    turnsBefore = 0,
+  ) {
+    this.current = turnsBefore;
+  }
 
   /** Starts recording a new turn; returns its number. */
   beginTurn(): number {
+    // The texts earlier turns left were for their review, computed when they ended.
+    for (const files of this.turns.values()) for (const checkpoint of files.values()) delete checkpoint.after;
     this.current += 1;
     return this.current;
   }
@@ -82,7 +95,10 @@ export class Checkpoints {
         await this.capture(absolute);
         await inner.writeText(absolute, text, format);
         const checkpoint = this.turns.get(this.current)?.get(absolute);
-        if (checkpoint) checkpoint.afterHash = hash(text);
+        if (checkpoint) {
+          checkpoint.afterHash = hash(text);
+          checkpoint.after = text;
+        }
       },
       ...(inner.readBytes && inner.writeUtf8Bytes
         ? {
@@ -92,7 +108,10 @@ export class Checkpoints {
               await inner.writeUtf8Bytes!(absolute, pieces);
               const checkpoint = this.turns.get(this.current)?.get(absolute);
               // UTF-8 without a BOM: the bytes hash as the text they decode to.
-              if (checkpoint) checkpoint.afterHash = hash(pieces);
+              if (checkpoint) {
+                checkpoint.afterHash = hash(pieces);
+                delete checkpoint.after;
+              }
             },
           }
         : {}),
@@ -115,6 +134,23 @@ export class Checkpoints {
     const before = this.turns.get(turn)?.get(absolute)?.before;
     if (!before || before.kind === 'too_large') return undefined;
     return before.kind === 'absent' ? null : before.text;
+  }
+
+  /**
+   * What the current turn did to each file, for the review of its hunks: the text before (null:
+   * created; a size: too large to keep) and the text it left (undefined: written as bytes).
+   */
+  edits(
+    turn: number,
+  ): Array<{ path: string; before: string | null | { tooLarge: number }; after: TextContent | undefined }> {
+    return [...(this.turns.get(turn)?.values() ?? [])].map((checkpoint) => {
+      const before = checkpoint.before;
+      return {
+        path: checkpoint.path,
+        before: before.kind === 'absent' ? null : before.kind === 'too_large' ? { tooLarge: before.size } : before.text,
+        after: checkpoint.after,
+      };
+    });
   }
 
   /** The newest turn that changed files and has not been reverted. */

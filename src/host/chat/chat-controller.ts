@@ -4,7 +4,8 @@
  * notice with the fix attached.
  */
 import type * as vscode from 'vscode';
-import type { ConversationSession, SetupProblem } from '../../core/session/conversation-session';
+import type { ConversationSession, SubmitProblem } from '../../core/session/conversation-session';
+import type { ChatKeeper } from '../../core/session/chat-keeper';
 import type { MentionResolver } from '../../core/session/mentions';
 import { shortModelName, type LocalServer } from '../../core/llm/local-servers';
 import {
@@ -16,6 +17,7 @@ import {
 import { Disposable } from '../disposable';
 import { coalesceTextDeltas } from './event-batcher';
 import { SessionFeed } from './session-feed';
+import { ChatQueueLink } from './chat-queue-link';
 
 export interface ChatActions {
   setApiKey(): Promise<void>;
@@ -29,6 +31,8 @@ export interface ChatActions {
   chatStatus(): { model: string; preset: string };
   /** "Open Diff" on a file of a turn's changes. */
   openTurnDiff(turn: number, path: string): Promise<void>;
+  /** The review of a turn's edits: open a file at its hunks, keep or undo a file's or the turn's. */
+  reviewEdits(action: 'open' | 'keep' | 'undo', turn: number, path?: string): Promise<void>;
   /** Resolves @mentions in prompts (@file:…, @selection, @problems, @terminal, @git). */
   resolveMention: MentionResolver;
   /** Local model servers running on this machine (first contact: offered when no model is set up). */
@@ -44,6 +48,7 @@ const TRACE_EVENTS = new Set<string>(['llm_request', 'llm_response']);
 
 export class ChatController extends Disposable {
   private readonly feed: SessionFeed<HostToWebview>;
+  private readonly queue: ChatQueueLink;
   /** The local servers the last notice offered; a `use_local_server` choice indexes this list. */
   private offeredServers: LocalServer[] = [];
 
@@ -51,6 +56,8 @@ export class ChatController extends Disposable {
     webview: vscode.Webview,
     private readonly session: ConversationSession,
     private readonly actions: ChatActions,
+    /** Keeps and reopens this window's chat (the chat that comes back); without it, every window starts fresh. */
+    keeper?: ChatKeeper,
   ) {
     super();
     // Streamed text is merged per batch, so the bytes posted stay close to the text itself; LLM
@@ -62,7 +69,19 @@ export class ChatController extends Disposable {
         reset: () => ({ type: 'chat_reset' }),
       }),
     );
+    this.queue = new ChatQueueLink(
+      session,
+      (message) => this.post(message),
+      (problem) => this.showProblem(problem),
+      keeper,
+    );
+    this._register(this.queue);
     this._register(webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)));
+  }
+
+  /** The webview was hidden: an edit of a queued message it had open is over. */
+  webviewHidden(): void {
+    this.queue.webviewGone();
   }
 
   get isReady(): boolean {
@@ -83,10 +102,14 @@ export class ChatController extends Disposable {
   private async handle(message: WebviewToHost): Promise<void> {
     switch (message.type) {
       case 'webview_ready':
+        // The window's last chat is reopened first (the first time a chat view shows), so the
+        // catch-up below already has it.
+        await this.queue.restore();
         // A webview that (re)loads mid-conversation catches up with one batch: the only time
         // the whole conversation is posted (streaming posts only what is new).
         this.feed.start();
         this.postStatus();
+        this.queue.webviewReady();
         return;
       case 'picker_open': {
         const mention = await this.actions.openPicker(message.picker);
@@ -95,7 +118,10 @@ export class ChatController extends Disposable {
         return;
       }
       case 'prompt_submit': {
-        const problem = await this.session.submitWithMentions(message.text, this.actions.resolveMention);
+        // While the agent works a prompt is queued; "Send now" interrupts and redirects instead.
+        const problem = message.sendNow
+          ? await this.session.sendNow(message.text, this.actions.resolveMention)
+          : await this.session.submitWithMentions(message.text, this.actions.resolveMention);
         this.post({
           type: 'prompt_result',
           requestId: message.requestId,
@@ -107,6 +133,16 @@ export class ChatController extends Disposable {
       case 'run_stop':
         this.session.stop();
         return;
+      case 'prompt_retry': {
+        const outcome = await this.session.retryRun({
+          conversationId: message.conversationId,
+          errorSeq: message.errorSeq,
+        });
+        if (outcome?.reason === 'stale_retry')
+          this.post({ type: 'chat_notice', level: 'info', text: outcome.message, actions: [] });
+        else this.showProblem(outcome);
+        return;
+      }
       case 'chat_new':
         this.session.reset();
         return;
@@ -121,6 +157,17 @@ export class ChatController extends Disposable {
         return;
       case 'turn_diff_open':
         await this.actions.openTurnDiff(message.turn, message.path);
+        return;
+      case 'draft_change':
+      case 'queue_edit':
+      case 'queue_editing':
+      case 'queue_remove':
+      case 'queue_send_now':
+      case 'queue_resume':
+        await this.queue.handle(message);
+        return;
+      case 'edits_review':
+        await this.actions.reviewEdits(message.action, message.turn, message.path);
         return;
       default:
         return message satisfies never;
@@ -156,8 +203,13 @@ export class ChatController extends Disposable {
     return true;
   }
 
-  private showProblem(problem: SetupProblem | undefined): void {
+  private showProblem(problem: SubmitProblem | undefined): void {
     if (!problem) return;
+    if (problem.reason === 'queue_full' || problem.reason === 'too_long' || problem.reason === 'empty') {
+      // The prompt went back into the composer (prompt_result); the notice says why it was not queued.
+      this.post({ type: 'chat_notice', level: 'warning', text: problem.message, actions: [] });
+      return;
+    }
     if (problem.reason !== 'missing_api_key') {
       this.post({
         type: 'chat_notice',

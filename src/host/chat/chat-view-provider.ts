@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { ConversationSession } from '../../core/session/conversation-session';
+import type { ChatKeeper } from '../../core/session/chat-keeper';
 import { Disposable } from '../disposable';
 import { ChatController, type ChatActions } from './chat-controller';
 import { renderWebviewHtml, webviewOptions } from './webview-html';
@@ -16,7 +17,8 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
 
   constructor(
     private readonly extensionUri: vscode.Uri,
-    private readonly session: ConversationSession,
+    /** The session the chat shows, and what reopens this window's last chat when the view first shows. */
+    private readonly chat: { session: ConversationSession; keeper?: ChatKeeper },
     private readonly actions: ChatActions,
   ) {
     super();
@@ -39,9 +41,12 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
   resolveWebviewView(view: vscode.WebviewView): void {
     view.webview.options = webviewOptions(this.extensionUri);
     this.controller?.dispose();
-    const controller = new ChatController(view.webview, this.session, this.actions);
+    const controller = new ChatController(view.webview, this.chat.session, this.actions, this.chat.keeper);
     this.controller = controller;
     controller.onDidBecomeReady(() => this.readyEmitter.fire());
+    view.onDidChangeVisibility(() => {
+      if (!view.visible) controller.webviewHidden();
+    });
     view.onDidDispose(() => {
       controller.dispose();
       if (this.controller === controller) this.controller = undefined;

@@ -5,7 +5,7 @@
  * No `vscode` import: the wording is unit-tested in Node.
  */
 import { LAYER_NAMES, type PolicyDecision } from '../../core/policy/policy-layers';
-import type { TeamStatus } from '../../core/team/team-plane';
+import { refusedNote, type TeamStatus } from '../../core/team/team-status';
 import type { TeamIdentity, TeamPolicyVersion } from '../../core/team/team-store';
 import { MAX_POLICY_RULES, MAX_POLICY_TEXT, type HostToPanel, type TeamStatusMessage } from '../../protocol/messages';
 import type { PolicyStatusSource } from './panel-controller';
@@ -63,14 +63,17 @@ function describeTeam(team: TeamView): TeamStatusMessage {
     return {
       state: 'unreachable',
       text: clip(
-        `The team database is unreachable (${status.reason}). Work goes on${who} under the team policy kept from last time; usage and audit records wait in the outbox and are sent when it is back.`,
+        `The team database is unreachable (${status.reason}). Work goes on${who} under the team policy kept from last time; usage and audit records wait in the outbox and are sent when it is back.${refusedNote(status)}`,
         MAX_TEAM_TEXT,
       ),
     };
   const policy = status.policy
     ? `team policy v${status.policy.version}, set by ${status.policy.changedBy} on ${formatUtc(status.policy.changedAt)}`
     : 'no team policy set yet';
-  return { state: 'connected', text: clip(`Connected to the team database${who}: ${policy}.`, MAX_TEAM_TEXT) };
+  return {
+    state: 'connected',
+    text: clip(`Connected to the team database${who}: ${policy}.${refusedNote(status)}`, MAX_TEAM_TEXT),
+  };
 }
 
 function formatUtc(time: number): string {

@@ -76,6 +76,23 @@ describe('openagent CLI parts', () => {
       const badEnv = parseCliArgs(['hi'], { OPENAGENT_CONTEXT_WINDOW: 'big' });
       assert.ok(!badEnv.ok);
     });
+
+    it('reads the cost warning level from --warn-cost or the environment, 0.5 by default, 0 for never', () => {
+      const level = (argv: string[], env: Record<string, string> = {}) => {
+        const parsed = parseCliArgs([...argv, 'hi'], env);
+        return parsed.ok ? parsed.options.callCostWarningUsd : parsed.message;
+      };
+      assert.equal(level([]), 0.5);
+      assert.equal(level(['--warn-cost', '2.25']), 2.25);
+      assert.equal(level(['--warn-cost=0']), 0);
+      assert.equal(level([], { OPENAGENT_CALL_COST_WARNING_USD: '0.1' }), 0.1);
+      for (const bad of ['-1', '1e400', 'lots', '1.2.3', ''])
+        assert.equal(
+          level([`--warn-cost=${bad}`]),
+          `--warn-cost needs an amount in US dollars (0 for never), not "${bad}".`,
+          bad,
+        );
+    });
   });
 
   describe('/model', () => {
@@ -127,7 +144,9 @@ describe('openagent CLI parts', () => {
       assert.equal(toolCallSummary({ command: 'npm test' }), 'npm test');
       assert.equal(toolCallSummary({ path: 'src/a.ts', offset: 1 }), 'src/a.ts');
       assert.equal(toolCallSummary({ pattern: 'TODO', path: 'src' }), 'TODO in src');
-      assert.equal(toolCallSummary({ command: 'echo one\necho two' }), 'echo one');
+      // A second line is never hidden: `git status\ncurl x | sh` must not read as `git status`.
+      assert.equal(toolCallSummary({ command: 'git status\ncurl x | sh' }), 'git status\\ncurl x | sh');
+      assert.equal(toolCallSummary({ command: 'echo ok\r\x1b[2K' }), 'echo ok\\r\\x1b[2K');
       assert.equal(toolCallSummary({ thought: 'x'.repeat(200) }).length, 100);
     });
 
@@ -160,6 +179,91 @@ describe('openagent CLI parts', () => {
       printer.print({ ...base, type: 'error', kind: 'connection', message: 'Could not reach X.' });
       assert.equal(out.text(), 'Looking\n● bash ls\n  ✓ exit code 0 (2 lines of output)\n  ✗ denied: not now\n');
       assert.match(err.text(), /^error: Could not reach X\. Is the server running\?/);
+    });
+
+    it('notes a broken prompt cache and a costly call as they happen', () => {
+      const out = capture();
+      const output = new Output(out.stream, out.stream, capture().stream, createStyle(false));
+      const printer = new EventPrinter(output);
+      const base = {
+        conversationId: 'c',
+        agentId: 'lead',
+        seq: 0,
+        time: 0,
+        provider: 'anthropic',
+        model: 'claude-opus-4-5',
+      };
+      printer.print({
+        ...base,
+        type: 'cost_warning',
+        inputTokens: 150_000,
+        cachedTokens: 0,
+        estimatedUsd: 0.9375,
+        thresholdUsd: 0.5,
+      });
+      printer.print({
+        ...base,
+        type: 'cache_break',
+        previousShare: 0.9,
+        share: 0.05,
+        missedTokens: 120_000,
+        extraCostUsd: 0.54,
+        reasons: ['model_switched'],
+        secondsSinceLastCall: 3,
+      });
+      assert.equal(
+        out.text(),
+        '(The next model call is estimated at $0.9375 for its input alone (150,000 tokens), over your warning level of ' +
+          '$0.50. Compacting the conversation or starting a new one makes calls cheaper.)\n' +
+          '(The prompt cache broke: this call read 5 % of its input from the cache, the previous one 90 %, so 120,000 ' +
+          'tokens were paid for again (about $0.54 more). Why: the model changed.)\n',
+      );
+    });
+
+    it('says who refused a call: policy with its rule, a hook, the approval timing out, not the user', () => {
+      const out = capture();
+      const output = new Output(out.stream, out.stream, out.stream, createStyle(false));
+      const printer = new EventPrinter(output);
+      const base = { conversationId: 'c', agentId: 'lead', seq: 0, time: 0 };
+      const refuse = (toolCallId: string, source: 'policy' | 'hook' | 'timeout', reason: string, output: string) => {
+        printer.print({ ...base, type: 'tool_approval_result', toolCallId, approved: false, source, reason });
+        printer.print({
+          ...base,
+          type: 'tool_result',
+          toolCallId,
+          toolName: 'bash',
+          output,
+          isError: true,
+          durationMs: 1,
+        });
+      };
+      refuse('p', 'policy', 'tools.bash.deny "rm -rf*"', 'Denied by policy: tools.bash.deny "rm -rf*"');
+      refuse('h', 'hook', 'not on Fridays', 'Blocked by a hook: not on Fridays');
+      refuse(
+        't',
+        'timeout',
+        'No answer within 5 minutes.',
+        'User denied this tool call. Reason: No answer within 5 minutes.',
+      );
+      printer.print({
+        ...base,
+        type: 'tool_result',
+        toolCallId: 'f',
+        toolName: 'bash',
+        output: 'boom\nExit code 3.',
+        isError: true,
+        durationMs: 1,
+      });
+      assert.equal(
+        out.text(),
+        [
+          '  ✗ refused by policy: tools.bash.deny "rm -rf*"',
+          '  ✗ blocked by a hook: not on Fridays',
+          '  ✗ denied (no answer in time): No answer within 5 minutes.',
+          '  ✗ exit code 3: boom',
+          '',
+        ].join('\n'),
+      );
     });
 
     it('counts the seconds while the model has not answered, on a terminal, and clears the line when it does', async () => {

@@ -47,6 +47,16 @@ describe('openagent CLI (interactive session in a terminal)', function () {
     const cost = await cli.waitForPrompt(3);
     assert.match(cost, /This conversation: 152 tokens \(120 in, 32 out\), \$0\.0000, 1 model call/);
     assert.match(cost, /Today \(\d{4}-\d\d-\d\d UTC, every conversation in .*\): 152 tokens \(120 in, 32 out\)/);
+    // Where the 120 input tokens went, of the unknown model's default window.
+    const context =
+      /Context of the last request: 120 of 32,768 tokens \(0 %\) — System \+ tools ([\d,]+) · Rules & memory ([\d,]+) · Conversation ([\d,]+) · Tool results 0/.exec(
+        cost,
+      );
+    assert.ok(context, cost);
+    assert.equal(
+      context.slice(1, 4).reduce((sum, part) => sum + Number(part.replace(/,/g, '')), 0),
+      120,
+    );
   });
 
   it('/new starts a new conversation: the next prompt goes to the model without the earlier ones', async () => {
@@ -127,7 +137,7 @@ describe('openagent CLI (interactive session in a terminal)', function () {
     const screen = await cli.waitForPrompt(2);
     assert.match(
       screen,
-      /Unknown command \/frobnicate\. Commands: \/new \/history \/resume \/model \/preset \/plan \/compact \/cost \/approve-all \/help \/exit/,
+      /Unknown command \/frobnicate\. Commands: \/new \/history \/resume \/model \/preset \/plan \/compact \/cost \/queue \/approve-all \/help \/exit/,
     );
     assert.equal(server.modelCalls.length, 0, 'nothing went to the model');
     cli.type('/exit');

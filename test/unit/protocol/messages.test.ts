@@ -46,4 +46,24 @@ describe('webview → host protocol', () => {
     });
     assert.equal(parseWebviewMessage({ type: 'action_invoke', action: 'run_shell' }), undefined);
   });
+
+  it('accepts a Retry only as an error of a conversation, by a whole non-negative sequence number', () => {
+    assert.deepEqual(parseWebviewMessage({ type: 'prompt_retry', conversationId: 'c1', errorSeq: 7 }), {
+      type: 'prompt_retry',
+      conversationId: 'c1',
+      errorSeq: 7,
+    });
+    for (const raw of [
+      { type: 'prompt_retry', conversationId: 'c1' },
+      { type: 'prompt_retry', conversationId: 'c1', errorSeq: -1 },
+      { type: 'prompt_retry', conversationId: 'c1', errorSeq: 1.5 },
+      { type: 'prompt_retry', conversationId: 'c1', errorSeq: '7' },
+      { type: 'prompt_retry', conversationId: 'c1', errorSeq: Number.MAX_SAFE_INTEGER + 2 },
+      { type: 'prompt_retry', conversationId: '', errorSeq: 1 },
+      { type: 'prompt_retry', conversationId: 'c'.repeat(201), errorSeq: 1 },
+      { type: 'prompt_retry', conversationId: 'c1', errorSeq: 1, prompt: 'rm -rf ~' },
+      JSON.parse('{"type":"prompt_retry","conversationId":"c1","errorSeq":1,"__proto__":{"x":1}}'),
+    ])
+      assert.equal(parseWebviewMessage(raw), undefined, JSON.stringify(raw));
+  });
 });

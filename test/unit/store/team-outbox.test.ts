@@ -69,6 +69,35 @@ describe('the team outbox in the embedded store', () => {
     await third.close();
   });
 
+  it('keeps records the team refused, marked and no longer offered, across reopening', async () => {
+    const directory = tempDir();
+    const { store } = await openStore(directory);
+    for (const [id, time] of [
+      ['u1', 1],
+      ['u2', 2],
+      ['u3', 3],
+    ] as const)
+      await store.recordUsage(usage(id, time));
+    await store.refusedByTeam(['usage:u2'], 'invalid input syntax for type json');
+    assert.deepEqual(
+      (await store.teamOutbox(10)).map((item) => item.key),
+      ['usage:u1', 'usage:u3'],
+    );
+    assert.deepEqual(await store.teamRefused(), { count: 1, reason: 'invalid input syntax for type json' });
+    await store.close();
+    // Reopened twice: the marks are stored, not kept in memory.
+    for (let round = 0; round < 2; round++) {
+      const { store: reopened } = await openStore(directory);
+      assert.deepEqual(
+        (await reopened.teamOutbox(10)).map((item) => item.key),
+        ['usage:u1', 'usage:u3'],
+      );
+      assert.equal((await reopened.teamRefused()).count, 1);
+      assert.equal((await reopened.usageTotals()).calls, 3, 'the local record itself is kept');
+      await reopened.close();
+    }
+  });
+
   it('a store written before the outbox existed (schema 1) gains it on opening, keeping what it held', async () => {
     const directory = tempDir();
     const SQL = await initSqlJs({ locateFile: () => WASM });

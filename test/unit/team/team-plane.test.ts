@@ -123,6 +123,45 @@ describe('the team plane on a real PostgreSQL', function () {
     await raw.close();
   });
 
+  it('sends what PostgreSQL cannot store as U+FFFD, and sets aside a record it refuses without holding back the rest', async () => {
+    const { server, admin } = database();
+    const directory = tempDir();
+    const { store: raw } = await openStore(directory);
+    const member = await server.createMember('poison_sender');
+    const { plane } = planeFor(member, directory, raw);
+    const store = sendingToTeam(raw, () => plane.kick());
+    const now = Date.now();
+    const audit = (id: string, data: Record<string, unknown>, time = now) =>
+      store.recordAudit({ id, conversationId: 'c1', time, kind: 'tool_call', data, team });
+    // A tool call's arguments may hold a NUL or a lone surrogate (a hostile file, a model's output).
+    await audit('x-nul', { command: 'printf "a\u0000b"', ['key\u0000']: '\ud800' });
+    // A time PostgreSQL cannot hold: refused for what it holds, every time it is sent.
+    await audit('x-far', { command: 'ls' }, 8.64e15);
+    for (let index = 0; index < 5; index++) await audit(`x-after-${index}`, { index });
+    await waitUntil(async () => (await raw.teamOutbox(100)).length === 0, 'the outbox emptied');
+    await waitUntil(() => plane.status.refused?.count === 1, 'the plane to report the refused record');
+    assert.equal(plane.status.state, 'connected');
+    assert.match(plane.status.refused!.reason, /timestamp|out of range|time/i);
+    const sent = (await admin.audit({ since: 0, limit: 1_000 })).filter((record) => record.id.startsWith('x-'));
+    assert.deepEqual(sent.map((record) => record.id).sort(), [
+      'x-after-0',
+      'x-after-1',
+      'x-after-2',
+      'x-after-3',
+      'x-after-4',
+      'x-nul',
+    ]);
+    assert.deepEqual(sent.find((record) => record.id === 'x-nul')?.data, {
+      command: 'printf "a\ufffdb"',
+      ['key\ufffd']: '\ufffd',
+    });
+    // Kept on this machine, exactly as it was, and not sent again.
+    assert.equal((await raw.teamRefused()).count, 1);
+    assert.equal((await raw.listAudit({ conversationId: 'c1' })).find((r) => r.id === 'x-far')?.time, 8.64e15);
+    await plane.dispose();
+    await raw.close();
+  });
+
   it('sends, when disposed, what was written while a drain was under way (the CLI at exit)', async () => {
     const { server } = database();
     const directory = tempDir();

@@ -6,7 +6,7 @@
  */
 import type { LlmClient, ModelMessage } from '../../llm/llm-client';
 import type { TranscriptSink } from '../../ports';
-import { tokensForChars } from '../../llm/token-estimate';
+import { estimateHistoryTokens } from './request-size';
 
 const SUMMARY_SYSTEM =
   "You compress a coding agent's conversation so the agent can continue the work from your summary alone. " +
@@ -35,38 +35,6 @@ export interface CompactionResult {
   transcript?: string;
   tokensBefore: number;
   tokensAfter: number;
-}
-
-/** Characters per message, reused while the message keeps the same content array and length. */
-const messageChars = new WeakMap<ModelMessage, { content: readonly object[]; length: number; chars: number }>();
-
-/**
- * The history's size in tokens, estimated. Runs before every model call, so each message's
- * size is remembered (history edits replace parts rather than change them).
- */
-export function estimateHistoryTokens(system: string, messages: readonly ModelMessage[]): number {
-  let chars = system.length;
-  for (const message of messages) {
-    const cached = messageChars.get(message);
-    if (cached && cached.content === message.content && cached.length === message.content.length) {
-      chars += cached.chars;
-      continue;
-    }
-    const size = messageSize(message);
-    messageChars.set(message, { content: message.content, length: message.content.length, chars: size });
-    chars += size;
-  }
-  return tokensForChars(chars);
-}
-
-function messageSize(message: ModelMessage): number {
-  let chars = 0;
-  for (const part of message.content) {
-    if (part.type === 'text' || part.type === 'thinking') chars += part.text.length;
-    else if (part.type === 'tool_result') chars += part.output.length + part.toolName.length;
-    else chars += JSON.stringify(part.input ?? {}).length + part.name.length;
-  }
-  return chars;
 }
 
 export async function compactHistory(input: CompactionInput): Promise<CompactionResult> {

@@ -27,12 +27,19 @@ export class ContextMeasure {
   constructor(private readonly configured: () => number | undefined) {}
 
   async window(binding: ModelBinding, signal?: AbortSignal): Promise<number> {
+    return this.windowFor(binding.llm.provider, binding.model, binding.llm.server, signal);
+  }
+
+  /** The window of `model` at `provider`, whose server (if it can) says what it runs the model with. */
+  async windowFor(
+    provider: string,
+    model: string,
+    server: ModelServerInfo | undefined,
+    signal?: AbortSignal,
+  ): Promise<number> {
     const set = this.configured();
-    const known =
-      set ??
-      (await binding.llm.server?.contextWindow(binding.model, signal).catch(() => undefined)) ??
-      contextWindowOf(binding.model);
-    const learned = this.learnedWindows.get(key(binding.llm.provider, binding.model));
+    const known = set ?? (await server?.contextWindow(model, signal).catch(() => undefined)) ?? contextWindowOf(model);
+    const learned = this.learnedWindows.get(key(provider, model));
     return learned !== undefined ? Math.min(learned, known) : known;
   }
 

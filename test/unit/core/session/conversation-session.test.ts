@@ -102,7 +102,7 @@ describe('ConversationSession', () => {
     assert.equal((await next).conversationId, 'c2');
   });
 
-  it('redirects the run when a prompt arrives while it works', async () => {
+  it('redirects the run when a prompt is sent now while it works', async () => {
     keys.anthropic = 'k';
     server.setScenario({
       name: 'slow',
@@ -114,7 +114,7 @@ describe('ConversationSession', () => {
     const done = waitForEvent(session, 'done');
     await session.submit('one');
     await waitForEvent(session, 'text_delta');
-    assert.equal(await session.submit('two'), undefined);
+    assert.equal(await session.sendNow('two'), undefined);
     await done;
     assert.ok(session.history.some((event) => event.type === 'interrupted' && event.feedback === 'two'));
     assert.equal(server.modelCalls.length, 2);

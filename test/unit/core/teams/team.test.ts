@@ -121,7 +121,7 @@ describe('a team: the lead and two teammates on a shared task board', function (
     const team = new Team({
       bus: new TeamBus(new FileTeamStorage(path.join(dir, 'teams')), 'conv-team', clock.now),
       board,
-      report: (body) => holder.lead!.report(body),
+      report: (body, agentId) => holder.lead!.report(body, agentId),
       memberTools: () => [writeFileTool, ...taskTools],
       maxTeammates: () => 5,
       pollMs: 50,
@@ -139,6 +139,8 @@ describe('a team: the lead and two teammates on a shared task board', function (
           // The user approves the teammates' writes.
           approvals: { request: async () => ({ approved: true, source: 'user' as const }) },
           retry: { maxRetries: 0 },
+          // Every teammate call passes this: its warnings must reach the lead's stream.
+          limits: { callCostWarningUsd: 0.000_01 },
         }),
     });
     const leadConversation = new Conversation({
@@ -196,6 +198,9 @@ describe('a team: the lead and two teammates on a shared task board', function (
       assert.ok(statuses.includes('idle'), `${name}: ${statuses.join(' → ')}`);
       assert.equal(statuses.at(-1), 'shutdown', `${name}: ${statuses.join(' → ')}`);
     }
+    // A teammate's cost warnings reach the lead's stream (the chat shows them), under its name.
+    const warned = new Set(events.flatMap((event) => (event.type === 'cost_warning' ? [event.agentId] : [])));
+    assert.deepEqual([...warned].sort(), ['alice', 'bob']);
     // Teammates' model calls count as the conversation's usage; the inboxes are stored.
     const calls = events.filter((event) => event.type === 'usage' && event.scope === 'call').length;
     assert.equal(calls, lead!.modelCalls.length + alice!.modelCalls.length + bob!.modelCalls.length);
