@@ -3,7 +3,7 @@
 import * as esbuild from 'esbuild';
 import { chmod, copyFile, mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { cliBuild, extensionBuild, zodEnglishOnlyPlugin } from './esbuild-config.mjs';
+import { cliBuild, extensionBuild } from './esbuild-config.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -31,7 +31,6 @@ const builds = [
     platform: 'browser',
     format: 'iife',
     target: 'chrome120',
-    plugins: [zodEnglishOnlyPlugin()],
   },
 ];
 
