@@ -232,6 +232,8 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     sandbox,
     secretFiles: new SecretFiles().find,
     prepare: async () => {
+      // Whether commands can be confined is known before the first command, without blocking.
+      void sandbox.probeInBackground();
       await Promise.all([policy.refresh(), team.refresh()]);
     },
     connectedTools: () => mcp.tools(),
@@ -327,6 +329,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
       warmedUp = true;
       setTimeout(() => {
         void openStore().catch(() => undefined);
+        void sandbox.probeInBackground();
         yaml();
         loadSdkOf(readModelSettings().provider);
       }, 0);
@@ -355,9 +358,11 @@ export function createRuntime(shell: RuntimeShell): Runtime {
   const tellIfUnconfined = () => {
     if (toldUnconfined) return;
     toldUnconfined = true;
-    const status = sandbox.status();
-    if (status.confined || status.mode === 'off' || status.refusal) return;
-    void vscode.window.showInformationMessage(`OpenAgent: ${describeSandbox(status)} Approvals work as before.`);
+    void sandbox.probeInBackground().then(() => {
+      const status = sandbox.status();
+      if (status.confined || status.mode === 'off' || status.refusal) return;
+      void vscode.window.showInformationMessage(`OpenAgent: ${describeSandbox(status)} Approvals work as before.`);
+    });
   };
   const notifyBudget = budgetNotifier({
     raise: (scope, unit) => raiseBudget(scope, unit, policy),
