@@ -18,6 +18,8 @@ import { AgentStatusBar } from './host/status-bar';
 import { TEAM_STATUS_COMMAND, TeamService } from './host/team-service';
 import { TerminalHistory } from './host/terminal/terminal-history';
 import { CHAT_VIEW_TYPE, DEVELOPER_PANEL_TYPE } from './host/view-types';
+import { showChatPage } from './host/chat/chat-page';
+import { holdMessages } from './host/chat/held-webview';
 import type { Runtime } from './kit/runtime';
 import { StoreOpener } from './kit/store-opener';
 import type * as RuntimeModule from './kit/runtime';
@@ -101,7 +103,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
 
   context.subscriptions.push(
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_TYPE, {
-      resolveWebviewView: (view) => use().chatView.resolveWebviewView(view),
+      resolveWebviewView: (view) => openChat(view, context.extensionUri, use),
     }),
     vscode.window.registerWebviewPanelSerializer(DEVELOPER_PANEL_TYPE, {
       deserializeWebviewPanel: (panel, state) => use().developerPanel.serializer.deserializeWebviewPanel(panel, state),
@@ -138,6 +140,29 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
       return runtime?.session.isRunning ?? false;
     },
   };
+}
+
+/**
+ * The chat view: its page first, so the webview loads and paints while the runtime loads; the
+ * runtime in the next task, once the page has gone out to the editor. What the page says
+ * meanwhile is held for the chat's controller.
+ */
+function openChat(view: vscode.WebviewView, extensionUri: vscode.Uri, use: () => Runtime): void {
+  const webview = holdMessages(view.webview);
+  showChatPage(view, extensionUri);
+  let disposed = false;
+  view.onDidDispose(() => {
+    disposed = true;
+    webview.dispose();
+  });
+  setTimeout(() => {
+    if (disposed) return;
+    try {
+      use().chatView.attach(view, webview);
+    } catch (error) {
+      void vscode.window.showErrorMessage(`OpenAgent could not open its chat: ${String(error)}`);
+    }
+  }, 0);
 }
 
 /** Set by activate(): ends the runs, saves what is still queued and closes the store. */
