@@ -308,7 +308,6 @@ async function runOnce(
       OPENAGENT_ACTIVATION_TIMER_TARGETS: targetsFile,
       OPENAGENT_BENCH_URL: channel.url,
       OPENAGENT_ACTIVATION_TIMER_PROFILE: profileDir,
-      OPENAGENT_BENCH_PROFILE: profileDir,
       ANTHROPIC_API_KEY: 'sk-ant-bench-key',
       OPENAI_API_KEY: undefined,
       OPENAGENT_API_KEY: undefined,

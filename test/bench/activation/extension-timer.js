@@ -10,7 +10,8 @@
 // OPENAGENT_ACTIVATION_TIMER_LOG: the file records are appended to, one JSON object a line.
 // OPENAGENT_ACTIVATION_TIMER_TARGETS: a JSON file, [{ id, dir }]: the extensions to time (their folders).
 // OPENAGENT_ACTIVATION_TIMER_PROFILE: a folder; when set, the first target's load and
-//   activate() are recorded with V8's CPU profiler into <id>.cpuprofile (slower: not timed runs).
+//   activate() are recorded with V8's CPU profiler into <id>.cpuprofile (slower: not timed runs),
+//   and globalThis.openAgentBenchProfiler() starts the same profiler for others (stop(name)).
 'use strict';
 /* global Buffer */
 
@@ -29,6 +30,8 @@ function install() {
     loaded: false,
   }));
   const profileDir = process.env.OPENAGENT_ACTIVATION_TIMER_PROFILE;
+  // The first-conversation test extension profiles its span with the same profiler.
+  if (profileDir) globalThis.openAgentBenchProfiler = startProfiler;
   const write = (record) => fs.appendFileSync(logFile, `${JSON.stringify(record)}\n`);
 
   // Every module compiled while a target loads or activates (synchronous, so nothing else runs
