@@ -314,8 +314,14 @@ describe('queued messages in a session', function () {
     assert.equal(session.queue.state.held?.kind, 'failed');
     assert.match(session.queue.state.held?.reason ?? '', /API key/);
     key = 'k';
+    // "Set API Key" sends a prompt that waited for the key; this one waits in the queue, so it
+    // is not sent from there as well.
+    assert.equal(await session.retry(), undefined);
+    assert.equal(server.modelCalls.length, 1);
     session.queue.resume();
     await waitDone(2);
     assert.equal(lastUserText(server.modelCalls[1]), 'needs the key');
+    await waitUntil(() => !session.isBusy, 'the session to be idle');
+    assert.equal(server.modelCalls.length, 2, 'sent once');
   });
 });
