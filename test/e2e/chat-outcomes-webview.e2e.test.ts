@@ -6,12 +6,12 @@
  * sidebar widths. Needs `npm run package` (or `node esbuild.mjs`) first.
  */
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { AgentEvent, AgentEventBody } from '../../src/core/events/events';
 import { CLOSED_MID_RUN } from '../../src/core/session/run-ends';
-import { launchChromium } from '../harness/chromium';
-import { deliver, frames, openWebviewPage, postedByWebview } from '../harness/webview-page';
+import { deliver, frames, postedByWebview } from '../harness/webview-page';
 import { TEST_TIMEOUT_MS } from '../harness/patience';
+import { webviewPages } from './webview-pages';
 import { screenshot } from './chat-helpers';
 
 let seq = 0;
@@ -79,17 +79,11 @@ function runWithEveryOutcome(): AgentEventBody[] {
 
 describe('chat webview in Chromium (how things ended)', function () {
   this.timeout(TEST_TIMEOUT_MS);
-  let browser: Browser;
+  const pages = webviewPages();
   let page: Page;
 
-  before(async () => {
-    browser = await launchChromium();
-  });
-  after(() => browser?.close());
-  afterEach(() => page?.close());
-
   it('shows every tool line with its outcome in words, as it happens and when replayed', async () => {
-    page = await openWebviewPage(browser, { width: 420, height: 700 });
+    page = await pages.open({ width: 420, height: 700 });
     await deliver(page, [events(...runWithEveryOutcome())]);
     await frames(page);
     const lines = page.locator('.turn-tool');
@@ -138,7 +132,7 @@ describe('chat webview in Chromium (how things ended)', function () {
   });
 
   it('escapes control characters in a tool line and keeps a huge command to one capped line', async () => {
-    page = await openWebviewPage(browser, { width: 380, height: 600 });
+    page = await pages.open({ width: 380, height: 600 });
     await deliver(page, [
       events(
         { type: 'user_message', text: 'go' },
@@ -160,7 +154,7 @@ describe('chat webview in Chromium (how things ended)', function () {
   });
 
   it('marks an answer that was cut off: stopped, the window closed, the output limit, an error', async () => {
-    page = await openWebviewPage(browser, { width: 420, height: 800 });
+    page = await pages.open({ width: 420, height: 800 });
     await deliver(page, [
       events(
         { type: 'user_message', text: 'Tell a story' },
@@ -193,7 +187,7 @@ describe('chat webview in Chromium (how things ended)', function () {
   });
 
   it("gives each error its own Retry: sent once, then 'Retried'; an older one is disabled", async () => {
-    page = await openWebviewPage(browser, { width: 420, height: 700 });
+    page = await pages.open({ width: 420, height: 700 });
     const failed = events(
       { type: 'user_message', text: 'Fix the failing test' },
       { type: 'error', message: 'The server had an internal error (500).', kind: 'server' },
@@ -248,7 +242,7 @@ describe('chat webview in Chromium (how things ended)', function () {
 
   for (const width of [240, 300, 400]) {
     it(`keeps the composer's chips whole while Stop and Send now show (${width} px sidebar)`, async () => {
-      page = await openWebviewPage(browser, { width, height: 500 });
+      page = await pages.open({ width, height: 500 });
       await deliver(page, [
         { type: 'chat_status', model: 'claude-sonnet-4-5-20250929-with-a-long-name', preset: 'coding' },
         events({ type: 'user_message', text: 'Working…' }),

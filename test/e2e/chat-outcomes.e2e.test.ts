@@ -61,6 +61,8 @@ describe('how things ended (packaged extension, real VS Code UI)', function () {
 
   /** After a reload: the chat again, and the conversation reopened from history. */
   async function reopenFromHistory(page: Page, title: string): Promise<Frame> {
+    // A new chat first: a reloaded window would otherwise bring the conversation back by itself.
+    await runCommand(page, 'OpenAgent: New Chat');
     await page.reload();
     await waitForWorkbench(page);
     // Focusing the chat is idempotent (clicking the activity-bar icon could toggle it closed).
@@ -68,6 +70,7 @@ describe('how things ended (packaged extension, real VS Code UI)', function () {
     await findWebviewFrame(page, '#openagent-chat');
     await runCommand(page, 'OpenAgent: Show History');
     await quickPickRow(page, title).click();
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
     const chat = await findWebviewFrame(page, '#openagent-chat');
     await chat.locator('.turn-user', { hasText: title }).waitFor();
     return chat;

@@ -5,11 +5,11 @@
  * (or `node esbuild.mjs`) first, like the other e2e tests.
  */
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { AgentEvent, AgentEventBody } from '../../src/core/events/events';
-import { launchChromium } from '../harness/chromium';
-import { countDomNodes, deliver, frames, openWebviewPage, postedByWebview } from '../harness/webview-page';
+import { countDomNodes, deliver, frames, postedByWebview } from '../harness/webview-page';
 import { TEST_TIMEOUT_MS } from '../harness/patience';
+import { webviewPages } from './webview-pages';
 
 let seq = 0;
 function event(body: AgentEventBody): AgentEvent {
@@ -60,17 +60,9 @@ function firstVisibleTurn(page: Page): Promise<{ text: string; top: number }> {
 
 describe('chat webview in Chromium (windowed transcript)', function () {
   this.timeout(TEST_TIMEOUT_MS);
-  let browser: Browser;
+  const pages = webviewPages({});
   let page: Page;
-
-  before(async () => {
-    browser = await launchChromium();
-  });
-  after(() => browser?.close());
-  beforeEach(async () => {
-    page = await openWebviewPage(browser);
-  });
-  afterEach(() => page?.close());
+  beforeEach(() => (page = pages.page));
 
   it('opens a 5,000-message conversation at its end with few DOM nodes', async () => {
     await deliver(page, [{ type: 'chat_reset' }, events(...longConversation(5_000))]);

@@ -5,11 +5,11 @@
  * lines of the transcript. Needs `npm run package` (or `node esbuild.mjs`) first.
  */
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { AgentEvent, AgentEventBody, ContextBreakdown } from '../../src/core/events/events';
-import { launchChromium } from '../harness/chromium';
-import { deliver, openWebviewPage } from '../harness/webview-page';
+import { deliver } from '../harness/webview-page';
 import { TEST_TIMEOUT_MS } from '../harness/patience';
+import { webviewPages } from './webview-pages';
 import { screenshot } from './chat-helpers';
 
 let seq = 0;
@@ -52,16 +52,9 @@ function segmentShares(page: Page): Promise<number[]> {
 
 describe('context meter in the chat webview (Chromium)', function () {
   this.timeout(TEST_TIMEOUT_MS);
-  let browser: Browser;
+  const pages = webviewPages({});
   let page: Page;
-  before(async () => {
-    browser = await launchChromium();
-  });
-  after(() => browser?.close());
-  beforeEach(async () => {
-    page = await openWebviewPage(browser);
-  });
-  afterEach(() => page?.close());
+  beforeEach(() => (page = pages.page));
 
   it("appears with the first call and shows the lead's last request against the window", async () => {
     assert.equal(await page.locator('#meter').isHidden(), true, 'no meter before any model call');

@@ -8,12 +8,12 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { AgentEvent, AgentEventBody } from '../../src/core/events/events';
-import { launchChromium } from '../harness/chromium';
 import { projectRoot } from '../harness/workbench-session';
-import { countDomNodes, deliver, openWebviewPage, postedByWebview } from '../harness/webview-page';
+import { countDomNodes, deliver, postedByWebview } from '../harness/webview-page';
 import { TEST_TIMEOUT_MS } from '../harness/patience';
+import { webviewPages } from './webview-pages';
 
 let seq = 0;
 function events(agentId: string, ...bodies: AgentEventBody[]): { type: 'agent_events'; events: AgentEvent[] } {
@@ -39,17 +39,9 @@ async function openTab(page: Page, tab: string): Promise<void> {
 
 describe('developer panel webview in Chromium (synthetic events)', function () {
   this.timeout(TEST_TIMEOUT_MS);
-  let browser: Browser;
+  const pages = webviewPages({ name: 'panel', width: 1100, height: 800, readyMessage: 'panel_ready' });
   let page: Page;
-
-  before(async () => {
-    browser = await launchChromium();
-  });
-  after(() => browser?.close());
-  beforeEach(async () => {
-    page = await openWebviewPage(browser, { name: 'panel', width: 1100, height: 800, readyMessage: 'panel_ready' });
-  });
-  afterEach(() => page?.close());
+  beforeEach(() => (page = pages.page));
 
   it('shows sub-agent cards with their usage, teammate cards and the task board', async () => {
     await deliver(page, [

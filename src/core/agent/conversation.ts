@@ -26,6 +26,7 @@ import {
   type ModelBinding,
 } from './agent-loop';
 import type { AgentEvent, AgentEventBody, ErrorKind } from '../events/events';
+import type { TeamReport } from '../teams/team';
 import type { Inbox } from '../events/inbox';
 import { HookError, Hooks } from './hooks';
 import { createSubagentTool } from './subagents';
@@ -482,13 +483,8 @@ export class Conversation {
           | 'review_note'
           | 'plan_mode'
           | 'task_update'
-          | 'teammate_status'
-          | 'usage'
-          | 'tool_call'
-          | 'tool_approval_result'
-          | 'tool_result'
-          | 'cache_break'
-          | 'cost_warning';
+          // What a teammate reports to the lead's stream.
+          | TeamReport['type'];
       }
     >,
     /** Whose event it is, when not this conversation's agent (a teammate's tool call). */
