@@ -3,6 +3,7 @@
 import * as esbuild from 'esbuild';
 import { chmod, copyFile, mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { cliBuild, extensionBuild } from './esbuild-config.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -20,24 +21,9 @@ const common = {
 
 /** @type {esbuild.BuildOptions[]} */
 const builds = [
-  {
-    ...common,
-    entryPoints: { extension: 'src/extension.ts' },
-    outdir: 'dist',
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    external: ['vscode'],
-  },
-  {
-    ...common,
-    entryPoints: { cli: 'src/cli/main.ts' },
-    outdir: 'dist',
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    banner: { js: '#!/usr/bin/env node' },
-  },
+  // dist/extension.js (what activation loads) and the files loaded on first use: esbuild-config.mjs.
+  extensionBuild(common),
+  cliBuild(common),
   {
     ...common,
     entryPoints: { 'webview/chat': 'webview/chat/main.ts', 'webview/panel': 'webview/panel/main.ts' },

@@ -1,6 +1,7 @@
 // ESLint flat config. The one house rule it enforces above all: the core never imports 'vscode'.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { LAZY_REQUIRE_PATTERNS } from './esbuild-config.mjs';
 
 const vscodePath = {
   name: 'vscode',
@@ -73,6 +74,8 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
+      // require() only for a module loaded on first use (src/core/lazy-module.ts).
+      '@typescript-eslint/no-require-imports': ['error', { allow: LAZY_REQUIRE_PATTERNS }],
       eqeqeq: ['error', 'smart'],
       'no-console': 'off',
     },
@@ -102,7 +105,7 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
-    files: ['esbuild.mjs', 'eslint.config.mjs'],
+    files: ['esbuild.mjs', 'esbuild-config.mjs', 'eslint.config.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
   {

@@ -1,84 +1,30 @@
 /**
- * The one composition root: builds the host adapters, hands them to the core, registers what
- * VS Code shows, and returns the extension API. Nothing else wires dependencies together.
+ * The one composition root. Activation registers what VS Code shows — the chat view, the
+ * developer panel's restore, every command, the status bar — and returns the extension API;
+ * it makes only what must work from the start (the team's status, the terminal history for
+ * @terminal, the policy file's problems). Everything behind them — the session, the core, the
+ * host adapters — is wired by src/kit/runtime.ts, a file of its own loaded the first time one
+ * of them is used (issue 23: activation loads only what activation needs).
  */
-import { randomUUID } from 'node:crypto';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ConversationSession } from './core/session/conversation-session';
-import { buildSystemPrompt } from './core/agent/system-prompt';
-import { ProjectKnowledge } from './core/knowledge/project-knowledge';
-import type { SkillProblem } from './core/knowledge/skills';
-import { NodeKnowledgeFiles } from './node/node-knowledge-files';
-import { FileTaskStorage } from './node/file-task-storage';
-import { FileTeamStorage } from './node/file-team-storage';
-import { McpService } from './host/mcp-service';
+import type { AgentEvent } from './core/events/events';
+import { lazyModule } from './core/lazy-module';
+import type { ExtensionToolDefinition } from './core/tools/extension-tools';
+import type { CommandHandler } from './host/commands/palette';
+import type { OpenAgentExtensionApi } from './host/extension-api';
 import { PolicyDiagnostics } from './host/policy-diagnostics';
-import { PolicySource } from './host/policy-source';
-import { policyOffers, toolPolicyFrom } from './core/policy/policy-rules';
-import { BudgetGuard } from './core/policy/budget';
-import { routeModel } from './core/policy/model-routes';
-import { storeLedger } from './core/policy/store-ledger';
-import { budgetNotifier } from './host/budget-notifications';
-import { raiseBudget } from './host/commands/raise-budget';
-import { exportAuditLog, listAudit, showUsage } from './host/commands/conversation-commands';
-import { ChatViewProvider } from './host/chat/chat-view-provider';
-import type { ChatActions } from './host/chat/chat-controller';
-import { DeveloperPanel } from './host/panel/developer-panel';
-import { policyStatusSource } from './host/panel/policy-status';
-import { openLinkWithConfirmation } from './host/commands/open-link';
-import { setApiKey } from './host/commands/set-api-key';
-import { PresetLibrary } from './core/knowledge/presets';
-import { modelLabel } from './core/llm/provider-presets';
-import { chooseModel, choosePreset } from './host/commands/choose-model';
-import { registerPaletteCommands } from './host/commands/palette';
-import { revertTurn } from './host/commands/revert-turn';
-import { findLocalServers, useLocalServer } from './host/commands/local-servers';
+import { readPlanModeDefault } from './host/settings';
 import { AgentStatusBar } from './host/status-bar';
-import { readSandboxSetting } from './host/settings';
-import { ApprovalDetails } from './host/approvals/approval-details';
-import { SecretStorageSource } from './host/secret-storage-source';
-import {
-  filesExcludeGlobs,
-  readLimits,
-  readConnection,
-  readModelSettings,
-  readPlanModeDefault,
-  readProviderBaseUrls,
-} from './host/settings';
-import { FileTranscriptSink } from './node/file-transcript-sink';
-import { EnvSecretSource } from './node/env-secret-source';
-import { systemClock } from './node/system-clock';
-import { StoreOpener } from './kit/store-opener';
-import { sendingToTeam } from './kit/team-opener';
 import { TEAM_STATUS_COMMAND, TeamService } from './host/team-service';
-import { layerOf } from './core/policy/policy-layers';
-import { createWorkspaceTools } from './core/tools/builtin/workspace-tools';
-import { TerminalShell } from './host/terminal/terminal-shell';
 import { TerminalHistory } from './host/terminal/terminal-history';
-import { createMentionResolver } from './host/chat/mention-sources';
-import { pickContext } from './host/chat/context-picker';
-import { windowChatKeeping, windowWorkspace } from './host/chat/chat-keeping';
-import { ChatKeeper } from './core/session/chat-keeper';
-import { ChildProcessShell } from './node/child-process-shell';
-import { OsSandbox } from './node/sandbox/os-sandbox';
-import { SecretFiles } from './node/secret-files';
-import { stricterSandbox } from './core/policy/merge-policy';
-import { describeSandbox } from './core/policy/sandbox-status';
-import { ChildProcessRunner } from './node/child-process-runner';
-import { VscodeWorkspace } from './host/workspace/vscode-workspace';
-import { VscodeCodeNavigation } from './host/workspace/vscode-code-navigation';
-import { findRipgrep, RipgrepSearch } from './node/ripgrep-search';
-import { NotificationApprovalGate } from './host/approvals/notification-approval-gate';
-import { Hooks } from './core/agent/hooks';
-import { ExtensionTools } from './core/tools/extension-tools';
-import { createExtensionApi, type OpenAgentExtensionApi } from './host/extension-api';
-import { TelemetryExport } from './host/telemetry-export';
-import { EditReview } from './core/review/edit-review';
-import { VscodeReviewedFiles } from './host/review/vscode-reviewed-files';
-import { ReviewEditor } from './host/review/review-editor';
-import { ReviewCommands } from './host/review/review-commands';
+import { CHAT_VIEW_TYPE, DEVELOPER_PANEL_TYPE } from './host/view-types';
+import { showChatPage } from './host/chat/chat-page';
+import { holdMessages } from './host/chat/held-webview';
+import type { Runtime } from './kit/runtime';
+import { StoreOpener } from './kit/store-opener';
+import type * as RuntimeModule from './kit/runtime';
+
+const runtimeModule = lazyModule(() => require('./kit/runtime') as typeof RuntimeModule);
 
 /** What OpenAgent offers other extensions (SPEC 2.11), and what its own tests read. */
 export interface OpenAgentApi extends OpenAgentExtensionApi {
@@ -96,50 +42,18 @@ export interface OpenAgentApi extends OpenAgentExtensionApi {
   readonly isRunning: boolean;
 }
 
+interface Manifest {
+  version: string;
+  contributes: { commands: Array<{ command: string }> };
+}
+
 const openWalkthrough = async () => {
   await vscode.commands.executeCommand('workbench.action.openWalkthrough', 'openagent.openagent#gettingStarted', false);
 };
 
 export function activate(context: vscode.ExtensionContext): OpenAgentApi {
-  const secrets = new SecretStorageSource(context.secrets, new EnvSecretSource());
-  const workspaceRoot = () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-
-  // Rules, memory and skills: read from the files for each new conversation.
-  const knowledgeFiles = new NodeKnowledgeFiles();
-  const knowledge = new ProjectKnowledge({
-    files: knowledgeFiles,
-    workspaceRoot,
-    isTrusted: () => vscode.workspace.isTrusted,
-    bundledSkills: vscode.Uri.joinPath(context.extensionUri, 'skills').fsPath,
-    globalMemory: vscode.Uri.joinPath(context.globalStorageUri, 'memory.md').fsPath,
-  });
-  const reportSkillProblems = skillProblemReporter();
-
-  // Presets: bundled, and a trusted workspace's own. Read for each new conversation (the preset
-  // setting may change), never at activation.
-  const presets = new PresetLibrary(knowledgeFiles, vscode.Uri.joinPath(context.extensionUri, 'prompts').fsPath, () =>
-    vscode.workspace.isTrusted ? workspaceRoot() : undefined,
-  );
-  const systemPrompt = async () => {
-    const presetText = await presets.read(
-      vscode.workspace.getConfiguration('openagent').get<string>('preset', 'coding'),
-    );
-    const { sections, knowledge: rulesAndMemory, skillProblems } = await knowledge.load();
-    reportSkillProblems(skillProblems);
-    const text = buildSystemPrompt(
-      presetText,
-      {
-        os: `${os.type()} ${os.release()}`,
-        shell: vscode.env.shell || process.env.SHELL || 'unknown',
-        workspaceRoot: workspaceRoot(),
-        date: new Date(),
-      },
-      sections,
-    );
-    return { text, knowledge: rulesAndMemory };
-  };
-
-  // The store opens on the first conversation, not at activation: activation stays cheap.
+  const manifest = context.extension.packageJSON as Manifest;
+  // The store opens on first use: a conversation, the history, or the team's outbox.
   const stores = new StoreOpener({
     directory: vscode.Uri.joinPath(context.globalStorageUri, 'store').fsPath,
     wasmPath: vscode.Uri.joinPath(context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath,
@@ -148,337 +62,113 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
         `OpenAgent: ${message}`,
       ),
   });
-  const openStore = stores.open;
-
-  // The team control plane (opt-in): team policy, team budgets, the shared audit trail and memory.
+  // The team control plane (opt-in): a configured team's status shows from the start.
   const team = new TeamService({
     secrets: context.secrets,
     cacheFile: vscode.Uri.joinPath(context.globalStorageUri, 'team-policy.yaml').fsPath,
-    root: workspaceRoot,
-    outbox: () => openStore().catch(() => undefined),
+    root: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+    outbox: () => stores.open().catch(() => undefined),
   });
-  context.subscriptions.push(team);
-  // .openagent/agent.yaml: its mistakes as problems, its tool rules applied (trusted workspaces),
-  // over the user's policy setting and the team's policy.
-  const policy = new PolicySource(() => team.policy());
-  // Commands run confined where the OS allows (bubblewrap); secrets never reach their environment.
-  const sandbox = new OsSandbox({
-    mode: () => stricterSandbox(readSandboxSetting(), policy.current()?.sandbox) ?? 'auto',
-    network: () => policy.current()?.commands?.network === true,
-    passEnv: () => policy.current()?.commands?.pass_env ?? [],
-    root: workspaceRoot,
-    hidden: () => [context.globalStorageUri.fsPath],
-  });
-  // Commands run in the "OpenAgent" terminal; a child process where shell integration is missing.
-  const terminal = new TerminalShell(new ChildProcessShell(undefined, sandbox), workspaceRoot, sandbox);
+  // Commands run before the first @terminal mention count: the history listens from now on.
   const terminalHistory = new TerminalHistory();
-  context.subscriptions.push(terminal, terminalHistory);
+  const statusBar = new AgentStatusBar('openagent.focusChat');
+  const chatBecameReady = new vscode.EventEmitter<void>();
+  const events = new vscode.EventEmitter<AgentEvent>();
+  context.subscriptions.push(team, terminalHistory, statusBar, chatBecameReady, events, new PolicyDiagnostics());
 
-  // Search with the ripgrep VS Code ships; navigation through the editor's language features.
-  const ripgrep = new RipgrepSearch(
-    findRipgrep(
-      ['node_modules', 'node_modules.asar.unpacked'].map((folder) =>
-        path.join(
-          vscode.env.appRoot,
-          folder,
-          '@vscode',
-          'ripgrep',
-          'bin',
-          process.platform === 'win32' ? 'rg.exe' : 'rg',
-        ),
-      ),
-    ),
-    filesExcludeGlobs,
-  );
-  const navigation = new VscodeCodeNavigation();
-
-  const currentWorkspace = () => {
-    const root = workspaceRoot();
-    return root ? new VscodeWorkspace(root) : undefined;
+  let runtime: Runtime | undefined;
+  /** The runtime, made the first time something needs it. */
+  const use = (): Runtime => {
+    if (runtime) return runtime;
+    runtime = runtimeModule().createRuntime({ context, team, terminalHistory, statusBar, stores, openWalkthrough });
+    context.subscriptions.push(
+      runtime.chatView.onDidBecomeReady(() => chatBecameReady.fire()),
+      runtime.extensionApi.onDidEmitEvent((event) => events.fire(event)),
+    );
+    return runtime;
   };
-  const approvalDetails = new ApprovalDetails(currentWorkspace);
-  context.subscriptions.push(approvalDetails);
 
-  // MCP servers start with the first conversation; their status shows in the developer panel.
-  const mcp = new McpService(context.extension.packageJSON.version as string);
-  context.subscriptions.push(mcp, new PolicyDiagnostics(), policy);
-  // Budgets over every conversation of this window and what they start; past spending from the store.
-  const ledger = storeLedger(() => openStore().catch(() => undefined));
-  const budget = new BudgetGuard({
-    policy: () => policy.current()?.budget,
-    ledger,
-    shared: () => team.current()?.budget,
-    now: () => Date.now(),
-  });
-
-  // What other extensions add through the API: hooks for every conversation, tools for new ones.
-  const hooks = new Hooks();
-  const extensionTools = new ExtensionTools();
-  const warnShadowing = onceEach((name: string) =>
-    vscode.window.showWarningMessage(
-      `OpenAgent left out the tool "${name}" another extension registered: a built-in tool has that name.`,
-    ),
-  );
-
-  const session = new ConversationSession({
-    readSettings: readModelSettings,
-    readConnection,
-    hooks,
-    modelPolicy: () => policy.current()?.model_policy,
-    providerBaseUrls: readProviderBaseUrls,
-    budget,
-    readLimits,
-    transcripts: new FileTranscriptSink(vscode.Uri.joinPath(context.globalStorageUri, 'transcripts').fsPath),
-    store: async () => sendingToTeam(await openStore(), () => team.kick()),
-    onStoreError: stores.reportError,
-    teamStamp: () => team.stamp(),
-    approvals: new NotificationApprovalGate({ showDetails: approvalDetails.show }),
-    planModeDefault: () => readPlanModeDefault(),
-    isTrusted: () => vscode.workspace.isTrusted,
-    processRunner: new ChildProcessRunner(undefined, sandbox),
-    sandbox,
-    secretFiles: new SecretFiles().find,
-    prepare: async () => {
-      await Promise.all([policy.refresh(), team.refresh()]);
-    },
-    connectedTools: () => mcp.tools(),
-    toolPolicy: {
-      ...toolPolicyFrom(
-        () => policy.current(),
-        (rule) => layerOf(policy.decisions(), rule),
-      ),
-      offers: (name: string) => policyOffers(policy.current(), name),
-    },
-    teamStorage: new FileTeamStorage(vscode.Uri.joinPath(context.globalStorageUri, 'teams').fsPath),
-    maxTeammates: () => vscode.workspace.getConfiguration('openagent').get<number>('maxTeammates', 5),
-    taskStorage: new FileTaskStorage(vscode.Uri.joinPath(context.globalStorageUri, 'tasks').fsPath),
-    workspaceRoot,
-    workspace: currentWorkspace,
-    tools: (workspace) => {
-      const builtIn = workspace
-        ? createWorkspaceTools({
-            files: workspace,
-            search: ripgrep,
-            shell: terminal,
-            cwd: workspaceRoot,
-            navigation,
-            knowledge: knowledge.tools(),
-          })
-        : knowledge.tools();
-      const { tools: added, shadowing } = extensionTools.usable(new Set(builtIn.map((tool) => tool.name)));
-      shadowing.forEach(warnShadowing);
-      return [...builtIn, ...(team.current()?.tools() ?? []), ...added];
-    },
-    secrets,
-    clock: systemClock,
-    systemPrompt,
-    newId: randomUUID,
-  });
-
-  // The review of the agent's edits, hunk by hunk, in the editor (and from the chat and the palette).
-  const review = new EditReview({ session, files: new VscodeReviewedFiles(), root: workspaceRoot });
-  const reviewEditor = new ReviewEditor(review, workspaceRoot);
-  const reviewCommands = new ReviewCommands(review, reviewEditor, workspaceRoot);
-  context.subscriptions.push({ dispose: () => review.dispose() }, reviewEditor, ...reviewCommands.register());
-
-  const resolveMention = createMentionResolver(currentWorkspace, terminalHistory);
-  // Each window reopens its last chat when the chat view first shows (nothing is read before).
-  const keeper = new ChatKeeper({
-    session,
-    keeping: windowChatKeeping(context),
-    workspace: windowWorkspace(),
-    resolveMention,
-    onWriteError: (error) => console.warn('OpenAgent could not keep the chat for the next window:', error),
-  });
-  context.subscriptions.push({ dispose: () => keeper.dispose() });
-  const chatActions: ChatActions = {
-    setApiKey: async () => {
-      if (await setApiKey(secrets)) await session.retry();
-    },
-    openSettings: async () => {
-      await vscode.commands.executeCommand('workbench.action.openSettings', 'openagent.');
-    },
-    openWalkthrough,
-    openLink: openLinkWithConfirmation,
-    revertTurn: (turn) => revertTurn(session, turn),
-    openPicker: async (picker) => {
-      if (picker === 'context') return pickContext();
-      if (picker === 'model') await chooseModel(secrets);
-      else await choosePreset(presets);
-      return undefined;
-    },
-    chatStatus: () => ({
-      // The model chat work goes to: the model policy's, else the settings'.
-      model: chatModelLabel(policy),
-      preset: vscode.workspace.getConfiguration('openagent').get<string>('preset', 'coding'),
-    }),
-    openTurnDiff: async (turn, file) => {
-      // The turn's checkpoint, else (after a reload) the file rebuilt from the turn's hunks.
-      const before = session.turnFileBefore(turn, file) ?? (await review.beforeText(turn, file));
-      if (before) await approvalDetails.showSinceTurn(before.absolute, before.text);
-      else void vscode.window.showInformationMessage(`OpenAgent no longer has the earlier version of ${file}.`);
-    },
-    reviewEdits: (action, turn, file) => reviewCommands.fromChat(action, turn, file),
-    resolveMention,
-    findLocalServers,
-    useLocalServer,
+  // Every contributed command, registered now; its handler is the runtime's (the team's are here).
+  const teamCommands: Record<string, CommandHandler> = {
+    'openagent.setTeamDatabase': () => team.setDatabase(),
+    [TEAM_STATUS_COMMAND]: () => team.showStatus(),
   };
-  const chatView = new ChatViewProvider(context.extensionUri, { session, keeper }, chatActions);
-
-  const developerPanel = new DeveloperPanel(
-    context.extensionUri,
-    session,
-    mcp,
-    {
-      list: (scope) => listAudit(session, openStore, scope),
-      export: (scope, format) => exportAuditLog(session, openStore, { scope, format }),
-    },
-    sandbox,
-    policyStatusSource(policy, team),
-  );
-  const budgetView = {
-    policy: () => policy.current()?.budget,
-    ledger,
-    team: () => team.current()?.standings,
-    decisions: () => policy.decisions(),
+  const run = (id: string, args: never[]) => {
+    const handler = teamCommands[id] ?? use().commands[id];
+    if (!handler) throw new Error(`OpenAgent has no handler for the command ${id}.`);
+    return handler(...args);
   };
-  // Where commands cannot be confined, the user is told once per window, at the first prompt.
-  let toldUnconfined = false;
-  const tellIfUnconfined = () => {
-    if (toldUnconfined) return;
-    toldUnconfined = true;
-    const status = sandbox.status();
-    if (status.confined || status.mode === 'off' || status.refusal) return;
-    void vscode.window.showInformationMessage(`OpenAgent: ${describeSandbox(status)} Approvals work as before.`);
-  };
-  const notifyBudget = budgetNotifier({
-    raise: (scope, unit) => raiseBudget(scope, unit, policy),
-    showUsage: () => showUsage(session, openStore, budgetView),
-  });
-  // OpenTelemetry export of model and tool calls, while the user's settings name a collector.
-  const telemetry = new TelemetryExport({
-    version: context.extension.packageJSON.version as string,
-    secrets: () => session.secretsInUse,
-  });
-  context.subscriptions.push(telemetry, { dispose: session.onEvent(telemetry.record) });
-  context.subscriptions.push({
-    dispose: session.onEvent((event) => {
-      if (event.type === 'budget') notifyBudget(event);
-      if (event.type === 'user_message') tellIfUnconfined();
-    }),
-  });
+  for (const { command } of manifest.contributes.commands)
+    context.subscriptions.push(vscode.commands.registerCommand(command, (...args: never[]) => run(command, args)));
 
   context.subscriptions.push(
-    vscode.workspace.onDidChangeConfiguration((event) => {
-      if (event.affectsConfiguration('openagent')) chatView.postStatus();
+    vscode.window.registerWebviewViewProvider(CHAT_VIEW_TYPE, {
+      resolveWebviewView: (view) => openChat(view, context.extensionUri, use),
     }),
-    chatView,
-    developerPanel,
-    vscode.window.registerWebviewPanelSerializer(DeveloperPanel.viewType, developerPanel.serializer),
-    vscode.window.registerWebviewViewProvider(ChatViewProvider.viewType, chatView),
-    new AgentStatusBar(session, 'openagent.focusChat', sandbox),
-    ...registerPaletteCommands({
-      session,
-      secrets,
-      openStore,
-      resolveMention,
-      presets,
-      chatViewType: ChatViewProvider.viewType,
-      insertIntoComposer: (text) => chatView.insertIntoComposer(text),
-      showDeveloperPanel: () => developerPanel.show(),
-      showAuditLog: () => developerPanel.showAudit(),
-      memory: knowledge.memory,
-      restartMcpServers: () => mcp.restart(),
-      openWalkthrough,
-      budgets: budgetView,
+    vscode.window.registerWebviewPanelSerializer(DEVELOPER_PANEL_TYPE, {
+      deserializeWebviewPanel: (panel, state) => use().developerPanel.serializer.deserializeWebviewPanel(panel, state),
     }),
-    vscode.commands.registerCommand('openagent.setTeamDatabase', () => team.setDatabase()),
-    vscode.commands.registerCommand(TEAM_STATUS_COMMAND, () => team.showStatus()),
   );
 
   shutdown = async () => {
-    await session.dispose();
-    await keeper.flush();
+    await runtime?.shutdown();
     // What waits in the outbox is sent now if the team database answers (otherwise next time).
     await team.close();
-    await telemetry.shutdown();
     await stores.close();
   };
 
-  const extensionApi = createExtensionApi({
-    session,
-    hooks,
-    tools: extensionTools,
-    focusChat: () => vscode.commands.executeCommand('openagent.focusChat'),
-  });
-  context.subscriptions.push(extensionApi);
-
   return {
-    registerTool: extensionApi.registerTool,
-    registerHooks: extensionApi.registerHooks,
-    startConversation: extensionApi.startConversation,
-    onDidEmitEvent: extensionApi.onDidEmitEvent,
-    version: context.extension.packageJSON.version as string,
-    onDidChatViewBecomeReady: chatView.onDidBecomeReady,
+    registerTool: <Input>(definition: ExtensionToolDefinition<Input>) => use().extensionApi.registerTool(definition),
+    registerHooks: (hooks) => use().extensionApi.registerHooks(hooks),
+    startConversation: (prompt, options) => use().extensionApi.startConversation(prompt, options),
+    onDidEmitEvent: events.event,
+    version: manifest.version,
+    onDidChatViewBecomeReady: chatBecameReady.event,
     get isChatViewReady() {
-      return chatView.isReady;
+      return runtime?.chatView.isReady ?? false;
     },
     get isDeveloperPanelReady() {
-      return developerPanel.isReady;
+      return runtime?.developerPanel.isReady ?? false;
     },
     get conversationId() {
-      return session.currentId;
+      return runtime?.session.currentId;
     },
     get planModeActive() {
-      return session.planModeActive;
+      return runtime?.session.planModeActive ?? readPlanModeDefault();
     },
     get isRunning() {
-      return session.isRunning;
+      return runtime?.session.isRunning ?? false;
     },
   };
 }
 
-/** "provider/model" chat goes to under the model policy; the settings' model otherwise. */
-function chatModelLabel(policy: PolicySource): string {
-  const settings = readModelSettings();
-  const routed = routeModel('chat', settings, policy.current()?.model_policy, readProviderBaseUrls());
-  if (routed.source === 'settings') return modelLabel(settings.provider, settings.model);
-  return `${routed.settings.provider}/${routed.settings.model} (policy)`;
+/**
+ * The chat view: its page first, so the webview loads and paints while the runtime loads; the
+ * runtime in the next task, once the page has gone out to the editor. What the page says
+ * meanwhile is held for the chat's controller.
+ */
+function openChat(view: vscode.WebviewView, extensionUri: vscode.Uri, use: () => Runtime): void {
+  const webview = holdMessages(view.webview);
+  showChatPage(view, extensionUri);
+  let disposed = false;
+  view.onDidDispose(() => {
+    disposed = true;
+    webview.dispose();
+  });
+  setTimeout(() => {
+    if (disposed) return;
+    try {
+      use().chatView.attach(view, webview);
+    } catch (error) {
+      void vscode.window.showErrorMessage(`OpenAgent could not open its chat: ${String(error)}`);
+    }
+  }, 0);
 }
 
-/** Set by activate(): saves what is still queued and closes the store. */
+/** Set by activate(): ends the runs, saves what is still queued and closes the store. */
 let shutdown: (() => Promise<void>) | undefined;
 
 export async function deactivate(): Promise<void> {
   // Everything else is released through context.subscriptions.
   await shutdown?.();
-}
-
-/** Runs `show` once per distinct key. */
-function onceEach(show: (key: string) => unknown): (key: string) => void {
-  const shown = new Set<string>();
-  return (key) => {
-    if (shown.has(key)) return;
-    shown.add(key);
-    void show(key);
-  };
-}
-
-/** Tells the user once about each SKILL.md that could not be read (the skill is skipped). */
-function skillProblemReporter(): (problems: SkillProblem[]) => void {
-  const shown = new Set<string>();
-  return (problems) => {
-    for (const problem of problems) {
-      const key = `${problem.file}\n${problem.message}`;
-      if (shown.has(key)) continue;
-      shown.add(key);
-      const file = vscode.Uri.file(problem.file);
-      void vscode.window
-        .showWarningMessage(
-          `OpenAgent skipped the skill ${vscode.workspace.asRelativePath(file)}: ${problem.message}`,
-          'Open File',
-        )
-        .then((choice) => choice && vscode.window.showTextDocument(file));
-    }
-  };
 }

@@ -8,27 +8,25 @@
 import * as vscode from 'vscode';
 import { mergeMcpServers, parseMcpJson, parseMcpServers, type McpConfigProblem } from '../core/mcp/mcp-config';
 import type { AnyTool } from '../core/tools/tool';
-import { McpConnections, type McpServerStatus } from '../node/mcp/mcp-connections';
+import { lazyModule } from '../core/lazy-module';
+import type { McpConnections, McpServerStatus } from '../node/mcp/mcp-connections';
 import type { McpStatusSource } from './panel/panel-controller';
 import { CONFIG_SECTION } from './settings';
+import type * as McpConnectionsModule from '../node/mcp/mcp-connections';
 
 const MCP_JSON = '.openagent/mcp.json';
 
+/** The MCP SDK and what runs servers with it, loaded when the first server starts (see lazy-module.ts). */
+const mcpConnections = lazyModule(() => require('../node/mcp/mcp-connections') as typeof McpConnectionsModule);
+
 export class McpService implements McpStatusSource, vscode.Disposable {
-  private readonly connections: McpConnections;
+  private made: McpConnections | undefined;
   private started: Promise<void> | undefined;
   private readonly listeners = new Set<() => void>();
   private readonly shownProblems = new Set<string>();
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor(version: string) {
-    this.connections = new McpConnections({
-      clientName: 'OpenAgent',
-      clientVersion: version,
-      callTimeoutMs: () => timeoutSeconds() * 1000,
-      cwd: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
-      onStatus: () => this.changed(),
-    });
+  constructor(private readonly version: string) {
     const watcher = vscode.workspace.createFileSystemWatcher(`**/${MCP_JSON}`);
     this.disposables.push(
       watcher,
@@ -42,22 +40,33 @@ export class McpService implements McpStatusSource, vscode.Disposable {
     );
   }
 
+  /** Made when the servers first start: until then nothing of MCP is loaded. */
+  private get connections(): McpConnections {
+    return (this.made ??= new (mcpConnections().McpConnections)({
+      clientName: 'OpenAgent',
+      clientVersion: this.version,
+      callTimeoutMs: () => timeoutSeconds() * 1000,
+      cwd: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+      onStatus: () => this.changed(),
+    }));
+  }
+
   /** The tools of the servers that are up (starting them the first time). */
   async tools(): Promise<AnyTool[]> {
     await (this.started ??= this.start());
-    return this.connections.tools();
+    return (await this.made?.tools()) ?? [];
   }
 
   /** Stops every server and starts them again from the configuration as it is now. */
   async restart(): Promise<McpServerStatus[]> {
     this.started = this.start();
     await this.started;
-    await this.connections.ready();
-    return this.connections.statuses();
+    await this.made?.ready();
+    return this.made?.statuses() ?? [];
   }
 
   statuses(): McpServerStatus[] | undefined {
-    return this.started ? this.connections.statuses() : undefined;
+    return this.started ? (this.made?.statuses() ?? []) : undefined;
   }
 
   onDidChange(listener: () => void): () => void {
@@ -67,13 +76,14 @@ export class McpService implements McpStatusSource, vscode.Disposable {
 
   dispose(): void {
     for (const disposable of this.disposables) disposable.dispose();
-    void this.connections.stop();
+    void this.made?.stop();
   }
 
   private async start(): Promise<void> {
     const { servers, problems } = await readConfiguration();
     this.report(problems);
-    await this.connections.start(servers);
+    // With no server configured (and none running) MCP's SDK is not even loaded.
+    if (this.made || Object.keys(servers).length > 0) await this.connections.start(servers);
     this.changed();
   }
 

@@ -4,7 +4,11 @@
  * fixed or deleted.
  */
 import * as vscode from 'vscode';
-import { parseAgentPolicy } from '../core/policy/agent-policy';
+import { lazyModule } from '../core/lazy-module';
+import type * as AgentPolicyModule from '../core/policy/agent-policy';
+
+/** The policy schema (zod, yaml): loaded when a policy file is first checked (see lazy-module.ts). */
+const agentPolicy = lazyModule(() => require('../core/policy/agent-policy') as typeof AgentPolicyModule);
 
 const POLICY_FILE = /(^|[\\/])\.openagent[\\/]agent\.yaml$/;
 
@@ -64,7 +68,7 @@ export class PolicyDiagnostics implements vscode.Disposable {
   }
 
   private show(uri: vscode.Uri, text: string): void {
-    const { problems } = parseAgentPolicy(text);
+    const { problems } = agentPolicy().parseAgentPolicy(text);
     this.collection.set(
       uri,
       problems.map((problem) => {

@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
-import { SANDBOX_MODES, type SandboxMode } from '../core/policy/agent-policy';
-import { stricterSandbox } from '../core/policy/merge-policy';
+import { SANDBOX_MODES, stricterSandbox, type SandboxMode } from '../core/policy/sandbox-modes';
 import type { AgentLimits } from '../core/agent/agent-loop';
 import type { ConnectionOptions, ModelSettings } from '../core/llm/create-llm-client';
 

@@ -2,7 +2,8 @@
  * The status bar item (SPEC 1.5): what the agent is doing (idle, thinking, running a tool,
  * waiting for approval), the model, and the cost of the current conversation — or its tokens,
  * when the model has no price (a local or unknown model), rather than a cost of $0. Clicking it
- * focuses the chat.
+ * focuses the chat. It shows from activation (idle, the model of the settings) and follows the
+ * session once there is one (the session loads on first use).
  */
 import * as vscode from 'vscode';
 import type { CommandSandbox, SandboxStatus } from '../core/ports';
@@ -12,21 +13,28 @@ import type { ConversationSession } from '../core/session/conversation-session';
 import type { AgentEvent } from '../core/events/events';
 import { readModelSettings } from './settings';
 
+type SessionEvents = Pick<ConversationSession, 'onEvent' | 'onReset' | 'history'>;
+type PeekableSandbox = CommandSandbox & { peek(): SandboxStatus | undefined };
+
 export class AgentStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('openagent.status', vscode.StatusBarAlignment.Right, 100);
   private state = 'idle';
   private costUsd = 0;
   private tokens = 0;
-  private readonly stops: Array<() => void>;
+  private readonly stops: Array<() => void> = [];
+  private sandbox: PeekableSandbox | undefined;
 
-  constructor(
-    session: ConversationSession,
-    focusCommand: string,
-    private readonly sandbox?: CommandSandbox & { peek(): SandboxStatus | undefined },
-  ) {
+  constructor(focusCommand: string) {
     this.item.name = 'OpenAgent';
     this.item.command = focusCommand;
-    this.stops = [
+    this.render();
+    this.item.show();
+  }
+
+  /** From now on shows what `session` does, and whether `sandbox` confines commands. */
+  follow(session: SessionEvents, sandbox?: PeekableSandbox): void {
+    this.sandbox = sandbox;
+    this.stops.push(
       session.onEvent((event) => this.apply(event)),
       session.onReset(() => {
         this.costUsd = 0;
@@ -34,10 +42,9 @@ export class AgentStatusBar implements vscode.Disposable {
         this.state = 'idle';
         this.render();
       }),
-    ];
+    );
     for (const event of session.history) this.apply(event);
     this.render();
-    this.item.show();
   }
 
   /** What the item says now (tests read it). */
@@ -91,7 +98,7 @@ export class AgentStatusBar implements vscode.Disposable {
         : `$${this.costUsd.toFixed(this.costUsd < 1 ? 4 : 2)}`;
     this.item.text = `${icon}${sandbox?.confined ? ' $(shield)' : ''} ${this.state === 'idle' ? 'OpenAgent' : this.state} · ${model} · ${spent}`;
     this.item.tooltip =
-      `OpenAgent is ${this.state}. Model: ${model}. This conversation: ${this.tokens.toLocaleString('en-US')} tokens, $${this.costUsd.toFixed(4)}.` +
+      `OpenAgent is ${this.state}. Model: ${model}. This conversation: ${groupDigits(this.tokens)} tokens, $${this.costUsd.toFixed(4)}.` +
       `${sandbox ? ` ${describeSandbox(sandbox)}` : ''} Click to open the chat.`;
   }
 
@@ -99,6 +106,14 @@ export class AgentStatusBar implements vscode.Disposable {
     for (const stop of this.stops) stop();
     this.item.dispose();
   }
+}
+
+/**
+ * 1,234,567. Not toLocaleString: its first call loads ICU's number formats, some 30 ms of CPU,
+ * and the item is drawn during activation.
+ */
+function groupDigits(count: number): string {
+  return String(Math.round(count)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 /** 950, 14.6k, 1.2M: short enough for the status bar. */

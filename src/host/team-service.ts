@@ -8,7 +8,8 @@
 import * as vscode from 'vscode';
 import type { AgentPolicy } from '../core/policy/agent-policy';
 import type { ConversationStore, TeamStamp } from '../core/ports';
-import { refusedNote, type TeamPlane, type TeamStatus } from '../core/team/team-plane';
+import type { TeamPlane } from '../core/team/team-plane';
+import { refusedNote, type TeamStatus } from '../core/team/team-status';
 import { openTeamPlane } from '../kit/team-opener';
 import type { TeamView } from './panel/policy-status';
 

@@ -6,7 +6,11 @@
  */
 import type { ConversationStore } from '../core/ports';
 import { redactValue } from '../core/llm/redact';
-import { SqlJsStore } from '../store/sqljs-store';
+import { lazyModule } from '../core/lazy-module';
+import type * as SqlJsStoreModule from '../store/sqljs-store';
+
+/** sql.js and the store over it, loaded when the store is first opened (see lazy-module.ts). */
+const sqlJsStore = lazyModule(() => require('../store/sqljs-store') as typeof SqlJsStoreModule);
 
 export interface StoreOpenerOptions {
   /** The store folder. */
@@ -25,11 +29,14 @@ export class StoreOpener {
 
   /** The store; rejects when it cannot be opened (the next call tries again: a lock may be free by then). */
   readonly open = (): Promise<ConversationStore> =>
-    (this.opening ??= SqlJsStore.open({
-      directory: this.options.directory,
-      wasmPath: this.options.wasmPath,
-      redact: redactValue,
-    })
+    (this.opening ??= Promise.resolve()
+      .then(() =>
+        sqlJsStore().SqlJsStore.open({
+          directory: this.options.directory,
+          wasmPath: this.options.wasmPath,
+          redact: redactValue,
+        }),
+      )
       .then(({ store, quarantined, recovered }) => {
         if (recovered) this.options.tell('warning', recovered.message);
         if (quarantined)

@@ -1,15 +1,15 @@
 /**
- * Opens the team control plane (SPEC 5a) for either composition root: the PostgreSQL adapter
- * (loaded only when a team is configured), the member's identity, and the team policy kept in a
- * file beside the store so a member offline still follows it.
+ * The team control plane (SPEC 5a) for either composition root. Opening it needs PostgreSQL's
+ * client and the team's tools and policy: they load only when a team is configured
+ * (team-plane-opener.ts, see lazy-module.ts).
  */
-import * as fs from 'node:fs/promises';
-import * as path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import type { PolicyProblem } from '../core/policy/agent-policy';
 import type { ConversationStore } from '../core/ports';
-import { TeamPlane, type TeamPolicyCache } from '../core/team/team-plane';
-import { resolveTeamIdentity } from '../node/team-identity';
+import type { TeamPlane } from '../core/team/team-plane';
+import { lazyModule } from '../core/lazy-module';
+import type * as TeamPlaneOpenerModule from './team-plane-opener';
+
+const teamPlaneOpener = lazyModule(() => require('./team-plane-opener') as typeof TeamPlaneOpenerModule);
 
 export interface TeamOpenerOptions {
   /** postgres://… (never shown: messages name the host and database only). */
@@ -24,31 +24,9 @@ export interface TeamOpenerOptions {
   onPolicyMistakes: (problems: PolicyProblem[]) => void;
 }
 
+/** The team plane for `options`: the PostgreSQL adapter, the member's identity, the cached policy. */
 export async function openTeamPlane(options: TeamOpenerOptions): Promise<TeamPlane> {
-  const { PgTeamStore } = await import('../team/pg-team-store');
-  const identity = await resolveTeamIdentity({ member: options.member, root: options.root });
-  return new TeamPlane({
-    store: new PgTeamStore(options.url),
-    identity,
-    cache: fileCache(options.cacheFile),
-    outbox: options.outbox,
-    now: () => Date.now(),
-    newId: randomUUID,
-    onPolicyMistakes: options.onPolicyMistakes,
-  });
-}
-
-function fileCache(file: string): TeamPolicyCache {
-  return {
-    read: () => fs.readFile(file, 'utf8').catch(() => undefined),
-    async write(text) {
-      if ((await fs.readFile(file, 'utf8').catch(() => undefined)) === text) return;
-      await fs.mkdir(path.dirname(file), { recursive: true });
-      const temp = `${file}.${process.pid}.tmp`;
-      await fs.writeFile(temp, text);
-      await fs.rename(temp, file);
-    },
-  };
+  return teamPlaneOpener().openTeamPlane(options);
 }
 
 /**

@@ -110,7 +110,8 @@ export function quickPickRow(page: Page, label: string): Locator {
  * Runs a command from the Command Palette by its title, as a user does. The palette lists the
  * commands registered when it opens: in a window that just (re)loaded, the extensions' commands
  * come a moment after the workbench shows, and an open palette never adds them. So it is opened
- * again, with longer and longer looks, until the command is listed.
+ * again, with longer and longer looks, until the command is listed (or, closed by a webview
+ * taking the focus, until it stays open).
  */
 export async function runCommand(page: Page, title: string): Promise<void> {
   const input = page.locator('.quick-input-widget input');
@@ -118,12 +119,18 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   let lookMs = 5_000;
   await waitUntil(async () => {
     await page.keyboard.press('F1');
-    await input.waitFor();
-    await input.fill(`>${title}`);
-    const listed = await row.waitFor({ timeout: lookMs }).then(
+    // The palette closes when something takes the focus meanwhile (a webview as it loads): then
+    // the text cannot be typed, and the palette is opened again.
+    const typed = await input.fill(`>${title}`, { timeout: lookMs }).then(
       () => true,
       () => false,
     );
+    const listed =
+      typed &&
+      (await row.waitFor({ timeout: lookMs }).then(
+        () => true,
+        () => false,
+      ));
     if (listed) return true;
     lookMs = Math.min(2 * lookMs, 60_000);
     await page.keyboard.press('Escape');

@@ -7,7 +7,7 @@
  * its other files one at a time. A broken SKILL.md is reported and skipped, never fatal.
  */
 import * as path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { yaml } from '../text/yaml';
 import { z } from 'zod';
 import type { KnowledgeFiles } from '../ports';
 import { defineTool, type AnyTool } from '../tools/tool';
@@ -55,7 +55,7 @@ export function parseSkillFile(text: string): { name: string; description: strin
   if (!match) throw new Error('no frontmatter: the file must start with "---", name and description, then "---"');
   let data: unknown;
   try {
-    data = parseYaml(match[1]!);
+    data = yaml().parse(match[1]!);
   } catch (error) {
     throw new Error(
       `the frontmatter is not valid YAML: ${error instanceof Error ? error.message.split('\n')[0] : error}`,

@@ -9,14 +9,7 @@
  * Either way the socket's own code (ECONNREFUSED, ENOTFOUND, ERR_SSL_…, UND_ERR_SOCKET) sits
  * at the end of the `cause` chain and says what happened.
  */
-import {
-  APIConnectionError as OpenAiConnectionError,
-  APIConnectionTimeoutError as OpenAiConnectionTimeoutError,
-} from 'openai';
-import {
-  APIConnectionError as AnthropicConnectionError,
-  APIConnectionTimeoutError as AnthropicConnectionTimeoutError,
-} from '@anthropic-ai/sdk';
+import { anthropicSdk, openAiSdk } from './sdk-modules';
 
 export type ConnectionProblem = 'refused' | 'dns' | 'tls' | 'lost' | 'timeout' | 'unreachable';
 
@@ -80,6 +73,11 @@ function socketCode(chain: Error[]): { code: string; problem: ConnectionProblem 
   return undefined;
 }
 
+/** Whether `error` is an instance of that error class of either SDK (only a loaded SDK has made any). */
+function isSdkError(error: unknown, name: 'APIConnectionError' | 'APIConnectionTimeoutError'): boolean {
+  return [openAiSdk.loaded, anthropicSdk.loaded].some((sdk) => sdk !== undefined && error instanceof sdk[name]);
+}
+
 /** How the response body fails when the server goes away mid-answer (fetch/undici). */
 function isBodyTermination(error: Error): boolean {
   return error instanceof TypeError && error.message === 'terminated';
@@ -90,11 +88,9 @@ export function connectionFailure(error: unknown): ConnectionFailure | undefined
   const chain = causeChain(error);
   const first = chain[0];
   if (!first) return undefined;
-  if (first instanceof OpenAiConnectionTimeoutError || first instanceof AnthropicConnectionTimeoutError)
-    return { problem: 'timeout', code: socketCode(chain)?.code };
+  if (isSdkError(first, 'APIConnectionTimeoutError')) return { problem: 'timeout', code: socketCode(chain)?.code };
   const fromSocket = socketCode(chain);
-  if (first instanceof OpenAiConnectionError || first instanceof AnthropicConnectionError)
-    return fromSocket ?? { problem: 'unreachable', code: undefined };
+  if (isSdkError(first, 'APIConnectionError')) return fromSocket ?? { problem: 'unreachable', code: undefined };
   if (fromSocket) return fromSocket;
   if (isBodyTermination(first)) return { problem: 'lost', code: undefined };
   return undefined;

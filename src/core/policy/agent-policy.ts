@@ -5,12 +5,12 @@
  * looser than intended). The JSON Schema shipped for editors (schemas/agent-policy.schema.json)
  * is generated from the same zod schema.
  */
-import { isDocument, LineCounter, parseDocument } from 'yaml';
+import type { parseDocument } from 'yaml';
 import { z } from 'zod';
+import { yaml } from '../text/yaml';
+import { SANDBOX_MODES } from './sandbox-modes';
 
-/** Whether agent commands run in a sandbox: strictest last. */
-export const SANDBOX_MODES = ['off', 'auto', 'required'] as const;
-export type SandboxMode = (typeof SANDBOX_MODES)[number];
+export { SANDBOX_MODES, type SandboxMode } from './sandbox-modes';
 
 /** A policy file larger than this is refused (a 10 MB file froze every command for 30 s). */
 export const MAX_POLICY_BYTES = 256 * 1024;
@@ -172,6 +172,7 @@ export function parseAgentPolicy(text: string): ParsedPolicy {
       ],
     };
   }
+  const { LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false });
   const at = (start: number, end: number, message: string): PolicyProblem => {
@@ -202,7 +203,7 @@ function rangeOf(
   path: Array<string | number>,
   key: boolean,
 ): [number, number] {
-  if (!isDocument(document)) return [0, 0];
+  if (!yaml().isDocument(document)) return [0, 0];
   for (let length = path.length; length >= 0; length--) {
     const parentPath = path.slice(0, length);
     if (key && length === path.length) {

@@ -8,7 +8,10 @@
  * - the sandbox takes the stricter mode (a workspace's `off` is ignored), and only the user's policy can grant confined commands
  *   the network or pass them secret variables — even when there is no user policy at all.
  */
-import { SANDBOX_MODES, type AgentPolicy, type SandboxMode } from './agent-policy';
+import type { AgentPolicy } from './agent-policy';
+import { stricterSandbox } from './sandbox-modes';
+
+export { stricterSandbox } from './sandbox-modes';
 
 export function mergePolicies(
   user: AgentPolicy | undefined,
@@ -30,12 +33,6 @@ export function mergePolicies(
   const budget = mergeBudgets(user.budget, workspace.budget);
   if (budget) merged.budget = budget;
   return withCommandLimits(merged, user, workspace);
-}
-
-/** The stricter of two sandbox modes (off < auto < required). */
-export function stricterSandbox(a: SandboxMode | undefined, b: SandboxMode | undefined): SandboxMode | undefined {
-  if (a === undefined || b === undefined) return a ?? b;
-  return SANDBOX_MODES.indexOf(a) >= SANDBOX_MODES.indexOf(b) ? a : b;
 }
 
 function withCommandLimits(merged: AgentPolicy, user: AgentPolicy | undefined, workspace: AgentPolicy): AgentPolicy {

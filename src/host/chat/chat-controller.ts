@@ -3,7 +3,6 @@
  * forwards the session's events to it in per-frame batches, and turns setup problems into a
  * notice with the fix attached.
  */
-import type * as vscode from 'vscode';
 import type { ConversationSession, SubmitProblem } from '../../core/session/conversation-session';
 import type { ChatKeeper } from '../../core/session/chat-keeper';
 import type { MentionResolver } from '../../core/session/mentions';
@@ -18,6 +17,7 @@ import { Disposable } from '../disposable';
 import { coalesceTextDeltas } from './event-batcher';
 import { SessionFeed } from './session-feed';
 import { ChatQueueLink } from './chat-queue-link';
+import type { ChatWebview } from './held-webview';
 
 export interface ChatActions {
   setApiKey(): Promise<void>;
@@ -53,7 +53,7 @@ export class ChatController extends Disposable {
   private offeredServers: LocalServer[] = [];
 
   constructor(
-    webview: vscode.Webview,
+    webview: ChatWebview,
     private readonly session: ConversationSession,
     private readonly actions: ChatActions,
     /** Keeps and reopens this window's chat (the chat that comes back); without it, every window starts fresh. */

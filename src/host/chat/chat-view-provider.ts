@@ -3,11 +3,12 @@ import type { ConversationSession } from '../../core/session/conversation-sessio
 import type { ChatKeeper } from '../../core/session/chat-keeper';
 import { Disposable } from '../disposable';
 import { ChatController, type ChatActions } from './chat-controller';
-import { renderWebviewHtml, webviewOptions } from './webview-html';
+import type { HeldWebview } from './held-webview';
+import { CHAT_VIEW_TYPE } from '../view-types';
 
 /** The sidebar chat: a webview view in the OpenAgent activity-bar container. */
-export class ChatViewProvider extends Disposable implements vscode.WebviewViewProvider {
-  static readonly viewType = 'openagent.chat';
+export class ChatViewProvider extends Disposable {
+  static readonly viewType = CHAT_VIEW_TYPE;
 
   private controller: ChatController | undefined;
   private readonly readyEmitter = this._register(new vscode.EventEmitter<void>());
@@ -37,24 +38,23 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     return this.controller?.isReady ?? false;
   }
 
-  resolveWebviewView(view: vscode.WebviewView): void {
-    view.webview.options = webviewOptions(this.extensionUri);
+  /**
+   * Takes over a chat view whose page is already set (chat-page.ts): its controller gets what
+   * the page said meanwhile, then everything it says from now on.
+   */
+  attach(view: vscode.WebviewView, webview: HeldWebview): void {
     this.controller?.dispose();
-    const controller = new ChatController(view.webview, this.chat.session, this.actions, this.chat.keeper);
+    const controller = new ChatController(webview, this.chat.session, this.actions, this.chat.keeper);
     this.controller = controller;
     controller.onDidBecomeReady(() => this.readyEmitter.fire());
+    webview.release();
     view.onDidChangeVisibility(() => {
       if (!view.visible) controller.webviewHidden();
     });
     view.onDidDispose(() => {
       controller.dispose();
+      webview.dispose();
       if (this.controller === controller) this.controller = undefined;
-    });
-    view.webview.html = renderWebviewHtml(view.webview, this.extensionUri, {
-      title: 'OpenAgent',
-      script: 'webview/chat.js',
-      stylesheet: 'chat.css',
-      rootId: 'openagent-chat',
     });
   }
 

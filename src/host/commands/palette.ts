@@ -47,7 +47,11 @@ export interface PaletteDeps {
   budgets: BudgetView;
 }
 
-export function registerPaletteCommands(deps: PaletteDeps): vscode.Disposable[] {
+/** A command's handler, as vscode.commands.registerCommand takes it. */
+export type CommandHandler = (...args: never[]) => unknown;
+
+/** The handler of every palette command, by command id (the activation code registers them). */
+export function paletteCommands(deps: PaletteDeps): Record<string, CommandHandler> {
   const { session, secrets, openStore } = deps;
   const focusChat = () => vscode.commands.executeCommand(`${deps.chatViewType}.focus`);
   // Prompts sent from commands (selection actions): mentions resolved like the chat's own.
@@ -67,7 +71,7 @@ export function registerPaletteCommands(deps: PaletteDeps): vscode.Disposable[] 
       void vscode.window.showWarningMessage(`The OpenAgent chat did not open in time: type ${mention.trim()} in it.`);
   };
 
-  const commands: Record<string, (...args: never[]) => unknown> = {
+  return {
     'openagent.newChat': async () => {
       session.reset();
       await focusChat();
@@ -99,7 +103,6 @@ export function registerPaletteCommands(deps: PaletteDeps): vscode.Disposable[] 
     'openagent.openMemory': () => openMemory(deps.memory),
     'openagent.addSkill': addSkill,
   };
-  return Object.entries(commands).map(([id, run]) => vscode.commands.registerCommand(id, run));
 }
 
 /** Polls `attempt` until it succeeds or `ms` pass (e.g. a chat webview still loading). */

@@ -6,6 +6,7 @@ import type { CommandSandbox } from '../../core/ports';
 import * as vscode from 'vscode';
 import { Disposable } from '../disposable';
 import { renderWebviewHtml, webviewOptions } from '../chat/webview-html';
+import { DEVELOPER_PANEL_TYPE } from '../view-types';
 import {
   PanelController,
   type AuditSource,
@@ -15,7 +16,7 @@ import {
 } from './panel-controller';
 
 export class DeveloperPanel extends Disposable {
-  static readonly viewType = 'openagent.developerPanel';
+  static readonly viewType = DEVELOPER_PANEL_TYPE;
 
   private panel: vscode.WebviewPanel | undefined;
   private controller: PanelController | undefined;

@@ -5,7 +5,7 @@
  * No `vscode` import: the wording is unit-tested in Node.
  */
 import { LAYER_NAMES, type PolicyDecision } from '../../core/policy/policy-layers';
-import { refusedNote, type TeamStatus } from '../../core/team/team-plane';
+import { refusedNote, type TeamStatus } from '../../core/team/team-status';
 import type { TeamIdentity, TeamPolicyVersion } from '../../core/team/team-store';
 import { MAX_POLICY_RULES, MAX_POLICY_TEXT, type HostToPanel, type TeamStatusMessage } from '../../protocol/messages';
 import type { PolicyStatusSource } from './panel-controller';

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { EditReview, ReviewOutcome, ReviewTarget } from '../../core/review/edit-review';
 import { ReviewState } from '../../core/review/review-state';
 import { REVIEW_COMMANDS, type ReviewEditor } from './review-editor';
+import type { CommandHandler } from '../commands/palette';
 
 export const REVIEW_TURN_COMMANDS = {
   review: 'openagent.reviewEdits',
@@ -24,7 +25,8 @@ export class ReviewCommands {
     private readonly root: () => string | undefined,
   ) {}
 
-  register(): vscode.Disposable[] {
+  /** The handler of each review command, by command id (the activation code registers them). */
+  handlers(): Record<string, CommandHandler> {
     const commands: Record<string, (target?: ReviewTarget) => Promise<unknown>> = {
       [REVIEW_COMMANDS.keepHunk]: async (target) => this.run('keep', target ?? this.hunkAtCursor()),
       [REVIEW_COMMANDS.undoHunk]: async (target) => this.run('undo', target ?? this.hunkAtCursor()),
@@ -34,9 +36,9 @@ export class ReviewCommands {
       [REVIEW_TURN_COMMANDS.undoTurn]: async (target) => this.run('undo', target ?? this.latestTurn()),
       [REVIEW_TURN_COMMANDS.review]: async () => this.pickFile(),
     };
-    return Object.entries(commands).map(([id, run]) =>
-      // A lens or a menu passes its own argument; anything else (a URI from a menu) is not a target.
-      vscode.commands.registerCommand(id, (argument?: unknown) => run(asTarget(argument))),
+    // A lens or a menu passes its own argument; anything else (a URI from a menu) is not a target.
+    return Object.fromEntries(
+      Object.entries(commands).map(([id, run]) => [id, (argument?: unknown) => run(asTarget(argument))]),
     );
   }
 

@@ -7,7 +7,6 @@
  * that did not exist cannot be bound read-only: one a confined command creates is removed
  * after it, and the output says so.
  */
-import { spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -28,6 +27,7 @@ import { bubblewrapArgs } from './bubblewrap';
 import { entryState, holdsHome, protectedEntries, type ConfinementPlan } from './confinement';
 import { seccompFilter } from './seccomp';
 import { seatbeltProfile } from './seatbelt';
+import { probeAsync, probeBlocking, SANDBOX_EXEC, type Probe } from './sandbox-probe';
 
 export interface SandboxSettings {
   /** The strictest of the user's setting and the policies. */
@@ -54,15 +54,13 @@ export interface Launch {
   afterRun(): string | undefined;
 }
 
-type Probe = { ok: true; version: string } | { ok: false; why: string };
-
 const BASH = existsSync('/bin/bash') ? '/bin/bash' : 'bash';
-const SANDBOX_EXEC = '/usr/bin/sandbox-exec';
 /** Where a terminal command's file is, inside the sandbox (its /run is private). */
 const COMMAND_INSIDE = '/run/openagent-command';
 
 export class OsSandbox implements CommandSandbox {
   private probed: Probe | undefined;
+  private probing: Promise<void> | undefined;
   /** Placeholders in use by runs still alive: removed only when the last one ends. */
   private readonly livePlaceholders = new Map<string, number>();
   private scratchFiles: { placeholder: string; emptyFile: string; seccomp: string | undefined } | undefined;
@@ -96,6 +94,19 @@ export class OsSandbox implements CommandSandbox {
       detail,
       refusal: `Commands must run confined (sandbox: required), but ${probe.why}. Install bubblewrap (Debian/Ubuntu: apt install bubblewrap) or set sandbox: auto.`,
     };
+  }
+
+  /**
+   * Probes the sandbox without blocking the process (status() would, the first time): the
+   * editor calls it before the first prompt and when the chat shows, so that neither waits on
+   * bubblewrap starting. Settles when status() has its answer; never rejects.
+   */
+  probeInBackground(): Promise<void> {
+    if (this.settings.mode() === 'off') return Promise.resolve();
+    this.probing ??= probeAsync(this.platform(), this.bwrap()).then((probe) => {
+      this.probed ??= probe;
+    });
+    return this.probing;
   }
 
   /** The status if the sandbox was already probed (no blocking check): for the status bar. */
@@ -252,29 +263,12 @@ export class OsSandbox implements CommandSandbox {
   }
 
   private probe(): Probe {
-    this.probed ??= this.check();
+    this.probed ??= probeBlocking(this.platform(), this.bwrap());
     return this.probed;
   }
 
-  private check(): Probe {
-    const platform = this.platform();
-    if (platform === 'darwin')
-      return existsSync(SANDBOX_EXEC)
-        ? { ok: true, version: 'macOS sandbox-exec (untested)' }
-        : { ok: false, why: 'sandbox-exec is missing' };
-    if (platform !== 'linux') return { ok: false, why: `there is no sandbox for ${platform} yet` };
-    const bwrap = this.options.bwrap ?? 'bwrap';
-    const version = spawnSync(bwrap, ['--version'], { encoding: 'utf8', timeout: 5_000 });
-    if (version.error || version.status !== 0) return { ok: false, why: 'bubblewrap (bwrap) is not installed' };
-    // Installed is not enough: user namespaces may be turned off.
-    const trial = spawnSync(
-      bwrap,
-      ['--ro-bind', '/', '/', '--unshare-net', '--unshare-pid', '--proc', '/proc', '--', '/bin/true'],
-      { encoding: 'utf8', timeout: 10_000 },
-    );
-    if (trial.status === 0) return { ok: true, version: version.stdout.trim() };
-    const why = (trial.stderr || String(trial.error ?? '')).trim().split('\n')[0];
-    return { ok: false, why: `bubblewrap cannot start here (${why})` };
+  private bwrap(): string {
+    return this.options.bwrap ?? 'bwrap';
   }
 }
 

@@ -5,8 +5,11 @@
  * event, so a host without an endpoint — or one that never runs a prompt — never loads it.
  */
 import type { AgentEvent } from '../../core/events/events';
-// Types only: the module itself is required on first use.
-import type { GenAiExporter as GenAiExporterClass } from './genai-exporter';
+import { lazyModule } from '../../core/lazy-module';
+import type * as GenAiExporterModule from './genai-exporter';
+
+/** The OpenTelemetry side, loaded on the first event to export (see lazy-module.ts). */
+const genAiExporter = lazyModule(() => require('./genai-exporter') as typeof GenAiExporterModule);
 
 export interface GenAiTelemetryOptions {
   /** The collector's base URL (e.g. http://localhost:4318); /v1/traces and /v1/metrics are added. */
@@ -54,10 +57,7 @@ export function createGenAiTelemetry(options: GenAiTelemetryOptions): GenAiTelem
   const load = (): Promise<Exporter | undefined> => {
     loading ??= Promise.resolve()
       .then(() => {
-        // require, not import(): the bundle (CommonJS) and the tests' loader both resolve it,
-        // and esbuild keeps the module unevaluated until this line runs.
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const { GenAiExporter } = require('./genai-exporter') as { GenAiExporter: typeof GenAiExporterClass };
+        const { GenAiExporter } = genAiExporter();
         exporter = new GenAiExporter({ ...options, startedAt });
         for (const event of queued.splice(0)) exporter.record(event);
         return exporter;

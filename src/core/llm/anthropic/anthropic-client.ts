@@ -4,10 +4,11 @@
  * end of each block (see ToolCallAccumulator). Retries belong to the retry wrapper, so the
  * SDK's own are off by default.
  */
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { LlmClient, LlmRequest, LlmStreamPart, TokenUsage } from '../llm-client';
 import { abortError, LlmError } from '../llm-client';
 import { toLlmError } from '../map-sdk-error';
+import { anthropicSdk } from '../sdk-modules';
 import { displayAddress, nameWithAddress } from '../server-address';
 import { TimeSlicer } from '../server-sent-events';
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, linkedAbort, withIdleWatchdog } from '../idle-watchdog';
@@ -42,7 +43,7 @@ export class AnthropicClient implements LlmClient {
 
   constructor(options: AnthropicClientOptions) {
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
-    this.sdk = new Anthropic({
+    this.sdk = new (anthropicSdk().default)({
       apiKey: options.apiKey,
       baseURL: options.baseUrl || undefined,
       maxRetries: options.maxRetries ?? 0,

@@ -3,12 +3,13 @@
  * (Ollama, LM Studio, llama.cpp, vLLM). Local servers differ in small ways — some send no
  * usage, some send tool-call ids only on the first fragment — and this adapter absorbs them.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { LlmClient, LlmRequest, LlmStreamPart, TokenUsage } from '../llm-client';
 import { abortError, LlmError } from '../llm-client';
 import { ToolCallAccumulator } from '../tool-call-accumulator';
 import { estimateUsage } from '../token-estimate';
 import { toLlmError } from '../map-sdk-error';
+import { openAiSdk } from '../sdk-modules';
 import { displayAddress, nameWithAddress } from '../server-address';
 import { convertToOpenAiMessages } from './convert-to-openai-messages';
 import { mapOpenAiFinishReason } from './map-openai-finish-reason';
@@ -59,7 +60,7 @@ export class OpenAiClient implements LlmClient {
   constructor(private readonly options: OpenAiClientOptions) {
     this.provider = options.provider;
     this.server = options.server;
-    this.sdk = new OpenAI({
+    this.sdk = new (openAiSdk().default)({
       apiKey: options.apiKey,
       baseURL: options.baseUrl || undefined,
       // Retries belong to the retry wrapper (it knows not to retry after the first byte).

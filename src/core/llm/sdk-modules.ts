@@ -1,0 +1,19 @@
+/**
+ * The vendor SDKs, loaded when the first client of theirs is made (issue 23): together they are
+ * over half a megabyte of code that opening the editor never needs. Checks that recognise the
+ * SDKs' error classes look only at an SDK already loaded: before that, none of its errors exist.
+ */
+import { lazyModule } from '../lazy-module';
+import { isProviderId, PROVIDER_PRESETS } from './provider-presets';
+import type * as AnthropicSdk from '@anthropic-ai/sdk';
+import type * as OpenAiSdk from 'openai';
+
+export const anthropicSdk = lazyModule(() => require('@anthropic-ai/sdk') as typeof AnthropicSdk);
+export const openAiSdk = lazyModule(() => require('openai') as typeof OpenAiSdk);
+
+/** Loads the SDK `provider`'s clients use, ahead of the first one (while the user writes a prompt). */
+export function loadSdkOf(provider: string): void {
+  if (!isProviderId(provider)) return;
+  if (PROVIDER_PRESETS[provider].protocol === 'anthropic') anthropicSdk();
+  else openAiSdk();
+}

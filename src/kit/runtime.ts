@@ -1,0 +1,469 @@
+/**
+ * Everything behind the chat, the developer panel, the commands and the extension API: the
+ * host adapters wired into the core, as the composition root (src/extension.ts) asks for them
+ * the first time one is needed. Activation loads none of this (issue 23): it is a file of its
+ * own (lazy-runtime.js, see lazy-module.ts), loaded when the chat opens, a command runs or
+ * another extension uses the API.
+ */
+import { randomUUID } from 'node:crypto';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { ConversationSession } from '../core/session/conversation-session';
+import { buildSystemPrompt } from '../core/agent/system-prompt';
+import { ProjectKnowledge } from '../core/knowledge/project-knowledge';
+import type { SkillProblem } from '../core/knowledge/skills';
+import { NodeKnowledgeFiles } from '../node/node-knowledge-files';
+import { FileTaskStorage } from '../node/file-task-storage';
+import { FileTeamStorage } from '../node/file-team-storage';
+import { McpService } from '../host/mcp-service';
+import { PolicySource } from '../host/policy-source';
+import { policyOffers, toolPolicyFrom } from '../core/policy/policy-rules';
+import { BudgetGuard } from '../core/policy/budget';
+import { routeModel } from '../core/policy/model-routes';
+import { storeLedger } from '../core/policy/store-ledger';
+import { budgetNotifier } from '../host/budget-notifications';
+import { raiseBudget } from '../host/commands/raise-budget';
+import { exportAuditLog, listAudit, showUsage } from '../host/commands/conversation-commands';
+import { ChatViewProvider } from '../host/chat/chat-view-provider';
+import { DeveloperPanel } from '../host/panel/developer-panel';
+import { policyStatusSource } from '../host/panel/policy-status';
+import { openLinkWithConfirmation } from '../host/commands/open-link';
+import { setApiKey } from '../host/commands/set-api-key';
+import { PresetLibrary } from '../core/knowledge/presets';
+import { modelLabel } from '../core/llm/provider-presets';
+import { loadSdkOf } from '../core/llm/sdk-modules';
+import { yaml } from '../core/text/yaml';
+import { chooseModel, choosePreset } from '../host/commands/choose-model';
+import { paletteCommands, type CommandHandler } from '../host/commands/palette';
+import { revertTurn } from '../host/commands/revert-turn';
+import { findLocalServers, useLocalServer } from '../host/commands/local-servers';
+import type { AgentStatusBar } from '../host/status-bar';
+import { readSandboxSetting } from '../host/settings';
+import { ApprovalDetails } from '../host/approvals/approval-details';
+import { SecretStorageSource } from '../host/secret-storage-source';
+import {
+  filesExcludeGlobs,
+  readLimits,
+  readConnection,
+  readModelSettings,
+  readPlanModeDefault,
+  readProviderBaseUrls,
+} from '../host/settings';
+import { FileTranscriptSink } from '../node/file-transcript-sink';
+import { EnvSecretSource } from '../node/env-secret-source';
+import { systemClock } from '../node/system-clock';
+import type { StoreOpener } from './store-opener';
+import { sendingToTeam } from './team-opener';
+import type { TeamService } from '../host/team-service';
+import { layerOf } from '../core/policy/policy-layers';
+import { createWorkspaceTools } from '../core/tools/builtin/workspace-tools';
+import { TerminalShell } from '../host/terminal/terminal-shell';
+import type { TerminalHistory } from '../host/terminal/terminal-history';
+import { createMentionResolver } from '../host/chat/mention-sources';
+import { pickContext } from '../host/chat/context-picker';
+import { windowChatKeeping, windowWorkspace } from '../host/chat/chat-keeping';
+import type { ChatActions } from '../host/chat/chat-controller';
+import { ChatKeeper } from '../core/session/chat-keeper';
+import { ChildProcessShell } from '../node/child-process-shell';
+import { OsSandbox } from '../node/sandbox/os-sandbox';
+import { SecretFiles } from '../node/secret-files';
+import { stricterSandbox } from '../core/policy/sandbox-modes';
+import { describeSandbox } from '../core/policy/sandbox-status';
+import { ChildProcessRunner } from '../node/child-process-runner';
+import { VscodeWorkspace } from '../host/workspace/vscode-workspace';
+import { VscodeCodeNavigation } from '../host/workspace/vscode-code-navigation';
+import { findRipgrep, RipgrepSearch } from '../node/ripgrep-search';
+import { NotificationApprovalGate } from '../host/approvals/notification-approval-gate';
+import { Hooks } from '../core/agent/hooks';
+import { ExtensionTools } from '../core/tools/extension-tools';
+import { createExtensionApi, type OpenAgentExtensionApi } from '../host/extension-api';
+import { TelemetryExport } from '../host/telemetry-export';
+import { EditReview } from '../core/review/edit-review';
+import { VscodeReviewedFiles } from '../host/review/vscode-reviewed-files';
+import { ReviewEditor } from '../host/review/review-editor';
+import { ReviewCommands } from '../host/review/review-commands';
+
+/** What activation made (it shows or listens from the start) and hands over. */
+export interface RuntimeShell {
+  context: vscode.ExtensionContext;
+  /** The team control plane: its status item shows a configured team from activation. */
+  team: TeamService;
+  /** Listening to terminals since activation, for @terminal. */
+  terminalHistory: TerminalHistory;
+  /** Shown since activation; follows the session from now on. */
+  statusBar: AgentStatusBar;
+  /** The conversation store, opened on first use (the team's outbox may need it first). */
+  stores: StoreOpener;
+  openWalkthrough(): Promise<void>;
+}
+
+/** What the composition root reaches through. */
+export interface Runtime {
+  readonly session: ConversationSession;
+  readonly chatView: ChatViewProvider;
+  readonly developerPanel: DeveloperPanel;
+  /** The handler of every palette command, by command id. */
+  readonly commands: Readonly<Record<string, CommandHandler>>;
+  readonly extensionApi: OpenAgentExtensionApi;
+  /** Ends every run and saves what is still queued (deactivation). */
+  shutdown(): Promise<void>;
+}
+
+export function createRuntime(shell: RuntimeShell): Runtime {
+  const { context, team, terminalHistory, stores } = shell;
+  const secrets = new SecretStorageSource(context.secrets, new EnvSecretSource());
+  const workspaceRoot = () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+
+  // Rules, memory and skills: read from the files for each new conversation.
+  const knowledgeFiles = new NodeKnowledgeFiles();
+  const knowledge = new ProjectKnowledge({
+    files: knowledgeFiles,
+    workspaceRoot,
+    isTrusted: () => vscode.workspace.isTrusted,
+    bundledSkills: vscode.Uri.joinPath(context.extensionUri, 'skills').fsPath,
+    globalMemory: vscode.Uri.joinPath(context.globalStorageUri, 'memory.md').fsPath,
+  });
+  const reportSkillProblems = skillProblemReporter();
+
+  // Presets: bundled, and a trusted workspace's own. Read for each new conversation (the preset
+  // setting may change), never at activation.
+  const presets = new PresetLibrary(knowledgeFiles, vscode.Uri.joinPath(context.extensionUri, 'prompts').fsPath, () =>
+    vscode.workspace.isTrusted ? workspaceRoot() : undefined,
+  );
+  const systemPrompt = async () => {
+    const presetText = await presets.read(
+      vscode.workspace.getConfiguration('openagent').get<string>('preset', 'coding'),
+    );
+    const { sections, knowledge: rulesAndMemory, skillProblems } = await knowledge.load();
+    reportSkillProblems(skillProblems);
+    const text = buildSystemPrompt(
+      presetText,
+      {
+        os: `${os.type()} ${os.release()}`,
+        shell: vscode.env.shell || process.env.SHELL || 'unknown',
+        workspaceRoot: workspaceRoot(),
+        date: new Date(),
+      },
+      sections,
+    );
+    return { text, knowledge: rulesAndMemory };
+  };
+
+  const openStore = stores.open;
+
+  // .openagent/agent.yaml: its mistakes as problems, its tool rules applied (trusted workspaces),
+  // over the user's policy setting and the team's policy.
+  const policy = new PolicySource(() => team.policy());
+  // Commands run confined where the OS allows (bubblewrap); secrets never reach their environment.
+  const sandbox = new OsSandbox({
+    mode: () => stricterSandbox(readSandboxSetting(), policy.current()?.sandbox) ?? 'auto',
+    network: () => policy.current()?.commands?.network === true,
+    passEnv: () => policy.current()?.commands?.pass_env ?? [],
+    root: workspaceRoot,
+    hidden: () => [context.globalStorageUri.fsPath],
+  });
+  // Commands run in the "OpenAgent" terminal; a child process where shell integration is missing.
+  const terminal = new TerminalShell(new ChildProcessShell(undefined, sandbox), workspaceRoot, sandbox);
+  context.subscriptions.push(terminal);
+
+  // Search with the ripgrep VS Code ships; navigation through the editor's language features.
+  const ripgrep = new RipgrepSearch(
+    findRipgrep(
+      ['node_modules', 'node_modules.asar.unpacked'].map((folder) =>
+        path.join(
+          vscode.env.appRoot,
+          folder,
+          '@vscode',
+          'ripgrep',
+          'bin',
+          process.platform === 'win32' ? 'rg.exe' : 'rg',
+        ),
+      ),
+    ),
+    filesExcludeGlobs,
+  );
+  const navigation = new VscodeCodeNavigation();
+
+  const currentWorkspace = () => {
+    const root = workspaceRoot();
+    return root ? new VscodeWorkspace(root) : undefined;
+  };
+  const approvalDetails = new ApprovalDetails(currentWorkspace);
+  context.subscriptions.push(approvalDetails);
+
+  // MCP servers start with the first conversation; their status shows in the developer panel.
+  const mcp = new McpService(context.extension.packageJSON.version as string);
+  context.subscriptions.push(mcp, policy);
+  // Budgets over every conversation of this window and what they start; past spending from the store.
+  const ledger = storeLedger(() => openStore().catch(() => undefined));
+  const budget = new BudgetGuard({
+    policy: () => policy.current()?.budget,
+    ledger,
+    shared: () => team.current()?.budget,
+    now: () => Date.now(),
+  });
+
+  // What other extensions add through the API: hooks for every conversation, tools for new ones.
+  const hooks = new Hooks();
+  const extensionTools = new ExtensionTools();
+  const warnShadowing = onceEach((name: string) =>
+    vscode.window.showWarningMessage(
+      `OpenAgent left out the tool "${name}" another extension registered: a built-in tool has that name.`,
+    ),
+  );
+
+  const session = new ConversationSession({
+    readSettings: readModelSettings,
+    readConnection,
+    hooks,
+    modelPolicy: () => policy.current()?.model_policy,
+    providerBaseUrls: readProviderBaseUrls,
+    budget,
+    readLimits,
+    transcripts: new FileTranscriptSink(vscode.Uri.joinPath(context.globalStorageUri, 'transcripts').fsPath),
+    store: async () => sendingToTeam(await openStore(), () => team.kick()),
+    onStoreError: stores.reportError,
+    teamStamp: () => team.stamp(),
+    approvals: new NotificationApprovalGate({ showDetails: approvalDetails.show }),
+    planModeDefault: () => readPlanModeDefault(),
+    isTrusted: () => vscode.workspace.isTrusted,
+    processRunner: new ChildProcessRunner(undefined, sandbox),
+    sandbox,
+    secretFiles: new SecretFiles().find,
+    prepare: async () => {
+      // Whether commands can be confined is known before the first command, without blocking.
+      void sandbox.probeInBackground();
+      await Promise.all([policy.refresh(), team.refresh()]);
+    },
+    connectedTools: () => mcp.tools(),
+    toolPolicy: {
+      ...toolPolicyFrom(
+        () => policy.current(),
+        (rule) => layerOf(policy.decisions(), rule),
+      ),
+      offers: (name: string) => policyOffers(policy.current(), name),
+    },
+    teamStorage: new FileTeamStorage(vscode.Uri.joinPath(context.globalStorageUri, 'teams').fsPath),
+    maxTeammates: () => vscode.workspace.getConfiguration('openagent').get<number>('maxTeammates', 5),
+    taskStorage: new FileTaskStorage(vscode.Uri.joinPath(context.globalStorageUri, 'tasks').fsPath),
+    workspaceRoot,
+    workspace: currentWorkspace,
+    tools: (workspace) => {
+      const builtIn = workspace
+        ? createWorkspaceTools({
+            files: workspace,
+            search: ripgrep,
+            shell: terminal,
+            cwd: workspaceRoot,
+            navigation,
+            knowledge: knowledge.tools(),
+          })
+        : knowledge.tools();
+      const { tools: added, shadowing } = extensionTools.usable(new Set(builtIn.map((tool) => tool.name)));
+      shadowing.forEach(warnShadowing);
+      return [...builtIn, ...(team.current()?.tools() ?? []), ...added];
+    },
+    secrets,
+    clock: systemClock,
+    systemPrompt,
+    newId: randomUUID,
+  });
+
+  // The review of the agent's edits, hunk by hunk, in the editor (and from the chat and the palette).
+  const review = new EditReview({ session, files: new VscodeReviewedFiles(), root: workspaceRoot });
+  const reviewEditor = new ReviewEditor(review, workspaceRoot);
+  const reviewCommands = new ReviewCommands(review, reviewEditor, workspaceRoot);
+  context.subscriptions.push({ dispose: () => review.dispose() }, reviewEditor);
+
+  const resolveMention = createMentionResolver(currentWorkspace, terminalHistory);
+  // Each window reopens its last chat when the chat view first shows (nothing is read before).
+  const keeper = new ChatKeeper({
+    session,
+    keeping: windowChatKeeping(context),
+    workspace: windowWorkspace(),
+    resolveMention,
+    onWriteError: (error) => console.warn('OpenAgent could not keep the chat for the next window:', error),
+  });
+  context.subscriptions.push({ dispose: () => keeper.dispose() });
+  const chatActions: ChatActions = {
+    setApiKey: async () => {
+      if (await setApiKey(secrets)) await session.retry();
+    },
+    openSettings: async () => {
+      await vscode.commands.executeCommand('workbench.action.openSettings', 'openagent.');
+    },
+    openWalkthrough: shell.openWalkthrough,
+    openLink: openLinkWithConfirmation,
+    revertTurn: (turn) => revertTurn(session, turn),
+    openPicker: async (picker) => {
+      if (picker === 'context') return pickContext();
+      if (picker === 'model') await chooseModel(secrets);
+      else await choosePreset(presets);
+      return undefined;
+    },
+    chatStatus: () => ({
+      // The model chat work goes to: the model policy's, else the settings'.
+      model: chatModelLabel(policy),
+      preset: vscode.workspace.getConfiguration('openagent').get<string>('preset', 'coding'),
+    }),
+    openTurnDiff: async (turn, file) => {
+      // The turn's checkpoint, else (after a reload) the file rebuilt from the turn's hunks.
+      const before = session.turnFileBefore(turn, file) ?? (await review.beforeText(turn, file));
+      if (before) await approvalDetails.showSinceTurn(before.absolute, before.text);
+      else void vscode.window.showInformationMessage(`OpenAgent no longer has the earlier version of ${file}.`);
+    },
+    reviewEdits: (action, turn, file) => reviewCommands.fromChat(action, turn, file),
+    resolveMention,
+    findLocalServers,
+    useLocalServer,
+  };
+  const chatView = new ChatViewProvider(context.extensionUri, { session, keeper }, chatActions);
+
+  // What the first prompt needs loads once the chat shows, while the user writes it: the store,
+  // YAML (skills, the policy file) and the model's SDK. A prompt sent sooner loads them itself.
+  let warmedUp = false;
+  context.subscriptions.push(
+    chatView.onDidBecomeReady(() => {
+      if (warmedUp) return;
+      warmedUp = true;
+      setTimeout(() => {
+        void openStore().catch(() => undefined);
+        void sandbox.probeInBackground();
+        yaml();
+        loadSdkOf(readModelSettings().provider);
+      }, 0);
+    }),
+  );
+
+  const developerPanel = new DeveloperPanel(
+    context.extensionUri,
+    session,
+    mcp,
+    {
+      list: (scope) => listAudit(session, openStore, scope),
+      export: (scope, format) => exportAuditLog(session, openStore, { scope, format }),
+    },
+    sandbox,
+    policyStatusSource(policy, team),
+  );
+  const budgetView = {
+    policy: () => policy.current()?.budget,
+    ledger,
+    team: () => team.current()?.standings,
+    decisions: () => policy.decisions(),
+  };
+  // Where commands cannot be confined, the user is told once per window, at the first prompt.
+  let toldUnconfined = false;
+  const tellIfUnconfined = () => {
+    if (toldUnconfined) return;
+    toldUnconfined = true;
+    void sandbox.probeInBackground().then(() => {
+      const status = sandbox.status();
+      if (status.confined || status.mode === 'off' || status.refusal) return;
+      void vscode.window.showInformationMessage(`OpenAgent: ${describeSandbox(status)} Approvals work as before.`);
+    });
+  };
+  const notifyBudget = budgetNotifier({
+    raise: (scope, unit) => raiseBudget(scope, unit, policy),
+    showUsage: () => showUsage(session, openStore, budgetView),
+  });
+  // OpenTelemetry export of model and tool calls, while the user's settings name a collector.
+  const telemetry = new TelemetryExport({
+    version: context.extension.packageJSON.version as string,
+    secrets: () => session.secretsInUse,
+  });
+  context.subscriptions.push(telemetry, { dispose: session.onEvent(telemetry.record) });
+  context.subscriptions.push({
+    dispose: session.onEvent((event) => {
+      if (event.type === 'budget') notifyBudget(event);
+      if (event.type === 'user_message') tellIfUnconfined();
+    }),
+  });
+
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration('openagent')) chatView.postStatus();
+    }),
+    chatView,
+    developerPanel,
+  );
+  shell.statusBar.follow(session, sandbox);
+
+  const commands = {
+    ...reviewCommands.handlers(),
+    ...paletteCommands({
+      session,
+      secrets,
+      openStore,
+      resolveMention,
+      presets,
+      chatViewType: ChatViewProvider.viewType,
+      insertIntoComposer: (text) => chatView.insertIntoComposer(text),
+      showDeveloperPanel: () => developerPanel.show(),
+      showAuditLog: () => developerPanel.showAudit(),
+      memory: knowledge.memory,
+      restartMcpServers: () => mcp.restart(),
+      openWalkthrough: shell.openWalkthrough,
+      budgets: budgetView,
+    }),
+  };
+
+  const extensionApi = createExtensionApi({
+    session,
+    hooks,
+    tools: extensionTools,
+    focusChat: () => vscode.commands.executeCommand('openagent.focusChat'),
+  });
+  context.subscriptions.push(extensionApi);
+
+  return {
+    session,
+    chatView,
+    developerPanel,
+    commands,
+    extensionApi,
+    shutdown: async () => {
+      await session.dispose();
+      await keeper.flush();
+      await telemetry.shutdown();
+    },
+  };
+}
+
+/** "provider/model" chat goes to under the model policy; the settings' model otherwise. */
+function chatModelLabel(policy: PolicySource): string {
+  const settings = readModelSettings();
+  const routed = routeModel('chat', settings, policy.current()?.model_policy, readProviderBaseUrls());
+  if (routed.source === 'settings') return modelLabel(settings.provider, settings.model);
+  return `${routed.settings.provider}/${routed.settings.model} (policy)`;
+}
+
+/** Runs `show` once per distinct key. */
+function onceEach(show: (key: string) => unknown): (key: string) => void {
+  const shown = new Set<string>();
+  return (key) => {
+    if (shown.has(key)) return;
+    shown.add(key);
+    void show(key);
+  };
+}
+
+/** Tells the user once about each SKILL.md that could not be read (the skill is skipped). */
+function skillProblemReporter(): (problems: SkillProblem[]) => void {
+  const shown = new Set<string>();
+  return (problems) => {
+    for (const problem of problems) {
+      const key = `${problem.file}\n${problem.message}`;
+      if (shown.has(key)) continue;
+      shown.add(key);
+      const file = vscode.Uri.file(problem.file);
+      void vscode.window
+        .showWarningMessage(
+          `OpenAgent skipped the skill ${vscode.workspace.asRelativePath(file)}: ${problem.message}`,
+          'Open File',
+        )
+        .then((choice) => choice && vscode.window.showTextDocument(file));
+    }
+  };
+}
