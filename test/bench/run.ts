@@ -11,6 +11,7 @@ import { countWithTokenizer, measureStartingContext, STARTING_CONTEXT_LIMIT } fr
 import { table } from './bench-table';
 import { measureContextBreakdown } from './context-breakdown';
 import { printTeamBenchmarks } from './team-report';
+import { printActivationBenchmarks } from './activation-report';
 
 const PROTOCOLS: Protocol[] = ['anthropic', 'openai'];
 
@@ -250,6 +251,8 @@ async function main(): Promise<void> {
       ],
     ),
   );
+
+  await printActivationBenchmarks();
 }
 
 /** The system prompt and every built-in tool's schema, as the editor's first request carries them. */
