@@ -18,6 +18,40 @@ const common = {
   legalComments: 'none',
 };
 
+/**
+ * What keeps the webviews' scripts small and the composer first, checked on every build: no zod
+ * (host messages are checked with the parsers generated from the protocol's schemas), and no
+ * chunk the chat's first script has to fetch before it can paint.
+ * @type {esbuild.Plugin}
+ */
+const webviewBudget = {
+  name: 'webview-budget',
+  setup(build) {
+    build.onEnd((result) => {
+      if (!result.metafile) return;
+      for (const [file, output] of Object.entries(result.metafile.outputs)) {
+        const zod = Object.keys(output.inputs).find((input) => input.includes('node_modules/zod/'));
+        if (zod)
+          throw new Error(`${file} bundles ${zod}: webviews check host messages with src/protocol/generated/, not zod`);
+        const waitsFor = output.entryPoint ? output.imports.filter((item) => item.kind === 'import-statement') : [];
+        if (waitsFor.length)
+          throw new Error(`${file} imports ${waitsFor.map((item) => item.path).join(', ')} before it can paint`);
+      }
+    });
+  },
+};
+
+/** @type {esbuild.BuildOptions} */
+const webviewCommon = {
+  ...common,
+  outdir: 'dist/webview',
+  platform: 'browser',
+  format: 'esm',
+  target: 'chrome120',
+  metafile: true,
+  plugins: [webviewBudget],
+};
+
 /** @type {esbuild.BuildOptions[]} */
 const builds = [
   {
@@ -38,14 +72,16 @@ const builds = [
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
   },
+  // The webviews load as modules. The chat's first script builds and paints the composer; the
+  // rest of the chat is one chunk it imports after that paint (chat-conversation.js). Each
+  // webview is its own build, so neither waits for a chunk shared with the other.
   {
-    ...common,
-    entryPoints: { 'webview/chat': 'webview/chat/main.ts', 'webview/panel': 'webview/panel/main.ts' },
-    outdir: 'dist',
-    platform: 'browser',
-    format: 'iife',
-    target: 'chrome120',
+    ...webviewCommon,
+    entryPoints: { chat: 'webview/chat/main.ts' },
+    splitting: true,
+    chunkNames: 'chat-[name]',
   },
+  { ...webviewCommon, entryPoints: { panel: 'webview/panel/main.ts' } },
 ];
 
 if (withTests) {

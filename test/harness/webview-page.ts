@@ -38,7 +38,7 @@ function csp(nonce: string): string {
 export interface WebviewPageOptions {
   /** The bundle and stylesheet name: "chat" loads dist/webview/chat.js and media/chat.css. */
   name?: string;
-  /** The bundle to load instead of dist/webview/<name>.js. */
+  /** The bundle to load instead of dist/webview/<name>.js (the chunks it imports sit beside it). */
   scriptPath?: string;
   /** The id of the element the script mounts into. */
   rootId?: string;
@@ -48,7 +48,10 @@ export interface WebviewPageOptions {
   readyMessage?: string;
 }
 
-/** Opens the webview in a new page and waits until its script has said it is ready. */
+/**
+ * Opens the webview in a new page and waits until its script has said it is ready and has
+ * loaded all its code (the chat's transcript stops being aria-busy once its chunk is in).
+ */
 export async function openWebviewPage(browser: Browser, options: WebviewPageOptions = {}): Promise<Page> {
   const name = options.name ?? 'chat';
   const script = options.scriptPath ?? path.join(ROOT, 'dist', 'webview', `${name}.js`);
@@ -63,11 +66,18 @@ export async function openWebviewPage(browser: Browser, options: WebviewPageOpti
 <meta http-equiv="Content-Security-Policy" content="${csp(NONCE)}">
 <style nonce="${NONCE}">${THEME}</style>
 <link rel="stylesheet" href="/${name}.css" nonce="${NONCE}"></head>
-<body><div id="${options.rootId ?? `openagent-${name}`}"></div><script nonce="${NONCE}" src="/${name}.js"></script></body></html>`),
+<body><div id="${options.rootId ?? `openagent-${name}`}"></div><script type="module" nonce="${NONCE}" src="/${name}.js"></script></body></html>`),
     },
     [`/${name}.css`]: { contentType: 'text/css', body: fs.readFileSync(path.join(ROOT, 'media', `${name}.css`)) },
     [`/${name}.js`]: { contentType: 'text/javascript', body: fs.readFileSync(script) },
   };
+  // The chunks the script imports (the chat's conversation), as the extension ships them beside it.
+  for (const chunk of fs.readdirSync(path.dirname(script)))
+    if (chunk.endsWith('.js') && chunk !== path.basename(script))
+      files[`/${chunk}`] ??= {
+        contentType: 'text/javascript',
+        body: fs.readFileSync(path.join(path.dirname(script), chunk)),
+      };
   // Everything is served from memory; any other request (there should be none) fails.
   await page.route('**/*', (route) => {
     const url = new URL(route.request().url());
@@ -93,6 +103,7 @@ export async function openWebviewPage(browser: Browser, options: WebviewPageOpti
       ),
     options.readyMessage ?? 'webview_ready',
   );
+  await page.waitForSelector('[aria-busy="true"]', { state: 'detached' });
   return page;
 }
 

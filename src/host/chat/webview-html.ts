@@ -25,7 +25,8 @@ export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions 
 /**
  * The page every OpenAgent webview starts from. The CSP allows only our own nonce-tagged
  * script and our own resources: no remote images, fonts, frames or connections, so model
- * output rendered as markdown cannot reach the network.
+ * output rendered as markdown cannot reach the network. The script is a module: what it
+ * imports later (the chat's conversation chunk) inherits its nonce.
  */
 export function renderWebviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, page: WebviewPage): string {
   const nonce = randomBytes(16).toString('base64');
@@ -43,7 +44,7 @@ export function renderWebviewHtml(webview: vscode.Webview, extensionUri: vscode.
 </head>
 <body>
   <div id="${page.rootId}"></div>
-  <script nonce="${nonce}" src="${scriptUri}"></script>
+  <script type="module" nonce="${nonce}" src="${scriptUri}"></script>
 </body>
 </html>`;
 }
