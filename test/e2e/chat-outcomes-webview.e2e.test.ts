@@ -247,7 +247,7 @@ describe('chat webview in Chromium (how things ended)', function () {
   });
 
   for (const width of [240, 300, 400]) {
-    it(`keeps the composer's chips whole while Stop shows (${width} px sidebar)`, async () => {
+    it(`keeps the composer's chips whole while Stop and Send now show (${width} px sidebar)`, async () => {
       page = await openWebviewPage(browser, { width, height: 500 });
       await deliver(page, [
         { type: 'chat_status', model: 'claude-sonnet-4-5-20250929-with-a-long-name', preset: 'coding' },
@@ -278,7 +278,7 @@ describe('chat webview in Chromium (how things ended)', function () {
       });
       assert.deepEqual(
         layout.map((button) => button.id),
-        ['pick-context', 'pick-model', 'pick-preset', 'stop', 'send'],
+        ['pick-context', 'pick-model', 'pick-preset', 'stop', 'send-now', 'send'],
       );
       for (const button of layout) {
         assert.ok(button.inside, `${button.id} lies within the composer: ${JSON.stringify(button.rect)}`);
