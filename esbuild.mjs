@@ -1,6 +1,7 @@
 // Bundles the extension host code, the webview script, the CLI and the in-editor test suites.
 // Usage: node esbuild.mjs [--production] [--watch] [--tests]
 import * as esbuild from 'esbuild';
+import { readFileSync } from 'node:fs';
 import { chmod, copyFile, mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -20,8 +21,9 @@ const common = {
 
 /**
  * What keeps the webviews' scripts small and the composer first, checked on every build: no zod
- * (host messages are checked with the parsers generated from the protocol's schemas), and no
- * chunk the chat's first script has to fetch before it can paint.
+ * (host messages are checked with the parsers generated from the protocol's schemas); no code
+ * shared by two scripts of one webview (it would run twice, and a module that must run once —
+ * the VS Code API — would fail); nothing that cannot be written into a page.
  * @type {esbuild.Plugin}
  */
 const webviewBudget = {
@@ -29,13 +31,19 @@ const webviewBudget = {
   setup(build) {
     build.onEnd((result) => {
       if (!result.metafile) return;
+      const seen = new Map();
       for (const [file, output] of Object.entries(result.metafile.outputs)) {
-        const zod = Object.keys(output.inputs).find((input) => input.includes('node_modules/zod/'));
-        if (zod)
-          throw new Error(`${file} bundles ${zod}: webviews check host messages with src/protocol/generated/, not zod`);
-        const waitsFor = output.entryPoint ? output.imports.filter((item) => item.kind === 'import-statement') : [];
-        if (waitsFor.length)
-          throw new Error(`${file} imports ${waitsFor.map((item) => item.path).join(', ')} before it can paint`);
+        if (!file.endsWith('.js')) continue;
+        for (const input of Object.keys(output.inputs)) {
+          if (input.includes('node_modules/zod/'))
+            throw new Error(`${file} bundles ${input}: webviews check host messages with src/protocol/generated/`);
+          if (seen.has(input)) throw new Error(`${file} and ${seen.get(input)} both bundle ${input}`);
+          seen.set(input, file);
+        }
+        if (output.imports.some((item) => item.kind === 'import-statement' && !item.external))
+          throw new Error(`${file} imports a chunk: it could not be written into a page`);
+        if (readFileSync(file, 'utf8').includes('</script'))
+          throw new Error(`${file} contains "</script": it could not be written into a page`);
       }
     });
   },
@@ -72,14 +80,12 @@ const builds = [
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
   },
-  // The webviews load as modules. The chat's first script builds and paints the composer; the
-  // rest of the chat is one chunk it imports after that paint (chat-conversation.js). Each
-  // webview is its own build, so neither waits for a chunk shared with the other.
+  // The webviews are modules, their first script written into the page by the host. The chat's
+  // builds and paints the composer; the rest of the chat is a script of its own it imports after
+  // that paint (chat-conversation.js), sharing no code with it.
   {
     ...webviewCommon,
-    entryPoints: { chat: 'webview/chat/main.ts' },
-    splitting: true,
-    chunkNames: 'chat-[name]',
+    entryPoints: { chat: 'webview/chat/main.ts', 'chat-conversation': 'webview/chat/conversation.ts' },
   },
   { ...webviewCommon, entryPoints: { panel: 'webview/panel/main.ts' } },
 ];

@@ -1,17 +1,20 @@
 /**
- * The sidebar chat webview. Its first job is the composer: this script builds it and lets it
- * paint before anything else, so the user can type at once. After that first paint it tells the
- * host it is ready and loads the rest of the chat (conversation.ts: transcript, notices, meter,
- * queue); the host's answer — the chat that comes back, the draft, the queue — waits, in order,
- * until that code is there. Nothing the host sends is dropped or reordered on the way.
+ * The sidebar chat webview. Its first job is the composer: this script (written into the page by
+ * the host, so nothing is fetched first) builds it and lets it paint before anything else, so the
+ * user can type at once. After that first paint it tells the host it is ready and loads the rest
+ * of the chat (conversation.ts: transcript, notices, meter, queue); the host's answer — the chat
+ * that comes back, the draft, the queue — waits, in order, until that code is there. Nothing the
+ * host sends is dropped or reordered on the way.
  */
 import type { AgentEvent } from '../../src/protocol/events';
 import { parseChatUpdate } from '../../src/protocol/generated/host-message-parsers';
 import { postToHost } from '../shared/vscode-api';
 import { CHAT_LAYOUT, Composer } from './composer';
+import type * as Conversation from './conversation';
 import type { ChatMessage } from './conversation';
 
-document.getElementById('openagent-chat')!.innerHTML = CHAT_LAYOUT;
+const root = document.getElementById('openagent-chat')!;
+root.innerHTML = CHAT_LAYOUT;
 const composer = new Composer(postToHost);
 
 /** Applies host messages once the conversation's code is loaded; until then they wait in `early`. */
@@ -61,7 +64,12 @@ function afterFirstPaint(next: () => void): void {
 afterFirstPaint(() => {
   // The host gathers the chat that comes back while the rest of the chat's code loads.
   postToHost({ type: 'webview_ready' });
-  import('./conversation').then(
+  // A script of its own (dist/webview/chat-conversation.js), named by the page: this one is
+  // written into the page, so a relative import would not find it.
+  const conversation = root.dataset.laterScript
+    ? (import(root.dataset.laterScript) as Promise<typeof Conversation>)
+    : Promise.reject(new Error('the page names no script for the conversation'));
+  conversation.then(
     ({ mountConversation }) => {
       const apply = mountConversation(composer, postToHost);
       for (const message of early.splice(0)) apply(message);

@@ -55,6 +55,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       script: 'webview/chat.js',
       stylesheet: 'chat.css',
       rootId: 'openagent-chat',
+      laterScript: 'webview/chat-conversation.js',
     });
   }
 
