@@ -71,9 +71,14 @@ afterFirstPaint(() => {
     : Promise.reject(new Error('the page names no script for the conversation'));
   conversation.then(
     ({ mountConversation }) => {
-      const apply = mountConversation(composer, postToHost);
-      for (const message of early.splice(0)) apply(message);
-      deliver = apply;
+      deliver = mountConversation(composer, postToHost);
+      // One message that fails to show must not hold back the others (as with messages arriving later).
+      for (const message of early.splice(0))
+        try {
+          deliver(message);
+        } catch (error) {
+          reportError(error);
+        }
       document.getElementById('transcript')!.removeAttribute('aria-busy');
     },
     (error: unknown) => {
