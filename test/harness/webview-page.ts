@@ -42,6 +42,12 @@ export interface WebviewPageOptions {
   height?: number;
   /** The message the script posts once it is ready (default: the chat's "webview_ready"). */
   readyMessage?: string;
+  /**
+   * Holds back the script the page loads after its first paint until this settles: true serves
+   * it, false fails its request. Meanwhile the test sees the page as it is before (and the page
+   * is returned without waiting for that script).
+   */
+  laterScriptGate?: Promise<boolean>;
 }
 
 /**
@@ -77,9 +83,11 @@ export async function openWebviewPage(browser: Browser, options: WebviewPageOpti
   if (fs.existsSync(later))
     files[`/${path.basename(later)}`] = { contentType: 'text/javascript', body: fs.readFileSync(later) };
   // Everything is served from memory; any other request (there should be none) fails.
-  await page.route('**/*', (route) => {
+  await page.route('**/*', async (route) => {
     const url = new URL(route.request().url());
     const file = url.origin === ORIGIN ? files[url.pathname] : undefined;
+    const held = url.pathname === `/${path.basename(later)}` && options.laterScriptGate;
+    if (held && !(await held)) return route.abort();
     return file ? route.fulfill({ status: 200, ...file }) : route.abort();
   });
   // A string, not a function: functions are serialised from tsx's output, which may call
@@ -101,7 +109,7 @@ export async function openWebviewPage(browser: Browser, options: WebviewPageOpti
       ),
     options.readyMessage ?? 'webview_ready',
   );
-  await page.waitForSelector('[aria-busy="true"]', { state: 'detached' });
+  if (!options.laterScriptGate) await page.waitForSelector('[aria-busy="true"]', { state: 'detached' });
   return page;
 }
 
