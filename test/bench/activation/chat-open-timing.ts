@@ -22,6 +22,10 @@ export interface ChatOpenTiming {
   composerReadyMs: number;
   /** VS Code created the webview's frame (it activates OpenAgent meanwhile). */
   webviewCreatedMs: number;
+  /** The webview's frame loaded its document, its service worker was ready, it made the frame for the page. */
+  frameLoadedMs?: number;
+  workerReadyMs?: number;
+  pageFrameCreatedMs?: number;
   /** OpenAgent's page was written into the webview (activated, the view resolved). */
   contentWrittenMs?: number;
   /** The chat's first script had arrived. */
@@ -30,6 +34,9 @@ export interface ChatOpenTiming {
 
 interface Watch {
   webviewCreated: number;
+  frameLoaded?: number;
+  workerReady?: number;
+  pageFrameCreated?: number;
   contentWritten?: number;
   scriptArrived?: number;
   painted?: number;
@@ -74,13 +81,17 @@ export async function openChatTimed(page: Page): Promise<ChatOpenTiming> {
   const painted = await waitUntil(() => firstContentfulPaint(chat), 'the chat webview to paint', PATIENCE_MS, 25);
   await assertTakesInput(chat);
   const since = (time: number) => time - clicked;
+  const maybeSince = (time: number | undefined) => (time === undefined ? undefined : since(time));
   return {
     firstPaintMs: since(painted),
     composerPaintedMs: since(watch.painted!),
     composerReadyMs: since(watch.ready!),
     webviewCreatedMs: since(watch.webviewCreated),
-    contentWrittenMs: watch.contentWritten === undefined ? undefined : since(watch.contentWritten),
-    scriptArrivedMs: watch.scriptArrived === undefined ? undefined : since(watch.scriptArrived),
+    frameLoadedMs: maybeSince(watch.frameLoaded),
+    workerReadyMs: maybeSince(watch.workerReady),
+    pageFrameCreatedMs: maybeSince(watch.pageFrameCreated),
+    contentWrittenMs: maybeSince(watch.contentWritten),
+    scriptArrivedMs: maybeSince(watch.scriptArrived),
   };
 }
 

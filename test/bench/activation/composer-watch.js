@@ -10,7 +10,7 @@
 // activated and resolved the view) and when the chat's script arrived, to tell where time went.
 // The times are epoch milliseconds (performance.timeOrigin + now), comparable across frames.
 'use strict';
-/* global URLSearchParams, location, performance, window, document, setTimeout, requestAnimationFrame */
+/* global URLSearchParams, location, performance, window, document, navigator, setTimeout, requestAnimationFrame */
 (() => {
   const query = new URLSearchParams(location.search);
   if (!location.pathname.endsWith('/pre/index.html') || query.get('extensionId') !== 'openagent.openagent') return;
@@ -19,9 +19,15 @@
   const watch = { webviewCreated: performance.timeOrigin };
   window.__openagentComposer = watch;
   const deadline = performance.now() + 300_000;
+  // VS Code's own start of the webview: its document, its service worker (which serves the
+  // webview's resources), the frame it writes the page into.
+  document.addEventListener('DOMContentLoaded', () => (watch.frameLoaded = epoch(performance.now())));
+  navigator.serviceWorker?.ready.then(() => (watch.workerReady = epoch(performance.now())));
 
   const check = (frameTime) => {
     const pending = document.getElementById('pending-frame')?.contentDocument;
+    if (!watch.pageFrameCreated && (pending || document.getElementById('active-frame')))
+      watch.pageFrameCreated = epoch(frameTime);
     if (!watch.contentWritten && pending?.getElementById('openagent-chat')) watch.contentWritten = epoch(frameTime);
     const frame = document.getElementById('active-frame');
     const inner = frame && frame.style.visibility !== 'hidden' ? frame.contentWindow : null;
