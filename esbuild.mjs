@@ -1,6 +1,7 @@
 // Bundles the extension host code, the webview script, the CLI and the in-editor test suites.
 // Usage: node esbuild.mjs [--production] [--watch] [--tests]
 import * as esbuild from 'esbuild';
+import { readFileSync } from 'node:fs';
 import { chmod, copyFile, mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { cliBuild, extensionBuild } from './esbuild-config.mjs';
@@ -19,19 +20,60 @@ const common = {
   legalComments: 'none',
 };
 
+/**
+ * What keeps the webviews' scripts small and the composer first, checked on every build: no zod
+ * (host messages are checked with the parsers generated from the protocol's schemas); no code
+ * shared by two scripts of one webview (it would run twice, and a module that must run once —
+ * the VS Code API — would fail); nothing that cannot be written into a page.
+ * @type {esbuild.Plugin}
+ */
+const webviewBudget = {
+  name: 'webview-budget',
+  setup(build) {
+    build.onEnd((result) => {
+      if (!result.metafile) return;
+      const seen = new Map();
+      for (const [file, output] of Object.entries(result.metafile.outputs)) {
+        if (!file.endsWith('.js')) continue;
+        for (const input of Object.keys(output.inputs)) {
+          if (input.includes('node_modules/zod/'))
+            throw new Error(`${file} bundles ${input}: webviews check host messages with src/protocol/generated/`);
+          if (seen.has(input)) throw new Error(`${file} and ${seen.get(input)} both bundle ${input}`);
+          seen.set(input, file);
+        }
+        if (output.imports.some((item) => item.kind === 'import-statement' && !item.external))
+          throw new Error(`${file} imports a chunk: it could not be written into a page`);
+        if (readFileSync(file, 'utf8').includes('</script'))
+          throw new Error(`${file} contains "</script": it could not be written into a page`);
+      }
+    });
+  },
+};
+
+/** @type {esbuild.BuildOptions} */
+const webviewCommon = {
+  ...common,
+  outdir: 'dist/webview',
+  platform: 'browser',
+  format: 'esm',
+  target: 'chrome120',
+  metafile: true,
+  plugins: [webviewBudget],
+};
+
 /** @type {esbuild.BuildOptions[]} */
 const builds = [
   // dist/extension.js (what activation loads) and the files loaded on first use: esbuild-config.mjs.
   extensionBuild(common),
   cliBuild(common),
+  // The webviews are modules, their first script written into the page by the host. The chat's
+  // builds and paints the composer; the rest of the chat is a script of its own it imports after
+  // that paint (chat-conversation.js), sharing no code with it.
   {
-    ...common,
-    entryPoints: { 'webview/chat': 'webview/chat/main.ts', 'webview/panel': 'webview/panel/main.ts' },
-    outdir: 'dist',
-    platform: 'browser',
-    format: 'iife',
-    target: 'chrome120',
+    ...webviewCommon,
+    entryPoints: { chat: 'webview/chat/main.ts', 'chat-conversation': 'webview/chat/conversation.ts' },
   },
+  { ...webviewCommon, entryPoints: { panel: 'webview/panel/main.ts' } },
 ];
 
 if (withTests) {

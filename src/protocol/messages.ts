@@ -116,6 +116,8 @@ export const hostToWebviewSchema = z.discriminatedUnion('type', [
   }),
 ]);
 export type HostToWebview = z.infer<typeof hostToWebviewSchema>;
+/** What the host sends the chat besides event batches. */
+export type ChatUpdate = Exclude<HostToWebview, { type: 'agent_events' }>;
 
 /** Validates a message from a webview; returns undefined for anything that does not fit. */
 export function parseWebviewMessage(raw: unknown): WebviewToHost | undefined {

@@ -16,15 +16,15 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Frame, Page } from 'playwright-core';
 import { FakeModelServer } from '../fixtures/fake-model-server/server';
 import { loadScenario } from '../fixtures/fake-model-server/scenario';
 import { ensureCodeServer } from '../harness/code-server';
 import { PATIENCE_MS, waitUntil } from '../harness/patience';
 import { readZipEntries } from '../harness/zip-entries';
 import { projectRoot, WorkbenchSession } from '../harness/workbench-session';
-import { openActivity, waitForWorkbench } from '../e2e/workbench-ui';
+import { waitForWorkbench } from '../e2e/workbench-ui';
 import { summarizeProfile, type ProfileSummary } from './activation/cpu-profile';
+import { openChatTimed, type ChatOpenTiming } from './activation/chat-open-timing';
 
 export const ACTIVATION_RUNS = Number(process.env.OPENAGENT_BENCH_ACTIVATION_RUNS) || 5;
 const OPENAGENT_ID = 'openagent.openagent';
@@ -63,8 +63,8 @@ export interface ActivationRun {
   startupCase: StartupCase;
   openagent: ActivationTiming;
   git: ActivationTiming;
-  /** Click on the activity bar to the chat webview's first paint (chat case). */
-  clickToPaintMs?: number;
+  /** Click on the activity bar to the chat's first paint and to its composer taking input (chat case). */
+  chatOpen?: ChatOpenTiming;
   firstConversation: { firstTokenMs: number; firstTokenCpuMs: number; startedMs: number; finishedMs: number };
   /** Modules of OpenAgent's folder compiled after activation, up to the first conversation's end. */
   later: LoadedFile[];
@@ -76,7 +76,8 @@ export interface Build {
   /** The extension folder unpacked from the .vsix, copied into each run's extensions folder. */
   dir: string;
   folderName: string;
-  sizes: { vsix: number; extensionJs: number; chatJs: number; distJs: number };
+  /** chatJs: the chat's first script; chatAllJs: with the chunks it loads after its first paint. */
+  sizes: { vsix: number; extensionJs: number; chatJs: number; chatAllJs: number; distJs: number };
 }
 
 /** CPU profiles of one more run per case (not timed: the profiler slows what it records). */
@@ -149,6 +150,10 @@ function unpack(vsix: string, label: string, workDir: string): Build {
       vsix: fs.statSync(vsix).size,
       extensionJs: size('dist/extension.js'),
       chatJs: size('dist/webview/chat.js'),
+      chatAllJs: fs
+        .readdirSync(path.join(dir, 'dist', 'webview'))
+        .filter((file) => file.startsWith('chat') && file.endsWith('.js'))
+        .reduce((sum, file) => sum + size(path.join('dist', 'webview', file)), 0),
       distJs,
     },
   };
@@ -257,33 +262,6 @@ function waitForActivation(log: string, id: string, session: WorkbenchSession): 
   );
 }
 
-/** Clicks OpenAgent in the activity bar; milliseconds from the click to the chat webview's first paint. */
-async function openChatTimed(page: Page): Promise<number> {
-  const clicked = Date.now();
-  await openActivity(page, 'OpenAgent');
-  const chat = await waitUntil(
-    async () => {
-      for (const frame of page.frames())
-        if (await frame.$('#openagent-chat #prompt textarea').catch(() => null)) return frame;
-      return undefined;
-    },
-    'the chat composer',
-    PATIENCE_MS,
-    25,
-  );
-  // The webview document starts empty and its script builds the chat: its first contentful
-  // paint is the composer's. Chromium's clock and Node's are the same wall clock.
-  const painted = await waitUntil(() => firstPaint(chat), 'the chat webview to paint', PATIENCE_MS, 25);
-  return painted - clicked;
-}
-
-function firstPaint(frame: Frame): Promise<number | undefined> {
-  return frame.evaluate(() => {
-    const paint = performance.getEntriesByType('paint').find((entry) => entry.name === 'first-contentful-paint');
-    return paint ? performance.timeOrigin + paint.startTime : undefined;
-  });
-}
-
 async function runOnce(
   build: Build,
   startupCase: StartupCase,
@@ -341,11 +319,11 @@ async function runOnce(
     const git = await waitForActivation(log, GIT_ID, session);
     // Startup is over once the test extension (onStartupFinished) asks when to start.
     await channel.waitForExtension();
-    let clickToPaintMs: number | undefined;
+    let chatOpen: ChatOpenTiming | undefined;
     if (startupCase === 'chat') {
       if (readTimerLog(log).some((entry) => entry.id === OPENAGENT_ID))
         throw new Error('OpenAgent activated before the chat was opened');
-      clickToPaintMs = await openChatTimed(page);
+      chatOpen = await openChatTimed(page);
     }
     const openagent = await waitForActivation(log, OPENAGENT_ID, session);
     const reported = await channel.run('hello');
@@ -358,7 +336,7 @@ async function runOnce(
       startupCase,
       openagent,
       git,
-      clickToPaintMs,
+      chatOpen,
       firstConversation: reported as ActivationRun['firstConversation'],
       later,
     };

@@ -120,7 +120,7 @@ export async function printActivationBenchmarks(): Promise<void> {
         'modules',
         'loaded later by the first conversation',
         'extension JS in dist (all chunks)',
-        'dist/webview/chat.js',
+        'chat webview: first script (with what it loads after painting)',
         '.vsix',
         'target',
       ],
@@ -133,9 +133,9 @@ export async function printActivationBenchmarks(): Promise<void> {
           String(median(group.map((run) => run.openagent.files.length))),
           kb(median(group.map((run) => sum(run.later)))),
           kb(build.sizes.distJs),
-          kb(build.sizes.chatJs),
+          `${kb(build.sizes.chatJs)} (${kb(build.sizes.chatAllJs)})`,
           kb(build.sizes.vsix),
-          'activation ≤ 400 KB',
+          'activation ≤ 400 KB; chat script ≤ 150 KB',
         ];
       }),
     ),
@@ -182,16 +182,9 @@ export async function printActivationBenchmarks(): Promise<void> {
     ),
   );
 
-  console.log('\nClick on OpenAgent in the activity bar to the first paint of the chat webview (its composer)\n');
-  console.log(
-    table(
-      ['build', 'min / median / max (ms)', 'target'],
-      builds.map((build) => [
-        build.label,
-        spread(of(build.label, 'chat').map((run) => run.clickToPaintMs ?? NaN)),
-        '≤ 300 median',
-      ]),
-    ),
+  printChatOpen(
+    builds.map((build) => build.label),
+    (label) => of(label, 'chat'),
   );
   printProfiles(results.profiles);
   const load = (values: number[]) => values.map((value) => value.toFixed(1)).join(' ');
@@ -223,6 +216,45 @@ function printProfiles(profiles: ActivationProfile[]): void {
           ),
       );
     }
+}
+
+/** Click on OpenAgent in the activity bar to the chat's composer, and where the time went (medians). */
+function printChatOpen(labels: string[], runsOf: (label: string) => ActivationRun[]): void {
+  console.log(
+    '\nClick on OpenAgent in the activity bar (the mousedown) to the chat: its composer taking input (the first task after the first frame showing it, laid out and enabled), and where the time went (medians, ms)\n',
+  );
+  const timings = (label: string) => runsOf(label).flatMap((run) => (run.chatOpen ? [run.chatOpen] : []));
+  const figure = (values: Array<number | undefined>) => {
+    const known = values.filter((value): value is number => value !== undefined);
+    return known.length ? ms(median(known)) : 'n/a';
+  };
+  console.log(
+    table(
+      [
+        'build',
+        'composer takes input: min / median / max',
+        'webview frame created',
+        'page written (activated, view resolved)',
+        'chat script arrived',
+        'composer painted',
+        'first contentful paint',
+        'target',
+      ],
+      labels.map((label) => {
+        const group = timings(label);
+        return [
+          label,
+          group.length ? spread(group.map((timing) => timing.composerReadyMs)) : 'n/a',
+          figure(group.map((timing) => timing.webviewCreatedMs)),
+          figure(group.map((timing) => timing.contentWrittenMs)),
+          figure(group.map((timing) => timing.scriptArrivedMs)),
+          figure(group.map((timing) => timing.composerPaintedMs)),
+          figure(group.map((timing) => timing.firstPaintMs)),
+          '≤ 300 median',
+        ];
+      }),
+    ),
+  );
 }
 
 if (require.main === module) {

@@ -12,6 +12,7 @@ import { table } from './bench-table';
 import { measureContextBreakdown } from './context-breakdown';
 import { printTeamBenchmarks } from './team-report';
 import { printActivationBenchmarks } from './activation-report';
+import { printMessageChecks } from './message-check-benchmarks';
 
 const PROTOCOLS: Protocol[] = ['anthropic', 'openai'];
 
@@ -252,6 +253,7 @@ async function main(): Promise<void> {
     ),
   );
 
+  await printMessageChecks();
   await printActivationBenchmarks();
 }
 

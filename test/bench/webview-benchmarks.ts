@@ -9,10 +9,10 @@
  *      whose rendering shows it (requestAnimationFrame + performance.now() in the page);
  *  (c) opening a 5,000-message conversation: time to paint its end, and DOM nodes.
  */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as esbuild from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import type { HostToWebview } from '../../src/protocol/messages';
 import { fakeChatHost, type FakeSession } from '../fixtures/fake-chat-host';
@@ -321,28 +321,25 @@ async function measureOpen(browser: Browser): Promise<OpenResult> {
 }
 
 /**
- * Builds the chat bundle as `npm run package` does (esbuild.mjs --production: minified, iife,
- * chrome120), into a folder of its own so a build running meanwhile cannot remove it.
+ * Builds the webviews as `npm run package` does (esbuild.mjs --production) and copies the chat's
+ * scripts (its first script and the chunk it loads) into a folder of their own, so a build
+ * running meanwhile cannot remove them.
  */
-async function buildChatBundle(): Promise<string> {
-  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'openagent-webview-bench-'));
-  await esbuild.build({
-    absWorkingDir: ROOT,
-    entryPoints: { chat: 'webview/chat/main.ts' },
-    outdir,
-    bundle: true,
-    minify: true,
-    platform: 'browser',
-    format: 'iife',
-    target: 'chrome120',
-    legalComments: 'none',
-    logLevel: 'warning',
+function buildChatBundle(): string {
+  execFileSync(process.execPath, ['esbuild.mjs', '--production'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
+  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'openagent-webview-bench-'));
+  const built = path.join(ROOT, 'dist', 'webview');
+  for (const file of fs.readdirSync(built))
+    if (file.startsWith('chat') && file.endsWith('.js'))
+      fs.copyFileSync(path.join(built, file), path.join(outdir, file));
   return path.join(outdir, 'chat.js');
 }
 
 export async function measureWebview(): Promise<{ streams: StreamResult[]; open: OpenResult }> {
-  chatScript = await buildChatBundle();
+  chatScript = buildChatBundle();
   const browser = await launchChromium();
   try {
     const open = await measureOpen(browser);

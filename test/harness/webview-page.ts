@@ -2,14 +2,15 @@
  * A built webview (dist/webview/<name>.js + media/<name>.css) in a plain Chromium page, with
  * a stub `acquireVsCodeApi` that records what the webview posts: the host's side of the
  * conversation is played by the test, which delivers host messages as `message` events, the
- * way VS Code does. The page has the extension's Content-Security-Policy (no eval, no remote
- * loads), so the script runs under the same rules as in VS Code. No code-server: for fast
- * tests and benchmarks of the webview itself.
+ * way VS Code does. The page is made as the extension makes it (webview-document.ts: the script
+ * and stylesheet written in, the Content-Security-Policy: no eval, no remote loads), so the
+ * script runs under the same rules as in VS Code. No code-server: for fast tests and
+ * benchmarks of the webview itself.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { webviewCsp } from '../../src/host/chat/webview-csp';
+import { webviewDocument } from '../../src/host/chat/webview-document';
 import { PATIENCE_MS } from './patience';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -30,15 +31,10 @@ const THEME = `
 
 const NONCE = 'bench0nonce0AAAAAAAAAAA';
 
-/** The policy the extension gives its webviews (src/host/chat/webview-html.ts), for this origin. */
-function csp(nonce: string): string {
-  return webviewCsp(ORIGIN, nonce);
-}
-
 export interface WebviewPageOptions {
   /** The bundle and stylesheet name: "chat" loads dist/webview/chat.js and media/chat.css. */
   name?: string;
-  /** The bundle to load instead of dist/webview/<name>.js. */
+  /** The bundle to load instead of dist/webview/<name>.js (what it loads later sits beside it). */
   scriptPath?: string;
   /** The id of the element the script mounts into. */
   rootId?: string;
@@ -46,32 +42,52 @@ export interface WebviewPageOptions {
   height?: number;
   /** The message the script posts once it is ready (default: the chat's "webview_ready"). */
   readyMessage?: string;
+  /**
+   * Holds back the script the page loads after its first paint until this settles: true serves
+   * it, false fails its request. Meanwhile the test sees the page as it is before (and the page
+   * is returned without waiting for that script).
+   */
+  laterScriptGate?: Promise<boolean>;
 }
 
-/** Opens the webview in a new page and waits until its script has said it is ready. */
+/**
+ * Opens the webview in a new page and waits until its script has said it is ready and has
+ * loaded all its code (the chat's transcript stops being aria-busy once its chunk is in).
+ */
 export async function openWebviewPage(browser: Browser, options: WebviewPageOptions = {}): Promise<Page> {
   const name = options.name ?? 'chat';
   const script = options.scriptPath ?? path.join(ROOT, 'dist', 'webview', `${name}.js`);
   if (!fs.existsSync(script)) throw new Error(`${script} is missing: build it with "node esbuild.mjs"`);
   const page = await browser.newPage({ viewport: { width: options.width ?? 380, height: options.height ?? 800 } });
   page.setDefaultTimeout(PATIENCE_MS);
+  const folder = path.dirname(script);
+  // What the page loads after its first paint (the chat's conversation), beside its script.
+  const later = path.join(folder, `${path.basename(script, '.js')}-conversation.js`);
   const files: Record<string, { body: Buffer; contentType: string }> = {
     '/index.html': {
       contentType: 'text/html',
-      body: Buffer.from(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp(NONCE)}">
-<style nonce="${NONCE}">${THEME}</style>
-<link rel="stylesheet" href="/${name}.css" nonce="${NONCE}"></head>
-<body><div id="${options.rootId ?? `openagent-${name}`}"></div><script nonce="${NONCE}" src="/${name}.js"></script></body></html>`),
+      body: Buffer.from(
+        webviewDocument({
+          title: name,
+          cspSource: ORIGIN,
+          nonce: NONCE,
+          rootId: options.rootId ?? `openagent-${name}`,
+          script: fs.readFileSync(script, 'utf8'),
+          stylesheet: fs.readFileSync(path.join(ROOT, 'media', `${name}.css`), 'utf8'),
+          head: `<style nonce="${NONCE}">${THEME}</style>`,
+          ...(fs.existsSync(later) ? { laterScriptUrl: `/${path.basename(later)}` } : {}),
+        }),
+      ),
     },
-    [`/${name}.css`]: { contentType: 'text/css', body: fs.readFileSync(path.join(ROOT, 'media', `${name}.css`)) },
-    [`/${name}.js`]: { contentType: 'text/javascript', body: fs.readFileSync(script) },
   };
+  if (fs.existsSync(later))
+    files[`/${path.basename(later)}`] = { contentType: 'text/javascript', body: fs.readFileSync(later) };
   // Everything is served from memory; any other request (there should be none) fails.
-  await page.route('**/*', (route) => {
+  await page.route('**/*', async (route) => {
     const url = new URL(route.request().url());
     const file = url.origin === ORIGIN ? files[url.pathname] : undefined;
+    const held = url.pathname === `/${path.basename(later)}` && options.laterScriptGate;
+    if (held && !(await held)) return route.abort();
     return file ? route.fulfill({ status: 200, ...file }) : route.abort();
   });
   // A string, not a function: functions are serialised from tsx's output, which may call
@@ -93,6 +109,7 @@ export async function openWebviewPage(browser: Browser, options: WebviewPageOpti
       ),
     options.readyMessage ?? 'webview_ready',
   );
+  if (!options.laterScriptGate) await page.waitForSelector('[aria-busy="true"]', { state: 'detached' });
   return page;
 }
 

@@ -1,152 +1,36 @@
-/** The sidebar chat webview: wires the DOM to the host protocol. */
-import '@vscode-elements/elements/dist/vscode-button/index.js';
-import '@vscode-elements/elements/dist/vscode-textarea/index.js';
+/**
+ * The sidebar chat webview. Its first job is the composer: this script (written into the page by
+ * the host, so nothing is fetched first) builds it and lets it paint before anything else, so the
+ * user can type at once. After that first paint it tells the host it is ready and loads the rest
+ * of the chat (conversation.ts: transcript, notices, meter, queue); the host's answer — the chat
+ * that comes back, the draft, the queue — waits, in order, until that code is there. Nothing the
+ * host sends is dropped or reordered on the way.
+ */
 import type { AgentEvent } from '../../src/protocol/events';
-import { hostToWebviewSchema, type HostToWebview } from '../../src/protocol/messages';
+import { parseChatUpdate } from '../../src/protocol/generated/host-message-parsers';
 import { postToHost } from '../shared/vscode-api';
-import { ChatView } from './chat-view';
-import { ContextMeter } from './context-meter';
-import { QueueView } from './queue-view';
-import { DraftKeeper } from './draft';
+import { CHAT_LAYOUT, Composer } from './composer';
+import type * as Conversation from './conversation';
+import type { ChatMessage } from './conversation';
 
-const SEND_PLACEHOLDER = 'Ask OpenAgent… (Enter to send, Shift+Enter for a new line)';
-const QUEUE_PLACEHOLDER = 'Queue a message… (Enter queues it, Ctrl+Enter sends it now)';
 const root = document.getElementById('openagent-chat')!;
-root.innerHTML = `
-  <main id="transcript" aria-live="polite"></main>
-  <div id="notices"></div>
-  <div id="activity" class="activity" hidden></div>
-  <div id="meter" class="meter"></div>
-  <form id="composer">
-    <vscode-textarea id="prompt" rows="3" resize="vertical" placeholder="${SEND_PLACEHOLDER}" aria-label="Prompt"></vscode-textarea>
-    <div class="composer-actions">
-      <div class="composer-pickers">
-        <vscode-button id="pick-context" secondary title="Attach context: a file, the selection, problems, terminal, git (or type @)" aria-label="Attach context">@</vscode-button>
-        <vscode-button id="pick-model" secondary title="Choose the provider and model" aria-label="Choose the model"><span class="chip-label">model</span></vscode-button>
-        <vscode-button id="pick-preset" secondary title="Choose the preset for new conversations" aria-label="Choose the preset"><span class="chip-label">preset</span></vscode-button>
-      </div>
-      <div class="composer-run">
-        <vscode-button id="stop" secondary hidden>Stop</vscode-button>
-        <vscode-button id="send-now" secondary hidden title="Stop the agent and send this instead (Ctrl+Enter)">Send now</vscode-button>
-        <vscode-button id="send">Send</vscode-button>
-      </div>
-    </div>
-  </form>
-  <section id="queue" aria-label="Queued messages" hidden></section>`;
+root.innerHTML = CHAT_LAYOUT;
+const composer = new Composer(postToHost);
 
-const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
-const prompt = byId<HTMLElement & { value: string }>('prompt');
-const sendButton = byId('send');
-const stopButton = byId('stop');
-const sendNowButton = byId('send-now');
-/** The composer's text, kept by the host for the chat that comes back. */
-const draft = new DraftKeeper(
-  () => prompt.value,
-  (text) => postToHost({ type: 'draft_change', text }),
-);
-let requestCounter = 0;
-/** Prompts sent, by request id, until the host answers (prompt_result): a refused one is put back. */
-const sentPrompts = new Map<string, string>();
-/** A refused prompt put back in the input; cleared once it is sent after all (e.g. after Set API Key). */
-let restoredPrompt: string | undefined;
-
-const meter = new ContextMeter(byId('meter'));
-const view = new ChatView(
-  byId('transcript'),
-  byId('notices'),
-  byId('activity'),
-  {
-    onAction: (action, choice) =>
-      postToHost({ type: 'action_invoke', action, ...(choice !== undefined ? { choice } : {}) }),
-    onRetry: (target) => postToHost({ type: 'prompt_retry', ...target }),
-    onRevertTurn: (turn) => postToHost({ type: 'turn_revert', turn }),
-    onOpenDiff: (turn, path) => postToHost({ type: 'turn_diff_open', turn, path }),
-    onReview: (action, turn, path) => postToHost({ type: 'edits_review', action, turn, ...(path ? { path } : {}) }),
-  },
-  (running) => {
-    stopButton.hidden = !running;
-    sendNowButton.hidden = !running;
-    // While the agent works, Enter queues the message; "Send now" interrupts instead.
-    sendButton.textContent = running ? 'Queue' : 'Send';
-    sendButton.title = running ? 'Send when the agent finishes (Enter)' : 'Send (Enter)';
-    prompt.setAttribute('placeholder', running ? QUEUE_PLACEHOLDER : SEND_PLACEHOLDER);
-  },
-);
-
-const queue = new QueueView(byId('queue'), {
-  edit: (id, text) => postToHost({ type: 'queue_edit', id, text }),
-  editing: (id) => postToHost({ type: 'queue_editing', ...(id ? { id } : {}) }),
-  remove: (id) => postToHost({ type: 'queue_remove', id }),
-  sendNow: (id) => postToHost({ type: 'queue_send_now', id }),
-  resume: () => postToHost({ type: 'queue_resume' }),
-  giveBack: (text) => insertIntoComposer(text),
-});
-
-/** Puts text where the user is typing (after what is there), and keeps it as the draft. */
-function insertIntoComposer(text: string): void {
-  const current = prompt.value;
-  prompt.value = `${current}${current && !/\s$/.test(current) ? ' ' : ''}${text}`;
-  prompt.focus();
-  draft.changed();
-}
-
-function submit(sendNow = false): void {
-  const text = prompt.value.trim();
-  if (!text) return;
-  const requestId = `r${++requestCounter}`;
-  postToHost({ type: 'prompt_submit', requestId, text, ...(sendNow ? { sendNow: true as const } : {}) });
-  sentPrompts.set(requestId, text);
-  prompt.value = '';
-  draft.changedNow();
-}
-
-byId('composer').addEventListener('submit', (event) => {
-  event.preventDefault();
-  submit();
-});
-sendButton.addEventListener('click', () => submit());
-sendNowButton.addEventListener('click', () => submit(true));
-stopButton.addEventListener('click', () => postToHost({ type: 'run_stop' }));
-const modelButton = byId('pick-model');
-const presetButton = byId('pick-preset');
-byId('pick-context').addEventListener('click', () => postToHost({ type: 'picker_open', picker: 'context' }));
-modelButton.addEventListener('click', () => postToHost({ type: 'picker_open', picker: 'model' }));
-presetButton.addEventListener('click', () => postToHost({ type: 'picker_open', picker: 'preset' }));
-// "@" typed at the start of a word opens the context picker; the pick replaces it.
-prompt.addEventListener('input', () => {
-  draft.changed();
-  const value = prompt.value;
-  if (!/(^|\s)@$/.test(value)) return;
-  prompt.value = value.slice(0, -1);
-  postToHost({ type: 'picker_open', picker: 'context' });
-});
-prompt.addEventListener('keydown', (event: KeyboardEvent) => {
-  if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
-    event.preventDefault();
-    // Ctrl+Enter (Cmd+Enter): send now, interrupting the agent if it works.
-    submit(event.ctrlKey || event.metaKey);
-  }
-});
-
-// Links in rendered markdown never navigate the webview: the host opens them after asking.
-byId('transcript').addEventListener('click', (event) => {
-  const link = (event.target as Element | null)?.closest('a[href]');
-  if (!link) return;
-  event.preventDefault();
-  postToHost({ type: 'link_open', href: link.getAttribute('href')! });
-});
+/** Applies host messages once the conversation's code is loaded; until then they wait in `early`. */
+let deliver: ((message: ChatMessage) => void) | undefined;
+const early: ChatMessage[] = [];
 
 /**
  * Messages come only from our extension host (the CSP lets no other script run here). Event
- * batches are checked by their envelope: validating each of thousands of replayed events with zod
- * took a third of the time to reopen a long conversation. Everything else is validated whole.
+ * batches are checked by their envelope: checking each of thousands of replayed events took a
+ * third of the time to reopen a long conversation. Everything else is parsed whole.
  */
-function parseHostMessage(data: unknown): HostToWebview | undefined {
+function parseHostMessage(data: unknown): ChatMessage | undefined {
   const envelope = data as { type?: unknown; events?: unknown } | null;
   if (envelope?.type === 'agent_events' && Array.isArray(envelope.events))
     return { type: 'agent_events', events: envelope.events.filter(isEventShaped) };
-  const parsed = hostToWebviewSchema.safeParse(data);
-  return parsed.success ? parsed.data : undefined;
+  return parseChatUpdate(data);
 }
 
 function isEventShaped(value: unknown): value is AgentEvent {
@@ -156,63 +40,52 @@ function isEventShaped(value: unknown): value is AgentEvent {
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
   const message = parseHostMessage(event.data);
   if (!message) return;
-  switch (message.type) {
-    case 'agent_events':
-      for (const event of message.events) {
-        if (event.type !== 'user_message') continue;
-        if (restoredPrompt === event.text && prompt.value.trim() === event.text) prompt.value = '';
-        restoredPrompt = undefined;
-      }
-      view.apply(message.events);
-      meter.apply(message.events);
-      break;
-    case 'prompt_result': {
-      const text = sentPrompts.get(message.requestId);
-      sentPrompts.delete(message.requestId);
-      if (message.problem !== undefined && text !== undefined && !prompt.value) {
-        prompt.value = text;
-        restoredPrompt = text;
-        draft.changed();
-      }
-      break;
-    }
-    case 'chat_notice':
-      view.showNotice(message);
-      break;
-    case 'chat_reset':
-      view.reset();
-      meter.reset();
-      break;
-    case 'chat_status':
-      showChip(modelButton, message.model, 'Choose the provider and model');
-      showChip(presetButton, message.preset, 'Choose the preset for new conversations');
-      break;
-    case 'composer_insert':
-      // "Add File to Chat" and friends: the mention goes where the user is typing.
-      insertIntoComposer(message.text);
-      break;
-    case 'draft_restore':
-      // The half-typed prompt this window had: only into an empty composer, never over typing.
-      if (!prompt.value) prompt.value = message.text;
-      break;
-    case 'queue_state':
-      queue.show(message);
-      break;
-    default:
-      message satisfies never;
-  }
+  if (deliver) deliver(message);
+  else early.push(message);
 });
 
-/** A picker chip shows its value, cut with an ellipsis when long; its tooltip has it whole. */
-function showChip(button: HTMLElement, value: string, purpose: string): void {
-  button.querySelector('.chip-label')!.textContent = value;
-  button.title = `${value} — ${purpose}`;
+/**
+ * Runs `next` once the composer is on screen: a task queued from an animation frame runs after
+ * that frame is painted. A hidden document paints no frames, and a stalled frame must not hold
+ * the chat back, so it runs anyway after a moment.
+ */
+function afterFirstPaint(next: () => void): void {
+  let done = false;
+  const once = () => {
+    if (done) return;
+    done = true;
+    next();
+  };
+  if (document.visibilityState === 'hidden') setTimeout(once, 0);
+  else requestAnimationFrame(() => setTimeout(once, 0));
+  setTimeout(once, 250);
 }
 
-// Hidden or reloaded: what is typed is kept now, not after the pause.
-window.addEventListener('pagehide', () => draft.changedNow());
-document.addEventListener('visibilitychange', () => {
-  if (document.visibilityState === 'hidden') draft.changedNow();
+afterFirstPaint(() => {
+  // The host gathers the chat that comes back while the rest of the chat's code loads.
+  postToHost({ type: 'webview_ready' });
+  // A script of its own (dist/webview/chat-conversation.js), named by the page: this one is
+  // written into the page, so a relative import would not find it.
+  const conversation = root.dataset.laterScript
+    ? (import(root.dataset.laterScript) as Promise<typeof Conversation>)
+    : Promise.reject(new Error('the page names no script for the conversation'));
+  conversation.then(
+    ({ mountConversation }) => {
+      deliver = mountConversation(composer, postToHost);
+      // One message that fails to show must not hold back the others (as with messages arriving later).
+      for (const message of early.splice(0))
+        try {
+          deliver(message);
+        } catch (error) {
+          reportError(error);
+        }
+      document.getElementById('transcript')!.removeAttribute('aria-busy');
+    },
+    (error: unknown) => {
+      const notice = document.createElement('p');
+      notice.className = 'notice notice-error';
+      notice.textContent = `The chat could not finish loading (${String(error)}). Reload the window to try again.`;
+      document.getElementById('notices')!.append(notice);
+    },
+  );
 });
-
-postToHost({ type: 'webview_ready' });

@@ -9,7 +9,8 @@ import '@vscode-elements/elements/dist/vscode-tab-panel/index.js';
 import '@vscode-elements/elements/dist/vscode-tabs/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { AgentEventType } from '../../src/protocol/events';
-import { hostToPanelSchema, type PanelToggle, type PanelToggles } from '../../src/protocol/messages';
+import { parseHostToPanel } from '../../src/protocol/generated/host-message-parsers';
+import type { PanelToggle, PanelToggles } from '../../src/protocol/messages';
 import { postPanelMessage, webviewState } from '../shared/vscode-api';
 import { emptyNote } from './dom';
 import { renderMcpStatus } from './panel-sections';
@@ -210,9 +211,8 @@ function showToggles(state: PanelToggles): void {
 }
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
-  const parsed = hostToPanelSchema.safeParse(event.data);
-  if (!parsed.success) return;
-  const message = parsed.data;
+  const message = parseHostToPanel(event.data);
+  if (!message) return;
   switch (message.type) {
     case 'agent_events':
       view.apply(message.events);

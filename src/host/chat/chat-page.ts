@@ -12,5 +12,6 @@ export function showChatPage(view: vscode.WebviewView, extensionUri: vscode.Uri)
     script: 'webview/chat.js',
     stylesheet: 'chat.css',
     rootId: 'openagent-chat',
+    laterScript: 'webview/chat-conversation.js',
   });
 }

@@ -1,15 +1,18 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
-import { webviewCsp } from './webview-csp';
+import { webviewDocument } from './webview-document';
 
 export interface WebviewPage {
   title: string;
-  /** Bundle under dist/, e.g. "webview/chat.js". */
+  /** Bundle under dist/, e.g. "webview/chat.js": written into the page. */
   script: string;
-  /** Stylesheet under media/, e.g. "chat.css". */
+  /** Stylesheet under media/, e.g. "chat.css": written into the page. */
   stylesheet: string;
   /** The element the script mounts into. */
   rootId: string;
+  /** A bundle under dist/ the page imports after its first paint, e.g. "webview/chat-conversation.js". */
+  laterScript?: string;
 }
 
 /** Webviews may load only what the extension ships: the bundle and the media folder. */
@@ -23,27 +26,24 @@ export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions 
 }
 
 /**
- * The page every OpenAgent webview starts from. The CSP allows only our own nonce-tagged
- * script and our own resources: no remote images, fonts, frames or connections, so model
- * output rendered as markdown cannot reach the network.
+ * The page every OpenAgent webview starts from (webview-document.ts). The CSP allows only our
+ * own nonce-tagged script and our own resources: no remote images, fonts, frames or connections,
+ * so model output rendered as markdown cannot reach the network. The script is a module: what it
+ * imports later (the chat's conversation) inherits its nonce.
  */
 export function renderWebviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, page: WebviewPage): string {
-  const nonce = randomBytes(16).toString('base64');
-  const scriptUri = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', ...page.script.split('/')));
-  const styleUri = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', page.stylesheet));
-  const csp = webviewCsp(webview.cspSource, nonce);
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-  <meta charset="UTF-8">
-  <meta http-equiv="Content-Security-Policy" content="${csp}">
-  <meta name="viewport" content="width=device-width, initial-scale=1.0">
-  <link rel="stylesheet" href="${styleUri}" nonce="${nonce}">
-  <title>${page.title}</title>
-</head>
-<body>
-  <div id="${page.rootId}"></div>
-  <script nonce="${nonce}" src="${scriptUri}"></script>
-</body>
-</html>`;
+  const file = (...segments: string[]) => vscode.Uri.joinPath(extensionUri, ...segments);
+  // A few dozen KB read from the extension's own folder, once per view opened.
+  const read = (uri: vscode.Uri) => readFileSync(uri.fsPath, 'utf8');
+  return webviewDocument({
+    title: page.title,
+    cspSource: webview.cspSource,
+    nonce: randomBytes(16).toString('base64'),
+    rootId: page.rootId,
+    script: read(file('dist', ...page.script.split('/'))),
+    stylesheet: read(file('media', page.stylesheet)),
+    ...(page.laterScript
+      ? { laterScriptUrl: webview.asWebviewUri(file('dist', ...page.laterScript.split('/'))).toString() }
+      : {}),
+  });
 }

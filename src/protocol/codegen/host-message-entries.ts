@@ -1,0 +1,23 @@
+/**
+ * The host messages the webviews parse, and with which of the protocol's zod schemas: the chat
+ * its updates, the developer panel all it gets. Free of Node, so a benchmark can bundle these
+ * schemas for a browser the way each way of checking them would.
+ */
+import { z } from 'zod';
+import { hostToPanelSchema, hostToWebviewSchema } from '../messages';
+import type { ParserEntry } from './parser-codegen';
+
+/**
+ * The chat checks event batches by their envelope (checking thousands of replayed events one by
+ * one costs a long conversation's reopening dearly, and the host built them from the same
+ * types); every other message it gets is parsed whole.
+ */
+const [firstUpdate, ...otherUpdates] = hostToWebviewSchema.options.filter(
+  (option) => option.shape.type.value !== 'agent_events',
+);
+export const chatUpdateSchema = z.discriminatedUnion('type', [firstUpdate!, ...otherUpdates]);
+
+export const HOST_MESSAGE_PARSERS: ParserEntry[] = [
+  { name: 'ChatUpdate', schema: chatUpdateSchema, typeName: 'ChatUpdate' },
+  { name: 'HostToPanel', schema: hostToPanelSchema, typeName: 'HostToPanel' },
+];

@@ -1,0 +1,111 @@
+/**
+ * The chat opened from the activity bar, timed from the click (the mousedown the workbench
+ * receives) to the chat webview's first contentful paint and to its composer taking input
+ * (composer-watch.js watches that from inside the workbench), with where the time went. The
+ * composer is then typed into, to be sure it takes input.
+ */
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import type { Frame, Page } from 'playwright-core';
+import { PATIENCE_MS, waitUntil } from '../../harness/patience';
+import { findWebviewFrame, openActivity } from '../../e2e/workbench-ui';
+
+const WATCH = path.join(__dirname, 'composer-watch.js');
+
+/** Milliseconds from the click; the steps are medians' material for "where the time went". */
+export interface ChatOpenTiming {
+  /** The chat document's first contentful paint (VS Code shows the webview once it has loaded). */
+  firstPaintMs: number;
+  /** The first frame showing the composer, laid out and enabled. */
+  composerPaintedMs: number;
+  /** The first moment after that frame the page could handle a keystroke. */
+  composerReadyMs: number;
+  /** VS Code created the webview's frame (it activates OpenAgent meanwhile). */
+  webviewCreatedMs: number;
+  /** The webview's frame loaded its document, its service worker was ready, it made the frame for the page. */
+  frameLoadedMs?: number;
+  workerReadyMs?: number;
+  pageFrameCreatedMs?: number;
+  /** OpenAgent's page was written into the webview (activated, the view resolved). */
+  contentWrittenMs?: number;
+  /** The chat's first script had arrived. */
+  scriptArrivedMs?: number;
+}
+
+interface Watch {
+  webviewCreated: number;
+  frameLoaded?: number;
+  workerReady?: number;
+  pageFrameCreated?: number;
+  contentWritten?: number;
+  scriptArrived?: number;
+  painted?: number;
+  ready?: number;
+}
+
+declare global {
+  interface Window {
+    __openagentComposer?: Watch;
+    __openagentClick?: number;
+  }
+}
+
+export async function openChatTimed(page: Page): Promise<ChatOpenTiming> {
+  await page.addInitScript({ path: WATCH });
+  await page.evaluate(() =>
+    document.addEventListener(
+      'mousedown',
+      (event) => (window.__openagentClick = performance.timeOrigin + event.timeStamp),
+      {
+        capture: true,
+        once: true,
+      },
+    ),
+  );
+  const before = Date.now();
+  await openActivity(page, 'OpenAgent');
+  const watch = await waitUntil(
+    async () => {
+      for (const frame of page.frames()) {
+        const found = await frame.evaluate(() => window.__openagentComposer).catch(() => undefined);
+        if (found?.ready !== undefined) return found;
+      }
+      return undefined;
+    },
+    'the chat composer to take input',
+    PATIENCE_MS,
+    25,
+  );
+  const clicked = (await page.evaluate(() => window.__openagentClick)) ?? before;
+  const chat = await findWebviewFrame(page, '#openagent-chat #prompt textarea');
+  const painted = await waitUntil(() => firstContentfulPaint(chat), 'the chat webview to paint', PATIENCE_MS, 25);
+  await assertTakesInput(chat);
+  const since = (time: number) => time - clicked;
+  const maybeSince = (time: number | undefined) => (time === undefined ? undefined : since(time));
+  return {
+    firstPaintMs: since(painted),
+    composerPaintedMs: since(watch.painted!),
+    composerReadyMs: since(watch.ready!),
+    webviewCreatedMs: since(watch.webviewCreated),
+    frameLoadedMs: maybeSince(watch.frameLoaded),
+    workerReadyMs: maybeSince(watch.workerReady),
+    pageFrameCreatedMs: maybeSince(watch.pageFrameCreated),
+    contentWrittenMs: maybeSince(watch.contentWritten),
+    scriptArrivedMs: maybeSince(watch.scriptArrived),
+  };
+}
+
+function firstContentfulPaint(frame: Frame): Promise<number | undefined> {
+  return frame.evaluate(() => {
+    const paint = performance.getEntriesByType('paint').find((entry) => entry.name === 'first-contentful-paint');
+    return paint ? performance.timeOrigin + paint.startTime : undefined;
+  });
+}
+
+/** A key typed into the composer lands there (then the composer is left empty again). */
+async function assertTakesInput(chat: Frame): Promise<void> {
+  const input = chat.locator('#prompt textarea');
+  await input.press('x');
+  assert.equal(await input.inputValue(), 'x', 'the composer takes a typed key');
+  await input.fill('');
+}

@@ -1,0 +1,156 @@
+/**
+ * The chat's composer: the prompt, Send (Queue while the agent works), Send now, Stop and the
+ * pickers (@ context, model, preset). It is what the chat script builds and paints first, so it
+ * takes only the two elements it draws with and the host's door: the transcript, the queue and
+ * the meter come after the first paint (see main.ts).
+ */
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-textarea/index.js';
+import type { WebviewToHost } from '../../src/protocol/messages';
+import { DraftKeeper } from './draft';
+
+const SEND_PLACEHOLDER = 'Ask OpenAgent… (Enter to send, Shift+Enter for a new line)';
+const QUEUE_PLACEHOLDER = 'Queue a message… (Enter queues it, Ctrl+Enter sends it now)';
+
+/**
+ * The composer's markup, with the transcript, notices, activity, meter and queue areas around
+ * it. The transcript is busy (aria-busy) until the conversation's code has loaded.
+ */
+export const CHAT_LAYOUT = `
+  <main id="transcript" aria-live="polite" aria-busy="true"></main>
+  <div id="notices"></div>
+  <div id="activity" class="activity" hidden></div>
+  <div id="meter" class="meter"></div>
+  <form id="composer">
+    <vscode-textarea id="prompt" rows="3" resize="vertical" placeholder="${SEND_PLACEHOLDER}" aria-label="Prompt"></vscode-textarea>
+    <div class="composer-actions">
+      <div class="composer-pickers">
+        <vscode-button id="pick-context" secondary title="Attach context: a file, the selection, problems, terminal, git (or type @)" aria-label="Attach context">@</vscode-button>
+        <vscode-button id="pick-model" secondary title="Choose the provider and model" aria-label="Choose the model"><span class="chip-label">model</span></vscode-button>
+        <vscode-button id="pick-preset" secondary title="Choose the preset for new conversations" aria-label="Choose the preset"><span class="chip-label">preset</span></vscode-button>
+      </div>
+      <div class="composer-run">
+        <vscode-button id="stop" secondary hidden>Stop</vscode-button>
+        <vscode-button id="send-now" secondary hidden title="Stop the agent and send this instead (Ctrl+Enter)">Send now</vscode-button>
+        <vscode-button id="send">Send</vscode-button>
+      </div>
+    </div>
+  </form>
+  <section id="queue" aria-label="Queued messages" hidden></section>`;
+
+const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+export class Composer {
+  private readonly prompt = byId<HTMLElement & { value: string }>('prompt');
+  private readonly sendButton = byId('send');
+  private readonly stopButton = byId('stop');
+  private readonly sendNowButton = byId('send-now');
+  private readonly modelButton = byId('pick-model');
+  private readonly presetButton = byId('pick-preset');
+  /** The composer's text, kept by the host for the chat that comes back. */
+  private readonly draft: DraftKeeper;
+  private requestCounter = 0;
+  /** Prompts sent, by request id, until the host answers (prompt_result): a refused one is put back. */
+  private readonly sentPrompts = new Map<string, string>();
+  /** A refused prompt put back in the input; cleared once it is sent after all (e.g. after Set API Key). */
+  private restoredPrompt: string | undefined;
+
+  /** Wires the composer in the layout (CHAT_LAYOUT, already in the document) to `post`. */
+  constructor(private readonly post: (message: WebviewToHost) => void) {
+    this.draft = new DraftKeeper(
+      () => this.prompt.value,
+      (text) => post({ type: 'draft_change', text }),
+    );
+    byId('composer').addEventListener('submit', (event) => {
+      event.preventDefault();
+      this.submit();
+    });
+    this.sendButton.addEventListener('click', () => this.submit());
+    this.sendNowButton.addEventListener('click', () => this.submit(true));
+    this.stopButton.addEventListener('click', () => post({ type: 'run_stop' }));
+    byId('pick-context').addEventListener('click', () => post({ type: 'picker_open', picker: 'context' }));
+    this.modelButton.addEventListener('click', () => post({ type: 'picker_open', picker: 'model' }));
+    this.presetButton.addEventListener('click', () => post({ type: 'picker_open', picker: 'preset' }));
+    // "@" typed at the start of a word opens the context picker; the pick replaces it.
+    this.prompt.addEventListener('input', () => {
+      this.draft.changed();
+      const value = this.prompt.value;
+      if (!/(^|\s)@$/.test(value)) return;
+      this.prompt.value = value.slice(0, -1);
+      post({ type: 'picker_open', picker: 'context' });
+    });
+    this.prompt.addEventListener('keydown', (event: KeyboardEvent) => {
+      if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        // Ctrl+Enter (Cmd+Enter): send now, interrupting the agent if it works.
+        this.submit(event.ctrlKey || event.metaKey);
+      }
+    });
+    // Hidden or reloaded: what is typed is kept now, not after the pause.
+    window.addEventListener('pagehide', () => this.draft.changedNow());
+    document.addEventListener('visibilitychange', () => {
+      if (document.visibilityState === 'hidden') this.draft.changedNow();
+    });
+  }
+
+  /** Puts text where the user is typing (after what is there), and keeps it as the draft. */
+  insert(text: string): void {
+    const current = this.prompt.value;
+    this.prompt.value = `${current}${current && !/\s$/.test(current) ? ' ' : ''}${text}`;
+    this.prompt.focus();
+    this.draft.changed();
+  }
+
+  /** The half-typed prompt this window had: only into an empty composer, never over typing. */
+  restoreDraft(text: string): void {
+    if (!this.prompt.value) this.prompt.value = text;
+  }
+
+  /** The host's answer to a prompt: a refused one goes back into an empty composer. */
+  promptAnswered(requestId: string, problem: string | undefined): void {
+    const text = this.sentPrompts.get(requestId);
+    this.sentPrompts.delete(requestId);
+    if (problem !== undefined && text !== undefined && !this.prompt.value) {
+      this.prompt.value = text;
+      this.restoredPrompt = text;
+      this.draft.changed();
+    }
+  }
+
+  /** A prompt reached the conversation: a copy of it put back after a refusal is cleared. */
+  promptSent(text: string): void {
+    if (this.restoredPrompt === text && this.prompt.value.trim() === text) this.prompt.value = '';
+    this.restoredPrompt = undefined;
+  }
+
+  /** While the agent works, Enter queues the message; "Send now" interrupts instead. */
+  setRunning(running: boolean): void {
+    this.stopButton.hidden = !running;
+    this.sendNowButton.hidden = !running;
+    this.sendButton.textContent = running ? 'Queue' : 'Send';
+    this.sendButton.title = running ? 'Send when the agent finishes (Enter)' : 'Send (Enter)';
+    this.prompt.setAttribute('placeholder', running ? QUEUE_PLACEHOLDER : SEND_PLACEHOLDER);
+  }
+
+  /** The model and preset the next prompt uses, on the picker chips. */
+  showStatus(model: string, preset: string): void {
+    showChip(this.modelButton, model, 'Choose the provider and model');
+    showChip(this.presetButton, preset, 'Choose the preset for new conversations');
+  }
+
+  private submit(sendNow = false): void {
+    const text = this.prompt.value.trim();
+    if (!text) return;
+    const requestId = `r${++this.requestCounter}`;
+    this.post({ type: 'prompt_submit', requestId, text, ...(sendNow ? { sendNow: true as const } : {}) });
+    this.sentPrompts.set(requestId, text);
+    this.prompt.value = '';
+    this.draft.changedNow();
+  }
+}
+
+/** A picker chip shows its value, cut with an ellipsis when long; its tooltip has it whole. */
+function showChip(button: HTMLElement, value: string, purpose: string): void {
+  button.querySelector('.chip-label')!.textContent = value;
+  button.title = `${value} — ${purpose}`;
+}
