@@ -234,6 +234,7 @@ function printChatOpen(labels: string[], runsOf: (label: string) => ActivationRu
         'build',
         'composer takes input: min / median / max',
         'webview frame created',
+        "its document loaded, its service worker ready, the page's frame made",
         'page written (activated, view resolved)',
         'chat script arrived',
         'composer painted',
@@ -246,6 +247,9 @@ function printChatOpen(labels: string[], runsOf: (label: string) => ActivationRu
           label,
           group.length ? spread(group.map((timing) => timing.composerReadyMs)) : 'n/a',
           figure(group.map((timing) => timing.webviewCreatedMs)),
+          (['frameLoadedMs', 'workerReadyMs', 'pageFrameCreatedMs'] as const)
+            .map((key) => figure(group.map((timing) => timing[key])))
+            .join(' / '),
           figure(group.map((timing) => timing.contentWrittenMs)),
           figure(group.map((timing) => timing.scriptArrivedMs)),
           figure(group.map((timing) => timing.composerPaintedMs)),
