@@ -56,6 +56,9 @@ export interface ActivationTiming {
   /** VS Code's own marks: its code-loading span, and the wait from loaded to activate() called. */
   vscodeLoadMs?: number;
   loadedToActivateMs?: number;
+  /** When the extension host began to load the code and when activate() returned (epoch ms). */
+  willLoadAt?: number;
+  activatedAt?: number;
 }
 
 export interface ActivationRun {
@@ -227,7 +230,7 @@ interface TimerRecord {
   files: LoadedFile[];
   file: string;
   bytes: number;
-  vscode?: { loadMs?: number; loadedToActivateMs?: number };
+  vscode?: { loadMs?: number; loadedToActivateMs?: number; willLoadAt?: number; activatedAt?: number };
 }
 
 function readTimerLog(file: string): TimerRecord[] {
@@ -254,6 +257,8 @@ function waitForActivation(log: string, id: string, session: WorkbenchSession): 
         files: record.files,
         vscodeLoadMs: record.vscode?.loadMs,
         loadedToActivateMs: record.vscode?.loadedToActivateMs,
+        willLoadAt: record.vscode?.willLoadAt,
+        activatedAt: record.vscode?.activatedAt,
       };
     },
     () => `the activation of ${id} to be timed; the editor's logs:\n${session.diagnostics(3_000)}`,
@@ -326,6 +331,11 @@ async function runOnce(
       chatOpen = await openChatTimed(page);
     }
     const openagent = await waitForActivation(log, OPENAGENT_ID, session);
+    if (chatOpen) {
+      const since = (at: number | undefined) => (at === undefined ? undefined : at - chatOpen!.clickedAt);
+      chatOpen.activationStartedMs = since(openagent.willLoadAt);
+      chatOpen.activatedMs = since(openagent.activatedAt);
+    }
     const reported = await channel.run('hello');
     if (typeof reported.error === 'string') throw new Error(`first conversation: ${reported.error}`);
     const later = readTimerLog(log)

@@ -235,6 +235,7 @@ function printChatOpen(labels: string[], runsOf: (label: string) => ActivationRu
         'composer takes input: min / median / max',
         'webview frame created',
         "its document loaded, its service worker ready, the page's frame made",
+        'OpenAgent: code loading began, activate() returned',
         'page written (activated, view resolved)',
         'chat script arrived',
         'composer painted',
@@ -248,6 +249,9 @@ function printChatOpen(labels: string[], runsOf: (label: string) => ActivationRu
           group.length ? spread(group.map((timing) => timing.composerReadyMs)) : 'n/a',
           figure(group.map((timing) => timing.webviewCreatedMs)),
           (['frameLoadedMs', 'workerReadyMs', 'pageFrameCreatedMs'] as const)
+            .map((key) => figure(group.map((timing) => timing[key])))
+            .join(' / '),
+          (['activationStartedMs', 'activatedMs'] as const)
             .map((key) => figure(group.map((timing) => timing[key])))
             .join(' / '),
           figure(group.map((timing) => timing.contentWrittenMs)),

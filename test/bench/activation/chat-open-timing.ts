@@ -30,6 +30,11 @@ export interface ChatOpenTiming {
   contentWrittenMs?: number;
   /** The chat's first script had arrived. */
   scriptArrivedMs?: number;
+  /** The extension host began to load OpenAgent's code, and activate() returned (filled in by the bench). */
+  activationStartedMs?: number;
+  activatedMs?: number;
+  /** The mousedown, in epoch milliseconds (the other figures count from it). */
+  clickedAt: number;
 }
 
 interface Watch {
@@ -92,6 +97,7 @@ export async function openChatTimed(page: Page): Promise<ChatOpenTiming> {
     pageFrameCreatedMs: maybeSince(watch.pageFrameCreated),
     contentWrittenMs: maybeSince(watch.contentWritten),
     scriptArrivedMs: maybeSince(watch.scriptArrived),
+    clickedAt: clicked,
   };
 }
 

@@ -159,7 +159,10 @@ function install() {
     }));
   }
 
-  /** VS Code's own marks for the extension (milliseconds since the epoch). */
+  /**
+   * VS Code's own marks for the extension (milliseconds since the epoch), and when activate()
+   * returned (called right after it returns).
+   */
   function vscodeMarks(id) {
     const marks = globalThis.MonacoPerformanceMarks?.getMarks?.() ?? [];
     const at = (name) => marks.find((mark) => mark.name === `code/extHost/${name}/${id}`)?.startTime;
@@ -167,6 +170,8 @@ function install() {
     const didLoad = at('didLoadExtensionCode');
     const willActivate = at('willActivateExtension');
     return {
+      willLoadAt: willLoad,
+      activatedAt: performance.timeOrigin + performance.now(),
       loadMs: willLoad !== undefined && didLoad !== undefined ? didLoad - willLoad : undefined,
       loadedToActivateMs: didLoad !== undefined && willActivate !== undefined ? willActivate - didLoad : undefined,
     };
