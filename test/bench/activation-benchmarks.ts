@@ -24,13 +24,14 @@ import { readZipEntries } from '../harness/zip-entries';
 import { projectRoot, WorkbenchSession } from '../harness/workbench-session';
 import { waitForWorkbench } from '../e2e/workbench-ui';
 import { summarizeProfile, type ProfileSummary } from './activation/cpu-profile';
-import { openChatTimed, type ChatOpenTiming } from './activation/chat-open-timing';
+import { BARE_WEBVIEW_VIEW, openChatTimed, type ChatOpenTiming } from './activation/chat-open-timing';
 
 export const ACTIVATION_RUNS = Number(process.env.OPENAGENT_BENCH_ACTIVATION_RUNS) || 5;
 const OPENAGENT_ID = 'openagent.openagent';
 const GIT_ID = 'vscode.git';
 const TIMER = path.join(__dirname, 'activation', 'extension-timer.js');
 const FIRST_CONVERSATION = path.join(projectRoot, 'test', 'fixtures', 'extensions', 'first-conversation');
+const BARE_VIEW = path.join(projectRoot, 'test', 'fixtures', 'extensions', 'bare-webview-view');
 
 export type StartupCase = 'chat' | 'agent-yaml';
 export const STARTUP_CASES: Record<StartupCase, string> = {
@@ -68,6 +69,8 @@ export interface ActivationRun {
   git: ActivationTiming;
   /** Click on the activity bar to the chat's first paint and to its composer taking input (chat case). */
   chatOpen?: ChatOpenTiming;
+  /** The same for the bare webview view, in a run that opened it instead of the chat. */
+  bareView?: ChatOpenTiming;
   firstConversation: { firstTokenMs: number; firstTokenCpuMs: number; startedMs: number; finishedMs: number };
   /** Modules of OpenAgent's folder compiled after activation, up to the first conversation's end. */
   later: LoadedFile[];
@@ -93,6 +96,8 @@ export interface ActivationProfile {
 export interface ActivationResults {
   builds: Build[];
   runs: ActivationRun[];
+  /** The bare webview view opened instead of the chat, one run per round, with this build installed. */
+  bareViews: ChatOpenTiming[];
   profiles: ActivationProfile[];
   loadBefore: number[];
   loadAfter: number[];
@@ -273,6 +278,8 @@ async function runOnce(
   fake: FakeModelServer,
   channel: FirstConversationChannel,
   profileDir?: string,
+  /** Opens the bare webview view, not OpenAgent's chat (chat case): the editor's floor, measured in the same state. */
+  bare = false,
 ): Promise<ActivationRun> {
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'openagent-activation-'));
   const log = path.join(runDir, 'timer.jsonl');
@@ -301,6 +308,7 @@ async function runOnce(
       fs.cpSync(FIRST_CONVERSATION, path.join(extensionsDir, 'openagent-bench.first-conversation-0.0.1'), {
         recursive: true,
       });
+      fs.cpSync(BARE_VIEW, path.join(extensionsDir, 'openagent-bench.bare-webview-view-0.0.1'), { recursive: true });
       const git = path.join(ensureCodeServer(), 'lib', 'vscode', 'extensions', 'git');
       fs.writeFileSync(
         targetsFile,
@@ -325,18 +333,24 @@ async function runOnce(
     // Startup is over once the test extension (onStartupFinished) asks when to start.
     await channel.waitForExtension();
     let chatOpen: ChatOpenTiming | undefined;
+    let bareView: ChatOpenTiming | undefined;
     if (startupCase === 'chat') {
       if (readTimerLog(log).some((entry) => entry.id === OPENAGENT_ID))
         throw new Error('OpenAgent activated before the chat was opened');
-      chatOpen = await openChatTimed(page);
+      // Only the first webview view a window opens is timed: a second one took VS Code about a
+      // second longer here, whichever it was.
+      if (bare) bareView = await openChatTimed(page, BARE_WEBVIEW_VIEW);
+      else chatOpen = await openChatTimed(page);
     }
+    // The first conversation activates OpenAgent where nothing else did (the bare view's run).
+    const conversation = channel.run('hello');
     const openagent = await waitForActivation(log, OPENAGENT_ID, session);
     if (chatOpen) {
       const since = (at: number | undefined) => (at === undefined ? undefined : at - chatOpen!.clickedAt);
       chatOpen.activationStartedMs = since(openagent.willLoadAt);
       chatOpen.activatedMs = since(openagent.activatedAt);
     }
-    const reported = await channel.run('hello');
+    const reported = await conversation;
     if (typeof reported.error === 'string') throw new Error(`first conversation: ${reported.error}`);
     const later = readTimerLog(log)
       .filter((entry) => entry.kind === 'later' && entry.id === OPENAGENT_ID)
@@ -347,6 +361,7 @@ async function runOnce(
       openagent,
       git,
       chatOpen,
+      bareView,
       firstConversation: reported as ActivationRun['firstConversation'],
       later,
     };
@@ -407,17 +422,23 @@ export async function measureActivation(
         (Object.keys(STARTUP_CASES) as StartupCase[]).map((startupCase) => ({ build, startupCase })),
       ),
     ).flat();
+    const bareViews: ChatOpenTiming[] = [];
     for (const [index, { build, startupCase }] of order.entries()) {
       const run = await runOnce(build, startupCase, fake, channel);
       runs.push(run);
       onRun(run, index, order.length);
+      // Once a round, after its last run: the bare webview view in the same state.
+      if ((index + 1) % (order.length / ACTIVATION_RUNS) === 0) {
+        const { bareView } = await runOnce(list.at(-1)!, 'chat', fake, channel, undefined, true);
+        bareViews.push(bareView!);
+      }
     }
     const loadAfter = os.loadavg();
     const profiles: ActivationProfile[] = [];
     if (profile)
       for (const startupCase of Object.keys(STARTUP_CASES) as StartupCase[])
         profiles.push(await profileOnce(list.at(-1)!, startupCase, fake, channel));
-    return { builds: list, runs, profiles, loadBefore, loadAfter };
+    return { builds: list, runs, bareViews, profiles, loadBefore, loadAfter };
   } finally {
     await Promise.all([fake.close(), channel.close()]);
     fs.rmSync(workDir, { recursive: true, force: true });

@@ -38,6 +38,7 @@ export interface ChatOpenTiming {
 }
 
 interface Watch {
+  extensionId: string;
   webviewCreated: number;
   frameLoaded?: number;
   workerReady?: number;
@@ -52,11 +53,37 @@ declare global {
   interface Window {
     __openagentComposer?: Watch;
     __openagentClick?: number;
+    __openagentWatching?: boolean;
   }
 }
 
-export async function openChatTimed(page: Page): Promise<ChatOpenTiming> {
-  await page.addInitScript({ path: WATCH });
+/** A webview view in the activity bar, and its input (see composer-watch.js). */
+export interface TimedView {
+  /** The activity bar entry's title. */
+  activity: string;
+  extensionId: string;
+  /** The input typed into. */
+  input: string;
+}
+
+export const OPENAGENT_CHAT: TimedView = {
+  activity: 'OpenAgent',
+  extensionId: 'openagent.openagent',
+  input: '#openagent-chat #prompt textarea',
+};
+
+/** The least a webview view can be (test/fixtures/extensions/bare-webview-view): the editor's floor. */
+export const BARE_WEBVIEW_VIEW: TimedView = {
+  activity: 'Bare Webview',
+  extensionId: 'openagent-bench.bare-webview-view',
+  input: '#bare-webview textarea',
+};
+
+export async function openChatTimed(page: Page, view: TimedView = OPENAGENT_CHAT): Promise<ChatOpenTiming> {
+  if (!(await page.evaluate(() => window.__openagentWatching ?? false))) {
+    await page.addInitScript({ path: WATCH });
+    await page.evaluate(() => (window.__openagentWatching = true));
+  }
   await page.evaluate(() =>
     document.addEventListener(
       'mousedown',
@@ -68,23 +95,23 @@ export async function openChatTimed(page: Page): Promise<ChatOpenTiming> {
     ),
   );
   const before = Date.now();
-  await openActivity(page, 'OpenAgent');
+  await openActivity(page, view.activity);
   const watch = await waitUntil(
     async () => {
       for (const frame of page.frames()) {
         const found = await frame.evaluate(() => window.__openagentComposer).catch(() => undefined);
-        if (found?.ready !== undefined) return found;
+        if (found?.extensionId === view.extensionId && found.ready !== undefined) return found;
       }
       return undefined;
     },
-    'the chat composer to take input',
+    `the ${view.activity} view's input to take typing`,
     PATIENCE_MS,
     25,
   );
   const clicked = (await page.evaluate(() => window.__openagentClick)) ?? before;
-  const chat = await findWebviewFrame(page, '#openagent-chat #prompt textarea');
-  const painted = await waitUntil(() => firstContentfulPaint(chat), 'the chat webview to paint', PATIENCE_MS, 25);
-  await assertTakesInput(chat);
+  const frame = await findWebviewFrame(page, view.input);
+  const painted = await waitUntil(() => firstContentfulPaint(frame), 'the webview to paint', PATIENCE_MS, 25);
+  await assertTakesInput(frame, view.input);
   const since = (time: number) => time - clicked;
   const maybeSince = (time: number | undefined) => (time === undefined ? undefined : since(time));
   return {
@@ -109,8 +136,8 @@ function firstContentfulPaint(frame: Frame): Promise<number | undefined> {
 }
 
 /** A key typed into the composer lands there (then the composer is left empty again). */
-async function assertTakesInput(chat: Frame): Promise<void> {
-  const input = chat.locator('#prompt textarea');
+async function assertTakesInput(frame: Frame, selector: string): Promise<void> {
+  const input = frame.locator(selector);
   await input.press('x');
   assert.equal(await input.inputValue(), 'x', 'the composer takes a typed key');
   await input.fill('');
