@@ -6,13 +6,14 @@
 import * as path from 'node:path';
 import type { AgentPolicy } from '../core/policy/agent-policy';
 import type { ConversationStore, TeamStamp } from '../core/ports';
-import type { TeamPlane } from '../core/team/team-plane';
+import { refusedNote, type TeamPlane } from '../core/team/team-plane';
 import { openTeamPlane } from '../kit/team-opener';
 
 export class CliTeam {
   private plane: TeamPlane | undefined;
   private readonly opening: Promise<TeamPlane | undefined>;
   private toldUnreachable = false;
+  private toldRefused = 0;
 
   constructor(options: {
     env: NodeJS.ProcessEnv;
@@ -37,6 +38,10 @@ export class CliTeam {
           (plane) => {
             this.plane = plane;
             plane.onStatus((status) => {
+              // Records the database refused for what they hold stay here: said once per new one.
+              const refused = status.refused?.count ?? 0;
+              if (refused > this.toldRefused) options.warn(`openagent:${refusedNote(status)}`);
+              this.toldRefused = Math.max(this.toldRefused, refused);
               if (status.state !== 'unreachable' || this.toldUnreachable) return;
               this.toldUnreachable = true;
               options.warn(
