@@ -5,21 +5,9 @@
  * it came. Needs `npm run package` (or `node esbuild.mjs`) first, like the other e2e tests.
  */
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
-import type { AgentEvent, AgentEventBody } from '../../src/core/events/events';
-import { launchChromium } from '../harness/chromium';
-import { deliver, frames, openWebviewPage, postedByWebview } from '../harness/webview-page';
+import { agentEvents as events, deliver, frames, postedByWebview } from '../harness/webview-page';
 import { TEST_TIMEOUT_MS } from '../harness/patience';
-
-let seq = 0;
-function events(...bodies: AgentEventBody[]): { type: 'agent_events'; events: AgentEvent[] } {
-  return {
-    type: 'agent_events',
-    events: bodies.map(
-      (body) => ({ conversationId: 'c1', agentId: 'lead', seq: seq++, time: 0, ...body }) as AgentEvent,
-    ),
-  };
-}
+import { webviewPages } from './webview-pages';
 
 /** A gate for the later script, opened by the test. */
 function gate(): { promise: Promise<boolean>; open(serve: boolean): void } {
@@ -30,18 +18,11 @@ function gate(): { promise: Promise<boolean>; open(serve: boolean): void } {
 
 describe('chat webview in Chromium (the composer first)', function () {
   this.timeout(TEST_TIMEOUT_MS);
-  let browser: Browser;
-  let page: Page;
-
-  before(async () => {
-    browser = await launchChromium();
-  });
-  after(() => browser?.close());
-  afterEach(() => page?.close());
+  const pages = webviewPages();
 
   it('takes input before the rest of the chat has loaded, then shows all the host sent meanwhile, in order', async () => {
     const later = gate();
-    page = await openWebviewPage(browser, { laterScriptGate: later.promise });
+    const page = await pages.open({ laterScriptGate: later.promise });
     // The composer is painted and takes typing; the transcript waits for its code.
     const input = page.locator('#prompt textarea');
     await input.pressSequentially('my words');
@@ -83,7 +64,7 @@ describe('chat webview in Chromium (the composer first)', function () {
 
   it('keeps the composer working and says so when the rest of the chat cannot load', async () => {
     const later = gate();
-    page = await openWebviewPage(browser, { laterScriptGate: later.promise });
+    const page = await pages.open({ laterScriptGate: later.promise });
     later.open(false);
     await page.locator('.notice-error', { hasText: 'could not finish loading' }).waitFor();
     const input = page.locator('#prompt textarea');

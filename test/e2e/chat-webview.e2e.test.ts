@@ -6,19 +6,17 @@
  */
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import type { AgentEvent, AgentEventBody } from '../../src/core/events/events';
-import { countDomNodes, deliver, frames, postedByWebview } from '../harness/webview-page';
+import type { AgentEventBody } from '../../src/core/events/events';
+import {
+  agentEvent as event,
+  agentEvents as events,
+  countDomNodes,
+  deliver,
+  frames,
+  postedByWebview,
+} from '../harness/webview-page';
 import { TEST_TIMEOUT_MS } from '../harness/patience';
 import { webviewPages } from './webview-pages';
-
-let seq = 0;
-function event(body: AgentEventBody): AgentEvent {
-  return { conversationId: 'c1', agentId: 'lead', seq: seq++, time: 0, ...body } as AgentEvent;
-}
-
-function events(...bodies: AgentEventBody[]): { type: 'agent_events'; events: AgentEvent[] } {
-  return { type: 'agent_events', events: bodies.map(event) };
-}
 
 /** A conversation of `messages` messages: questions and markdown answers. */
 function longConversation(messages: number): AgentEventBody[] {

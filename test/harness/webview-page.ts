@@ -10,6 +10,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import type { AgentEvent, AgentEventBody } from '../../src/core/events/events';
 import { webviewDocument } from '../../src/host/chat/webview-document';
 import { PATIENCE_MS } from './patience';
 
@@ -150,4 +151,21 @@ export function countDomNodes(page: Page): Promise<{ elements: number; nodes: nu
     visit(document);
     return { elements, nodes };
   });
+}
+
+let seq = 0;
+
+/** An event of conversation c1 as the host sends it, numbered in the order made. */
+export function agentEvent(body: AgentEventBody, agentId = 'lead'): AgentEvent {
+  return { conversationId: 'c1', agentId, seq: seq++, time: 0, ...body } as AgentEvent;
+}
+
+/** The host's message carrying `bodies` as the lead's events. */
+export function agentEvents(...bodies: AgentEventBody[]): { type: 'agent_events'; events: AgentEvent[] } {
+  return { type: 'agent_events', events: bodies.map((body) => agentEvent(body)) };
+}
+
+/** Numbers the next events from 0 again (a conversation replayed as it was). */
+export function restartEventNumbers(): void {
+  seq = 0;
 }
