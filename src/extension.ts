@@ -20,9 +20,10 @@ import { TerminalHistory } from './host/terminal/terminal-history';
 import { CHAT_VIEW_TYPE, DEVELOPER_PANEL_TYPE } from './host/view-types';
 import { showChatPage } from './host/chat/chat-page';
 import { holdMessages } from './host/chat/held-webview';
-import type { Runtime } from './kit/runtime';
 import { StoreOpener } from './kit/store-opener';
 import type * as RuntimeModule from './kit/runtime';
+
+type Runtime = RuntimeModule.Runtime;
 
 const runtimeModule = lazyModule(() => require('./kit/runtime') as typeof RuntimeModule);
 

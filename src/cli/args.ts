@@ -3,7 +3,7 @@
  * (OPENAGENT_PROVIDER, OPENAGENT_MODEL, OPENAGENT_BASE_URL, OPENAGENT_PRESET, OPENAGENT_STORE).
  */
 import { PROVIDER_PRESETS } from '../core/llm/provider-presets';
-import { SANDBOX_MODES, type SandboxMode } from '../core/policy/agent-policy';
+import { SANDBOX_MODES, type SandboxMode } from '../core/policy/sandbox-modes';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';

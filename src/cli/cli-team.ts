@@ -6,7 +6,8 @@
 import * as path from 'node:path';
 import type { AgentPolicy } from '../core/policy/agent-policy';
 import type { ConversationStore, TeamStamp } from '../core/ports';
-import { refusedNote, type TeamPlane } from '../core/team/team-plane';
+import type { TeamPlane } from '../core/team/team-plane';
+import { refusedNote } from '../core/team/team-status';
 import { openTeamPlane } from '../kit/team-opener';
 
 export class CliTeam {

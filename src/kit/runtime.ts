@@ -318,7 +318,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     findLocalServers,
     useLocalServer,
   };
-  const chatView = new ChatViewProvider(context.extensionUri, { session, keeper }, chatActions);
+  const chatView = new ChatViewProvider({ session, keeper }, chatActions);
 
   // What the first prompt needs loads once the chat shows, while the user writes it: the store,
   // YAML (skills, the policy file) and the model's SDK. A prompt sent sooner loads them itself.

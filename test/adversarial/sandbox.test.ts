@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { SandboxMode } from '../../src/core/policy/agent-policy';
+import type { SandboxMode } from '../../src/core/policy/sandbox-modes';
 import type { SandboxStatus } from '../../src/core/ports';
 import { CallAssessor } from '../../src/core/policy/call-risk';
 import { ChildProcessRunner } from '../../src/node/child-process-runner';

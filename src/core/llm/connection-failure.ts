@@ -9,7 +9,7 @@
  * Either way the socket's own code (ECONNREFUSED, ENOTFOUND, ERR_SSL_…, UND_ERR_SOCKET) sits
  * at the end of the `cause` chain and says what happened.
  */
-import { anthropicSdk, openAiSdk } from './sdk-modules';
+import { isSdkError } from './sdk-modules';
 
 export type ConnectionProblem = 'refused' | 'dns' | 'tls' | 'lost' | 'timeout' | 'unreachable';
 
@@ -71,11 +71,6 @@ function socketCode(chain: Error[]): { code: string; problem: ConnectionProblem 
     if (problem) return { code, problem };
   }
   return undefined;
-}
-
-/** Whether `error` is an instance of that error class of either SDK (only a loaded SDK has made any). */
-function isSdkError(error: unknown, name: 'APIConnectionError' | 'APIConnectionTimeoutError'): boolean {
-  return [openAiSdk.loaded, anthropicSdk.loaded].some((sdk) => sdk !== undefined && error instanceof sdk[name]);
 }
 
 /** How the response body fails when the server goes away mid-answer (fetch/undici). */

@@ -3,7 +3,7 @@
  * Both vendor SDKs share the same error shape (status, headers, message), so one mapping
  * serves both; network failures are told apart in connection-failure.ts.
  */
-import { anthropicSdk, openAiSdk } from './sdk-modules';
+import { isSdkError } from './sdk-modules';
 import { connectionFailure, describeConnectionFailure } from './connection-failure';
 import { abortError, LlmError } from './llm-client';
 import { nameWithAddress } from './server-address';
@@ -46,8 +46,7 @@ export function toLlmError(error: unknown, providerLabel: string, address?: stri
   // Aborts are cancellations, not failures: let them through as one kind of error. The SDKs'
   // are told by class, not name: openai 6.x names its APIUserAbortError "Error".
   if (error.name === 'AbortError') return error;
-  const sdks = [openAiSdk.loaded, anthropicSdk.loaded];
-  if (sdks.some((sdk) => sdk !== undefined && error instanceof sdk.APIUserAbortError)) return abortError();
+  if (isSdkError(error, 'APIUserAbortError')) return abortError();
   const sdkError = error as SdkLikeError;
   const status = sdkError.status;
   const detail = serverWords(sdkError);

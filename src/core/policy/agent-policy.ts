@@ -10,8 +10,6 @@ import { z } from 'zod';
 import { yaml } from '../text/yaml';
 import { SANDBOX_MODES } from './sandbox-modes';
 
-export { SANDBOX_MODES, type SandboxMode } from './sandbox-modes';
-
 /** A policy file larger than this is refused (a 10 MB file froze every command for 30 s). */
 export const MAX_POLICY_BYTES = 256 * 1024;
 /** Patterns per list, and characters per pattern. */

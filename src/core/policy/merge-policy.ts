@@ -11,8 +11,6 @@
 import type { AgentPolicy } from './agent-policy';
 import { stricterSandbox } from './sandbox-modes';
 
-export { stricterSandbox } from './sandbox-modes';
-
 export function mergePolicies(
   user: AgentPolicy | undefined,
   workspace: AgentPolicy | undefined,

@@ -15,7 +15,8 @@
  * and Budget".
  */
 import type { AgentPolicy } from './agent-policy';
-import { mergePolicies, stricterSandbox } from './merge-policy';
+import { mergePolicies } from './merge-policy';
+import { stricterSandbox } from './sandbox-modes';
 import { allowsAllOf, matchesPattern } from './policy-rules';
 
 export type PolicyLayer = 'team' | 'user' | 'workspace';

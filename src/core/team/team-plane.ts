@@ -25,8 +25,6 @@ import {
 } from './team-store';
 import type { TeamStatus } from './team-status';
 
-export { refusedNote, type TeamStatus } from './team-status';
-
 /** The last team policy seen, kept across restarts: a member offline still follows it. */
 export interface TeamPolicyCache {
   read(): Promise<string | undefined>;

@@ -16,7 +16,6 @@ export class ChatViewProvider extends Disposable {
   readonly onDidBecomeReady = this.readyEmitter.event;
 
   constructor(
-    private readonly extensionUri: vscode.Uri,
     /** The session the chat shows, and what reopens this window's last chat when the view first shows. */
     private readonly chat: { session: ConversationSession; keeper?: ChatKeeper },
     private readonly actions: ChatActions,
@@ -53,7 +52,6 @@ export class ChatViewProvider extends Disposable {
     });
     view.onDidDispose(() => {
       controller.dispose();
-      webview.dispose();
       if (this.controller === controller) this.controller = undefined;
     });
   }

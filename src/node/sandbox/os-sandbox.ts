@@ -20,7 +20,7 @@ import {
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CommandSandbox, SandboxStatus } from '../../core/ports';
-import type { SandboxMode } from '../../core/policy/agent-policy';
+import type { SandboxMode } from '../../core/policy/sandbox-modes';
 import { scrubEnvironment } from '../../core/policy/command-env';
 import { visibleText } from '../../core/text/visible-text';
 import { bubblewrapArgs } from './bubblewrap';

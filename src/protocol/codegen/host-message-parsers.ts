@@ -9,8 +9,6 @@ import * as prettier from 'prettier';
 import { HOST_MESSAGE_PARSERS } from './host-message-entries';
 import { generateParserModule } from './parser-codegen';
 
-export { HOST_MESSAGE_PARSERS };
-
 export const HOST_MESSAGE_PARSERS_FILE = path.resolve(__dirname, '..', 'generated', 'host-message-parsers.ts');
 
 /** The generated module, formatted as the repository formats TypeScript. */

@@ -8,8 +8,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import { z } from 'zod';
+import { HOST_MESSAGE_PARSERS } from '../../../src/protocol/codegen/host-message-entries';
 import {
-  HOST_MESSAGE_PARSERS,
   HOST_MESSAGE_PARSERS_FILE,
   hostMessageParsersSource,
 } from '../../../src/protocol/codegen/host-message-parsers';
