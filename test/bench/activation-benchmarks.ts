@@ -24,7 +24,7 @@ import { readZipEntries } from '../harness/zip-entries';
 import { projectRoot, WorkbenchSession } from '../harness/workbench-session';
 import { waitForWorkbench } from '../e2e/workbench-ui';
 import { summarizeProfile, type ProfileSummary } from './activation/cpu-profile';
-import { BARE_WEBVIEW_VIEW, openChatTimed, type ChatOpenTiming } from './activation/chat-open-timing';
+import { BARE_WEBVIEW_VIEW, openViewTimed, type ChatOpenTiming } from './activation/chat-open-timing';
 
 export const ACTIVATION_RUNS = Number(process.env.OPENAGENT_BENCH_ACTIVATION_RUNS) || 5;
 const OPENAGENT_ID = 'openagent.openagent';
@@ -339,8 +339,8 @@ async function runOnce(
         throw new Error('OpenAgent activated before the chat was opened');
       // Only the first webview view a window opens is timed: a second one took VS Code about a
       // second longer here, whichever it was.
-      if (bare) bareView = await openChatTimed(page, BARE_WEBVIEW_VIEW);
-      else chatOpen = await openChatTimed(page);
+      if (bare) bareView = await openViewTimed(page, BARE_WEBVIEW_VIEW);
+      else chatOpen = await openViewTimed(page);
     }
     // The first conversation activates OpenAgent where nothing else did (the bare view's run).
     const conversation = channel.run('hello');

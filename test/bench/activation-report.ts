@@ -15,15 +15,10 @@ import {
   type LoadedFile,
   type StartupCase,
 } from './activation-benchmarks';
+import { median } from './stats';
 
 const ms = (value: number) => value.toFixed(0);
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 function spread(values: number[]): string {
   return `${ms(Math.min(...values))} / ${ms(median(values))} / ${ms(Math.max(...values))}`;

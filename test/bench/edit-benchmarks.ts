@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { createFileTools } from '../../src/core/tools/builtin/file-tools';
 import type { AnyTool, ToolContext } from '../../src/core/tools/tool';
 import { NodeWorkspace } from '../../src/node/node-workspace';
+import { median } from './stats';
 
 const MARKERS = ['// OPENAGENT-BENCH-MARKER: first state', '// OPENAGENT-BENCH-MARKER: second state'] as const;
 
@@ -41,12 +42,6 @@ function writeCodeFile(file: string, sizeMb: number): void {
     size += text.length;
   }
   fs.writeFileSync(file, chunks.join(''));
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 async function runEdit(tool: AnyTool, context: ToolContext, from: string, to: string): Promise<number> {

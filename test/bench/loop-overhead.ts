@@ -7,7 +7,8 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { median, timeSessions, type Protocol } from './loop-benchmarks';
+import { timeSessions, type Protocol } from './loop-benchmarks';
+import { median } from './stats';
 
 export interface OverheadResult {
   protocol: Protocol;

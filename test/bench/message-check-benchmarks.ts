@@ -22,6 +22,7 @@ import { HOST_MESSAGE_PARSERS } from '../../src/protocol/codegen/host-message-en
 import { launchChromium } from '../harness/chromium';
 import { table } from './bench-table';
 import { zodMiniModule } from './zod-mini-source';
+import { median } from './stats';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 export const CHECK_RUNS = Number(process.env.OPENAGENT_BENCH_CHECK_RUNS) || 15;
@@ -218,12 +219,6 @@ async function measureInPage(browser: Browser, checks: string, run: number): Pro
     await page.close();
   }
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 export async function measureMessageChecks(): Promise<{
   results: CheckResult[];

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { SandboxMode } from '../../src/core/policy/agent-policy';
+import type { SandboxMode } from '../../src/core/policy/sandbox-modes';
 import { ChildProcessShell } from '../../src/node/child-process-shell';
 import { OsSandbox } from '../../src/node/sandbox/os-sandbox';
 

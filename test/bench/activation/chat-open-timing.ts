@@ -1,8 +1,9 @@
 /**
- * The chat opened from the activity bar, timed from the click (the mousedown the workbench
- * receives) to the chat webview's first contentful paint and to its composer taking input
- * (composer-watch.js watches that from inside the workbench), with where the time went. The
- * composer is then typed into, to be sure it takes input.
+ * A webview view opened from the activity bar (OpenAgent's chat, or the bare view the bench
+ * compares it with), timed from the click (the mousedown the workbench receives) to the
+ * webview's first contentful paint and to its input taking typing (composer-watch.js watches
+ * that from inside the workbench), with where the time went. The input is then typed into, to
+ * be sure it takes it.
  */
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
@@ -79,7 +80,7 @@ export const BARE_WEBVIEW_VIEW: TimedView = {
   input: '#bare-webview textarea',
 };
 
-export async function openChatTimed(page: Page, view: TimedView = OPENAGENT_CHAT): Promise<ChatOpenTiming> {
+export async function openViewTimed(page: Page, view: TimedView = OPENAGENT_CHAT): Promise<ChatOpenTiming> {
   if (!(await page.evaluate(() => window.__openagentWatching ?? false))) {
     await page.addInitScript({ path: WATCH });
     await page.evaluate(() => (window.__openagentWatching = true));
