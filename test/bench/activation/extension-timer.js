@@ -59,29 +59,33 @@ function install() {
     target.loaded = true;
     const files = [];
     const profiler = profileDir && targets[0] === target ? startProfiler() : undefined;
-    recording = files;
-    const loadStart = now();
-    const loadCpu = process.cpuUsage();
-    let exports;
-    try {
-      exports = load.apply(this, arguments);
-    } finally {
-      recording = undefined;
-    }
-    const loadMs = now() - loadStart;
-    const loadCpuMs = cpuMs(loadCpu);
+    // One span of the target's own work: the modules compiled meanwhile, wall and CPU time.
+    const measure = (run) => {
+      recording = files;
+      const start = now();
+      const cpu = process.cpuUsage();
+      try {
+        return { value: run(), start, ms: now() - start, cpuMs: cpuMs(cpu) };
+      } finally {
+        recording = undefined;
+      }
+    };
+    const loaded = measure(() => load.apply(this, arguments));
+    const exports = loaded.value;
+    const recordOf = (activated) => ({
+      kind: 'activation',
+      id: target.id,
+      loadMs: loaded.ms,
+      loadCpuMs: loaded.cpuMs,
+      activateMs: activated ? activated.ms : 0,
+      activateCpuMs: activated ? activated.cpuMs : 0,
+      files: relative(files, target),
+      at: loaded.start,
+      ...(activated ? { vscode: vscodeMarks(target.id) } : {}),
+    });
     if (!exports || typeof exports.activate !== 'function') {
       profiler?.stop(target.id);
-      write({
-        kind: 'activation',
-        id: target.id,
-        loadMs,
-        loadCpuMs,
-        activateMs: 0,
-        activateCpuMs: 0,
-        files: relative(files, target),
-        at: loadStart,
-      });
+      write(recordOf(undefined));
       return exports;
     }
     const activate = exports.activate;
@@ -89,29 +93,11 @@ function install() {
     return Object.create(exports, {
       activate: {
         value: function () {
-          recording = files;
-          const activateStart = now();
-          const activateCpu = process.cpuUsage();
-          let result;
-          try {
-            result = activate.apply(this, arguments);
-          } finally {
-            recording = undefined;
-          }
-          const activateMs = now() - activateStart;
-          const activateCpuMs = cpuMs(activateCpu);
+          const activated = measure(() => activate.apply(this, arguments));
+          const result = activated.value;
+          const activateStart = activated.start;
           profiler?.stop(target.id);
-          const record = {
-            kind: 'activation',
-            id: target.id,
-            loadMs,
-            loadCpuMs,
-            activateMs,
-            activateCpuMs,
-            files: relative(files, target),
-            at: loadStart,
-            vscode: vscodeMarks(target.id),
-          };
+          const record = recordOf(activated);
           if (result && typeof result.then === 'function') {
             // An async activate(): VS Code's figure leaves its awaited part out; it is kept apart.
             Promise.resolve(result).then(
