@@ -23,7 +23,11 @@ describe('the chat that comes back (ChatKeeper)', function () {
     server = await FakeModelServer.start({
       scenario: {
         name: 'keeper',
-        turns: [{ match: 'slow', text: 'Slowly answering, letter by letter.', chunkSize: 1, delayMs: 40 }],
+        turns: [
+          { match: 'slow', text: 'Slowly answering, letter by letter.', chunkSize: 1, delayMs: 40 },
+          // Streams for minutes: a window that reloads mid-run is never overtaken by its end.
+          { match: 'unfinished', text: 'Still answering. '.repeat(200), chunkSize: 1, delayMs: 40 },
+        ],
         whenExhausted: 'echo',
       },
     });
@@ -54,7 +58,7 @@ describe('the chat that comes back (ChatKeeper)', function () {
     const before = await openWindow(keeping);
     await before.keeper.restore();
     await before.run('What is the capital of France?');
-    await before.session.submit('slow answer please');
+    await before.session.submit('an unfinished answer please');
     await waitUntil(
       () => before.events.some((event) => event.type === 'text_delta' && event.text === 'S'),
       'streaming',
@@ -72,7 +76,9 @@ describe('the chat that comes back (ChatKeeper)', function () {
       queue: ['queued follow-up'],
     });
 
-    // The window reloads mid-run: a new session, nothing in memory.
+    // The window reloads mid-run: deactivation ends the old session (its answer never finishes,
+    // whatever the machine's speed), and a new session starts with nothing in memory.
+    await before.session.dispose();
     const after = await openWindow(keeping);
     assert.equal(after.keeper.draft, '', 'nothing is read before the chat view asks');
     await after.keeper.restore();
@@ -80,7 +86,7 @@ describe('the chat that comes back (ChatKeeper)', function () {
     assert.equal(after.keeper.draft, 'half-typed @file:src/app.ts and');
     assert.deepEqual(
       after.session.history.filter((event) => event.type === 'user_message').map((event) => event.text),
-      ['What is the capital of France?', 'slow answer please'],
+      ['What is the capital of France?', 'an unfinished answer please'],
     );
     assert.deepEqual(after.session.queue.state, {
       items: [{ id: after.session.queue.state.items[0]!.id, text: 'queued follow-up' }],
@@ -89,7 +95,6 @@ describe('the chat that comes back (ChatKeeper)', function () {
     // The next prompt continues that conversation.
     await after.run('And of Italy?');
     assert.equal(after.session.currentId, id);
-    await before.waitDone(2);
   });
 
   it('brings back a new, empty chat after New Chat, with its own half-typed text, not the old conversation', async () => {
@@ -114,6 +119,8 @@ describe('the chat that comes back (ChatKeeper)', function () {
     await first.keeper.restore();
     await first.run('soon deleted');
     const id = first.session.currentId!;
+    // Everything of the run is in the store before the conversation is deleted.
+    await first.session.flush();
     await first.keeper.flush();
     const good = keeping.text!;
     await first.store.deleteConversation(id);
@@ -172,6 +179,8 @@ describe('the chat that comes back (ChatKeeper)', function () {
     await windowA.run('question in A');
     await windowB.run('question in B');
     windowB.keeper.setDraft('draft in B');
+    // Both windows reload, as deactivation ends them: the session's records first, then the chat kept.
+    await Promise.all([windowA.session.flush(), windowB.session.flush()]);
     await Promise.all([windowA.keeper.flush(), windowB.keeper.flush()]);
 
     const againA = await openWindow(keepingA, '/work/project-a');
