@@ -17,7 +17,7 @@
  * this name and its other names keep what they had.
  */
 import { randomBytes } from 'node:crypto';
-import { constants as fsConstants, existsSync } from 'node:fs';
+import { constants as fsConstants, existsSync, type Stats } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { isInside, PathError } from '../core/workspace/workspace-path';
@@ -69,41 +69,81 @@ export class ContainedFiles {
     const { realRoot, folders, name } = await this.split(absolute);
     const folder = await this.walk(realRoot, folders, true);
     try {
-      const target = folder.entry(name);
-      const existing = await fs.lstat(target).catch(missingAsUndefined);
+      const existing = await fs.lstat(folder.entry(name)).catch(missingAsUndefined);
       if (existing?.isDirectory()) throw new PathError(`${absolute} is a folder.`);
       const replaced = existing?.isFile() ? existing : undefined;
-      const temp = `.openagent-${randomBytes(8).toString('hex')}.tmp`;
-      // A new file gets the usual 0666 less the umask; a replaced one its own mode, set below.
-      const handle = await fs.open(folder.entry(temp), TEMP_FLAGS, replaced ? 0o600 : 0o666);
-      let written = { dev: -1, ino: -1 };
-      try {
-        try {
-          // Each writeFile goes on from where the last one ended.
-          for (const piece of pieces) await handle.writeFile(piece);
-          if (replaced) await keepOwnerAndMode(handle, replaced);
-          await handle.sync();
-          written = await handle.stat();
-        } finally {
-          await handle.close();
-        }
-        if (!this.descriptorPaths) await this.checkStill(folder, absolute);
-        await fs.rename(folder.entry(temp), target);
-      } catch (error) {
-        await fs.unlink(folder.entry(temp)).catch(() => undefined);
-        throw error;
-      }
-      // The rename itself reaches the disk too (a crash keeps the old file or the new one).
-      await folder.handle.sync().catch(() => undefined);
-      if (!this.descriptorPaths) {
-        const landed = await fs.lstat(path.join(folder.path, name)).catch(missingAsUndefined);
-        await this.checkStill(folder, absolute, 'was replaced while writing; check where the file went');
-        if (landed?.dev !== written.dev || landed.ino !== written.ino)
-          throw new PathError(`${absolute}: its folder was replaced while writing; check where the file went.`);
-      }
+      await this.replaceIn(folder, name, absolute, pieces, replaced);
       return { otherLinks: replaced ? replaced.nlink - 1 : 0 };
     } finally {
       await folder.handle.close();
+    }
+  }
+
+  /**
+   * Gives `absolute` a file of its own when it has other hard links: a copy with the same bytes,
+   * mode, owner and times put in its place, so that a later write into it in place (VS Code
+   * saves that way) changes no other name. Returns how many other links there were (0: nothing
+   * done). The times are kept so an editor that compares them sees no change on disk.
+   */
+  async separate(absolute: string): Promise<number> {
+    const real = await fs.realpath(this.rebase(absolute, await fs.realpath(this.root)));
+    const { realRoot, folders, name } = await this.split(real, absolute);
+    const folder = await this.walk(realRoot, folders, false);
+    try {
+      const handle = await fs.open(folder.entry(name), READ_FLAGS);
+      let bytes: Buffer;
+      let shared: Stats;
+      try {
+        shared = await handle.stat();
+        if (!shared.isFile() || shared.nlink <= 1) return 0;
+        bytes = await handle.readFile();
+      } finally {
+        await handle.close();
+      }
+      await this.replaceIn(folder, name, absolute, [bytes], shared, { atime: shared.atime, mtime: shared.mtime });
+      return shared.nlink - 1;
+    } finally {
+      await folder.handle.close();
+    }
+  }
+
+  /** A temp file in `folder`, written, flushed and renamed over `name`: never a write into it. */
+  private async replaceIn(
+    folder: OpenFolder,
+    name: string,
+    absolute: string,
+    pieces: readonly Uint8Array[],
+    replaced: Stats | undefined,
+    times?: { atime: Date; mtime: Date },
+  ): Promise<void> {
+    const temp = `.openagent-${randomBytes(8).toString('hex')}.tmp`;
+    // A new file gets the usual 0666 less the umask; a replaced one its own mode, set below.
+    const handle = await fs.open(folder.entry(temp), TEMP_FLAGS, replaced ? 0o600 : 0o666);
+    let written = { dev: -1, ino: -1 };
+    try {
+      try {
+        // Each writeFile goes on from where the last one ended.
+        for (const piece of pieces) await handle.writeFile(piece);
+        if (replaced) await keepOwnerAndMode(handle, replaced);
+        if (times) await handle.utimes(times.atime, times.mtime);
+        await handle.sync();
+        written = await handle.stat();
+      } finally {
+        await handle.close();
+      }
+      if (!this.descriptorPaths) await this.checkStill(folder, absolute);
+      await fs.rename(folder.entry(temp), folder.entry(name));
+    } catch (error) {
+      await fs.unlink(folder.entry(temp)).catch(() => undefined);
+      throw error;
+    }
+    // The rename itself reaches the disk too (a crash keeps the old file or the new one).
+    await folder.handle.sync().catch(() => undefined);
+    if (!this.descriptorPaths) {
+      const landed = await fs.lstat(path.join(folder.path, name)).catch(missingAsUndefined);
+      await this.checkStill(folder, absolute, 'was replaced while writing; check where the file went');
+      if (landed?.dev !== written.dev || landed.ino !== written.ino)
+        throw new PathError(`${absolute}: its folder was replaced while writing; check where the file went.`);
     }
   }
 
