@@ -119,7 +119,7 @@ export class ContainedFiles {
     const temp = `.openagent-${randomBytes(8).toString('hex')}.tmp`;
     // A new file gets the usual 0666 less the umask; a replaced one its own mode, set below.
     const handle = await fs.open(folder.entry(temp), TEMP_FLAGS, replaced ? 0o600 : 0o666);
-    let written = { dev: -1, ino: -1 };
+    let written: Stats | undefined;
     try {
       try {
         // Each writeFile goes on from where the last one ended.
@@ -142,7 +142,7 @@ export class ContainedFiles {
     if (!this.descriptorPaths) {
       const landed = await fs.lstat(path.join(folder.path, name)).catch(missingAsUndefined);
       await this.checkStill(folder, absolute, 'was replaced while writing; check where the file went');
-      if (landed?.dev !== written.dev || landed.ino !== written.ino)
+      if (landed === undefined || landed.dev !== written?.dev || landed.ino !== written.ino)
         throw new PathError(`${absolute}: its folder was replaced while writing; check where the file went.`);
     }
   }
@@ -265,9 +265,7 @@ export class ContainedFiles {
     return {
       handle,
       path: real,
-      entry: this.descriptorPaths
-        ? (name) => `/proc/self/fd/${handle.fd}/${name}`
-        : (name) => path.join(real, name),
+      entry: this.descriptorPaths ? (name) => `/proc/self/fd/${handle.fd}/${name}` : (name) => path.join(real, name),
     };
   }
 
