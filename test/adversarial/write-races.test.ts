@@ -17,6 +17,7 @@ import * as path from 'node:path';
 import { createFileTools } from '../../src/core/tools/builtin/file-tools';
 import type { AnyTool } from '../../src/core/tools/tool';
 import { Checkpoints } from '../../src/core/workspace/checkpoints';
+import { resolveWorkspacePath } from '../../src/core/workspace/workspace-path';
 import { NodeWorkspace } from '../../src/node/node-workspace';
 
 const CALLS = 3_000;
@@ -164,5 +165,110 @@ describe('adversarial: writes and reads while a folder is swapped for a link', f
     // The race was real: writes and reads went through between swaps, and many were refused.
     assert.ok(written > 0 && read > 0, `written ${written}, read ${read}`);
     assert.ok(written + read < calls, 'no call was ever refused: the swap never met a call');
+  });
+});
+
+/**
+ * The same swap, made once at the worst moment (after the path was checked, before the call):
+ * for every operation of the Node workspace, with /proc descriptors and the path-and-check way.
+ */
+describe('adversarial: one swap between the check and the use', () => {
+  function setUp(descriptorPaths: boolean | undefined) {
+    const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'openagent-swap-')));
+    const root = path.join(base, 'workspace');
+    const outside = path.join(base, 'outside');
+    fs.mkdirSync(path.join(root, 'a', 'b', 'c'), { recursive: true });
+    fs.mkdirSync(path.join(outside, 'c'), { recursive: true });
+    for (const name of ['victim.txt', 'c/victim.txt'])
+      fs.writeFileSync(path.join(outside, name), `${OUTSIDE_MARKER}\n`);
+    fs.writeFileSync(path.join(root, 'a', 'b', 'victim.txt'), 'inside\n');
+    fs.writeFileSync(path.join(root, 'a', 'b', 'c', 'victim.txt'), 'inside\n');
+    const workspace = new NodeWorkspace(root, descriptorPaths === undefined ? {} : { descriptorPaths });
+    /** `a/b` becomes a link to the outside folder. */
+    const swap = () => {
+      fs.renameSync(path.join(root, 'a', 'b'), path.join(root, 'parked'));
+      fs.symlinkSync(outside, path.join(root, 'a', 'b'));
+    };
+    return { root, outside, workspace, swap, before: snapshot(outside) };
+  }
+
+  for (const descriptorPaths of [undefined, false]) {
+    const way = descriptorPaths === false ? ' (path-and-check way)' : '';
+
+    it(`a write into a swapped folder fails and lands nowhere outside${way}`, async () => {
+      const box = setUp(descriptorPaths);
+      const checked = await resolveWorkspacePath(box.root, 'a/b/victim.txt', box.workspace);
+      box.swap();
+      await assert.rejects(box.workspace.writeText(checked, 'pwned\n'), /symbolic link|not a folder|changed/);
+      assert.deepEqual(snapshot(box.outside), box.before);
+    });
+
+    it(`a write below a swapped folder, two levels down, fails${way}`, async () => {
+      const box = setUp(descriptorPaths);
+      const checked = await resolveWorkspacePath(box.root, 'a/b/c/victim.txt', box.workspace);
+      box.swap();
+      await assert.rejects(box.workspace.writeUtf8Bytes(checked, [Buffer.from('pwned\n')]));
+      assert.deepEqual(snapshot(box.outside), box.before);
+    });
+
+    it(`a new folder under a swapped folder is not made outside${way}`, async () => {
+      const box = setUp(descriptorPaths);
+      const checked = await resolveWorkspacePath(box.root, 'a/b/new/deeper/file.txt', box.workspace);
+      box.swap();
+      await assert.rejects(box.workspace.writeText(checked, 'pwned\n'));
+      assert.deepEqual(snapshot(box.outside), box.before);
+    });
+
+    it(`a read of a swapped folder fails instead of reading outside${way}`, async () => {
+      const box = setUp(descriptorPaths);
+      const checked = await resolveWorkspacePath(box.root, 'a/b/victim.txt', box.workspace);
+      box.swap();
+      const read = await box.workspace.readText(checked).then(
+        (decoded) => decoded.text,
+        (error: Error) => error.message,
+      );
+      assert.doesNotMatch(read, new RegExp(OUTSIDE_MARKER));
+      await assert.rejects(box.workspace.readBytes(checked), /outside the workspace/);
+    });
+
+    it(`a delete (a turn's revert) through a swapped folder removes nothing outside${way}`, async () => {
+      const box = setUp(descriptorPaths);
+      const checked = await resolveWorkspacePath(box.root, 'a/b/victim.txt', box.workspace);
+      box.swap();
+      await box.workspace.delete(checked).catch(() => undefined);
+      assert.deepEqual(snapshot(box.outside), box.before);
+    });
+
+    it(`a folder replaced by a file is refused, and nothing is written${way}`, async () => {
+      const box = setUp(descriptorPaths);
+      const checked = await resolveWorkspacePath(box.root, 'a/b/c/new.txt', box.workspace);
+      fs.rmSync(path.join(box.root, 'a', 'b', 'c'), { recursive: true });
+      fs.writeFileSync(path.join(box.root, 'a', 'b', 'c'), 'a file now\n');
+      await assert.rejects(box.workspace.writeText(checked, 'x\n'), /not a folder/);
+      assert.equal(fs.readFileSync(path.join(box.root, 'a', 'b', 'c'), 'utf8'), 'a file now\n');
+    });
+  }
+
+  it('paths outside given straight to the workspace are refused, read or written', async () => {
+    const box = setUp(undefined);
+    for (const absolute of [
+      path.join(box.outside, 'victim.txt'),
+      path.join(box.root, '..', 'outside', 'victim.txt'),
+      box.root,
+    ]) {
+      await assert.rejects(box.workspace.writeText(absolute, 'pwned\n'), /outside the workspace|workspace folder/);
+      await assert.rejects(box.workspace.readText(absolute), /outside the workspace|workspace folder/);
+    }
+    assert.deepEqual(snapshot(box.outside), box.before);
+  });
+
+  it('a workspace opened through a linked path still reads and writes its own files', async () => {
+    const box = setUp(undefined);
+    const linked = path.join(path.dirname(box.root), 'linked-root');
+    fs.symlinkSync(box.root, linked);
+    const workspace = new NodeWorkspace(linked);
+    await workspace.writeText(path.join(linked, 'a', 'b', 'through.txt'), 'ok\n');
+    assert.equal(fs.readFileSync(path.join(box.root, 'a', 'b', 'through.txt'), 'utf8'), 'ok\n');
+    assert.equal((await workspace.readText(path.join(linked, 'a', 'b', 'through.txt'))).text, 'ok\n');
   });
 });
