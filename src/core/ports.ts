@@ -221,6 +221,12 @@ export interface CodeNavigation {
 }
 
 /** The workspace's files as tools see them (host: VS Code's file system and WorkspaceEdit). */
+/** What a write did beyond writing, when the adapter knows. */
+export interface WrittenFile {
+  /** Other hard links the replaced file had; they kept the old content (the link was broken). */
+  otherLinks: number;
+}
+
 export interface WorkspaceFiles {
   /** The workspace folder (absolute). */
   readonly root: string;
@@ -233,17 +239,18 @@ export interface WorkspaceFiles {
   readText(absolute: string): Promise<DecodedText>;
   /**
    * Writes text back in `format` (a new file: UTF-8, no BOM, \n). VS Code: a WorkspaceEdit, so it
-   * can be undone. The text may come in pieces, written one after the other (an edit of a big file
+   * can be undone. A file with other hard links is replaced by a new file, never written into:
+   * the other names (outside the workspace, or a protected file) keep their content. The text may come in pieces, written one after the other (an edit of a big file
    * hands over the untouched parts as they are rather than one copy of the whole).
    */
-  writeText(absolute: string, text: TextContent, format?: Omit<DecodedText, 'text'>): Promise<void>;
+  writeText(absolute: string, text: TextContent, format?: Omit<DecodedText, 'text'>): Promise<WrittenFile | void>;
   /**
    * Optional, for adapters whose disk is the truth (the Node one; VS Code's reads open documents
    * instead): a file's bytes as they are, and a write of new UTF-8 content without a byte-order
    * mark, given as byte pieces written one after the other. edit_file uses them for big files.
    */
   readBytes?(absolute: string): Promise<Uint8Array>;
-  writeUtf8Bytes?(absolute: string, pieces: readonly Uint8Array[]): Promise<void>;
+  writeUtf8Bytes?(absolute: string, pieces: readonly Uint8Array[]): Promise<WrittenFile | void>;
   /** Deletes a file (reverting a turn that created it). VS Code: a WorkspaceEdit, so it can be undone. */
   delete(absolute: string): Promise<void>;
   /**

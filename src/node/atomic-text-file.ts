@@ -23,7 +23,9 @@ export class AtomicTextFile {
     await fs.mkdir(path.dirname(this.file), { recursive: true });
     // Unique per write: two writers of one file (two windows, or two handles) never share a temp file.
     const temp = `${this.file}.${process.pid}.${randomUUID()}.tmp`;
-    const handle = await fs.open(temp, 'w');
+    // Created, never opened if it exists (nor followed if it is a link): the rename then puts a
+    // new file in place, so a document with other hard links leaves their content alone.
+    const handle = await fs.open(temp, 'wx');
     try {
       await handle.writeFile(text, 'utf8');
       await handle.sync();

@@ -93,25 +93,27 @@ export class Checkpoints {
       delete: (absolute) => inner.delete(absolute),
       writeText: async (absolute, text, format) => {
         await this.capture(absolute);
-        await inner.writeText(absolute, text, format);
+        const written = await inner.writeText(absolute, text, format);
         const checkpoint = this.turns.get(this.current)?.get(absolute);
         if (checkpoint) {
           checkpoint.afterHash = hash(text);
           checkpoint.after = text;
         }
+        return written;
       },
       ...(inner.readBytes && inner.writeUtf8Bytes
         ? {
             readBytes: inner.readBytes.bind(inner),
             writeUtf8Bytes: async (absolute: string, pieces: readonly Uint8Array[]) => {
               await this.capture(absolute);
-              await inner.writeUtf8Bytes!(absolute, pieces);
+              const written = await inner.writeUtf8Bytes!(absolute, pieces);
               const checkpoint = this.turns.get(this.current)?.get(absolute);
               // UTF-8 without a BOM: the bytes hash as the text they decode to.
               if (checkpoint) {
                 checkpoint.afterHash = hash(pieces);
                 delete checkpoint.after;
               }
+              return written;
             },
           }
         : {}),

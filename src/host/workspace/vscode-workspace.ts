@@ -6,11 +6,16 @@
  */
 import { readlink, realpath } from 'node:fs/promises';
 import * as vscode from 'vscode';
-import type { WorkspaceFiles } from '../../core/ports';
+import type { WorkspaceFiles, WrittenFile } from '../../core/ports';
 import { decodeText, encodeText, type DecodedText, type TextContent } from '../../core/workspace/text-file';
+import { ContainedFiles } from '../../node/contained-files';
 
 export class VscodeWorkspace implements WorkspaceFiles {
-  constructor(readonly root: string) {}
+  private readonly contained: ContainedFiles;
+
+  constructor(readonly root: string) {
+    this.contained = new ContainedFiles(root);
+  }
 
   async realpath(absolute: string): Promise<string | undefined> {
     try {
@@ -42,7 +47,11 @@ export class VscodeWorkspace implements WorkspaceFiles {
     return open?.isDirty ? { ...decoded, text: open.getText() } : decoded;
   }
 
-  async writeText(absolute: string, content: TextContent, format?: Omit<DecodedText, 'text'>): Promise<void> {
+  async writeText(
+    absolute: string,
+    content: TextContent,
+    format?: Omit<DecodedText, 'text'>,
+  ): Promise<WrittenFile | void> {
     const text = typeof content === 'string' ? content : content.join('');
     const uri = vscode.Uri.file(absolute);
     const edit = new vscode.WorkspaceEdit();
@@ -55,6 +64,10 @@ export class VscodeWorkspace implements WorkspaceFiles {
         throw new Error(`VS Code did not create ${vscode.workspace.asRelativePath(uri)}.`);
       return;
     }
+    // VS Code saves into the file in place: a file with other hard links (a package store's, a
+    // link to a protected file) first gets a file of its own, same bytes, mode and times, so the
+    // save changes this name only. Its folders are opened without following links for that copy.
+    const otherLinks = await this.contained.separate(absolute);
     const document = await vscode.workspace.openTextDocument(uri);
     const wasDirty = document.isDirty;
     const whole = new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length));
@@ -63,6 +76,7 @@ export class VscodeWorkspace implements WorkspaceFiles {
       throw new Error(`VS Code did not apply the edit to ${vscode.workspace.asRelativePath(uri)}.`);
     // VS Code writes the document back in its own encoding, BOM and line endings.
     if (!wasDirty) await document.save();
+    return { otherLinks };
   }
 
   async delete(absolute: string): Promise<void> {

@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import { z } from 'zod';
-import type { WorkspaceFiles } from '../../ports';
+import type { WorkspaceFiles, WrittenFile } from '../../ports';
 import { applyEdits } from '../../workspace/apply-edits';
 import { BYTE_PATH_MIN_BYTES, exactByteEdit } from '../../workspace/byte-edit';
 import { EditFailures } from './edit-failures';
@@ -128,9 +128,9 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
       // An existing file keeps its encoding, BOM and line endings.
       const format = stat ? await workspace.readText(absolute).then(({ text: _text, ...rest }) => rest) : undefined;
       const content = format?.lineEnding === '\r\n' ? input.content.replace(/\r?\n/g, '\r\n') : input.content;
-      await workspace.writeText(absolute, content, format);
+      const written = await workspace.writeText(absolute, content, format);
       failures.clear(`${context.conversationId}\0${absolute}`);
-      return `${stat ? 'Replaced' : 'Created'} ${relative(absolute)} (${content.split('\n').length} lines).`;
+      return `${stat ? 'Replaced' : 'Created'} ${relative(absolute)} (${content.split('\n').length} lines).${linkNote(written, relative(absolute))}`;
     },
   });
 
@@ -160,8 +160,8 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
         const pieces = exactByteEdit(await workspace.readBytes(absolute), input.edits);
         if (pieces) {
           failures.clear(key);
-          await workspace.writeUtf8Bytes(absolute, pieces);
-          return `Edited ${relative(absolute)}: 1 replacement.`;
+          const written = await workspace.writeUtf8Bytes(absolute, pieces);
+          return `Edited ${relative(absolute)}: 1 replacement.${linkNote(written, relative(absolute))}`;
         }
       }
       const { text, ...format } = await workspace.readText(absolute);
@@ -171,11 +171,22 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
         return { output: `${input.path} was not changed. ${outcome.reason}${hint}`, isError: true };
       }
       failures.clear(key);
-      await workspace.writeText(absolute, outcome.pieces, format);
+      const written = await workspace.writeText(absolute, outcome.pieces, format);
       const notes = outcome.notes.length ? `\n${outcome.notes.join('\n')}` : '';
-      return `Edited ${relative(absolute)}: ${outcome.replacements} replacement${outcome.replacements === 1 ? '' : 's'}.${notes}`;
+      return `Edited ${relative(absolute)}: ${outcome.replacements} replacement${outcome.replacements === 1 ? '' : 's'}.${notes}${linkNote(written, relative(absolute))}`;
     },
   });
 
   return [readFile, listFiles, writeFile, editFile, glob];
+}
+
+/**
+ * Said when the file had other hard links: the write made it a file of its own, so the other
+ * names (perhaps outside the workspace, or a protected file) still have the old content.
+ */
+function linkNote(written: WrittenFile | void, name: string): string {
+  const others = written?.otherLinks ?? 0;
+  if (others === 0) return '';
+  const links = others === 1 ? 'another hard link' : `${others} other hard links`;
+  return `\nNote: ${name} had ${links} (the same file under other names). It was written as a new file, so the link is broken: the other names still have the old content.`;
 }

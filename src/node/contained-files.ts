@@ -1,0 +1,297 @@
+/**
+ * Reads, writes and deletes of files inside one folder tree with no gap between checking where a
+ * path leads and using it. A path checked by its real path can still be redirected afterwards: a
+ * folder on the way swapped for a symbolic link to somewhere else makes a write by path land
+ * there. So nothing here is opened by its full path. Each folder is opened from the one above it
+ * (starting at the tree's root) without following a link, and the file is then created, opened,
+ * renamed or removed inside the folder that is already open.
+ *
+ * Node has no openat(). On Linux `/proc/self/fd/<fd>/<name>` is looked up inside the folder that
+ * descriptor holds, whatever has happened to its path since, which gives the same guarantee.
+ * Elsewhere (macOS, or no /proc) each folder is opened by path and then checked to be the folder
+ * now at that path, before and after the write; a swap and a swap back between two of those
+ * checks can still go unseen there.
+ *
+ * Writes replace the file (a temp file renamed over it), never write into it: a file with other
+ * hard links (a package manager's shared store, a link to a protected file) gets a new file under
+ * this name and its other names keep what they had.
+ */
+import { randomBytes } from 'node:crypto';
+import { constants as fsConstants, existsSync, type Stats } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { isInside, PathError } from '../core/workspace/workspace-path';
+
+const NOFOLLOW = fsConstants.O_NOFOLLOW ?? 0;
+const FOLDER_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_DIRECTORY ?? 0) | NOFOLLOW;
+// Never blocks on a FIFO or a device put where a file was expected.
+const READ_FLAGS = fsConstants.O_RDONLY | NOFOLLOW | (fsConstants.O_NONBLOCK ?? 0);
+const TEMP_FLAGS = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | NOFOLLOW;
+
+export interface ContainedOptions {
+  /**
+   * Whether to reach names through `/proc/self/fd` (default: when it exists). False takes the
+   * path-and-check way other systems use; the tests use it to exercise that way on Linux.
+   */
+  descriptorPaths?: boolean;
+}
+
+/** What a write found and did. */
+export interface ContainedWrite {
+  /** Other hard links the replaced file had: they keep its old content (0 for a new file). */
+  otherLinks: number;
+}
+
+interface OpenFolder {
+  handle: fs.FileHandle;
+  /** The real path the folder had when it was opened (for messages and the path-and-check way). */
+  path: string;
+  /** How to name `name` inside this very folder. */
+  entry(name: string): string;
+}
+
+export class ContainedFiles {
+  private readonly descriptorPaths: boolean;
+
+  constructor(
+    private readonly root: string,
+    options: ContainedOptions = {},
+  ) {
+    this.descriptorPaths = options.descriptorPaths ?? (process.platform === 'linux' && existsSync('/proc/self/fd'));
+  }
+
+  /**
+   * Replaces (or creates) `absolute` — a path whose folders are real folders inside the root, as
+   * resolveWorkspacePath gives it — with `pieces`, written one after the other. Missing folders
+   * are made. An existing file's permissions (and owner, where allowed) carry over.
+   */
+  async write(absolute: string, pieces: readonly Uint8Array[]): Promise<ContainedWrite> {
+    const { realRoot, folders, name } = await this.split(absolute);
+    const folder = await this.walk(realRoot, folders, true);
+    try {
+      const existing = await fs.lstat(folder.entry(name)).catch(missingAsUndefined);
+      if (existing?.isDirectory()) throw new PathError(`${absolute} is a folder.`);
+      const replaced = existing?.isFile() ? existing : undefined;
+      await this.replaceIn(folder, name, absolute, pieces, replaced);
+      return { otherLinks: replaced ? replaced.nlink - 1 : 0 };
+    } finally {
+      await folder.handle.close();
+    }
+  }
+
+  /**
+   * Gives `absolute` a file of its own when it has other hard links: a copy with the same bytes,
+   * mode, owner and times put in its place, so that a later write into it in place (VS Code
+   * saves that way) changes no other name. Returns how many other links there were (0: nothing
+   * done). The times are kept so an editor that compares them sees no change on disk.
+   */
+  async separate(absolute: string): Promise<number> {
+    const real = await fs.realpath(this.rebase(absolute, await fs.realpath(this.root)));
+    const { realRoot, folders, name } = await this.split(real, absolute);
+    const folder = await this.walk(realRoot, folders, false);
+    try {
+      const handle = await fs.open(folder.entry(name), READ_FLAGS);
+      let bytes: Buffer;
+      let shared: Stats;
+      try {
+        shared = await handle.stat();
+        if (!shared.isFile() || shared.nlink <= 1) return 0;
+        bytes = await handle.readFile();
+      } finally {
+        await handle.close();
+      }
+      await this.replaceIn(folder, name, absolute, [bytes], shared, { atime: shared.atime, mtime: shared.mtime });
+      return shared.nlink - 1;
+    } finally {
+      await folder.handle.close();
+    }
+  }
+
+  /** A temp file in `folder`, written, flushed and renamed over `name`: never a write into it. */
+  private async replaceIn(
+    folder: OpenFolder,
+    name: string,
+    absolute: string,
+    pieces: readonly Uint8Array[],
+    replaced: Stats | undefined,
+    times?: { atime: Date; mtime: Date },
+  ): Promise<void> {
+    const temp = `.openagent-${randomBytes(8).toString('hex')}.tmp`;
+    // A new file gets the usual 0666 less the umask; a replaced one its own mode, set below.
+    const handle = await fs.open(folder.entry(temp), TEMP_FLAGS, replaced ? 0o600 : 0o666);
+    let written: Stats | undefined;
+    try {
+      try {
+        // Each writeFile goes on from where the last one ended.
+        for (const piece of pieces) await handle.writeFile(piece);
+        if (replaced) await keepOwnerAndMode(handle, replaced);
+        if (times) await handle.utimes(times.atime, times.mtime);
+        await handle.sync();
+        written = await handle.stat();
+      } finally {
+        await handle.close();
+      }
+      if (!this.descriptorPaths) await this.checkStill(folder, absolute);
+      await fs.rename(folder.entry(temp), folder.entry(name));
+    } catch (error) {
+      await fs.unlink(folder.entry(temp)).catch(() => undefined);
+      throw error;
+    }
+    // The rename itself reaches the disk too (a crash keeps the old file or the new one).
+    await folder.handle.sync().catch(() => undefined);
+    if (!this.descriptorPaths) {
+      const landed = await fs.lstat(path.join(folder.path, name)).catch(missingAsUndefined);
+      await this.checkStill(folder, absolute, 'was replaced while writing; check where the file went');
+      if (landed === undefined || landed.dev !== written?.dev || landed.ino !== written.ino)
+        throw new PathError(`${absolute}: its folder was replaced while writing; check where the file went.`);
+    }
+  }
+
+  /**
+   * The bytes of `absolute`, which may be reached through links as long as its real path is
+   * inside the root; read from that real path with nothing followed, so a folder swapped after
+   * the real path was taken fails the read instead of reading elsewhere.
+   */
+  async read(absolute: string): Promise<Buffer> {
+    const real = await fs.realpath(this.rebase(absolute, await fs.realpath(this.root)));
+    const { realRoot, folders, name } = await this.split(real, absolute);
+    const folder = await this.walk(realRoot, folders, false);
+    try {
+      const handle = await fs.open(folder.entry(name), READ_FLAGS).catch((error: NodeJS.ErrnoException) => {
+        throw isLinkError(error) ? new PathError(`${absolute} became a symbolic link while it was read.`) : error;
+      });
+      try {
+        if (!(await handle.stat()).isFile()) throw new Error(`${absolute} is not a regular file.`);
+        return await handle.readFile();
+      } finally {
+        await handle.close();
+      }
+    } finally {
+      await folder.handle.close();
+    }
+  }
+
+  /** Removes the name `absolute` (a link itself, not its target); a missing one is no error. */
+  async remove(absolute: string): Promise<void> {
+    const { realRoot, folders, name } = await this.split(absolute);
+    let folder: OpenFolder;
+    try {
+      folder = await this.walk(realRoot, folders, false);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    try {
+      await fs.unlink(folder.entry(name)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
+    } finally {
+      await folder.handle.close();
+    }
+  }
+
+  /** `absolute` under the real root, if it was given under the root as written (a linked root). */
+  private rebase(absolute: string, realRoot: string): string {
+    return !isInside(realRoot, absolute) && isInside(this.root, absolute)
+      ? path.join(realRoot, path.relative(this.root, absolute))
+      : absolute;
+  }
+
+  /** The folder names from the real root down to `absolute`'s folder, and its own name. */
+  private async split(
+    absolute: string,
+    asGiven = absolute,
+  ): Promise<{ realRoot: string; folders: string[]; name: string }> {
+    const realRoot = await fs.realpath(this.root);
+    const relative = path.relative(realRoot, this.rebase(absolute, realRoot));
+    if (!isInside(realRoot, path.join(realRoot, relative)) || path.isAbsolute(relative))
+      throw new PathError(`${asGiven} is outside the workspace.`);
+    const folders = relative.split(path.sep).filter((part) => part !== '' && part !== '.');
+    const name = folders.pop();
+    if (name === undefined) throw new PathError(`${asGiven} is the workspace folder itself, not a file.`);
+    return { realRoot, folders, name };
+  }
+
+  /** Opens the folders one inside the other from the real root; with `create`, makes missing ones. */
+  private async walk(realRoot: string, folders: readonly string[], create: boolean): Promise<OpenFolder> {
+    let folder = this.opened(await fs.open(realRoot, FOLDER_FLAGS), realRoot);
+    try {
+      for (const name of folders) {
+        const next = await this.openChild(folder, name, create);
+        await folder.handle.close();
+        folder = next;
+      }
+      return folder;
+    } catch (error) {
+      await folder.handle.close();
+      throw error;
+    }
+  }
+
+  private async openChild(parent: OpenFolder, name: string, create: boolean): Promise<OpenFolder> {
+    const where = path.join(parent.path, name);
+    const open = () =>
+      fs.open(parent.entry(name), FOLDER_FLAGS).catch((error: NodeJS.ErrnoException) => {
+        throw isLinkError(error)
+          ? new PathError(
+              `${where} is a symbolic link or not a folder (it may have been swapped after the path was checked).`,
+            )
+          : error;
+      });
+    let handle: fs.FileHandle;
+    try {
+      handle = await open();
+    } catch (error) {
+      if (!create || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      await fs.mkdir(parent.entry(name)).catch((made: NodeJS.ErrnoException) => {
+        if (made.code !== 'EEXIST') throw made;
+      });
+      // Made by us or by someone else meanwhile: opened without following, so a link fails.
+      handle = await open();
+    }
+    const child = this.opened(handle, where);
+    if (!this.descriptorPaths) {
+      try {
+        await this.checkStill(child, where);
+      } catch (error) {
+        await handle.close();
+        throw error;
+      }
+    }
+    return child;
+  }
+
+  private opened(handle: fs.FileHandle, real: string): OpenFolder {
+    return {
+      handle,
+      path: real,
+      entry: this.descriptorPaths ? (name) => `/proc/self/fd/${handle.fd}/${name}` : (name) => path.join(real, name),
+    };
+  }
+
+  /** The path-and-check way: the folder now at the path is the one held open, and it is real. */
+  private async checkStill(folder: OpenFolder, absolute: string, what = 'changed while it was used'): Promise<void> {
+    const held = await folder.handle.stat();
+    const now = await fs.lstat(folder.path).catch(missingAsUndefined);
+    const real = await fs.realpath(folder.path).catch(missingAsUndefined);
+    if (now?.dev !== held.dev || now.ino !== held.ino || real !== folder.path)
+      throw new PathError(`${absolute}: a folder on its path ${what} (it is not a folder inside the workspace now).`);
+  }
+}
+
+async function keepOwnerAndMode(handle: fs.FileHandle, replaced: { uid: number; gid: number; mode: number }) {
+  // Only a privileged process may give a file away; otherwise the writer owns the new file.
+  const mine = await handle.stat();
+  if (mine.uid !== replaced.uid || mine.gid !== replaced.gid)
+    await handle.chown(replaced.uid, replaced.gid).catch(() => undefined);
+  await handle.chmod(replaced.mode & 0o7777);
+}
+
+function isLinkError(error: NodeJS.ErrnoException): boolean {
+  return error.code === 'ELOOP' || error.code === 'ENOTDIR' || error.code === 'EMLINK';
+}
+
+function missingAsUndefined(error: NodeJS.ErrnoException): undefined {
+  if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
+  throw error;
+}
