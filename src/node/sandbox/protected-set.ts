@@ -107,8 +107,7 @@ export function separateLinks(set: ProtectedSet): string | undefined {
       utimesSync(copy, stat.atime, stat.mtime);
       renameSync(copy, file);
       const fresh = lstatSync(file);
-      for (const entry of set.paths)
-        if (entry.absolute === file) entry.identity = `${fresh.dev}:${fresh.ino}`;
+      for (const entry of set.paths) if (entry.absolute === file) entry.identity = `${fresh.dev}:${fresh.ino}`;
       done.push(shown);
     } catch (error) {
       rmSync(copy, { force: true });
@@ -415,4 +414,9 @@ function realOrUndefined(file: string): string | undefined {
 
 function realOr(file: string): string {
   return realOrUndefined(file) ?? file;
+}
+
+/** For the file tools' assessment (call-risk.ts): the set's places, without the hard-link search. */
+export async function protectedPlaces(root: string): Promise<ProtectedPath[]> {
+  return protectedSet(root, { links: false }).paths;
 }
