@@ -94,8 +94,28 @@ export const HOME_SECRETS = [
 /** The scan of bound tool folders: beyond these caps, what was not seen is not hidden (README). */
 export const TOOL_SCAN_LIMITS = { depth: 8, entries: 20_000 };
 
-/** Bulk content of tool folders (packages, sources, headers, docs): not scanned. */
-const UNSCANNED = new Set(['node_modules', '.git', 'include', 'man', 'doc', 'registry', 'mod', 'toolchains']);
+/**
+ * Bulk content of tool folders — installed packages, libraries, sources, headers, docs, whole
+ * toolchains — not scanned: credentials live in a tool's own top folders and `etc` (npm's
+ * global rc is `<prefix>/etc/npmrc`), not among the files it installed.
+ */
+const UNSCANNED = new Set([
+  'node_modules',
+  '.git',
+  'include',
+  'lib',
+  'lib64',
+  'share',
+  'man',
+  'doc',
+  'src',
+  'test',
+  'tests',
+  'site-packages',
+  'registry',
+  'mod',
+  'toolchains',
+]);
 
 /** Credential files by name (lower case), beyond what isSecretPath knows. */
 const CREDENTIAL_FILES = new Set([
@@ -200,26 +220,26 @@ export function homeTools(plan: ConfinementPlan): HomeTool[] {
 export function toolCredentials(tools: readonly HomeTool[]): Array<{ path: string; kind: 'file' | 'folder' }> {
   const found: Array<{ path: string; kind: 'file' | 'folder' }> = [];
   let seen = 0;
-  const roots = [...new Set(tools.map((tool) => tool.real))];
-  for (const root of roots) {
-    let folders = [root];
-    for (let depth = 0; depth <= TOOL_SCAN_LIMITS.depth && folders.length > 0; depth++) {
-      const next: string[] = [];
-      for (const folder of folders) {
-        for (const entry of read(folder)) {
-          if (++seen > TOOL_SCAN_LIMITS.entries) return found;
-          const absolute = path.join(folder, entry.name);
-          const name = entry.name.toLowerCase();
-          if (entry.isDirectory()) {
-            if (CREDENTIAL_FOLDERS.has(name)) found.push({ path: absolute, kind: 'folder' });
-            else if (!UNSCANNED.has(name)) next.push(absolute);
-          } else if (entry.isFile() && isCredentialFile(path.relative(root, absolute))) {
-            found.push({ path: absolute, kind: 'file' });
-          }
+  // Breadth first over every tool folder at once: one big folder cannot use up the others' share.
+  const reals = [...new Set(tools.map((tool) => tool.real))];
+  const roots = reals.filter((real) => !reals.some((other) => other !== real && isInside(other, real)));
+  let folders = roots.map((folder) => ({ folder, root: folder }));
+  for (let depth = 0; depth <= TOOL_SCAN_LIMITS.depth && folders.length > 0; depth++) {
+    const next: typeof folders = [];
+    for (const { folder, root } of folders) {
+      for (const entry of read(folder)) {
+        if (++seen > TOOL_SCAN_LIMITS.entries) return found;
+        const absolute = path.join(folder, entry.name);
+        const name = entry.name.toLowerCase();
+        if (entry.isDirectory()) {
+          if (CREDENTIAL_FOLDERS.has(name)) found.push({ path: absolute, kind: 'folder' });
+          else if (!UNSCANNED.has(name)) next.push({ folder: absolute, root });
+        } else if (entry.isFile() && isCredentialFile(path.relative(root, absolute))) {
+          found.push({ path: absolute, kind: 'file' });
         }
       }
-      folders = next;
     }
+    folders = next;
   }
   return found;
 }

@@ -48,6 +48,8 @@ export const WALK_LIMITS = {
   configs: 64,
   /** Files inside protected folders checked for other names (`objects` left out). */
   protectedFiles: 5_000,
+  /** Unprotected files checked for other names (an `lstat` each, shallow ones first). */
+  linkChecks: 5_000,
   /** Multiply-linked files made read-only; more are left as they are. */
   linkedFiles: 256,
 };
@@ -155,6 +157,7 @@ class Walk {
   private readonly gitDirs: Array<{ gitdir: string; worktree: string }> = [];
   private readonly configsRead = new Set<string>();
   private truncated = false;
+  private linkChecks = 0;
 
   constructor(
     private readonly root: string,
@@ -200,7 +203,7 @@ class Walk {
       else if (isProtectedPath(name) && !isLockFile(name)) {
         this.add(absolute, 'file', relative);
         if (/^\.yarnrc\.yml$/i.test(name)) this.yarnPath(absolute, relative);
-      } else if (this.links) {
+      } else if (this.links && this.linkChecks++ < WALK_LIMITS.linkChecks) {
         const stat = lstatOr(absolute);
         if (stat && stat.nlink > 1) this.linked.push(absolute);
       }
@@ -224,7 +227,7 @@ class Walk {
     const paths = [...this.found.values()].sort((a, b) => a.absolute.length - b.absolute.length);
     const inSet = (file: string) => paths.some((entry) => entry.absolute === file || isInside(entry.absolute, file));
     const linked = this.linked.filter((file) => !inSet(file));
-    if (linked.length > WALK_LIMITS.linkedFiles) this.truncated = true;
+    if (linked.length > WALK_LIMITS.linkedFiles || this.linkChecks > WALK_LIMITS.linkChecks) this.truncated = true;
     return {
       root: this.root,
       paths,
