@@ -28,6 +28,7 @@ import { ChildProcessRunner } from '../node/child-process-runner';
 import { ChildProcessShell } from '../node/child-process-shell';
 import { OsSandbox } from '../node/sandbox/os-sandbox';
 import { SecretFiles } from '../node/secret-files';
+import { protectedPlaces } from '../node/sandbox/protected-set';
 import { stricterSandbox, type SandboxMode } from '../core/policy/sandbox-modes';
 import { EnvSecretSource } from '../node/env-secret-source';
 import { FileTaskStorage } from '../node/file-task-storage';
@@ -152,6 +153,7 @@ export function createCliContext(deps: CliDeps): CliContext {
     processRunner: new ChildProcessRunner(undefined, sandbox),
     sandbox,
     secretFiles: new SecretFiles().find,
+    protectedPaths: protectedPlaces,
     workspaceRoot: () => workspaceRoot,
     workspace: () => workspace,
     taskStorage: new FileTaskStorage(path.join(storeDirectory, 'tasks')),

@@ -68,6 +68,7 @@ import { ChatKeeper } from '../core/session/chat-keeper';
 import { ChildProcessShell } from '../node/child-process-shell';
 import { OsSandbox } from '../node/sandbox/os-sandbox';
 import { SecretFiles } from '../node/secret-files';
+import { protectedPlaces } from '../node/sandbox/protected-set';
 import { stricterSandbox } from '../core/policy/sandbox-modes';
 import { describeSandbox } from '../core/policy/sandbox-status';
 import { ChildProcessRunner } from '../node/child-process-runner';
@@ -231,6 +232,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     processRunner: new ChildProcessRunner(undefined, sandbox),
     sandbox,
     secretFiles: new SecretFiles().find,
+    protectedPaths: protectedPlaces,
     prepare: async () => {
       // Whether commands can be confined is known before the first command, without blocking.
       void sandbox.probeInBackground();

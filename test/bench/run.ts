@@ -6,7 +6,7 @@ import { measureLoopOverhead } from './loop-overhead';
 import { measureListAndLoad, measurePersist } from './store-benchmarks';
 import { measureWebview, STREAM_DELTAS } from './webview-benchmarks';
 import { measureTokenEstimates } from './token-estimate';
-import { measureSandboxCost } from './sandbox-cost';
+import { measureSandboxCost, measureSandboxPreparation } from './sandbox-cost';
 import { countWithTokenizer, measureStartingContext, STARTING_CONTEXT_LIMIT } from './starting-context';
 import { table } from './bench-table';
 import { measureContextBreakdown } from './context-breakdown';
@@ -70,6 +70,18 @@ async function main(): Promise<void> {
           (row.confinedMs - row.plainMs).toFixed(1),
           (row.confinedMs / row.plainMs).toFixed(2),
         ]),
+      ),
+    );
+  console.log('');
+
+  console.log('Sandbox preparation per command: protected-set walk, home tool scan, options (medians)\n');
+  const preparation = measureSandboxPreparation();
+  if (typeof preparation === 'string') console.log(`(skipped: ${preparation})`);
+  else
+    console.log(
+      table(
+        ['workspace files', 'runs', 'prepare (ms)'],
+        preparation.map((row) => [String(row.files), String(row.runs), row.prepareMs.toFixed(1)]),
       ),
     );
   console.log('');

@@ -68,3 +68,41 @@ export async function measureSandboxCost(): Promise<SandboxCost[] | string> {
   fs.rmSync(root, { recursive: true, force: true });
   return results;
 }
+
+export interface SandboxPreparation {
+  files: number;
+  /** Median of launch() and afterRun(): the protected-set walk, the home scan, the options. */
+  prepareMs: number;
+  runs: number;
+}
+
+/**
+ * What deciding the confinement costs per command, apart from bubblewrap itself (issue 32): the
+ * walk for the protected set grows with the workspace (files in folders of 20, a `.git`), the
+ * scan of the home's tool folders with what the home holds.
+ */
+export function measureSandboxPreparation(sizes = [10, 2_000, 10_000]): SandboxPreparation[] | string {
+  const results: SandboxPreparation[] = [];
+  for (const files of sizes) {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'openagent-bench-prepare-')));
+    fs.mkdirSync(path.join(root, '.git/hooks'), { recursive: true });
+    fs.writeFileSync(path.join(root, '.git/config'), '[core]\n');
+    for (let at = 0; at < files; at++) {
+      const folder = path.join(root, `folder-${Math.floor(at / 20)}`);
+      if (at % 20 === 0) fs.mkdirSync(folder);
+      fs.writeFileSync(path.join(folder, `file-${at}.ts`), 'x\n');
+    }
+    const sandbox = new OsSandbox({ mode: () => 'auto', network: () => false, passEnv: () => [], root: () => root });
+    const status = sandbox.status();
+    if (!status.confined) return status.detail;
+    const times: number[] = [];
+    for (let run = 0; run < WARMUPS + RUNS; run++) {
+      const started = process.hrtime.bigint();
+      sandbox.launch('true', { cwd: root }).afterRun();
+      if (run >= WARMUPS) times.push(Number(process.hrtime.bigint() - started) / 1e6);
+    }
+    results.push({ files, prepareMs: median(times), runs: RUNS });
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+  return results;
+}

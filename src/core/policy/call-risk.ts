@@ -17,7 +17,7 @@ import type { AnyTool } from '../tools/tool';
 import { assessCommand } from './command-risk';
 import { isProtectedPath, isSecretPath, pathOfInput } from './protected-paths';
 import { analyseCommand } from './shell-command';
-import { PathError, resolveWorkspacePath } from '../workspace/workspace-path';
+import { isInside, PathError, resolveWorkspacePath } from '../workspace/workspace-path';
 
 export interface CallRisk {
   /** It can never run (a file outside the workspace): refused before anyone is asked. */
@@ -38,6 +38,13 @@ export interface CallRisk {
   checkedPath?: string;
   /** A command that will run in the sandbox (unless the user lets it out). */
   confined?: boolean;
+}
+
+/** One place of the workspace's protected set: a real path, and why it is protected. */
+export interface ProtectedPlace {
+  absolute: string;
+  kind: 'file' | 'folder';
+  why: string;
 }
 
 export const NO_RISK: CallRisk = { reasons: [], cautions: [], protectedPath: false, needsOut: [], needsNetwork: [] };
@@ -62,6 +69,11 @@ export class CallAssessor {
     private readonly sandbox: () => SandboxStatus | undefined = () => undefined,
     /** The workspace's secret files, ignored ones included (relative paths). */
     private readonly secretFiles: (root: string) => Promise<readonly string[]> = async () => [],
+    /**
+     * The workspace's protected set on real paths, as the sandbox has it: what no name rule
+     * sees (the git folder a `.git` file names, a hooks folder a config names).
+     */
+    private readonly protectedPaths: (root: string) => Promise<readonly ProtectedPlace[]> = async () => [],
   ) {}
 
   async assess(tool: AnyTool, input: unknown, conversationId: string): Promise<CallRisk> {
@@ -133,6 +145,15 @@ export class CallAssessor {
     if (writes && protectedOne !== undefined) {
       risk.protectedPath = true;
       risk.reasons.push(`${written} is a protected path${shown(protectedOne)}`);
+    } else if (writes && files && risk.checkedPath !== undefined) {
+      const real = risk.checkedPath;
+      const place = (await this.protectedPaths(files.root)).find(
+        (entry) => real === entry.absolute || (entry.kind === 'folder' && isInside(entry.absolute, real)),
+      );
+      if (place) {
+        risk.protectedPath = true;
+        risk.reasons.push(`${written} is a protected path (it is in ${place.why})`);
+      }
     }
     const secret = relatives.find((relative) => isSecretPath(relative));
     if (!writes && secret !== undefined) risk.reasons.push(`${written} holds secrets${shown(secret)}`);

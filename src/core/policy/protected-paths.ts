@@ -7,6 +7,10 @@
  * Matching folds case, so `.GIT/config` is `.git/config` on a file system that folds case (and
  * on one that does not, asking once too often is the safe mistake).
  */
+/** Lock files: protected for the file tools, but writable to confined commands (installs rewrite them). */
+const LOCK_FILE =
+  /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lockb?|cargo\.lock|poetry\.lock|gemfile\.lock|composer\.lock|go\.sum)$/;
+
 const PROTECTED = [
   /(^|\/)\.git(\/|$)/,
   /(^|\/)\.vscode(\/|$)/,
@@ -17,7 +21,7 @@ const PROTECTED = [
   /(^|\/)\.devcontainer(\/|$)/,
   /(^|\/)\.env[^/]*$/,
   /(^|\/)(package\.json|\.npmrc|\.yarnrc(\.yml)?|\.pnpmfile\.cjs|bunfig\.toml)$/,
-  /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lockb?|cargo\.lock|poetry\.lock|gemfile\.lock|composer\.lock|go\.sum)$/,
+  LOCK_FILE,
 ];
 
 /** Files whose content is a secret: reading one asks, and says why. */
@@ -36,6 +40,11 @@ export function isProtectedPath(relativePath: string): boolean {
   const normalized = normalize(relativePath);
   if (normalized.startsWith('../') || normalized === '..' || normalized.startsWith('/')) return true;
   return PROTECTED.some((pattern) => pattern.test(normalized));
+}
+
+/** Whether a workspace-relative path is a package manager's lock file. */
+export function isLockFile(relativePath: string): boolean {
+  return LOCK_FILE.test(normalize(relativePath));
 }
 
 /** Whether a workspace-relative path names a file holding secrets (keys, tokens, `.env`). */

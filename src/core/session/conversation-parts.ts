@@ -14,7 +14,7 @@ import { BackgroundJobs } from '../tools/background-jobs';
 import { createBackgroundTools } from '../tools/builtin/background';
 import type { AnyTool } from '../tools/tool';
 import { Checkpoints } from '../workspace/checkpoints';
-import { CallAssessor } from '../policy/call-risk';
+import { CallAssessor, type ProtectedPlace } from '../policy/call-risk';
 import type { ToolPolicy } from '../policy/approval';
 import type { Inbox } from '../events/inbox';
 import type { Conversation } from '../agent/conversation';
@@ -36,6 +36,8 @@ export interface ConversationPartsDeps {
   sandbox?: CommandSandbox;
   /** The workspace's secret files, ignored ones included (relative paths). */
   secretFiles?: (root: string) => Promise<readonly string[]>;
+  /** The workspace's protected set on real paths (the sandbox's too). */
+  protectedPaths?: (root: string) => Promise<readonly ProtectedPlace[]>;
   /** False in an untrusted workspace: only read-only tools are offered then (SPEC 4.2). */
   isTrusted?: () => boolean;
   /** Where task boards persist; without it the task tools are not offered. */
@@ -76,6 +78,7 @@ export class ConversationParts {
       () => workspace,
       () => deps.sandbox?.status(),
       deps.secretFiles,
+      deps.protectedPaths,
     );
     const checkpoints = workspace && new Checkpoints(workspace, turnsBefore);
     this.checkpoints = checkpoints && new TurnCheckpoints(checkpoints, (body) => this.conversation?.report(body));

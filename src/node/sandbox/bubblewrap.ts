@@ -2,15 +2,17 @@
  * Linux: the options of bubblewrap (ARCHITECTURE.md: called directly, ~5 ms a command, a
  * private /tmp, `--clearenv`, no stub files left behind). A new user namespace with every
  * capability dropped (as root too: nothing can remount, unmount or type into a terminal); the
- * whole file system read-only; a throw-away home with only the tools folders bound back; the
- * workspace writable with its protected entries read-only (confinement.ts); a private /tmp,
+ * whole file system read-only; a throw-away home with only the tools folders bound back, their
+ * credentials covered (home-tools.ts); the workspace writable with its protected entries and
+ * protected set read-only (confinement.ts, protected-set.ts); a private /tmp,
  * /run and $XDG_RUNTIME_DIR; its own PID namespace and /proc; a new session; a new network
  * namespace unless the network is granted; and the seccomp filter (seccomp.ts) against Unix
  * sockets, terminal injection and the keyring. Later mounts cover earlier ones: the order is
  * the design.
  */
 import { existsSync } from 'node:fs';
-import { existingSecrets, homeTools, protectedEntries, protectedTargets, type ConfinementPlan } from './confinement';
+import { protectedEntries, protectedTargets, type ConfinementPlan } from './confinement';
+import { existingSecrets, homeMounts } from './home-tools';
 
 export interface BubblewrapOptions {
   args: string[];
@@ -38,15 +40,16 @@ export function bubblewrapArgs(plan: ConfinementPlan, seccompFd?: number): Bubbl
     args.push('--ro-bind', '/run/systemd/resolve', '/run/systemd/resolve');
   const runtime = plan.env.XDG_RUNTIME_DIR;
   if (runtime && !runtime.startsWith('/run/') && existsSync(runtime)) args.push('--tmpfs', runtime);
-  // The home folder: empty and throw-away, the tools bound back read-only, their secrets hidden.
+  // The home folder: empty and throw-away, the tools bound back read-only, their credentials hidden.
   args.push('--tmpfs', plan.home);
-  const tools = homeTools(plan);
-  for (const tool of tools) args.push('--ro-bind', tool, tool);
-  // Secrets inside the tools bound back, and the extra hidden paths. (A device node bound
+  const { binds, covers } = homeMounts(plan);
+  for (const bind of [...binds].sort((a, b) => a.dest.length - b.dest.length))
+    args.push('--ro-bind', bind.source, bind.dest);
+  // Known secrets inside what is bound back, and the extra hidden paths. (A device node bound
   // elsewhere cannot be opened, so a file is covered by an empty file, not /dev/null.)
-  const within = (secret: string) => tools.some((tool) => secret.startsWith(`${tool}/`));
-  for (const secret of existingSecrets(plan)) {
-    if (!within(secret.path) && !plan.hidden.includes(secret.path)) continue;
+  const within = (secret: string) => binds.some((bind) => secret.startsWith(`${bind.dest}/`));
+  const hidden = existingSecrets(plan).filter((secret) => within(secret.path) || plan.hidden.includes(secret.path));
+  for (const secret of [...hidden, ...covers]) {
     if (secret.kind === 'folder') args.push('--tmpfs', secret.path);
     else if (plan.emptyFile) args.push('--ro-bind', plan.emptyFile, secret.path);
   }
@@ -63,8 +66,18 @@ export function bubblewrapArgs(plan: ConfinementPlan, seccompFd?: number): Bubbl
       }
       // A link: its target is bound below if it is in the workspace; the link is checked after the run.
     }
-    // A `.git` file's git folder, and a linked entry's target with the folders leading to it.
-    for (const target of protectedTargets(plan.root, entries)) args.push('--ro-bind', target, target);
+    // A linked entry's target with the folders leading to it; then the protected set (parents
+    // first: a later mount covers an earlier one) and the files that have other names.
+    const bound = new Set(
+      entries.filter((entry) => entry.state === 'folder' || entry.state === 'file').map((entry) => entry.absolute),
+    );
+    const more = [
+      ...protectedTargets(plan.root, entries),
+      ...(plan.protectedSet?.paths.map((entry) => entry.absolute) ?? []),
+      ...(plan.protectedSet?.linked ?? []),
+    ];
+    for (const target of [...new Set(more)].sort((a, b) => a.length - b.length))
+      if (!bound.has(target)) args.push('--ro-bind', target, target);
   }
   if (seccompFd !== undefined) args.push('--seccomp', String(seccompFd));
   args.push('--chdir', plan.cwd, '--clearenv');

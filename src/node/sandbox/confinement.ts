@@ -7,86 +7,18 @@
  *   `.vscode`, `.husky`, `.githooks`, `.devcontainer`, and `.env*` files. Being top-level
  *   mount points, they cannot be renamed away either. Missing ones get an empty read-only
  *   placeholder for the run (removed after it), so they cannot be created meanwhile;
+ * - deeper, the protected set (protected-set.ts) is read-only too: nested repositories, the
+ *   git folders `.git` files name, hooks folders, manifests, and files with other names;
  * - the home folder is hidden whole (an empty, throw-away one in its place) except the tools
- *   commands need, bound back read-only — with the secrets inside those hidden again.
+ *   commands need, bound back read-only — with the credentials inside those hidden again
+ *   (home-tools.ts).
  */
-import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
+import type { ProtectedSet } from './protected-set';
 
 /** Top-level entries of the workspace that confined commands may not change. */
 export const PROTECTED_TOP = ['.git', '.github', '.openagent', '.vscode', '.husky', '.githooks', '.devcontainer'];
-
-/** Where the tools commands need live in a home folder: bound back read-only. */
-export const HOME_TOOLS = [
-  '.nvm',
-  '.volta',
-  '.fnm',
-  '.bun',
-  '.deno',
-  '.cargo',
-  '.rustup',
-  '.pyenv',
-  '.rbenv',
-  '.goenv',
-  '.sdkman',
-  '.asdf',
-  'go',
-  '.node-gyp',
-];
-
-/** Secrets in the home folder, hidden even where a tools folder holding them is bound back. */
-export const HOME_SECRETS = [
-  '.ssh',
-  '.aws',
-  '.gnupg',
-  '.config/gcloud',
-  '.config/gh',
-  '.config/hub',
-  '.config/git/credentials',
-  '.config/github-copilot',
-  '.config/rclone',
-  '.config/composer/auth.json',
-  '.config/pip/pip.conf',
-  '.azure',
-  '.kube',
-  '.docker',
-  '.openagent',
-  '.claude',
-  '.codex',
-  '.password-store',
-  '.local/share/keyrings',
-  '.local/share/fish/fish_history',
-  '.netrc',
-  '.npmrc',
-  '.yarnrc',
-  '.yarnrc.yml',
-  '.pypirc',
-  '.git-credentials',
-  '.gitconfig',
-  '.pgpass',
-  '.my.cnf',
-  '.vault-token',
-  '.terraform.d',
-  '.m2/settings.xml',
-  '.gradle/gradle.properties',
-  '.kaggle',
-  '.gem/credentials',
-  '.pulumi',
-  '.s3cfg',
-  '.cargo/credentials',
-  '.cargo/credentials.toml',
-  '.cache/huggingface',
-  '.npm/_authToken',
-  '.bash_history',
-  '.zsh_history',
-  '.zhistory',
-  '.histfile',
-  '.python_history',
-  '.node_repl_history',
-  '.psql_history',
-  '.mysql_history',
-  '.config/openagent',
-];
 
 /** One confined run: where, with what, allowed what. */
 export interface ConfinementPlan {
@@ -106,6 +38,8 @@ export interface ConfinementPlan {
   pathDirectories?: readonly string[];
   /** The workspace's protected entries as they are before the run (protectedEntries). */
   entries?: ReturnType<typeof protectedEntries>;
+  /** The workspace's protected set (protected-set.ts), walked before the run. */
+  protectedSet?: ProtectedSet;
 }
 
 export type EntryKind = 'file' | 'folder' | 'link';
@@ -131,41 +65,6 @@ export function entryState(absolute: string): string {
   }
 }
 
-/** The secrets to hide that exist, with their kind (npm's global config in each nvm install too). */
-export function existingSecrets(plan: ConfinementPlan): Array<{ path: string; kind: 'file' | 'folder' }> {
-  const nvm = path.join(plan.home, '.nvm/versions/node');
-  let versions: string[] = [];
-  try {
-    versions = readdirSync(nvm).map((version) => path.join(nvm, version, 'etc/npmrc'));
-  } catch {
-    // No nvm.
-  }
-  return [...HOME_SECRETS.map((name) => path.join(plan.home, name)), ...versions, ...plan.hidden].flatMap((secret) => {
-    const kind = kindOf(secret);
-    return kind ? [{ path: secret, kind }] : [];
-  });
-}
-
-/** Tools folders of the home to bind back: the fixed list and where the PATH's folders under home live. */
-export function homeTools(plan: ConfinementPlan): string[] {
-  // The PATH's folders themselves (and a `bin`'s sibling `lib`, where its programs' code
-  // lives), never a whole `~/.local` or `~/.cache`, which hold tokens and histories.
-  const fromPath = (plan.pathDirectories ?? [])
-    .filter((directory) => directory.startsWith(`${plan.home}${path.sep}`))
-    .flatMap((directory) =>
-      path.basename(directory) === 'bin' ? [directory, path.join(path.dirname(directory), 'lib')] : [directory],
-    );
-  const tools = [...HOME_TOOLS.map((name) => path.join(plan.home, name)), ...fromPath];
-  return [...new Set(tools)].filter((tool) => kindOf(tool) !== undefined && !isSecret(plan, tool));
-}
-
-function isSecret(plan: ConfinementPlan, candidate: string): boolean {
-  return HOME_SECRETS.some((name) => {
-    const secret = path.join(plan.home, name);
-    return candidate === secret || candidate.startsWith(`${secret}${path.sep}`);
-  });
-}
-
 /** The workspace's protected entries: each top-level name with its real path and state. */
 export function protectedEntries(root: string): Array<{ name: string; absolute: string; state: string }> {
   let envFiles: string[] = [];
@@ -187,21 +86,13 @@ export function holdsHome(root: string, home: string): boolean {
 }
 
 /**
- * More folders a confined command may not change, for the protected entries as they are: the
- * git folder a `.git` file names (worktrees, `--separate-git-dir`), and for an entry that is a
- * link, its target and every folder between the workspace and it (renaming one would swap it).
+ * More folders a confined command may not change, for the protected top-level entries as they
+ * are: for an entry that is a link, its target and every folder between the workspace and it
+ * (renaming one would swap it). What lies deeper is the protected set's (protected-set.ts).
  */
 export function protectedTargets(root: string, entries = protectedEntries(root)): string[] {
   const targets: string[] = [];
   for (const entry of entries) {
-    if (entry.name === '.git' && entry.state === 'file') {
-      try {
-        const gitdir = /^gitdir:\s*(.+)$/m.exec(readFileSync(entry.absolute, 'utf8'))?.[1]?.trim();
-        if (gitdir) targets.push(realpathSync(path.resolve(root, gitdir)));
-      } catch {
-        // Unreadable or dangling: git will fail on it too.
-      }
-    }
     if (!entry.state.startsWith('link:')) continue;
     let target: string;
     try {

@@ -25,6 +25,7 @@ import { scrubEnvironment } from '../../core/policy/command-env';
 import { visibleText } from '../../core/text/visible-text';
 import { bubblewrapArgs } from './bubblewrap';
 import { entryState, holdsHome, protectedEntries, type ConfinementPlan } from './confinement';
+import { movedAside, protectedSet, separateLinks } from './protected-set';
 import { seccompFilter } from './seccomp';
 import { seatbeltProfile } from './seatbelt';
 import { probeAsync, probeBlocking, SANDBOX_EXEC, type Probe } from './sandbox-probe';
@@ -125,6 +126,10 @@ export class OsSandbox implements CommandSandbox {
     }
     const root = this.realRoot();
     const before = root ? protectedEntries(root) : [];
+    const set = root ? protectedSet(root) : undefined;
+    // A protected file with other names (hard links) is separated from them first: a write
+    // through another name, which the sandbox cannot see, then changes only that name.
+    const separated = set ? separateLinks(set) : undefined;
     const plan: ConfinementPlan = {
       root,
       entries: before,
@@ -136,9 +141,12 @@ export class OsSandbox implements CommandSandbox {
       placeholder: this.scratch().placeholder,
       emptyFile: this.scratch().emptyFile,
       pathDirectories: (env.PATH ?? '').split(path.delimiter).filter(Boolean),
+      ...(set ? { protectedSet: set } : {}),
     };
+    const notes = (restored: string | undefined) =>
+      [separated, restored, set && movedAside(set)].filter(Boolean).join('\n') || undefined;
     if (this.platform() === 'darwin') {
-      const afterRun = () => restoreProtected(before, []);
+      const afterRun = () => notes(restoreProtected(before, []));
       return {
         file: SANDBOX_EXEC,
         args: ['-p', seatbeltProfile(plan), BASH, '-c', command],
@@ -173,7 +181,7 @@ export class OsSandbox implements CommandSandbox {
           else this.livePlaceholders.delete(placeholder);
           return count <= 0;
         });
-        return restoreProtected(before, last);
+        return notes(restoreProtected(before, last));
       },
     };
   }

@@ -4,7 +4,8 @@
  * secrets unreadable, no network unless granted. Untested on a Mac (our machines run Linux):
  * unit-tested as text only, and the README says so. In SBPL the last matching rule wins.
  */
-import { existingSecrets, protectedEntries, type ConfinementPlan } from './confinement';
+import { protectedEntries, type ConfinementPlan } from './confinement';
+import { existingSecrets, homeMounts } from './home-tools';
 
 /** `.env` files a command may not create or change (bubblewrap protects the existing ones). */
 const ENV_NAMES = [
@@ -34,11 +35,16 @@ export function seatbeltProfile(plan: ConfinementPlan): string {
     // Seatbelt matches paths that do not exist yet too: a missing protected entry cannot be made.
     const entries = (plan.entries ?? protectedEntries(plan.root)).map((entry) => entry.absolute);
     const envFiles = ENV_NAMES.map((name) => path.join(plan.root!, name));
+    const deeper = [
+      ...(plan.protectedSet?.paths.map((entry) => entry.absolute) ?? []),
+      ...(plan.protectedSet?.linked ?? []),
+    ];
     lines.push(
-      `(deny file-write* ${[...new Set([...entries, ...envFiles])].map((absolute) => `(subpath ${sbplString(absolute)})`).join(' ')})`,
+      `(deny file-write* ${[...new Set([...entries, ...envFiles, ...deeper])].map((absolute) => `(subpath ${sbplString(absolute)})`).join(' ')})`,
     );
   }
-  const secrets = existingSecrets(plan);
+  // The home is not hidden whole here: its known secrets and the tools' credentials are.
+  const secrets = [...existingSecrets(plan), ...homeMounts(plan).covers];
   if (secrets.length)
     lines.push(`(deny file-read* ${secrets.map((secret) => `(subpath ${sbplString(secret.path)})`).join(' ')})`);
   if (!plan.network) lines.push('(deny network*)');

@@ -1,0 +1,302 @@
+/**
+ * The home folder inside the sandbox (issue 32): hidden whole, with the tool folders commands
+ * need bound back read-only — decided on real paths, and with the credential files inside them
+ * hidden by what they are, whichever tool put them there:
+ * - a tool folder is a known one (HOME_TOOLS) or a PATH folder, AFTER resolving it (links,
+ *   `..`, `./`, a trailing slash): one that is the home itself, holds it, holds a known secret
+ *   folder (`~/.local` holds keyrings) or lies inside one is never bound back;
+ * - each bound folder is walked (bounded: TOOL_SCAN_LIMITS) for credential files and folders by
+ *   name — npm rc files (`etc/npmrc` of any Node install), cargo/gem credentials, gh's
+ *   `hosts.yml`, pip.conf, .pypirc, gradle.properties, Maven settings, Docker's config, keys —
+ *   and each is covered (an empty file, an empty folder).
+ */
+import { readdirSync, realpathSync, type Dirent } from 'node:fs';
+import * as path from 'node:path';
+import { isSecretPath } from '../../core/policy/protected-paths';
+import { isInside } from '../../core/workspace/workspace-path';
+import { kindOf, type ConfinementPlan } from './confinement';
+
+/** Where the tools commands need live in a home folder: bound back read-only (existing ones). */
+export const HOME_TOOLS = [
+  '.nvm',
+  '.volta',
+  '.fnm',
+  '.local/share/fnm',
+  '.local/share/mise',
+  '.nodenv',
+  '.bun',
+  '.deno',
+  '.cargo',
+  '.rustup',
+  '.pyenv',
+  '.rbenv',
+  '.goenv',
+  '.sdkman',
+  '.asdf',
+  'go',
+  '.node-gyp',
+];
+
+/** Secrets in the home folder, hidden even where a tools folder holding them is bound back. */
+export const HOME_SECRETS = [
+  '.ssh',
+  '.aws',
+  '.gnupg',
+  '.config/gcloud',
+  '.config/gh',
+  '.config/hub',
+  '.config/git/credentials',
+  '.config/github-copilot',
+  '.config/rclone',
+  '.config/composer/auth.json',
+  '.config/pip/pip.conf',
+  '.azure',
+  '.kube',
+  '.docker',
+  '.openagent',
+  '.claude',
+  '.codex',
+  '.password-store',
+  '.local/share/keyrings',
+  '.local/share/fish/fish_history',
+  '.netrc',
+  '.npmrc',
+  '.yarnrc',
+  '.yarnrc.yml',
+  '.pypirc',
+  '.git-credentials',
+  '.gitconfig',
+  '.pgpass',
+  '.my.cnf',
+  '.vault-token',
+  '.terraform.d',
+  '.m2/settings.xml',
+  '.gradle/gradle.properties',
+  '.kaggle',
+  '.gem/credentials',
+  '.pulumi',
+  '.s3cfg',
+  '.cargo/credentials',
+  '.cargo/credentials.toml',
+  '.cache/huggingface',
+  '.npm/_authToken',
+  '.bash_history',
+  '.zsh_history',
+  '.zhistory',
+  '.histfile',
+  '.python_history',
+  '.node_repl_history',
+  '.psql_history',
+  '.mysql_history',
+  '.config/openagent',
+];
+
+/** The scan of bound tool folders: beyond these caps, what was not seen is not hidden (README). */
+export const TOOL_SCAN_LIMITS = { depth: 8, entries: 20_000 };
+
+/**
+ * Bulk content of tool folders — installed packages, libraries, sources, headers, docs, whole
+ * toolchains — not scanned: credentials live in a tool's own top folders and `etc` (npm's
+ * global rc is `<prefix>/etc/npmrc`), not among the files it installed.
+ */
+const UNSCANNED = new Set([
+  'node_modules',
+  '.git',
+  'include',
+  'lib',
+  'lib64',
+  'share',
+  'man',
+  'doc',
+  'src',
+  'test',
+  'tests',
+  'site-packages',
+  'registry',
+  'mod',
+  'toolchains',
+]);
+
+/** Credential files by name (lower case), beyond what isSecretPath knows. */
+const CREDENTIAL_FILES = new Set([
+  'npmrc',
+  '.yarnrc',
+  '.yarnrc.yml',
+  'credentials',
+  'credentials.toml',
+  'credentials.json',
+  'credentials.db',
+  'access_tokens.db',
+  'application_default_credentials.json',
+  'hosts.yml',
+  'pip.conf',
+  'pip.ini',
+  'gradle.properties',
+  'settings.xml',
+  'settings-security.xml',
+  'auth.json',
+  '.git-credentials',
+  '.pgpass',
+  '.my.cnf',
+  '.vault-token',
+  '.boto',
+  '.s3cfg',
+  '.dockercfg',
+  '.terraformrc',
+  'terraform.rc',
+  '.gitconfig',
+  '_netrc',
+]);
+
+/** Credential folders by name: covered whole. */
+const CREDENTIAL_FOLDERS = new Set(['.ssh', '.aws', '.gnupg', '.docker', '.kube', '.password-store', 'keyrings']);
+
+/** Whether a file (its path relative to a tool folder) holds credentials, by what it is. */
+export function isCredentialFile(relative: string): boolean {
+  const parts = relative.toLowerCase().split('/');
+  const name = parts.at(-1)!;
+  const parent = parts.at(-2);
+  return (
+    CREDENTIAL_FILES.has(name) ||
+    isSecretPath(name) ||
+    /\.(token|tokens)$/.test(name) ||
+    (name === 'config.json' && parent === '.docker')
+  );
+}
+
+/** Tool folders to bind back: where each is, and where the command looks for it (if elsewhere in the home). */
+export interface HomeTool {
+  real: string;
+  /** The path the command uses, when it differs from the real one (a link or `..` in the PATH). */
+  alias?: string;
+}
+
+/** The home's tool folders to bind back: known ones and the PATH's, resolved, never the home or secrets. */
+export function homeTools(plan: ConfinementPlan): HomeTool[] {
+  const homes = [...new Set([plan.home, realOr(plan.home)])];
+  const underHome = (candidate: string) => homes.some((home) => candidate !== home && isInside(home, candidate));
+  // A tool folder may hold a known secret file below the home's top (`.cargo/credentials.toml`):
+  // it is covered. It may not hold the home's own secret files or any secret folder.
+  const secrets = [
+    ...homes.flatMap((home) =>
+      HOME_SECRETS.map((name) => ({ name, absolute: path.join(home, name) })).filter(
+        ({ name, absolute }) => !name.includes('/') || kindOf(absolute) === 'folder',
+      ),
+    ),
+    ...plan.hidden.flatMap((hidden) => [
+      { name: hidden, absolute: hidden },
+      { name: hidden, absolute: realOr(hidden) },
+    ]),
+  ].map(({ absolute }) => absolute);
+  const candidates = [
+    ...HOME_TOOLS.map((name) => path.join(plan.home, name)),
+    // The PATH's folders (normalized: `~/./bin/`, `~/x/..`), and a `bin`'s sibling `lib`.
+    ...(plan.pathDirectories ?? [])
+      .filter((directory) => path.isAbsolute(directory))
+      .map((directory) => path.resolve(directory)),
+  ];
+  const tools = new Map<string, HomeTool>();
+  const keep = (alias: string, real: string) => {
+    if (!underHome(real)) return;
+    // Never the home itself or what holds it (underHome), a secret or what holds one.
+    if (secrets.some((secret) => isInside(secret, real) || isInside(real, secret))) return;
+    if (HOME_SECRETS.some((name) => homes.some((home) => isInside(path.join(home, name), real)))) return;
+    const tool = tools.get(`${real}\0${alias}`) ?? { real, ...(alias !== real && underHome(alias) ? { alias } : {}) };
+    tools.set(`${real}\0${alias}`, tool);
+  };
+  for (const candidate of candidates) {
+    const real = realOrUndefined(candidate);
+    if (!real) continue;
+    keep(candidate, real);
+    if (path.basename(real) === 'bin') {
+      const lib = realOrUndefined(path.join(path.dirname(real), 'lib'));
+      if (lib) keep(lib, lib);
+    }
+  }
+  return [...tools.values()];
+}
+
+/** Credential files and folders inside the bound tool folders, found by a bounded walk. */
+export function toolCredentials(tools: readonly HomeTool[]): Array<{ path: string; kind: 'file' | 'folder' }> {
+  const found: Array<{ path: string; kind: 'file' | 'folder' }> = [];
+  let seen = 0;
+  // Breadth first over every tool folder at once: one big folder cannot use up the others' share.
+  const reals = [...new Set(tools.map((tool) => tool.real))];
+  const roots = reals.filter((real) => !reals.some((other) => other !== real && isInside(other, real)));
+  let folders = roots.map((folder) => ({ folder, root: folder }));
+  for (let depth = 0; depth <= TOOL_SCAN_LIMITS.depth && folders.length > 0; depth++) {
+    const next: typeof folders = [];
+    for (const { folder, root } of folders) {
+      for (const entry of read(folder)) {
+        if (++seen > TOOL_SCAN_LIMITS.entries) return found;
+        const absolute = path.join(folder, entry.name);
+        const name = entry.name.toLowerCase();
+        if (entry.isDirectory()) {
+          if (CREDENTIAL_FOLDERS.has(name)) found.push({ path: absolute, kind: 'folder' });
+          else if (!UNSCANNED.has(name)) next.push({ folder: absolute, root });
+        } else if (entry.isFile() && isCredentialFile(path.relative(root, absolute))) {
+          found.push({ path: absolute, kind: 'file' });
+        }
+      }
+    }
+    folders = next;
+  }
+  return found;
+}
+
+/**
+ * What to bind and what to cover, in order: each tool folder at its real path, then at its alias
+ * (a link elsewhere in the home, unless a bound folder shows it already), then the credentials
+ * found in it covered at every place it is seen.
+ */
+export function homeMounts(plan: ConfinementPlan): {
+  binds: Array<{ source: string; dest: string }>;
+  covers: Array<{ path: string; kind: 'file' | 'folder' }>;
+} {
+  const tools = homeTools(plan);
+  const reals = [...new Set(tools.map((tool) => tool.real))];
+  const binds = reals.map((real) => ({ source: real, dest: real }));
+  for (const tool of tools)
+    if (tool.alias && !reals.some((real) => isInside(real, tool.alias!)))
+      binds.push({ source: tool.real, dest: tool.alias });
+  const covers: Array<{ path: string; kind: 'file' | 'folder' }> = [];
+  for (const credential of toolCredentials(tools)) {
+    for (const bind of binds) {
+      if (!isInside(bind.source, credential.path)) continue;
+      covers.push({ path: path.join(bind.dest, path.relative(bind.source, credential.path)), kind: credential.kind });
+    }
+  }
+  return { binds, covers: uniqueBy(covers) };
+}
+
+function uniqueBy(covers: Array<{ path: string; kind: 'file' | 'folder' }>) {
+  return [...new Map(covers.map((cover) => [cover.path, cover])).values()];
+}
+
+function read(folder: string): Dirent[] {
+  try {
+    return readdirSync(folder, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+function realOrUndefined(file: string): string | undefined {
+  try {
+    return realpathSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+function realOr(file: string): string {
+  return realOrUndefined(file) ?? file;
+}
+
+/** The home's known secrets and the extra hidden paths that exist, with their kind. */
+export function existingSecrets(plan: ConfinementPlan): Array<{ path: string; kind: 'file' | 'folder' }> {
+  return [...HOME_SECRETS.map((name) => path.join(plan.home, name)), ...plan.hidden].flatMap((secret) => {
+    const kind = kindOf(secret);
+    return kind ? [{ path: secret, kind }] : [];
+  });
+}
