@@ -34,6 +34,20 @@ export interface McpServers {
   problems: McpConfigProblem[];
 }
 
+/**
+ * What in the servers' settings is a credential, by the same test as the environment's
+ * variables (command-env.ts): their `env`, their `headers`, a password in their URL. Handed
+ * to HeldSecrets.addEnvironment, so a server's key it echoes is redacted like any other.
+ */
+export function mcpCredentialSettings(servers: Record<string, McpServerConfig>): Record<string, string> {
+  const settings: Record<string, string> = {};
+  for (const [name, server] of Object.entries(servers)) {
+    const values = 'url' in server ? { ...server.headers, [`${name}_URL_CREDENTIALS`]: server.url } : server.env;
+    for (const [key, value] of Object.entries(values)) settings[`${name}:${key}`] = value;
+  }
+  return settings;
+}
+
 /** A server name as it appears in tool names: letters, digits, _ and -. */
 export const MCP_SERVER_NAME = /^[a-zA-Z0-9_-]{1,32}$/;
 

@@ -51,6 +51,35 @@ function holdsAuthItem(value: string): boolean {
   return false;
 }
 
+/**
+ * The credentials inside a value, to hold and redact wherever they appear: the password (or a
+ * token as the user) of a URL, what follows an auth scheme, the values of auth-ish list items,
+ * or the value itself when it is one word that is not a path. Never the parts around them —
+ * holding `https://` or `/home/` would redact every URL and path.
+ */
+export function credentialsIn(value: string): string[] {
+  const found: string[] = [];
+  for (const match of value.matchAll(/\b[a-z][a-z0-9+.-]*:\/\/([^/\s?#@:]+)(?::([^/\s?#@]+))?@/gi)) {
+    const [, user = '', password] = match;
+    found.push(decodeOrKeep(password ?? user));
+  }
+  for (const match of value.matchAll(/\b(?:Bearer|Basic|Digest|Token|ApiKey|SSWS)\s+([A-Za-z0-9._~+/=-]{6,})/gi))
+    found.push(match[1]!);
+  for (const match of value.matchAll(LIST_ITEM)) {
+    const [, key = '', itemValue = ''] = match;
+    if (itemValue && isAuthIshKey(key)) found.push(decodeOrKeep(itemValue));
+  }
+  return found.filter((credential) => credential.length >= 6 && !/^(?:Bearer|Basic|Token)$/i.test(credential));
+}
+
+function decodeOrKeep(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 function isAuthIshKey(key: string): boolean {
   if (AUTH_HEADER.test(key)) return true;
   const words = key.split(/[-_.]+|(?<=[a-z0-9])(?=[A-Z])/).filter(Boolean);
