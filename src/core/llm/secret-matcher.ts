@@ -42,9 +42,10 @@ function formsOf(secret: string): Form[] {
   const window = (perCharacter: number, core: string) =>
     fragments ? Math.min(core.length, Math.ceil(n * perCharacter)) : core.length;
   const bytes = Buffer.from(secret, 'utf8');
-  const forms: Form[] = [
-    { core: secret, window: window(1, secret), publicPrefix: PUBLIC_PREFIX.exec(secret)?.[0].length ?? 0 },
-  ];
+  const publicPrefix = PUBLIC_PREFIX.exec(secret)?.[0].length ?? 0;
+  const forms: Form[] = [{ core: secret, window: window(1, secret), publicPrefix }];
+  // Whole, the public prefix goes with the rest (`[REDACTED]`, not `sk-ant[REDACTED]`).
+  if (publicPrefix > 0 && fragments) forms.push({ core: secret, window: secret.length, publicPrefix: 0 });
   const add = (core: string, perCharacter: number) => {
     if (core.length >= MIN_SECRET && !forms.some((form) => form.core === core))
       forms.push({ core, window: window(perCharacter, core), publicPrefix: 0 });
