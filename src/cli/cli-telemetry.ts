@@ -29,7 +29,7 @@ export function startCliTelemetry(
   if (!destination) return undefined;
   let told = false;
   // The collector's headers may hold its key: held with every other secret.
-  session.heldSecrets.add(...Object.values(destination.headers));
+  session.heldSecrets.addHeaders(destination.headers);
   const telemetry = createGenAiTelemetry({
     ...destination,
     serviceName: 'openagent-cli',

@@ -92,7 +92,9 @@ export class McpService implements McpStatusSource, vscode.Disposable {
 
   private async start(): Promise<void> {
     const { servers, problems } = await readConfiguration();
-    this.heldSecrets?.addEnvironment(mcpCredentialSettings(servers));
+    const credentials = mcpCredentialSettings(servers);
+    this.heldSecrets?.addEnvironment(credentials.env);
+    this.heldSecrets?.addHeaders(credentials.headers);
     this.report(problems);
     // With no server configured (and none running) MCP's SDK is not even loaded.
     if (this.made || Object.keys(servers).length > 0) await this.connections.start(servers);

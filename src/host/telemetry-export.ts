@@ -66,7 +66,7 @@ export class TelemetryExport implements vscode.Disposable {
     this.configured = wanted;
     void previous?.shutdown();
     if (!endpoint) return;
-    this.deps.secrets.add(...Object.values(headers));
+    this.deps.secrets.addHeaders(headers);
     this.told = false;
     this.telemetry = createGenAiTelemetry({
       endpoint,

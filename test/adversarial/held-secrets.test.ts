@@ -65,7 +65,9 @@ describe('adversarial: the held secrets and their redactor (issue 32, item 3)', 
       'test',
     );
     const held = new HeldSecrets();
-    held.addEnvironment(mcpCredentialSettings(servers));
+    const credentials = mcpCredentialSettings(servers);
+    held.addEnvironment(credentials.env);
+    held.addHeaders(credentials.headers);
     assert.deepEqual(
       [...held.list()].sort(),
       ['ghp_mcpMarker0123456789abcdefghijkl', 'mcp-Url-Passw0rd', 'mcp-header-key-77aa99'].sort(),

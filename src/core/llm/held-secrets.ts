@@ -9,7 +9,7 @@
 import { MIN_SECRET, SecretMatcher } from './secret-matcher';
 import { REDACTED, redactText, redactValue } from './redact';
 import { isSecretVariable } from '../policy/command-env';
-import { credentialsIn, isTokenLooking } from '../policy/secret-values';
+import { credentialsIn, isAuthIshKey, isTokenLooking } from '../policy/secret-values';
 
 /** Names of variables whose whole value is a key (ANTHROPIC_API_KEY, GITHUB_TOKEN, PGPASSWORD). */
 const KEY_NAME = /(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|_PAT|CREDENTIALS?|_PWD)$/i;
@@ -50,6 +50,17 @@ export class HeldSecrets {
       if (inside.length === 0 && word && (KEY_NAME.test(name) || isTokenLooking(value))) found.push(value);
     }
     this.add(...found);
+  }
+
+  /**
+   * Holds the credentials among request headers (a telemetry collector's, an MCP server's):
+   * the values of auth headers, and credentials inside the others — not `application/json`.
+   */
+  addHeaders(headers: Readonly<Record<string, string>>): void {
+    for (const [name, value] of Object.entries(headers)) {
+      if (isAuthIshKey(name)) this.add(value);
+      else this.add(...credentialsIn(value), ...(isTokenLooking(value.trim()) ? [value.trim()] : []));
+    }
   }
 
   /** The secrets held now (the same array until one is added). */

@@ -35,17 +35,24 @@ export interface McpServers {
 }
 
 /**
- * What in the servers' settings is a credential, by the same test as the environment's
- * variables (command-env.ts): their `env`, their `headers`, a password in their URL. Handed
- * to HeldSecrets.addEnvironment, so a server's key it echoes is redacted like any other.
+ * Where the servers' settings may hold credentials: their `env` (judged like the environment's
+ * variables), their `headers` and URL (judged like request headers). For HeldSecrets, so a
+ * server's key echoed back is redacted like any other.
  */
-export function mcpCredentialSettings(servers: Record<string, McpServerConfig>): Record<string, string> {
-  const settings: Record<string, string> = {};
+export function mcpCredentialSettings(servers: Record<string, McpServerConfig>): {
+  env: Record<string, string>;
+  headers: Record<string, string>;
+} {
+  const env: Record<string, string> = {};
+  const headers: Record<string, string> = {};
   for (const [name, server] of Object.entries(servers)) {
-    const values = 'url' in server ? { ...server.headers, [`${name}_URL_CREDENTIALS`]: server.url } : server.env;
-    for (const [key, value] of Object.entries(values)) settings[`${name}:${key}`] = value;
+    if ('url' in server) {
+      for (const [key, value] of Object.entries(server.headers)) headers[key] = value;
+      headers[`${name}-url`] = server.url;
+      // Two servers may set the same variable to different keys: both are kept.
+    } else for (const [key, value] of Object.entries(server.env)) env[key in env ? `${name}_${key}` : key] = value;
   }
-  return settings;
+  return { env, headers };
 }
 
 /** A server name as it appears in tool names: letters, digits, _ and -. */

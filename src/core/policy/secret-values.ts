@@ -80,7 +80,8 @@ function decodeOrKeep(text: string): string {
   }
 }
 
-function isAuthIshKey(key: string): boolean {
+/** Whether a header (or list item) of this name carries a credential: `Authorization`, `x-api-key`, `x-honeycomb-team`. */
+export function isAuthIshKey(key: string): boolean {
   if (AUTH_HEADER.test(key)) return true;
   const words = key.split(/[-_.]+|(?<=[a-z0-9])(?=[A-Z])/).filter(Boolean);
   return AUTH_ISH_LAST_WORD.test(words[words.length - 1] ?? '');
