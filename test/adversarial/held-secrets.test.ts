@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { HeldSecrets } from '../../src/core/llm/held-secrets';
 import { FRAGMENT_CHARACTERS } from '../../src/core/llm/secret-matcher';
 import { mcpCredentialSettings, parseMcpServers } from '../../src/core/mcp/mcp-config';
+import { toLlmError } from '../../src/core/llm/map-sdk-error';
 
 const KEY = 'house-key-3f9c2a7b61d04e58';
 
@@ -103,6 +104,20 @@ describe('adversarial: the held secrets and their redactor (issue 32, item 3)', 
       shown += stream.end();
       assert.equal(shown, held.redact(text), `trial ${trial}`);
       assert.ok(!runsOf(KEY).some((run) => shown.includes(run)), shown);
+    }
+  });
+
+  it("a provider error quoting the client's own key, in any form, comes out without it", () => {
+    for (const echoed of [
+      KEY,
+      Buffer.from(`Bearer ${KEY}`).toString('base64'),
+      Buffer.from(KEY).toString('hex'),
+      KEY.slice(3, 15),
+    ]) {
+      const error = Object.assign(new Error(`400 invalid header ${echoed}`), { status: 400 });
+      const message = toLlmError(error, 'Server', undefined, KEY).message;
+      assert.match(message, /refused the request \(400\)/);
+      assert.ok(!runsOf(KEY).some((run) => message.includes(run)) && !message.includes(echoed), message);
     }
   });
 

@@ -29,8 +29,13 @@ const SECRET_ASSIGNMENT = new RegExp(
   'gm',
 );
 
+/** Only the held secrets (whole, in part, encoded): for text whose other key-like words must stay. */
+export function redactKnown(text: string, knownSecrets: readonly string[]): string {
+  return knownSecrets.length > 0 ? matcherFor(knownSecrets).replace(text, REDACTED) : text;
+}
+
 export function redactText(text: string, knownSecrets: readonly string[] = []): string {
-  let result = knownSecrets.length > 0 ? matcherFor(knownSecrets).replace(text, REDACTED) : text;
+  let result = redactKnown(text, knownSecrets);
   if (MAY_HOLD_KEY.test(result)) result = result.replace(KEY_SHAPES, REDACTED);
   if (result.includes('-----BEGIN')) result = result.replace(PRIVATE_KEY, REDACTED);
   if (!MAY_ASSIGN_SECRET.test(result)) return result;
