@@ -21,6 +21,7 @@ import { CHAT_VIEW_TYPE, DEVELOPER_PANEL_TYPE } from './host/view-types';
 import { showChatPage } from './host/chat/chat-page';
 import { holdMessages } from './host/chat/held-webview';
 import { StoreOpener } from './kit/store-opener';
+import { HeldSecrets } from './core/llm/held-secrets';
 import type * as RuntimeModule from './kit/runtime';
 
 type Runtime = RuntimeModule.Runtime;
@@ -54,8 +55,13 @@ const openWalkthrough = async () => {
 
 export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   const manifest = context.extension.packageJSON as Manifest;
+  // Every secret the extension holds (the environment's keys now; SecretStorage's, the team
+  // database's password and telemetry headers as they are read): redacted from every sink.
+  const heldSecrets = new HeldSecrets();
+  heldSecrets.addEnvironment(process.env);
   // The store opens on first use: a conversation, the history, or the team's outbox.
   const stores = new StoreOpener({
+    secrets: heldSecrets.list,
     directory: vscode.Uri.joinPath(context.globalStorageUri, 'store').fsPath,
     wasmPath: vscode.Uri.joinPath(context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath,
     tell: (severity, message) =>
@@ -66,6 +72,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   // The team control plane (opt-in): a configured team's status shows from the start.
   const team = new TeamService({
     secrets: context.secrets,
+    heldSecrets,
     cacheFile: vscode.Uri.joinPath(context.globalStorageUri, 'team-policy.yaml').fsPath,
     root: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
     outbox: () => stores.open().catch(() => undefined),
@@ -81,7 +88,15 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   /** The runtime, made the first time something needs it. */
   const use = (): Runtime => {
     if (runtime) return runtime;
-    runtime = runtimeModule().createRuntime({ context, team, terminalHistory, statusBar, stores, openWalkthrough });
+    runtime = runtimeModule().createRuntime({
+      context,
+      team,
+      terminalHistory,
+      statusBar,
+      stores,
+      heldSecrets,
+      openWalkthrough,
+    });
     context.subscriptions.push(
       runtime.chatView.onDidBecomeReady(() => chatBecameReady.fire()),
       runtime.extensionApi.onDidEmitEvent((event) => events.fire(event)),

@@ -28,12 +28,13 @@ export function startCliTelemetry(
   const destination = otlpDestinationFromEnv(deps.env);
   if (!destination) return undefined;
   let told = false;
-  const headerValues = Object.values(destination.headers);
+  // The collector's headers may hold its key: held with every other secret.
+  session.heldSecrets.addHeaders(destination.headers);
   const telemetry = createGenAiTelemetry({
     ...destination,
     serviceName: 'openagent-cli',
     serviceVersion: packageVersion(),
-    secrets: () => [...session.secretsInUse, ...headerValues],
+    secrets: session.heldSecrets.list,
     serverUrl: (provider) => providerBaseUrl(provider, deps.settings, deps.routeBaseUrls),
     // The address, never the headers: they may hold the backend's key.
     onExportError: (error) => {

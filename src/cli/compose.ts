@@ -39,6 +39,7 @@ import { findRipgrep, RipgrepSearch } from '../node/ripgrep-search';
 import { systemClock } from '../node/system-clock';
 import { PresetLibrary } from '../core/knowledge/presets';
 import { StoreOpener } from '../kit/store-opener';
+import type { HeldSecrets } from '../core/llm/held-secrets';
 import { sendingToTeam } from '../kit/team-opener';
 import { CliTeam } from './cli-team';
 import { startCliTelemetry } from './cli-telemetry';
@@ -62,6 +63,8 @@ export interface CliDeps {
   workspaceRoot: string;
   storeDirectory: string;
   env: NodeJS.ProcessEnv;
+  /** Every secret the product holds, redacted from every sink (main.ts fills it from `env`). */
+  heldSecrets: HeldSecrets;
   /** The gate that asks about tool calls in `workspace` (it shows their diffs). */
   approvals(workspace: WorkspaceFiles): ApprovalGate;
   /** Something the user should know that is not an error of the run (a policy file with mistakes). */
@@ -104,6 +107,7 @@ export function createCliContext(deps: CliDeps): CliContext {
   const stores = new StoreOpener({
     directory: storeDirectory,
     wasmPath: sqlWasmPath(),
+    secrets: deps.heldSecrets.list,
     tell: (_severity, message) => deps.warn(`openagent: ${message}`),
   });
   const store = stores.openOrReport;
@@ -142,6 +146,7 @@ export function createCliContext(deps: CliDeps): CliContext {
     }),
     readConnection: () => (settings.idleTimeout ? { idleTimeoutMs: settings.idleTimeout * 1000 } : {}),
     secrets: new EnvSecretSource(deps.env),
+    heldSecrets: deps.heldSecrets,
     store: async () => sendingToTeam(await stores.open(), () => team.kick()),
     onStoreError: stores.reportError,
     teamStamp: () => team.stamp(),

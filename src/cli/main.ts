@@ -12,6 +12,7 @@ import { describeLocalServer, discoverLocalServers, localServerCandidates } from
 import { PROVIDER_PRESETS } from '../core/llm/provider-presets';
 import { AutoApprovalGate } from '../core/policy/auto-approval';
 import { EnvSecretSource } from '../node/env-secret-source';
+import { HeldSecrets } from '../core/llm/held-secrets';
 import { parseCliArgs, USAGE, type CliOptions } from './args';
 import { createCliContext, type CliContext } from './compose';
 import { EventPrinter } from './event-printer';
@@ -60,8 +61,18 @@ export async function main(
     }
   }
 
+  // Every secret the CLI holds — the environment's keys now, the keys routes read later — is
+  // redacted from everything it prints and keeps (one value, handed to every sink).
+  const heldSecrets = new HeldSecrets();
+  heldSecrets.addEnvironment(env);
   // One-shot output keeps stdout for the answer alone; status lines and questions go to stderr.
-  const output = new Output(stdout, interactive ? stdout : stderr, stderr, createStyle(colorWanted(stdout, env)));
+  const output = new Output(
+    stdout,
+    interactive ? stdout : stderr,
+    stderr,
+    createStyle(colorWanted(stdout, env)),
+    heldSecrets.redact,
+  );
   const canAsk = interactive || Boolean(stdin.isTTY);
   const reader = canAsk
     ? new LineReader(
@@ -93,6 +104,7 @@ export async function main(
     workspaceRoot: process.cwd(),
     storeDirectory: options.storeDirectory,
     env,
+    heldSecrets,
     // Approve-all (--yes, /approve-all, "a") still asks about protected paths.
     approvals: (workspace) =>
       new AutoApprovalGate(

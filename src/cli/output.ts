@@ -25,12 +25,18 @@ export class Output {
     private readonly status: NodeJS.WritableStream,
     private readonly errors: NodeJS.WritableStream,
     readonly style: Style,
+    /**
+     * Applied to everything written: every secret the product holds (HeldSecrets.redact) goes,
+     * whatever printed it — an event, a setup error quoting a server, a warning.
+     */
+    private readonly redact: (text: string) => string = (text) => text,
   ) {}
 
   /** Streamed text, written as it comes. */
-  write(text: string): void {
-    if (!text) return;
-    if (this.held) return void this.held.push(() => this.write(text));
+  write(raw: string): void {
+    if (!raw) return;
+    if (this.held) return void this.held.push(() => this.write(raw));
+    const text = this.redact(raw);
     this.stopWaiting();
     this.text.write(text);
     this.atLineStart = text.endsWith('\n');
@@ -41,14 +47,14 @@ export class Output {
     if (this.held) return void this.held.push(() => this.line(text));
     this.stopWaiting();
     this.newline();
-    this.status.write(`${text}\n`);
+    this.status.write(`${this.redact(text)}\n`);
   }
 
   error(text: string): void {
     if (this.held) return void this.held.push(() => this.error(text));
     this.stopWaiting();
     this.newline();
-    this.errors.write(`${this.style.red(text)}\n`);
+    this.errors.write(`${this.style.red(this.redact(text))}\n`);
   }
 
   /** Ends a half-written line. */

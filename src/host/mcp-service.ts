@@ -6,7 +6,14 @@
  * once each, with a way to the file.
  */
 import * as vscode from 'vscode';
-import { mergeMcpServers, parseMcpJson, parseMcpServers, type McpConfigProblem } from '../core/mcp/mcp-config';
+import {
+  mcpCredentialSettings,
+  mergeMcpServers,
+  parseMcpJson,
+  parseMcpServers,
+  type McpConfigProblem,
+} from '../core/mcp/mcp-config';
+import type { HeldSecrets } from '../core/llm/held-secrets';
 import type { AnyTool } from '../core/tools/tool';
 import { lazyModule } from '../core/lazy-module';
 import type { McpConnections, McpServerStatus } from '../node/mcp/mcp-connections';
@@ -26,7 +33,11 @@ export class McpService implements McpStatusSource, vscode.Disposable {
   private readonly shownProblems = new Set<string>();
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor(private readonly version: string) {
+  constructor(
+    private readonly version: string,
+    /** Every secret the extension holds: the servers' keys join them when they start. */
+    private readonly heldSecrets?: HeldSecrets,
+  ) {
     const watcher = vscode.workspace.createFileSystemWatcher(`**/${MCP_JSON}`);
     this.disposables.push(
       watcher,
@@ -81,6 +92,9 @@ export class McpService implements McpStatusSource, vscode.Disposable {
 
   private async start(): Promise<void> {
     const { servers, problems } = await readConfiguration();
+    const credentials = mcpCredentialSettings(servers);
+    this.heldSecrets?.addEnvironment(credentials.env);
+    this.heldSecrets?.addHeaders(credentials.headers);
     this.report(problems);
     // With no server configured (and none running) MCP's SDK is not even loaded.
     if (this.made || Object.keys(servers).length > 0) await this.connections.start(servers);

@@ -6,6 +6,8 @@
  * here runs and the product works as before, on the embedded store alone.
  */
 import * as vscode from 'vscode';
+import type { HeldSecrets } from '../core/llm/held-secrets';
+import { credentialsIn } from '../core/policy/secret-values';
 import type { AgentPolicy } from '../core/policy/agent-policy';
 import type { ConversationStore, TeamStamp } from '../core/ports';
 import type { TeamPlane } from '../core/team/team-plane';
@@ -18,6 +20,8 @@ export const TEAM_STATUS_COMMAND = 'openagent.showTeamStatus';
 
 export interface TeamServiceDeps {
   secrets: vscode.SecretStorage;
+  /** Every secret the extension holds: the database URL's password joins them. */
+  heldSecrets?: HeldSecrets;
   /** Where the last team policy is kept (beside the store). */
   cacheFile: string;
   root: () => string | undefined;
@@ -151,6 +155,7 @@ export class TeamService implements vscode.Disposable {
 
   private async open(): Promise<TeamPlane | undefined> {
     const url = (await this.deps.secrets.get(TEAM_URL_SECRET)) ?? process.env.OPENAGENT_TEAM_DATABASE_URL;
+    if (url) this.deps.heldSecrets?.add(...credentialsIn(url));
     if (!url) {
       this.item.hide();
       this.shown = undefined;

@@ -5,6 +5,7 @@
  * and this reads `globalValue` besides, so a cloned repository's .vscode/settings.json can
  * never send the user's traces to an address of its choosing.
  */
+import type { HeldSecrets } from '../core/llm/held-secrets';
 import * as vscode from 'vscode';
 import type { AgentEvent } from '../core/events/events';
 import { createGenAiTelemetry, type GenAiTelemetry } from '../node/telemetry/genai-telemetry';
@@ -24,8 +25,8 @@ export class TelemetryExport implements vscode.Disposable {
   constructor(
     private readonly deps: {
       version: string;
-      /** API keys in use: never sent, wherever they turn up. */
-      secrets: () => readonly string[];
+      /** Every secret the extension holds: never sent, wherever they turn up; the headers join them. */
+      secrets: HeldSecrets;
     },
   ) {
     this.configure();
@@ -65,14 +66,14 @@ export class TelemetryExport implements vscode.Disposable {
     this.configured = wanted;
     void previous?.shutdown();
     if (!endpoint) return;
-    const headerValues = Object.values(headers);
+    this.deps.secrets.addHeaders(headers);
     this.told = false;
     this.telemetry = createGenAiTelemetry({
       endpoint,
       headers,
       serviceName: 'openagent',
       serviceVersion: this.deps.version,
-      secrets: () => [...this.deps.secrets(), ...headerValues],
+      secrets: this.deps.secrets.list,
       serverUrl: (provider) => providerBaseUrl(provider, readModelSettings(), readProviderBaseUrls()),
       onExportError: (error) => this.tell(endpoint, error),
     });

@@ -31,7 +31,8 @@ import { policyStatusSource } from '../host/panel/policy-status';
 import { openLinkWithConfirmation } from '../host/commands/open-link';
 import { setApiKey } from '../host/commands/set-api-key';
 import { PresetLibrary } from '../core/knowledge/presets';
-import { modelLabel } from '../core/llm/provider-presets';
+import { modelLabel, PROVIDER_PRESETS } from '../core/llm/provider-presets';
+import type { HeldSecrets } from '../core/llm/held-secrets';
 import { loadSdkOf } from '../core/llm/sdk-modules';
 import { yaml } from '../core/text/yaml';
 import { chooseModel, choosePreset } from '../host/commands/choose-model';
@@ -96,6 +97,8 @@ export interface RuntimeShell {
   statusBar: AgentStatusBar;
   /** The conversation store, opened on first use (the team's outbox may need it first). */
   stores: StoreOpener;
+  /** Every secret the extension holds (the composition root's), for every sink. */
+  heldSecrets: HeldSecrets;
   openWalkthrough(): Promise<void>;
 }
 
@@ -114,6 +117,13 @@ export interface Runtime {
 export function createRuntime(shell: RuntimeShell): Runtime {
   const { context, team, terminalHistory, stores } = shell;
   const secrets = new SecretStorageSource(context.secrets, new EnvSecretSource());
+  // Every provider's key in SecretStorage is held from the start, used or not: a server may
+  // echo any key it was ever sent.
+  for (const provider of Object.keys(PROVIDER_PRESETS))
+    void secrets.getApiKey(provider).then(
+      (key) => shell.heldSecrets.add(key),
+      () => undefined,
+    );
   const workspaceRoot = () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
 
   // Rules, memory and skills: read from the files for each new conversation.
@@ -194,7 +204,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
   context.subscriptions.push(approvalDetails);
 
   // MCP servers start with the first conversation; their status shows in the developer panel.
-  const mcp = new McpService(context.extension.packageJSON.version as string);
+  const mcp = new McpService(context.extension.packageJSON.version as string, shell.heldSecrets);
   context.subscriptions.push(mcp, policy);
   // Budgets over every conversation of this window and what they start; past spending from the store.
   const ledger = storeLedger(() => openStore().catch(() => undefined));
@@ -267,6 +277,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
       return [...builtIn, ...(team.current()?.tools() ?? []), ...added];
     },
     secrets,
+    heldSecrets: shell.heldSecrets,
     clock: systemClock,
     systemPrompt,
     newId: randomUUID,
@@ -373,7 +384,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
   // OpenTelemetry export of model and tool calls, while the user's settings name a collector.
   const telemetry = new TelemetryExport({
     version: context.extension.packageJSON.version as string,
-    secrets: () => session.secretsInUse,
+    secrets: shell.heldSecrets,
   });
   context.subscriptions.push(telemetry, { dispose: session.onEvent(telemetry.record) });
   context.subscriptions.push({

@@ -17,6 +17,11 @@ export interface StoreOpenerOptions {
   directory: string;
   /** Where sql-wasm.wasm is. */
   wasmPath: string;
+  /**
+   * Every secret the product holds (HeldSecrets.list): removed from every entry before it is
+   * written, whoever wrote it. Without it only key shapes and secret assignments are found.
+   */
+  secrets?: () => readonly string[];
   /** Tells the user something about the store: a warning (kept what it could not read) or an error. */
   tell(severity: 'warning' | 'error', message: string): void;
 }
@@ -34,7 +39,7 @@ export class StoreOpener {
         sqlJsStore().SqlJsStore.open({
           directory: this.options.directory,
           wasmPath: this.options.wasmPath,
-          redact: redactValue,
+          redact: (value) => redactValue(value, this.options.secrets?.() ?? []),
         }),
       )
       .then(({ store, quarantined, recovered }) => {

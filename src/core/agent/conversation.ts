@@ -40,6 +40,7 @@ import { costOf, priceOf } from '../llm/model-info';
 import { ContextMeasure } from './context/context-measure';
 import { CallInsights } from './call-insights';
 import { redactValue } from '../llm/redact';
+import { SecretStream } from '../llm/held-secrets';
 
 export type EventListener = (event: AgentEvent) => void;
 
@@ -124,6 +125,8 @@ export class Conversation {
   private subagentModel: ModelBinding | undefined;
   /** The usage of the prompt being answered (its token budget, its `turn` usage event). */
   private runMeter: UsageMeter | undefined;
+  /** Each agent's answer text as it streams, with a held secret cut between two deltas still found. */
+  private readonly answerTexts = new Map<string, SecretStream>();
 
   constructor(private readonly options: ConversationOptions) {
     this.id = options.id;
@@ -494,12 +497,34 @@ export class Conversation {
   }
 
   private emit(original: AgentEventBody, agentId = this.agentId): void {
+    if (original.type === 'text_delta') {
+      // The end of a delta that could begin a secret waits for the next one (SecretStream).
+      let stream = this.answerTexts.get(agentId);
+      if (!stream) this.answerTexts.set(agentId, (stream = new SecretStream(() => this.secrets())));
+      const text = stream.push(original.text);
+      if (text) this.stamp({ ...original, text }, agentId);
+      return;
+    }
+    // Any other event ends that agent's text; the end of a run ends everyone's.
+    const ends = original.type === 'done' || original.type === 'error' || original.type === 'interrupted';
+    for (const [streamAgent, stream] of this.answerTexts) {
+      if (streamAgent !== agentId && !ends) continue;
+      const rest = stream.end();
+      if (rest) this.stamp({ type: 'text_delta', text: rest }, streamAgent);
+    }
     // An error may quote the server, and a server may echo the key it was sent (a 400 body); a
     // tool's input or output may hold a key (`cat .env`, `printenv`): every surface — chat,
     // panel, CLI, store, audit, exports — shows or keeps these, so keys never reach them.
-    const body = CARRIES_OUTSIDE_TEXT.has(original.type)
-      ? redactValue(original, this.options.tracing?.secrets?.() ?? [])
-      : original;
+    const body = CARRIES_OUTSIDE_TEXT.has(original.type) ? redactValue(original, this.secrets()) : original;
+    this.stamp(body, agentId);
+  }
+
+  /** Every secret the product holds (the session's HeldSecrets, through the tracing options). */
+  private secrets(): readonly string[] {
+    return this.options.tracing?.secrets?.() ?? [];
+  }
+
+  private stamp(body: AgentEventBody, agentId: string): void {
     // Bodies are fresh literals made for this call: stamping them in place saves a copy per event.
     const event = Object.assign(body, {
       conversationId: this.id,

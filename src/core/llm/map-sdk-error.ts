@@ -3,6 +3,7 @@
  * Both vendor SDKs share the same error shape (status, headers, message), so one mapping
  * serves both; network failures are told apart in connection-failure.ts.
  */
+import { redactKnown } from './redact';
 import { isSdkError } from './sdk-modules';
 import { connectionFailure, describeConnectionFailure } from './connection-failure';
 import { abortError, LlmError } from './llm-client';
@@ -39,8 +40,10 @@ export function retryAfterFromHeaders(headers: SdkLikeError['headers'], now = Da
 /**
  * `providerLabel` names the server in every message ("Ollama at http://localhost:11434/v1",
  * "Anthropic"); `address` is the base URL the call went to, named when the network failed.
+ * `apiKey` is the key the call sent: a server may echo it (whole, cut, encoded) in its words,
+ * and this error may be shown where no HeldSecrets redacts (a notification), so it goes here.
  */
-export function toLlmError(error: unknown, providerLabel: string, address?: string): Error {
+export function toLlmError(error: unknown, providerLabel: string, address?: string, apiKey?: string): Error {
   if (error instanceof LlmError) return error;
   if (!(error instanceof Error)) return new LlmError(`${providerLabel}: ${String(error)}`, 'server');
   // Aborts are cancellations, not failures: let them through as one kind of error. The SDKs'
@@ -49,7 +52,7 @@ export function toLlmError(error: unknown, providerLabel: string, address?: stri
   if (isSdkError(error, 'APIUserAbortError')) return abortError();
   const sdkError = error as SdkLikeError;
   const status = sdkError.status;
-  const detail = serverWords(sdkError);
+  const detail = redactKnown(serverWords(sdkError), apiKey ? [apiKey] : []);
   const retryAfterMs = retryAfterFromHeaders(sdkError.headers);
   if (status === 401 || status === 403) {
     return new LlmError(

@@ -1,8 +1,11 @@
 /**
  * Removes secrets from anything that leaves the process as data: traces, logs, exports.
- * Known keys are replaced wherever they occur; key-shaped strings and auth headers too, in
- * case a key reached a payload by another route (a user pasting it into a prompt).
+ * Known keys are replaced wherever they occur, whole, in part or encoded (secret-matcher.ts);
+ * key-shaped strings and auth headers too, in case a key reached a payload by another route
+ * (a user pasting it into a prompt).
  */
+import { SecretMatcher } from './secret-matcher';
+
 /** Key shapes, in one pass: Anthropic, OpenAI, bearer tokens, GitHub, AWS access keys. */
 const KEY_SHAPES =
   /sk-ant-[A-Za-z0-9_-]{8,}|sk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}|\bBearer\s+[A-Za-z0-9._~+/-]{12,}=*|\b(?:ghp|gho|ghu|ghs|github_pat)_[A-Za-z0-9_]{20,}|\bAKIA[0-9A-Z]{16}\b/g;
@@ -26,11 +29,13 @@ const SECRET_ASSIGNMENT = new RegExp(
   'gm',
 );
 
+/** Only the held secrets (whole, in part, encoded): for text whose other key-like words must stay. */
+export function redactKnown(text: string, knownSecrets: readonly string[]): string {
+  return knownSecrets.length > 0 ? matcherFor(knownSecrets).replace(text, REDACTED) : text;
+}
+
 export function redactText(text: string, knownSecrets: readonly string[] = []): string {
-  let result = text;
-  for (const secret of knownSecrets) {
-    if (secret.length >= 6) result = result.split(secret).join(REDACTED);
-  }
+  let result = redactKnown(text, knownSecrets);
   if (MAY_HOLD_KEY.test(result)) result = result.replace(KEY_SHAPES, REDACTED);
   if (result.includes('-----BEGIN')) result = result.replace(PRIVATE_KEY, REDACTED);
   if (!MAY_ASSIGN_SECRET.test(result)) return result;
@@ -52,4 +57,18 @@ export function redactValue<T>(value: T, knownSecrets: readonly string[] = []): 
     return node;
   };
   return visit(value) as T;
+}
+
+/** Matchers of the latest secret lists: building one costs the secrets' length, not the text's. */
+const matchers = new Map<string, SecretMatcher>();
+const KEPT_MATCHERS = 8;
+
+function matcherFor(secrets: readonly string[]): SecretMatcher {
+  const key = secrets.join('\u0000');
+  let matcher = matchers.get(key);
+  if (matcher) return matcher;
+  matcher = new SecretMatcher(secrets);
+  if (matchers.size >= KEPT_MATCHERS) matchers.delete(matchers.keys().next().value!);
+  matchers.set(key, matcher);
+  return matcher;
 }

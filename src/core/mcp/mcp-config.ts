@@ -34,6 +34,27 @@ export interface McpServers {
   problems: McpConfigProblem[];
 }
 
+/**
+ * Where the servers' settings may hold credentials: their `env` (judged like the environment's
+ * variables), their `headers` and URL (judged like request headers). For HeldSecrets, so a
+ * server's key echoed back is redacted like any other.
+ */
+export function mcpCredentialSettings(servers: Record<string, McpServerConfig>): {
+  env: Record<string, string>;
+  headers: Record<string, string>;
+} {
+  const env: Record<string, string> = {};
+  const headers: Record<string, string> = {};
+  for (const [name, server] of Object.entries(servers)) {
+    if ('url' in server) {
+      for (const [key, value] of Object.entries(server.headers)) headers[key] = value;
+      headers[`${name}-url`] = server.url;
+      // Two servers may set the same variable to different keys: both are kept.
+    } else for (const [key, value] of Object.entries(server.env)) env[key in env ? `${name}_${key}` : key] = value;
+  }
+  return { env, headers };
+}
+
 /** A server name as it appears in tool names: letters, digits, _ and -. */
 export const MCP_SERVER_NAME = /^[a-zA-Z0-9_-]{1,32}$/;
 

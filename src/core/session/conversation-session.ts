@@ -26,6 +26,7 @@ import { SessionSwitches } from './session-switches';
 import { ConversationLibrary } from './conversation-library';
 import type { SystemPrompt } from '../agent/system-prompt';
 import { SessionQueue, type PromptRequest, type SubmitProblem } from './session-queue';
+import { HeldSecrets } from '../llm/held-secrets';
 
 export type { SetupProblem } from './model-routing';
 export type { RetryRefusal, RetryTarget } from './prompt-retries';
@@ -44,6 +45,11 @@ export interface ConversationSessionDeps extends AssemblyDeps, ModelRoutingDeps 
   /** With a team database configured: who is working, so usage and audit records also reach it. */
   teamStamp?: () => TeamStamp | undefined;
   secrets: SecretSource;
+  /**
+   * Every secret the product holds (the composition root's): redacted from every event, the
+   * store, traces and exports. The keys the routes use are added to it as they are read.
+   */
+  heldSecrets?: HeldSecrets;
   /** Runs before each new conversation starts: reloads what it depends on (the policy file). */
   prepare?: () => Promise<void>;
   /** Tools that take a moment to get (MCP servers'), fetched for each new conversation. */
@@ -66,7 +72,8 @@ export class ConversationSession {
   private reopened: { conversation: StoredConversation; restored: RestoredConversation } | undefined;
   /** Plan mode chosen before the conversation exists. */
   private planModeNext: boolean | undefined;
-  private apiKeysInUse: string[] = [];
+  /** Every secret the product holds: the root's, or the session's own. */
+  readonly heldSecrets: HeldSecrets;
   /** The developer panel's per-conversation switches (plan mode is below). */
   readonly switches = new SessionSwitches();
   /** The saved conversations. */
@@ -90,15 +97,16 @@ export class ConversationSession {
 
   constructor(private readonly deps: ConversationSessionDeps) {
     this.library = new ConversationLibrary(() => this.openStore());
+    this.heldSecrets = deps.heldSecrets ?? new HeldSecrets();
   }
 
   get isRunning(): boolean {
     return this.conversation?.isRunning ?? false;
   }
 
-  /** The API keys the current conversation uses: what any export must leave out. */
+  /** Every secret the product holds (the keys in use among them): what any export must leave out. */
   get secretsInUse(): readonly string[] {
-    return this.apiKeysInUse;
+    return this.heldSecrets.list();
   }
 
   /** Events of the current conversation so far. */
@@ -172,7 +180,7 @@ export class ConversationSession {
     // changed mid-chat applies to the next answer without losing the conversation.
     const routed = await routeModels(this.deps, work);
     if ('reason' in routed) return routed;
-    this.apiKeysInUse = routed.apiKeys;
+    this.heldSecrets.add(...routed.apiKeys);
     if (this.conversation) {
       this.conversation.useModels(routed);
     } else {
@@ -293,7 +301,7 @@ export class ConversationSession {
         now: () => this.deps.clock.now(),
         settings: storage.settings,
         resume: storage.resume,
-        secrets: () => this.apiKeysInUse,
+        secrets: this.heldSecrets.list,
         onError: (error) => this.deps.onStoreError?.(error),
         team: this.deps.teamStamp,
       });
@@ -443,11 +451,10 @@ export class ConversationSession {
     return gate && new AutoApprovalGate(gate, (id) => this.switches.autoApprove && id === this.currentId);
   }
 
-  /** Read at each model call, so the switch applies live; the key in use is redacted from traces. */
-  private readonly tracingSwitch = {
-    enabled: () => this.switches.tracing,
-    secrets: () => this.apiKeysInUse,
-  };
+  /** Read at each model call, so the switch applies live; every held secret is redacted from traces and events. */
+  private get tracingSwitch() {
+    return { enabled: () => this.switches.tracing, secrets: this.heldSecrets.list };
+  }
 
   private async openStore(): Promise<ConversationStore | undefined> {
     try {

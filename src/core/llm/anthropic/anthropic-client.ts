@@ -40,8 +40,10 @@ export class AnthropicClient implements LlmClient {
   private readonly idleTimeoutMs: number;
   /** Where the calls go, as messages name it (no credentials). */
   private readonly address: string | undefined;
+  private readonly apiKey: string;
 
   constructor(options: AnthropicClientOptions) {
+    this.apiKey = options.apiKey;
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
     this.sdk = new (anthropicSdk().default)({
       apiKey: options.apiKey,
@@ -53,7 +55,7 @@ export class AnthropicClient implements LlmClient {
   }
 
   private failure(error: unknown): Error {
-    return toLlmError(error, 'Anthropic', this.address);
+    return toLlmError(error, 'Anthropic', this.address, this.apiKey);
   }
 
   async listModels(signal?: AbortSignal): Promise<string[]> {

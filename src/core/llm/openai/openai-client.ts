@@ -71,7 +71,7 @@ export class OpenAiClient implements LlmClient {
   }
 
   private failure(error: unknown): Error {
-    return toLlmError(error, this.options.label, this.address);
+    return toLlmError(error, this.options.label, this.address, this.options.apiKey);
   }
 
   async listModels(signal?: AbortSignal): Promise<string[]> {
