@@ -73,3 +73,26 @@ export class SecretReads {
 export function secretRefusal(shown: string): string {
   return `${shown} holds secrets, and this call was not approved to read it. Reading a secret asks the user: call read_file with its path.`;
 }
+
+/**
+ * A diff (`git diff`, merge conflicts' combined diffs too) without the changes of secret files: each file's section whose
+ * header names a secret (old or new name, renames and copies too) keeps its header line only.
+ */
+export function withoutSecretChanges(diff: string, isSecret: (file: string) => boolean): string {
+  const sections = diff.split(/^(?=diff --(?:git|cc|combined) )/m);
+  return sections
+    .map((section) => {
+      const body = section.search(/^@@/m);
+      const header = body < 0 ? section : section.slice(0, body);
+      const names = header
+        .split('\n')
+        .map((line) => /^(?:diff --(?:git|cc|combined) |--- |\+\+\+ |rename from |rename to |copy from |copy to )(.*)$/.exec(line)?.[1])
+        .filter((name): name is string => name !== undefined)
+        .flatMap((name) => [name, ...name.split(/"?\s+"?/)])
+        .map((name) => name.replace(/^"|"$/g, '').replace(/\t.*$/, ''));
+      if (!names.some(isSecret)) return section;
+      const first = section.split('\n', 1)[0];
+      return `${first}\n(a secret file: its changes are not shown)\n`;
+    })
+    .join('');
+}
