@@ -19,7 +19,17 @@ export class RipgrepSearch implements TextSearch {
   ) {}
 
   search(query: TextSearchQuery): Promise<TextSearchResult> {
-    const args = ['--no-config', '--json', '--hidden', '--glob', '!.git', '--max-columns', '2000', '--max-filesize', '50M'];
+    const args = [
+      '--no-config',
+      '--json',
+      '--hidden',
+      '--glob',
+      '!.git',
+      '--max-columns',
+      '2000',
+      '--max-filesize',
+      '50M',
+    ];
     for (const exclude of this.excludes()) args.push('--glob', `!${exclude}`);
     if (query.glob) args.push('--glob', query.glob);
     args.push(query.caseSensitive ? '--case-sensitive' : '--ignore-case');

@@ -213,10 +213,7 @@ describe('adversarial: reads of secrets always ask, in every tool that shows con
 
     it('still finds ordinary files, `.env.example` included', async () => {
       assert.match((await agent.call('search_files', { pattern: 'MARKER' })).output, /src\/app\.ts:1:.*MARKER_PUBLIC/);
-      assert.match(
-        (await agent.call('search_files', { pattern: 'example-not-secret' })).output,
-        /\.env\.example:1:/,
-      );
+      assert.match((await agent.call('search_files', { pattern: 'example-not-secret' })).output, /\.env\.example:1:/);
     });
 
     it('gives away nothing about whether a secret matched: not by the answer, not by the cut', async () => {

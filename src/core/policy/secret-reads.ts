@@ -74,6 +74,10 @@ export function secretRefusal(shown: string): string {
   return `${shown} holds secrets, and this call was not approved to read it. Reading a secret asks the user: call read_file with its path.`;
 }
 
+/** A diff header line that names a file, and the name. */
+const DIFF_HEADER_NAME =
+  /^(?:diff --(?:git|cc|combined) |--- |\+\+\+ |rename from |rename to |copy from |copy to )(.*)$/;
+
 /**
  * A diff (`git diff`, merge conflicts' combined diffs too) without the changes of secret files: each file's section whose
  * header names a secret (old or new name, renames and copies too) keeps its header line only.
@@ -86,7 +90,7 @@ export function withoutSecretChanges(diff: string, isSecret: (file: string) => b
       const header = body < 0 ? section : section.slice(0, body);
       const names = header
         .split('\n')
-        .map((line) => /^(?:diff --(?:git|cc|combined) |--- |\+\+\+ |rename from |rename to |copy from |copy to )(.*)$/.exec(line)?.[1])
+        .map((line) => DIFF_HEADER_NAME.exec(line)?.[1])
         .filter((name): name is string => name !== undefined)
         .flatMap((name) => [name, ...name.split(/"?\s+"?/)])
         .map((name) => name.replace(/^"|"$/g, '').replace(/\t.*$/, ''));
