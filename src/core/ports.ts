@@ -184,6 +184,11 @@ export interface TextSearchQuery {
   /** Only files matching this glob (e.g. "*.ts", "src/**"). */
   glob?: string;
   maxMatches: number;
+  /**
+   * Files (absolute) whose matches are dropped as if they had none, before they count towards
+   * `maxMatches` or `truncated`: secret files (secret-reads.ts).
+   */
+  skip?: (absolute: string) => boolean;
   signal?: AbortSignal;
 }
 

@@ -1,7 +1,9 @@
 /**
  * TextSearch with ripgrep (`rg --json`): in VS Code the rg the editor ships, in the CLI the one
  * on PATH. .gitignore is respected; hidden files are searched except .git. The search stops
- * reading once it has one match more than asked for, so a huge result costs nothing.
+ * reading once it has one match more than asked for, so a huge result costs nothing. Matches in
+ * files the query skips (secret files) are dropped before they count. No configuration file
+ * (RIPGREP_CONFIG_PATH) adds options, and links are not followed below the folder searched.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -17,7 +19,17 @@ export class RipgrepSearch implements TextSearch {
   ) {}
 
   search(query: TextSearchQuery): Promise<TextSearchResult> {
-    const args = ['--json', '--hidden', '--glob', '!.git', '--max-columns', '2000', '--max-filesize', '50M'];
+    const args = [
+      '--no-config',
+      '--json',
+      '--hidden',
+      '--glob',
+      '!.git',
+      '--max-columns',
+      '2000',
+      '--max-filesize',
+      '50M',
+    ];
     for (const exclude of this.excludes()) args.push('--glob', `!${exclude}`);
     if (query.glob) args.push('--glob', query.glob);
     args.push(query.caseSensitive ? '--case-sensitive' : '--ignore-case');
@@ -37,7 +49,7 @@ export class RipgrepSearch implements TextSearch {
       createInterface({ input: child.stdout }).on('line', (line) => {
         if (truncated) return;
         const match = parseMatch(line);
-        if (!match) return;
+        if (!match || query.skip?.(match.path)) return;
         if (matches.length === query.maxMatches) {
           truncated = true;
           stop();

@@ -40,6 +40,7 @@ async function hostileRun(calls: Array<{ name: string; arguments: Record<string,
     const store = tempFolder('secrets-store');
     const workspace = tempFolder('secrets-ws');
     fs.writeFileSync(path.join(workspace, '.env'), 'STRIPE_KEY=dotenv-value-91c3e\n');
+    fs.mkdirSync(path.join(workspace, 'sub'));
     fs.writeFileSync(
       path.join(workspace, 'server.pem'),
       '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n',
@@ -81,6 +82,25 @@ describe('adversarial: secrets stay secret, end to end (class 4)', function () {
       const { ran, sentToModel, stored } = await hostileRun([{ name: 'read_file', arguments: { path: file } }]);
       assert.match(ran.stderr, /denied read_file/);
       assert.deepEqual(leaked(sentToModel + ran.stdout + ran.stderr + stored), []);
+    });
+  }
+
+  for (const search of [
+    { pattern: 'STRIPE|PRIVATE|MII' },
+    { pattern: 'dotenv-value', glob: '**/.e*' },
+    { pattern: 'dotenv-value', glob: '{.env,x}' },
+    { pattern: 'MII', glob: '*.pem' },
+    { pattern: '.', path: './.env' },
+    { pattern: '.', path: 'sub/../server.pem' },
+  ]) {
+    it(`search_files ${JSON.stringify(search)}: no secret in the answer, the terminal or the store`, async () => {
+      const { ran, sentToModel, stored } = await hostileRun([{ name: 'search_files', arguments: search }]);
+      assert.deepEqual(leaked(sentToModel), [], 'sent to the model');
+      assert.deepEqual(leaked(ran.stdout + ran.stderr), [], 'printed');
+      assert.deepEqual(leaked(stored), [], 'stored');
+      // A search that names a secret asks (nobody answers under --yes); one over the workspace skips it.
+      if ('path' in search) assert.match(ran.stderr, /denied search_files/);
+      else assert.match(sentToModel, /Secret files .* are left out/);
     });
   }
 

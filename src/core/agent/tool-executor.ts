@@ -84,6 +84,8 @@ async function runTool(
       toolCallId: call.id,
       signal,
       ...(risk.checkedPath !== undefined ? { checkedPath: risk.checkedPath } : {}),
+      // The call named a secret, so it was asked about (mustAsk) and the user said yes to it.
+      ...(risk.secret !== undefined ? { approvedSecret: risk.secret } : {}),
       ...(unconfined ? { unconfined } : {}),
     });
   } catch (error) {

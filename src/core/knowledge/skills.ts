@@ -10,6 +10,8 @@ import * as path from 'node:path';
 import { yaml } from '../text/yaml';
 import { z } from 'zod';
 import type { KnowledgeFiles } from '../ports';
+import { isSecretPlace } from '../policy/protected-paths';
+import { secretRefusal } from '../policy/secret-reads';
 import { defineTool, type AnyTool } from '../tools/tool';
 
 export type SkillOrigin = 'bundled' | 'workspace';
@@ -136,6 +138,9 @@ export class SkillLibrary {
     const inside = path.relative(realFolder, realTarget);
     if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside))
       throw new Error(`${file} is not a file of the skill "${skill.name}".`);
+    // A skill shipped with a link to `.env` (or a folder of keys) is no way around read_file's question.
+    if ([file, inside, realTarget].some((name) => isSecretPlace(name.split(path.sep).join('/'))))
+      throw new Error(secretRefusal(file));
     const text = await this.files.read(realTarget);
     if (text === undefined) throw new Error(`The skill "${skill.name}" has no file ${file}.`);
     return text.length > MAX_SKILL_FILE_CHARS

@@ -15,7 +15,7 @@ import * as path from 'node:path';
 import type { SandboxStatus, WorkspaceFiles } from '../ports';
 import type { AnyTool } from '../tools/tool';
 import { assessCommand } from './command-risk';
-import { isProtectedPath, isSecretPath, pathOfInput } from './protected-paths';
+import { isProtectedPath, isSecretPlace, pathOfInput } from './protected-paths';
 import { analyseCommand } from './shell-command';
 import { isInside, PathError, resolveWorkspacePath } from '../workspace/workspace-path';
 
@@ -36,6 +36,11 @@ export interface CallRisk {
   command?: string;
   /** The real path its file resolved to when checked: the tool writes there and nowhere else. */
   checkedPath?: string;
+  /**
+   * The real path of the secret file or folder the call names (and so asks about): once the
+   * user approves this very call, the tool may show that content (ToolContext.approvedSecret).
+   */
+  secret?: string;
   /** A command that will run in the sandbox (unless the user lets it out). */
   confined?: boolean;
 }
@@ -128,9 +133,10 @@ export class CallAssessor {
     risk: CallRisk,
   ): Promise<void> {
     const relatives = [written];
+    let real: string | undefined;
     if (files && declared) {
       try {
-        const real = await resolveWorkspacePath(files.root, written, files);
+        real = await resolveWorkspacePath(files.root, written, files);
         if (writes) risk.checkedPath = real;
         const realRoot = (await files.realpath(files.root)) ?? files.root;
         relatives.push(path.relative(realRoot, real) || '.');
@@ -155,8 +161,12 @@ export class CallAssessor {
         risk.reasons.push(`${written} is a protected path (it is in ${place.why})`);
       }
     }
-    const secret = relatives.find((relative) => isSecretPath(relative));
-    if (!writes && secret !== undefined) risk.reasons.push(`${written} holds secrets${shown(secret)}`);
+    // A secret asks for reads and writes alike: an edit reads the file (and may quote it back).
+    const secret = relatives.find((relative) => isSecretPlace(relative));
+    if (secret !== undefined) {
+      risk.reasons.push(`${written} holds secrets${shown(secret)}`);
+      if (real !== undefined) risk.secret = real;
+    }
   }
 
   private async assessCommandLine(

@@ -53,6 +53,14 @@ export function isSecretPath(relativePath: string): boolean {
   return SECRET.some((pattern) => pattern.test(normalized));
 }
 
+/**
+ * Whether a workspace-relative path names a secret file or a folder of them (`.ssh`, `.aws`…):
+ * a read or search that targets it asks.
+ */
+export function isSecretPlace(relativePath: string): boolean {
+  return isSecretPath(relativePath) || isSecretPath(`${relativePath.replace(/\/+$/, '')}/`);
+}
+
 /** The path a tool call is about, if its input names one (for tools that declare no traits). */
 export function pathOfInput(input: unknown): string | undefined {
   const candidate = typeof input === 'object' && input !== null ? (input as { path?: unknown }).path : undefined;

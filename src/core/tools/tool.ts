@@ -16,6 +16,11 @@ export interface ToolContext {
    */
   checkedPath?: string;
   /**
+   * The real path of the secret file or folder (`.env`, keys, `.ssh`…) the user approved this
+   * very call to read. Without it a tool shows no content of secret files (secret-reads.ts).
+   */
+  approvedSecret?: string;
+  /**
    * The user approved this very call knowing it needs out of the sandbox (the network, a
    * protected or outside path): a command runs unconfined.
    */

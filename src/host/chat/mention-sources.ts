@@ -2,11 +2,15 @@
  * Resolves chat mentions in VS Code: @file:path through the workspace (contained on real paths,
  * encodings decoded), @selection from the active editor, @problems from the language features,
  * @terminal from the last shell-integration command, @git from the built-in Git extension
- * (staged and unstaged diff).
+ * (staged and unstaged diff). Nothing of a secret file (`.env`, keys: secret-reads.ts) is attached:
+ * not its text, not a selection in it, not its problems, not its changes. A mention cannot ask,
+ * so it says what was left out and that read_file, which asks, is the way to a secret.
  */
 import * as vscode from 'vscode';
 import type { Mention, MentionResolver } from '../../core/session/mentions';
 import type { WorkspaceFiles } from '../../core/ports';
+import { isSecretPath } from '../../core/policy/protected-paths';
+import { SecretReads, SECRETS_LEFT_OUT, withoutSecretChanges } from '../../core/policy/secret-reads';
 import { resolveWorkspacePath } from '../../core/workspace/workspace-path';
 import type { TerminalHistory } from '../terminal/terminal-history';
 
@@ -27,9 +31,9 @@ export function createMentionResolver(
       case 'file':
         return fileText(workspace(), mention.argument ?? '');
       case 'selection':
-        return selectionText();
+        return selectionText(workspace());
       case 'problems':
-        return problemsText();
+        return problemsText(workspace());
       case 'terminal': {
         const text = terminals.describe();
         if (!text) throw new Error('no terminal command has run yet in this window');
@@ -45,20 +49,38 @@ async function fileText(workspace: WorkspaceFiles | undefined, input: string): P
   if (!workspace) throw new Error('no folder is open');
   const absolute = await resolveWorkspacePath(workspace.root, input, workspace);
   if ((await workspace.stat(absolute))?.type !== 'file') throw new Error(`${input} is not a file`);
+  if (await (await SecretReads.of(workspace)).hides(absolute)) throw new Error(notAttached(input));
   return (await workspace.readText(absolute)).text;
 }
 
-function selectionText(): string {
+function notAttached(what: string): string {
+  return `${what} holds secrets, so it is not attached; ask for it to be read with read_file, which asks you first`;
+}
+
+/** Whether a file is a secret, by its place in the workspace and where it really leads (or its whole path, with no folder open). */
+async function isSecretFile(workspace: WorkspaceFiles | undefined, absolute: string): Promise<boolean> {
+  return workspace ? (await SecretReads.of(workspace)).hides(absolute) : isSecretPath(absolute);
+}
+
+async function selectionText(workspace: WorkspaceFiles | undefined): Promise<string> {
   const editor = vscode.window.activeTextEditor;
   if (!editor || editor.selection.isEmpty) throw new Error('nothing is selected in the editor');
+  if (await isSecretFile(workspace, editor.document.uri.fsPath))
+    throw new Error(notAttached(vscode.workspace.asRelativePath(editor.document.uri, false)));
   const { start, end } = editor.selection;
   const where = `${vscode.workspace.asRelativePath(editor.document.uri, false)}, lines ${start.line + 1}–${end.line + 1}`;
   return `${where} (${editor.document.languageId}):\n${editor.document.getText(editor.selection)}`;
 }
 
-function problemsText(): string {
+async function problemsText(workspace: WorkspaceFiles | undefined): Promise<string> {
   const lines: string[] = [];
+  let leftOut = false;
   for (const [uri, diagnostics] of vscode.languages.getDiagnostics()) {
+    // A problem's message can quote the secret line it is about.
+    if (diagnostics.length > 0 && (await isSecretFile(workspace, uri.fsPath))) {
+      leftOut = true;
+      continue;
+    }
     for (const item of diagnostics) {
       if (item.severity > vscode.DiagnosticSeverity.Warning) continue;
       const severity = item.severity === vscode.DiagnosticSeverity.Error ? 'error' : 'warning';
@@ -66,7 +88,8 @@ function problemsText(): string {
       lines.push(`${place} ${severity}${item.source ? ` (${item.source})` : ''}: ${item.message}`);
     }
   }
-  return lines.length ? lines.join('\n') : 'No errors or warnings are reported.';
+  const note = leftOut ? `\n[Problems in secret files are not attached. ${SECRETS_LEFT_OUT}]` : '';
+  return (lines.length ? lines.join('\n') : 'No errors or warnings are reported.') + note;
 }
 
 async function gitDiff(): Promise<string> {
@@ -78,5 +101,9 @@ async function gitDiff(): Promise<string> {
   if (!repository) throw new Error('this folder is not a Git repository');
   const [staged, unstaged] = await Promise.all([repository.diff(true), repository.diff(false)]);
   if (!staged && !unstaged) return 'No uncommitted changes.';
-  return [staged && `Staged:\n${staged}`, unstaged && `Not staged:\n${unstaged}`].filter(Boolean).join('\n\n');
+  // A tracked `.env` or key file's changes are its secret lines.
+  const shown = (diff: string) => withoutSecretChanges(diff, isSecretPath);
+  return [staged && `Staged:\n${shown(staged)}`, unstaged && `Not staged:\n${shown(unstaged)}`]
+    .filter(Boolean)
+    .join('\n\n');
 }

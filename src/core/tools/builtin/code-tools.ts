@@ -7,6 +7,7 @@
 import * as path from 'node:path';
 import { z } from 'zod';
 import type { CodeLocation, CodeNavigation, TextSearch, WorkspaceFiles } from '../../ports';
+import { SecretReads, SECRETS_LEFT_OUT, secretRefusal } from '../../policy/secret-reads';
 import { resolveWorkspacePath } from '../../workspace/workspace-path';
 import { defineTool, type AnyTool } from '../tool';
 
@@ -19,7 +20,8 @@ export function createSearchTool(search: TextSearch, workspace: WorkspaceFiles):
     name: 'search_files',
     description:
       'Search file contents with ripgrep (a regular expression unless literal; .gitignore respected). Returns ' +
-      'path:line:column and the matching line.',
+      'path:line:column and the matching line. Secret files (.env*, keys, credential files) are never searched; ' +
+      'read_file one to see it (that asks the user).',
     inputSchema: z.object({
       pattern: z.string().min(1).max(1_000),
       path: z.string().default('.').describe('Folder or file to search, relative to the workspace root.'),
@@ -30,10 +32,16 @@ export function createSearchTool(search: TextSearch, workspace: WorkspaceFiles):
     }),
     readOnly: true,
     needsApproval: false,
+    // Searching in a secret file or folder (`.env`, `.ssh`, a link to either) asks, as a read does.
+    traits: { path: (input) => input.path },
     summarize: (input) => `Search for ${JSON.stringify(input.pattern)}`,
     async execute(input, context) {
       const within = await resolveWorkspacePath(workspace.root, input.path, workspace);
       if (!(await workspace.stat(within))) return { output: `${input.path} does not exist.`, isError: true };
+      const secrets = await SecretReads.of(workspace, context.approvedSecret);
+      if (await secrets.hides(within)) return { output: secretRefusal(input.path), isError: true };
+      // Secret files are dropped before they count, so neither the lines nor whether (or how
+      // often) a secret matched can be learned, pattern by pattern, from what comes back.
       const result = await search.search({
         pattern: input.pattern,
         literal: input.literal,
@@ -41,10 +49,14 @@ export function createSearchTool(search: TextSearch, workspace: WorkspaceFiles):
         within,
         glob: input.glob,
         maxMatches: input.maxResults,
+        skip: (file) => secrets.hidesByName(file),
         signal: context.signal,
       });
-      if (result.matches.length === 0) return `No matches for ${JSON.stringify(input.pattern)} in ${input.path}.`;
-      const lines = result.matches.map((match) => `${place(workspace.root, match)}: ${clip(match.text)}`);
+      // And a match the name alone did not give away (a file reached through a link) goes here.
+      const { shown } = await secrets.filter(result.matches);
+      if (shown.length === 0)
+        return `No matches for ${JSON.stringify(input.pattern)} in ${input.path}. ${SECRETS_LEFT_OUT}`;
+      const lines = shown.map((match) => `${place(workspace.root, match)}: ${clip(match.text)}`);
       if (result.truncated) lines.push(`[more matches not shown: narrow the pattern, path or glob]`);
       return lines.join('\n');
     },
@@ -61,9 +73,10 @@ export function createNavigationTools(navigation: CodeNavigation, workspace: Wor
   });
 
   /** Turns path + line + symbol name into an exact position, or says why it cannot. */
-  async function locate(input: z.infer<typeof positionSchema>): Promise<CodeLocation | string> {
+  async function locate(input: z.infer<typeof positionSchema>, secrets: SecretReads): Promise<CodeLocation | string> {
     const absolute = await resolve(input.path);
     if ((await workspace.stat(absolute))?.type !== 'file') return `${input.path} is not a file.`;
+    if (await secrets.hides(absolute)) return secretRefusal(input.path);
     const text = await new LineReader(workspace).line(absolute, input.line);
     if (text === undefined) return `${input.path} has no line ${input.line}.`;
     const column = findWord(text, input.symbol);
@@ -71,12 +84,14 @@ export function createNavigationTools(navigation: CodeNavigation, workspace: Wor
     return { path: absolute, line: input.line, column };
   }
 
-  async function describe(locations: CodeLocation[], what: string): Promise<string> {
+  async function describe(locations: CodeLocation[], what: string, secrets: SecretReads): Promise<string> {
     if (locations.length === 0) return `No ${what} found.`;
     const shown = locations.slice(0, MAX_LOCATIONS);
     const lines = new LineReader(workspace);
     const rendered = await Promise.all(
       shown.map(async (location) => {
+        // A place in a secret file is named, but its line is not shown.
+        if (await secrets.hides(location.path)) return `${place(workspace.root, location)} (a secret file: not shown)`;
         const text = isInside(workspace.root, location.path)
           ? await lines.line(location.path, location.line)
           : undefined;
@@ -94,13 +109,18 @@ export function createNavigationTools(navigation: CodeNavigation, workspace: Wor
     inputSchema: z.object({ path: z.string().optional() }),
     readOnly: true,
     needsApproval: false,
+    // A problem's message can quote its line: the problems of a secret file ask, as reading it does.
+    traits: { path: (input) => input.path },
     summarize: (input) => `Check problems${input.path ? ` in ${input.path}` : ''}`,
-    async execute(input) {
+    async execute(input, context) {
       const absolute = input.path === undefined ? undefined : await resolve(input.path);
       if (absolute && !(await workspace.stat(absolute)))
         return { output: `${input.path} does not exist.`, isError: true };
-      const found = (await navigation.diagnostics(absolute)).filter((item) => isInside(workspace.root, item.path));
-      if (found.length === 0) return `No problems reported${input.path ? ` in ${input.path}` : ''}.`;
+      const secrets = await SecretReads.of(workspace, context.approvedSecret);
+      const reported = (await navigation.diagnostics(absolute)).filter((item) => isInside(workspace.root, item.path));
+      const { shown: found, leftOut } = await secrets.filter(reported);
+      const note = leftOut > 0 ? `\n[Problems in secret files are not shown. ${SECRETS_LEFT_OUT}]` : '';
+      if (found.length === 0) return `No problems reported${input.path ? ` in ${input.path}` : ''}.${note}`;
       const order = { error: 0, warning: 1, info: 2, hint: 3 };
       found.sort((a, b) => order[a.severity] - order[b.severity] || a.path.localeCompare(b.path) || a.line - b.line);
       const shown = found
@@ -110,7 +130,7 @@ export function createNavigationTools(navigation: CodeNavigation, workspace: Wor
             `${place(workspace.root, item)} ${item.severity}${item.source ? ` (${item.source})` : ''}: ${clip(item.message)}`,
         );
       const more = found.length > shown.length ? `\n[${found.length - shown.length} more not shown]` : '';
-      return shown.join('\n') + more;
+      return shown.join('\n') + more + note;
     },
   });
 
@@ -122,8 +142,12 @@ export function createNavigationTools(navigation: CodeNavigation, workspace: Wor
     readOnly: true,
     needsApproval: false,
     summarize: (input) => `Find symbol ${input.name}`,
-    async execute(input) {
-      const symbols = (await navigation.findSymbols(input.name)).filter((item) => isInside(workspace.root, item.path));
+    async execute(input, context) {
+      const secrets = await SecretReads.of(workspace, context.approvedSecret);
+      // A secret file's "symbols" are its keys, and some language services name them by their values.
+      const { shown: symbols } = await secrets.filter(
+        (await navigation.findSymbols(input.name)).filter((item) => isInside(workspace.root, item.path)),
+      );
       if (symbols.length === 0) return `No symbol named like ${JSON.stringify(input.name)} found.`;
       // Exact names first, then the rest as the language service ranked them.
       const exact = (name: string) => Number(name.replace(/\(\)$/, '') === input.name);
@@ -145,11 +169,14 @@ export function createNavigationTools(navigation: CodeNavigation, workspace: Wor
     inputSchema: positionSchema,
     readOnly: true,
     needsApproval: false,
+    // Its line is read to find the symbol: a secret file asks, as reading it does.
+    traits: { path: (input) => input.path },
     summarize: (input) => `Find references to ${input.symbol}`,
-    async execute(input) {
-      const at = await locate(input);
+    async execute(input, context) {
+      const secrets = await SecretReads.of(workspace, context.approvedSecret);
+      const at = await locate(input, secrets);
       if (typeof at === 'string') return { output: at, isError: true };
-      return describe(await navigation.references(at), `references to ${input.symbol}`);
+      return describe(await navigation.references(at), `references to ${input.symbol}`, secrets);
     },
   });
 
@@ -159,11 +186,14 @@ export function createNavigationTools(navigation: CodeNavigation, workspace: Wor
     inputSchema: positionSchema,
     readOnly: true,
     needsApproval: false,
+    // Its line is read to find the symbol: a secret file asks, as reading it does.
+    traits: { path: (input) => input.path },
     summarize: (input) => `Go to the definition of ${input.symbol}`,
-    async execute(input) {
-      const at = await locate(input);
+    async execute(input, context) {
+      const secrets = await SecretReads.of(workspace, context.approvedSecret);
+      const at = await locate(input, secrets);
       if (typeof at === 'string') return { output: at, isError: true };
-      return describe(await navigation.definitions(at), `definitions of ${input.symbol}`);
+      return describe(await navigation.definitions(at), `definitions of ${input.symbol}`, secrets);
     },
   });
 

@@ -9,6 +9,7 @@ import type { WorkspaceFiles, WrittenFile } from '../../ports';
 import { applyEdits } from '../../workspace/apply-edits';
 import { BYTE_PATH_MIN_BYTES, exactByteEdit } from '../../workspace/byte-edit';
 import { EditFailures } from './edit-failures';
+import { SecretReads, secretRefusal } from '../../policy/secret-reads';
 import { resolveWorkspacePath } from '../../workspace/workspace-path';
 import { defineTool, type AnyTool } from '../tool';
 
@@ -34,10 +35,13 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
     needsApproval: false,
     traits: { path: (input) => input.path },
     summarize: (input) => `Read ${input.path}`,
-    async execute(input) {
+    async execute(input, context) {
       const absolute = await resolve(input.path);
       const stat = await workspace.stat(absolute);
       if (!stat) return { output: `${input.path} does not exist.`, isError: true };
+      // The question is asked before the call runs (call-risk.ts); a call that was not asked gets nothing.
+      if (await (await SecretReads.of(workspace, context.approvedSecret)).hides(absolute))
+        return { output: secretRefusal(input.path), isError: true };
       if (stat.type === 'directory') return { output: `${input.path} is a folder; use list_files.`, isError: true };
       if (stat.size > MAX_READ_BYTES)
         return {
@@ -154,6 +158,9 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
       const absolute = context.checkedPath ?? (await resolve(input.path));
       const stat = await workspace.stat(absolute);
       if (!stat) return { output: `${input.path} does not exist; use write_file to create it.`, isError: true };
+      // Its refusals quote the file: a secret one is edited only in a call the user approved.
+      if (await (await SecretReads.of(workspace, context.approvedSecret)).hides(absolute))
+        return { output: secretRefusal(input.path), isError: true };
       const key = `${context.conversationId}\0${absolute}`;
       // A big file whose one edit matches exactly once: replaced in its bytes, nothing decoded.
       if (stat.size >= BYTE_PATH_MIN_BYTES && workspace.readBytes && workspace.writeUtf8Bytes) {

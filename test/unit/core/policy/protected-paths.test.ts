@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { isProtectedPath, pathOfInput } from '../../../../src/core/policy/protected-paths';
+import { isProtectedPath, isSecretPlace, pathOfInput } from '../../../../src/core/policy/protected-paths';
 
 describe('protected paths', () => {
   it('protects version control, editor and agent config, workflows, env and lock files, and anything outside', () => {
@@ -44,5 +44,22 @@ describe('protected paths', () => {
     assert.equal(pathOfInput({ path: 'a.ts', content: 'x' }), 'a.ts');
     assert.equal(pathOfInput({ command: 'ls' }), undefined);
     assert.equal(pathOfInput(null), undefined);
+  });
+
+  it('names secret files and the folders that hold only secrets, however the path is written', () => {
+    for (const place of [
+      '.env',
+      './.env',
+      'sub/../.env',
+      '.ENV.local',
+      '.ssh',
+      '.ssh/',
+      'home/.aws',
+      'a/.aws/config',
+      'k/id_ed25519',
+    ])
+      assert.ok(isSecretPlace(place), place);
+    for (const place of ['.env.example', 'src', 'keys', '.', '', 'sshd', 'aws/config'])
+      assert.ok(!isSecretPlace(place), place);
   });
 });
