@@ -97,7 +97,8 @@ export function spansOutsideCode(pieces: readonly DocumentPiece[]): boolean[] {
         found(token.raw, inCode);
         const code = token as Tokens.Code;
         const fenced = /^ {0,3}(?:```|~~~)/.test(code.raw);
-        if (top && fenced && code.text.trim().match(sentinel)?.[0] === code.text.trim()) fencedAlone.add(code.text.trim());
+        if (top && fenced && code.text.trim().match(sentinel)?.[0] === code.text.trim())
+          fencedAlone.add(code.text.trim());
         break;
       }
       case 'html':
@@ -152,9 +153,7 @@ export function spansOutsideCode(pieces: readonly DocumentPiece[]): boolean[] {
     const within = (list: Range[]) => at !== undefined && inside(list, at);
     if (at !== undefined && !within(reasoning) && !within(comments))
       verdicts[index] =
-        piece.kind === 'fenced'
-          ? fencedAlone.has(name)
-          : inProse.has(name) && !inCode.has(name) && !within(loose);
+        piece.kind === 'fenced' ? fencedAlone.has(name) : inProse.has(name) && !inCode.has(name) && !within(loose);
     index++;
   }
   return verdicts;

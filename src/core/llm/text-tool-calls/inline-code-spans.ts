@@ -11,9 +11,9 @@ export type Range = [number, number];
 
 /** How far an HTML tag or autolink is looked for from its `<`. */
 const TAG_WINDOW = 65_536;
-const OPEN_TAG =
-  /<[A-Za-z][A-Za-z0-9-]*(?:\s+[A-Za-z_:][\w.:-]*(?:\s*=\s*(?:[^\s"'=<>`]+|'[^']*'|"[^"]*"))?)*\s*\/?>/y;
+const OPEN_TAG = /<[A-Za-z][A-Za-z0-9-]*(?:\s+[A-Za-z_:][\w.:-]*(?:\s*=\s*(?:[^\s"'=<>`]+|'[^']*'|"[^"]*"))?)*\s*\/?>/y;
 const CLOSE_TAG = /<\/[A-Za-z][A-Za-z0-9-]*\s*>/y;
+// eslint-disable-next-line no-control-regex -- CommonMark: no control characters in an autolink
 const AUTOLINK = /<[A-Za-z][A-Za-z0-9.+-]{1,31}:[^<>\x00-\x20]*>/y;
 const EMAIL_AUTOLINK =
   /<[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*>/y;
@@ -90,15 +90,27 @@ export function codeSpanRanges(text: string): Range[] {
     } else if (code === 60) {
       const skip = htmlAt(text, at, nextIndex);
       if (skip.code) {
+        // The element's content is code to a reader, but its backticks still pair as CommonMark
+        // says: the scan goes on inside it.
         const close = nextIndex(`</${skip.code}`, skip.end);
         out.push([at, close < 0 ? text.length : close]);
-        at = close < 0 ? text.length : close;
-      } else {
-        at = skip.end;
       }
+      at = skip.end;
     } else {
       at++;
     }
+  }
+  return merged(out);
+}
+
+/** Sorted, overlaps joined. */
+function merged(ranges: Range[]): Range[] {
+  ranges.sort((a, b) => a[0] - b[0]);
+  const out: Range[] = [];
+  for (const range of ranges) {
+    const last = out.at(-1);
+    if (last && range[0] <= last[1]) last[1] = Math.max(last[1], range[1]);
+    else out.push([range[0], range[1]]);
   }
   return out;
 }
@@ -133,29 +145,42 @@ function htmlAt(
 
 /**
  * Backtick pairs by length over raw text, paragraph by paragraph (a blank line ends one), with
- * no regard to escapes, HTML or block structure: a cruder reading than CommonMark's that errs
- * toward code, consulted alongside it.
+ * no regard to HTML or block structure, once ignoring backslashes and once honouring them: a
+ * cruder reading than CommonMark's that errs toward code, consulted alongside it.
  */
 export function looseCodeSpanRanges(text: string): Range[] {
-  const out: Range[] = [];
-  const nextCloser = closerFinder(text);
   const blankLines: number[] = [];
   for (const match of text.matchAll(/\n[ \t]*\n/g)) blankLines.push(match.index);
+  return merged([...pairs(text, blankLines, false), ...pairs(text, blankLines, true)]);
+}
+
+function pairs(text: string, blankLines: number[], escapes: boolean): Range[] {
+  const out: Range[] = [];
+  const nextCloser = closerFinder(text);
   let blank = 0;
-  for (let at = text.indexOf('`'); at >= 0; ) {
+  for (let at = text.indexOf('`'); at >= 0;) {
     let end = at;
     while (end < text.length && text.charCodeAt(end) === 96) end++;
+    let start = at;
+    if (escapes && isEscaped(text, at)) start++;
     while (blank < blankLines.length && blankLines[blank]! < end) blank++;
     const paragraphEnd = blank < blankLines.length ? blankLines[blank]! : text.length;
-    const closer = nextCloser(end - at, end);
+    const closer = start < end ? nextCloser(end - start, end) : -1;
     if (closer >= 0 && closer < paragraphEnd) {
-      out.push([at, closer + end - at]);
-      at = text.indexOf('`', closer + end - at);
+      out.push([start, closer + end - start]);
+      at = text.indexOf('`', closer + end - start);
     } else {
       at = text.indexOf('`', end);
     }
   }
   return out;
+}
+
+/** An odd number of backslashes before `at`. */
+function isEscaped(text: string, at: number): boolean {
+  let count = 0;
+  while (at - count - 1 >= 0 && text.charCodeAt(at - count - 1) === 92) count++;
+  return count % 2 === 1;
 }
 
 /** Whether `at` is inside one of the sorted, non-overlapping ranges. */

@@ -124,7 +124,8 @@ export class TextToolCallRecovery {
         span = this.spans++;
         this.document.push(documentPiece(segment));
       }
-      if (span !== undefined || this.held) (this.held ??= []).push({ segment, ...(span !== undefined ? { span } : {}) });
+      if (span !== undefined || this.held)
+        (this.held ??= []).push({ segment, ...(span !== undefined ? { span } : {}) });
       else now.push(segment);
     }
     return this.convert(now, undefined);
@@ -203,7 +204,12 @@ export class TextToolCallRecovery {
 function documentPiece(candidate: Candidate): DocumentPiece {
   if (candidate.format !== 'fenced_json') return { kind: 'tagged', source: candidate.source };
   const opener = candidate.source.slice(0, candidate.source.indexOf('\n') + 1);
-  return { kind: 'fenced', opener, body: candidate.body, closer: candidate.source.slice(opener.length + candidate.body.length) };
+  return {
+    kind: 'fenced',
+    opener,
+    body: candidate.body,
+    closer: candidate.source.slice(opener.length + candidate.body.length),
+  };
 }
 
 /** The paragraph a block follows: the text since the last blank line before it. */
