@@ -9,6 +9,7 @@ import type { WorkspaceFiles } from '../../ports';
 import { applyEdits } from '../../workspace/apply-edits';
 import { BYTE_PATH_MIN_BYTES, exactByteEdit } from '../../workspace/byte-edit';
 import { EditFailures } from './edit-failures';
+import { ReadVersions } from './read-versions';
 import { resolveWorkspacePath } from '../../workspace/workspace-path';
 import { defineTool, type AnyTool } from '../tool';
 
@@ -19,6 +20,7 @@ const MAX_LINE_CHARS = 2_000;
 
 export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
   const failures = new EditFailures();
+  const versions = new ReadVersions();
   const resolve = (input: string) => resolveWorkspacePath(workspace.root, input, workspace);
   const relative = (absolute: string) => path.relative(workspace.root, absolute) || '.';
 
@@ -34,7 +36,7 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
     needsApproval: false,
     traits: { path: (input) => input.path },
     summarize: (input) => `Read ${input.path}`,
-    async execute(input) {
+    async execute(input, context) {
       const absolute = await resolve(input.path);
       const stat = await workspace.stat(absolute);
       if (!stat) return { output: `${input.path} does not exist.`, isError: true };
@@ -62,6 +64,8 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
         return `${String(start + index + 1).padStart(width)}\t${cut}`;
       });
       const more = end < lines.length ? `\n[${lines.length - end} more lines: read on with offset ${end + 1}]` : '';
+      // The numbers shown are those of this version: numbered edits are placed by them while it lasts.
+      versions.sawWhole(`${context.conversationId}\0${absolute}`, text);
       return shown.join('\n') + more;
     },
   });
@@ -130,6 +134,7 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
       const content = format?.lineEnding === '\r\n' ? input.content.replace(/\r?\n/g, '\r\n') : input.content;
       await workspace.writeText(absolute, content, format);
       failures.clear(`${context.conversationId}\0${absolute}`);
+      versions.sawWhole(`${context.conversationId}\0${absolute}`, content);
       return `${stat ? 'Replaced' : 'Created'} ${relative(absolute)} (${content.split('\n').length} lines).`;
     },
   });
@@ -165,13 +170,14 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
         }
       }
       const { text, ...format } = await workspace.readText(absolute);
-      const outcome = applyEdits(text, format.lineEnding, input.edits);
+      const outcome = applyEdits(text, format.lineEnding, input.edits, { knownLines: versions.knownLines(key, text) });
       if (!outcome.ok) {
         const hint = failures.refused(key, stat.size);
         return { output: `${input.path} was not changed. ${outcome.reason}${hint}`, isError: true };
       }
       failures.clear(key);
       await workspace.writeText(absolute, outcome.pieces, format);
+      versions.edited(key, text, outcome.pieces);
       const notes = outcome.notes.length ? `\n${outcome.notes.join('\n')}` : '';
       return `Edited ${relative(absolute)}: ${outcome.replacements} replacement${outcome.replacements === 1 ? '' : 's'}.${notes}`;
     },
