@@ -5,6 +5,7 @@
  */
 import type { LlmClient, LlmRequest, StopReason, TextToolCallNote, ThinkingPart, TokenUsage } from '../llm/llm-client';
 import { estimateTokens } from '../llm/token-estimate';
+import { MAX_ARGUMENT_DEPTH, nestingDepth } from '../llm/tool-call-accumulator';
 import type { EmitEvent } from '../events/events';
 
 export type ReceivedToolCall = (
@@ -58,6 +59,21 @@ export class ModelTurn {
           });
           break;
         case 'tool_call':
+          // Whatever client produced it: every later step (policy, hashing, the store) walks the input.
+          if (nestingDepth(part.input, MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH) {
+            const error = `the arguments are nested more than ${MAX_ARGUMENT_DEPTH} levels deep`;
+            const rawArguments = `[arguments nested more than ${MAX_ARGUMENT_DEPTH} levels deep, not kept]`;
+            const fromText = part.fromText ? { fromText: part.fromText } : {};
+            this.toolCalls.push({ id: part.id, name: part.name, valid: false, rawArguments, error, ...fromText });
+            this.emit({
+              type: 'tool_call',
+              toolCallId: part.id,
+              toolName: part.name,
+              input: rawArguments,
+              ...fromTextField(part.fromText),
+            });
+            break;
+          }
           this.toolCalls.push({
             id: part.id,
             name: part.name,

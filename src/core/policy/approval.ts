@@ -65,11 +65,40 @@ export function hashArguments(input: unknown): string {
   return createHash('sha256').update(canonicalJson(input)).digest('hex');
 }
 
+/** Text to write as it is, told apart from string values on the work stack. */
+class Literal {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * JSON with object keys sorted, written without recursion: arguments nested deeper than the
+ * call stack (whoever produced them) hash like any others instead of throwing.
+ */
 function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, child]) => `${JSON.stringify(key)}:${canonicalJson(child)}`).join(',')}}`;
+  const out: string[] = [];
+  const work: unknown[] = [value];
+  while (work.length > 0) {
+    const item = work.pop();
+    if (item instanceof Literal) {
+      out.push(item.text);
+    } else if (Array.isArray(item)) {
+      work.push(new Literal(']'));
+      for (let index = item.length - 1; index >= 0; index--) {
+        work.push(item[index]);
+        if (index > 0) work.push(new Literal(','));
+      }
+      work.push(new Literal('['));
+    } else if (item && typeof item === 'object') {
+      const entries = Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      work.push(new Literal('}'));
+      for (let index = entries.length - 1; index >= 0; index--) {
+        const [key, child] = entries[index]!;
+        work.push(child, new Literal(`${index > 0 ? ',' : ''}${JSON.stringify(key)}:`));
+      }
+      work.push(new Literal('{'));
+    } else {
+      out.push(JSON.stringify(item) ?? 'null');
+    }
   }
-  return JSON.stringify(value) ?? 'null';
+  return out.join('');
 }

@@ -32,8 +32,23 @@ const RUNG_WORDS: Record<Rung, string> = {
   'line-numbers': '',
 };
 
-export function applyEdits(original: string, lineEnding: '\n' | '\r\n', edits: readonly TextEdit[]): EditOutcome {
+export interface ApplyOptions {
+  /**
+   * How many of the original's first lines have the numbers read_file showed the model (see
+   * read-versions.ts); an edit that quotes line-number prefixes past them is refused. Undefined:
+   * all of them.
+   */
+  knownLines?: number;
+}
+
+export function applyEdits(
+  original: string,
+  lineEnding: '\n' | '\r\n',
+  edits: readonly TextEdit[],
+  options: ApplyOptions = {},
+): EditOutcome {
   let text = original;
+  let knownLines = options.knownLines ?? Infinity;
   let pending: Replacement[] | undefined;
   let replacements = 0;
   const notes: string[] = [];
@@ -46,7 +61,7 @@ export function applyEdits(original: string, lineEnding: '\n' | '\r\n', edits: r
     if (oldText === '') return { ok: false, reason: `${label}oldText is empty; give the exact text to replace.` };
     if (oldText === newText) return { ok: false, reason: `${label}oldText and newText are the same.` };
     const index = new LineIndex(text);
-    const found = findEdit(index, lineEnding, { oldText, newText, replaceAll: edit.replaceAll ?? false });
+    const found = findEdit(index, lineEnding, { oldText, newText, replaceAll: edit.replaceAll ?? false, knownLines });
     switch (found.kind) {
       case 'none':
         return { ok: false, reason: `${label}oldText was not found in the file. ${explainMiss(index, oldText)}` };
@@ -64,11 +79,21 @@ export function applyEdits(original: string, lineEnding: '\n' | '\r\n', edits: r
       }
       case 'found':
         pending = found.replacements;
+        // Lines below a replacement that adds or removes lines have moved since the model read them.
+        for (const replacement of found.replacements)
+          if (lineBreaks(text.slice(replacement.start, replacement.end)) !== lineBreaks(replacement.text))
+            knownLines = Math.min(knownLines, index.lineOf(replacement.start) - 1);
         replacements += found.replacements.length;
         if (found.detail) notes.push(`${label}${found.detail}.`);
     }
   }
   return { ok: true, pieces: pending ? splice(text, pending) : [text], replacements, notes };
+}
+
+function lineBreaks(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) count++;
+  return count;
 }
 
 /** The text with replacements (in order, not overlapping) made, as pieces. */

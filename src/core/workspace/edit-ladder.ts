@@ -38,7 +38,20 @@ export interface LadderEdit {
   oldText: string;
   newText: string;
   replaceAll: boolean;
+  /**
+   * How many of the text's first lines have the numbers read_file showed the model: prefixes
+   * on lines past these may be numbers of an older version, and are not trusted to place the
+   * edit. Undefined: all of them.
+   */
+  knownLines?: number;
 }
+
+/** Why a numbered edit is refused when its numbers may belong to an older version of the file. */
+export const MOVED_NUMBERS =
+  "oldText carries read_file's line-number prefixes, but the file has changed since the read_file that showed those numbers " +
+  '(an earlier edit that added or removed lines, or a change made outside this conversation, such as a formatter), so they may ' +
+  'now be the numbers of other lines. Nothing was changed. Call read_file again and quote the lines as it shows them now, or ' +
+  'leave the prefixes out of oldText.';
 
 /** The file's lines, split and normalised only when a line-wise rung needs them. */
 export class LineIndex {
@@ -87,7 +100,7 @@ export function findEdit(index: LineIndex, lineEnding: '\n' | '\r\n', edit: Ladd
   const rungs = [
     () => findIgnoringTrailing(index, old, native(edit.newText), edit.replaceAll),
     () => findIgnoringIndentation(index, old, replacement, lineEnding, edit.replaceAll),
-    () => findByLineNumbers(index, old, replacement, lineEnding),
+    () => findByLineNumbers(index, old, replacement, lineEnding, edit.knownLines ?? Infinity),
   ];
   for (const rung of rungs) {
     const result = rung();
@@ -246,11 +259,18 @@ function findIgnoringIndentation(
 }
 
 /** read_file's prefixes copied into oldText: used only when they are the lines' real numbers. */
-function findByLineNumbers(index: LineIndex, old: Block, replacement: Block, lineEnding: '\n' | '\r\n'): LadderResult {
+function findByLineNumbers(
+  index: LineIndex,
+  old: Block,
+  replacement: Block,
+  lineEnding: '\n' | '\r\n',
+  knownLines: number,
+): LadderResult {
   const stripped = stripLineNumbers(old.lines);
   if (!stripped) return { kind: 'none' };
   const first = stripped.first - 1;
   const count = stripped.lines.length;
+  if (first + count > knownLines) return { kind: 'refused', reason: MOVED_NUMBERS, explain: false };
   const { starts, ends, nexts, lines } = index.file;
   if (first < 0 || first + count > lines.length) return { kind: 'none' };
   for (let offset = 0; offset < count; offset++)

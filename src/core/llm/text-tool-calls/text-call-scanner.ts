@@ -4,9 +4,10 @@
  * `<tool_call>…</tool_call>` (Hermes, Qwen), `<function=name>…</function>` (Llama) and fenced
  * blocks labelled `json` (or not labelled) whose body starts with `{`.
  *
- * Only structure is decided here; whether a span is a call is read-text-call.ts's business.
- * A tag inside a fenced code block or an inline code span is text: that is how models show an
- * example of the syntax. The scanner is linear in the answer's size however small the deltas:
+ * Only structure is decided here; whether a span is a call is read-text-call.ts's business, and
+ * whether it sits in code is code-context.ts's (CommonMark's rules, on the whole answer). This
+ * scanner only decides what to hold back while streaming: a tag inside a top-level fenced block
+ * or a one-line code span is released as text at once; anything it cannot rule out is held. The scanner is linear in the answer's size however small the deltas:
  * held spans are kept as lists of pieces and joined once, and closers are searched for in the
  * new piece only (plus a closer's length of overlap).
  */

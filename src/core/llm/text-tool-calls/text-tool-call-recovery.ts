@@ -5,9 +5,11 @@
  * called it:
  *
  * - `<tool_call>{"name": …, "arguments": {…}}</tool_call>` and `<function=name>{…}</function>`
- *   (or Qwen3-Coder's `<parameter=key>value</parameter>` arguments in either) outside code (a
- *   fenced block or an inline code span) are calls: that syntax is a model's call format, and a
- *   model showing it as an example puts it in code.
+ *   (or Qwen3-Coder's `<parameter=key>value</parameter>` arguments in either) outside code and
+ *   reasoning are calls: that syntax is a model's call format, and a model showing it as an
+ *   example puts it in code. What is code is CommonMark's answer (code-context.ts): fenced and
+ *   indented blocks at any depth of lists and quotes, code spans over line breaks, `<pre>`…;
+ *   reasoning is a `<think>` block.
  * - A fenced JSON block is a call only when it is the last thing in the answer (a model that
  *   calls a tool stops to wait for the result; one that explains goes on writing), it is shaped
  *   exactly like a call (read-text-call.ts), the answer made no other call, and its paragraph
@@ -19,11 +21,16 @@
  *
  * Recovered spans are not text any more: the user sees the call, not its JSON. Only answers to
  * requests that offer tools (and do not forbid them) are read this way.
+ *
+ * Whether a span sits in code can depend on what follows it (a code span's closing backticks),
+ * so from the first span that may be a call the rest of the answer is held, and read as a
+ * whole when it ends: calls come out at the end of the answer, where the loop runs them.
  */
 import { randomUUID } from 'node:crypto';
 import type { LlmStreamPart, StopReason, TextToolCallNote } from '../llm-client';
 import { callShape, readFencedCall, readTaggedCall, type OfferedTools, type TextCallReading } from './read-text-call';
 import { TextCallScanner, type ScannedSegment } from './text-call-scanner';
+import { spansOutsideCode, type DocumentPiece } from './code-context';
 
 const FORMAT_HINT =
   'To call a tool, use the tool-calling interface, or write the call outside code blocks exactly as ' +
@@ -35,6 +42,8 @@ const SOURCE_PREVIEW_CHARS = 2_000;
 const SAFE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 type Candidate = Extract<ScannedSegment, { kind: 'candidate' }>;
+/** A segment held until the answer ends; `span` numbers the spans whose place is to be read. */
+type Held = { segment: ScannedSegment; span?: number };
 
 export class TextToolCallRecovery {
   private readonly scanner = new TextCallScanner();
@@ -45,6 +54,11 @@ export class TextToolCallRecovery {
   private fencedCallShapes = 0;
   private recovered = 0;
   private nativeCalls = false;
+  /** The whole answer so far, spans marked, for code-context.ts. */
+  private readonly document: DocumentPiece[] = [];
+  private spans = 0;
+  /** Everything from the first span that may be a call on. */
+  private held: Held[] | undefined;
 
   constructor(
     offered: ReadonlyArray<{ name: string; inputSchema?: Record<string, unknown> }>,
@@ -59,7 +73,7 @@ export class TextToolCallRecovery {
   }
 
   text(delta: string): LlmStreamPart[] {
-    return this.convert(this.scanner.push(delta), undefined);
+    return this.accept(this.scanner.push(delta));
   }
 
   /** The server returned a tool call of its own: a trailing fenced block is then not one. */
@@ -69,16 +83,52 @@ export class TextToolCallRecovery {
 
   /** The answer is complete. */
   end(stopReason: StopReason): LlmStreamPart[] {
-    return this.convert(this.scanner.end(), stopReason);
+    const parts = this.accept(this.scanner.end());
+    const held = this.held;
+    if (!held) return parts;
+    this.held = undefined;
+    const outside = spansOutsideCode(this.document);
+    return [
+      ...parts,
+      ...this.convert(
+        held.map(({ segment, span }) =>
+          segment.kind === 'candidate' && span !== undefined && !outside[span]
+            ? { kind: 'text', text: segment.source }
+            : segment,
+        ),
+        stopReason,
+      ),
+    ];
   }
 
   /** The answer failed midway: whatever was held goes out as text (nothing of it will run). */
   abandon(): LlmStreamPart[] {
-    const text = this.scanner
-      .end()
+    const text = [...(this.held ?? []).map(({ segment }) => segment), ...this.scanner.end()]
       .map((segment) => (segment.kind === 'text' ? segment.text : segment.source))
       .join('');
+    this.held = undefined;
     return text ? [{ type: 'text_delta', text }] : [];
+  }
+
+  /** Records what the scanner decided; passes on what cannot be a call until a span is held. */
+  private accept(segments: ScannedSegment[]): LlmStreamPart[] {
+    const now: ScannedSegment[] = [];
+    for (const segment of segments) {
+      let span: number | undefined;
+      if (segment.kind === 'text' || (segment.format === 'fenced_json' && !segment.last)) {
+        const text = segment.kind === 'text' ? segment.text : segment.source;
+        const previous = this.document.at(-1);
+        if (previous?.kind === 'text') previous.text += text;
+        else this.document.push({ kind: 'text', text });
+      } else {
+        span = this.spans++;
+        this.document.push(documentPiece(segment));
+      }
+      if (span !== undefined || this.held)
+        (this.held ??= []).push({ segment, ...(span !== undefined ? { span } : {}) });
+      else now.push(segment);
+    }
+    return this.convert(now, undefined);
   }
 
   private convert(segments: ScannedSegment[], stopReason: StopReason | undefined): LlmStreamPart[] {
@@ -149,6 +199,17 @@ export class TextToolCallRecovery {
       fromText,
     };
   }
+}
+
+function documentPiece(candidate: Candidate): DocumentPiece {
+  if (candidate.format !== 'fenced_json') return { kind: 'tagged', source: candidate.source };
+  const opener = candidate.source.slice(0, candidate.source.indexOf('\n') + 1);
+  return {
+    kind: 'fenced',
+    opener,
+    body: candidate.body,
+    closer: candidate.source.slice(opener.length + candidate.body.length),
+  };
 }
 
 /** The paragraph a block follows: the text since the last blank line before it. */

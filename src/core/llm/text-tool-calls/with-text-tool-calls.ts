@@ -4,9 +4,9 @@
  * point — the loop, approvals, policy, the audit trail, the traces — sees them exactly as it
  * sees the server's own tool calls, marked `fromText`.
  *
- * Streaming: text is passed on as it arrives, except from a `<tool_call>`, `<function=` or
- * JSON fence opener until its span closes (then it is a call, or released as text). Recovered
- * calls come out when their span closes; a fenced block waits for the answer's end.
+ * Streaming: text is passed on as it arrives until a `<tool_call>`, `<function=` or JSON fence
+ * opener that may be a call; from there the answer is held to its end, when it is read whole
+ * (whether a span is code can hang on what follows it) and the calls come out.
  */
 import type { LlmClient, LlmRequest, LlmStreamPart } from '../llm-client';
 import { TextToolCallRecovery } from './text-tool-call-recovery';

@@ -10,6 +10,7 @@ import { applyEdits } from '../../workspace/apply-edits';
 import { BYTE_PATH_MIN_BYTES, exactByteEdit } from '../../workspace/byte-edit';
 import { EditFailures } from './edit-failures';
 import { SecretReads, secretRefusal } from '../../policy/secret-reads';
+import { ReadVersions } from './read-versions';
 import { resolveWorkspacePath } from '../../workspace/workspace-path';
 import { defineTool, type AnyTool } from '../tool';
 
@@ -20,6 +21,7 @@ const MAX_LINE_CHARS = 2_000;
 
 export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
   const failures = new EditFailures();
+  const versions = new ReadVersions();
   const resolve = (input: string) => resolveWorkspacePath(workspace.root, input, workspace);
   const relative = (absolute: string) => path.relative(workspace.root, absolute) || '.';
 
@@ -66,6 +68,8 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
         return `${String(start + index + 1).padStart(width)}\t${cut}`;
       });
       const more = end < lines.length ? `\n[${lines.length - end} more lines: read on with offset ${end + 1}]` : '';
+      // The numbers shown are those of this version: numbered edits are placed by them while it lasts.
+      versions.sawWhole(`${context.conversationId}\0${absolute}`, text);
       return shown.join('\n') + more;
     },
   });
@@ -134,6 +138,7 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
       const content = format?.lineEnding === '\r\n' ? input.content.replace(/\r?\n/g, '\r\n') : input.content;
       const written = await workspace.writeText(absolute, content, format);
       failures.clear(`${context.conversationId}\0${absolute}`);
+      versions.sawWhole(`${context.conversationId}\0${absolute}`, content);
       return `${stat ? 'Replaced' : 'Created'} ${relative(absolute)} (${content.split('\n').length} lines).${linkNote(written, relative(absolute))}`;
     },
   });
@@ -172,13 +177,14 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
         }
       }
       const { text, ...format } = await workspace.readText(absolute);
-      const outcome = applyEdits(text, format.lineEnding, input.edits);
+      const outcome = applyEdits(text, format.lineEnding, input.edits, { knownLines: versions.knownLines(key, text) });
       if (!outcome.ok) {
         const hint = failures.refused(key, stat.size);
         return { output: `${input.path} was not changed. ${outcome.reason}${hint}`, isError: true };
       }
       failures.clear(key);
       const written = await workspace.writeText(absolute, outcome.pieces, format);
+      versions.edited(key, text, outcome.pieces);
       const notes = outcome.notes.length ? `\n${outcome.notes.join('\n')}` : '';
       return `Edited ${relative(absolute)}: ${outcome.replacements} replacement${outcome.replacements === 1 ? '' : 's'}.${notes}${linkNote(written, relative(absolute))}`;
     },
