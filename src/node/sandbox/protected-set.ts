@@ -147,7 +147,6 @@ class Walk {
         if (seen + entries.length > WALK_LIMITS.entries) {
           // Fail closed: this folder, the rest of this level and what was queued below.
           this.unseen = [...folders.slice(at), ...next];
-          folders = [];
           break;
         }
         seen += entries.length;
