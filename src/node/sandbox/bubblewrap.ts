@@ -67,17 +67,32 @@ export function bubblewrapArgs(plan: ConfinementPlan, seccompFd?: number): Bubbl
       // A link: its target is bound below if it is in the workspace; the link is checked after the run.
     }
     // A linked entry's target with the folders leading to it; then the protected set (parents
-    // first: a later mount covers an earlier one) and the files that have other names.
+    // first: a later mount covers an earlier one), the stand-ins for its missing places
+    // (protected-run.ts), the files that have other names and what the walk did not see —
+    // read-only; and the folders above protected paths bound onto themselves, writable: a
+    // mount point cannot be renamed or removed, so nothing can carry a protected path away.
     const bound = new Set(
       entries.filter((entry) => entry.state === 'folder' || entry.state === 'file').map((entry) => entry.absolute),
     );
-    const more = [
+    const set = plan.protectedSet;
+    const readOnly = [
       ...protectedTargets(plan.root, entries),
-      ...(plan.protectedSet?.paths.map((entry) => entry.absolute) ?? []),
-      ...(plan.protectedSet?.linked ?? []),
-    ];
-    for (const target of [...new Set(more)].sort((a, b) => a.length - b.length))
-      if (!bound.has(target)) args.push('--ro-bind', target, target);
+      ...(set?.paths.map((entry) => entry.absolute) ?? []),
+      ...(set?.missing.map((entry) => entry.absolute) ?? []),
+      ...(set?.linked ?? []),
+      ...(set?.unseen ?? []),
+    ].filter((target) => !bound.has(target));
+    // A guard inside a read-only folder would make its part writable again: none there.
+    const guards = (set?.guards ?? []).filter(
+      (folder) => !readOnly.some((target) => folder === target || folder.startsWith(`${target}/`)),
+    );
+    const mounts = [
+      ...guards.map((folder) => ({ target: folder, writable: true })),
+      ...[...new Set(readOnly)].map((target) => ({ target, writable: false })),
+    ].filter((mount) => existsSync(mount.target));
+    // Shorter first; at the same length the read-only one last (it wins).
+    mounts.sort((a, b) => a.target.length - b.target.length || Number(b.writable) - Number(a.writable));
+    for (const mount of mounts) args.push(mount.writable ? '--bind' : '--ro-bind', mount.target, mount.target);
   }
   if (seccompFd !== undefined) args.push('--seccomp', String(seccompFd));
   args.push('--chdir', plan.cwd, '--clearenv');

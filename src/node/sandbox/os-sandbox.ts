@@ -7,16 +7,7 @@
  * that did not exist cannot be bound read-only: one a confined command creates is removed
  * after it, and the output says so.
  */
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  realpathSync,
-  rmdirSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CommandSandbox, SandboxStatus } from '../../core/ports';
@@ -25,7 +16,8 @@ import { scrubEnvironment } from '../../core/policy/command-env';
 import { visibleText } from '../../core/text/visible-text';
 import { bubblewrapArgs } from './bubblewrap';
 import { entryState, holdsHome, protectedEntries, type ConfinementPlan } from './confinement';
-import { movedAside, protectedSet, separateLinks } from './protected-set';
+import { movedAside, restoreLinks, separateLinks, standIns, takeAway } from './protected-run';
+import { protectedSet, unseenNote } from './protected-set';
 import { seccompFilter } from './seccomp';
 import { seatbeltProfile } from './seatbelt';
 import { probeAsync, probeBlocking, SANDBOX_EXEC, type Probe } from './sandbox-probe';
@@ -144,7 +136,9 @@ export class OsSandbox implements CommandSandbox {
       ...(set ? { protectedSet: set } : {}),
     };
     const notes = (restored: string | undefined) =>
-      [separated, restored, set && movedAside(set)].filter(Boolean).join('\n') || undefined;
+      [separated, set && unseenNote(set), restored, set && restoreLinks(set), set && movedAside(set)]
+        .filter(Boolean)
+        .join('\n') || undefined;
     if (this.platform() === 'darwin') {
       const afterRun = () => notes(restoreProtected(before, []));
       return {
@@ -157,11 +151,17 @@ export class OsSandbox implements CommandSandbox {
       };
     }
     const filter = this.scratch().seccomp;
+    // Missing places the set names get an empty stand-in, bound read-only like the rest.
+    const made = set ? standIns(set) : [];
     const { args, placeholders } = bubblewrapArgs(plan, filter ? 3 : undefined);
-    // A placeholder another live run made is this run's too: it must outlive both.
+    // A placeholder another live run made is this run's too: it must outlive both (taking a
+    // mount point away in one mount namespace drops that mount in every other).
     const held = [
       ...placeholders,
-      ...before.map((entry) => entry.absolute).filter((entry) => this.livePlaceholders.has(entry)),
+      ...made,
+      ...[...before.map((entry) => entry.absolute), ...(set?.paths.map((entry) => entry.absolute) ?? [])].filter(
+        (entry) => this.livePlaceholders.has(entry),
+      ),
     ];
     for (const placeholder of held)
       this.livePlaceholders.set(placeholder, (this.livePlaceholders.get(placeholder) ?? 0) + 1);
@@ -289,13 +289,7 @@ function restoreProtected(
   before: ReturnType<typeof protectedEntries>,
   placeholders: readonly string[],
 ): string | undefined {
-  for (const placeholder of placeholders) {
-    try {
-      rmdirSync(placeholder);
-    } catch {
-      // Not empty: the user put something there meanwhile (the sandbox could not): it stays.
-    }
-  }
+  takeAway(placeholders);
   const restored: string[] = [];
   const failed: string[] = [];
   for (const entry of before) {

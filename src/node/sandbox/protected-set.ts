@@ -8,40 +8,42 @@
  *   confined rewrites them;
  * - the git folder a `.git` file names (submodules, worktrees, `gitdir: any/folder`), and the
  *   common folder that one names (`commondir`);
- * - what a repository's configuration names: the `core.hooksPath` folder (a git hooks folder),
- *   included configuration files, and any workspace file a value names as a program
- *   (`core.fsmonitor = ./watch`, `filter.x.clean = scripts/clean`): git runs them;
+ * - what a repository's configuration names (git-named-places.ts): the `core.hooksPath`
+ *   folder (a git hooks folder), included configuration files, and any workspace file a word
+ *   of a value names (`core.fsmonitor = sh scripts/watch`, `alias.x = !tools/run`): git runs
+ *   them, through the shell;
  * - the file `yarnPath` names in a `.yarnrc.yml` (yarn runs it on every command).
+ * A named place that does not exist yet is listed as missing: the file tools ask before making
+ * it, and the sandbox puts an empty read-only stand-in there for the run (protected-run.ts).
  * Dependency folders (`node_modules` and the like) are not walked: a package manager rewrites
  * them whole, so `npm install` works confined; their manifests are not protected from commands.
  * Files with more than one hard link are listed too (the sandbox makes them read-only: a write
  * would change their other names, outside the workspace perhaps), and so are protected files
  * that have other names (the sandbox breaks those links before a run).
- * The walk is bounded (WALK_LIMITS) and follows no link except to protect its target.
+ * The walk is bounded (WALK_LIMITS) and follows no link except to protect its target. What it
+ * did not look at because of a cap is read-only to confined commands (fail closed, and said),
+ * and every folder above a protected path is listed so that the sandbox can keep it from being
+ * renamed (a rename would carry the protected path away and let another take its place).
  */
-import {
-  chmodSync,
-  constants,
-  copyFileSync,
-  lstatSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  type Dirent,
-  type Stats,
-} from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, type Dirent, type Stats } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { isLockFile, isProtectedPath } from '../../core/policy/protected-paths';
 import { isInside } from '../../core/workspace/workspace-path';
+import {
+  configValues,
+  gitdirValues,
+  HOOKS_KEY,
+  isIncludeKey,
+  isProgramKey,
+  pathLike,
+  valueWords,
+} from './git-named-places';
 
-/** The walk's caps: beyond them, what was not seen is not protected (README, "Known limits"). */
+/** The walk's caps: beyond them, what was not seen is read-only to confined commands. */
 export const WALK_LIMITS = {
-  /** Folders deep below the workspace root. */
-  depth: 12,
+  /** Folders deep below the workspace root (the entries cap bounds the work: this only stops pathological depth). */
+  depth: 64,
   /** Folder entries read in all. */
   entries: 50_000,
   /** Git configuration files read (includes too). */
@@ -50,8 +52,10 @@ export const WALK_LIMITS = {
   protectedFiles: 5_000,
   /** Unprotected files checked for other names (an `lstat` each, shallow ones first). */
   linkChecks: 5_000,
-  /** Multiply-linked files made read-only; more are left as they are. */
+  /** Multiply-linked files made read-only one by one; beyond, their folders are. */
   linkedFiles: 256,
+  /** Folders made read-only for what the walk did not see; beyond, their parents are. */
+  unseenFolders: 256,
 };
 
 /** Folders a package manager rewrites whole: not walked. */
@@ -61,12 +65,12 @@ const UNCHECKED_INSIDE_PROTECTED = new Set(['objects', 'lfs']);
 const MAX_SMALL_FILE = 64 * 1024;
 
 export interface ProtectedPath {
-  /** The real absolute path. */
+  /** The real absolute path (for a missing one: its real parent, and the names still to make). */
   absolute: string;
   kind: 'file' | 'folder';
   /** Why it is protected, for messages. */
   why: string;
-  /** Its identity when walked (`dev:ino`): a run that moved it aside is noticed. */
+  /** Its identity when walked (`dev:ino`, `missing`): a run that moved it aside is noticed. */
   identity: string;
 }
 
@@ -74,11 +78,19 @@ export interface ProtectedSet {
   /** The real workspace root. */
   root: string;
   paths: ProtectedPath[];
+  /** Places the set names that do not exist yet (a hooks folder, an included config, a program). */
+  missing: ProtectedPath[];
   /** Unprotected workspace files with more than one name (hard links). */
   linked: string[];
   /** Protected files with more than one name. */
   protectedLinked: string[];
-  /** A cap was reached: what lies beyond it was not looked at. */
+  /** Protected names that are links, below the top level: put back after a run if replaced. */
+  links: Array<{ absolute: string; target: string }>;
+  /** Folders the walk did not look into (a cap was reached): read-only to confined commands. */
+  unseen: string[];
+  /** Folders above protected paths (none inside a read-only one): kept from being renamed. */
+  guards: string[];
+  /** A cap was reached: what lies beyond it was not looked at (and is in `unseen`). */
   truncated: boolean;
 }
 
@@ -90,98 +102,63 @@ export function protectedSet(root: string, options: { links?: boolean } = {}): P
   return new Walk(realOr(root), options.links ?? true).run();
 }
 
-/**
- * Before a confined run: each protected file with other names gets a fresh copy of itself in
- * its place (same content, mode and times), so that writing through the other names — which
- * the walk may not see (dependency folders, outside the workspace) — cannot change it. Returns
- * the note for the output, if any was separated or could not be.
- */
-export function separateLinks(set: ProtectedSet): string | undefined {
-  const done: string[] = [];
-  const failed: string[] = [];
-  for (const file of set.protectedLinked) {
-    const shown = path.relative(set.root, file);
-    const copy = path.join(path.dirname(file), `.${path.basename(file)}.openagent-${process.pid}-${Date.now()}`);
-    try {
-      const stat = statSync(file);
-      copyFileSync(file, copy, constants.COPYFILE_EXCL);
-      chmodSync(copy, stat.mode & 0o7777);
-      utimesSync(copy, stat.atime, stat.mtime);
-      renameSync(copy, file);
-      const fresh = lstatSync(file);
-      for (const entry of set.paths) if (entry.absolute === file) entry.identity = `${fresh.dev}:${fresh.ino}`;
-      done.push(shown);
-    } catch (error) {
-      rmSync(copy, { force: true });
-      failed.push(`${shown} (${(error as Error).message})`);
-    }
-  }
-  return (
-    [
-      done.length
-        ? `[separated ${done.join(', ')} from its other names (hard links): writing those no longer changes a protected file]`
-        : '',
-      failed.length
-        ? `[could not separate ${failed.join(', ')} from its other names: a write through them changes it]`
-        : '',
-    ]
-      .filter(Boolean)
-      .join('\n') || undefined
-  );
-}
-
-/**
- * After a confined run: protected paths that are no longer where they were (a folder above one
- * was renamed, and something else may stand in its place). The note asks to check them.
- */
-export function movedAside(set: ProtectedSet): string | undefined {
-  const moved = set.paths.filter((entry) => {
-    const stat = lstatOr(entry.absolute);
-    return !stat || `${stat.dev}:${stat.ino}` !== entry.identity;
-  });
-  if (moved.length === 0) return undefined;
-  const shown = moved.slice(0, 10).map((entry) => path.relative(set.root, entry.absolute));
-  return `[protected paths moved or replaced during the run: ${shown.join(', ')}${moved.length > 10 ? ', …' : ''}; a confined command may not do that: check them before running git or installs there]`;
-}
-
-/** Whether `absolute` (a real path) is a protected path of the set or inside one. */
+/** Whether `absolute` (a real path) is a protected path of the set (or a missing one) or inside one. */
 export function protectedBy(set: ProtectedSet, absolute: string): ProtectedPath | undefined {
-  return set.paths.find(
+  return [...set.paths, ...set.missing].find(
     (entry) => absolute === entry.absolute || (entry.kind === 'folder' && isInside(entry.absolute, absolute)),
   );
 }
 
+/** The note for the output when the walk stopped at a cap. */
+export function unseenNote(set: ProtectedSet): string | undefined {
+  if (set.unseen.length === 0) return undefined;
+  const shown = set.unseen.slice(0, 5).map((folder) => path.relative(set.root, folder) || '.');
+  return `[the workspace is larger than the sandbox looks through (${WALK_LIMITS.entries.toLocaleString('en')} entries, ${WALK_LIMITS.depth} folders deep): what it did not see is read-only to this command: ${shown.join(', ')}${set.unseen.length > 5 ? ', …' : ''}]`;
+}
+
 class Walk {
   private readonly found = new Map<string, ProtectedPath>();
+  private readonly missing = new Map<string, ProtectedPath>();
   private readonly linked: string[] = [];
+  private readonly links: Array<{ absolute: string; target: string }> = [];
   private readonly gitDirs: Array<{ gitdir: string; worktree: string }> = [];
   private readonly configsRead = new Set<string>();
+  private unseen: string[] = [];
   private truncated = false;
   private linkChecks = 0;
 
   constructor(
     private readonly root: string,
-    private readonly links: boolean,
+    private readonly checkLinks: boolean,
   ) {}
 
   run(): ProtectedSet {
     let seen = 0;
     let folders = [''];
-    for (let depth = 0; depth <= WALK_LIMITS.depth && folders.length > 0; depth++) {
+    for (let depth = 0; folders.length > 0; depth++) {
+      if (depth > WALK_LIMITS.depth) {
+        this.unseen = folders;
+        break;
+      }
       const next: string[] = [];
-      for (const folder of folders) {
-        for (const entry of this.read(path.join(this.root, folder))) {
-          if (++seen > WALK_LIMITS.entries) {
-            this.truncated = true;
-            return this.finish();
-          }
+      for (let at = 0; at < folders.length; at++) {
+        const folder = folders[at]!;
+        const entries = this.read(path.join(this.root, folder));
+        if (seen + entries.length > WALK_LIMITS.entries) {
+          // Fail closed: this folder, the rest of this level and what was queued below.
+          this.unseen = [...folders.slice(at), ...next];
+          break;
+        }
+        seen += entries.length;
+        for (const entry of entries) {
           const relative = folder ? `${folder}/${entry.name}` : entry.name;
           if (this.visit(entry, relative)) next.push(relative);
         }
       }
+      if (this.unseen.length > 0) break;
       folders = next;
     }
-    if (folders.length > 0) this.truncated = true;
+    if (this.unseen.length > 0) this.truncated = true;
     return this.finish();
   }
 
@@ -203,14 +180,19 @@ class Walk {
       else if (isProtectedPath(name) && !isLockFile(name)) {
         this.add(absolute, 'file', relative);
         if (/^\.yarnrc\.yml$/i.test(name)) this.yarnPath(absolute, relative);
-      } else if (this.links && this.linkChecks++ < WALK_LIMITS.linkChecks) {
+      } else if (this.checkLinks && this.linkChecks++ < WALK_LIMITS.linkChecks) {
         const stat = lstatOr(absolute);
         if (stat && stat.nlink > 1) this.linked.push(absolute);
       }
       return false;
     }
     if (entry.isSymbolicLink() && (isProtectedPath(`${name}/x`) || (isProtectedPath(name) && !isLockFile(name)))) {
-      // A protected name that is a link: what it leads to is protected (when in the workspace).
+      // A protected name that is a link: what it leads to is protected (when in the workspace),
+      // and the link is put back after a run that replaced it (top-level ones: os-sandbox.ts).
+      if (relative.includes('/')) {
+        const target = readlinkOr(absolute);
+        if (target !== undefined) this.links.push({ absolute, target });
+      }
       const target = realOrUndefined(absolute);
       const stat = target && lstatOr(target);
       if (!target || !stat) return false;
@@ -225,15 +207,42 @@ class Walk {
     // Configurations last: every git folder found so far, and the folders they lead to.
     for (let at = 0; at < this.gitDirs.length; at++) this.gitConfig(this.gitDirs[at]!);
     const paths = [...this.found.values()].sort((a, b) => a.absolute.length - b.absolute.length);
+    const missing = [...this.missing.values()].filter((entry) => !this.found.has(entry.absolute));
     const inSet = (file: string) => paths.some((entry) => entry.absolute === file || isInside(entry.absolute, file));
     const linked = this.linked.filter((file) => !inSet(file));
-    if (linked.length > WALK_LIMITS.linkedFiles || this.linkChecks > WALK_LIMITS.linkChecks) this.truncated = true;
+    if (this.linkChecks > WALK_LIMITS.linkChecks) this.truncated = true;
+    // Linked files beyond the cap: their folders are read-only instead (fail closed).
+    const unseen = coalesce(
+      [
+        ...this.unseen.map((relative) => path.join(this.root, relative)),
+        ...linked.slice(WALK_LIMITS.linkedFiles).map((file) => path.dirname(file)),
+      ],
+      this.root,
+    );
+    const readOnly = new Set([
+      ...paths.filter((entry) => entry.kind === 'folder').map((entry) => entry.absolute),
+      ...missing.filter((entry) => entry.kind === 'folder').map((entry) => entry.absolute),
+      ...unseen,
+    ]);
+    const places = [...paths, ...missing].map((entry) => entry.absolute);
+    const guards = new Set<string>();
+    for (const place of [...places, ...this.links.map((link) => link.absolute)])
+      for (
+        let folder = path.dirname(place);
+        folder !== this.root && isInside(this.root, folder);
+        folder = path.dirname(folder)
+      )
+        if (!within(readOnly, folder, this.root)) guards.add(folder);
     return {
       root: this.root,
       paths,
+      missing,
       linked: linked.slice(0, WALK_LIMITS.linkedFiles),
       protectedLinked: this.protectedLinked(paths),
-      truncated: this.truncated,
+      links: this.links,
+      unseen,
+      guards: [...guards].sort((a, b) => a.length - b.length),
+      truncated: this.truncated || unseen.length > 0,
     };
   }
 
@@ -272,23 +281,19 @@ class Walk {
   /** A `.git` file: the folder it names is a git folder (a submodule's, a worktree's). */
   private gitFile(absolute: string, relative: string): void {
     this.add(absolute, 'file', relative);
-    const gitdir = /^gitdir:\s*(.+?)\s*$/m.exec(smallText(absolute) ?? '')?.[1];
-    if (!gitdir) return;
-    const target = realOrUndefined(path.resolve(path.dirname(absolute), gitdir));
-    if (!target || !lstatOr(target)?.isDirectory()) return;
-    this.add(target, 'folder', `the git folder ${relative} names`);
-    this.gitDirs.push({ gitdir: target, worktree: path.dirname(absolute) });
+    for (const gitdir of gitdirValues(smallText(absolute) ?? '')) {
+      const target = this.place(gitdir, path.dirname(absolute), 'folder', `the git folder ${relative} names`);
+      if (target) this.gitDirs.push({ gitdir: target, worktree: path.dirname(absolute) });
+    }
   }
 
   /** A git folder's configuration: the common folder, hooks folder, includes and programs it names. */
   private gitConfig({ gitdir, worktree }: { gitdir: string; worktree: string }): void {
-    const common = smallText(path.join(gitdir, 'commondir'))?.trim();
+    const common = smallText(path.join(gitdir, 'commondir'))?.replace(/[\r\n]+$/, '');
     if (common) {
-      const target = realOrUndefined(path.resolve(gitdir, common));
-      if (target && lstatOr(target)?.isDirectory() && !this.found.has(target)) {
-        this.add(target, 'folder', `the common git folder of ${this.shown(gitdir)}`);
+      const target = this.place(common, gitdir, 'folder', `the common git folder of ${this.shown(gitdir)}`);
+      if (target && !this.gitDirs.some((known) => known.gitdir === target))
         this.gitDirs.push({ gitdir: target, worktree });
-      }
     }
     const pending = ['config', 'config.worktree'].map((name) => path.join(gitdir, name));
     while (pending.length > 0) {
@@ -302,21 +307,21 @@ class Walk {
       const text = smallText(file);
       if (text === undefined) continue;
       for (const { key, value } of configValues(text)) {
-        if (key === 'core.hookspath') {
-          const hooks = this.inWorkspace(value, worktree);
-          if (hooks && lstatOr(hooks)?.isDirectory())
-            this.add(hooks, 'folder', `the hooks folder ${this.shown(file)} names`);
-        } else if (key === 'include.path' || (key.startsWith('includeif.') && key.endsWith('.path'))) {
-          const included = this.inWorkspace(value, path.dirname(file));
-          if (included && lstatOr(included)?.isFile()) {
-            this.add(included, 'file', `configuration ${this.shown(file)} includes`);
-            pending.push(included);
-          }
+        if (key === HOOKS_KEY) this.place(value, worktree, 'folder', `the hooks folder ${this.shown(file)} names`);
+        else if (isIncludeKey(key)) {
+          const included = this.place(value, path.dirname(file), 'file', `configuration ${this.shown(file)} includes`);
+          if (included) pending.push(included);
         } else {
-          // A program named by a path (`./watch`, `scripts/clean --x`, `!tools/run`): git runs it.
-          const program = /^!?\s*((?:\.{0,2}\/)?[^\s'"]*\/[^\s'"]+)/.exec(value)?.[1];
-          const target = program && this.inWorkspace(program, worktree);
-          if (target && lstatOr(target)?.isFile()) this.add(target, 'file', `a program ${this.shown(file)} names`);
+          // Any word that names a workspace file (git runs programs through the shell: `sh x`,
+          // `!tools/run`, `$GIT_DIR/../x`); a missing one only where the key runs a program.
+          for (const word of valueWords(value)) {
+            const target = this.inWorkspace(word, worktree);
+            if (!target) continue;
+            const stat = lstatOr(target.absolute);
+            if (stat?.isFile()) this.add(target.absolute, 'file', `a program ${this.shown(file)} names`);
+            else if (!stat && isProgramKey(key) && pathLike(word))
+              this.place(word, worktree, 'file', `a program ${this.shown(file)} names`);
+          }
         }
       }
     }
@@ -325,15 +330,37 @@ class Walk {
   /** `yarnPath` in a `.yarnrc.yml`: the file yarn runs in place of itself. */
   private yarnPath(absolute: string, relative: string): void {
     const value = /^\s*yarnPath:\s*["']?([^"'\n#]+?)["']?\s*(#.*)?$/m.exec(smallText(absolute) ?? '')?.[1];
-    const target = value && this.inWorkspace(value, path.dirname(absolute));
-    if (target && lstatOr(target)?.isFile()) this.add(target, 'file', `the yarn ${relative} runs`);
+    if (value) this.place(value, path.dirname(absolute), 'file', `the yarn ${relative} runs`);
   }
 
-  /** The real path `value` names from `base`, if it exists inside the workspace (never the root). */
-  private inWorkspace(value: string, base: string): string | undefined {
-    if (value.startsWith('~')) return undefined;
-    const target = realOrUndefined(path.resolve(base, value));
-    return target && target !== this.root && isInside(this.root, target) ? target : undefined;
+  /**
+   * A place named by `value` from `base`: protected if it is there (and of that kind), listed
+   * as missing if nothing is there yet. Returns its real path when it exists.
+   */
+  private place(value: string, base: string, kind: 'file' | 'folder', why: string): string | undefined {
+    const target = this.inWorkspace(value, base);
+    if (!target) return undefined;
+    const stat = lstatOr(target.absolute);
+    if (!stat) {
+      if (!this.missing.has(target.absolute))
+        this.missing.set(target.absolute, { absolute: target.absolute, kind, why, identity: 'missing' });
+      return undefined;
+    }
+    if (stat.isDirectory() !== (kind === 'folder')) return undefined;
+    this.add(target.absolute, kind, why);
+    return target.absolute;
+  }
+
+  /**
+   * The real path `value` names from `base` (`~/` is the home folder, as git reads it), if it
+   * is inside the workspace and not the root; a missing one gets its real parent.
+   */
+  private inWorkspace(value: string, base: string): { absolute: string } | undefined {
+    let named = value;
+    if (named === '~' || named.startsWith('~/')) named = path.join(os.homedir(), named.slice(1));
+    else if (named.startsWith('~')) return undefined;
+    const target = realFuture(path.resolve(base, named));
+    return target && target !== this.root && isInside(this.root, target) ? { absolute: target } : undefined;
   }
 
   private add(absolute: string, kind: 'file' | 'folder', why: string): void {
@@ -356,37 +383,55 @@ class Walk {
   }
 }
 
-/** `section.key` (subsection kept, lower-cased but for the subsection) and value, per line of a git config. */
-export function configValues(text: string): Array<{ key: string; value: string }> {
-  const values: Array<{ key: string; value: string }> = [];
-  let section = '';
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    const header = /^\[\s*([^\s\]"]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$/.exec(line);
-    let rest = line;
-    if (header) {
-      section = header[2] !== undefined ? `${header[1]!.toLowerCase()}.${header[2]}` : header[1]!.toLowerCase();
-      rest = header[3] ?? '';
-    }
-    const pair = /^([A-Za-z][\w-]*)\s*(?:=\s*(.*))?$/.exec(rest);
-    if (!pair || !section) continue;
-    values.push({ key: `${section}.${pair[1]!.toLowerCase()}`, value: configValue(pair[2] ?? '') });
+/** Whether `folder` or a folder above it (up to `root`) is in `folders`. */
+function within(folders: ReadonlySet<string>, folder: string, root: string): boolean {
+  for (let at = folder; ; at = path.dirname(at)) {
+    if (folders.has(at)) return true;
+    if (at === root || path.dirname(at) === at) return false;
   }
-  return values;
 }
 
-/** A git config value: quotes removed, a comment after it dropped. */
-function configValue(raw: string): string {
-  let value = '';
-  let quoted = false;
-  for (let at = 0; at < raw.length; at++) {
-    const char = raw[at]!;
-    if (char === '\\' && at + 1 < raw.length) value += raw[++at];
-    else if (char === '"') quoted = !quoted;
-    else if ((char === '#' || char === ';') && !quoted) break;
-    else value += char;
+/**
+ * At most WALK_LIMITS.unseenFolders folders covering `folders`: the deepest are replaced by
+ * their parents until few enough (never above the root; those inside another are dropped).
+ */
+function coalesce(folders: string[], root: string): string[] {
+  let result = [...new Set(folders)];
+  for (;;) {
+    const all = new Set(result);
+    result = result.filter((folder) => folder === root || !within(all, path.dirname(folder), root));
+    if (result.length <= WALK_LIMITS.unseenFolders) return result;
+    const deepest = Math.max(...result.map((folder) => folder.split(path.sep).length));
+    result = [
+      ...new Set(
+        result.map((folder) =>
+          folder.split(path.sep).length === deepest && folder !== root ? path.dirname(folder) : folder,
+        ),
+      ),
+    ];
   }
-  return value.trim();
+}
+
+/** The real path of `file`, or of its deepest existing folder with the missing names after it. */
+function realFuture(file: string): string | undefined {
+  let existing = file;
+  const rest: string[] = [];
+  for (let links = 0; links < 40;) {
+    const real = realOrUndefined(existing);
+    if (real !== undefined) return path.join(real, ...rest);
+    const target = readlinkOr(existing);
+    if (target !== undefined) {
+      // A dangling link: writing to it would make its target.
+      links++;
+      existing = path.resolve(path.dirname(existing), target);
+      continue;
+    }
+    const parent = path.dirname(existing);
+    if (parent === existing) return undefined;
+    rest.unshift(path.basename(existing));
+    existing = parent;
+  }
+  return undefined;
 }
 
 function smallText(file: string): string | undefined {
@@ -407,6 +452,14 @@ function lstatOr(file: string): Stats | undefined {
   }
 }
 
+function readlinkOr(file: string): string | undefined {
+  try {
+    return readlinkSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
 function realOrUndefined(file: string): string | undefined {
   try {
     return realpathSync(file);
@@ -419,7 +472,8 @@ function realOr(file: string): string {
   return realOrUndefined(file) ?? file;
 }
 
-/** For the file tools' assessment (call-risk.ts): the set's places, without the hard-link search. */
+/** For the file tools' assessment (call-risk.ts): the set's places, missing ones too, without the hard-link search. */
 export async function protectedPlaces(root: string): Promise<ProtectedPath[]> {
-  return protectedSet(root, { links: false }).paths;
+  const set = protectedSet(root, { links: false });
+  return [...set.paths, ...set.missing];
 }

@@ -37,7 +37,9 @@ export function seatbeltProfile(plan: ConfinementPlan): string {
     const envFiles = ENV_NAMES.map((name) => path.join(plan.root!, name));
     const deeper = [
       ...(plan.protectedSet?.paths.map((entry) => entry.absolute) ?? []),
+      ...(plan.protectedSet?.missing.map((entry) => entry.absolute) ?? []),
       ...(plan.protectedSet?.linked ?? []),
+      ...(plan.protectedSet?.unseen ?? []),
     ];
     lines.push(
       `(deny file-write* ${[...new Set([...entries, ...envFiles, ...deeper])].map((absolute) => `(subpath ${sbplString(absolute)})`).join(' ')})`,
