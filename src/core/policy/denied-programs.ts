@@ -103,9 +103,7 @@ export function deniedSegment(patterns: readonly string[], segment: CommandSegme
 
 function matching(patterns: readonly string[], segment: CommandSegment): DenyFinding {
   for (const words of candidates(segment)) {
-    const denied = patterns.find(
-      (pattern) => matchesPattern(pattern, words.join(' ')) || matchesWords(pattern, words),
-    );
+    const denied = patterns.find((pattern) => matchesPattern(pattern, words.join(' ')) || matchesWords(pattern, words));
     if (denied !== undefined) return { denied, words };
   }
   return undefined;

@@ -110,7 +110,11 @@ export function analyseCommand(command: string): CommandAnalysisResult {
     return { ...analysis, hidden: hasHidingCharacters(command.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '')) };
   } catch (error) {
     if (error instanceof ShellParseError)
-      return { ok: false, reason: `Cannot analyse this command: ${error.message}.`, runtimeProgram: error.runtimeProgram };
+      return {
+        ok: false,
+        reason: `Cannot analyse this command: ${error.message}.`,
+        runtimeProgram: error.runtimeProgram,
+      };
     throw error;
   }
 }
