@@ -6,7 +6,7 @@
  * events (the audit trail records who decided, by which rule).
  */
 import { hashArguments } from '../policy/approval';
-import { isWarning, mustAsk, NO_RISK, type CallRisk } from '../policy/call-risk';
+import { isWarning, mustAsk, NO_RISK, withTraits, type CallRisk } from '../policy/call-risk';
 import type { AnyTool } from '../tools/tool';
 import type { ReceivedToolCall } from './model-turn';
 import type { ToolExecutorDeps } from './tool-executor';
@@ -42,7 +42,8 @@ export async function passGates(
   const checked = await checkedInput(call, tool, deps);
   if ('refusal' in checked) return checked;
   const { input } = checked;
-  const risk = deps.assess ? await deps.assess(tool, input) : NO_RISK;
+  // The traits count even where nothing assesses calls: a plan is put to a person regardless.
+  const risk = withTraits(tool, input, deps.assess ? await deps.assess(tool, input) : NO_RISK);
   signal.throwIfAborted();
   // What could never run is refused before anyone is asked about it.
   if (risk.refusal !== undefined) {
