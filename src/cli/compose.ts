@@ -7,7 +7,7 @@
  * tool rules, model routes and budgets.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConversationSession } from '../core/session/conversation-session';
@@ -34,6 +34,8 @@ import { FileTaskStorage } from '../node/file-task-storage';
 import { FileTranscriptSink } from '../node/file-transcript-sink';
 import { NodeKnowledgeFiles } from '../node/node-knowledge-files';
 import { NodeWorkspace } from '../node/node-workspace';
+import { readPolicyText } from '../node/policy-text';
+import { visibleText } from '../core/text/visible-text';
 import { findRipgrep, RipgrepSearch } from '../node/ripgrep-search';
 import { systemClock } from '../node/system-clock';
 import { PresetLibrary } from '../core/knowledge/presets';
@@ -108,7 +110,13 @@ export function createCliContext(deps: CliDeps): CliContext {
   const store = stores.openOrReport;
 
   const team = new CliTeam({ env: deps.env, root: workspaceRoot, storeDirectory, outbox: store, warn: deps.warn });
-  const policy = new CliPolicy(workspaceRoot, os.homedir(), deps.warn, () => team.policy());
+  const policy = new CliPolicy(
+    workspaceRoot,
+    os.homedir(),
+    deps.warn,
+    () => team.policy(),
+    () => team.policyBroken(),
+  );
   const budget = new BudgetGuard({
     policy: () => policy.current?.budget,
     ledger: storeLedger(store),
@@ -163,6 +171,7 @@ export function createCliContext(deps: CliDeps): CliContext {
       ...toolPolicyFrom(
         () => policy.current,
         (rule) => layerOf(policy.decisions, rule),
+        () => policy.broken(),
       ),
       offers: (name: string) => policyOffers(policy.current, name),
     },
@@ -241,6 +250,7 @@ class CliPolicy {
     home: string,
     warn: (message: string) => void,
     private readonly team: () => AgentPolicy | undefined,
+    private readonly teamBroken: () => boolean = () => false,
   ) {
     const userFile = path.join(home, '.openagent', 'agent.yaml');
     const workspaceFile = path.join(root, '.openagent', 'agent.yaml');
@@ -250,28 +260,36 @@ class CliPolicy {
       path: file,
       reader: new PolicyFile((problems) => {
         const first = problems[0]!;
+        const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
+        // One line: the file, the problem, and what holds until it is fixed.
         warn(
-          `openagent: not applying ${file}: ${problems.length} mistake(s), the first at line ${first.line + 1}: ${first.message}. ` +
-            'Every change asks for approval until it is fixed.',
+          `openagent: not applying ${file}: line ${first.line + 1}: ${oneLine(first.message)}${more} ` +
+            'Until it is fixed, every change asks, whatever --yes, auto-approve or a rule says.',
         );
       }),
     }));
   }
 
   refresh(): void {
-    const [user, workspace] = this.files.map(({ path: file, reader }) => reader.read(readText(file)));
+    const [user, workspace] = this.files.map(({ path: file, reader }) => {
+      const read = readPolicyText(file);
+      if (read.kind === 'unusable') return reader.unusable(read.problem);
+      return reader.read(read.kind === 'text' ? read.text : undefined);
+    });
     const layers = { team: this.team(), user, workspace };
     this.current = layerPolicies(layers);
     this.decisions = explainPolicy(layers, this.current);
   }
+
+  /** The first policy that is there but not applied, if any (see toolPolicyFrom). */
+  broken(): string | undefined {
+    return this.files.find(({ reader }) => reader.broken)?.path ?? (this.teamBroken() ? 'the team policy' : undefined);
+  }
 }
 
-function readText(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
+function oneLine(message: string): string {
+  const text = visibleText(message, { keepNewlines: false });
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
 /**

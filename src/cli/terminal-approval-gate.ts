@@ -52,6 +52,8 @@ export class TerminalApprovalGate implements ApprovalGate {
     if (risk.protectedPath) output.line(style.red('  ! a protected path: it always asks'));
     for (const reason of [...risk.reasons, ...risk.cautions])
       output.line(style.red(`  ! ${visibleText(reason, { keepNewlines: false })}`));
+    if (risk.inPerson)
+      output.line(style.dim(`  (asked every time: ${visibleText(risk.inPerson, { keepNewlines: false })})`));
     for (const line of preview) output.line(`  ${colorDiffLine(line, style)}`);
     // "a" approves every later call: never offered, nor taken, on a call that must ask each time.
     const always = !mustAsk(risk);

@@ -103,10 +103,11 @@ async function decide(
   call: ReceivedToolCall,
   tool: AnyTool,
   input: unknown,
-  risk: CallRisk,
+  assessed: CallRisk,
   deps: ToolExecutorDeps,
   signal: AbortSignal,
 ): Gate<boolean> {
+  let risk = assessed;
   const needsApproval = typeof tool.needsApproval === 'function' ? tool.needsApproval(input) : tool.needsApproval;
   const command = tool.traits?.command?.(input);
   let verdict = deps.policy.evaluate({
@@ -119,6 +120,9 @@ async function decide(
   });
   // A protected path, a secret, a path decided at run time…: asked whatever a rule allows.
   if (verdict.action === 'allow' && mustAsk(risk)) verdict = { action: 'ask' };
+  // The policy says a person answers (a broken policy file): no standing answer covers it.
+  if (verdict.action === 'ask' && verdict.inPerson !== undefined && risk.inPerson === undefined)
+    risk = { ...risk, inPerson: verdict.inPerson };
   if (verdict.action === 'deny') {
     emitDecision(deps, call.id, { approved: false, source: 'policy', reason: verdict.reason });
     return { refusal: `${POLICY_PREFIX}${verdict.reason}` };

@@ -29,16 +29,27 @@ export function policyOffers(policy: AgentPolicy | undefined, toolName: string):
 /**
  * @param origin which policy a rule (`tools.deny "bash"`) comes from, in words, when several
  * layers make the policy (policy-layers.ts); refusals name it. Default: the workspace's file.
+ * @param broken the policy file that is there but not applied (mistakes, not readable), if any.
+ * Fail safe: what it meant to deny is unknown, so while it is broken every call that changes
+ * something asks a person each time — the deny rules of the other layers still refuse, their
+ * allow and auto-approve rules, auto-approve, `--yes` and "Always" do not answer. Reading tools
+ * run as without a policy (reads of secrets ask anyway).
  */
 export function toolPolicyFrom(
   policy: () => AgentPolicy | undefined,
   origin: (rule: string) => string | undefined = () => undefined,
+  broken: () => string | undefined = () => undefined,
 ): ToolPolicy {
   const where = (rule: string) => origin(rule) ?? FILE;
   return {
     evaluate(call): PolicyVerdict {
       const current = policy();
-      if (!current) return defaultToolPolicy.evaluate(call);
+      const lockdown = (): PolicyVerdict | undefined => {
+        const file = broken();
+        if (file === undefined || call.readOnly || !call.needsApproval) return undefined;
+        return { action: 'ask', inPerson: `${file} is broken and not applied, so every change asks until it is fixed` };
+      };
+      if (!current) return lockdown() ?? defaultToolPolicy.evaluate(call);
       const tools = current.tools;
       const denied = tools?.deny?.find((pattern) => matchesPattern(pattern, call.toolName));
       if (denied !== undefined)
@@ -52,6 +63,8 @@ export function toolPolicyFrom(
       let verdict: PolicyVerdict | undefined;
       if (call.command !== undefined && tools?.bash) verdict = commandVerdict(tools.bash, call.command, where);
       if (verdict?.action === 'deny') return verdict;
+      const locked = lockdown();
+      if (locked) return locked;
       if (matchesAny(current.approvals?.require_for, call.toolName)) return { action: 'ask' };
       if (!verdict) {
         const auto = current.approvals?.auto_approve ?? [];
