@@ -22,7 +22,7 @@ import { explainPolicy, layerOf, layerPolicies, type PolicyDecision } from '../c
 import { BudgetGuard, type BudgetPolicy } from '../core/policy/budget';
 import { storeLedger } from '../core/policy/store-ledger';
 import type { TeamStandings } from '../core/policy/budget-status';
-import type { CommandSandbox, ConversationStore, WorkspaceFiles } from '../core/ports';
+import type { CommandSandbox, ConversationStore, SandboxStatus, WorkspaceFiles } from '../core/ports';
 import { createWorkspaceTools } from '../core/tools/builtin/workspace-tools';
 import { ChildProcessRunner } from '../node/child-process-runner';
 import { ChildProcessShell } from '../node/child-process-shell';
@@ -76,6 +76,8 @@ export interface CliContext {
   workspace: NodeWorkspace;
   /** Whether commands run confined, and why not. */
   sandbox: CommandSandbox;
+  /** The sandbox's status with the policies read first (their `sandbox:` counts). */
+  sandboxStatus(): SandboxStatus;
   /** The store, opened on first use; undefined when it cannot be opened (already reported). */
   store(): Promise<ConversationStore | undefined>;
   /** The budgets in force (for /cost). */
@@ -223,6 +225,10 @@ export function createCliContext(deps: CliDeps): CliContext {
     budgetPolicy: () => {
       policy.refresh();
       return policy.current?.budget;
+    },
+    sandboxStatus: () => {
+      policy.refresh();
+      return sandbox.status();
     },
     close: async () => {
       await session.dispose();
