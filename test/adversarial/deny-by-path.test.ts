@@ -100,6 +100,10 @@ const BEHIND_LAUNCHERS = [
   'hash -p /usr/bin/curl innocent',
   'fakeroot curl x',
   'systemd-run --user curl x',
+  'ssh localhost curl x',
+  "su - root -c 'curl x'",
+  'strace -e trace=none -- ./curl',
+  "watch 'curl x'",
 ];
 const NAMED_AT_RUN_TIME = [
   '$(command -v curl) x',
@@ -116,6 +120,11 @@ const NAMED_AT_RUN_TIME = [
   'bash -c "$CMD"',
   'strace $TOOL x',
   'find . -exec $TOOL {} \\;',
+  'echo "curl x" | sh',
+  'printf x | bash',
+  'sh -s < commands.txt',
+  'sh < commands.txt',
+  "bash -c '$0 x' curl",
 ];
 
 describe('adversarial: deny rules match a program however it is named (issue 32, class 7)', function () {

@@ -83,6 +83,7 @@ const LAUNCHERS = new Set([
   'caffeinate',
   'sandbox-exec',
   'bwrap',
+  'ssh',
   'find',
 ]);
 const FIND_RUNNERS = new Set(['-exec', '-execdir', '-ok', '-okdir']);
@@ -98,7 +99,9 @@ export function programName(word: string): string {
 /** The first deny pattern matching the segment, or why it cannot be told (see the file comment). */
 export function deniedSegment(patterns: readonly string[], segment: CommandSegment, depth = 0): DenyFinding {
   if (patterns.length === 0) return undefined;
-  return matching(patterns, segment) ?? launched(patterns, segment, depth);
+  const found = matching(patterns, segment) ?? launched(patterns, segment, depth);
+  if (found !== undefined || !segment.readsCommands) return found;
+  return { unknown: `\`${segment.program}\` runs the commands it reads from its input, known only when it runs` };
 }
 
 function matching(patterns: readonly string[], segment: CommandSegment): DenyFinding {

@@ -34,6 +34,8 @@ export interface CommandSegment {
   programIndex: number;
   /** The indices in argv of every word naming a program: the wrappers (`sudo`, `env`…), then the program. */
   programWords: number[];
+  /** A shell reading the commands it runs from its input (`… | sh`, `sh -s`): what runs is unknown. */
+  readsCommands?: boolean;
 }
 
 /** How a word becomes its final text when the command runs. */
@@ -199,6 +201,7 @@ function finishSegment(words: WordToken[], context: LexContext, depth: number, r
     facts: words.map(factsOf),
     programIndex: resolved.index,
     programWords: resolved.chain,
+    ...(resolved.readsCommands ? { readsCommands: true } : {}),
   });
   if (resolved.shellCommand !== undefined) {
     const stringWord = words[resolved.shellCommandIndex ?? -1];

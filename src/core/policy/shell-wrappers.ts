@@ -24,6 +24,8 @@ export interface ResolvedProgram {
   shellCommand?: string;
   /** … and the index of the word it was read from. */
   shellCommandIndex?: number;
+  /** A shell that reads the commands it runs from its input (`… | sh`, `sh -s`): unknown until run. */
+  readsCommands?: boolean;
 }
 
 interface OptionSpec {
@@ -202,6 +204,7 @@ function shortOptionWords(text: string, name: string, spec: OptionSpec): number 
 function shellCommand(words: readonly WrapperWord[], index: number): Omit<ResolvedProgram, 'chain'> {
   const program = words[index]?.text ?? '';
   let withC = false;
+  let fromInput = false;
   let i = index + 1;
   for (;;) {
     const text = words[i]?.text;
@@ -217,8 +220,10 @@ function shellCommand(words: readonly WrapperWord[], index: number): Omit<Resolv
     if (/^[-+][oO]$/.test(text))
       i += 1; // -o option-name
     else if (text.startsWith('-') && text.includes('c')) withC = true;
+    else if (text.startsWith('-') && text.includes('s')) fromInput = true;
   }
-  if (!withC) return { program, index };
+  // `… | sh`, `sh -s`: the commands come from its input, known only when it runs.
+  if (!withC) return { program, index, ...(fromInput || words[i] === undefined ? { readsCommands: true } : {}) };
   const command = words[i]?.text;
   if (command === undefined) throw new ShellParseError(`\`${program} -c\` has no command string`);
   return { program, index, shellCommand: command, shellCommandIndex: i };
