@@ -69,6 +69,11 @@ export class CliTeam {
     return this.plane?.policy();
   }
 
+  /** The team policy is there but not applied (mistakes). */
+  policyBroken(): boolean {
+    return this.plane?.policyBroken === true;
+  }
+
   stamp(): TeamStamp | undefined {
     return this.plane?.identity;
   }

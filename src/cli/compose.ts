@@ -7,7 +7,7 @@
  * tool rules, model routes and budgets.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConversationSession } from '../core/session/conversation-session';
@@ -22,7 +22,7 @@ import { explainPolicy, layerOf, layerPolicies, type PolicyDecision } from '../c
 import { BudgetGuard, type BudgetPolicy } from '../core/policy/budget';
 import { storeLedger } from '../core/policy/store-ledger';
 import type { TeamStandings } from '../core/policy/budget-status';
-import type { CommandSandbox, ConversationStore, WorkspaceFiles } from '../core/ports';
+import type { CommandSandbox, ConversationStore, SandboxStatus, WorkspaceFiles } from '../core/ports';
 import { createWorkspaceTools } from '../core/tools/builtin/workspace-tools';
 import { ChildProcessRunner } from '../node/child-process-runner';
 import { ChildProcessShell } from '../node/child-process-shell';
@@ -35,6 +35,8 @@ import { FileTaskStorage } from '../node/file-task-storage';
 import { FileTranscriptSink } from '../node/file-transcript-sink';
 import { NodeKnowledgeFiles } from '../node/node-knowledge-files';
 import { NodeWorkspace } from '../node/node-workspace';
+import { readPolicyText } from '../node/policy-text';
+import { visibleText } from '../core/text/visible-text';
 import { findRipgrep, RipgrepSearch } from '../node/ripgrep-search';
 import { systemClock } from '../node/system-clock';
 import { PresetLibrary } from '../core/knowledge/presets';
@@ -78,6 +80,8 @@ export interface CliContext {
   workspace: NodeWorkspace;
   /** Whether commands run confined, and why not. */
   sandbox: CommandSandbox;
+  /** The sandbox's status with the policies read first (their `sandbox:` counts). */
+  sandboxStatus(): SandboxStatus;
   /** The store, opened on first use; undefined when it cannot be opened (already reported). */
   store(): Promise<ConversationStore | undefined>;
   /** The budgets in force (for /cost). */
@@ -113,7 +117,13 @@ export function createCliContext(deps: CliDeps): CliContext {
   const store = stores.openOrReport;
 
   const team = new CliTeam({ env: deps.env, root: workspaceRoot, storeDirectory, outbox: store, warn: deps.warn });
-  const policy = new CliPolicy(workspaceRoot, os.homedir(), deps.warn, () => team.policy());
+  const policy = new CliPolicy(
+    workspaceRoot,
+    os.homedir(),
+    deps.warn,
+    () => team.policy(),
+    () => team.policyBroken(),
+  );
   const budget = new BudgetGuard({
     policy: () => policy.current?.budget,
     ledger: storeLedger(store),
@@ -170,6 +180,7 @@ export function createCliContext(deps: CliDeps): CliContext {
       ...toolPolicyFrom(
         () => policy.current,
         (rule) => layerOf(policy.decisions, rule),
+        () => policy.broken(),
       ),
       offers: (name: string) => policyOffers(policy.current, name),
     },
@@ -222,6 +233,10 @@ export function createCliContext(deps: CliDeps): CliContext {
       policy.refresh();
       return policy.current?.budget;
     },
+    sandboxStatus: () => {
+      policy.refresh();
+      return sandbox.status();
+    },
     close: async () => {
       await session.dispose();
       await team.close();
@@ -248,6 +263,7 @@ class CliPolicy {
     home: string,
     warn: (message: string) => void,
     private readonly team: () => AgentPolicy | undefined,
+    private readonly teamBroken: () => boolean = () => false,
   ) {
     const userFile = path.join(home, '.openagent', 'agent.yaml');
     const workspaceFile = path.join(root, '.openagent', 'agent.yaml');
@@ -257,28 +273,36 @@ class CliPolicy {
       path: file,
       reader: new PolicyFile((problems) => {
         const first = problems[0]!;
+        const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
+        // One line: the file, the problem, and what holds until it is fixed.
         warn(
-          `openagent: not applying ${file}: ${problems.length} mistake(s), the first at line ${first.line + 1}: ${first.message}. ` +
-            'Every change asks for approval until it is fixed.',
+          `openagent: not applying ${file}: line ${first.line + 1}: ${oneLine(first.message)}${more} ` +
+            'Until it is fixed, every change asks, whatever --yes, auto-approve or a rule says.',
         );
       }),
     }));
   }
 
   refresh(): void {
-    const [user, workspace] = this.files.map(({ path: file, reader }) => reader.read(readText(file)));
+    const [user, workspace] = this.files.map(({ path: file, reader }) => {
+      const read = readPolicyText(file);
+      if (read.kind === 'unusable') return reader.unusable(read.problem);
+      return reader.read(read.kind === 'text' ? read.text : undefined);
+    });
     const layers = { team: this.team(), user, workspace };
     this.current = layerPolicies(layers);
     this.decisions = explainPolicy(layers, this.current);
   }
+
+  /** The first policy that is there but not applied, if any (see toolPolicyFrom). */
+  broken(): string | undefined {
+    return this.files.find(({ reader }) => reader.broken)?.path ?? (this.teamBroken() ? 'the team policy' : undefined);
+  }
 }
 
-function readText(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
+function oneLine(message: string): string {
+  const text = visibleText(message, { keepNewlines: false });
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
 /**

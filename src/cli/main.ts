@@ -11,6 +11,7 @@ import { createLlmClient } from '../core/llm/create-llm-client';
 import { describeLocalServer, discoverLocalServers, localServerCandidates } from '../core/llm/local-servers';
 import { PROVIDER_PRESETS } from '../core/llm/provider-presets';
 import { AutoApprovalGate } from '../core/policy/auto-approval';
+import { describeSandbox } from '../core/policy/sandbox-status';
 import { EnvSecretSource } from '../node/env-secret-source';
 import { HeldSecrets } from '../core/llm/held-secrets';
 import { parseCliArgs, USAGE, type CliOptions } from './args';
@@ -157,6 +158,10 @@ async function oneShot(
 ): Promise<number> {
   const printer = new EventPrinter(output);
   cli.session.onEvent((event) => printer.print(event));
+  // Told once where commands are not confined (the README's promise; --yes or not): on stderr,
+  // which one-shot keeps for status lines, so stdout stays the answer alone.
+  const sandbox = cli.sandboxStatus();
+  if (!sandbox.confined) output.error(`openagent: ${describeSandbox(sandbox)}`);
   const outcome = await runPrompt(cli.session, prompt, (work, stop) =>
     reader ? reader.busy(work, stop) : whileSigint(work, stop),
   );

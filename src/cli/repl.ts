@@ -51,7 +51,7 @@ export class Repl {
       `${output.style.bold('OpenAgent')} · ${describeModel(cli.settings)} · ${this.deps.workspaceRoot}\n` +
         output.style.dim('/help lists the commands · Ctrl+C stops the agent · Ctrl+D quits'),
     );
-    output.line(output.style.dim(describeSandbox(cli.sandbox.status())));
+    output.line(output.style.dim(describeSandbox(cli.sandboxStatus())));
     if (firstPrompt) await this.answer(firstPrompt);
     let warnedQuit = false;
     while (!this.quitting) {

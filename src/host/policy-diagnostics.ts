@@ -51,7 +51,11 @@ export class PolicyDiagnostics implements vscode.Disposable {
     if (openBefore) return this.checkDocument(openBefore);
     let text: string | undefined;
     try {
-      text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+      // Never read what is no policy text: a FIFO would never end, a huge file fills memory.
+      const stat = await vscode.workspace.fs.stat(uri);
+      const isFile = (stat.type & vscode.FileType.File) !== 0 && (stat.type & vscode.FileType.Directory) === 0;
+      if (!isFile || stat.size > agentPolicy().MAX_POLICY_BYTES) text = undefined;
+      else text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
     } catch {
       text = undefined;
     }

@@ -5,16 +5,19 @@
  * version of the file; the Problems view lists them).
  */
 import * as vscode from 'vscode';
-import { agentPolicySchema, type AgentPolicy } from '../core/policy/agent-policy';
+import { agentPolicySchema, MAX_POLICY_BYTES, type AgentPolicy } from '../core/policy/agent-policy';
 import { explainPolicy, layerPolicies, type PolicyDecision, type PolicyLayers } from '../core/policy/policy-layers';
 import { PolicyFile } from '../core/policy/policy-file';
 
 export class PolicySource implements vscode.Disposable {
   private readonly file = new PolicyFile((problems) => {
     const folder = vscode.workspace.workspaceFolders?.[0];
+    const first = problems[0]!;
+    const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
     void vscode.window
       .showWarningMessage(
-        `OpenAgent is not applying .openagent/agent.yaml: it has ${problems.length} mistake(s). The agent asks before every change until it is fixed.`,
+        `OpenAgent is not applying .openagent/agent.yaml: line ${first.line + 1}: ${first.message}${more} ` +
+          'Until it is fixed, every change asks, whatever auto-approve, a rule or "Always" says.',
         'Open Policy',
       )
       .then((choice) => choice && folder && vscode.window.showTextDocument(policyUri(folder)));
@@ -29,7 +32,10 @@ export class PolicySource implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
 
   /** @param team the team policy in force (SPEC 5a), under the user's and the workspace's. */
-  constructor(private readonly team: () => AgentPolicy | undefined = () => undefined) {
+  constructor(
+    private readonly team: () => AgentPolicy | undefined = () => undefined,
+    private readonly teamBroken: () => boolean = () => false,
+  ) {
     const watcher = vscode.workspace.createFileSystemWatcher('**/.openagent/agent.yaml');
     // The rules in force stay until the changed file has been read: never a moment without them.
     const reread = () => void this.refresh();
@@ -77,6 +83,23 @@ export class PolicySource implements vscode.Disposable {
     return { uri: policyUri(folder), policy };
   }
 
+  /**
+   * The policy that is there but not applied (mistakes, not a readable file), in words: while
+   * there is one, every change asks (toolPolicyFrom's `broken`).
+   */
+  broken(): string | undefined {
+    if (this.teamBroken()) return 'the team policy';
+    if (vscode.workspace.isTrusted && this.file.broken) return '.openagent/agent.yaml';
+    return this.userSettingBroken() ? 'your openagent.policy setting' : undefined;
+  }
+
+  private userSettingBroken(): boolean {
+    const value = vscode.workspace.getConfiguration('openagent').get<unknown>('policy');
+    if (value === undefined || value === null || (typeof value === 'object' && Object.keys(value).length === 0))
+      return false;
+    return !agentPolicySchema.safeParse(value).success;
+  }
+
   /** The user's defaults (the openagent.policy setting), when valid. */
   userPolicy(): AgentPolicy | undefined {
     const value = vscode.workspace.getConfiguration('openagent').get<unknown>('policy');
@@ -96,11 +119,23 @@ export class PolicySource implements vscode.Disposable {
   /** Reads the file again (before a new conversation, so a just-saved policy applies). */
   async refresh(): Promise<void> {
     const folder = vscode.workspace.workspaceFolders?.[0];
+    const problem = folder && (await unusable(policyUri(folder)));
+    if (problem !== undefined) {
+      this.file.unusable(problem);
+      this.changed.fire();
+      return;
+    }
     let text: string | undefined;
     try {
       text = folder && new TextDecoder().decode(await vscode.workspace.fs.readFile(policyUri(folder)));
-    } catch {
+    } catch (error) {
       text = undefined;
+      // Gone is no policy; there but unreadable is a broken one (fail safe: every change asks).
+      if (!(error instanceof vscode.FileSystemError && error.code === 'FileNotFound')) {
+        this.file.unusable(`It cannot be read (${error instanceof Error ? error.message : String(error)}).`);
+        this.changed.fire();
+        return;
+      }
     }
     this.file.read(text);
     this.changed.fire();
@@ -109,6 +144,24 @@ export class PolicySource implements vscode.Disposable {
   dispose(): void {
     for (const disposable of this.disposables) disposable.dispose();
   }
+}
+
+/**
+ * Why the file is no policy text (a folder, a FIFO or device, too large), checked before it is
+ * read: reading a FIFO would never end. Undefined: a file to read, or none at all.
+ */
+async function unusable(uri: vscode.Uri): Promise<string | undefined> {
+  let stat: vscode.FileStat;
+  try {
+    stat = await vscode.workspace.fs.stat(uri);
+  } catch {
+    return undefined;
+  }
+  if (stat.type & vscode.FileType.Directory) return 'It is a folder, not a file.';
+  if (!(stat.type & vscode.FileType.File)) return 'It is not a regular file (a FIFO, socket or device).';
+  if (stat.size > MAX_POLICY_BYTES)
+    return `It is ${Math.round(stat.size / 1024)} KB; at most ${MAX_POLICY_BYTES / 1024} KB is read.`;
+  return undefined;
 }
 
 function policyUri(folder: vscode.WorkspaceFolder): vscode.Uri {

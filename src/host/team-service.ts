@@ -75,6 +75,11 @@ export class TeamService implements vscode.Disposable {
     return this.plane?.policy();
   }
 
+  /** The team policy is there but not applied (mistakes). */
+  policyBroken(): boolean {
+    return this.plane?.policyBroken === true;
+  }
+
   /** Who records, for the team database; undefined with no team. */
   stamp(): TeamStamp | undefined {
     return this.plane?.identity;

@@ -165,7 +165,10 @@ export function createRuntime(shell: RuntimeShell): Runtime {
 
   // .openagent/agent.yaml: its mistakes as problems, its tool rules applied (trusted workspaces),
   // over the user's policy setting and the team's policy.
-  const policy = new PolicySource(() => team.policy());
+  const policy = new PolicySource(
+    () => team.policy(),
+    () => team.policyBroken(),
+  );
   // Commands run confined where the OS allows (bubblewrap); secrets never reach their environment.
   const sandbox = new OsSandbox({
     mode: () => stricterSandbox(readSandboxSetting(), policy.current()?.sandbox) ?? 'auto',
@@ -253,6 +256,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
       ...toolPolicyFrom(
         () => policy.current(),
         (rule) => layerOf(policy.decisions(), rule),
+        () => policy.broken(),
       ),
       offers: (name: string) => policyOffers(policy.current(), name),
     },

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { parseAgentPolicy } from '../../src/core/policy/agent-policy';
-import { matchesWords, toolPolicyFrom } from '../../src/core/policy/policy-rules';
+import { toolPolicyFrom } from '../../src/core/policy/policy-rules';
+import { matchesWords } from '../../src/core/policy/rule-patterns';
 import { RiskProbe } from '../fixtures/call-risk';
 
 const TEAM_POLICY = toolPolicyFrom(

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { MAX_ARGUMENT_DEPTH, nestingDepth, ToolCallAccumulator } from '../../src/core/llm/tool-call-accumulator';
-import { matchesPattern } from '../../src/core/policy/policy-rules';
+import { matchesPattern } from '../../src/core/policy/rule-patterns';
 import { type Harness, startHarness } from '../unit/core/agent/loop-harness';
 
 function nested(depth: number): unknown {

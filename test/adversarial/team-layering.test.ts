@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { parseAgentPolicy, type AgentPolicy } from '../../src/core/policy/agent-policy';
 import { explainPolicy, layerOf, layerPolicies, type PolicyLayers } from '../../src/core/policy/policy-layers';
-import { allowsAllOf, matchesWords, toolPolicyFrom } from '../../src/core/policy/policy-rules';
+import { toolPolicyFrom } from '../../src/core/policy/policy-rules';
+import { allowsAllOf, matchesWords } from '../../src/core/policy/rule-patterns';
 import { RiskProbe } from '../fixtures/call-risk';
 
 function policyOf(yaml: string): AgentPolicy {

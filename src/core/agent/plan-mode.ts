@@ -58,6 +58,8 @@ export class PlanMode {
       inputSchema: z.object({ plan: z.string().min(1).max(50_000).describe('The plan, in markdown.') }),
       readOnly: false,
       needsApproval: true,
+      // Approving a plan is reading it: no "Always", auto-approve, --yes or policy answers for the user.
+      traits: { asksEveryTime: () => 'a plan is always shown to you before it is carried out' },
       summarize: (input) => `carry out its plan (${countSteps(input.plan)})`,
       execute: async () => {
         this.set(false, 'plan_approved');

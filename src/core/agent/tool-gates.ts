@@ -6,7 +6,7 @@
  * events (the audit trail records who decided, by which rule).
  */
 import { hashArguments } from '../policy/approval';
-import { isWarning, mustAsk, NO_RISK, type CallRisk } from '../policy/call-risk';
+import { isWarning, mustAsk, NO_RISK, withTraits, type CallRisk } from '../policy/call-risk';
 import type { AnyTool } from '../tools/tool';
 import type { ReceivedToolCall } from './model-turn';
 import type { ToolExecutorDeps } from './tool-executor';
@@ -42,7 +42,8 @@ export async function passGates(
   const checked = await checkedInput(call, tool, deps);
   if ('refusal' in checked) return checked;
   const { input } = checked;
-  const risk = deps.assess ? await deps.assess(tool, input) : NO_RISK;
+  // The traits count even where nothing assesses calls: a plan is put to a person regardless.
+  const risk = withTraits(tool, input, deps.assess ? await deps.assess(tool, input) : NO_RISK);
   signal.throwIfAborted();
   // What could never run is refused before anyone is asked about it.
   if (risk.refusal !== undefined) {
@@ -102,10 +103,11 @@ async function decide(
   call: ReceivedToolCall,
   tool: AnyTool,
   input: unknown,
-  risk: CallRisk,
+  assessed: CallRisk,
   deps: ToolExecutorDeps,
   signal: AbortSignal,
 ): Gate<boolean> {
+  let risk = assessed;
   const needsApproval = typeof tool.needsApproval === 'function' ? tool.needsApproval(input) : tool.needsApproval;
   const command = tool.traits?.command?.(input);
   let verdict = deps.policy.evaluate({
@@ -118,6 +120,9 @@ async function decide(
   });
   // A protected path, a secret, a path decided at run time…: asked whatever a rule allows.
   if (verdict.action === 'allow' && mustAsk(risk)) verdict = { action: 'ask' };
+  // The policy says a person answers (a broken policy file): no standing answer covers it.
+  if (verdict.action === 'ask' && verdict.inPerson !== undefined && risk.inPerson === undefined)
+    risk = { ...risk, inPerson: verdict.inPerson };
   if (verdict.action === 'deny') {
     emitDecision(deps, call.id, { approved: false, source: 'policy', reason: verdict.reason });
     return { refusal: `${POLICY_PREFIX}${verdict.reason}` };

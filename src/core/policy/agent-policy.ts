@@ -154,33 +154,76 @@ export interface ParsedPolicy {
   problems: PolicyProblem[];
 }
 
+/** Aliases (`*name`) a policy may use: enough for sharing a list, far from an alias bomb. */
+const MAX_ALIASES = 50;
+
+/** A problem with the whole file (not one value in it), at its first character. */
+export function wholeFileProblem(message: string): PolicyProblem {
+  return { message, line: 0, column: 0, endLine: 0, endColumn: 0 };
+}
+
+/**
+ * Never throws: whatever the text holds (an alias bomb, nesting deep enough to overflow the
+ * parser, binary bytes, the wrong types) comes back as problems, and a file with problems has
+ * no policy.
+ */
 export function parseAgentPolicy(text: string): ParsedPolicy {
   // Checked before parsing: a huge file is refused whole, fast, with its size.
   const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes > MAX_POLICY_BYTES) {
+  if (bytes > MAX_POLICY_BYTES)
     return {
       problems: [
-        {
-          message: `The policy is ${Math.round(bytes / 1024)} KB; at most ${MAX_POLICY_BYTES / 1024} KB is read. Nothing in it is applied.`,
-          line: 0,
-          column: 0,
-          endLine: 0,
-          endColumn: 0,
-        },
+        wholeFileProblem(
+          `The policy is ${Math.round(bytes / 1024)} KB; at most ${MAX_POLICY_BYTES / 1024} KB is read. Nothing in it is applied.`,
+        ),
       ],
     };
+  // NUL or bytes that are not UTF-8 (decoded as U+FFFD): not a text file at all.
+  if (text.includes('\u0000') || text.includes('\uFFFD'))
+    return { problems: [wholeFileProblem('It is not a text file (it holds NUL or non-UTF-8 bytes).')] };
+  try {
+    return parseText(text);
+  } catch (error) {
+    return { problems: [wholeFileProblem(unreadable(error))] };
   }
+}
+
+/** Words for what the YAML library threw. */
+function unreadable(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/alias count|resource exhaustion/i.test(message))
+    return `Its YAML aliases expand too much (an alias bomb?): at most ${MAX_ALIASES} alias uses are read.`;
+  if (error instanceof RangeError || /call stack/i.test(message)) return 'It is nested too deeply to read.';
+  return `It cannot be read as YAML: ${message.split('\n')[0]}`;
+}
+
+/** The YAML library's words where they would not tell a person what to change. */
+function syntaxWords(message: string): string {
+  if (/call stack/i.test(message)) return 'It is nested too deeply to read.';
+  if (/multiple documents/i.test(message)) return 'It holds more than one YAML document (`---`): a policy is one.';
+  if (/keys must be unique/i.test(message)) return 'A key is written twice here: write each key once.';
+  return message;
+}
+
+function parseText(text: string): ParsedPolicy {
   const { LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: false });
+  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const at = (start: number, end: number, message: string): PolicyProblem => {
     const from = lineCounter.linePos(start);
     const to = lineCounter.linePos(Math.max(start, end));
     return { message, line: from.line - 1, column: from.col - 1, endLine: to.line - 1, endColumn: to.col - 1 };
   };
-  const syntax = document.errors.map((error) => at(error.pos[0], error.pos[1], error.message.split('\n')[0]!));
+  const syntax = document.errors.map((error) => {
+    const message = error.message.split('\n')[0]!;
+    return at(error.pos[0], error.pos[1], syntaxWords(message));
+  });
   if (syntax.length) return { problems: syntax };
-  const data: unknown = document.toJS() ?? {};
+  const data: unknown = document.toJS({ maxAliasCount: MAX_ALIASES }) ?? {};
+  if (typeof data !== 'object' || Array.isArray(data))
+    return {
+      problems: [wholeFileProblem('It is not a YAML mapping of settings (tools:, approvals:, budget:, sandbox:…).')],
+    };
   const parsed = agentPolicySchema.safeParse(data);
   if (parsed.success) return { policy: parsed.data, problems: [] };
   return {

@@ -39,7 +39,11 @@ export type PolicyVerdict =
       /** The rule that allowed it, for the audit trail. */ rule?: string;
     }
   | { action: 'deny'; reason: string }
-  | { action: 'ask' };
+  | {
+      action: 'ask';
+      /** Asked of a person every time, whatever auto-approve, `--yes` or "Always" says: why. */
+      inPerson?: string;
+    };
 
 export interface ToolPolicy {
   evaluate(call: {

@@ -43,6 +43,11 @@ export interface CallRisk {
   secret?: string;
   /** A command that will run in the sandbox (unless the user lets it out). */
   confined?: boolean;
+  /**
+   * Put to a person every time (the tool's `asksEveryTime`, e.g. a plan): no rule, switch or
+   * "Always" answers for them. Not a caution: the question stays a routine one.
+   */
+  inPerson?: string;
 }
 
 /** One place of the workspace's protected set: a real path, and why it is protected. */
@@ -54,8 +59,18 @@ export interface ProtectedPlace {
 
 export const NO_RISK: CallRisk = { reasons: [], cautions: [], protectedPath: false, needsOut: [], needsNetwork: [] };
 
-/** Whether a call is asked about whatever a rule, a switch or an earlier "Always" says. */
-export const mustAsk = (risk: CallRisk) => risk.protectedPath || risk.reasons.length > 0 || risk.refusal !== undefined;
+/**
+ * Whether a call is asked about whatever a rule, a switch or an earlier "Always" says — the one
+ * decision behind "Always" offered or not, session rules, auto-approve, `--yes` and policy allows.
+ */
+export const mustAsk = (risk: CallRisk) =>
+  risk.protectedPath || risk.reasons.length > 0 || risk.refusal !== undefined || risk.inPerson !== undefined;
+
+/** What a tool's traits alone say about a call (`asksEveryTime`), over an assessed risk. */
+export function withTraits(tool: AnyTool, input: unknown, risk: CallRisk): CallRisk {
+  const inPerson = tool.traits?.asksEveryTime?.(input);
+  return inPerson === undefined ? risk : { ...risk, inPerson };
+}
 
 /** Whether a call deserves a warning rather than a routine question. */
 export const isWarning = (risk: CallRisk | undefined) =>
@@ -88,6 +103,8 @@ export class CallAssessor {
     const risk: CallRisk = { reasons: [], cautions: [], protectedPath: false, needsOut: [], needsNetwork: [] };
     const shared = traits?.sharedWrite?.(input);
     if (shared) risk.reasons.push(shared);
+    const inPerson = traits?.asksEveryTime?.(input);
+    if (inPerson !== undefined) risk.inPerson = inPerson;
     const command = traits?.command?.(input);
     if (command !== undefined) {
       risk.command = command;

@@ -17,7 +17,7 @@
 import type { AgentPolicy } from './agent-policy';
 import { mergePolicies } from './merge-policy';
 import { stricterSandbox } from './sandbox-modes';
-import { allowsAllOf, matchesPattern } from './policy-rules';
+import { allowsAllOf, matchesPattern } from './rule-patterns';
 
 export type PolicyLayer = 'team' | 'user' | 'workspace';
 export type PolicyLayers = Partial<Record<PolicyLayer, AgentPolicy>>;

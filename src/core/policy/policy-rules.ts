@@ -10,54 +10,11 @@
  */
 import type { AgentPolicy } from './agent-policy';
 import { defaultToolPolicy, type PolicyVerdict, type ToolPolicy } from './approval';
-import { analyseCommand, type CommandSegment } from './shell-command';
+import { deniedSegment } from './denied-programs';
+import { matchesPattern, matchesWords } from './rule-patterns';
+import { analyseCommand } from './shell-command';
 
 const FILE = '.openagent/agent.yaml';
-
-/**
- * `*` matches any run of characters; everything else is literal. Matched without regular
- * expressions: a pattern like `*a*a*a*a*a*a*a*a*b` made a backtracking regex run for minutes on
- * a line of `a`s. This walk is at worst pattern length × value length.
- */
-export function matchesPattern(pattern: string, value: string): boolean {
-  return wildcardWalk(
-    pattern.length,
-    value.length,
-    (at) => pattern[at] === '*',
-    (at, position) => pattern[at] === value[position],
-  );
-}
-
-/**
- * The greedy wildcard walk both pattern kinds share: `isStar(at)` marks a wildcard that takes
- * any run of items; `matches(at, position)` compares one pattern item with one value item. At
- * worst pattern length × value length steps, never exponential.
- */
-function wildcardWalk(
-  patternLength: number,
-  valueLength: number,
-  isStar: (at: number) => boolean,
-  matches: (at: number, position: number) => boolean,
-): boolean {
-  let at = 0;
-  let position = 0;
-  let star = -1;
-  let resume = 0;
-  while (position < valueLength) {
-    if (at < patternLength && isStar(at)) {
-      star = at++;
-      resume = position;
-    } else if (at < patternLength && matches(at, position)) {
-      at++;
-      position++;
-    } else if (star >= 0) {
-      at = star + 1;
-      position = ++resume;
-    } else return false;
-  }
-  while (at < patternLength && isStar(at)) at++;
-  return at === patternLength;
-}
 
 const matchesAny = (patterns: readonly string[] | undefined, value: string) =>
   patterns?.some((pattern) => matchesPattern(pattern, value)) ?? false;
@@ -72,16 +29,27 @@ export function policyOffers(policy: AgentPolicy | undefined, toolName: string):
 /**
  * @param origin which policy a rule (`tools.deny "bash"`) comes from, in words, when several
  * layers make the policy (policy-layers.ts); refusals name it. Default: the workspace's file.
+ * @param broken the policy file that is there but not applied (mistakes, not readable), if any.
+ * Fail safe: what it meant to deny is unknown, so while it is broken every call that changes
+ * something asks a person each time — the deny rules of the other layers still refuse, their
+ * allow and auto-approve rules, auto-approve, `--yes` and "Always" do not answer. Reading tools
+ * run as without a policy (reads of secrets ask anyway).
  */
 export function toolPolicyFrom(
   policy: () => AgentPolicy | undefined,
   origin: (rule: string) => string | undefined = () => undefined,
+  broken: () => string | undefined = () => undefined,
 ): ToolPolicy {
   const where = (rule: string) => origin(rule) ?? FILE;
   return {
     evaluate(call): PolicyVerdict {
       const current = policy();
-      if (!current) return defaultToolPolicy.evaluate(call);
+      const lockdown = (): PolicyVerdict | undefined => {
+        const file = broken();
+        if (file === undefined || call.readOnly || !call.needsApproval) return undefined;
+        return { action: 'ask', inPerson: `${file} is broken and not applied, so every change asks until it is fixed` };
+      };
+      if (!current) return lockdown() ?? defaultToolPolicy.evaluate(call);
       const tools = current.tools;
       const denied = tools?.deny?.find((pattern) => matchesPattern(pattern, call.toolName));
       if (denied !== undefined)
@@ -95,6 +63,8 @@ export function toolPolicyFrom(
       let verdict: PolicyVerdict | undefined;
       if (call.command !== undefined && tools?.bash) verdict = commandVerdict(tools.bash, call.command, where);
       if (verdict?.action === 'deny') return verdict;
+      const locked = lockdown();
+      if (locked) return locked;
       if (matchesAny(current.approvals?.require_for, call.toolName)) return { action: 'ask' };
       if (!verdict) {
         const auto = current.approvals?.auto_approve ?? [];
@@ -116,15 +86,29 @@ function commandVerdict(
   where: (rule: string) => string,
 ): PolicyVerdict | undefined {
   const analysis = analyseCommand(command);
-  // What cannot be analysed cannot be checked against the deny rules: a person decides.
-  if (!analysis.ok) return { action: 'ask' };
-  for (const segment of analysis.segments) {
-    const denied = rules.deny?.find((pattern) => denyMatches(pattern, segment));
-    if (denied)
+  const deny = rules.deny ?? [];
+  if (!analysis.ok) {
+    // A program named only at run time cannot be shown not to be a denied one: deny wins.
+    if (deny.length > 0 && analysis.runtimeProgram)
       return {
         action: 'deny',
-        reason: `\`${segment.argv.join(' ')}\` matches bash.deny "${denied}" in ${where(`tools.bash.deny "${denied}"`)}.`,
+        reason: `${analysis.reason.replace(/\.$/, '')}, so it cannot be checked against bash.deny in ${where(`tools.bash.deny "${deny[0]}"`)}. Name the program plainly.`,
       };
+    // Anything else that cannot be analysed cannot be checked either: a person decides.
+    return { action: 'ask' };
+  }
+  for (const segment of analysis.segments) {
+    const finding = deniedSegment(deny, segment);
+    if (finding === undefined) continue;
+    if ('unknown' in finding)
+      return {
+        action: 'deny',
+        reason: `${finding.unknown}, so \`${segment.argv.join(' ')}\` cannot be checked against bash.deny in ${where(`tools.bash.deny "${deny[0]}"`)}.`,
+      };
+    return {
+      action: 'deny',
+      reason: `\`${segment.argv.join(' ')}\` matches bash.deny "${finding.denied}" in ${where(`tools.bash.deny "${finding.denied}"`)}.`,
+    };
   }
   // A redirection writes a file: only duplicating a stream or discarding it keeps an allow.
   const writes = analysis.redirections.some(
@@ -141,78 +125,4 @@ function commandVerdict(
     source: 'policy',
     rule: `bash.allow ${[...new Set(matched)].map((p) => `"${p}"`).join(', ')}`,
   };
-}
-
-/**
- * A deny pattern matches a segment broadly: as written, or the program that really runs with
- * its arguments, as one line or word by word.
- */
-function denyMatches(pattern: string, segment: CommandSegment): boolean {
-  const program = segment.programIndex < 0 ? [] : segment.argv.slice(segment.programIndex);
-  return (
-    matchesPattern(pattern, segment.argv.join(' ')) ||
-    (program.length > 0 && matchesPattern(pattern, program.join(' '))) ||
-    matchesWords(pattern, segment.argv) ||
-    (program.length > 0 && matchesWords(pattern, program))
-  );
-}
-
-type PatternWord = { rest: true } | { rest: false; glob: string };
-const REST: PatternWord = { rest: true };
-
-/**
- * An allow pattern matches the words of a command as written, with word boundaries: a `*`
- * alone, or ending the pattern right after a letter or digit (`git diff*`, `ls*`), stands for
- * any further words — never for more letters of the word (`git diff*` does not allow
- * `git difftool`). Any other `*` matches within one word (`npm run test:*`, `*.ts`). So an
- * assignment or a wrapper before the program (`GIT_DIR=x git status`, `env time -o f ls`)
- * voids an allow unless the pattern names it.
- */
-export function matchesWords(pattern: string, argv: readonly string[]): boolean {
-  const words = patternWords(pattern);
-  return wildcardWalk(
-    words.length,
-    argv.length,
-    (at) => words[at]!.rest,
-    (at, position) => {
-      const word = words[at]!;
-      return !word.rest && matchesPattern(word.glob, argv[position] ?? '');
-    },
-  );
-}
-
-/**
- * Whether every command `pattern` allows, `wider` allows too (both read as matchesWords reads
- * them). Not a comparison of the patterns as text: under `git diff*`, the text `git difftool*`
- * matches, yet it allows `git difftool -x …`, which `git diff*` does not. Word by word instead: a
- * rest-of-the-words in `wider` may take any of `pattern`'s words, each other word of `wider` must
- * take exactly one word of `pattern` whose glob it covers (a `*` in `wider`'s glob taking any
- * run of `pattern`'s glob, its stars included), and a rest in `pattern` only a rest in `wider`.
- */
-export function allowsAllOf(wider: string, pattern: string): boolean {
-  const outer = patternWords(wider);
-  const inner = patternWords(pattern);
-  return wildcardWalk(
-    outer.length,
-    inner.length,
-    (at) => outer[at]!.rest,
-    (at, position) => {
-      const word = outer[at]!;
-      const covered = inner[position]!;
-      return !word.rest && !covered.rest && matchesPattern(word.glob, covered.glob);
-    },
-  );
-}
-
-function patternWords(pattern: string): PatternWord[] {
-  const parts = pattern.trim().split(/\s+/).filter(Boolean);
-  const words: PatternWord[] = [];
-  parts.forEach((part, index) => {
-    const last = index === parts.length - 1;
-    if (/^\*+$/.test(part)) words.push(REST);
-    else if (last && /[A-Za-z0-9]\*+$/.test(part)) words.push({ rest: false, glob: part.replace(/\*+$/, '') }, REST);
-    else if (last && part.endsWith('*')) words.push({ rest: false, glob: part }, REST);
-    else words.push({ rest: false, glob: part });
-  });
-  return words;
 }

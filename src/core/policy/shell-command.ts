@@ -32,6 +32,10 @@ export interface CommandSegment {
   facts: WordFacts[];
   /** The index in argv of the program that runs; -1 when none (assignments only, bare xargs). */
   programIndex: number;
+  /** The indices in argv of every word naming a program: the wrappers (`sudo`, `env`…), then the program. */
+  programWords: number[];
+  /** A shell reading the commands it runs from its input (`… | sh`, `sh -s`): what runs is unknown. */
+  readsCommands?: boolean;
 }
 
 /** How a word becomes its final text when the command runs. */
@@ -67,7 +71,14 @@ export interface CommandAnalysis {
   hidden: boolean;
 }
 
-export type CommandAnalysisResult = CommandAnalysis | { ok: false; reason: string };
+export type CommandAnalysisResult =
+  | CommandAnalysis
+  | {
+      ok: false;
+      reason: string;
+      /** What cannot be read includes a program named only at run time (`$(…)`, `$VAR`, `eval`…). */
+      runtimeProgram: boolean;
+    };
 
 const SEPARATORS = new Set([';', '&', '&&', '||', '|', '|&', '\n', '\r']);
 const CONTINUED = new Set(['&&', '||', '|', '|&']);
@@ -101,7 +112,11 @@ export function analyseCommand(command: string): CommandAnalysisResult {
     return { ...analysis, hidden: hasHidingCharacters(command.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '')) };
   } catch (error) {
     if (error instanceof ShellParseError)
-      return { ok: false, reason: `Cannot analyse this command: ${error.message}.` };
+      return {
+        ok: false,
+        reason: `Cannot analyse this command: ${error.message}.`,
+        runtimeProgram: error.runtimeProgram,
+      };
     throw error;
   }
 }
@@ -185,18 +200,22 @@ function finishSegment(words: WordToken[], context: LexContext, depth: number, r
     args: resolved.index < 0 ? [] : argv.slice(resolved.index + 1),
     facts: words.map(factsOf),
     programIndex: resolved.index,
+    programWords: resolved.chain,
+    ...(resolved.readsCommands ? { readsCommands: true } : {}),
   });
   if (resolved.shellCommand !== undefined) {
     const stringWord = words[resolved.shellCommandIndex ?? -1];
     if (stringWord?.substitution || stringWord?.expansion) {
-      throw new ShellParseError(`the \`${resolved.program} -c\` string is built at run time`);
+      throw new ShellParseError(`the \`${resolved.program} -c\` string is built at run time`, { runtimeProgram: true });
     }
     result.substitutions = true;
     try {
       merge(result, analyse(resolved.shellCommand, depth + 1));
     } catch (error) {
       if (error instanceof ShellParseError)
-        throw new ShellParseError(`in \`${resolved.program} -c\`, ${error.message}`);
+        throw new ShellParseError(`in \`${resolved.program} -c\`, ${error.message}`, {
+          runtimeProgram: error.runtimeProgram,
+        });
       throw error;
     }
   }
@@ -217,11 +236,12 @@ function factsOf(word: WordToken): WordFacts {
 
 /** The program must be a name known before the command runs. */
 function checkProgramWord(word: WordToken, program: string): void {
-  if (word.substitution) throw new ShellParseError('the program name comes from a command substitution');
-  if (word.expansion) throw new ShellParseError(`the program name \`${program}\` comes from a variable`);
-  if (word.brace) throw new ShellParseError(`the program name \`${program}\` uses brace expansion`);
+  const runtime = { runtimeProgram: true };
+  if (word.substitution) throw new ShellParseError('the program name comes from a command substitution', runtime);
+  if (word.expansion) throw new ShellParseError(`the program name \`${program}\` comes from a variable`, runtime);
+  if (word.brace) throw new ShellParseError(`the program name \`${program}\` uses brace expansion`, runtime);
   if (word.raw !== '[' && /[*?[]/.test(unquoted(word.raw))) {
-    throw new ShellParseError(`the program name \`${program}\` is a glob pattern`);
+    throw new ShellParseError(`the program name \`${program}\` is a glob pattern`, runtime);
   }
   if (program === '') throw new ShellParseError('the program name is empty');
 }

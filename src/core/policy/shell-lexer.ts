@@ -11,7 +11,15 @@
  */
 
 /** Thrown for anything the analyser will not vouch for; the message is shown to the user. */
-export class ShellParseError extends Error {}
+export class ShellParseError extends Error {
+  /** The program that would run is decided only at run time (a variable, `$(…)`, `eval`…). */
+  readonly runtimeProgram: boolean;
+
+  constructor(message: string, options: { runtimeProgram?: boolean } = {}) {
+    super(message);
+    this.runtimeProgram = options.runtimeProgram ?? false;
+  }
+}
 
 export interface WordToken {
   kind: 'word';

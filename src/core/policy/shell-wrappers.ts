@@ -18,10 +18,14 @@ export interface ResolvedProgram {
   program: string;
   /** Its index in the words, or -1 when it is implied (a bare `xargs`). */
   index: number;
+  /** The indices of every word that names a program on the way: the wrappers, then the program. */
+  chain: number[];
   /** For `bash -c '...'` and friends: the command string the shell will run … */
   shellCommand?: string;
   /** … and the index of the word it was read from. */
   shellCommandIndex?: number;
+  /** A shell that reads the commands it runs from its input (`… | sh`, `sh -s`): unknown until run. */
+  readsCommands?: boolean;
 }
 
 interface OptionSpec {
@@ -108,31 +112,34 @@ export function resolveProgram(words: readonly WrapperWord[]): ResolvedProgram {
   let assignmentsAllowed = true;
   let negationAllowed = true;
   let xargsReplaces = false;
+  const chain: number[] = [];
   for (;;) {
     while (assignmentsAllowed && words[i]?.assignment) i += 1;
     const word = words[i];
-    if (word === undefined) return { program: '', index: -1 };
+    if (word === undefined) return { program: '', index: -1, chain };
     if (negationAllowed && word.text === '!') {
       negationAllowed = false;
       i += 1;
       continue;
     }
     negationAllowed = false;
+    chain.push(i);
     const name = basename(word.text);
-    if (name === 'eval') throw new ShellParseError('`eval` runs a string built at run time');
+    if (name === 'eval') throw new ShellParseError('`eval` runs a string built at run time', { runtimeProgram: true });
     if (SHELLS.has(name)) {
-      if (xargsReplaces) throw new ShellParseError('`xargs -I` puts its input into a shell command string');
-      return shellCommand(words, i);
+      if (xargsReplaces)
+        throw new ShellParseError('`xargs -I` puts its input into a shell command string', { runtimeProgram: true });
+      return { ...shellCommand(words, i), chain };
     }
     const spec = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
-    if (spec === undefined) return { program: word.text, index: i };
+    if (spec === undefined) return { program: word.text, index: i, chain };
     const next = skipOptions(words, i + 1, name, spec);
-    if (next === 'not-a-wrapper') return { program: word.text, index: i };
+    if (next === 'not-a-wrapper') return { program: word.text, index: i, chain };
     if (name === 'xargs') xargsReplaces = words.slice(i + 1, next).some((w) => /^(-[^-]*[Ii]|--replace)/.test(w.text));
     let start = next;
     if (name === 'timeout') start += 1; // the duration
     if (words[start] === undefined) {
-      return name === 'xargs' ? { program: 'echo', index: -1 } : { program: word.text, index: i };
+      return name === 'xargs' ? { program: 'echo', index: -1, chain } : { program: word.text, index: i, chain };
     }
     i = start;
     assignmentsAllowed = name === 'env' || name === 'sudo' || name === 'doas';
@@ -162,7 +169,7 @@ function skipOptions(
     if (text === '--') return i + 1;
     if (name === 'command' && (text === '-v' || text === '-V')) return 'not-a-wrapper';
     if (name === 'env' && (text.startsWith('-S') || text.startsWith('--split-string'))) {
-      throw new ShellParseError('`env -S` splits a string into a command: not analysed');
+      throw new ShellParseError('`env -S` splits a string into a command: not analysed', { runtimeProgram: true });
     }
     if (text.startsWith('--')) {
       const [long = '', value] = text.slice(2).split('=', 2);
@@ -194,9 +201,10 @@ function shortOptionWords(text: string, name: string, spec: OptionSpec): number 
 }
 
 /** `bash -c 'cmd'`: the program is the shell, and its string is analysed too. */
-function shellCommand(words: readonly WrapperWord[], index: number): ResolvedProgram {
+function shellCommand(words: readonly WrapperWord[], index: number): Omit<ResolvedProgram, 'chain'> {
   const program = words[index]?.text ?? '';
   let withC = false;
+  let fromInput = false;
   let i = index + 1;
   for (;;) {
     const text = words[i]?.text;
@@ -212,15 +220,18 @@ function shellCommand(words: readonly WrapperWord[], index: number): ResolvedPro
     if (/^[-+][oO]$/.test(text))
       i += 1; // -o option-name
     else if (text.startsWith('-') && text.includes('c')) withC = true;
+    else if (text.startsWith('-') && text.includes('s')) fromInput = true;
   }
-  if (!withC) return { program, index };
+  // `… | sh`, `sh -s`: the commands come from its input, known only when it runs.
+  if (!withC) return { program, index, ...(fromInput || words[i] === undefined ? { readsCommands: true } : {}) };
   const command = words[i]?.text;
   if (command === undefined) throw new ShellParseError(`\`${program} -c\` has no command string`);
   return { program, index, shellCommand: command, shellCommandIndex: i };
 }
 
-/** The last part of a program path (`/usr/bin/git` → `git`). */
+/** The last part of a program path (`/usr/bin/git` → `git`, `/usr/bin/git/` → `git`). */
 export function basename(path: string): string {
-  const slash = path.lastIndexOf('/');
-  return slash < 0 ? path : path.slice(slash + 1);
+  const trimmed = path.replace(/\/+$/, '');
+  const slash = trimmed.lastIndexOf('/');
+  return slash < 0 ? trimmed : trimmed.slice(slash + 1);
 }

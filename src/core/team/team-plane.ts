@@ -87,6 +87,11 @@ export class TeamPlane {
     return this.policyFile.current;
   }
 
+  /** The team's policy is there but not applied (mistakes): every change asks meanwhile. */
+  get policyBroken(): boolean {
+    return this.policyFile.broken;
+  }
+
   /** team_memory_search and team_memory_write, for each new conversation. */
   tools(): AnyTool[] {
     return createTeamMemoryTools(

@@ -51,6 +51,12 @@ export interface ToolTraits<Input = unknown> {
    * the reason, in words, that such a call always asks; undefined when this call does not.
    */
   sharedWrite?(input: Input): string | undefined;
+  /**
+   * Why every call is put to a person, whatever a rule, auto-approve, `--yes` or an earlier
+   * "Always" says — a call whose point is that someone looks at it (a plan): the reason in words.
+   * Such a call never offers "Always" and no standing answer covers it. Undefined: it may be.
+   */
+  asksEveryTime?(input: Input): string | undefined;
 }
 
 export interface Tool<Input = unknown> {

@@ -1,8 +1,9 @@
 /**
  * Approvals as editor notifications (SPEC 4.1): Approve, Deny, Always This Session, Show
- * Details. Protected paths ask in a modal dialog and are never covered by "Always". "Always"
- * is remembered under a session-rule key (session-rules.ts): a tool name, or for commands a
- * pattern such as `bash:git status`; a compound command has no key, so it offers no "Always". Each
+ * Details. Protected paths ask in a modal dialog. "Always" is remembered under a session-rule
+ * key (session-rules.ts): a tool name, or for commands a pattern such as `bash:git status`; a
+ * call that must ask every time (a plan, a protected path, a secret: call-risk.ts mustAsk) or a
+ * compound command has no key, so it offers no "Always" and no stored key answers for it. Each
  * answer is bound to one tool-call id (and its arguments' hash): a second request for the same
  * call is refused, so an approval can never be replayed. No answer in five minutes is a denial.
  */
@@ -67,7 +68,7 @@ export class NotificationApprovalGate implements ApprovalGate {
           return {
             approved: true,
             source: 'user',
-            reason: 'Approved this once: a compound or complex command cannot be remembered for the session.',
+            reason: 'Approved this once: this call cannot be remembered for the session.',
           };
         }
         const keys = this.always.get(request.conversationId) ?? new Set<string>();

@@ -2,7 +2,8 @@ import { RiskProbe } from '../../../fixtures/call-risk';
 import assert from 'node:assert/strict';
 import { parseAgentPolicy, type AgentPolicy } from '../../../../src/core/policy/agent-policy';
 import { mergePolicies } from '../../../../src/core/policy/merge-policy';
-import { matchesPattern, policyOffers, toolPolicyFrom } from '../../../../src/core/policy/policy-rules';
+import { policyOffers, toolPolicyFrom } from '../../../../src/core/policy/policy-rules';
+import { matchesPattern } from '../../../../src/core/policy/rule-patterns';
 
 function policyOf(yaml: string): AgentPolicy {
   const { policy, problems } = parseAgentPolicy(yaml);

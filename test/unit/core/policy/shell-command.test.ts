@@ -11,7 +11,9 @@ function analysed(command: string): CommandAnalysis {
   assert.ok(result.ok, `expected ${JSON.stringify(command)} to parse, got: ${result.ok ? '' : result.reason}`);
   return {
     ...result,
-    segments: result.segments.map(({ facts: _facts, programIndex: _index, ...segment }) => segment),
+    segments: result.segments.map(
+      ({ facts: _facts, programIndex: _index, programWords: _words, ...segment }) => segment,
+    ),
     redirections: result.redirections.map(({ facts: _facts, ...redirection }) => redirection),
   } as unknown as CommandAnalysis;
 }
