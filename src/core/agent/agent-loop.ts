@@ -13,6 +13,7 @@
  * The history is the caller's array and is kept valid at every exit, including interrupts and
  * failures: partial text stays, tool calls that did not run are dropped.
  */
+import { linkedAbort, throwIfAborted } from '../abort';
 import type { Inbox } from '../events/inbox';
 import {
   LlmError,
@@ -169,6 +170,7 @@ async function prepareContext(
     conversationTokens + tokensForChars(deps.system.length) + offered.toolTokens,
   );
   const limit = deps.limits.compactThreshold * (await deps.context.window(deps.main, signal));
+  throwIfAborted(signal);
   // A window that barely holds the instructions and tools (a small local default) is not helped
   // by summarising a short history before every call; the server says if it does not fit.
   const conversationPart = deps.context.scale(deps.main.llm.provider, deps.main.model, conversationTokens);
@@ -181,6 +183,7 @@ async function prepareContext(
     const messages = await drain();
     if (messages.length > 0) appendUserText(history, messages.join('\n\n'));
   }
+  throwIfAborted(signal);
 }
 
 export async function compactInPlace(
@@ -274,10 +277,9 @@ async function streamTurn(
 ): Promise<ModelTurn> {
   const turn = new ModelTurn(binding.llm, deps.emit);
   // Each call gets its own signal, linked to the run's: SDKs attach a listener per request,
-  // and hundreds of calls must not pile listeners onto one long-lived signal.
-  const call = new AbortController();
-  const abortCall = () => call.abort(options.signal.reason);
-  options.signal.addEventListener('abort', abortCall, { once: true });
+  // and hundreds of calls must not pile listeners onto one long-lived signal. Linked even when
+  // the run was stopped already (during a probe or a count): the call must not start then.
+  const { controller: call, unlink } = linkedAbort(options.signal);
   try {
     await turn.run({
       model: binding.model,
@@ -293,7 +295,7 @@ async function streamTurn(
     commitAssistant(history, turn, false);
     throw options.signal.aborted ? (options.signal.reason ?? error) : error;
   } finally {
-    options.signal.removeEventListener('abort', abortCall);
+    unlink();
   }
   deps.onUsage?.(binding, turn);
   return turn;
