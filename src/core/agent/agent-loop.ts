@@ -26,6 +26,7 @@ import { tokensForChars } from '../llm/token-estimate';
 import type { TranscriptSink } from '../ports';
 import { compactHistory, SUMMARY_OUTPUT_TOKENS } from './context/compaction';
 import { estimateHistoryTokens, toolDefinitionChars } from './context/request-size';
+import { fitToolResults, type FitDeps } from './context/fit-tool-results';
 import type { ContextMeasure } from './context/context-measure';
 import { microCompact } from './context/micro-compact';
 import { appendUserText, commitAssistant, dropToolCalls } from './history';
@@ -114,7 +115,7 @@ export async function runAgentLoop(history: ModelMessage[], deps: LoopDeps, sign
     const turn = await callModel(history, deps, tools, signal, hint);
     const assistant = history.at(-1);
     if (turn.toolCalls.length === 0 || assistant?.role !== 'assistant') return { stopReason: turn.stopReason, turns };
-    await runToolCalls(turn, assistant, history, deps, signal);
+    await runToolCalls(turn, assistant, history, deps, { tools, toolTokens }, signal);
   }
   await finalSummary(history, deps, offered.current().tools, signal);
   return { stopReason: 'max_turns', turns };
@@ -306,16 +307,31 @@ async function runToolCalls(
   assistant: Extract<ModelMessage, { role: 'assistant' }>,
   history: ModelMessage[],
   deps: LoopDeps,
+  offered: { tools: ToolDefinition[]; toolTokens: number },
   signal: AbortSignal,
 ): Promise<void> {
   const results: ToolResultPart[] = [];
+  let sent: ToolResultPart[] | undefined;
   try {
     for (const call of turn.toolCalls) results.push(await executeToolCall(call, deps, signal));
+    // The model's copy, cut to what is left of its window (the user's copy was emitted whole).
+    const inputs = turn.toolCalls.map((call) => (call.valid ? call.input : undefined));
+    sent = await fitToolResults(history, results, inputs, offered, fitDeps(deps), signal);
   } finally {
     // Calls that did not finish (interrupt, a throwing hook) are dropped, never left orphaned.
     dropToolCalls(history, assistant, new Set(turn.toolCalls.slice(results.length).map((call) => call.id)));
-    if (results.length > 0) history.push({ role: 'user', content: results });
+    if (results.length > 0) history.push({ role: 'user', content: sent ?? results });
   }
+}
+
+function fitDeps(deps: LoopDeps): FitDeps {
+  return {
+    main: deps.main,
+    system: deps.system,
+    context: deps.context,
+    compactThreshold: deps.limits.compactThreshold,
+    maxOutputTokens: deps.limits.maxOutputTokens,
+  };
 }
 
 async function finalSummary(
