@@ -73,6 +73,9 @@ export class Output {
     const say = (seconds: number) => (typeof label === 'string' ? `${label} (${seconds} s)` : label(seconds));
     const live = Boolean((this.status as { isTTY?: boolean }).isTTY);
     let noted = false;
+    // The life sign shares the answer's line on a terminal or when both go to one stream; a note
+    // piped elsewhere (one-shot: stderr) must not add a line break to the answer (stdout).
+    const sharesLine = live || this.status === this.text;
     const tick = () => {
       const waiting = this.waiting;
       if (!waiting) return;
@@ -88,11 +91,11 @@ export class Output {
         (typeof label !== 'string' && !noted)
       ) {
         noted = true;
-        this.newline();
+        if (sharesLine) this.newline();
         this.status.write(typeof label === 'string' ? `(still ${label}: ${seconds} s)\n` : `(${label(seconds)})\n`);
       }
     };
-    this.newline();
+    if (sharesLine) this.newline();
     this.waiting = { timer: setInterval(tick, 1000), shown: false };
     this.waiting.timer.unref?.();
     tick();

@@ -151,7 +151,13 @@ function untilLineEnd(text: string, chars: number): string {
   if (chars <= 0) return '';
   const slice = text.slice(0, chars);
   const end = slice.lastIndexOf('\n');
-  return end > chars / 2 ? slice.slice(0, end) : slice;
+  return end > chars / 2 ? slice.slice(0, end) : wholeCharacters(slice, 'end');
+}
+
+/** `text` without a half of a surrogate pair at the given side (a cut mid-line may split an emoji). */
+function wholeCharacters(text: string, side: 'start' | 'end'): string {
+  if (side === 'end') return /[\uD800-\uDBFF]$/.test(text) ? text.slice(0, -1) : text;
+  return /^[\uDC00-\uDFFF]/.test(text) ? text.slice(1) : text;
 }
 
 /** The end of `text` from `start`, begun at the next line start after it. */
@@ -159,5 +165,5 @@ function fromLineStart(text: string, start: number): string {
   if (start >= text.length) return '';
   const slice = text.slice(Math.max(0, start));
   const begin = slice.indexOf('\n');
-  return begin >= 0 && begin < slice.length / 2 ? slice.slice(begin + 1) : slice;
+  return begin >= 0 && begin < slice.length / 2 ? slice.slice(begin + 1) : wholeCharacters(slice, 'start');
 }

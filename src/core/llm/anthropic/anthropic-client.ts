@@ -25,8 +25,10 @@ export interface AnthropicClientOptions {
   baseUrl?: string;
   maxRetries?: number;
   timeoutMs?: number;
-  /** How long the answer may go without data before the call ends (see idle-watchdog.ts). */
+  /** How long the answer may go without progress before the call ends (see idle-watchdog.ts). */
   idleTimeoutMs?: number;
+  /** How long an answer under way may pause before the request's onSilence is told (default 10 s). */
+  silenceNoticeMs?: number;
 }
 
 interface ThinkingBlock {
@@ -39,11 +41,13 @@ export class AnthropicClient implements LlmClient {
   readonly provider = 'anthropic';
   private readonly sdk: Anthropic;
   private readonly idleTimeoutMs: number;
+  private readonly silenceNoticeMs: number | undefined;
   /** Where the calls go, as messages name it (no credentials). */
   private readonly address: string | undefined;
 
   constructor(options: AnthropicClientOptions) {
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
+    this.silenceNoticeMs = options.silenceNoticeMs;
     this.sdk = new (anthropicSdk().default)({
       apiKey: options.apiKey,
       baseURL: options.baseUrl || undefined,
@@ -118,6 +122,7 @@ export class AnthropicClient implements LlmClient {
         controller,
         serverLabel: nameWithAddress('Anthropic', this.address),
         ...(request.onSilence ? { onSilence: request.onSilence } : {}),
+        ...(this.silenceNoticeMs !== undefined ? { silenceNoticeMs: this.silenceNoticeMs } : {}),
       });
       for await (const event of watchdog.watch(events)) {
         if (isProgress(event)) watchdog.progress();

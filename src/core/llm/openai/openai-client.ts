@@ -67,8 +67,10 @@ export interface OpenAiClientOptions {
   includeUsage?: boolean;
   maxRetries?: number;
   timeoutMs?: number;
-  /** How long the answer may go without data before the call ends (see idle-watchdog.ts). */
+  /** How long the answer may go without progress before the call ends (see idle-watchdog.ts). */
   idleTimeoutMs?: number;
+  /** How long an answer under way may pause before the request's onSilence is told (default 10 s). */
+  silenceNoticeMs?: number;
   /** What the server says about its model (local engines). */
   server?: ModelServerInfo;
 }
@@ -163,6 +165,7 @@ export class OpenAiClient implements LlmClient {
       controller,
       serverLabel: nameWithAddress(this.options.label, this.address),
       ...(request.onSilence ? { onSilence: request.onSilence } : {}),
+      ...(this.options.silenceNoticeMs !== undefined ? { silenceNoticeMs: this.options.silenceNoticeMs } : {}),
     });
     try {
       // Node's web streams are async iterable; the DOM typings do not say so.
