@@ -77,7 +77,9 @@ export class IdleWatchdog {
         this.noticed = true;
         this.options.onSilence?.(silent);
       }
-      const untilNotice = this.begun && !this.noticed ? notice - silent : Infinity;
+      // Before the answer has begun the notice is not due, but progress may begin it at any
+      // moment: look again a notice's length later.
+      const untilNotice = this.noticed ? Infinity : this.begun ? notice - silent : notice;
       timer = setTimeout(check, Math.max(1, Math.min(idleMs - silent, untilNotice)));
     };
     check();
