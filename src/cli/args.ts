@@ -29,8 +29,8 @@ Options:
                      what OpenAgent knows of the model; OPENAGENT_CONTEXT_WINDOW)
   --warn-cost <usd>  warn before a model call whose input is estimated to cost more than this
                      (default 0.5; 0 turns it off; OPENAGENT_CALL_COST_WARNING_USD)
-  --idle-timeout <s> seconds an answer may go without data before the server is reported as
-                     not answering (default 120; OPENAGENT_STREAM_IDLE_TIMEOUT)
+  --idle-timeout <s> seconds an answer may go without progress (keep-alives do not count) before
+                     the server is reported as not answering (default 120; OPENAGENT_STREAM_IDLE_TIMEOUT)
   --sandbox <mode>   auto | required | off: whether commands run confined (bubblewrap on Linux;
                      default auto; OPENAGENT_SANDBOX). A policy can make it stricter, never looser
   --store <dir>      where conversations are kept (default ~/.openagent/store; same format as the extension)

@@ -54,7 +54,7 @@ export interface CliSettings extends ModelSettings {
   contextWindow?: number;
   /** Warn before a model call estimated above this many USD; 0 or unset: never. */
   callCostWarningUsd?: number;
-  /** Seconds an answer may go without data. */
+  /** Seconds an answer may go without progress. */
   idleTimeout?: number;
   /** The user's sandbox choice (--sandbox); a policy may make it stricter. */
   sandbox?: SandboxMode;

@@ -41,6 +41,12 @@ export class EventPrinter {
         if (event.agentId !== LEAD) return;
         if (event.state === 'waiting')
           this.output.startWaiting(`waiting for ${modelLabel(event.provider, event.model)}`);
+        else if (event.state === 'stalled')
+          this.output.startWaiting(
+            (seconds) => `${modelLabel(event.provider, event.model)} has sent nothing for ${seconds} s`,
+            Date.now,
+            event.time - (event.silentMs ?? 0),
+          );
         else this.output.stopWaiting();
         return;
       case 'tool_call':

@@ -65,28 +65,43 @@ export class Output {
     this.atLineStart = true;
   }
 
-  /** Shows that `label` (e.g. "waiting for qwen3-coder") is in progress, with the seconds it has taken, until anything else is written. */
-  startWaiting(label: string, now: () => number = Date.now): void {
+  /**
+   * Shows that `label` (e.g. "waiting for qwen3-coder") is in progress, with the seconds it has
+   * taken (since `started`), until anything else is written. A function label words the
+   * seconds itself ("… has sent nothing for 12 s").
+   */
+  startWaiting(
+    label: string | ((seconds: number) => string),
+    now: () => number = Date.now,
+    started: number = now(),
+  ): void {
     this.stopWaiting();
-    const started = now();
+    const say = (seconds: number) => (typeof label === 'string' ? `${label} (${seconds} s)` : label(seconds));
     const live = Boolean((this.status as { isTTY?: boolean }).isTTY);
+    let noted = false;
+    // The life sign shares the answer's line on a terminal or when both go to one stream; a note
+    // piped elsewhere (one-shot: stderr) must not add a line break to the answer (stdout).
+    const sharesLine = live || this.status === this.text;
     const tick = () => {
       const waiting = this.waiting;
       if (!waiting) return;
       const seconds = Math.floor((now() - started) / 1000);
       if (this.held) return;
       if (live) {
-        this.status.write(`\r\x1b[K${this.style.dim(`… ${label} (${seconds} s)`)}`);
+        this.status.write(`\r\x1b[K${this.style.dim(`… ${say(seconds)}`)}`);
         waiting.shown = true;
       } else if (
         PIPED_NOTES_AT_SECONDS.includes(seconds) ||
-        (seconds > 0 && seconds % PIPED_NOTES_EVERY_SECONDS === 0)
+        (seconds > 0 && seconds % PIPED_NOTES_EVERY_SECONDS === 0) ||
+        // A pause already under way when it is noticed is said at once.
+        (typeof label !== 'string' && !noted)
       ) {
-        this.newline();
-        this.status.write(`(still ${label}: ${seconds} s)\n`);
+        noted = true;
+        if (sharesLine) this.newline();
+        this.status.write(typeof label === 'string' ? `(still ${label}: ${seconds} s)\n` : `(${label(seconds)})\n`);
       }
     };
-    this.newline();
+    if (sharesLine) this.newline();
     this.waiting = { timer: setInterval(tick, 1000), shown: false };
     this.waiting.timer.unref?.();
     tick();

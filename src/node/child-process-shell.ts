@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync } from 'node:fs';
+import { onAbort } from '../core/abort';
 import type { Shell, ShellResult, ShellRunOptions } from '../core/ports';
 import { OutputCollector } from '../core/text/terminal-output';
 import { CLOSE_GRACE_MS, killTree } from './process-tree';
@@ -63,7 +64,8 @@ export class ChildProcessShell implements Shell {
         timedOut = true;
         kill();
       }, options.timeoutMs);
-      options.signal?.addEventListener('abort', kill, { once: true });
+      // At once when the run was stopped before the command started.
+      const unlinkAbort = onAbort(options.signal, kill);
       let finished = false;
       let closeTimer: ReturnType<typeof setTimeout> | undefined;
       const finish = (exitCode: number | undefined) => {
@@ -71,7 +73,7 @@ export class ChildProcessShell implements Shell {
         finished = true;
         clearTimeout(timer);
         clearTimeout(closeTimer);
-        options.signal?.removeEventListener('abort', kill);
+        unlinkAbort();
         const note = plan.afterRun();
         if (note) output.push(`\n${note}`);
         resolve({

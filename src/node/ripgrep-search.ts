@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
+import { onAbort } from '../core/abort';
 import type { TextSearch, TextSearchQuery, TextSearchResult } from '../core/ports';
 
 export class RipgrepSearch implements TextSearch {
@@ -42,7 +43,8 @@ export class RipgrepSearch implements TextSearch {
       let truncated = false;
       let stderr = '';
       const stop = () => child.kill();
-      query.signal?.addEventListener('abort', stop, { once: true });
+      // At once when the run was stopped before the search started.
+      const unlinkAbort = onAbort(query.signal, stop);
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
         if (stderr.length < 4_000) stderr += chunk;
       });
@@ -59,7 +61,7 @@ export class RipgrepSearch implements TextSearch {
       });
       child.on('error', (error) => reject(new Error(`ripgrep could not run (${this.rgPath}): ${error.message}`)));
       child.on('close', (code) => {
-        query.signal?.removeEventListener('abort', stop);
+        unlinkAbort();
         if (query.signal?.aborted) return reject(new Error('The search was stopped.'));
         // 0: matches, 1: none, 2: an error (a bad pattern) — unless we stopped it ourselves.
         if (code === 2 && !truncated && matches.length === 0)

@@ -167,6 +167,8 @@ export class ChatView {
       case 'model_call':
         if (event.agentId !== 'lead') break;
         if (event.state === 'waiting') this.startWaiting(modelLabel(event.provider, event.model), event.time);
+        else if (event.state === 'stalled')
+          this.startWaiting(modelLabel(event.provider, event.model), event.time - (event.silentMs ?? 0), 'stalled');
         else this.stopWaiting('Thinking…');
         break;
       case 'tool_approval_request':
@@ -348,11 +350,14 @@ export class ChatView {
     this.activityText = running ? 'Thinking…' : '';
   }
 
-  private startWaiting(model: string, since: number): void {
+  /** `stalled`: an answer under way has paused (see the model_call event), rather than not begun. */
+  private startWaiting(model: string, since: number, kind: 'waiting' | 'stalled' = 'waiting'): void {
     this.stopWaiting('');
     const show = () => {
       const seconds = Math.max(0, Math.floor((Date.now() - since) / 1000));
-      this.setActivity(`Waiting for ${model}… ${seconds} s`);
+      this.setActivity(
+        kind === 'stalled' ? `${model} has sent nothing for ${seconds} s` : `Waiting for ${model}… ${seconds} s`,
+      );
     };
     const timer = setInterval(() => {
       show();

@@ -13,6 +13,7 @@
  * The history is the caller's array and is kept valid at every exit, including interrupts and
  * failures: partial text stays, tool calls that did not run are dropped.
  */
+import { linkedAbort, throwIfAborted } from '../abort';
 import type { Inbox } from '../events/inbox';
 import {
   LlmError,
@@ -25,6 +26,7 @@ import { tokensForChars } from '../llm/token-estimate';
 import type { TranscriptSink } from '../ports';
 import { compactHistory, SUMMARY_OUTPUT_TOKENS } from './context/compaction';
 import { estimateHistoryTokens, toolDefinitionChars } from './context/request-size';
+import { fitToolResults, type FitDeps } from './context/fit-tool-results';
 import type { ContextMeasure } from './context/context-measure';
 import { microCompact } from './context/micro-compact';
 import { appendUserText, commitAssistant, dropToolCalls } from './history';
@@ -113,7 +115,7 @@ export async function runAgentLoop(history: ModelMessage[], deps: LoopDeps, sign
     const turn = await callModel(history, deps, tools, signal, hint);
     const assistant = history.at(-1);
     if (turn.toolCalls.length === 0 || assistant?.role !== 'assistant') return { stopReason: turn.stopReason, turns };
-    await runToolCalls(turn, assistant, history, deps, signal);
+    await runToolCalls(turn, assistant, history, deps, { tools, toolTokens }, signal);
   }
   await finalSummary(history, deps, offered.current().tools, signal);
   return { stopReason: 'max_turns', turns };
@@ -169,6 +171,7 @@ async function prepareContext(
     conversationTokens + tokensForChars(deps.system.length) + offered.toolTokens,
   );
   const limit = deps.limits.compactThreshold * (await deps.context.window(deps.main, signal));
+  throwIfAborted(signal);
   // A window that barely holds the instructions and tools (a small local default) is not helped
   // by summarising a short history before every call; the server says if it does not fit.
   const conversationPart = deps.context.scale(deps.main.llm.provider, deps.main.model, conversationTokens);
@@ -181,6 +184,7 @@ async function prepareContext(
     const messages = await drain();
     if (messages.length > 0) appendUserText(history, messages.join('\n\n'));
   }
+  throwIfAborted(signal);
 }
 
 export async function compactInPlace(
@@ -274,10 +278,9 @@ async function streamTurn(
 ): Promise<ModelTurn> {
   const turn = new ModelTurn(binding.llm, deps.emit);
   // Each call gets its own signal, linked to the run's: SDKs attach a listener per request,
-  // and hundreds of calls must not pile listeners onto one long-lived signal.
-  const call = new AbortController();
-  const abortCall = () => call.abort(options.signal.reason);
-  options.signal.addEventListener('abort', abortCall, { once: true });
+  // and hundreds of calls must not pile listeners onto one long-lived signal. Linked even when
+  // the run was stopped already (during a probe or a count): the call must not start then.
+  const { controller: call, unlink } = linkedAbort(options.signal);
   try {
     await turn.run({
       model: binding.model,
@@ -293,7 +296,7 @@ async function streamTurn(
     commitAssistant(history, turn, false);
     throw options.signal.aborted ? (options.signal.reason ?? error) : error;
   } finally {
-    options.signal.removeEventListener('abort', abortCall);
+    unlink();
   }
   deps.onUsage?.(binding, turn);
   return turn;
@@ -304,16 +307,31 @@ async function runToolCalls(
   assistant: Extract<ModelMessage, { role: 'assistant' }>,
   history: ModelMessage[],
   deps: LoopDeps,
+  offered: { tools: ToolDefinition[]; toolTokens: number },
   signal: AbortSignal,
 ): Promise<void> {
   const results: ToolResultPart[] = [];
+  let sent: ToolResultPart[] | undefined;
   try {
     for (const call of turn.toolCalls) results.push(await executeToolCall(call, deps, signal));
+    // The model's copy, cut to what is left of its window (the user's copy was emitted whole).
+    const inputs = turn.toolCalls.map((call) => (call.valid ? call.input : undefined));
+    sent = await fitToolResults(history, results, inputs, offered, fitDeps(deps), signal);
   } finally {
     // Calls that did not finish (interrupt, a throwing hook) are dropped, never left orphaned.
     dropToolCalls(history, assistant, new Set(turn.toolCalls.slice(results.length).map((call) => call.id)));
-    if (results.length > 0) history.push({ role: 'user', content: results });
+    if (results.length > 0) history.push({ role: 'user', content: sent ?? results });
   }
+}
+
+function fitDeps(deps: LoopDeps): FitDeps {
+  return {
+    main: deps.main,
+    system: deps.system,
+    context: deps.context,
+    compactThreshold: deps.limits.compactThreshold,
+    maxOutputTokens: deps.limits.maxOutputTokens,
+  };
 }
 
 async function finalSummary(

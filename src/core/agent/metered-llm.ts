@@ -5,6 +5,7 @@
  * failed or interrupted, since a cut-off stream was still paid for; a request refused before
  * any answer came back used nothing.
  */
+import { throwIfAborted } from '../abort';
 import type { LlmClient, LlmRequest, LlmStreamPart, ModelServerInfo, TokenUsage } from '../llm/llm-client';
 import { tokensForChars } from '../llm/token-estimate';
 import { estimateHistoryTokens, toolDefinitionChars } from './context/request-size';
@@ -54,6 +55,9 @@ export function withMetering(client: LlmClient, work: WorkKind, hooks: MeteringH
       let failed = false;
       let caught: unknown;
       try {
+        // Stopped while the budget check or the measuring waited on the server: nothing is sent
+        // (and the reservation is released below, as for a refused request).
+        throwIfAborted(request.signal);
         for await (const part of client.stream(request)) {
           received = true;
           if (part.type === 'usage') {

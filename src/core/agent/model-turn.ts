@@ -40,7 +40,17 @@ export class ModelTurn {
     const call = { provider: this.llm.provider, model: request.model };
     this.emit({ type: 'model_call', state: 'waiting', ...call });
     let answering = false;
-    for await (const part of this.llm.stream(request)) {
+    // An answer that pauses mid-way is said to (the chat and the CLI count the seconds), and
+    // its going on again too; before the first part, `waiting` already counts.
+    const onSilence = (silentMs: number | undefined) => {
+      if (silentMs !== undefined) this.emit({ type: 'model_call', state: 'stalled', ...call, silentMs });
+      else {
+        // Going on (a reasoning model may not have sent a part yet: it is answering all the same).
+        answering = true;
+        this.emit({ type: 'model_call', state: 'answering', ...call });
+      }
+    };
+    for await (const part of this.llm.stream({ ...request, onSilence })) {
       if (!answering) {
         answering = true;
         this.emit({ type: 'model_call', state: 'answering', ...call });

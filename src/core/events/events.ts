@@ -189,13 +189,16 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   /**
    * A model call's life signs: `waiting` when the request is sent, `answering` when the first
    * part of the answer arrives (a model on a CPU can read its context for tens of seconds).
+   * `stalled` when an answer under way has made no progress for `silentMs` (keep-alives and
+   * empty deltas are not progress), `answering` again when it goes on.
    */
   z.object({
     ...eventBase,
     type: z.literal('model_call'),
-    state: z.enum(['waiting', 'answering']),
+    state: z.enum(['waiting', 'answering', 'stalled']),
     provider: z.string(),
     model: z.string(),
+    silentMs: z.number().nonnegative().optional(),
   }),
   z.object({
     ...eventBase,

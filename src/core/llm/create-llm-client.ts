@@ -31,8 +31,10 @@ const KEY_FOR_KEYLESS_SERVERS = 'not-needed';
 
 /** How the client talks to the server, beyond the settings. */
 export interface ConnectionOptions {
-  /** How long a streamed answer may go without data (see idle-watchdog.ts). */
+  /** How long a streamed answer may go without progress (see idle-watchdog.ts). */
   idleTimeoutMs?: number;
+  /** How long an answer under way may pause before it is said to (default 10 s). */
+  silenceNoticeMs?: number;
 }
 
 export function createLlmClient(
@@ -77,7 +79,12 @@ export function createLlmClient(
 
   const client =
     preset.protocol === 'anthropic'
-      ? new AnthropicClient({ apiKey: key ?? '', baseUrl, idleTimeoutMs: connection.idleTimeoutMs })
+      ? new AnthropicClient({
+          apiKey: key ?? '',
+          baseUrl,
+          idleTimeoutMs: connection.idleTimeoutMs,
+          silenceNoticeMs: connection.silenceNoticeMs,
+        })
       : new OpenAiClient({
           provider: preset.id,
           // The address without credentials: the label appears in every message and trace.
@@ -88,6 +95,7 @@ export function createLlmClient(
           apiKey: key || KEY_FOR_KEYLESS_SERVERS,
           baseUrl,
           idleTimeoutMs: connection.idleTimeoutMs,
+          silenceNoticeMs: connection.silenceNoticeMs,
           // Local engines (and unknown compatible servers) can be asked about their window.
           server: baseUrl && preset.id !== 'openai' ? new OpenAiServerInfo(preset.id, baseUrl) : undefined,
         });

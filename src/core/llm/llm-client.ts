@@ -61,6 +61,11 @@ export interface LlmRequest {
   maxOutputTokens: number;
   /** Aborting stops the HTTP stream at once. */
   signal?: AbortSignal;
+  /**
+   * Told when the answer, once begun, has made no progress for a while (the pause so far, in
+   * ms), and with undefined when it moves on again (see idle-watchdog.ts).
+   */
+  onSilence?: (silentMs: number | undefined) => void;
 }
 
 export type { TokenUsage };
@@ -148,8 +153,4 @@ export class LlmError extends Error {
 }
 
 /** The error a stream ends with when its request was aborted: a cancellation, not a failure. */
-export function abortError(): Error {
-  const error = new Error('The request was cancelled.');
-  error.name = 'AbortError';
-  return error;
-}
+export { abortError } from '../abort';

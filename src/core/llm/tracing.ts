@@ -35,7 +35,7 @@ export function withTracing(client: LlmClient, options: TracingOptions): LlmClie
       const secrets = options.knownSecrets?.() ?? [];
       const requestId = nextRequestId();
       const started = now();
-      const { signal: _signal, ...payload } = request;
+      const { signal: _signal, onSilence: _onSilence, ...payload } = request;
       options.emit({
         type: 'llm_request',
         requestId,

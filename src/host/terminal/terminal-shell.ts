@@ -5,6 +5,7 @@
  * process and the result says so.
  */
 import * as vscode from 'vscode';
+import { onAbort } from '../../core/abort';
 import type { Shell, ShellResult, ShellRunOptions } from '../../core/ports';
 import { OutputCollector } from '../../core/text/terminal-output';
 import type { OsSandbox } from '../../node/sandbox/os-sandbox';
@@ -176,11 +177,13 @@ async function runWithIntegration(
   const deadline = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), options.timeoutMs);
   });
-  const aborted = new Promise<'aborted'>((resolve) =>
-    options.signal?.addEventListener('abort', () => resolve('aborted'), { once: true }),
+  let unlinkAbort = () => {};
+  const aborted = new Promise<'aborted'>(
+    (resolve) => (unlinkAbort = onAbort(options.signal, () => resolve('aborted'))),
   );
   const outcome = await Promise.race([reading.then(() => 'read' as const), deadline, aborted]);
   clearTimeout(timer);
+  unlinkAbort();
   let code: number | undefined;
   if (outcome === 'read') {
     code = await Promise.race([exitCode, new Promise<undefined>((resolve) => setTimeout(resolve, 2_000))]);

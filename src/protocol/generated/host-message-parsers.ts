@@ -198,31 +198,32 @@ const p158 = /* @__PURE__ */ field('transcript', p70, 'optional');
 const p159 = /* @__PURE__ */ object([p59, p60, p62, p64, p153, p155, p156, p157, p158]);
 const p160 = /* @__PURE__ */ leaf((x) => x === 'model_call');
 const p161 = /* @__PURE__ */ field('type', p160, 'required');
-const p162 = /* @__PURE__ */ leaf((x) => x === 'waiting' || x === 'answering');
+const p162 = /* @__PURE__ */ leaf((x) => x === 'waiting' || x === 'answering' || x === 'stalled');
 const p163 = /* @__PURE__ */ field('state', p162, 'required');
 const p164 = /* @__PURE__ */ field('provider', p4, 'required');
 const p165 = /* @__PURE__ */ field('model', p4, 'required');
-const p166 = /* @__PURE__ */ object([p59, p60, p62, p64, p161, p163, p164, p165]);
-const p167 = /* @__PURE__ */ leaf((x) => x === 'llm_request');
-const p168 = /* @__PURE__ */ field('type', p167, 'required');
-const p169 = /* @__PURE__ */ field('requestId', p4, 'required');
-const p170 = /* @__PURE__ */ field('payload', p82, 'present');
-const p171 = /* @__PURE__ */ object([p59, p60, p62, p64, p168, p169, p164, p165, p170]);
-const p172 = /* @__PURE__ */ leaf((x) => x === 'llm_response');
-const p173 = /* @__PURE__ */ field('type', p172, 'required');
-const p174 = /* @__PURE__ */ object([p59, p60, p62, p64, p173, p169, p164, p165, p170, p112]);
-const p175 = /* @__PURE__ */ leaf((x) => x === 'usage');
-const p176 = /* @__PURE__ */ field('type', p175, 'required');
-const p177 = /* @__PURE__ */ leaf((x) => x === 'call' || x === 'turn');
-const p178 = /* @__PURE__ */ field('scope', p177, 'required');
-const p179 = /* @__PURE__ */ field('provider', p70, 'optional');
-const p180 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'number' && Number.isFinite(x) && x >= 0));
-const p181 = /* @__PURE__ */ field('durationMs', p180, 'optional');
-const p182 = /* @__PURE__ */ field('work', p70, 'optional');
-const p183 = /* @__PURE__ */ field('costUsd', p111, 'required');
-const p184 = /* @__PURE__ */ field('reported', p86, 'required');
-const p185 = /* @__PURE__ */ field('reservationId', p70, 'optional');
-const p186 = /* @__PURE__ */ oneOf([
+const p166 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'number' && Number.isFinite(x) && x >= 0));
+const p167 = /* @__PURE__ */ field('silentMs', p166, 'optional');
+const p168 = /* @__PURE__ */ object([p59, p60, p62, p64, p161, p163, p164, p165, p167]);
+const p169 = /* @__PURE__ */ leaf((x) => x === 'llm_request');
+const p170 = /* @__PURE__ */ field('type', p169, 'required');
+const p171 = /* @__PURE__ */ field('requestId', p4, 'required');
+const p172 = /* @__PURE__ */ field('payload', p82, 'present');
+const p173 = /* @__PURE__ */ object([p59, p60, p62, p64, p170, p171, p164, p165, p172]);
+const p174 = /* @__PURE__ */ leaf((x) => x === 'llm_response');
+const p175 = /* @__PURE__ */ field('type', p174, 'required');
+const p176 = /* @__PURE__ */ object([p59, p60, p62, p64, p175, p171, p164, p165, p172, p112]);
+const p177 = /* @__PURE__ */ leaf((x) => x === 'usage');
+const p178 = /* @__PURE__ */ field('type', p177, 'required');
+const p179 = /* @__PURE__ */ leaf((x) => x === 'call' || x === 'turn');
+const p180 = /* @__PURE__ */ field('scope', p179, 'required');
+const p181 = /* @__PURE__ */ field('provider', p70, 'optional');
+const p182 = /* @__PURE__ */ field('durationMs', p166, 'optional');
+const p183 = /* @__PURE__ */ field('work', p70, 'optional');
+const p184 = /* @__PURE__ */ field('costUsd', p111, 'required');
+const p185 = /* @__PURE__ */ field('reported', p86, 'required');
+const p186 = /* @__PURE__ */ field('reservationId', p70, 'optional');
+const p187 = /* @__PURE__ */ oneOf([
   'authentication',
   'connection',
   'rate_limit',
@@ -235,66 +236,66 @@ const p186 = /* @__PURE__ */ oneOf([
   'budget',
   'internal',
 ]);
-const p187 = /* @__PURE__ */ leaf((x) => x === undefined || p186(x) || x === 'interrupted');
-const p188 = /* @__PURE__ */ field('failure', p187, 'optional');
-const p189 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x > 0);
-const p190 = /* @__PURE__ */ field('window', p189, 'required');
-const p191 = /* @__PURE__ */ field('systemAndTools', p61, 'required');
-const p192 = /* @__PURE__ */ field('rulesAndMemory', p61, 'required');
-const p193 = /* @__PURE__ */ field('conversation', p61, 'required');
-const p194 = /* @__PURE__ */ field('toolResults', p61, 'required');
-const p195 = /* @__PURE__ */ field('counted', p86, 'required');
-const p196 = /* @__PURE__ */ object([p190, p191, p192, p193, p194, p195]);
-const p197 = /* @__PURE__ */ optional(p196);
-const p198 = /* @__PURE__ */ field('context', p197, 'optional');
-const p199 = /* @__PURE__ */ object([
+const p188 = /* @__PURE__ */ leaf((x) => x === undefined || p187(x) || x === 'interrupted');
+const p189 = /* @__PURE__ */ field('failure', p188, 'optional');
+const p190 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x > 0);
+const p191 = /* @__PURE__ */ field('window', p190, 'required');
+const p192 = /* @__PURE__ */ field('systemAndTools', p61, 'required');
+const p193 = /* @__PURE__ */ field('rulesAndMemory', p61, 'required');
+const p194 = /* @__PURE__ */ field('conversation', p61, 'required');
+const p195 = /* @__PURE__ */ field('toolResults', p61, 'required');
+const p196 = /* @__PURE__ */ field('counted', p86, 'required');
+const p197 = /* @__PURE__ */ object([p191, p192, p193, p194, p195, p196]);
+const p198 = /* @__PURE__ */ optional(p197);
+const p199 = /* @__PURE__ */ field('context', p198, 'optional');
+const p200 = /* @__PURE__ */ object([
   p59,
   p60,
   p62,
   p64,
-  p176,
   p178,
+  p180,
   p165,
-  p179,
   p181,
   p182,
-  p127,
   p183,
+  p127,
   p184,
   p185,
-  p188,
-  p198,
+  p186,
+  p189,
+  p199,
 ]);
-const p200 = /* @__PURE__ */ leaf((x) => x === 'cache_break');
-const p201 = /* @__PURE__ */ field('type', p200, 'required');
-const p202 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1);
-const p203 = /* @__PURE__ */ field('previousShare', p202, 'required');
-const p204 = /* @__PURE__ */ field('share', p202, 'required');
-const p205 = /* @__PURE__ */ field('missedTokens', p61, 'required');
-const p206 = /* @__PURE__ */ field('extraCostUsd', p111, 'required');
-const p207 = /* @__PURE__ */ oneOf([
+const p201 = /* @__PURE__ */ leaf((x) => x === 'cache_break');
+const p202 = /* @__PURE__ */ field('type', p201, 'required');
+const p203 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1);
+const p204 = /* @__PURE__ */ field('previousShare', p203, 'required');
+const p205 = /* @__PURE__ */ field('share', p203, 'required');
+const p206 = /* @__PURE__ */ field('missedTokens', p61, 'required');
+const p207 = /* @__PURE__ */ field('extraCostUsd', p111, 'required');
+const p208 = /* @__PURE__ */ oneOf([
   'model_switched',
   'system_prompt_changed',
   'tools_changed',
   'history_rewritten',
   'cache_expired',
 ]);
-const p208 = /* @__PURE__ */ leaf(p207);
-const p209 = /* @__PURE__ */ array(p208);
-const p210 = /* @__PURE__ */ field('reasons', p209, 'required');
-const p211 = /* @__PURE__ */ field('secondsSinceLastCall', p111, 'required');
-const p212 = /* @__PURE__ */ object([p59, p60, p62, p64, p201, p164, p165, p182, p203, p204, p205, p206, p210, p211]);
-const p213 = /* @__PURE__ */ leaf((x) => x === 'cost_warning');
-const p214 = /* @__PURE__ */ field('type', p213, 'required');
-const p215 = /* @__PURE__ */ field('inputTokens', p61, 'required');
-const p216 = /* @__PURE__ */ field('cachedTokens', p61, 'required');
-const p217 = /* @__PURE__ */ field('estimatedUsd', p111, 'required');
-const p218 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x > 0);
-const p219 = /* @__PURE__ */ field('thresholdUsd', p218, 'required');
-const p220 = /* @__PURE__ */ object([p59, p60, p62, p64, p214, p164, p165, p182, p215, p216, p217, p219]);
-const p221 = /* @__PURE__ */ leaf((x) => x === 'budget');
-const p222 = /* @__PURE__ */ field('type', p221, 'required');
-const p223 = /* @__PURE__ */ oneOf([
+const p209 = /* @__PURE__ */ leaf(p208);
+const p210 = /* @__PURE__ */ array(p209);
+const p211 = /* @__PURE__ */ field('reasons', p210, 'required');
+const p212 = /* @__PURE__ */ field('secondsSinceLastCall', p111, 'required');
+const p213 = /* @__PURE__ */ object([p59, p60, p62, p64, p202, p164, p165, p183, p204, p205, p206, p207, p211, p212]);
+const p214 = /* @__PURE__ */ leaf((x) => x === 'cost_warning');
+const p215 = /* @__PURE__ */ field('type', p214, 'required');
+const p216 = /* @__PURE__ */ field('inputTokens', p61, 'required');
+const p217 = /* @__PURE__ */ field('cachedTokens', p61, 'required');
+const p218 = /* @__PURE__ */ field('estimatedUsd', p111, 'required');
+const p219 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x > 0);
+const p220 = /* @__PURE__ */ field('thresholdUsd', p219, 'required');
+const p221 = /* @__PURE__ */ object([p59, p60, p62, p64, p215, p164, p165, p183, p216, p217, p218, p220]);
+const p222 = /* @__PURE__ */ leaf((x) => x === 'budget');
+const p223 = /* @__PURE__ */ field('type', p222, 'required');
+const p224 = /* @__PURE__ */ oneOf([
   'conversation',
   'daily',
   'monthly',
@@ -303,95 +304,95 @@ const p223 = /* @__PURE__ */ oneOf([
   'member_daily',
   'member_monthly',
 ]);
-const p224 = /* @__PURE__ */ leaf(p223);
-const p225 = /* @__PURE__ */ field('scope', p224, 'required');
-const p226 = /* @__PURE__ */ leaf((x) => x === 'usd' || x === 'tokens');
-const p227 = /* @__PURE__ */ field('unit', p226, 'required');
-const p228 = /* @__PURE__ */ field('spent', p111, 'required');
-const p229 = /* @__PURE__ */ field('limit', p218, 'required');
-const p230 = /* @__PURE__ */ leaf((x) => x === 'warning' || x === 'exceeded');
-const p231 = /* @__PURE__ */ field('level', p230, 'required');
-const p232 = /* @__PURE__ */ leaf((x) => x === 'warn' || x === 'block');
-const p233 = /* @__PURE__ */ field('action', p232, 'required');
-const p234 = /* @__PURE__ */ object([p59, p60, p62, p64, p222, p225, p227, p228, p229, p231, p233]);
-const p235 = /* @__PURE__ */ leaf((x) => x === 'plan_mode');
-const p236 = /* @__PURE__ */ field('type', p235, 'required');
-const p237 = /* @__PURE__ */ field('active', p86, 'required');
-const p238 = /* @__PURE__ */ leaf((x) => x === 'user' || x === 'plan_approved');
-const p239 = /* @__PURE__ */ field('reason', p238, 'required');
-const p240 = /* @__PURE__ */ object([p59, p60, p62, p64, p236, p237, p239]);
-const p241 = /* @__PURE__ */ leaf((x) => x === 'files_changed');
-const p242 = /* @__PURE__ */ field('type', p241, 'required');
-const p243 = /* @__PURE__ */ field('turn', p189, 'required');
-const p244 = /* @__PURE__ */ field('path', p4, 'required');
-const p245 = /* @__PURE__ */ leaf((x) => x === 'created' || x === 'modified');
-const p246 = /* @__PURE__ */ field('change', p245, 'required');
-const p247 = /* @__PURE__ */ object([p244, p246]);
-const p248 = /* @__PURE__ */ array(p247);
-const p249 = /* @__PURE__ */ field('files', p248, 'required');
-const p250 = /* @__PURE__ */ object([p59, p60, p62, p64, p242, p243, p249]);
-const p251 = /* @__PURE__ */ leaf((x) => x === 'turn_reverted');
-const p252 = /* @__PURE__ */ field('type', p251, 'required');
-const p253 = /* @__PURE__ */ field('restored', p67, 'required');
-const p254 = /* @__PURE__ */ field('deleted', p67, 'required');
-const p255 = /* @__PURE__ */ field('reason', p4, 'required');
-const p256 = /* @__PURE__ */ object([p244, p255]);
-const p257 = /* @__PURE__ */ array(p256);
-const p258 = /* @__PURE__ */ field('failed', p257, 'required');
-const p259 = /* @__PURE__ */ object([p59, p60, p62, p64, p252, p243, p253, p254, p258]);
-const p260 = /* @__PURE__ */ leaf((x) => x === 'review_hunks');
-const p261 = /* @__PURE__ */ field('type', p260, 'required');
-const p262 = /* @__PURE__ */ field('beforeLine', p61, 'required');
-const p263 = /* @__PURE__ */ field('afterLine', p61, 'required');
-const p264 = /* @__PURE__ */ field('removed', p67, 'required');
-const p265 = /* @__PURE__ */ field('added', p67, 'required');
-const p266 = /* @__PURE__ */ field('above', p67, 'required');
-const p267 = /* @__PURE__ */ field('below', p67, 'required');
-const p268 = /* @__PURE__ */ field('atStart', p86, 'required');
-const p269 = /* @__PURE__ */ field('atEnd', p86, 'required');
-const p270 = /* @__PURE__ */ object([p262, p263, p264, p265, p266, p267, p268, p269]);
-const p271 = /* @__PURE__ */ array(p270);
-const p272 = /* @__PURE__ */ optional(p271);
-const p273 = /* @__PURE__ */ field('hunks', p272, 'optional');
-const p274 = /* @__PURE__ */ field('unreviewable', p70, 'optional');
-const p275 = /* @__PURE__ */ object([p244, p246, p273, p274]);
-const p276 = /* @__PURE__ */ array(p275);
-const p277 = /* @__PURE__ */ field('files', p276, 'required');
-const p278 = /* @__PURE__ */ object([p59, p60, p62, p64, p261, p243, p277]);
-const p279 = /* @__PURE__ */ leaf((x) => x === 'review_decision');
-const p280 = /* @__PURE__ */ field('type', p279, 'required');
-const p281 = /* @__PURE__ */ array(p61);
-const p282 = /* @__PURE__ */ field('hunks', p281, 'required');
-const p283 = /* @__PURE__ */ leaf((x) => x === 'kept' || x === 'undone' || x === 'reopened');
-const p284 = /* @__PURE__ */ field('decision', p283, 'required');
-const p285 = /* @__PURE__ */ array(p189);
-const p286 = /* @__PURE__ */ optional(p285);
-const p287 = /* @__PURE__ */ field('lines', p286, 'optional');
-const p288 = /* @__PURE__ */ field('deleted', p96, 'optional');
-const p289 = /* @__PURE__ */ object([p59, p60, p62, p64, p280, p243, p244, p282, p284, p287, p288]);
-const p290 = /* @__PURE__ */ leaf((x) => x === 'review_note');
-const p291 = /* @__PURE__ */ field('type', p290, 'required');
-const p292 = /* @__PURE__ */ field('hunk', p61, 'required');
-const p293 = /* @__PURE__ */ object([p243, p244, p292]);
-const p294 = /* @__PURE__ */ array(p293);
-const p295 = /* @__PURE__ */ field('hunks', p294, 'required');
-const p296 = /* @__PURE__ */ object([p59, p60, p62, p64, p291, p5, p295]);
-const p297 = /* @__PURE__ */ leaf((x) => x === 'interrupted');
-const p298 = /* @__PURE__ */ field('type', p297, 'required');
-const p299 = /* @__PURE__ */ field('feedback', p70, 'optional');
-const p300 = /* @__PURE__ */ object([p59, p60, p62, p64, p298, p255, p299]);
-const p301 = /* @__PURE__ */ leaf((x) => x === 'error');
-const p302 = /* @__PURE__ */ field('type', p301, 'required');
-const p303 = /* @__PURE__ */ field('message', p4, 'required');
-const p304 = /* @__PURE__ */ leaf(p186);
-const p305 = /* @__PURE__ */ field('kind', p304, 'required');
-const p306 = /* @__PURE__ */ object([p59, p60, p62, p64, p302, p303, p305]);
-const p307 = /* @__PURE__ */ leaf((x) => x === 'done');
-const p308 = /* @__PURE__ */ field('type', p307, 'required');
-const p309 = /* @__PURE__ */ field('stopReason', p4, 'required');
-const p310 = /* @__PURE__ */ field('turns', p61, 'required');
-const p311 = /* @__PURE__ */ object([p59, p60, p62, p64, p308, p309, p310]);
-const p312 = /* @__PURE__ */ tagged('type', [
+const p225 = /* @__PURE__ */ leaf(p224);
+const p226 = /* @__PURE__ */ field('scope', p225, 'required');
+const p227 = /* @__PURE__ */ leaf((x) => x === 'usd' || x === 'tokens');
+const p228 = /* @__PURE__ */ field('unit', p227, 'required');
+const p229 = /* @__PURE__ */ field('spent', p111, 'required');
+const p230 = /* @__PURE__ */ field('limit', p219, 'required');
+const p231 = /* @__PURE__ */ leaf((x) => x === 'warning' || x === 'exceeded');
+const p232 = /* @__PURE__ */ field('level', p231, 'required');
+const p233 = /* @__PURE__ */ leaf((x) => x === 'warn' || x === 'block');
+const p234 = /* @__PURE__ */ field('action', p233, 'required');
+const p235 = /* @__PURE__ */ object([p59, p60, p62, p64, p223, p226, p228, p229, p230, p232, p234]);
+const p236 = /* @__PURE__ */ leaf((x) => x === 'plan_mode');
+const p237 = /* @__PURE__ */ field('type', p236, 'required');
+const p238 = /* @__PURE__ */ field('active', p86, 'required');
+const p239 = /* @__PURE__ */ leaf((x) => x === 'user' || x === 'plan_approved');
+const p240 = /* @__PURE__ */ field('reason', p239, 'required');
+const p241 = /* @__PURE__ */ object([p59, p60, p62, p64, p237, p238, p240]);
+const p242 = /* @__PURE__ */ leaf((x) => x === 'files_changed');
+const p243 = /* @__PURE__ */ field('type', p242, 'required');
+const p244 = /* @__PURE__ */ field('turn', p190, 'required');
+const p245 = /* @__PURE__ */ field('path', p4, 'required');
+const p246 = /* @__PURE__ */ leaf((x) => x === 'created' || x === 'modified');
+const p247 = /* @__PURE__ */ field('change', p246, 'required');
+const p248 = /* @__PURE__ */ object([p245, p247]);
+const p249 = /* @__PURE__ */ array(p248);
+const p250 = /* @__PURE__ */ field('files', p249, 'required');
+const p251 = /* @__PURE__ */ object([p59, p60, p62, p64, p243, p244, p250]);
+const p252 = /* @__PURE__ */ leaf((x) => x === 'turn_reverted');
+const p253 = /* @__PURE__ */ field('type', p252, 'required');
+const p254 = /* @__PURE__ */ field('restored', p67, 'required');
+const p255 = /* @__PURE__ */ field('deleted', p67, 'required');
+const p256 = /* @__PURE__ */ field('reason', p4, 'required');
+const p257 = /* @__PURE__ */ object([p245, p256]);
+const p258 = /* @__PURE__ */ array(p257);
+const p259 = /* @__PURE__ */ field('failed', p258, 'required');
+const p260 = /* @__PURE__ */ object([p59, p60, p62, p64, p253, p244, p254, p255, p259]);
+const p261 = /* @__PURE__ */ leaf((x) => x === 'review_hunks');
+const p262 = /* @__PURE__ */ field('type', p261, 'required');
+const p263 = /* @__PURE__ */ field('beforeLine', p61, 'required');
+const p264 = /* @__PURE__ */ field('afterLine', p61, 'required');
+const p265 = /* @__PURE__ */ field('removed', p67, 'required');
+const p266 = /* @__PURE__ */ field('added', p67, 'required');
+const p267 = /* @__PURE__ */ field('above', p67, 'required');
+const p268 = /* @__PURE__ */ field('below', p67, 'required');
+const p269 = /* @__PURE__ */ field('atStart', p86, 'required');
+const p270 = /* @__PURE__ */ field('atEnd', p86, 'required');
+const p271 = /* @__PURE__ */ object([p263, p264, p265, p266, p267, p268, p269, p270]);
+const p272 = /* @__PURE__ */ array(p271);
+const p273 = /* @__PURE__ */ optional(p272);
+const p274 = /* @__PURE__ */ field('hunks', p273, 'optional');
+const p275 = /* @__PURE__ */ field('unreviewable', p70, 'optional');
+const p276 = /* @__PURE__ */ object([p245, p247, p274, p275]);
+const p277 = /* @__PURE__ */ array(p276);
+const p278 = /* @__PURE__ */ field('files', p277, 'required');
+const p279 = /* @__PURE__ */ object([p59, p60, p62, p64, p262, p244, p278]);
+const p280 = /* @__PURE__ */ leaf((x) => x === 'review_decision');
+const p281 = /* @__PURE__ */ field('type', p280, 'required');
+const p282 = /* @__PURE__ */ array(p61);
+const p283 = /* @__PURE__ */ field('hunks', p282, 'required');
+const p284 = /* @__PURE__ */ leaf((x) => x === 'kept' || x === 'undone' || x === 'reopened');
+const p285 = /* @__PURE__ */ field('decision', p284, 'required');
+const p286 = /* @__PURE__ */ array(p190);
+const p287 = /* @__PURE__ */ optional(p286);
+const p288 = /* @__PURE__ */ field('lines', p287, 'optional');
+const p289 = /* @__PURE__ */ field('deleted', p96, 'optional');
+const p290 = /* @__PURE__ */ object([p59, p60, p62, p64, p281, p244, p245, p283, p285, p288, p289]);
+const p291 = /* @__PURE__ */ leaf((x) => x === 'review_note');
+const p292 = /* @__PURE__ */ field('type', p291, 'required');
+const p293 = /* @__PURE__ */ field('hunk', p61, 'required');
+const p294 = /* @__PURE__ */ object([p244, p245, p293]);
+const p295 = /* @__PURE__ */ array(p294);
+const p296 = /* @__PURE__ */ field('hunks', p295, 'required');
+const p297 = /* @__PURE__ */ object([p59, p60, p62, p64, p292, p5, p296]);
+const p298 = /* @__PURE__ */ leaf((x) => x === 'interrupted');
+const p299 = /* @__PURE__ */ field('type', p298, 'required');
+const p300 = /* @__PURE__ */ field('feedback', p70, 'optional');
+const p301 = /* @__PURE__ */ object([p59, p60, p62, p64, p299, p256, p300]);
+const p302 = /* @__PURE__ */ leaf((x) => x === 'error');
+const p303 = /* @__PURE__ */ field('type', p302, 'required');
+const p304 = /* @__PURE__ */ field('message', p4, 'required');
+const p305 = /* @__PURE__ */ leaf(p187);
+const p306 = /* @__PURE__ */ field('kind', p305, 'required');
+const p307 = /* @__PURE__ */ object([p59, p60, p62, p64, p303, p304, p306]);
+const p308 = /* @__PURE__ */ leaf((x) => x === 'done');
+const p309 = /* @__PURE__ */ field('type', p308, 'required');
+const p310 = /* @__PURE__ */ field('stopReason', p4, 'required');
+const p311 = /* @__PURE__ */ field('turns', p61, 'required');
+const p312 = /* @__PURE__ */ object([p59, p60, p62, p64, p309, p310, p311]);
+const p313 = /* @__PURE__ */ tagged('type', [
   ['user_message', p74],
   ['text_delta', p77],
   ['tool_call', p91],
@@ -404,111 +405,111 @@ const p312 = /* @__PURE__ */ tagged('type', [
   ['background_result', p145],
   ['teammate_status', p151],
   ['compact', p159],
-  ['model_call', p166],
-  ['llm_request', p171],
-  ['llm_response', p174],
-  ['usage', p199],
-  ['cache_break', p212],
-  ['cost_warning', p220],
-  ['budget', p234],
-  ['plan_mode', p240],
-  ['files_changed', p250],
-  ['turn_reverted', p259],
-  ['review_hunks', p278],
-  ['review_decision', p289],
-  ['review_note', p296],
-  ['interrupted', p300],
-  ['error', p306],
-  ['done', p311],
+  ['model_call', p168],
+  ['llm_request', p173],
+  ['llm_response', p176],
+  ['usage', p200],
+  ['cache_break', p213],
+  ['cost_warning', p221],
+  ['budget', p235],
+  ['plan_mode', p241],
+  ['files_changed', p251],
+  ['turn_reverted', p260],
+  ['review_hunks', p279],
+  ['review_decision', p290],
+  ['review_note', p297],
+  ['interrupted', p301],
+  ['error', p307],
+  ['done', p312],
 ]);
-const p313 = /* @__PURE__ */ array(p312);
-const p314 = /* @__PURE__ */ field('events', p313, 'required');
-const p315 = /* @__PURE__ */ object([p57, p314], ['type', 'events']);
-const p316 = /* @__PURE__ */ leaf((x) => x === 'panel_reset');
-const p317 = /* @__PURE__ */ field('type', p316, 'required');
-const p318 = /* @__PURE__ */ object([p317], ['type']);
-const p319 = /* @__PURE__ */ leaf((x) => x === 'toggles_change');
-const p320 = /* @__PURE__ */ field('type', p319, 'required');
-const p321 = /* @__PURE__ */ field('autoApprove', p86, 'required');
-const p322 = /* @__PURE__ */ field('planMode', p86, 'required');
-const p323 = /* @__PURE__ */ field('tracing', p86, 'required');
-const p324 = /* @__PURE__ */ field('teams', p86, 'required');
-const p325 = /* @__PURE__ */ object([p321, p322, p323, p324], ['autoApprove', 'planMode', 'tracing', 'teams']);
-const p326 = /* @__PURE__ */ field('toggles', p325, 'required');
-const p327 = /* @__PURE__ */ object([p320, p326], ['type', 'toggles']);
-const p328 = /* @__PURE__ */ leaf((x) => x === 'mcp_status');
-const p329 = /* @__PURE__ */ field('type', p328, 'required');
-const p330 = /* @__PURE__ */ field('started', p86, 'required');
-const p331 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 100));
-const p332 = /* @__PURE__ */ field('name', p331, 'required');
-const p333 = /* @__PURE__ */ leaf((x) => x === 'stdio' || x === 'http' || x === 'sse');
-const p334 = /* @__PURE__ */ field('transport', p333, 'required');
-const p335 = /* @__PURE__ */ oneOf(['connecting', 'connected', 'error', 'stopped']);
-const p336 = /* @__PURE__ */ leaf(p335);
-const p337 = /* @__PURE__ */ field('state', p336, 'required');
-const p338 = /* @__PURE__ */ field('toolCount', p61, 'required');
-const p339 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 2000)));
-const p340 = /* @__PURE__ */ field('error', p339, 'optional');
-const p341 = /* @__PURE__ */ object(
-  [p332, p334, p337, p338, p340],
+const p314 = /* @__PURE__ */ array(p313);
+const p315 = /* @__PURE__ */ field('events', p314, 'required');
+const p316 = /* @__PURE__ */ object([p57, p315], ['type', 'events']);
+const p317 = /* @__PURE__ */ leaf((x) => x === 'panel_reset');
+const p318 = /* @__PURE__ */ field('type', p317, 'required');
+const p319 = /* @__PURE__ */ object([p318], ['type']);
+const p320 = /* @__PURE__ */ leaf((x) => x === 'toggles_change');
+const p321 = /* @__PURE__ */ field('type', p320, 'required');
+const p322 = /* @__PURE__ */ field('autoApprove', p86, 'required');
+const p323 = /* @__PURE__ */ field('planMode', p86, 'required');
+const p324 = /* @__PURE__ */ field('tracing', p86, 'required');
+const p325 = /* @__PURE__ */ field('teams', p86, 'required');
+const p326 = /* @__PURE__ */ object([p322, p323, p324, p325], ['autoApprove', 'planMode', 'tracing', 'teams']);
+const p327 = /* @__PURE__ */ field('toggles', p326, 'required');
+const p328 = /* @__PURE__ */ object([p321, p327], ['type', 'toggles']);
+const p329 = /* @__PURE__ */ leaf((x) => x === 'mcp_status');
+const p330 = /* @__PURE__ */ field('type', p329, 'required');
+const p331 = /* @__PURE__ */ field('started', p86, 'required');
+const p332 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 100));
+const p333 = /* @__PURE__ */ field('name', p332, 'required');
+const p334 = /* @__PURE__ */ leaf((x) => x === 'stdio' || x === 'http' || x === 'sse');
+const p335 = /* @__PURE__ */ field('transport', p334, 'required');
+const p336 = /* @__PURE__ */ oneOf(['connecting', 'connected', 'error', 'stopped']);
+const p337 = /* @__PURE__ */ leaf(p336);
+const p338 = /* @__PURE__ */ field('state', p337, 'required');
+const p339 = /* @__PURE__ */ field('toolCount', p61, 'required');
+const p340 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 2000)));
+const p341 = /* @__PURE__ */ field('error', p340, 'optional');
+const p342 = /* @__PURE__ */ object(
+  [p333, p335, p338, p339, p341],
   ['name', 'transport', 'state', 'toolCount', 'error'],
 );
-const p342 = /* @__PURE__ */ array(p341, 0, 100);
-const p343 = /* @__PURE__ */ field('servers', p342, 'required');
-const p344 = /* @__PURE__ */ object([p329, p330, p343], ['type', 'started', 'servers']);
-const p345 = /* @__PURE__ */ leaf((x) => x === 'audit_records');
-const p346 = /* @__PURE__ */ field('type', p345, 'required');
-const p347 = /* @__PURE__ */ leaf((x) => x === 'conversation' || x === 'all');
-const p348 = /* @__PURE__ */ field('scope', p347, 'required');
-const p349 = /* @__PURE__ */ field('id', p28, 'required');
-const p350 = /* @__PURE__ */ field('conversationId', p28, 'required');
-const p351 = /* @__PURE__ */ oneOf(['model_call', 'tool_call', 'budget', 'policy']);
-const p352 = /* @__PURE__ */ leaf(p351);
-const p353 = /* @__PURE__ */ field('kind', p352, 'required');
-const p354 = /* @__PURE__ */ record(p82);
-const p355 = /* @__PURE__ */ field('data', p354, 'required');
-const p356 = /* @__PURE__ */ object([p349, p350, p64, p353, p355], ['id', 'conversationId', 'time', 'kind', 'data']);
-const p357 = /* @__PURE__ */ array(p356, 0, 2000);
-const p358 = /* @__PURE__ */ field('records', p357, 'required');
-const p359 = /* @__PURE__ */ field('total', p61, 'required');
-const p360 = /* @__PURE__ */ object([p346, p348, p358, p359], ['type', 'scope', 'records', 'total']);
-const p361 = /* @__PURE__ */ leaf((x) => x === 'audit_show');
-const p362 = /* @__PURE__ */ field('type', p361, 'required');
-const p363 = /* @__PURE__ */ object([p362], ['type']);
-const p364 = /* @__PURE__ */ leaf((x) => x === 'sandbox_status');
-const p365 = /* @__PURE__ */ field('type', p364, 'required');
-const p366 = /* @__PURE__ */ field('confined', p86, 'required');
-const p367 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 2000));
-const p368 = /* @__PURE__ */ field('text', p367, 'required');
-const p369 = /* @__PURE__ */ object([p365, p366, p368], ['type', 'confined', 'text']);
-const p370 = /* @__PURE__ */ leaf((x) => x === 'policy_status');
-const p371 = /* @__PURE__ */ field('type', p370, 'required');
-const p372 = /* @__PURE__ */ leaf((x) => x === 'connecting' || x === 'connected' || x === 'unreachable');
-const p373 = /* @__PURE__ */ field('state', p372, 'required');
-const p374 = /* @__PURE__ */ object([p373, p368], ['state', 'text']);
-const p375 = /* @__PURE__ */ optional(p374);
-const p376 = /* @__PURE__ */ field('team', p375, 'optional');
-const p377 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 500));
-const p378 = /* @__PURE__ */ field('rule', p377, 'required');
-const p379 = /* @__PURE__ */ leaf((x) => x === 'team' || x === 'user' || x === 'workspace');
-const p380 = /* @__PURE__ */ field('layer', p379, 'required');
-const p381 = /* @__PURE__ */ field('decidedBy', p377, 'required');
-const p382 = /* @__PURE__ */ object([p378, p380, p381], ['rule', 'layer', 'decidedBy']);
-const p383 = /* @__PURE__ */ array(p382, 0, 500);
-const p384 = /* @__PURE__ */ field('rules', p383, 'required');
-const p385 = /* @__PURE__ */ object([p371, p376, p384, p359], ['type', 'team', 'rules', 'total']);
-const p386 = /* @__PURE__ */ tagged('type', [
-  ['agent_events', p315],
-  ['panel_reset', p318],
-  ['toggles_change', p327],
-  ['mcp_status', p344],
-  ['audit_records', p360],
-  ['audit_show', p363],
-  ['sandbox_status', p369],
-  ['policy_status', p385],
+const p343 = /* @__PURE__ */ array(p342, 0, 100);
+const p344 = /* @__PURE__ */ field('servers', p343, 'required');
+const p345 = /* @__PURE__ */ object([p330, p331, p344], ['type', 'started', 'servers']);
+const p346 = /* @__PURE__ */ leaf((x) => x === 'audit_records');
+const p347 = /* @__PURE__ */ field('type', p346, 'required');
+const p348 = /* @__PURE__ */ leaf((x) => x === 'conversation' || x === 'all');
+const p349 = /* @__PURE__ */ field('scope', p348, 'required');
+const p350 = /* @__PURE__ */ field('id', p28, 'required');
+const p351 = /* @__PURE__ */ field('conversationId', p28, 'required');
+const p352 = /* @__PURE__ */ oneOf(['model_call', 'tool_call', 'budget', 'policy']);
+const p353 = /* @__PURE__ */ leaf(p352);
+const p354 = /* @__PURE__ */ field('kind', p353, 'required');
+const p355 = /* @__PURE__ */ record(p82);
+const p356 = /* @__PURE__ */ field('data', p355, 'required');
+const p357 = /* @__PURE__ */ object([p350, p351, p64, p354, p356], ['id', 'conversationId', 'time', 'kind', 'data']);
+const p358 = /* @__PURE__ */ array(p357, 0, 2000);
+const p359 = /* @__PURE__ */ field('records', p358, 'required');
+const p360 = /* @__PURE__ */ field('total', p61, 'required');
+const p361 = /* @__PURE__ */ object([p347, p349, p359, p360], ['type', 'scope', 'records', 'total']);
+const p362 = /* @__PURE__ */ leaf((x) => x === 'audit_show');
+const p363 = /* @__PURE__ */ field('type', p362, 'required');
+const p364 = /* @__PURE__ */ object([p363], ['type']);
+const p365 = /* @__PURE__ */ leaf((x) => x === 'sandbox_status');
+const p366 = /* @__PURE__ */ field('type', p365, 'required');
+const p367 = /* @__PURE__ */ field('confined', p86, 'required');
+const p368 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 2000));
+const p369 = /* @__PURE__ */ field('text', p368, 'required');
+const p370 = /* @__PURE__ */ object([p366, p367, p369], ['type', 'confined', 'text']);
+const p371 = /* @__PURE__ */ leaf((x) => x === 'policy_status');
+const p372 = /* @__PURE__ */ field('type', p371, 'required');
+const p373 = /* @__PURE__ */ leaf((x) => x === 'connecting' || x === 'connected' || x === 'unreachable');
+const p374 = /* @__PURE__ */ field('state', p373, 'required');
+const p375 = /* @__PURE__ */ object([p374, p369], ['state', 'text']);
+const p376 = /* @__PURE__ */ optional(p375);
+const p377 = /* @__PURE__ */ field('team', p376, 'optional');
+const p378 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 500));
+const p379 = /* @__PURE__ */ field('rule', p378, 'required');
+const p380 = /* @__PURE__ */ leaf((x) => x === 'team' || x === 'user' || x === 'workspace');
+const p381 = /* @__PURE__ */ field('layer', p380, 'required');
+const p382 = /* @__PURE__ */ field('decidedBy', p378, 'required');
+const p383 = /* @__PURE__ */ object([p379, p381, p382], ['rule', 'layer', 'decidedBy']);
+const p384 = /* @__PURE__ */ array(p383, 0, 500);
+const p385 = /* @__PURE__ */ field('rules', p384, 'required');
+const p386 = /* @__PURE__ */ object([p372, p377, p385, p360], ['type', 'team', 'rules', 'total']);
+const p387 = /* @__PURE__ */ tagged('type', [
+  ['agent_events', p316],
+  ['panel_reset', p319],
+  ['toggles_change', p328],
+  ['mcp_status', p345],
+  ['audit_records', p361],
+  ['audit_show', p364],
+  ['sandbox_status', p370],
+  ['policy_status', p386],
 ]);
 
 /** Parses like the zod schema's `safeParse`: the value (a copy) when it fits, else undefined. */
 export const parseChatUpdate = (raw: unknown) => parseWith<ChatUpdate>(p55, raw);
 /** Parses like the zod schema's `safeParse`: the value (a copy) when it fits, else undefined. */
-export const parseHostToPanel = (raw: unknown) => parseWith<HostToPanel>(p386, raw);
+export const parseHostToPanel = (raw: unknown) => parseWith<HostToPanel>(p387, raw);

@@ -10,6 +10,7 @@
  * Qwen's template). So the estimate is scaled by what the server counted: at the first call by
  * its tokenizer where it has one (llama.cpp), and after every call by the usage it reports.
  */
+import { untilAborted } from '../../abort';
 import type { LlmRequest, ModelServerInfo } from '../../llm/llm-client';
 import { contextWindowOf } from '../../llm/model-info';
 import type { ModelBinding } from '../agent-loop';
@@ -38,7 +39,16 @@ export class ContextMeasure {
     signal?: AbortSignal,
   ): Promise<number> {
     const set = this.configured();
-    const known = set ?? (await server?.contextWindow(model, signal).catch(() => undefined)) ?? contextWindowOf(model);
+    // A probe that fails says nothing (the model's known window applies), but a Stop stops the
+    // wait at once: a frozen server must not hold the user for the probe's own timeout.
+    const probed =
+      set === undefined && server
+        ? await untilAborted(
+            server.contextWindow(model, signal).catch(() => undefined),
+            signal,
+          )
+        : undefined;
+    const known = set ?? probed ?? contextWindowOf(model);
     const learned = this.learnedWindows.get(key(provider, model));
     return learned !== undefined ? Math.min(learned, known) : known;
   }
@@ -65,7 +75,12 @@ export class ContextMeasure {
    */
   async size(binding: ModelBinding, request: LlmRequest, estimate: number): Promise<number> {
     const { provider } = binding.llm;
-    const counted = await binding.llm.server?.countInputTokens(request, request.signal).catch(() => undefined);
+    const counted = binding.llm.server
+      ? await untilAborted(
+          binding.llm.server.countInputTokens(request, request.signal).catch(() => undefined),
+          request.signal,
+        )
+      : undefined;
     if (counted === undefined) return this.scale(provider, binding.model, estimate);
     this.counted.add(key(provider, binding.model));
     this.observe(provider, binding.model, estimate, counted);
@@ -85,7 +100,17 @@ export class ContextMeasure {
     const id = key(provider, request.model);
     if (!server || this.counted.has(id)) return;
     this.counted.add(id);
-    const actual = await server.countInputTokens(request, request.signal).catch(() => undefined);
+    let actual: number | undefined;
+    try {
+      actual = await untilAborted(
+        server.countInputTokens(request, request.signal).catch(() => undefined),
+        request.signal,
+      );
+    } catch (error) {
+      // Stopped before the server counted: the next call counts.
+      this.counted.delete(id);
+      throw error;
+    }
     if (actual !== undefined) this.observe(provider, request.model, estimate, actual);
   }
 }

@@ -11,7 +11,8 @@ import { toLlmError } from '../map-sdk-error';
 import { anthropicSdk } from '../sdk-modules';
 import { displayAddress, nameWithAddress } from '../server-address';
 import { TimeSlicer } from '../server-sent-events';
-import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, linkedAbort, withIdleWatchdog } from '../idle-watchdog';
+import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, IdleWatchdog } from '../idle-watchdog';
+import { linkedAbort, untilAborted } from '../../abort';
 import { estimateUsage } from '../token-estimate';
 import { ToolCallAccumulator } from '../tool-call-accumulator';
 import { convertToAnthropicMessages } from './convert-to-anthropic-messages';
@@ -24,8 +25,10 @@ export interface AnthropicClientOptions {
   baseUrl?: string;
   maxRetries?: number;
   timeoutMs?: number;
-  /** How long the answer may go without data before the call ends (see idle-watchdog.ts). */
+  /** How long the answer may go without progress before the call ends (see idle-watchdog.ts). */
   idleTimeoutMs?: number;
+  /** How long an answer under way may pause before the request's onSilence is told (default 10 s). */
+  silenceNoticeMs?: number;
 }
 
 interface ThinkingBlock {
@@ -38,6 +41,7 @@ export class AnthropicClient implements LlmClient {
   readonly provider = 'anthropic';
   private readonly sdk: Anthropic;
   private readonly idleTimeoutMs: number;
+  private readonly silenceNoticeMs: number | undefined;
   /** Where the calls go, as messages name it (no credentials). */
   private readonly address: string | undefined;
   private readonly apiKey: string;
@@ -45,6 +49,7 @@ export class AnthropicClient implements LlmClient {
   constructor(options: AnthropicClientOptions) {
     this.apiKey = options.apiKey;
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
+    this.silenceNoticeMs = options.silenceNoticeMs;
     this.sdk = new (anthropicSdk().default)({
       apiKey: options.apiKey,
       baseURL: options.baseUrl || undefined,
@@ -80,23 +85,29 @@ export class AnthropicClient implements LlmClient {
   private async *streamWith(request: LlmRequest, controller: AbortController): AsyncIterable<LlmStreamPart> {
     let events: AsyncIterable<Anthropic.RawMessageStreamEvent>;
     try {
-      events = await this.sdk.messages.create(
-        {
-          model: request.model,
-          max_tokens: request.maxOutputTokens,
-          // The system prompt is identical across turns: mark it for prompt caching.
-          system: request.system ? [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }] : [],
-          messages: convertToAnthropicMessages(request.messages),
-          ...(request.tools.length > 0 ? { tools: prepareAnthropicTools(request.tools) } : {}),
-          ...(request.tools.length > 0 && request.toolChoice === 'none'
-            ? { tool_choice: { type: 'none' as const } }
-            : {}),
-          stream: true,
-        },
-        { signal: controller.signal },
+      // Raced with the Stop: the wait for the first byte ends at once, whatever the SDK does.
+      events = await untilAborted(
+        this.sdk.messages.create(
+          {
+            model: request.model,
+            max_tokens: request.maxOutputTokens,
+            // The system prompt is identical across turns: mark it for prompt caching.
+            system: request.system
+              ? [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }]
+              : [],
+            messages: convertToAnthropicMessages(request.messages),
+            ...(request.tools.length > 0 ? { tools: prepareAnthropicTools(request.tools) } : {}),
+            ...(request.tools.length > 0 && request.toolChoice === 'none'
+              ? { tool_choice: { type: 'none' as const } }
+              : {}),
+            stream: true,
+          },
+          { signal: controller.signal },
+        ),
+        controller.signal,
       );
     } catch (error) {
-      throw this.failure(error);
+      throw request.signal?.aborted ? abortError() : this.failure(error);
     }
 
     const calls = new ToolCallAccumulator();
@@ -108,12 +119,15 @@ export class AnthropicClient implements LlmClient {
     let outputChars = 0;
     const slicer = new TimeSlicer();
     try {
-      for await (const event of withIdleWatchdog(
-        events,
-        this.idleTimeoutMs,
+      const watchdog = new IdleWatchdog({
+        idleMs: this.idleTimeoutMs,
         controller,
-        nameWithAddress('Anthropic', this.address),
-      )) {
+        serverLabel: nameWithAddress('Anthropic', this.address),
+        ...(request.onSilence ? { onSilence: request.onSilence } : {}),
+        ...(this.silenceNoticeMs !== undefined ? { silenceNoticeMs: this.silenceNoticeMs } : {}),
+      });
+      for await (const event of watchdog.watch(events)) {
+        if (isProgress(event)) watchdog.progress();
         // A burst of buffered events must not hold the event loop for long.
         if (slicer.due()) await slicer.yield();
         switch (event.type) {
@@ -206,5 +220,24 @@ export class AnthropicClient implements LlmClient {
       ? { type: 'usage', usage, reported: true }
       : { type: 'usage', usage: estimateUsage(request, outputChars), reported: false };
     yield { type: 'finish', stopReason: mapAnthropicStopReason(stopReason) };
+  }
+}
+
+/** Whether an event moves the answer on: pings and empty deltas do not (they can come forever). */
+function isProgress(event: Anthropic.RawMessageStreamEvent): boolean {
+  if ((event.type as string) === 'ping') return false;
+  if (event.type !== 'content_block_delta') return true;
+  const delta = event.delta;
+  switch (delta.type) {
+    case 'text_delta':
+      return delta.text.length > 0;
+    case 'input_json_delta':
+      return delta.partial_json.length > 0;
+    case 'thinking_delta':
+      return delta.thinking.length > 0;
+    case 'signature_delta':
+      return delta.signature.length > 0;
+    default:
+      return true;
   }
 }

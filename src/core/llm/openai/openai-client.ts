@@ -15,7 +15,8 @@ import { convertToOpenAiMessages } from './convert-to-openai-messages';
 import { mapOpenAiFinishReason } from './map-openai-finish-reason';
 import { prepareOpenAiTools } from './prepare-openai-tools';
 import { readServerSentEvents } from '../server-sent-events';
-import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, linkedAbort, withIdleWatchdog } from '../idle-watchdog';
+import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, IdleWatchdog } from '../idle-watchdog';
+import { linkedAbort, untilAborted } from '../../abort';
 import type { ModelServerInfo } from '../llm-client';
 
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
@@ -33,6 +34,28 @@ function parseChunk(data: string, label: string): Chunk {
   return parsed;
 }
 
+/**
+ * Whether an event moves the answer on: a text or reasoning token, a tool-call fragment, a usage
+ * or finish record. Role-only and empty deltas do not (a server or proxy can send them forever).
+ */
+function isProgress(chunk: Chunk): boolean {
+  if (chunk.usage) return true;
+  for (const choice of chunk.choices ?? []) {
+    if (choice.finish_reason) return true;
+    const delta = choice.delta as (Chunk['choices'][number]['delta'] & Record<string, unknown>) | undefined;
+    if (!delta) continue;
+    if (delta.content || delta.refusal) return true;
+    // Reasoning models on local servers (llama.cpp, vLLM, LM Studio, Ollama) stream their thinking here.
+    if (nonEmpty(delta.reasoning_content) || nonEmpty(delta.reasoning)) return true;
+    if (delta.tool_calls?.some((call) => call.id || call.function?.name || call.function?.arguments)) return true;
+  }
+  return false;
+}
+
+function nonEmpty(value: unknown): boolean {
+  return typeof value === 'string' && value.length > 0;
+}
+
 export interface OpenAiClientOptions {
   /** Provider id for messages and pricing: "openai", "ollama", "lmstudio", ... */
   provider: string;
@@ -44,8 +67,10 @@ export interface OpenAiClientOptions {
   includeUsage?: boolean;
   maxRetries?: number;
   timeoutMs?: number;
-  /** How long the answer may go without data before the call ends (see idle-watchdog.ts). */
+  /** How long the answer may go without progress before the call ends (see idle-watchdog.ts). */
   idleTimeoutMs?: number;
+  /** How long an answer under way may pause before the request's onSilence is told (default 10 s). */
+  silenceNoticeMs?: number;
   /** What the server says about its model (local engines). */
   server?: ModelServerInfo;
 }
@@ -104,48 +129,55 @@ export class OpenAiClient implements LlmClient {
       // The SDK sends the request (auth, headers, errors as APIError); the event stream is read
       // here, in linear time and in slices, because a burst of small chunks parsed by the SDK's
       // stream helper in one go blocks the event loop for a long time (see npm run bench).
-      const response = await this.sdk.chat.completions
-        .create(
-          {
-            model: request.model,
-            messages: wireMessages,
-            ...(request.tools.length > 0 ? { tools: prepareOpenAiTools(request.tools) } : {}),
-            ...(request.tools.length > 0 && request.toolChoice === 'none' ? { tool_choice: 'none' as const } : {}),
-            // OpenAI's own API wants max_completion_tokens; compatible servers know max_tokens.
-            ...(this.provider === 'openai'
-              ? { max_completion_tokens: request.maxOutputTokens }
-              : { max_tokens: request.maxOutputTokens }),
-            stream: true,
-            ...(this.options.includeUsage === false ? {} : { stream_options: { include_usage: true } }),
-          },
-          { signal: controller.signal },
-        )
-        .asResponse();
+      // Raced with the Stop: the wait for the first byte ends at once, whatever the SDK does.
+      const response = await untilAborted(
+        this.sdk.chat.completions
+          .create(
+            {
+              model: request.model,
+              messages: wireMessages,
+              ...(request.tools.length > 0 ? { tools: prepareOpenAiTools(request.tools) } : {}),
+              ...(request.tools.length > 0 && request.toolChoice === 'none' ? { tool_choice: 'none' as const } : {}),
+              // OpenAI's own API wants max_completion_tokens; compatible servers know max_tokens.
+              ...(this.provider === 'openai'
+                ? { max_completion_tokens: request.maxOutputTokens }
+                : { max_tokens: request.maxOutputTokens }),
+              stream: true,
+              ...(this.options.includeUsage === false ? {} : { stream_options: { include_usage: true } }),
+            },
+            { signal: controller.signal },
+          )
+          .asResponse(),
+        controller.signal,
+      );
       if (!response.body) throw new LlmError(`${this.options.label} answered with an empty body.`, 'stream');
       body = response.body;
     } catch (error) {
-      throw this.failure(error);
+      throw request.signal?.aborted ? abortError() : this.failure(error);
     }
 
     const calls = new ToolCallAccumulator();
     let usage: TokenUsage | undefined;
     let finishReason: string | null | undefined;
     let outputChars = 0;
+    const watchdog = new IdleWatchdog({
+      idleMs: this.options.idleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+      controller,
+      serverLabel: nameWithAddress(this.options.label, this.address),
+      ...(request.onSilence ? { onSilence: request.onSilence } : {}),
+      ...(this.options.silenceNoticeMs !== undefined ? { silenceNoticeMs: this.options.silenceNoticeMs } : {}),
+    });
     try {
-      const idleMs = this.options.idleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
-      for await (const message of readServerSentEvents(
-        // Node's web streams are async iterable; the DOM typings do not say so.
-        withIdleWatchdog(
-          body as unknown as AsyncIterable<Uint8Array>,
-          idleMs,
-          controller,
-          nameWithAddress(this.options.label, this.address),
-        ),
-      )) {
+      // Node's web streams are async iterable; the DOM typings do not say so.
+      for await (const message of readServerSentEvents(watchdog.watch(body as unknown as AsyncIterable<Uint8Array>))) {
         // Read on to the end of the body after [DONE]: a body left unread keeps its connection
         // from going back to the pool, and every call would open a new one.
-        if (message.data === '[DONE]') continue;
+        if (message.data === '[DONE]') {
+          watchdog.progress();
+          continue;
+        }
         const chunk = parseChunk(message.data, this.options.label);
+        if (isProgress(chunk)) watchdog.progress();
         if (chunk.usage) {
           // prompt_tokens includes cached tokens; keep them apart, as Anthropic reports them.
           const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;

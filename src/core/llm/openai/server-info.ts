@@ -10,6 +10,7 @@
  * - vLLM (and servers like it): `GET /v1/models` → data[].max_model_len.
  * Nothing here is trusted blindly: a value must be a positive integer of sane size.
  */
+import { untilAborted } from '../../abort';
 import type { LlmRequest, ModelServerInfo } from '../llm-client';
 import type { ProviderId } from '../provider-presets';
 import { convertToOpenAiMessages } from './convert-to-openai-messages';
@@ -59,10 +60,17 @@ export class OpenAiServerInfo implements ModelServerInfo {
     this.root = this.api.replace(/\/v1$/, '');
   }
 
+  /**
+   * The probe is shared by every caller until it expires, so it runs on its own timeout, never
+   * on one caller's signal: a Stop pressed during the first probe must not leave "unknown"
+   * cached for a minute (a 4k server taken for a 32k model). Each caller stops waiting at its
+   * own Stop.
+   */
   contextWindow(model: string, signal?: AbortSignal): Promise<number | undefined> {
     const cached = this.windows.get(model);
-    if (cached && (cached.expires === undefined || this.now() < cached.expires)) return cached.value;
-    const probe = this.probeWindow(model, signal).catch((): Probe => ({ tokens: undefined }));
+    if (cached && (cached.expires === undefined || this.now() < cached.expires))
+      return untilAborted(cached.value, signal);
+    const probe = this.probeWindow(model).catch((): Probe => ({ tokens: undefined }));
     const entry: { value: Promise<number | undefined>; expires?: number } = {
       value: probe.then((result) => result.tokens),
     };
@@ -73,10 +81,15 @@ export class OpenAiServerInfo implements ModelServerInfo {
       if (result.tokens === undefined) entry.expires = this.now() + RETRY_PROBE_AFTER_MS;
       else if (result.provisional) entry.expires = this.now() + REPROBE_GUESS_AFTER_MS;
     });
-    return entry.value;
+    return untilAborted(entry.value, signal);
   }
 
-  async countInputTokens(request: LlmRequest, signal?: AbortSignal): Promise<number | undefined> {
+  /** Rejects with the cancellation when `signal` aborts (a failed count is undefined; a stopped one is not). */
+  countInputTokens(request: LlmRequest, signal?: AbortSignal): Promise<number | undefined> {
+    return untilAborted(this.count(request, signal), signal);
+  }
+
+  private async count(request: LlmRequest, signal?: AbortSignal): Promise<number | undefined> {
     if (this.provider !== 'llamacpp') return undefined;
     const template = await this.post(
       '/apply-template',
