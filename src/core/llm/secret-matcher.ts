@@ -221,8 +221,8 @@ function asciiLower(text: string): string {
 }
 
 /** Spellings that read as other characters: escapes, references, invisible and compatibility characters. */
-const SPELLED = /[^\x00-\x7f]|\\u[0-9a-fA-F]{4}|\\\/|&#/;
-const TOKEN = /\\u([0-9a-fA-F]{4})|\\(\/)|&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));|([^\x00-\x7f])/g;
+const SPELLED = /[\u0080-\uffff]|\\u[0-9a-fA-F]{4}|\\\/|&#/;
+const TOKEN = /\\u([0-9a-fA-F]{4})|\\(\/)|&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));|([\u0080-\uffff])/g;
 const INVISIBLE = /^\p{Cf}$/u;
 
 /**
