@@ -195,11 +195,15 @@ export class SecretMatcher {
    * by the next piece of a stream: they wait for it, so the halves never show apart.
    */
   pendingTail(text: string): number {
+    // Read as find() reads: a character may be spelled in up to SPELLED_LONGEST characters.
+    const from = Math.max(0, text.length - this.longestForm * SPELLED_LONGEST);
+    const { view, starts } = textView(text.slice(from));
+    const limit = Math.min(view.length, this.longestForm);
     let length = 0;
-    const limit = Math.min(text.length, this.longestForm);
-    text = asciiLower(text.slice(text.length - limit));
-    while (length < limit && this.cores.includes(text.slice(text.length - length - 1))) length++;
-    return length;
+    while (length < limit && this.cores.includes(view.slice(view.length - length - 1))) length++;
+    if (length === 0) return 0;
+    const start = view.length - length;
+    return text.length - (from + (starts ? starts[start]! : start));
   }
 }
 
@@ -224,6 +228,8 @@ function asciiLower(text: string): string {
 const SPELLED = /[\u0080-\uffff]|\\u[0-9a-fA-F]{4}|\\\/|&#/;
 const TOKEN = /\\u([0-9a-fA-F]{4})|\\(\/)|&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));|([\u0080-\uffff])/g;
 const INVISIBLE = /^\p{Cf}$/u;
+/** The most characters one character can be spelled in (`&#1114111;`), format characters aside. */
+const SPELLED_LONGEST = 10;
 
 /**
  * `text` as it reads: ASCII letters lower-cased, and — only when it holds any — JSON and HTML
