@@ -111,7 +111,7 @@ export function createCliContext(deps: CliDeps): CliContext {
   const stores = new StoreOpener({
     directory: storeDirectory,
     wasmPath: sqlWasmPath(),
-    secrets: deps.heldSecrets.list,
+    secrets: deps.heldSecrets.matcher,
     tell: (_severity, message) => deps.warn(`openagent: ${message}`),
   });
   const store = stores.openOrReport;

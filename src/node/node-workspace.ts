@@ -8,6 +8,7 @@ import type { WorkspaceFiles, WrittenFile } from '../core/ports';
 import { decodeText, encodeText, type DecodedText, type TextContent } from '../core/workspace/text-file';
 import { globToRegExp } from '../core/workspace/glob';
 import { ContainedFiles, type ContainedOptions } from './contained-files';
+import { LinkedSecrets } from './linked-secrets';
 
 /** Folders never listed: version control and dependency trees. */
 const ALWAYS_IGNORED = new Set(['.git', 'node_modules']);
@@ -16,6 +17,8 @@ export class NodeWorkspace implements WorkspaceFiles {
   private ignored: Promise<(name: string) => boolean> | undefined;
 
   private readonly contained: ContainedFiles;
+  /** Hard links to secret files, found by device and inode (linked-secrets.ts). */
+  private readonly linked: LinkedSecrets;
 
   /**
    * Reads and writes go through ContainedFiles: by descriptors opened folder by folder from the
@@ -25,6 +28,7 @@ export class NodeWorkspace implements WorkspaceFiles {
     readonly root: string,
     options: ContainedOptions = {},
   ) {
+    this.linked = new LinkedSecrets(root);
     this.contained = new ContainedFiles(root, options);
   }
 
@@ -51,6 +55,10 @@ export class NodeWorkspace implements WorkspaceFiles {
     } catch {
       return undefined;
     }
+  }
+
+  linkedSecret(absolute: string): Promise<string | undefined> {
+    return this.linked.find(absolute);
   }
 
   async readText(absolute: string): Promise<DecodedText> {

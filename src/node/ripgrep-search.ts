@@ -48,20 +48,33 @@ export class RipgrepSearch implements TextSearch {
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
         if (stderr.length < 4_000) stderr += chunk;
       });
-      createInterface({ input: child.stdout }).on('line', (line) => {
+      // Matches are taken one after the other: whether a file is skipped may take a look at it
+      // (a hard link to a secret), and a skipped file's matches must never count.
+      let taken = Promise.resolve();
+      const take = async (match: TextSearchResult['matches'][number]) => {
+        if (truncated || (await query.skip?.(match.path))) return;
         if (truncated) return;
-        const match = parseMatch(line);
-        if (!match || query.skip?.(match.path)) return;
         if (matches.length === query.maxMatches) {
           truncated = true;
           stop();
           return;
         }
         matches.push(match);
+      };
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        if (truncated) return;
+        const match = parseMatch(line);
+        if (match) taken = taken.then(() => take(match));
       });
       child.on('error', (error) => reject(new Error(`ripgrep could not run (${this.rgPath}): ${error.message}`)));
-      child.on('close', (code) => {
+      child.on('close', async (code) => {
+        // A skip that fails (a file gone mid-search) fails the search: never a secret shown by default.
+        const failed = await taken.then(
+          () => undefined,
+          (error: unknown) => error,
+        );
         unlinkAbort();
+        if (failed) return reject(failed instanceof Error ? failed : new Error(String(failed)));
         if (query.signal?.aborted) return reject(new Error('The search was stopped.'));
         // 0: matches, 1: none, 2: an error (a bad pattern) — unless we stopped it ourselves.
         if (code === 2 && !truncated && matches.length === 0)

@@ -180,10 +180,11 @@ export class CallAssessor {
     }
     // A secret asks for reads and writes alike: an edit reads the file (and may quote it back).
     const secret = relatives.find((relative) => isSecretPlace(relative));
-    if (secret !== undefined) {
-      risk.reasons.push(`${written} holds secrets${shown(secret)}`);
-      if (real !== undefined) risk.secret = real;
-    }
+    // Or it is the secret under another name: a hard link to `.env` called `notes.txt`.
+    const twin = secret === undefined && real !== undefined ? await files?.linkedSecret(real) : undefined;
+    if (secret !== undefined) risk.reasons.push(`${written} holds secrets${shown(secret)}`);
+    else if (twin !== undefined) risk.reasons.push(`${written} holds secrets (it is a hard link to ${twin})`);
+    if ((secret ?? twin) !== undefined && real !== undefined) risk.secret = real;
   }
 
   private async assessCommandLine(

@@ -9,11 +9,15 @@ import * as vscode from 'vscode';
 import type { WorkspaceFiles, WrittenFile } from '../../core/ports';
 import { decodeText, encodeText, type DecodedText, type TextContent } from '../../core/workspace/text-file';
 import { ContainedFiles } from '../../node/contained-files';
+import { LinkedSecrets } from '../../node/linked-secrets';
 
 export class VscodeWorkspace implements WorkspaceFiles {
   private readonly contained: ContainedFiles;
+  /** Hard links to secret files, found by device and inode (linked-secrets.ts). */
+  private readonly linked: LinkedSecrets;
 
   constructor(readonly root: string) {
+    this.linked = new LinkedSecrets(root);
     this.contained = new ContainedFiles(root);
   }
 
@@ -39,6 +43,10 @@ export class VscodeWorkspace implements WorkspaceFiles {
     } catch {
       return undefined;
     }
+  }
+
+  linkedSecret(absolute: string): Promise<string | undefined> {
+    return this.linked.find(absolute);
   }
 
   async readText(absolute: string): Promise<DecodedText> {
