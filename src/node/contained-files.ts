@@ -17,7 +17,7 @@
  * this name and its other names keep what they had.
  */
 import { randomBytes } from 'node:crypto';
-import { constants as fsConstants, existsSync, type Stats } from 'node:fs';
+import { constants as fsConstants, existsSync, type Dirent, type Stats } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { isInside, PathError } from '../core/workspace/workspace-path';
@@ -40,6 +40,19 @@ export interface ContainedOptions {
 export interface ContainedWrite {
   /** Other hard links the replaced file had: they keep its old content (0 for a new file). */
   otherLinks: number;
+}
+
+/**
+ * A folder of the tree held open: its entries are read and its subfolders opened from it, so a
+ * folder swapped for a link after it was listed is not followed (the listing of what is below it
+ * stops there instead of showing what the link leads to).
+ */
+export interface HeldFolder {
+  /** The folder's entries (a link is a link here, never what it leads to). */
+  entries(): Promise<Dirent[]>;
+  /** The subfolder `name`, opened from this one; undefined when it is no longer a real folder. */
+  child(name: string): Promise<HeldFolder | undefined>;
+  close(): Promise<void>;
 }
 
 interface OpenFolder {
@@ -169,6 +182,45 @@ export class ContainedFiles {
     } finally {
       await folder.handle.close();
     }
+  }
+
+  /**
+   * Holds the folder `absolute` open for listing. It may be reached through links as long as its
+   * real path is inside the root (or is the root); it is then opened from the root down, nothing
+   * followed, as a read is. With `asReal`, `absolute` is taken as the real path it must be: a link on
+   * the way fails instead of being followed.
+   */
+  async openFolder(absolute: string, asReal = false): Promise<HeldFolder> {
+    const realRoot = await fs.realpath(this.root);
+    const rebased = this.rebase(absolute, realRoot);
+    const real = asReal ? rebased : await fs.realpath(rebased);
+    const relative = path.relative(realRoot, real);
+    if (!isInside(realRoot, real) || path.isAbsolute(relative)) throw new PathError(`${absolute} is outside the workspace.`);
+    const folders = relative.split(path.sep).filter((part) => part !== '' && part !== '.');
+    return this.held(await this.walk(realRoot, folders, false));
+  }
+
+  private held(folder: OpenFolder): HeldFolder {
+    return {
+      entries: async () => {
+        const entries = await fs.readdir(this.descriptorPaths ? `/proc/self/fd/${folder.handle.fd}` : folder.path, {
+          withFileTypes: true,
+        });
+        // By path: what was listed must have been the folder held, still at its place.
+        if (!this.descriptorPaths) await this.checkStill(folder, folder.path);
+        return entries;
+      },
+      child: async (name) => {
+        try {
+          return this.held(await this.openChild(folder, name, false));
+        } catch (error) {
+          // Gone, or swapped for a link or a file since the parent was listed: nothing to list.
+          if (error instanceof PathError || (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+          throw error;
+        }
+      },
+      close: () => folder.handle.close(),
+    };
   }
 
   /** Removes the name `absolute` (a link itself, not its target); a missing one is no error. */
