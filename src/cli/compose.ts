@@ -91,7 +91,7 @@ export interface CliContext {
 export function createCliContext(deps: CliDeps): CliContext {
   const { settings, workspaceRoot, storeDirectory } = deps;
   const workspace = new NodeWorkspace(workspaceRoot);
-  const knowledgeFiles = new NodeKnowledgeFiles();
+  const knowledgeFiles = new NodeKnowledgeFiles(() => workspaceRoot);
   // The CLI runs where the user started it: that folder's own presets count.
   const presets = new PresetLibrary(knowledgeFiles, bundledFile('prompts'), () => workspaceRoot);
   const knowledge = new ProjectKnowledge({

@@ -26,6 +26,8 @@ const NOFOLLOW = fsConstants.O_NOFOLLOW ?? 0;
 const FOLDER_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_DIRECTORY ?? 0) | NOFOLLOW;
 // Never blocks on a FIFO or a device put where a file was expected.
 const READ_FLAGS = fsConstants.O_RDONLY | NOFOLLOW | (fsConstants.O_NONBLOCK ?? 0);
+const APPEND_FLAGS =
+  fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT | NOFOLLOW | (fsConstants.O_NONBLOCK ?? 0);
 const TEMP_FLAGS = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | NOFOLLOW;
 
 export interface ContainedOptions {
@@ -103,18 +105,57 @@ export class ContainedFiles {
     const { realRoot, folders, name } = await this.split(real, absolute);
     const folder = await this.walk(realRoot, folders, false);
     try {
-      const handle = await fs.open(folder.entry(name), READ_FLAGS);
-      let bytes: Buffer;
-      let shared: Stats;
+      return await this.separateIn(folder, name, absolute);
+    } finally {
+      await folder.handle.close();
+    }
+  }
+
+  private async separateIn(folder: OpenFolder, name: string, absolute: string): Promise<number> {
+    const handle = await fs.open(folder.entry(name), READ_FLAGS);
+    let bytes: Buffer;
+    let shared: Stats;
+    try {
+      shared = await handle.stat();
+      if (!shared.isFile() || shared.nlink <= 1) return 0;
+      bytes = await handle.readFile();
+    } finally {
+      await handle.close();
+    }
+    await this.replaceIn(folder, name, absolute, [bytes], shared, { atime: shared.atime, mtime: shared.mtime });
+    return shared.nlink - 1;
+  }
+
+  /**
+   * Adds `bytes` at the end of `absolute` (made, with its missing folders, when it does not
+   * exist), in one O_APPEND write so that writers in several processes each add whole pieces. A
+   * file with other hard links first gets a copy of its own (their content stays as it was); a
+   * link, a folder, a FIFO or a device at that name is refused with nothing written. With
+   * `create`, an existing file is refused too (EEXIST).
+   */
+  async append(absolute: string, bytes: Uint8Array, create = false): Promise<ContainedWrite> {
+    const { realRoot, folders, name } = await this.split(absolute);
+    const folder = await this.walk(realRoot, folders, true);
+    try {
+      const existing = await fs.lstat(folder.entry(name)).catch(missingAsUndefined);
+      if (existing && !existing.isFile())
+        throw new PathError(`${absolute} is not a regular file (a link, a folder or a device); nothing was written.`);
+      const otherLinks = existing && existing.nlink > 1 ? await this.separateIn(folder, name, absolute) : 0;
+      const flags = APPEND_FLAGS | (create ? fsConstants.O_EXCL : 0);
+      const handle = await fs.open(folder.entry(name), flags, 0o666).catch((error: NodeJS.ErrnoException) => {
+        throw isLinkError(error) ? new PathError(`${absolute} became a symbolic link; nothing was written.`) : error;
+      });
       try {
-        shared = await handle.stat();
-        if (!shared.isFile() || shared.nlink <= 1) return 0;
-        bytes = await handle.readFile();
+        const opened = await handle.stat();
+        if (!opened.isFile() || opened.nlink > 1)
+          throw new PathError(`${absolute} changed while it was opened (not a file of its own now); nothing was written.`);
+        // O_APPEND: every write of it lands at the end, whoever wrote last.
+        await handle.writeFile(bytes);
+        await handle.sync();
       } finally {
         await handle.close();
       }
-      await this.replaceIn(folder, name, absolute, [bytes], shared, { atime: shared.atime, mtime: shared.mtime });
-      return shared.nlink - 1;
+      return { otherLinks };
     } finally {
       await folder.handle.close();
     }
@@ -163,18 +204,20 @@ export class ContainedFiles {
   /**
    * The bytes of `absolute`, which may be reached through links as long as its real path is
    * inside the root; read from that real path with nothing followed, so a folder swapped after
-   * the real path was taken fails the read instead of reading elsewhere.
+   * the real path was taken fails the read instead of reading elsewhere. `accept` sees that real
+   * path first and may refuse it by throwing (it is the path then read, with no gap).
    */
-  async read(absolute: string): Promise<Buffer> {
+  async read(absolute: string, accept?: (real: string) => void): Promise<Buffer> {
     const real = await fs.realpath(this.rebase(absolute, await fs.realpath(this.root)));
     const { realRoot, folders, name } = await this.split(real, absolute);
+    accept?.(real);
     const folder = await this.walk(realRoot, folders, false);
     try {
       const handle = await fs.open(folder.entry(name), READ_FLAGS).catch((error: NodeJS.ErrnoException) => {
         throw isLinkError(error) ? new PathError(`${absolute} became a symbolic link while it was read.`) : error;
       });
       try {
-        if (!(await handle.stat()).isFile()) throw new Error(`${absolute} is not a regular file.`);
+        if (!(await handle.stat()).isFile()) throw new PathError(`${absolute} is not a regular file.`);
         return await handle.readFile();
       } finally {
         await handle.close();
