@@ -193,6 +193,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
       ),
     ),
     filesExcludeGlobs,
+    workspaceRoot,
   );
   const navigation = new VscodeCodeNavigation();
 

@@ -211,6 +211,21 @@ export class ContainedFiles {
     const real = await fs.realpath(this.rebase(absolute, await fs.realpath(this.root)));
     const { realRoot, folders, name } = await this.split(real, absolute);
     accept?.(real);
+    return this.readIn(realRoot, folders, name, absolute);
+  }
+
+  /**
+   * The bytes of `absolute` taken as the real path it was checked to be (the file tools resolve
+   * and check a path first): a link anywhere on it below the root, the file itself included,
+   * fails the read. So a file swapped for a link to another (the workspace's `.env`) after the
+   * check of its path is not read through that link.
+   */
+  async readAsIs(absolute: string): Promise<Buffer> {
+    const { realRoot, folders, name } = await this.split(absolute);
+    return this.readIn(realRoot, folders, name, absolute);
+  }
+
+  private async readIn(realRoot: string, folders: string[], name: string, absolute: string): Promise<Buffer> {
     const folder = await this.walk(realRoot, folders, false);
     try {
       const handle = await fs.open(folder.entry(name), READ_FLAGS).catch((error: NodeJS.ErrnoException) => {

@@ -53,12 +53,16 @@ export class NodeWorkspace implements WorkspaceFiles {
     }
   }
 
+  /**
+   * Reads the path as it was checked (callers give resolved real paths): nothing on it is
+   * followed, so a name swapped for a link after the check (to `.env`, or outside) fails the read.
+   */
   async readText(absolute: string): Promise<DecodedText> {
-    return decodeText(await this.contained.read(absolute));
+    return decodeText(await this.contained.readAsIs(absolute));
   }
 
   async readBytes(absolute: string): Promise<Uint8Array> {
-    return this.contained.read(absolute);
+    return this.contained.readAsIs(absolute);
   }
 
   async writeText(absolute: string, text: TextContent, format?: Omit<DecodedText, 'text'>): Promise<WrittenFile> {
