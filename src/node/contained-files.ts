@@ -17,7 +17,7 @@
  * this name and its other names keep what they had.
  */
 import { randomBytes } from 'node:crypto';
-import { constants as fsConstants, existsSync, type Dirent, type Stats } from 'node:fs';
+import { constants as fsConstants, existsSync, statSync, type Dirent, type Stats } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { isInside, PathError } from '../core/workspace/workspace-path';
@@ -73,7 +73,15 @@ export class ContainedFiles {
     options: ContainedOptions = {},
   ) {
     this.descriptorPaths = options.descriptorPaths ?? (process.platform === 'linux' && existsSync('/proc/self/fd'));
+    this.rootIdentity = identityOf(root);
   }
+
+  /**
+   * The workspace folder's device and inode when this was made (or first used): a root later
+   * renamed away and replaced by a link to another folder (or by another folder) is refused, so
+   * writes never follow the root's path somewhere else.
+   */
+  private rootIdentity: { dev: number; ino: number } | undefined;
 
   /**
    * Replaces (or creates) `absolute` — a path whose folders are real folders inside the root, as
@@ -326,6 +334,12 @@ export class ContainedFiles {
   private async walk(realRoot: string, folders: readonly string[], create: boolean): Promise<OpenFolder> {
     let folder = this.opened(await fs.open(realRoot, FOLDER_FLAGS), realRoot);
     try {
+      const held = await folder.handle.stat();
+      this.rootIdentity ??= { dev: held.dev, ino: held.ino };
+      if (held.dev !== this.rootIdentity.dev || held.ino !== this.rootIdentity.ino)
+        throw new PathError(
+          `The workspace folder ${this.root} was replaced while the agent ran (it is another folder now, or a link to one); nothing was read or written there.`,
+        );
       for (const name of folders) {
         const next = await this.openChild(folder, name, create);
         await folder.handle.close();
@@ -395,6 +409,15 @@ async function keepOwnerAndMode(handle: fs.FileHandle, replaced: { uid: number; 
   if (mine.uid !== replaced.uid || mine.gid !== replaced.gid)
     await handle.chown(replaced.uid, replaced.gid).catch(() => undefined);
   await handle.chmod(replaced.mode & 0o7777);
+}
+
+function identityOf(folder: string): { dev: number; ino: number } | undefined {
+  try {
+    const stat = statSync(folder);
+    return stat.isDirectory() ? { dev: stat.dev, ino: stat.ino } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function isLinkError(error: NodeJS.ErrnoException): boolean {

@@ -111,9 +111,17 @@ export class RipgrepSearch implements TextSearch {
       child.on('close', (code) => {
         query.signal?.removeEventListener('abort', stop);
         if (query.signal?.aborted) return reject(new Error('The search was stopped.'));
-        // 0: matches, 1: none, 2: an error (a bad pattern) — unless we stopped it ourselves.
-        if (code === 2 && !truncated && matches.length === 0)
-          return reject(new Error(`ripgrep: ${stderr.trim() || 'the search failed'}`));
+        // 0: matches, 1: none, 2: an error (a bad pattern) — unless we stopped it ourselves. A
+        // file that could not be read (`<path>: … (os error N)`) is no error of the search: and
+        // its path may be one a swapped link led to, outside the workspace, so it is not shown.
+        // Past the cap the last line may be cut short: it is left out rather than judged.
+        const complete = stderr.length >= 4_000 ? stderr.slice(0, stderr.lastIndexOf('\n') + 1) : stderr;
+        const problem = complete
+          .split('\n')
+          .filter((line) => line.trim() !== '' && !/\(os error \d+\)\s*$/.test(line))
+          .join('\n');
+        if (code === 2 && !truncated && matches.length === 0 && (problem !== '' || stderr.trim() === ''))
+          return reject(new Error(`ripgrep: ${problem.trim() || 'the search failed'}`));
         resolve({ matches, truncated });
       });
     });
