@@ -83,12 +83,19 @@ export class ContainedFiles {
    */
   private rootIdentity: { dev: number; ino: number } | undefined;
 
+  /** The path each folder descriptor was opened at (for messages; a reused number is set again). */
+  private readonly folderPaths = new Map<number, string>();
+
   /**
    * Replaces (or creates) `absolute` — a path whose folders are real folders inside the root, as
    * resolveWorkspacePath gives it — with `pieces`, written one after the other. Missing folders
    * are made. An existing file's permissions (and owner, where allowed) carry over.
    */
-  async write(absolute: string, pieces: readonly Uint8Array[]): Promise<ContainedWrite> {
+  write(absolute: string, pieces: readonly Uint8Array[]): Promise<ContainedWrite> {
+    return this.plainErrors(() => this.writeHere(absolute, pieces));
+  }
+
+  private async writeHere(absolute: string, pieces: readonly Uint8Array[]): Promise<ContainedWrite> {
     const { realRoot, folders, name } = await this.split(absolute);
     const folder = await this.walk(realRoot, folders, true);
     try {
@@ -108,7 +115,11 @@ export class ContainedFiles {
    * saves that way) changes no other name. Returns how many other links there were (0: nothing
    * done). The times are kept so an editor that compares them sees no change on disk.
    */
-  async separate(absolute: string): Promise<number> {
+  separate(absolute: string): Promise<number> {
+    return this.plainErrors(() => this.separateHere(absolute));
+  }
+
+  private async separateHere(absolute: string): Promise<number> {
     const real = await fs.realpath(this.rebase(absolute, await fs.realpath(this.root)));
     const { realRoot, folders, name } = await this.split(real, absolute);
     const folder = await this.walk(realRoot, folders, false);
@@ -141,7 +152,11 @@ export class ContainedFiles {
    * link, a folder, a FIFO or a device at that name is refused with nothing written. With
    * `create`, an existing file is refused too (EEXIST).
    */
-  async append(absolute: string, bytes: Uint8Array, create = false): Promise<ContainedWrite> {
+  append(absolute: string, bytes: Uint8Array, create = false): Promise<ContainedWrite> {
+    return this.plainErrors(() => this.appendHere(absolute, bytes, create));
+  }
+
+  private async appendHere(absolute: string, bytes: Uint8Array, create = false): Promise<ContainedWrite> {
     const { realRoot, folders, name } = await this.split(absolute);
     const folder = await this.walk(realRoot, folders, true);
     try {
@@ -215,7 +230,11 @@ export class ContainedFiles {
    * the real path was taken fails the read instead of reading elsewhere. `accept` sees that real
    * path first and may refuse it by throwing (it is the path then read, with no gap).
    */
-  async read(absolute: string, accept?: (real: string) => void): Promise<Buffer> {
+  read(absolute: string, accept?: (real: string) => void): Promise<Buffer> {
+    return this.plainErrors(() => this.readHere(absolute, accept));
+  }
+
+  private async readHere(absolute: string, accept?: (real: string) => void): Promise<Buffer> {
     const real = await fs.realpath(this.rebase(absolute, await fs.realpath(this.root)));
     const { realRoot, folders, name } = await this.split(real, absolute);
     accept?.(real);
@@ -228,7 +247,11 @@ export class ContainedFiles {
    * fails the read. So a file swapped for a link to another (the workspace's `.env`) after the
    * check of its path is not read through that link.
    */
-  async readAsIs(absolute: string): Promise<Buffer> {
+  readAsIs(absolute: string): Promise<Buffer> {
+    return this.plainErrors(() => this.readAsIsHere(absolute));
+  }
+
+  private async readAsIsHere(absolute: string): Promise<Buffer> {
     const { realRoot, folders, name } = await this.split(absolute);
     return this.readIn(realRoot, folders, name, absolute);
   }
@@ -290,7 +313,11 @@ export class ContainedFiles {
   }
 
   /** Removes the name `absolute` (a link itself, not its target); a missing one is no error. */
-  async remove(absolute: string): Promise<void> {
+  remove(absolute: string): Promise<void> {
+    return this.plainErrors(() => this.removeHere(absolute));
+  }
+
+  private async removeHere(absolute: string): Promise<void> {
     const { realRoot, folders, name } = await this.split(absolute);
     let folder: OpenFolder;
     try {
@@ -385,7 +412,29 @@ export class ContainedFiles {
     return child;
   }
 
+  /**
+   * Errors name what the caller knows, not `/proc/self/fd/<n>/…`: the folder a descriptor holds
+   * by the path it had. A socket at a file's name (ENXIO) or another thing that is no file is
+   * said to be so.
+   */
+  private async plainErrors<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      const plain = (text: string) =>
+        text.replace(/\/proc\/self\/fd\/(\d+)/g, (whole, fd: string) => this.folderPaths.get(Number(fd)) ?? whole);
+      const failure = error as NodeJS.ErrnoException;
+      if (typeof failure?.message !== 'string') throw error;
+      if (failure.code === 'ENXIO' || failure.code === 'ENODEV')
+        throw new PathError(`${plain(failure.path ?? 'That path')} is not a regular file.`);
+      failure.message = plain(failure.message);
+      if (typeof failure.path === 'string') failure.path = plain(failure.path);
+      throw failure;
+    }
+  }
+
   private opened(handle: fs.FileHandle, real: string): OpenFolder {
+    this.folderPaths.set(handle.fd, real);
     return {
       handle,
       path: real,
