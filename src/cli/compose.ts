@@ -120,7 +120,11 @@ export function createCliContext(deps: CliDeps): CliContext {
     shared: () => team.current()?.budget,
     now: () => Date.now(),
   });
-  const ripgrep = new RipgrepSearch(findRipgrep([]), () => [], () => workspaceRoot);
+  const ripgrep = new RipgrepSearch(
+    findRipgrep([]),
+    () => [],
+    () => workspaceRoot,
+  );
   const sandbox = new OsSandbox(
     {
       mode: () => stricterSandbox(settings.sandbox ?? 'auto', policy.current?.sandbox) ?? 'auto',

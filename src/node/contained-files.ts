@@ -171,7 +171,9 @@ export class ContainedFiles {
       try {
         const opened = await handle.stat();
         if (!opened.isFile() || opened.nlink > 1)
-          throw new PathError(`${absolute} changed while it was opened (not a file of its own now); nothing was written.`);
+          throw new PathError(
+            `${absolute} changed while it was opened (not a file of its own now); nothing was written.`,
+          );
         // O_APPEND: every write of it lands at the end, whoever wrote last.
         await handle.writeFile(bytes);
         await handle.sync();
@@ -284,7 +286,8 @@ export class ContainedFiles {
     const rebased = this.rebase(absolute, realRoot);
     const real = asReal ? rebased : await fs.realpath(rebased);
     const relative = path.relative(realRoot, real);
-    if (!isInside(realRoot, real) || path.isAbsolute(relative)) throw new PathError(`${absolute} is outside the workspace.`);
+    if (!isInside(realRoot, real) || path.isAbsolute(relative))
+      throw new PathError(`${absolute} is outside the workspace.`);
     const folders = relative.split(path.sep).filter((part) => part !== '' && part !== '.');
     return this.held(await this.walk(realRoot, folders, false));
   }

@@ -52,12 +52,13 @@ export class RipgrepSearch implements TextSearch {
     const linesOf = (file: string) => {
       let read = lines.get(file);
       if (!read) {
-        read = isInside(realRoot, file) || isInside(root, file)
-          ? files.readAsIs(file).then(
-              (bytes) => decodeText(bytes).text.split(/\r?\n/),
-              () => undefined,
-            )
-          : Promise.resolve(undefined);
+        read =
+          isInside(realRoot, file) || isInside(root, file)
+            ? files.readAsIs(file).then(
+                (bytes) => decodeText(bytes).text.split(/\r?\n/),
+                () => undefined,
+              )
+            : Promise.resolve(undefined);
         lines.set(file, read);
       }
       return read;

@@ -95,7 +95,11 @@ describe('adversarial: listings, reads and searches while things are swapped for
 
     const workspace = new NodeWorkspace(root);
     // As the CLI builds it (compose.ts): matches are checked against the workspace's files.
-    const search = new RipgrepSearch(findRipgrep([]), () => [], () => root);
+    const search = new RipgrepSearch(
+      findRipgrep([]),
+      () => [],
+      () => root,
+    );
     const tools = [...createFileTools(workspace), createSearchTool(search, workspace)];
     const tool = (name: string) => tools.find((candidate) => candidate.name === name)!;
     const calls: Array<[string, unknown]> = [
