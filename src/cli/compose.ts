@@ -95,7 +95,7 @@ export interface CliContext {
 export function createCliContext(deps: CliDeps): CliContext {
   const { settings, workspaceRoot, storeDirectory } = deps;
   const workspace = new NodeWorkspace(workspaceRoot);
-  const knowledgeFiles = new NodeKnowledgeFiles();
+  const knowledgeFiles = new NodeKnowledgeFiles(() => workspaceRoot);
   // The CLI runs where the user started it: that folder's own presets count.
   const presets = new PresetLibrary(knowledgeFiles, bundledFile('prompts'), () => workspaceRoot);
   const knowledge = new ProjectKnowledge({
@@ -130,7 +130,11 @@ export function createCliContext(deps: CliDeps): CliContext {
     shared: () => team.current()?.budget,
     now: () => Date.now(),
   });
-  const ripgrep = new RipgrepSearch(findRipgrep([]));
+  const ripgrep = new RipgrepSearch(
+    findRipgrep([]),
+    () => [],
+    () => workspaceRoot,
+  );
   const sandbox = new OsSandbox(
     {
       mode: () => stricterSandbox(settings.sandbox ?? 'auto', policy.current?.sandbox) ?? 'auto',

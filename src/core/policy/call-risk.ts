@@ -234,8 +234,9 @@ export class CallAssessor {
 async function manifestHashes(files: WorkspaceFiles): Promise<Map<string, string | undefined>> {
   const hashes = new Map<string, string | undefined>();
   for (const name of MANIFESTS) {
-    const absolute = path.join(files.root, name);
-    const text = (await files.stat(absolute).catch(() => undefined))
+    // Read at its real path (a manifest may be a link inside the workspace): reads take paths as checked.
+    const absolute = await files.realpath(path.join(files.root, name)).catch(() => undefined);
+    const text = absolute
       ? await files.readText(absolute).then(
           (decoded) => decoded.text,
           () => undefined,

@@ -49,8 +49,12 @@ export class VscodeWorkspace implements WorkspaceFiles {
     return this.linked.find(absolute);
   }
 
+  /**
+   * The disk's bytes are read as the CLI reads them (the path as checked, nothing on it
+   * followed): a name swapped for a link after the check is not read through it.
+   */
   async readText(absolute: string): Promise<DecodedText> {
-    const decoded = decodeText(await vscode.workspace.fs.readFile(vscode.Uri.file(absolute)));
+    const decoded = decodeText(await this.contained.readAsIs(absolute));
     const open = this.openDocument(absolute);
     return open?.isDirty ? { ...decoded, text: open.getText() } : decoded;
   }
