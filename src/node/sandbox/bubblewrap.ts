@@ -41,6 +41,8 @@ export function bubblewrapArgs(plan: ConfinementPlan, seccompFd?: number): Bubbl
   const runtime = plan.env.XDG_RUNTIME_DIR;
   if (runtime && !runtime.startsWith('/run/') && existsSync(runtime)) args.push('--tmpfs', runtime);
   // The home folder: empty and throw-away, the tools bound back read-only, their credentials hidden.
+  // The account's own home too, when HOME names another folder (it is mounted first: HOME may lie in it).
+  for (const other of plan.otherHomes ?? []) if (existsSync(other)) args.push('--tmpfs', other);
   args.push('--tmpfs', plan.home);
   const { binds, covers } = homeMounts(plan);
   for (const bind of [...binds].sort((a, b) => a.dest.length - b.dest.length))

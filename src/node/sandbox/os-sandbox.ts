@@ -72,6 +72,11 @@ export class OsSandbox implements CommandSandbox {
       bwrap?: string;
       env?: NodeJS.ProcessEnv;
       home?: string;
+      /**
+       * The account's home folder (the password database's), hidden too where it is not `home`:
+       * `HOME` set elsewhere (`sudo -E`, a script) must not leave the real one readable.
+       */
+      accountHome?: string;
       platform?: NodeJS.Platform;
     } = {},
   ) {}
@@ -82,7 +87,7 @@ export class OsSandbox implements CommandSandbox {
     if (mode === 'off') return { mode, confined: false, network, detail: 'the sandbox is off (sandbox: off)' };
     const root = this.realRoot();
     const probe: Probe =
-      root && holdsHome(root, this.home())
+      root && this.homes().some((home) => holdsHome(root, home))
         ? { ok: false, why: 'the workspace holds your home folder, whose secrets a sandbox could not hide' }
         : this.probe();
     if (probe.ok) return { mode, confined: true, network, detail: probe.version };
@@ -137,6 +142,7 @@ export class OsSandbox implements CommandSandbox {
       env,
       network: status.network,
       home: this.home(),
+      otherHomes: this.homes().filter((home) => home !== this.home()),
       hidden: this.settings.hidden?.() ?? [],
       placeholder: this.scratch().placeholder,
       emptyFile: this.scratch().emptyFile,
@@ -240,6 +246,14 @@ export class OsSandbox implements CommandSandbox {
     return this.options.home ?? os.homedir();
   }
 
+  /** `home` and the account's home when it is another folder (real paths compared). */
+  private homes(): string[] {
+    const account = this.options.accountHome ?? (this.options.home === undefined ? accountHome() : undefined);
+    const home = this.home();
+    if (!account || realOr(account) === realOr(home)) return [home];
+    return [home, account];
+  }
+
   /** Written once per process: the empty placeholder folder and the seccomp filter. */
   private scratch(): { placeholder: string; emptyFile: string; seccomp: string | undefined } {
     if (!this.scratchFiles) {
@@ -315,6 +329,22 @@ function restoreProtected(
     failed.length ? `[could not put back ${failed.join(', ')}: check these protected paths before running git]` : '',
   ].filter(Boolean);
   return notes.length ? notes.join('\n') : undefined;
+}
+
+function accountHome(): string | undefined {
+  try {
+    return os.userInfo().homedir || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function realOr(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
 }
 
 /** One word for bash, zsh and fish: single quotes, each `'` written as `'\''`. */
