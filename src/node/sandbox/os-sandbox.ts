@@ -11,6 +11,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   realpathSync,
   rmdirSync,
   rmSync,
@@ -208,8 +209,25 @@ export class OsSandbox implements CommandSandbox {
     const script = path.join(folder, 'command');
     writeFileSync(script, `printf '%s\\n' ${shellQuote(`$ ${visibleText(command)}`)}\n${command}\n`, { mode: 0o600 });
     const cleanup = () => rmSync(folder, { recursive: true, force: true });
-    if (!launch.confined)
-      return { line: `${BASH} ${shellQuote(script)} </dev/null`, afterRun: () => (cleanup(), undefined) };
+    if (!launch.confined) {
+      // Unconfined too, the command gets the scrubbed environment, not the terminal shell's (its
+      // rc files may export keys, its BASH_ENV may run more): it starts empty (`env -i`) and
+      // exports the kept variables from a file, before the command.
+      const environment = path.join(folder, 'environment');
+      writeFileSync(
+        environment,
+        Object.entries(launch.env)
+          .map(([name, value]) => `${name}=${value}\0`)
+          .join(''),
+        { mode: 0o600 },
+      );
+      writeFileSync(
+        script,
+        `while IFS= read -r -d '' openagent_variable; do export "$openagent_variable" 2>/dev/null; done < ${shellQuote(environment)}\nunset openagent_variable\n${readFileSync(script, 'utf8')}`,
+        { mode: 0o600 },
+      );
+      return { line: `env -i ${BASH} ${shellQuote(script)} </dev/null`, afterRun: () => (cleanup(), undefined) };
+    }
     const file = path.join(folder, 'options');
     let line: string;
     if (launch.file === SANDBOX_EXEC) {
