@@ -273,35 +273,40 @@ export function toolCredentials(
   secretFiles: ReadonlySet<string> = new Set(),
 ): Array<{ path: string; kind: 'file' | 'folder' }> {
   const found: Array<{ path: string; kind: 'file' | 'folder' }> = [];
-  let seen = 0;
-  // Breadth first over every tool folder at once, each folder of a level getting its share of
-  // what is left: one big folder cannot use up the others' share.
   const reals = [...new Set(tools.map((tool) => tool.real))];
   const roots = reals.filter((real) => !reals.some((other) => other !== real && isInside(other, real)));
-  let folders = roots.map((folder) => ({ folder, root: folder }));
-  for (let depth = 0; depth <= TOOL_SCAN_LIMITS.depth && folders.length > 0; depth++) {
-    const next: typeof folders = [];
-    for (const [at, { folder, root }] of folders.entries()) {
-      const share = Math.ceil((TOOL_SCAN_LIMITS.entries - seen) / (folders.length - at));
-      for (const entry of read(folder, share)) {
-        seen++;
-        const absolute = path.join(folder, entry.name);
-        const name = entry.name.toLowerCase();
-        if (entry.isDirectory()) {
-          if (CREDENTIAL_FOLDERS.has(name)) found.push({ path: absolute, kind: 'folder' });
-          else if (!UNSCANNED.has(name)) next.push({ folder: absolute, root });
-          for (const inside of BULK_CREDENTIALS[name] ?? []) {
-            const candidate = path.join(absolute, inside);
-            if (kindOf(candidate) === 'file' && !isLink(candidate)) found.push({ path: candidate, kind: 'file' });
+  // Each tool folder is walked breadth first with its share of what is left, in rounds: one
+  // huge folder (a PATH entry of 100,000 programs) cannot use up the others' share, and what a
+  // small one leaves goes to the rest in the next round.
+  const walks = roots.map((root) => ({ root, queue: [{ folder: root, depth: 0 }] }));
+  let left = TOOL_SCAN_LIMITS.entries;
+  for (let active = walks; active.length > 0 && left > 0; active = active.filter((walk) => walk.queue.length > 0)) {
+    const share = Math.max(1, Math.floor(left / active.length));
+    for (const walk of active) {
+      let budget = Math.min(share, left);
+      while (budget > 0 && walk.queue.length > 0) {
+        const { folder, depth } = walk.queue.shift()!;
+        const entries = read(folder, budget);
+        budget -= entries.length;
+        left -= entries.length;
+        for (const entry of entries) {
+          const absolute = path.join(folder, entry.name);
+          const name = entry.name.toLowerCase();
+          if (entry.isDirectory()) {
+            if (CREDENTIAL_FOLDERS.has(name)) found.push({ path: absolute, kind: 'folder' });
+            else if (!UNSCANNED.has(name) && depth < TOOL_SCAN_LIMITS.depth)
+              walk.queue.push({ folder: absolute, depth: depth + 1 });
+            for (const inside of BULK_CREDENTIALS[name] ?? []) {
+              const candidate = path.join(absolute, inside);
+              if (kindOf(candidate) === 'file' && !isLink(candidate)) found.push({ path: candidate, kind: 'file' });
+            }
+          } else if (entry.isFile()) {
+            if (isCredentialFile(path.relative(walk.root, absolute)) || isSecretFileLink(absolute, secretFiles))
+              found.push({ path: absolute, kind: 'file' });
           }
-        } else if (entry.isFile()) {
-          if (isCredentialFile(path.relative(root, absolute)) || isSecretFileLink(absolute, secretFiles))
-            found.push({ path: absolute, kind: 'file' });
         }
       }
-      if (seen >= TOOL_SCAN_LIMITS.entries) return found;
     }
-    folders = next;
   }
   return found;
 }
