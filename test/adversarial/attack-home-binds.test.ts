@@ -10,10 +10,12 @@
  * so) only where bubblewrap cannot run.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ChildProcessShell } from '../../src/node/child-process-shell';
+import { otherViews } from '../../src/node/sandbox/home-views';
 import { OsSandbox } from '../../src/node/sandbox/os-sandbox';
 import { PATIENCE_MS, TEST_TIMEOUT_MS } from '../harness/patience';
 
@@ -37,7 +39,7 @@ function write(file: string, text = `${SECRET}\n`): void {
 function rig(
   pathOf: (home: string) => string,
   prepare: (home: string) => void = () => undefined,
-  options: { accountHome?: (base: string) => string } = {},
+  options: { accountHome?: (base: string) => string; homeThroughLink?: boolean } = {},
 ): Rig {
   fs.mkdirSync(BASE, { recursive: true });
   const base = fs.realpathSync(fs.mkdtempSync(path.join(BASE, 'rig-')));
@@ -48,12 +50,15 @@ function rig(
   write(path.join(home, '.netrc'), `machine x password ${SECRET}\n`);
   write(path.join(home, 'notes/plans.md'));
   prepare(home);
+  // HOME may name the home through a link (`/home/me -> /data/me`).
+  const named = options.homeThroughLink ? path.join(base, 'home-link') : home;
+  if (options.homeThroughLink) fs.symlinkSync(home, named);
   const sandbox = new OsSandbox(
     { mode: () => 'auto', network: () => false, passEnv: () => [], root: () => root },
     {
-      home,
+      home: named,
       ...(options.accountHome ? { accountHome: options.accountHome(base) } : {}),
-      env: { PATH: pathOf(home), HOME: home },
+      env: { PATH: pathOf(named), HOME: named },
     },
   );
   const shell = new ChildProcessShell(undefined, sandbox);
@@ -214,6 +219,69 @@ describe('attack: tool folders bound back into the sandbox, second pass (issue 3
     const output = await r.run(`cat ~/.volta/tools/image/node/20.1.0/etc/npmrc; ls ~/aaa-huge/bin | wc -l`);
     assert.doesNotMatch(output, new RegExp(SECRET), output);
     assert.match(output, /^30000$/m, 'the huge folder is bound whole');
+  });
+
+  it('HOME names the home through a link, and PATH names tool folders through it, twice and with a slash', async () => {
+    const r = rig(
+      (home) => `${home}/.cargo/bin:${home}/.cargo/bin/:${home}/:/usr/bin:/bin`,
+      (home) => {
+        write(path.join(home, '.cargo/credentials.toml'));
+        write(path.join(home, '.cargo/bin/hello'), '#!/bin/sh\necho tool-runs\n');
+        fs.chmodSync(path.join(home, '.cargo/bin/hello'), 0o755);
+      },
+      { homeThroughLink: true },
+    );
+    const output = await r.run(`cat ~/.cargo/credentials.toml ${r.home}/.cargo/credentials.toml; hello; ${LOOK}`);
+    assertHidden(output);
+    assert.match(output, /tool-runs/);
+  });
+
+  it('a bind mount of the home (or of what holds it) elsewhere shows nothing of it', async function () {
+    const r = rig(() => '/usr/bin:/bin');
+    const views = [path.join(r.base, 'home-view'), path.join(r.base, 'base-view')];
+    for (const view of views) fs.mkdirSync(view);
+    const mounted: string[] = [];
+    try {
+      for (const [source, view] of [
+        [r.home, views[0]!],
+        [r.base, views[1]!],
+      ] as const) {
+        if (spawnSync('mount', ['--bind', source, view]).status !== 0) break;
+        mounted.push(view);
+      }
+      if (mounted.length < 2) {
+        console.log('      (skipped: this machine does not let the tests bind-mount)');
+        this.skip();
+      }
+      const output = await r.run(
+        `cat ${views[0]}/.ssh/id_ed25519 ${views[0]}/.netrc ${views[1]}/home/.ssh/id_ed25519 2>&1; grep -rs ${SECRET} ${views[0]} ${views[1]}/home; ${LOOK}`,
+      );
+      assertHidden(output);
+    } finally {
+      for (const view of mounted.reverse()) spawnSync('umount', [view]);
+    }
+  });
+
+  it('the mount table is read for every view of the home: bind mounts, the same disk twice, escaped names', () => {
+    const table = [
+      '27 1 8:1 / / rw - ext4 /dev/sda1 rw',
+      '40 27 8:1 /home/me /mnt/me\\040copy rw - ext4 /dev/sda1 rw',
+      '41 27 8:1 / /media/disk rw - ext4 /dev/sda1 rw',
+      '42 27 8:1 /home /srv/homes rw - ext4 /dev/sda1 rw',
+      '43 27 8:1 /home/me/projects /work rw - ext4 /dev/sda1 rw',
+      '44 27 8:1 /var /var rw - ext4 /dev/sda1 rw',
+      '45 27 0:50 / /home/me/.cache rw - tmpfs tmpfs rw',
+      '46 27 8:2 / /data rw - ext4 /dev/sda2 rw',
+    ].join('\n');
+    assert.deepEqual(otherViews(['/home/me'], table).sort(), ['/media/disk/home/me', '/mnt/me copy', '/srv/homes/me']);
+    // The home on its own disk, shown twice.
+    const own = [
+      '27 1 8:1 / / rw - ext4 a rw',
+      '30 27 8:3 / /home rw - ext4 b rw',
+      '31 27 8:3 /me /backup/me rw - ext4 b rw',
+    ];
+    assert.deepEqual(otherViews(['/home/me'], own.join('\n')), ['/backup/me']);
+    assert.deepEqual(otherViews(['/home/me'], ''), []);
   });
 
   it("HOME names another folder: the account's own home is hidden too", async () => {
