@@ -69,6 +69,10 @@ const SECRET_NAMES = [
   'GITHUB_ENV',
   'KUBECONFIG',
   'TF_VAR_db_password',
+  'GIT_CONFIG_PARAMETERS',
+  'GIT_CONFIG_VALUE_0',
+  'BW_SESSION',
+  'OP_SESSION_my',
 ];
 
 /** A developer's toolchain: variables commands need, none a secret. */
