@@ -141,6 +141,7 @@ const HOSTILE_ENV = Object.fromEntries(Object.values(HOSTILE).map((value, at) =>
 
 describe('attack: the environment scrub, second pass (issue 32, item 2)', function () {
   this.timeout(TEST_TIMEOUT_MS);
+  after(() => fs.rmSync(BASE, { recursive: true, force: true }));
 
   describe('credentials judged by what the value is, under a name that says nothing', () => {
     for (const [what, value] of Object.entries(HOSTILE)) {
