@@ -175,6 +175,11 @@ export class TextCallScanner {
         // Inline code does not span lines here: a stray backtick must not hide later calls.
         this.inlineTicks = 0;
         index++;
+      } else if (char === '\\' && this.inlineTicks === 0) {
+        // An escaped backtick opens no code span; an escaped `<` opens no call (it is shown as is).
+        if (index + 1 === text.length) return wait(index);
+        const next = text[index + 1];
+        index += next === '`' || next === '<' || next === '\\' ? 2 : 1;
       } else if (char === '`') {
         let end = index;
         while (end < text.length && text[end] === '`') end++;
