@@ -48,7 +48,8 @@ const REASONING_OPEN = /<think(?:ing)?>|<\|channel\|>\s*analysis\b/gi;
 const REASONING_CLOSE = /<\/think(?:ing)?>|<\|end\|>|<\|start\|>|<\|channel\|>(?!\s*analysis\b)/gi;
 const LEADING_REASONING = /^\s*(?:<\|start\|>\s*assistant\s*)?(?:<think(?:ing)?>|<\|channel\|>\s*analysis\b)/i;
 /** Elements whose content is code, or hidden until the user opens it. */
-const HIDING_ELEMENT = /<(\/?)(code|pre|kbd|samp|tt|var|textarea|script|style|xmp|listing|plaintext|template|details)\b[^>]*?(\/?)>/gi;
+const HIDING_ELEMENT =
+  /<(\/?)(code|pre|kbd|samp|tt|var|textarea|script|style|xmp|listing|plaintext|template|details)\b[^>]*?(\/?)>/gi;
 
 let parser: MarkdownIt.MarkdownIt | undefined;
 
