@@ -106,19 +106,44 @@ function redactWith(text: string, matcher: SecretMatcher | undefined): string {
   );
 }
 
-/** A deep copy of `value` with secrets removed from every string and secret-named field. */
+/**
+ * A deep copy of `value` with secrets removed from every string and secret-named field. Walked
+ * without recursion, so no depth of nesting (a value another process sent) overflows the stack;
+ * an object met twice is copied once, so a cycle stays a cycle instead of looping.
+ */
 export function redactValue<T>(value: T, knownSecrets: KnownSecrets = []): T {
   // One matcher for the whole value, however many strings it holds.
   const matcher = matcherOf(knownSecrets);
-  const visit = (node: unknown, key?: string): unknown => {
-    if (typeof node === 'string') return key && SECRET_FIELD.test(key) ? REDACTED : redactWith(node, matcher);
-    if (Array.isArray(node)) return node.map((item) => visit(item));
-    if (node && typeof node === 'object') {
-      const copy: Record<string, unknown> = {};
-      for (const [childKey, child] of Object.entries(node)) copy[childKey] = visit(child, childKey);
-      return copy;
+  const leaf = (node: unknown, key?: string): unknown =>
+    typeof node === 'string' ? (key && SECRET_FIELD.test(key) ? REDACTED : redactWith(node, matcher)) : node;
+  if (typeof value !== 'object' || value === null) return leaf(value) as T;
+  const copies = new Map<object, unknown[] | Record<string, unknown>>();
+  const pending: Array<[object, unknown[] | Record<string, unknown>]> = [];
+  const copyOf = (node: object) => {
+    let copy = copies.get(node);
+    if (!copy) {
+      copy = Array.isArray(node) ? new Array<unknown>(node.length) : {};
+      copies.set(node, copy);
+      pending.push([node, copy]);
     }
-    return node;
+    return copy;
   };
-  return visit(value) as T;
+  const child = (node: unknown, key?: string) =>
+    typeof node === 'object' && node !== null ? copyOf(node) : leaf(node, key);
+  const root = copyOf(value);
+  while (pending.length > 0) {
+    const [from, to] = pending.pop()!;
+    if (Array.isArray(from))
+      for (let index = 0; index < from.length; index++) (to as unknown[])[index] = child(from[index]);
+    else
+      for (const [key, node] of Object.entries(from))
+        // defineProperty: a field named `__proto__` stays a field of the copy.
+        Object.defineProperty(to, key, {
+          value: child(node, key),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+  }
+  return root as T;
 }
