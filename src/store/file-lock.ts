@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
-import { UnusableFileError } from '../node/regular-file';
+import { UnusableFileError } from './regular-file';
 import type { StoreFiles } from './store-files';
 import { StoreError } from './store-error';
 

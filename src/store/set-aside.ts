@@ -5,7 +5,7 @@
  * and where everything set aside is kept.
  */
 import * as path from 'node:path';
-import { UnusableFileError } from '../node/regular-file';
+import { UnusableFileError } from './regular-file';
 import { StoreError, storeErrorFrom } from './store-error';
 import type { StoreFiles } from './store-files';
 

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import { constants } from 'node:fs';
-import { notAFile, openRegularFile, readRegularFile, UnusableFileError } from '../node/regular-file';
+import { notAFile, openRegularFile, readRegularFile, UnusableFileError } from './regular-file';
 
 /**
  * The most a store file may hold to be read: sql.js holds the whole database in memory (twice,

@@ -7,7 +7,7 @@
  * is opened that is not a file), then open with O_NOFOLLOW | O_NONBLOCK and fstat the
  * descriptor (the name may have been swapped between the two), and a cap on what is read.
  */
-import { constants, type BigIntStats, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type BigIntStats, type Stats } from 'node:fs';
 import * as fs from 'node:fs/promises';
 
 /** A file that is not one the product can use: `reason` says what it is, as "is …". */
@@ -93,6 +93,29 @@ export async function readRegularFile(file: string, cap: number): Promise<Buffer
     await handle.close();
   }
 }
+
+/** readRegularFile for the few places that must read before anything else runs (the CLI's line history). */
+export function readRegularFileSync(file: string, cap: number): Buffer {
+  unusableUnless(file, lstatSync(file), cap);
+  const descriptor = openSync(file, constants.O_RDONLY | NO_FOLLOW | NON_BLOCKING);
+  try {
+    const stats = fstatSync(descriptor);
+    unusableUnless(file, stats, cap);
+    const buffer = Buffer.alloc(stats.size);
+    let length = 0;
+    while (length < buffer.length) {
+      const read = readSync(descriptor, buffer, length, buffer.length - length, length);
+      if (read === 0) break;
+      length += read;
+    }
+    return buffer.subarray(0, length);
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+/** Flags that write a regular file in place without blocking on a pipe or following a link. */
+export const WRITE_IN_PLACE = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NO_FOLLOW | NON_BLOCKING;
 
 function unusableUnless(file: string, stats: Stats, cap: number): void {
   const what = notAFile(stats);
