@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { LockLostError } from './file-lock';
-import { STORE_FILE_CAP, type StoreFiles } from './store-files';
+import type { StoreFiles } from './store-files';
 
 /** The infix of a journal taken away for a fold. */
 const FOLDING = '.folding-';
@@ -116,7 +116,7 @@ export class JournalFiles {
       const file = path.join(path.dirname(this.file), name);
       // Not a journal any process of ours wrote: moved aside, never linked in or read.
       const entry = await this.files.fingerprint(file);
-      const unusable = entry?.unusable ?? (entry && entry.size > STORE_FILE_CAP ? 'is too large to read' : undefined);
+      const unusable = entry?.unusable;
       if (unusable) {
         const kept = `${this.file}.unreadable-${this.now()}-${randomUUID().slice(0, 8)}`;
         await this.files.rename(file, kept);

@@ -123,7 +123,8 @@ function unusableUnless(file: string, stats: Stats, cap: number): void {
   if (stats.size > cap) throw new UnusableFileError(file, tooLarge(stats.size, cap));
 }
 
-function tooLarge(size: number, cap: number): string {
+/** "is 3.0 GiB, more than …": a file too large to read into memory. */
+export function tooLarge(size: number, cap: number): string {
   return `is ${readableSize(size)}, more than the ${readableSize(cap)} OpenAgent reads into memory`;
 }
 

@@ -41,6 +41,11 @@ export interface SqlJsStoreOptions {
    */
   redact: <T>(value: T) => T;
   files?: StoreFiles;
+  /**
+   * Told when files are set aside after the store was opened (a file replaced by a pipe or a
+   * folder while it runs); at open, OpenedStore.recovered says it.
+   */
+  onRecovered?: (recovery: Recovery) => void;
   /** Fold when the journal reaches this share of the snapshot's size (at least `minFoldBytes`). */
   foldRatio?: number;
   minFoldBytes?: number;
@@ -66,11 +71,14 @@ export class SqlJsStore implements ConversationStore {
   private journalId: string | undefined;
   private snapshotBytes = 0;
   private closed = false;
+  /** Set once open() has returned: what is set aside from then on is told through onRecovered. */
+  private opened = false;
 
   private constructor(
     private db: Database,
     private readonly sql: SqlJsStatic,
-    private readonly options: Required<Omit<SqlJsStoreOptions, 'files' | 'now'>> & {
+    private readonly options: Required<Omit<SqlJsStoreOptions, 'files' | 'now' | 'onRecovered'>> & {
+      onRecovered?: (recovery: Recovery) => void;
       files: StoreFiles;
       now: () => number;
     },
@@ -97,18 +105,36 @@ export class SqlJsStore implements ConversationStore {
     const store = new SqlJsStore(new sql.Database(), sql, resolved);
     try {
       const recovered = store.aside.withNotes(await store.untilDone(() => store.locked(() => store.load())));
+      store.opened = true;
       return recovered ? { store, recovered } : { store };
     } catch (error) {
       if (!(error instanceof StoreError) || (error.kind !== 'corrupt' && error.kind !== 'future_schema')) throw error;
       const quarantinePath = await store.locked(() => store.aside.quarantine(store.snapshotFile, store.journalFile));
       await store.untilDone(() => store.locked(() => store.load()));
+      store.opened = true;
       return { store, quarantined: { path: quarantinePath, error } };
     }
   }
 
   /** Runs `work` holding the store's lock (see file-lock.ts). */
-  private locked<T>(work: (fence: LockFence) => Promise<T>): Promise<T> {
-    return withFileLock(this.options.files, this.lockFile, work, this.aside.note);
+  private async locked<T>(work: (fence: LockFence) => Promise<T>): Promise<T> {
+    try {
+      return await withFileLock(this.options.files, this.lockFile, work, this.aside.note);
+    } finally {
+      if (this.opened) this.tell(undefined);
+    }
+  }
+
+  /** After open: what was recovered or set aside, told (at open it is returned instead). */
+  private tell(recovery: Recovery | undefined): void {
+    const told = this.aside.withNotes(recovery);
+    if (told) this.options.onRecovered?.(told);
+  }
+
+  /** load() while the store is in use: what it had to set aside is told. */
+  private async reload(): Promise<void> {
+    const recovery = await this.load();
+    if (this.opened) this.tell(recovery);
   }
 
   private get snapshotFile(): string {
@@ -317,7 +343,7 @@ export class SqlJsStore implements ConversationStore {
   private async syncLocked(): Promise<void> {
     const fingerprint = await this.options.files.fingerprint(this.journalFile);
     // Something not a journal in its place (a pipe, a folder…): load() sets it aside unread.
-    if (fingerprint?.unusable) return void (await this.load());
+    if (fingerprint?.unusable) return this.reload();
     // The file identity alone is not proof: inode numbers are reused after a rename. Under the
     // lock, the journal's header (its snapshot generation) decides whether it is still ours.
     const header = fingerprint
@@ -329,7 +355,7 @@ export class SqlJsStore implements ConversationStore {
       fingerprint.id !== this.journalId ||
       fingerprint.size < this.journalOffset
     ) {
-      await this.load();
+      await this.reload();
       return;
     }
     if (fingerprint.size === this.journalOffset) return;
@@ -337,7 +363,7 @@ export class SqlJsStore implements ConversationStore {
     // Every entry line begins with a newline: anything else means the offset is not a line
     // boundary (the file changed under a view that was not exact): read it all again.
     if (fresh[0] !== 0x0a) {
-      await this.load();
+      await this.reload();
       return;
     }
     for (const entry of parseJournal(fresh.toString('utf8')).entries) this.replay(entry);

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import { constants } from 'node:fs';
-import { notAFile, openRegularFile, readRegularFile, UnusableFileError } from './regular-file';
+import { notAFile, openRegularFile, readRegularFile, tooLarge, UnusableFileError } from './regular-file';
 
 /**
  * The most a store file may hold to be read: sql.js holds the whole database in memory (twice,
@@ -97,8 +97,9 @@ export const nodeStoreFiles: StoreFiles = {
   async fingerprint(file) {
     try {
       const stat = await fs.lstat(file, { bigint: true });
-      const unusable = notAFile(stat);
-      return { size: Number(stat.size), id: `${stat.dev}:${stat.ino}`, ...(unusable ? { unusable } : {}) };
+      const size = Number(stat.size);
+      const unusable = notAFile(stat) ?? (size > STORE_FILE_CAP ? tooLarge(size, STORE_FILE_CAP) : undefined);
+      return { size, id: `${stat.dev}:${stat.ino}`, ...(unusable ? { unusable } : {}) };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
