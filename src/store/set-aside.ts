@@ -6,7 +6,7 @@
  */
 import * as path from 'node:path';
 import { UnusableFileError } from './regular-file';
-import { StoreError, storeErrorFrom } from './store-error';
+import { StoreError } from './store-error';
 import type { StoreFiles } from './store-files';
 
 export interface Recovery {
@@ -55,7 +55,7 @@ export class SetAside {
     try {
       return { bytes: await this.files.read(file) };
     } catch (error) {
-      if (!(error instanceof UnusableFileError)) throw storeErrorFrom(error, `read ${path.basename(file)}`);
+      if (!(error instanceof UnusableFileError)) throw error;
       kept.push(await this.keepAside(file, error.reason));
       return { unusable: error.reason };
     }
