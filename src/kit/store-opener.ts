@@ -40,6 +40,8 @@ export class StoreOpener {
           directory: this.options.directory,
           wasmPath: this.options.wasmPath,
           redact: (value) => redactValue(value, this.options.secrets?.() ?? []),
+          // Files set aside while the store is in use (replaced by a pipe, a folder…).
+          onRecovered: (recovery) => this.options.tell('warning', recovery.message),
         }),
       )
       .then(({ store, quarantined, recovered }) => {
