@@ -11,6 +11,7 @@
  * Allow rules stay as strict as they were (policy-rules.ts matches them as written): `./git`
  * planted in the workspace is not the `git` a `git status*` rule allows.
  */
+import { deniesByMeaning } from './deny-grammar';
 import { matchesPattern, matchesWords } from './rule-patterns';
 import { analyseCommand, type CommandSegment } from './shell-command';
 import { basename } from './shell-wrappers';
@@ -107,6 +108,12 @@ export function deniedSegment(patterns: readonly string[], segment: CommandSegme
 function matching(patterns: readonly string[], segment: CommandSegment): DenyFinding {
   for (const words of candidates(segment)) {
     const denied = patterns.find((pattern) => matchesPattern(pattern, words.join(' ')) || matchesWords(pattern, words));
+    if (denied !== undefined) return { denied, words };
+  }
+  // What the rule means, however the options are spelled or placed (deny-grammar.ts).
+  for (const index of segment.programWords) {
+    const words = segment.argv.slice(index).map((word, at) => (at === 0 ? programName(word) : word));
+    const denied = patterns.find((pattern) => deniesByMeaning(pattern, words));
     if (denied !== undefined) return { denied, words };
   }
   return undefined;
