@@ -184,7 +184,9 @@ function hasOption(program: string, commandOptions: readonly string[], ruleOptio
     const [name = '', value] = option.replace(/^--?/, '').split(/=(.*)/s, 2);
     longs.push({ name, value });
     if (option.startsWith('--') || wholeWords) {
-      if (Object.hasOwn(same, name)) present.add(same[name]!);
+      // GNU programs take any unambiguous prefix of a long option (`--rec`, `--forc`).
+      for (const [long, letter] of Object.entries(same))
+        if (long.length > 1 && name.length >= 2 && long.startsWith(name)) present.add(letter);
       continue;
     }
     for (const letter of option.slice(1)) present.add(canonical(letter));
@@ -241,10 +243,18 @@ function operandsMatch(program: string, rule: readonly RuleWord[], args: readonl
           !FLAGS[program]?.has(word);
         if (mayTakeValue) reachable[at + 2]!.add(ruleAt);
         if (!VALUED[program]?.has(word)) reachable[at + 1]!.add(ruleAt);
-      } else if (ruleWord?.kind === 'operand' && matchesPattern(ruleWord.glob, word)) {
+      } else if (ruleWord?.kind === 'operand' && operandIs(program, ruleWord.glob, word, ruleAt === 0)) {
         reachable[at + 1]!.add(ruleAt + 1);
       }
     }
   }
   return false;
+}
+
+/** Programs that run a command named by any unambiguous prefix of it (`npm pub` is `npm publish`). */
+const ABBREVIATES = new Set(['npm']);
+
+function operandIs(program: string, glob: string, word: string, subcommand: boolean): boolean {
+  if (matchesPattern(glob, word)) return true;
+  return subcommand && ABBREVIATES.has(program) && word.length >= 2 && !glob.includes('*') && glob.startsWith(word);
 }
