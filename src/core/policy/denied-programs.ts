@@ -23,6 +23,24 @@ export type DenyFinding = { denied: string; words: string[] } | { unknown: strin
 const MAX_DEPTH = 4;
 const MAX_LAUNCHED_WORDS = 1024;
 
+/**
+ * What one command may cost to check, in steps of the wildcard walk at worst (pattern length ×
+ * text length), across all the places a rule is tried: about a second. Rules that fit every word
+ * of a long command (`a*a*a*…`) would otherwise take minutes; past it, the command cannot be
+ * checked, and is refused like any other it cannot be shown not to be denied.
+ */
+export interface CheckBudget {
+  steps: number;
+}
+export const checkBudget = (): CheckBudget => ({ steps: 1e10 });
+
+/** Takes the cost of trying `patterns` on `text` from the budget; false when it is spent. */
+function afford(budget: CheckBudget, patterns: readonly string[], textLength: number): boolean {
+  for (const pattern of patterns) budget.steps -= (pattern.length + 1) * (textLength + 1);
+  return budget.steps >= 0;
+}
+const TOO_COSTLY = 'the command is too long to check against so many rules';
+
 /** The name a program word is known by: its base name, case folded, without `.exe`. */
 export function programName(word: string): string {
   return basename(word)
@@ -31,9 +49,17 @@ export function programName(word: string): string {
 }
 
 /** The first deny pattern matching the segment, or why it cannot be told (see the file comment). */
-export function deniedSegment(patterns: readonly string[], segment: CommandSegment, depth = 0): DenyFinding {
+export function deniedSegment(
+  patterns: readonly string[],
+  segment: CommandSegment,
+  depth = 0,
+  budget = checkBudget(),
+): DenyFinding {
   if (patterns.length === 0) return undefined;
-  const found = matching(patterns, segment) ?? launched(patterns, segment, depth) ?? aliased(patterns, segment, depth);
+  const found =
+    matching(patterns, segment) ??
+    launched(patterns, segment, depth, budget) ??
+    aliased(patterns, segment, depth, budget);
   if (found !== undefined || !segment.readsCommands) return found;
   return { unknown: `\`${segment.program}\` runs the commands it reads from its input, known only when it runs` };
 }
@@ -65,7 +91,12 @@ function candidates(segment: CommandSegment): string[][] {
  * For a launcher: each argument as the start of the command it may run. A launcher among them
  * (`strace nice busybox curl`) needs no walk of its own: every later start is tried here.
  */
-function launched(patterns: readonly string[], segment: CommandSegment, depth: number): DenyFinding {
+function launched(
+  patterns: readonly string[],
+  segment: CommandSegment,
+  depth: number,
+  budget: CheckBudget,
+): DenyFinding {
   const index = segment.programIndex;
   const name = index < 0 ? '' : programName(segment.argv[index] ?? '');
   const from = commandStart(name, segment.argv, index);
@@ -84,17 +115,22 @@ function launched(patterns: readonly string[], segment: CommandSegment, depth: n
   const anywhere = patterns.filter((pattern) => ruleStart(pattern) === '');
   const found = anywhere.length > 0 ? matching(anywhere, inner(from)) : undefined;
   if (found !== undefined) return found;
+  // The characters from each start on: what trying a rule there walks over (four times).
+  let remaining = segment.argv.slice(from).reduce((sum, word) => sum + word.length + 1, 0);
   for (let start = from; start < segment.argv.length; start += 1) {
     const word = segment.argv[start] ?? '';
+    const text = remaining;
+    remaining -= word.length + 1;
     // `{}` is find's and xargs's placeholder, not a brace expansion.
     if (segment.facts[start]?.computed && word !== '{}')
       return { unknown: `\`${name}\` runs a command whose words are decided only at run time (\`${word}\`)` };
     const fitting = patterns.filter((pattern) => ruleStart(pattern) !== '' && mayStart(pattern, word));
+    if (!afford(budget, fitting, 4 * text)) return { unknown: TOO_COSTLY };
     const finding = fitting.length > 0 ? matching(fitting, inner(start)) : undefined;
     if (finding !== undefined) return finding;
     // `;` and `{}` are find's and xargs's own words, not a command line.
     if (SHELL_SYNTAX.test(word) && word !== ';' && word !== '{}') {
-      const nested = commandLineIn(patterns, word, depth + 1);
+      const nested = commandLineIn(patterns, word, depth + 1, budget);
       if (nested !== undefined) return nested;
     }
   }
@@ -113,25 +149,31 @@ function mayStart(pattern: string, word: string, name = programName(word)): bool
 }
 
 /** `alias name='curl x'`: what an alias will run is a command line of its own. */
-function aliased(patterns: readonly string[], segment: CommandSegment, depth: number): DenyFinding {
+function aliased(
+  patterns: readonly string[],
+  segment: CommandSegment,
+  depth: number,
+  budget: CheckBudget,
+): DenyFinding {
   if (segment.programIndex < 0 || programName(segment.program) !== 'alias') return undefined;
   for (const word of segment.args) {
     const equals = word.indexOf('=');
     if (equals <= 0) continue;
-    const finding = commandLineIn(patterns, word.slice(equals + 1), depth + 1);
+    const finding = commandLineIn(patterns, word.slice(equals + 1), depth + 1, budget);
     if (finding !== undefined) return finding;
   }
   return undefined;
 }
 
 /** A launcher's argument read as a command line of its own (`su -c 'curl x'`). */
-function commandLineIn(patterns: readonly string[], line: string, depth: number): DenyFinding {
+function commandLineIn(patterns: readonly string[], line: string, depth: number, budget: CheckBudget): DenyFinding {
   if (depth > MAX_DEPTH) return { unknown: 'commands are nested too deeply to check' };
   const analysis = analyseCommand(line);
   // What cannot be analysed cannot be shown not to run a denied program: deny wins.
-  if (!analysis.ok) return deniedInText(patterns, line) ?? { unknown: analysis.reason.replace(/\.$/, '') };
+  if (!analysis.ok)
+    return deniedInText(patterns, line, depth, budget) ?? { unknown: analysis.reason.replace(/\.$/, '') };
   for (const segment of analysis.segments) {
-    const finding = deniedSegment(patterns, segment, depth);
+    const finding = deniedSegment(patterns, segment, depth, budget);
     if (finding !== undefined) return finding;
   }
   return undefined;
@@ -147,23 +189,39 @@ const SCANNED_WORDS = 64;
  * names a denied program: every run of words in it, between shell operators, is tried as a
  * command. It may refuse a mention (`cat <<EOF … curl … EOF`) rather than ask: deny wins.
  */
-export function deniedInText(patterns: readonly string[], command: string, depth = 0): DenyFinding {
+export function deniedInText(
+  patterns: readonly string[],
+  command: string,
+  depth = 0,
+  budget = checkBudget(),
+): DenyFinding {
   if (patterns.length === 0) return undefined;
+  // A rule starting with `*` matches some run of a group's words only if it matches the group.
+  const anywhere = patterns.filter((pattern) => ruleStart(pattern) === '');
+  const headed = patterns.filter((pattern) => ruleStart(pattern) !== '');
   for (const group of roughGroups(command)) {
+    const text = group.join(' ');
+    const everywhere = anywhere.find(
+      (pattern) =>
+        matchesPattern(pattern, text) || matchesPattern(pattern, text.toLowerCase()) || matchesWords(pattern, group),
+    );
+    if (everywhere !== undefined) return { denied: everywhere, words: group };
     for (let start = 0; start < group.length; start += 1) {
       const first = group[start] ?? '';
       const name = programName(first);
-      const fitting = patterns.filter((pattern) => mayStart(pattern, first, name));
-      const words = fitting.length > 0 ? group.slice(start, start + SCANNED_WORDS) : [];
-      const named = [name, ...words.slice(1)];
-      const denied = fitting.find(
-        (pattern) =>
-          matchesPattern(pattern, named.join(' ')) || matchesWords(pattern, named) || deniesByMeaning(pattern, named),
-      );
-      if (denied !== undefined) return { denied, words: named };
-      const word = words[0] ?? '';
-      if (depth < MAX_DEPTH && word !== command && SHELL_SYNTAX.test(word)) {
-        const nested = deniedInText(patterns, word, depth + 1);
+      const fitting = headed.filter((pattern) => mayStart(pattern, first, name));
+      if (fitting.length > 0) {
+        const named = [name, ...group.slice(start + 1, start + SCANNED_WORDS)];
+        if (!afford(budget, fitting, 3 * named.join(' ').length)) return { unknown: TOO_COSTLY };
+        const denied = fitting.find(
+          (pattern) =>
+            matchesPattern(pattern, named.join(' ')) || matchesWords(pattern, named) || deniesByMeaning(pattern, named),
+        );
+        if (denied !== undefined) return { denied, words: named };
+      }
+      // A quoted string may be run as a command of its own (`sh -c '…'` in a function).
+      if (depth < MAX_DEPTH && first !== command && SHELL_SYNTAX.test(first)) {
+        const nested = deniedInText(patterns, first, depth + 1, budget);
         if (nested !== undefined) return nested;
       }
     }
