@@ -174,7 +174,13 @@ describe('adversarial: a deny rule holds however the command is spelled (issue 3
       `(${'a '.repeat(9_990)}`,
       `strace ${'a '.repeat(1_000)}`,
     ]) {
-      const verdict = hostile.evaluate({ toolName: 'bash', command, readOnly: false, needsApproval: true });
+      const verdict = hostile.evaluate({
+        toolName: 'bash',
+        input: { command },
+        command,
+        readOnly: false,
+        needsApproval: true,
+      });
       // Refused (it cannot be checked) or asked: never allowed, and never minutes.
       assert.notEqual(verdict.action, 'allow');
     }

@@ -6,7 +6,10 @@
  * 'curl x' EXIT`…). A deny rule is matched against the words as written, against the program
  * with its arguments, and against both with every word that names a program cut to its base
  * name (case folded, `.exe` dropped: on a case-insensitive disk `CURL.EXE` runs curl). A program
- * named only at run time cannot be shown not to be denied: it is refused (`deny wins`).
+ * named only at run time cannot be shown not to be denied: it is refused (`deny wins`). A rule
+ * is also read for what it means (deny-grammar.ts: options anywhere and spelled any way, other
+ * spellings of a subcommand), and a command too complex to analyse that plainly names a denied
+ * program is refused (deniedInText). All of it within one budget per command.
  *
  * Allow rules stay as strict as they were (policy-rules.ts matches them as written): `./git`
  * planted in the workspace is not the `git` a `git status*` rule allows.
