@@ -152,7 +152,8 @@ export function matcherOfKnown(known: () => KnownSecrets): () => SecretMatcher {
   let built: SecretMatcher | undefined;
   return () => {
     const secrets = known();
-    if (secrets instanceof SecretMatcher) return secrets;
+    // Not `instanceof`: the activation bundle and the lazy runtime each carry their own class.
+    if (!Array.isArray(secrets)) return secrets as SecretMatcher;
     if (secrets !== list || !built) {
       list = secrets;
       built = new SecretMatcher(secrets);

@@ -37,7 +37,12 @@ const SECRET_ASSIGNMENT = new RegExp(
 export type KnownSecrets = readonly string[] | SecretMatcher;
 
 function matcherOf(known: KnownSecrets): SecretMatcher | undefined {
-  if (known instanceof SecretMatcher) return known.empty ? undefined : known;
+  // A list is an array; anything else is a matcher. Not `instanceof`: the activation bundle
+  // (extension.ts makes HeldSecrets) and the lazy runtime each carry their own SecretMatcher class.
+  if (!Array.isArray(known)) {
+    const matcher = known as SecretMatcher;
+    return matcher.empty ? undefined : matcher;
+  }
   return known.length > 0 ? new SecretMatcher(known) : undefined;
 }
 
