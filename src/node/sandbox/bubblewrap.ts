@@ -10,12 +10,13 @@
  * sockets, terminal injection and the keyring. Later mounts cover earlier ones: the order is
  * the design.
  */
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { isInside } from '../../core/workspace/workspace-path';
 import { protectedEntries, protectedTargets, type ConfinementPlan } from './confinement';
 import { existingSecrets, homeMounts } from './home-tools';
 import { otherViews } from './home-views';
+import { realOr } from './quiet-fs';
 
 export interface BubblewrapOptions {
   args: string[];
@@ -117,12 +118,4 @@ export function bubblewrapArgs(plan: ConfinementPlan, seccompFd?: number): Bubbl
   args.push('--chdir', plan.cwd, '--clearenv');
   for (const [name, value] of Object.entries(plan.env)) args.push('--setenv', name, value);
   return { args, placeholders };
-}
-
-function realOr(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return file;
-  }
 }

@@ -10,11 +10,12 @@
  *   `hosts.yml`, pip.conf, .pypirc, gradle.properties, Maven settings, Docker's config, keys —
  *   and each is covered (an empty file, an empty folder).
  */
-import { lstatSync, opendirSync, realpathSync, type Dirent } from 'node:fs';
+import { lstatSync, opendirSync, type Dirent } from 'node:fs';
 import * as path from 'node:path';
 import { isSecretPath } from '../../core/policy/protected-paths';
 import { isInside } from '../../core/workspace/workspace-path';
 import { kindOf, type ConfinementPlan } from './confinement';
+import { isLink, realOrUndefined, realOr } from './quiet-fs';
 
 /** Where the tools commands need live in a home folder: bound back read-only (existing ones). */
 export const HOME_TOOLS = [
@@ -391,26 +392,6 @@ function read(folder: string, limit: number): Dirent[] {
     handle.closeSync();
   }
   return entries;
-}
-
-function isLink(file: string): boolean {
-  try {
-    return lstatSync(file).isSymbolicLink();
-  } catch {
-    return false;
-  }
-}
-
-function realOrUndefined(file: string): string | undefined {
-  try {
-    return realpathSync(file);
-  } catch {
-    return undefined;
-  }
-}
-
-function realOr(file: string): string {
-  return realOrUndefined(file) ?? file;
 }
 
 /** The home's known secrets and the extra hidden paths that exist, with their kind. */

@@ -30,6 +30,7 @@ import { protectedSet, unseenNote } from './protected-set';
 import { seccompFilter } from './seccomp';
 import { seatbeltProfile } from './seatbelt';
 import { probeAsync, probeBlocking, SANDBOX_EXEC, type Probe } from './sandbox-probe';
+import { realOr } from './quiet-fs';
 
 export interface SandboxSettings {
   /** The strictest of the user's setting and the policies. */
@@ -356,14 +357,6 @@ function accountHome(): string | undefined {
     return os.userInfo().homedir || undefined;
   } catch {
     return undefined;
-  }
-}
-
-function realOr(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return file;
   }
 }
 
