@@ -17,7 +17,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createSearchTool } from '../../src/core/tools/builtin/code-tools';
 import { createFileTools } from '../../src/core/tools/builtin/file-tools';
-import type { AnyTool } from '../../src/core/tools/tool';
+import { runToolSafely } from '../unit/core/tools/run-tool';
 import { NodeWorkspace } from '../../src/node/node-workspace';
 import { findRipgrep, RipgrepSearch } from '../../src/node/ripgrep-search';
 
@@ -50,21 +50,7 @@ for (;;) {
 }
 `;
 
-async function run(tool: AnyTool, input: unknown): Promise<{ output: string; isError: boolean }> {
-  try {
-    const result = await tool.execute(tool.inputSchema.parse(input), {
-      conversationId: 'c',
-      agentId: 'lead',
-      toolCallId: 't',
-      signal: new AbortController().signal,
-    });
-    return typeof result === 'string'
-      ? { output: result, isError: false }
-      : { output: result.output, isError: Boolean(result.isError) };
-  } catch (error) {
-    return { output: error instanceof Error ? error.message : String(error), isError: true };
-  }
-}
+const run = runToolSafely;
 
 const hasRipgrep = spawnSync(findRipgrep([]), ['--version']).status === 0;
 
