@@ -190,10 +190,15 @@ describe('developer panel (packaged extension, real VS Code UI)', function () {
     await openTab(panel, 'traces');
     await screenshot(page, 'dev-panel-traces-light.png');
 
-    // The panel stays open across a window reload: VS Code restores it through OpenAgent.
+    // The panel stays open across a window reload: VS Code restores it through OpenAgent, and
+    // it follows the conversation the chat comes back with — the one it showed before.
+    const shown = (await panel.locator('#conversation-id').innerText()).trim();
+    assert.match(shown, /^Conversation \S+/);
     await page.reload();
     const restored = await findWebviewFrame(page, '#openagent-panel');
-    await restored.locator('#run-status', { hasText: 'no conversation yet' }).waitFor();
+    await runCommand(page, 'OpenAgent: Focus Chat');
+    await restored.locator('#conversation-id', { hasText: shown }).waitFor();
+    await restored.locator('#run-status', { hasText: 'idle' }).waitFor();
     await page.close();
   });
 });
