@@ -100,6 +100,7 @@ export async function main(
       contextWindow: options.contextWindow,
       callCostWarningUsd: options.callCostWarningUsd,
       idleTimeout: options.idleTimeout,
+      probeTimeout: options.probeTimeout,
       sandbox: options.sandbox,
     },
     workspaceRoot: process.cwd(),
