@@ -28,7 +28,7 @@ import {
 import type { AgentEvent, AgentEventBody, ErrorKind } from '../events/events';
 import type { TeamReport } from '../teams/team';
 import type { Inbox } from '../events/inbox';
-import { HookError, Hooks } from './hooks';
+import { HookError, Hooks, type PromptDecision } from './hooks';
 import { createSubagentTool } from './subagents';
 import { appendUserText, promptWithContext } from './history';
 import { totalTokens } from '../events/usage';
@@ -220,7 +220,10 @@ export class Conversation {
     const mark = this.markHistory();
     let turns = 0;
     try {
-      const decision = await this.hooks.userPromptSubmit({ conversationId: this.id, prompt });
+      const vetted = await this.vetPrompt(prompt, controller);
+      if (!vetted) return;
+      ({ controller } = vetted);
+      const { decision } = vetted;
       if (decision && 'block' in decision) {
         this.emit({ type: 'error', kind: 'hook', message: `The prompt was blocked by a hook: ${decision.block}` });
         return;
@@ -271,6 +274,41 @@ export class Conversation {
       this.runDeps = undefined;
       this.runMeter = undefined;
       this.pendingFeedback = [];
+    }
+  }
+
+  /**
+   * The UserPromptSubmit hooks' word on `prompt`, waited on only until Stop: stopped, the prompt
+   * is not recorded (no hook passed it) and the run ends as interrupted; redirected, the user's
+   * words are the prompt and go through the hooks in its place. Undefined when the run ended.
+   */
+  private async vetPrompt(
+    prompt: string,
+    first: AbortController,
+  ): Promise<{ decision: PromptDecision | undefined; controller: AbortController } | undefined> {
+    let controller = first;
+    let text = prompt;
+    for (;;) {
+      try {
+        const decision = await this.hooks.userPromptSubmit({
+          conversationId: this.id,
+          prompt: text,
+          signal: controller.signal,
+        });
+        return { decision: decision ?? (text === prompt ? undefined : { prompt: text }), controller };
+      } catch (error) {
+        if (!controller.signal.aborted) throw error;
+        const feedback = this.pendingFeedback.splice(0).join('\n\n');
+        this.emit({
+          type: 'interrupted',
+          reason: feedback ? 'Redirected by the user.' : 'Stopped by the user.',
+          ...(feedback ? { feedback } : {}),
+        });
+        if (!feedback) return undefined;
+        text = feedback;
+        controller = new AbortController();
+        this.running = controller;
+      }
     }
   }
 
