@@ -108,7 +108,10 @@ export class Hooks {
 }
 
 /** The hook's outcome as a promise: one that throws at once is a rejection like any other. */
-function call<Context, Result>(hook: (context: Context) => Result | Promise<Result>, context: Context): Promise<Result> {
+function call<Context, Result>(
+  hook: (context: Context) => Result | Promise<Result>,
+  context: Context,
+): Promise<Result> {
   return new Promise<Result>((resolve) => resolve(hook(context)));
 }
 

@@ -72,7 +72,11 @@ export async function executeToolCall(
 }
 
 /** The tool's outcome as a promise: one that throws at once is a rejection like any other. */
-function callTool(tool: AnyTool, input: unknown, context: Parameters<AnyTool['execute']>[1]): Promise<ToolOutput | string> {
+function callTool(
+  tool: AnyTool,
+  input: unknown,
+  context: Parameters<AnyTool['execute']>[1],
+): Promise<ToolOutput | string> {
   return new Promise((resolve) => resolve(tool.execute(input as never, context)));
 }
 
@@ -87,16 +91,19 @@ async function runTool(
   try {
     // Raced with the Stop: a tool that does not listen to its signal (an MCP server that hangs,
     // an extension's tool) is left to end on its own, and the run stops at once.
-    output = await untilAborted(callTool(tool, input, {
-      conversationId: deps.conversationId,
-      agentId: deps.agentId,
-      toolCallId: call.id,
+    output = await untilAborted(
+      callTool(tool, input, {
+        conversationId: deps.conversationId,
+        agentId: deps.agentId,
+        toolCallId: call.id,
+        signal,
+        ...(risk.checkedPath !== undefined ? { checkedPath: risk.checkedPath } : {}),
+        // The call named a secret, so it was asked about (mustAsk) and the user said yes to it.
+        ...(risk.secret !== undefined ? { approvedSecret: risk.secret } : {}),
+        ...(unconfined ? { unconfined } : {}),
+      }),
       signal,
-      ...(risk.checkedPath !== undefined ? { checkedPath: risk.checkedPath } : {}),
-      // The call named a secret, so it was asked about (mustAsk) and the user said yes to it.
-      ...(risk.secret !== undefined ? { approvedSecret: risk.secret } : {}),
-      ...(unconfined ? { unconfined } : {}),
-    }), signal);
+    );
   } catch (error) {
     // A cancelled run is not a tool failure: let the cancellation through.
     signal.throwIfAborted();

@@ -150,16 +150,16 @@ async function decide(
   const answer = deps.approvals
     ? await untilAborted(
         deps.approvals.request({
-        conversationId: deps.conversationId,
-        toolCallId: call.id,
-        toolName: tool.name,
-        ...(tool.version ? { toolVersion: tool.version } : {}),
-        input,
-        summary,
-        argumentsHash: hashArguments(input),
-        risk,
-        signal,
-      }),
+          conversationId: deps.conversationId,
+          toolCallId: call.id,
+          toolName: tool.name,
+          ...(tool.version ? { toolVersion: tool.version } : {}),
+          input,
+          summary,
+          argumentsHash: hashArguments(input),
+          risk,
+          signal,
+        }),
         signal,
       )
     : { approved: false, source: 'no_gate' as const, reason: 'No one is there to approve tool calls.' };
