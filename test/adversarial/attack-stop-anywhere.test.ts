@@ -17,7 +17,7 @@ import type { AgentEvent } from '../../src/core/events/events';
 import { FakeModelServer } from '../fixtures/fake-model-server/server';
 import { sessionOn } from '../unit/core/session/session-harness';
 import { readCall, startHarness, TEST_TOOLS, type Harness } from '../unit/core/agent/loop-harness';
-import { eventually, startCli, tempFolder } from '../unit/cli/cli-helpers';
+import { eventually, interruptCli, startCli, tempFolder } from '../unit/cli/cli-helpers';
 import { TEST_TIMEOUT_MS } from '../harness/patience';
 
 const DEADLINE_MS = 60_000;
@@ -281,7 +281,7 @@ describe('attack: Ctrl+C in the CLI while the team database does not answer', fu
         },
       );
       await eventually(() => connections > 0, 'the CLI to connect to the team database');
-      cli.child.kill('SIGINT');
+      interruptCli(cli);
       const ran = await within(cli.finished, 'the CLI');
       assert.equal(ran.code, 130, ran.stderr);
       assert.match(ran.stderr, /\(interrupted\)/);

@@ -23,7 +23,7 @@ import { OpenAiServerInfo } from '../../src/core/llm/openai/server-info';
 import type { AgentEvent } from '../../src/core/events/events';
 import { baseRequest } from '../unit/core/llm/collect-parts';
 import { serveHttp, type LocalServer } from '../unit/core/llm/local-sockets';
-import { eventually, runCli, startCli, tempFolder } from '../unit/cli/cli-helpers';
+import { eventually, interruptCli, runCli, startCli, tempFolder } from '../unit/cli/cli-helpers';
 import { TEST_TIMEOUT_MS } from '../harness/patience';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
@@ -291,7 +291,7 @@ describe('waits: Ctrl+C ends every wait at once, and keeps the prompt', function
         { cwd },
       );
       await eventually(() => fake.seen.includes(scenario.waitsOn), `the CLI to reach ${scenario.waitsOn}`);
-      cli.child.kill('SIGINT');
+      interruptCli(cli);
       const ran = await exitWithin(cli, STOP_DEADLINE_MS);
       if (!ran) cli.child.kill('SIGKILL');
       assert.ok(ran, `still waiting on ${scenario.name} ${STOP_DEADLINE_MS / 1000} s after Ctrl+C`);
