@@ -61,7 +61,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   heldSecrets.addEnvironment(process.env);
   // The store opens on first use: a conversation, the history, or the team's outbox.
   const stores = new StoreOpener({
-    secrets: heldSecrets.list,
+    secrets: heldSecrets.matcher,
     directory: vscode.Uri.joinPath(context.globalStorageUri, 'store').fsPath,
     wasmPath: vscode.Uri.joinPath(context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath,
     tell: (severity, message) =>

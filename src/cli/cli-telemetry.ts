@@ -34,7 +34,7 @@ export function startCliTelemetry(
     ...destination,
     serviceName: 'openagent-cli',
     serviceVersion: packageVersion(),
-    secrets: session.heldSecrets.list,
+    secrets: session.heldSecrets.matcher,
     serverUrl: (provider) => providerBaseUrl(provider, deps.settings, deps.routeBaseUrls),
     // The address, never the headers: they may hold the backend's key.
     onExportError: (error) => {

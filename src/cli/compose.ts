@@ -97,7 +97,7 @@ export interface CliContext {
 export function createCliContext(deps: CliDeps): CliContext {
   const { settings, workspaceRoot, storeDirectory } = deps;
   const workspace = new NodeWorkspace(workspaceRoot);
-  const knowledgeFiles = new NodeKnowledgeFiles();
+  const knowledgeFiles = new NodeKnowledgeFiles(() => workspaceRoot);
   // The CLI runs where the user started it: that folder's own presets count.
   const presets = new PresetLibrary(knowledgeFiles, bundledFile('prompts'), () => workspaceRoot);
   const knowledge = new ProjectKnowledge({
@@ -113,7 +113,7 @@ export function createCliContext(deps: CliDeps): CliContext {
   const stores = new StoreOpener({
     directory: storeDirectory,
     wasmPath: sqlWasmPath(),
-    secrets: deps.heldSecrets.list,
+    secrets: deps.heldSecrets.matcher,
     tell: (_severity, message) => deps.warn(`openagent: ${message}`),
   });
   const store = stores.openOrReport;
@@ -132,7 +132,11 @@ export function createCliContext(deps: CliDeps): CliContext {
     shared: () => team.current()?.budget,
     now: () => Date.now(),
   });
-  const ripgrep = new RipgrepSearch(findRipgrep([]));
+  const ripgrep = new RipgrepSearch(
+    findRipgrep([]),
+    () => [],
+    () => workspaceRoot,
+  );
   const sandbox = new OsSandbox(
     {
       mode: () => stricterSandbox(settings.sandbox ?? 'auto', policy.current?.sandbox) ?? 'auto',

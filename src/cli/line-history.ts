@@ -4,6 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { readRegularFileSync, WRITE_IN_PLACE } from '../store/regular-file';
 
 const MAX_ENTRIES = 500;
 
@@ -27,7 +28,14 @@ export class LineHistory {
     if (!this.file) return;
     try {
       fs.mkdirSync(path.dirname(this.file), { recursive: true });
-      fs.writeFileSync(this.file, [...next].reverse().join('\n') + '\n', { encoding: 'utf8', mode: 0o600 });
+      // Never through a link, never waiting on a pipe put in its place (ELOOP, ENXIO: not kept).
+      const descriptor = fs.openSync(this.file, WRITE_IN_PLACE, 0o600);
+      try {
+        if (fs.fstatSync(descriptor).isFile())
+          fs.writeFileSync(descriptor, [...next].reverse().join('\n') + '\n', 'utf8');
+      } finally {
+        fs.closeSync(descriptor);
+      }
     } catch {
       // A read-only or full disk only costs the history.
     }
@@ -36,8 +44,9 @@ export class LineHistory {
 
 function readEntries(file: string): string[] {
   try {
-    return fs
-      .readFileSync(file, 'utf8')
+    // Only a regular file, read without blocking: a pipe here must not freeze the CLI at start.
+    return readRegularFileSync(file, 4 * 1024 * 1024)
+      .toString('utf8')
       .split('\n')
       .filter((line) => line.trim() !== '')
       .reverse()

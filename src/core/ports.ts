@@ -188,7 +188,7 @@ export interface TextSearchQuery {
    * Files (absolute) whose matches are dropped as if they had none, before they count towards
    * `maxMatches` or `truncated`: secret files (secret-reads.ts).
    */
-  skip?: (absolute: string) => boolean;
+  skip?: (absolute: string) => boolean | Promise<boolean>;
   signal?: AbortSignal;
 }
 
@@ -240,6 +240,12 @@ export interface WorkspaceFiles {
   /** The target of a symbolic link as written in it (a dangling one too); undefined if it is no link. */
   readlink(absolute: string): Promise<string | undefined>;
   stat(absolute: string): Promise<{ type: 'file' | 'directory'; size: number } | undefined>;
+  /**
+   * The secret file (workspace-relative) that this file is another hard link of, if any: its
+   * name and real path may say nothing (`notes.txt` linked to `.env`), its bytes are the secret.
+   * Required, so that no wrapper of a workspace can drop it without the compiler saying so.
+   */
+  linkedSecret(absolute: string): Promise<string | undefined>;
   /** Reads text with its encoding, BOM and line endings; throws BinaryFileError for binary files. */
   readText(absolute: string): Promise<DecodedText>;
   /**

@@ -73,7 +73,7 @@ export class TelemetryExport implements vscode.Disposable {
       headers,
       serviceName: 'openagent',
       serviceVersion: this.deps.version,
-      secrets: this.deps.secrets.list,
+      secrets: this.deps.secrets.matcher,
       serverUrl: (provider) => providerBaseUrl(provider, readModelSettings(), readProviderBaseUrls()),
       onExportError: (error) => this.tell(endpoint, error),
     });

@@ -127,7 +127,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
   const workspaceRoot = () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
 
   // Rules, memory and skills: read from the files for each new conversation.
-  const knowledgeFiles = new NodeKnowledgeFiles();
+  const knowledgeFiles = new NodeKnowledgeFiles(workspaceRoot);
   const knowledge = new ProjectKnowledge({
     files: knowledgeFiles,
     workspaceRoot,
@@ -196,6 +196,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
       ),
     ),
     filesExcludeGlobs,
+    workspaceRoot,
   );
   const navigation = new VscodeCodeNavigation();
 

@@ -5,7 +5,7 @@
  * composition roots (the extension and the CLI) use it; only how they tell differs.
  */
 import type { ConversationStore } from '../core/ports';
-import { redactValue } from '../core/llm/redact';
+import { redactValue, type KnownSecrets } from '../core/llm/redact';
 import { lazyModule } from '../core/lazy-module';
 import type * as SqlJsStoreModule from '../store/sqljs-store';
 
@@ -21,7 +21,7 @@ export interface StoreOpenerOptions {
    * Every secret the product holds (HeldSecrets.list): removed from every entry before it is
    * written, whoever wrote it. Without it only key shapes and secret assignments are found.
    */
-  secrets?: () => readonly string[];
+  secrets?: () => KnownSecrets;
   /** Tells the user something about the store: a warning (kept what it could not read) or an error. */
   tell(severity: 'warning' | 'error', message: string): void;
 }
@@ -40,6 +40,8 @@ export class StoreOpener {
           directory: this.options.directory,
           wasmPath: this.options.wasmPath,
           redact: (value) => redactValue(value, this.options.secrets?.() ?? []),
+          // Files set aside while the store is in use (replaced by a pipe, a folder…).
+          onRecovered: (recovery) => this.options.tell('warning', recovery.message),
         }),
       )
       .then(({ store, quarantined, recovered }) => {

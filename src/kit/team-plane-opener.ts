@@ -7,6 +7,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { TeamPlane, type TeamPolicyCache } from '../core/team/team-plane';
+import { readPolicyText } from '../node/policy-text';
 import { resolveTeamIdentity } from '../node/team-identity';
 import { PgTeamStore } from '../team/pg-team-store';
 import type { TeamOpenerOptions } from './team-opener';
@@ -24,14 +25,31 @@ export async function openTeamPlane(options: TeamOpenerOptions): Promise<TeamPla
   });
 }
 
+/**
+ * The kept copy is read as a policy file is (policy-text.ts): a FIFO in its place hung every
+ * start, `/dev/zero` was read until memory ran out. What is not a policy text there rejects with
+ * the problem (the plane then applies nothing and asks); missing is no copy.
+ */
 function fileCache(file: string): TeamPolicyCache {
+  const kept = () => {
+    const read = readPolicyText(file);
+    if (read.kind === 'unusable') throw new Error(`${file}: ${read.problem}`);
+    return read.kind === 'text' ? read.text : undefined;
+  };
   return {
-    read: () => fs.readFile(file, 'utf8').catch(() => undefined),
+    read: async () => kept(),
     async write(text) {
-      if ((await fs.readFile(file, 'utf8').catch(() => undefined)) === text) return;
+      // Whatever is in its place (even no file) is replaced whole by the rename below.
+      if (
+        (await Promise.resolve()
+          .then(kept)
+          .catch(() => undefined)) === text
+      )
+        return;
       await fs.mkdir(path.dirname(file), { recursive: true });
-      const temp = `${file}.${process.pid}.tmp`;
-      await fs.writeFile(temp, text);
+      const temp = `${file}.${process.pid}-${randomUUID().slice(0, 8)}.tmp`;
+      // Created, never opened if something is there: a link or a pipe at the temp name is not written through.
+      await fs.writeFile(temp, text, { flag: 'wx' });
       await fs.rename(temp, file);
     },
   };

@@ -6,13 +6,18 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { readRegularFile } from '../store/regular-file';
+
+/** More than any kept document holds: a larger file is not read into memory. */
+const READ_CAP = 64 * 1024 * 1024;
 
 export class AtomicTextFile {
   constructor(private readonly file: string) {}
 
   async read(): Promise<string | undefined> {
     try {
-      return await fs.readFile(this.file, 'utf8');
+      // Only a regular file, opened without blocking: a pipe or a device here must not hang the window.
+      return (await readRegularFile(this.file, READ_CAP)).toString('utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;

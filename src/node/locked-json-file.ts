@@ -7,9 +7,12 @@
  */
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { notAFile, readRegularFile, UnusableFileError } from '../store/regular-file';
 
 const STALE_LOCK_MS = 10_000;
 const LOCK_WAIT_MS = 15_000;
+/** A board or a team is a few hundred KB at most: a larger file is not read into memory. */
+const DOCUMENT_CAP = 64 * 1024 * 1024;
 
 export class LockedJsonFiles<Document> {
   private readonly queues = new Map<string, Promise<unknown>>();
@@ -23,10 +26,12 @@ export class LockedJsonFiles<Document> {
   async read(file: string): Promise<Document> {
     let text: string;
     try {
-      text = await fs.readFile(file, 'utf8');
+      // Only a regular file, opened without blocking: a pipe or a device here must not hang the agent.
+      text = (await readRegularFile(file, DOCUMENT_CAP)).toString('utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return this.empty();
-      throw error;
+      if (!(error instanceof UnusableFileError)) throw error;
+      throw new Error(`${file} ${error.reason}; it was left as it is.`, { cause: error });
     }
     let data: unknown;
     try {
@@ -61,7 +66,7 @@ export class LockedJsonFiles<Document> {
     try {
       const { document, result } = change(await this.read(file));
       const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
-      await fs.writeFile(temp, `${JSON.stringify(document, null, 2)}\n`, 'utf8');
+      await fs.writeFile(temp, `${JSON.stringify(document, null, 2)}\n`, { encoding: 'utf8', flag: 'wx' });
       await fs.rename(temp, file);
       return result;
     } finally {
@@ -81,8 +86,9 @@ async function acquireLock(lock: string): Promise<() => Promise<void>> {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    const stat = await fs.stat(lock).catch(() => undefined);
-    if (stat && Date.now() - stat.mtimeMs > STALE_LOCK_MS) {
+    const stat = await fs.lstat(lock).catch(() => undefined);
+    // Something no writer of ours makes (a pipe, a folder, a link) is in the way at once.
+    if (stat && (notAFile(stat) !== undefined || Date.now() - stat.mtimeMs > STALE_LOCK_MS)) {
       // Abandoned by a writer that died: take it over (whoever renames it first wins).
       const stale = `${lock}.stale-${process.pid}-${Date.now()}`;
       if (
@@ -91,7 +97,8 @@ async function acquireLock(lock: string): Promise<() => Promise<void>> {
           () => false,
         )
       )
-        await fs.rm(stale, { force: true });
+        // A lock file is removed; anything else (someone's folder) stays under the new name.
+        if (!notAFile(stat)) await fs.rm(stale, { force: true });
       continue;
     }
     if (Date.now() > deadline) throw new Error(`${lock} is held by another writer.`);

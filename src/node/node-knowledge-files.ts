@@ -1,16 +1,50 @@
-/** KnowledgeFiles on the Node file system (memory, rules and skills files). */
+/**
+ * KnowledgeFiles on the Node file system (memory, rules and skills files). Those inside the
+ * workspace are the folder's to decide, and a cloned folder can make any of them a link: they
+ * are read and written as the file tools do (ContainedFiles), so `.openagent/memory.md` or
+ * `AGENTS.md` made a link to a file outside the workspace, or to its `.env`, is neither read
+ * into the prompt nor appended to, and a memory file with other hard links gets a copy of its
+ * own before a note is added. Files outside the workspace (the user's global memory, the
+ * bundled skills) are read as they are.
+ */
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { KnowledgeFiles } from '../core/ports';
+import { isSecretPlace } from '../core/policy/protected-paths';
+import { isInside, PathError } from '../core/workspace/workspace-path';
+import { ContainedFiles } from './contained-files';
 
 export class NodeKnowledgeFiles implements KnowledgeFiles {
+  private contained: { root: string; files: ContainedFiles } | undefined;
+
+  /** `workspaceRoot`: the open workspace, whose files are read and written contained. */
+  constructor(private readonly workspaceRoot: () => string | undefined = () => undefined) {}
+
   async read(absolute: string): Promise<string | undefined> {
+    const workspace = await this.workspaceOf(absolute);
     try {
-      return await fs.readFile(absolute, 'utf8');
+      if (!workspace) return await fs.readFile(absolute, 'utf8');
+      const bytes = await workspace.files.read(absolute, (real) => {
+        const relative = (from: string) => path.relative(from, real).split(path.sep).join('/');
+        if (isSecretPlace(relative(workspace.realRoot)))
+          throw new PathError(`${absolute} leads to a secret file; it is not read as knowledge.`);
+      });
+      return bytes.toString('utf8');
     } catch (error) {
-      if (isMissing(error)) return undefined;
+      // Inside the workspace, a file that leads outside, to a secret or to no regular file is none.
+      if (isMissing(error) || (workspace && isRefusal(error))) return undefined;
       throw error;
     }
+  }
+
+  /** The workspace `absolute` is in (by its path as given, or under the root's real path). */
+  private async workspaceOf(absolute: string): Promise<WorkspaceAccess | undefined> {
+    const root = this.workspaceRoot();
+    if (root === undefined) return undefined;
+    const realRoot = await fs.realpath(root).catch(() => root);
+    if (!isInside(root, absolute) && !isInside(realRoot, absolute)) return undefined;
+    if (this.contained?.root !== root) this.contained = { root, files: new ContainedFiles(root) };
+    return { files: this.contained.files, realRoot };
   }
 
   async list(absoluteDirectory: string): Promise<Array<{ name: string; directory: boolean }>> {
@@ -46,15 +80,36 @@ export class NodeKnowledgeFiles implements KnowledgeFiles {
   }
 
   async append(absolute: string, text: string): Promise<void> {
+    const workspace = await this.workspaceOf(absolute);
+    if (workspace) {
+      await workspace.files.append(absolute, Buffer.from(text, 'utf8'));
+      return;
+    }
     await fs.mkdir(path.dirname(absolute), { recursive: true });
     // O_APPEND: concurrent writers (teammates) each add whole lines.
     await fs.appendFile(absolute, text, 'utf8');
   }
 
   async create(absolute: string, text: string): Promise<void> {
+    const workspace = await this.workspaceOf(absolute);
+    if (workspace) {
+      await workspace.files.append(absolute, Buffer.from(text, 'utf8'), true);
+      return;
+    }
     await fs.mkdir(path.dirname(absolute), { recursive: true });
     await fs.writeFile(absolute, text, { encoding: 'utf8', flag: 'wx' });
   }
+}
+
+/** Where a file of the workspace leads (its real path) is refused: outside, a link swapped in, not a file. */
+/** Reached the same way as one of the workspace's own files. */
+interface WorkspaceAccess {
+  files: ContainedFiles;
+  realRoot: string;
+}
+
+function isRefusal(error: unknown): boolean {
+  return error instanceof PathError;
 }
 
 function isMissing(error: unknown): boolean {

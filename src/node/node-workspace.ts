@@ -7,7 +7,8 @@ import * as path from 'node:path';
 import type { WorkspaceFiles, WrittenFile } from '../core/ports';
 import { decodeText, encodeText, type DecodedText, type TextContent } from '../core/workspace/text-file';
 import { globToRegExp } from '../core/workspace/glob';
-import { ContainedFiles, type ContainedOptions } from './contained-files';
+import { ContainedFiles, type ContainedOptions, type HeldFolder } from './contained-files';
+import { LinkedSecrets } from './linked-secrets';
 
 /** Folders never listed: version control and dependency trees. */
 const ALWAYS_IGNORED = new Set(['.git', 'node_modules']);
@@ -16,6 +17,8 @@ export class NodeWorkspace implements WorkspaceFiles {
   private ignored: Promise<(name: string) => boolean> | undefined;
 
   private readonly contained: ContainedFiles;
+  /** Hard links to secret files, found by device and inode (linked-secrets.ts). */
+  private readonly linked: LinkedSecrets;
 
   /**
    * Reads and writes go through ContainedFiles: by descriptors opened folder by folder from the
@@ -25,6 +28,7 @@ export class NodeWorkspace implements WorkspaceFiles {
     readonly root: string,
     options: ContainedOptions = {},
   ) {
+    this.linked = new LinkedSecrets(root);
     this.contained = new ContainedFiles(root, options);
   }
 
@@ -53,12 +57,20 @@ export class NodeWorkspace implements WorkspaceFiles {
     }
   }
 
+  linkedSecret(absolute: string): Promise<string | undefined> {
+    return this.linked.find(absolute);
+  }
+
+  /**
+   * Reads the path as it was checked (callers give resolved real paths): nothing on it is
+   * followed, so a name swapped for a link after the check (to `.env`, or outside) fails the read.
+   */
   async readText(absolute: string): Promise<DecodedText> {
-    return decodeText(await this.contained.read(absolute));
+    return decodeText(await this.contained.readAsIs(absolute));
   }
 
   async readBytes(absolute: string): Promise<Uint8Array> {
-    return this.contained.read(absolute);
+    return this.contained.readAsIs(absolute);
   }
 
   async writeText(absolute: string, text: TextContent, format?: Omit<DecodedText, 'text'>): Promise<WrittenFile> {
@@ -76,6 +88,11 @@ export class NodeWorkspace implements WorkspaceFiles {
     await this.contained.remove(absolute);
   }
 
+  /**
+   * Breadth first, through folders held open (ContainedFiles): each subfolder is opened from the
+   * folder it was listed in without following a link, so a folder swapped for a link during the
+   * walk shows nothing of where the link leads.
+   */
   async list(
     absoluteDirectory: string,
     options: { recursive: boolean; limit: number; pattern?: string },
@@ -85,27 +102,44 @@ export class NodeWorkspace implements WorkspaceFiles {
     const matcher = options.pattern === undefined ? undefined : globToRegExp(options.pattern);
     const recursive = options.recursive || matcher !== undefined;
     const entries: string[] = [];
-    const queue = [absoluteDirectory];
-    while (queue.length > 0) {
-      const directory = queue.shift()!;
-      const children = await fs.readdir(directory, { withFileTypes: true });
-      children.sort((a, b) => a.name.localeCompare(b.name));
-      for (const child of children) {
-        if (ALWAYS_IGNORED.has(child.name) || isIgnored(child.name)) continue;
-        const absolute = path.join(directory, child.name);
-        if (recursive && child.isDirectory()) queue.push(absolute);
-        const below = path.relative(absoluteDirectory, absolute).split(path.sep).join('/');
-        if (matcher && (child.isDirectory() || !matcher.test(below))) continue;
-        if (entries.length >= options.limit) return { entries, truncated: true };
-        entries.push(path.relative(this.root, absolute) + (child.isDirectory() ? '/' : ''));
+    const realTop = await fs.realpath(absoluteDirectory);
+    const walk = new HeldWalk(this.contained);
+    try {
+      const queue: QueuedFolder[] = [{ shown: absoluteDirectory, real: realTop }];
+      while (queue.length > 0) {
+        const queued = queue.shift()!;
+        const folder = await walk.open(queued, queued.shown === absoluteDirectory);
+        if (!folder) continue;
+        const children = await folder.entries();
+        let subfolders = 0;
+        children.sort((a, b) => a.name.localeCompare(b.name));
+        for (const child of children) {
+          if (ALWAYS_IGNORED.has(child.name) || isIgnored(child.name)) continue;
+          const absolute = path.join(queued.shown, child.name);
+          if (recursive && child.isDirectory()) {
+            queue.push({ shown: absolute, real: path.join(queued.real, child.name), name: child.name, parent: folder });
+            subfolders += 1;
+          }
+          const below = path.relative(absoluteDirectory, absolute).split(path.sep).join('/');
+          if (matcher && (child.isDirectory() || !matcher.test(below))) continue;
+          if (entries.length >= options.limit) return { entries, truncated: true };
+          entries.push(path.relative(this.root, absolute) + (child.isDirectory() ? '/' : ''));
+        }
+        await walk.listed(folder, subfolders);
       }
+      return { entries, truncated: false };
+    } finally {
+      await walk.closeAll();
     }
-    return { entries, truncated: false };
   }
 
   /** The root .gitignore's simple patterns: names and `*.ext` (enough for the CLI's listing). */
   private async loadGitignore(): Promise<(name: string) => boolean> {
-    const text = await fs.readFile(path.join(this.root, '.gitignore'), 'utf8').catch(() => undefined);
+    // Read as any workspace file is: a `.gitignore` that leads outside is not read.
+    const text = await this.contained
+      .read(path.join(this.root, '.gitignore'))
+      .then((bytes) => bytes.toString('utf8'))
+      .catch(() => undefined);
     if (text === undefined) return () => false;
     const names = new Set<string>();
     const extensions: string[] = [];
@@ -116,5 +150,61 @@ export class NodeWorkspace implements WorkspaceFiles {
       else if (!/[*?[\]/]/.test(line)) names.add(line);
     }
     return (name) => names.has(name) || extensions.some((extension) => name.endsWith(extension));
+  }
+}
+
+/** Folders held open at once while listing; past this, a folder is opened again from the root. */
+const MAX_HELD_FOLDERS = 64;
+
+interface QueuedFolder {
+  /** Its path as the listing names it (under the folder as given). */
+  shown: string;
+  /** Its real path (each folder below the top one must still be a real folder there). */
+  real: string;
+  /** Its name in `parent`, and the parent it is opened from while that is held. */
+  name?: string;
+  parent?: HeldFolder;
+}
+
+/** The held folders of one listing: a parent stays open while subfolders wait to be opened from it. */
+class HeldWalk {
+  private readonly waiting = new Map<HeldFolder, number>();
+
+  constructor(private readonly contained: ContainedFiles) {}
+
+  /** The folder, or undefined when it is no longer a real folder at its place (swapped, removed). */
+  async open(queued: QueuedFolder, top: boolean): Promise<HeldFolder | undefined> {
+    if (top) return this.track(await this.contained.openFolder(queued.real, true));
+    const parent = queued.parent !== undefined && this.waiting.has(queued.parent) ? queued.parent : undefined;
+    const folder = parent
+      ? await parent.child(queued.name!)
+      : await this.contained.openFolder(queued.real, true).catch(() => undefined);
+    if (parent) await this.done(parent);
+    return folder && this.track(folder);
+  }
+
+  /** `folder` was listed and `children` subfolders wait to be opened from it. */
+  async listed(folder: HeldFolder, children: number): Promise<void> {
+    if (children > 0 && this.waiting.size <= MAX_HELD_FOLDERS) this.waiting.set(folder, children);
+    else await this.close(folder);
+  }
+
+  async closeAll(): Promise<void> {
+    for (const folder of [...this.waiting.keys()]) await this.close(folder);
+  }
+
+  private track(folder: HeldFolder): HeldFolder {
+    this.waiting.set(folder, 0);
+    return folder;
+  }
+
+  private async done(parent: HeldFolder): Promise<void> {
+    const left = (this.waiting.get(parent) ?? 1) - 1;
+    if (left > 0) this.waiting.set(parent, left);
+    else await this.close(parent);
+  }
+
+  private async close(folder: HeldFolder): Promise<void> {
+    if (this.waiting.delete(folder)) await folder.close();
   }
 }

@@ -6,6 +6,12 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { AuditRecord, ConversationStore, StoredConversation, StoredMessage } from '../core/ports';
 
+/**
+ * Deeper than any message the product writes (tool arguments stop at 64 levels): a file nesting
+ * deeper is not an export of ours, and storing it would overflow the stack.
+ */
+const MAX_IMPORTED_DEPTH = 256;
+
 const exportSchema = z.object({
   format: z.literal('openagent.conversation'),
   version: z.literal(1),
@@ -55,6 +61,15 @@ export async function importConversation(
   if (!result.success)
     throw new Error(
       `The file is not an OpenAgent conversation export: ${result.error.issues[0]?.message ?? 'unknown problem'}.`,
+    );
+  // Checked before anything is saved: a refused file leaves nothing behind.
+  const deep = [result.data.conversation.settings, ...result.data.messages].findIndex((value) =>
+    nestsDeeperThan(value, MAX_IMPORTED_DEPTH),
+  );
+  if (deep >= 0)
+    throw new Error(
+      `The file is not an OpenAgent conversation export: ${deep === 0 ? 'its settings nest' : `message ${deep} nests`} ` +
+        `more than ${MAX_IMPORTED_DEPTH} levels deep.`,
     );
   const id = randomUUID();
   const conversation: StoredConversation = {
@@ -127,4 +142,16 @@ export function auditToCsv(records: readonly AuditRecord[]): string {
 function csvCell(value: string): string {
   const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+/** Whether `value` nests arrays and objects deeper than `limit`, found without recursion. */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return false;
 }

@@ -8,6 +8,8 @@
  * retries instead of writing over someone else's.
  */
 import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
+import { UnusableFileError } from './regular-file';
 import type { StoreFiles } from './store-files';
 import { StoreError } from './store-error';
 
@@ -27,11 +29,19 @@ export interface LockFence {
 const STALE_AFTER_MS = 30_000;
 const GIVE_UP_AFTER_MS = 15_000;
 const UNREADABLE_STALE_MS = 2_000;
+/** A lock is a line of JSON: anything larger is not one of ours. */
+const LOCK_CAP = 64 * 1024;
 
+/**
+ * Runs `work` holding the lock. Something at the lock's name that no process of ours can have
+ * made (a pipe, a folder, a device, a link, a huge file) is moved aside at once, never opened
+ * or followed, and `setAside` is told where it went.
+ */
 export async function withFileLock<T>(
   files: StoreFiles,
   lockFile: string,
   work: (fence: LockFence) => Promise<T>,
+  setAside?: (file: string, kept: string, reason: string) => void,
 ): Promise<T> {
   const started = Date.now();
   const token = JSON.stringify({ pid: process.pid, time: Date.now(), id: randomUUID() });
@@ -39,6 +49,11 @@ export async function withFileLock<T>(
   for (let attempt = 0; ; attempt++) {
     if (await files.createExclusive(lockFile, token)) break;
     const holder = await readHolder(files, lockFile);
+    if (typeof holder === 'object' && 'unusable' in holder) {
+      const kept = await moveAside(files, lockFile, holder.unusable);
+      if (kept) setAside?.(lockFile, kept, holder.unusable);
+      continue;
+    }
     // An empty or half-written lock is usually one being created this instant: only a lock that
     // stays unreadable for a while is abandoned (its writer died between create and write).
     if (holder === 'unreadable') unreadableSince ??= Date.now();
@@ -59,7 +74,7 @@ export async function withFileLock<T>(
       );
     await new Promise((resolve) => setTimeout(resolve, Math.min(50, 2 + attempt)));
   }
-  const ours = async () => (await files.read(lockFile).catch(() => undefined))?.toString('utf8') === token;
+  const ours = async () => (await files.read(lockFile, LOCK_CAP).catch(() => undefined))?.toString('utf8') === token;
   const fence: LockFence = {
     check: async () => {
       if (!(await ours())) throw new LockLostError();
@@ -76,8 +91,14 @@ export async function withFileLock<T>(
 async function readHolder(
   files: StoreFiles,
   lockFile: string,
-): Promise<{ pid: number; time: number } | 'unreadable' | 'gone'> {
-  const raw = await files.read(lockFile);
+): Promise<{ pid: number; time: number } | { unusable: string } | 'unreadable' | 'gone'> {
+  let raw: Buffer | undefined;
+  try {
+    raw = await files.read(lockFile, LOCK_CAP);
+  } catch (error) {
+    if (error instanceof UnusableFileError) return { unusable: error.reason };
+    throw error;
+  }
   if (!raw) return 'gone';
   try {
     const holder = JSON.parse(raw.toString('utf8')) as { pid: number; time: number };
@@ -85,6 +106,32 @@ async function readHolder(
   } catch {
     return 'unreadable';
   }
+}
+
+/**
+ * Moves what is at the lock's name aside under a name of its own (never deleted: it may be
+ * someone's folder), so the next attempt can create a real lock. Undefined when something else
+ * was there by then: gone, or a real lock another process made after moving the same thing aside
+ * (put back; if that fails, its holder's fence sees it lost and retries).
+ */
+async function moveAside(files: StoreFiles, lockFile: string, reason: string): Promise<string | undefined> {
+  const kept = `${lockFile}.unreadable-${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}`;
+  try {
+    await files.rename(lockFile, kept);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new StoreError(
+      `The conversation store's lock (${path.basename(lockFile)}) ${reason}, and could not be moved aside: ${(error as Error).message}`,
+      'io',
+    );
+  }
+  const moved = await files.fingerprint(kept);
+  if (moved && !moved.unusable && moved.size <= LOCK_CAP) {
+    await files.link(kept, lockFile);
+    await files.remove(kept);
+    return undefined;
+  }
+  return kept;
 }
 
 /** A lock whose process is gone, or that has been held far longer than any write takes. */

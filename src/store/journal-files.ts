@@ -23,6 +23,8 @@ export class JournalFiles {
     /** store.journal */
     readonly file: string,
     private readonly now: () => number,
+    /** Told where a taken journal that is not a usable file (a pipe, a folder…) was moved. */
+    private readonly setAside: (file: string, kept: string, reason: string) => void = () => undefined,
   ) {}
 
   /** Reads the journal; one that is gone is being folded by another process (try again). */
@@ -112,6 +114,15 @@ export class JournalFiles {
     const leftovers: string[] = [];
     for (const name of names.sort()) {
       const file = path.join(path.dirname(this.file), name);
+      // Not a journal any process of ours wrote: moved aside, never linked in or read.
+      const entry = await this.files.fingerprint(file);
+      const unusable = entry?.unusable;
+      if (unusable) {
+        const kept = `${this.file}.unreadable-${this.now()}-${randomUUID().slice(0, 8)}`;
+        await this.files.rename(file, kept);
+        this.setAside(file, kept, unusable);
+        continue;
+      }
       const [pid, time] = name.slice(prefix.length).split('-').map(Number);
       const folding =
         pid === process.pid ? foldingHere.has(file) : this.now() - (time ?? 0) < FOLD_STALE_MS && isAlive(pid ?? 0);

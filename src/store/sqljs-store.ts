@@ -25,6 +25,7 @@ import { LockLostError, withFileLock, type LockFence } from './file-lock';
 import { JournalFiles } from './journal-files';
 import { applyEntry } from './apply-entry';
 import { encodeEntry, isJournalHeader, journalHeader, parseJournal, snapshotHash, type JournalEntry } from './journal';
+import { journalProblem as describeJournal, SetAside, setAsideMessage, type Recovery } from './set-aside';
 import { openSnapshot } from './snapshot';
 import { toAudit, toConversation, toMessage, toOutboxItem, toTotals, whereClause } from './store-rows';
 import { StoreError, storeErrorFrom } from './store-error';
@@ -40,6 +41,11 @@ export interface SqlJsStoreOptions {
    */
   redact: <T>(value: T) => T;
   files?: StoreFiles;
+  /**
+   * Told when files are set aside after the store was opened (a file replaced by a pipe or a
+   * folder while it runs); at open, OpenedStore.recovered says it.
+   */
+  onRecovered?: (recovery: Recovery) => void;
   /** Fold when the journal reaches this share of the snapshot's size (at least `minFoldBytes`). */
   foldRatio?: number;
   minFoldBytes?: number;
@@ -54,17 +60,6 @@ export interface OpenedStore {
   recovered?: Recovery;
 }
 
-export interface Recovery {
-  /** Where the damaged files are kept. */
-  kept: string[];
-  /** Journal entries replayed into the recovered store. */
-  recovered: number;
-  /** Journal lines that could not be read. */
-  skipped: number;
-  /** What happened, in words for the user. */
-  message: string;
-}
-
 let sqlJs: Promise<SqlJsStatic> | undefined;
 /** How long one write keeps trying while its lock is taken away before it gives up. */
 const WRITE_GIVE_UP_MS = 30_000;
@@ -76,17 +71,24 @@ export class SqlJsStore implements ConversationStore {
   private journalId: string | undefined;
   private snapshotBytes = 0;
   private closed = false;
+  /** Set once open() has returned: what is set aside from then on is told through onRecovered. */
+  private opened = false;
 
   private constructor(
     private db: Database,
     private readonly sql: SqlJsStatic,
-    private readonly options: Required<Omit<SqlJsStoreOptions, 'files' | 'now'>> & {
+    private readonly options: Required<Omit<SqlJsStoreOptions, 'files' | 'now' | 'onRecovered'>> & {
+      onRecovered?: (recovery: Recovery) => void;
       files: StoreFiles;
       now: () => number;
     },
   ) {
-    this.journal = new JournalFiles(options.files, this.journalFile, options.now);
+    this.aside = new SetAside(options.files, options.now);
+    this.journal = new JournalFiles(options.files, this.journalFile, options.now, this.aside.note);
   }
+
+  /** Damaged files, and things not store files in their place, moved or copied aside. */
+  private readonly aside: SetAside;
 
   /** The journal file among processes: taken for folds, installed, recovered. */
   private readonly journal: JournalFiles;
@@ -102,14 +104,37 @@ export class SqlJsStore implements ConversationStore {
     }
     const store = new SqlJsStore(new sql.Database(), sql, resolved);
     try {
-      const recovered = await store.untilDone(() => withFileLock(resolved.files, store.lockFile, () => store.load()));
+      const recovered = store.aside.withNotes(await store.untilDone(() => store.locked(() => store.load())));
+      store.opened = true;
       return recovered ? { store, recovered } : { store };
     } catch (error) {
       if (!(error instanceof StoreError) || (error.kind !== 'corrupt' && error.kind !== 'future_schema')) throw error;
-      const quarantinePath = await withFileLock(resolved.files, store.lockFile, () => store.quarantine());
-      await store.untilDone(() => withFileLock(resolved.files, store.lockFile, () => store.load()));
+      const quarantinePath = await store.locked(() => store.aside.quarantine(store.snapshotFile, store.journalFile));
+      await store.untilDone(() => store.locked(() => store.load()));
+      store.opened = true;
       return { store, quarantined: { path: quarantinePath, error } };
     }
+  }
+
+  /** Runs `work` holding the store's lock (see file-lock.ts). */
+  private async locked<T>(work: (fence: LockFence) => Promise<T>): Promise<T> {
+    try {
+      return await withFileLock(this.options.files, this.lockFile, work, this.aside.note);
+    } finally {
+      if (this.opened) this.tell(undefined);
+    }
+  }
+
+  /** After open: what was recovered or set aside, told (at open it is returned instead). */
+  private tell(recovery: Recovery | undefined): void {
+    const told = this.aside.withNotes(recovery);
+    if (told) this.options.onRecovered?.(told);
+  }
+
+  /** load() while the store is in use: what it had to set aside is told. */
+  private async reload(): Promise<void> {
+    const recovery = await this.load();
+    if (this.opened) this.tell(recovery);
   }
 
   private get snapshotFile(): string {
@@ -237,9 +262,7 @@ export class SqlJsStore implements ConversationStore {
     // No secret reaches the disk: key-shaped strings and secret-named fields are redacted here.
     const safe = this.options.redact(entry);
     const line = encodeEntry(safe);
-    await this.untilDone(() =>
-      withFileLock(this.options.files, this.lockFile, (fence) => this.writeLocked(safe, line, fence)),
-    );
+    await this.untilDone(() => this.locked((fence) => this.writeLocked(safe, line, fence)));
   }
 
   /**
@@ -310,7 +333,7 @@ export class SqlJsStore implements ConversationStore {
   private async sync(): Promise<void> {
     if (this.closed) throw new StoreError('The conversation store is closed.', 'io');
     if (this.isCurrent(await this.options.files.fingerprint(this.journalFile))) return;
-    await this.untilDone(() => withFileLock(this.options.files, this.lockFile, () => this.syncLocked()));
+    await this.untilDone(() => this.locked(() => this.syncLocked()));
   }
 
   private isCurrent(fingerprint: { size: number; id: string } | undefined): boolean {
@@ -319,6 +342,8 @@ export class SqlJsStore implements ConversationStore {
 
   private async syncLocked(): Promise<void> {
     const fingerprint = await this.options.files.fingerprint(this.journalFile);
+    // Something not a journal in its place (a pipe, a folder…): load() sets it aside unread.
+    if (fingerprint?.unusable) return this.reload();
     // The file identity alone is not proof: inode numbers are reused after a rename. Under the
     // lock, the journal's header (its snapshot generation) decides whether it is still ours.
     const header = fingerprint
@@ -330,7 +355,7 @@ export class SqlJsStore implements ConversationStore {
       fingerprint.id !== this.journalId ||
       fingerprint.size < this.journalOffset
     ) {
-      await this.load();
+      await this.reload();
       return;
     }
     if (fingerprint.size === this.journalOffset) return;
@@ -338,7 +363,7 @@ export class SqlJsStore implements ConversationStore {
     // Every entry line begins with a newline: anything else means the offset is not a line
     // boundary (the file changed under a view that was not exact): read it all again.
     if (fresh[0] !== 0x0a) {
-      await this.load();
+      await this.reload();
       return;
     }
     for (const entry of parseJournal(fresh.toString('utf8')).entries) this.replay(entry);
@@ -372,9 +397,12 @@ export class SqlJsStore implements ConversationStore {
   }
 
   private async loadFiles(): Promise<Recovery | undefined> {
-    const snapshot = await this.options.files.read(this.snapshotFile);
+    const kept: string[] = [];
+    const { bytes: snapshot, unusable: snapshotUnusable } = await this.aside.readOrSetAside(this.snapshotFile, kept);
     const read = await this.options.files.fingerprint(this.journalFile);
-    const journal = read && (await this.options.files.read(this.journalFile));
+    const { bytes: journal, unusable: journalUnusable } = read
+      ? await this.aside.readOrSetAside(this.journalFile, kept)
+      : {};
     // What this process has read of which file: a fold takes in anything appended after it.
     this.journalId = journal ? read?.id : undefined;
     this.journalOffset = journal?.length ?? 0;
@@ -384,15 +412,15 @@ export class SqlJsStore implements ConversationStore {
     // check needed. Any other is checked whole (integrity_check), however long that takes.
     const hash = snapshot && snapshotHash(snapshot);
     const vouched = hash !== undefined && parsed.snapshot === hash;
-    const kept: string[] = [];
     let db: Database;
-    let snapshotProblem: string | undefined;
+    // Words after "the database file": what it is, or why it could not be read.
+    let snapshotProblem = snapshotUnusable;
     try {
       db = openSnapshot(this.sql, snapshot, !vouched);
     } catch (error) {
       if (error instanceof StoreError) throw error;
-      snapshotProblem = error instanceof Error ? error.message : String(error);
-      kept.push(await this.keepAside(this.snapshotFile));
+      snapshotProblem = `could not be read (${error instanceof Error ? error.message : String(error)})`;
+      kept.push(await this.aside.keepAside(this.snapshotFile));
       db = openSnapshot(this.sql, undefined, false);
     }
     this.db.close();
@@ -408,7 +436,7 @@ export class SqlJsStore implements ConversationStore {
       parsed.generation === this.generation &&
       parsed.snapshot !== undefined &&
       parsed.snapshot !== hash;
-    if (changed) kept.push(await this.copyAside(this.snapshotFile, snapshot));
+    if (changed) kept.push(await this.aside.copyAside(this.snapshotFile, snapshot));
     if (
       journal &&
       headerReadable &&
@@ -421,8 +449,10 @@ export class SqlJsStore implements ConversationStore {
       return undefined;
     }
     const ahead = parsed.generation !== undefined && parsed.generation > this.generation;
-    const journalProblem = journal && (!headerReadable || ahead || snapshotProblem !== undefined || parsed.damaged > 0);
-    if (journalProblem) kept.push(await this.copyAside(this.journalFile, journal));
+    const journalProblem =
+      journalUnusable !== undefined ||
+      (journal && (!headerReadable || ahead || snapshotProblem !== undefined || parsed.damaged > 0));
+    if (journalProblem && journal) kept.push(await this.aside.copyAside(this.journalFile, journal));
     if (!journalProblem && !snapshotProblem && !changed) {
       // No journal yet, or one left from before the last fold. Its entries are in the snapshot
       // — unless a fold was cut off between its two files: anything newer in it is kept.
@@ -445,47 +475,19 @@ export class SqlJsStore implements ConversationStore {
     for (const entry of parsed.entries) if (this.replay(entry, { noRegress: true })) recovered++;
     // What was recovered lives only in memory until it is folded into a fresh snapshot.
     await this.fold();
-    const what = [
-      snapshotProblem ? `the database file could not be read (${snapshotProblem})` : '',
+    const problems = [
+      snapshotProblem ? `the database file ${snapshotProblem}` : '',
       changed ? 'the database file changed since it was written (a damaged byte?); what it still holds is kept' : '',
-      journalProblem && !snapshotProblem
-        ? `the journal ${
-            ahead
-              ? 'belongs to a newer database file than the one found'
-              : !headerReadable
-                ? 'has a damaged first line'
-                : `has ${parsed.damaged} damaged line${parsed.damaged === 1 ? '' : 's'}`
-          }`
+      journalProblem && (journalUnusable || !snapshotProblem)
+        ? describeJournal({ unusable: journalUnusable, ahead, headerReadable, damaged: parsed.damaged })
         : '',
     ].filter(Boolean);
     return {
       kept,
       recovered,
       skipped: parsed.skipped,
-      message:
-        `The conversation store was damaged: ${what.join('; ')}. ` +
-        `${recovered} saved entr${recovered === 1 ? 'y was' : 'ies were'} recovered from the journal` +
-        `${parsed.skipped ? ` (${parsed.skipped} unreadable line${parsed.skipped === 1 ? '' : 's'} left out)` : ''}. ` +
-        `The damaged files are kept at ${kept.join(' and ')}.`,
+      message: setAsideMessage({ problems, recovered, skipped: parsed.skipped, kept }),
     };
-  }
-
-  /** Moves a damaged file aside, never deleting it; returns where it went. */
-  private async keepAside(file: string): Promise<string> {
-    const target = `${file}.unreadable-${this.stamp()}`;
-    await this.options.files.rename(file, target);
-    return target;
-  }
-
-  /** Copies a damaged file aside (the original is replaced by what is recovered from it). */
-  private async copyAside(file: string, bytes: Buffer): Promise<string> {
-    const target = `${file}.unreadable-${this.stamp()}`;
-    await this.options.files.writeAtomic(target, bytes);
-    return target;
-  }
-
-  private stamp(): string {
-    return new Date(this.options.now()).toISOString().replace(/[:.]/g, '-');
   }
 
   /**
@@ -532,15 +534,6 @@ export class SqlJsStore implements ConversationStore {
     this.snapshotBytes = bytes.length;
     this.journalOffset = header.length;
     this.journalId = (await this.options.files.fingerprint(this.journalFile))?.id;
-  }
-
-  /** Moves unreadable files aside (never deletes them) and returns where they went. */
-  private async quarantine(): Promise<string> {
-    const stamp = this.stamp();
-    const target = `${this.snapshotFile}.unreadable-${stamp}`;
-    await this.options.files.rename(this.snapshotFile, target).catch(() => undefined);
-    await this.options.files.rename(this.journalFile, `${this.journalFile}.unreadable-${stamp}`).catch(() => undefined);
-    return target;
   }
 
   /**

@@ -2,11 +2,25 @@
  * The file operations the store needs, as a port: the Node implementation below, and in tests
  * one that fails on demand (disk full, read-only storage) to prove nothing is lost.
  */
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import { constants } from 'node:fs';
+import { notAFile, openRegularFile, readRegularFile, tooLarge, UnusableFileError } from './regular-file';
 
+/**
+ * The most a store file may hold to be read: sql.js holds the whole database in memory (twice,
+ * while it is written out), so a larger file is set aside, never read. A store of years of
+ * daily use is a few hundred MB.
+ */
+export const STORE_FILE_CAP = 1024 ** 3;
+
+/**
+ * Every read and append goes only to a regular file, opened without blocking and without
+ * following a link: anything else in a store file's place (a pipe, a device, a folder, a link,
+ * a file over the cap) throws UnusableFileError, which the store answers by setting it aside.
+ */
 export interface StoreFiles {
-  read(file: string): Promise<Buffer | undefined>;
+  read(file: string, cap?: number): Promise<Buffer | undefined>;
   /** Reads `length` bytes from `start` (fewer at the end of the file). */
   readRange(file: string, start: number, length: number): Promise<Buffer>;
   /** Writes a whole file atomically: temp file, fsync, rename. */
@@ -16,8 +30,11 @@ export interface StoreFiles {
    * journal that is not there is being folded (ENOENT), and the writer must not start another.
    */
   appendDurable(file: string, data: string): Promise<void>;
-  /** Size and identity (device and inode): a file replaced by rename has a new identity. */
-  fingerprint(file: string): Promise<{ size: number; id: string } | undefined>;
+  /**
+   * Size and identity (device and inode) of the entry itself (a link is not followed): a file
+   * replaced by rename has a new identity. `unusable` says what it is when it is not a file.
+   */
+  fingerprint(file: string): Promise<{ size: number; id: string; unusable?: string } | undefined>;
   rename(from: string, to: string): Promise<void>;
   /** A second name for the file `from`; false (and nothing changed) if `to` exists. */
   link(from: string, to: string): Promise<boolean>;
@@ -30,17 +47,19 @@ export interface StoreFiles {
 }
 
 export const nodeStoreFiles: StoreFiles = {
-  async read(file) {
+  async read(file, cap = STORE_FILE_CAP) {
     try {
-      return await fs.readFile(file);
+      return await readRegularFile(file, cap);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
   },
   async readRange(file, start, length) {
-    const handle = await fs.open(file, 'r');
+    const { handle } = await openRegularFile(file, constants.O_RDONLY);
     try {
+      // A file grown by gigabytes in place (a sparse file) is not read into memory.
+      if (length > STORE_FILE_CAP) throw new UnusableFileError(file, 'grew by more than OpenAgent reads into memory');
       const buffer = Buffer.alloc(length);
       const { bytesRead } = await handle.read(buffer, 0, length, start);
       return buffer.subarray(0, bytesRead);
@@ -49,18 +68,25 @@ export const nodeStoreFiles: StoreFiles = {
     }
   },
   async writeAtomic(file, data) {
-    const temp = `${file}.${process.pid}.tmp`;
-    const handle = await fs.open(temp, 'w');
+    // A new name each time, created exclusively: whatever was put at a temp name (a pipe, a
+    // link to elsewhere) is never opened, followed or written through.
+    const temp = `${file}.${process.pid}-${randomUUID().slice(0, 8)}.tmp`;
     try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
+      const handle = await fs.open(temp, 'wx');
+      try {
+        await handle.writeFile(data);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await fs.rename(temp, file);
+    } catch (error) {
+      await fs.rm(temp, { force: true }).catch(() => undefined);
+      throw error;
     }
-    await fs.rename(temp, file);
   },
   async appendDurable(file, data) {
-    const handle = await fs.open(file, constants.O_WRONLY | constants.O_APPEND);
+    const { handle } = await openRegularFile(file, constants.O_WRONLY | constants.O_APPEND);
     try {
       await handle.writeFile(data);
       await handle.sync();
@@ -70,8 +96,10 @@ export const nodeStoreFiles: StoreFiles = {
   },
   async fingerprint(file) {
     try {
-      const stat = await fs.stat(file, { bigint: true });
-      return { size: Number(stat.size), id: `${stat.dev}:${stat.ino}` };
+      const stat = await fs.lstat(file, { bigint: true });
+      const size = Number(stat.size);
+      const unusable = notAFile(stat) ?? (size > STORE_FILE_CAP ? tooLarge(size, STORE_FILE_CAP) : undefined);
+      return { size, id: `${stat.dev}:${stat.ino}`, ...(unusable ? { unusable } : {}) };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;

@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createFileTools } from '../../src/core/tools/builtin/file-tools';
 import type { AnyTool } from '../../src/core/tools/tool';
+import { runToolSafely } from '../unit/core/tools/run-tool';
 import { resolveWorkspacePath } from '../../src/core/workspace/workspace-path';
 import { NodeWorkspace } from '../../src/node/node-workspace';
 
@@ -51,21 +52,7 @@ function snapshot(folder: string): Record<string, string> {
   return result;
 }
 
-async function run(tool: AnyTool, input: unknown): Promise<{ output: string; isError: boolean }> {
-  try {
-    const result = await tool.execute(tool.inputSchema.parse(input), {
-      conversationId: 'c',
-      agentId: 'lead',
-      toolCallId: 't',
-      signal: new AbortController().signal,
-    });
-    return typeof result === 'string'
-      ? { output: result, isError: false }
-      : { output: result.output, isError: Boolean(result.isError) };
-  } catch (error) {
-    return { output: error instanceof Error ? error.message : String(error), isError: true };
-  }
-}
+const run = runToolSafely;
 
 describe('adversarial: file tools and links', () => {
   const planted: Array<{

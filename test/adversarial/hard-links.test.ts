@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import { reviewedFilesOf } from '../../src/core/review/workspace-reviewed-files';
 import { createFileTools } from '../../src/core/tools/builtin/file-tools';
 import type { AnyTool } from '../../src/core/tools/tool';
+import { runToolSafely } from '../unit/core/tools/run-tool';
 import { BYTE_PATH_MIN_BYTES } from '../../src/core/workspace/byte-edit';
 import { Checkpoints } from '../../src/core/workspace/checkpoints';
 import { ContainedFiles } from '../../src/node/contained-files';
@@ -40,17 +41,7 @@ function box(descriptorPaths?: boolean): Box {
   return { root, outside, checkpoints, workspace, tool: (name) => tools.find((tool) => tool.name === name)! };
 }
 
-async function run(tool: AnyTool, input: unknown): Promise<{ output: string; isError: boolean }> {
-  const result = await tool.execute(tool.inputSchema.parse(input), {
-    conversationId: 'c',
-    agentId: 'lead',
-    toolCallId: 't',
-    signal: new AbortController().signal,
-  });
-  return typeof result === 'string'
-    ? { output: result, isError: false }
-    : { output: result.output, isError: Boolean(result.isError) };
-}
+const run = runToolSafely;
 
 /** `other` is made first, then `name` inside the workspace as a second name for the same file. */
 function link(other: string, name: string, content: string | Buffer, mode = 0o644): void {

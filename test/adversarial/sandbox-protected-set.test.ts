@@ -231,9 +231,14 @@ describe('adversarial: one protected set for the sandbox and the file tools (iss
   });
 
   describe('the file tools ask about the same places (auto-approve and allow-everything on)', () => {
-    const r = available ? rig() : undefined;
-    if (r) namedPlaces(r);
-    const probe = r && new RiskProbe(r.root);
+    // Made when these tests start, not when the file loads: other suites run in between.
+    let r: Rig | undefined;
+    let probe: RiskProbe | undefined;
+    before(() => {
+      r = rig();
+      namedPlaces(r);
+      probe = new RiskProbe(r.root);
+    });
     for (const file of [
       'innocent/folder/config',
       'innocent/folder/hooks/pre-commit',

@@ -45,7 +45,7 @@ describe('extension API, used by another extension', function () {
     client.start();
     // A key for the suite's fake Anthropic endpoint (this file may run first).
     const done = vscode.commands.executeCommand('openagent.setApiKey');
-    await answerQuickInput('API key', 'sk-ant-extension-api-suite-key');
+    await answerQuickInput('API key', 'sk-ant-api03-Qv7Lx2Tz9WkR4mYp');
     await done;
     await vscode.commands.executeCommand('openagent.focusChat');
     await waitFor(() => api.isChatViewReady, 'the chat webview');

@@ -8,6 +8,7 @@ import type { LlmClient, LlmRequest, ModelMessage, ModelServerInfo } from '../ll
 import { LlmError } from '../llm/llm-client';
 import { withRetry, type RetryOptions } from '../llm/retry';
 import { withTracing } from '../llm/tracing';
+import { withSecretsWithheld } from '../llm/withheld-secrets';
 import { withTextToolCalls } from '../llm/text-tool-calls/with-text-tool-calls';
 import type { ApprovalGate, ToolPolicy } from '../policy/approval';
 import type { CallAssessor } from '../policy/call-risk';
@@ -39,8 +40,8 @@ import type { WorkKind } from '../policy/model-routes';
 import { costOf, priceOf } from '../llm/model-info';
 import { ContextMeasure } from './context/context-measure';
 import { CallInsights } from './call-insights';
-import { redactValue } from '../llm/redact';
-import { SecretStream } from '../llm/held-secrets';
+import { redactKnownValue, redactValue, type KnownSecrets } from '../llm/redact';
+import { matcherOfKnown, SecretStream } from '../llm/held-secrets';
 
 export type EventListener = (event: AgentEvent) => void;
 
@@ -51,6 +52,7 @@ export type EventListener = (event: AgentEvent) => void;
 export const OUTPUT_ALLOWANCE_TOKENS = 8_192;
 
 /** Events whose text comes from outside the model's answer (servers, tools, files): redacted. */
+const TRACED = new Set<AgentEventBody['type']>(['llm_request', 'llm_response']);
 const CARRIES_OUTSIDE_TEXT = new Set<AgentEventBody['type']>([
   'error',
   'tool_call',
@@ -91,7 +93,7 @@ export interface ConversationOptions {
   /** Drained at the top of each turn (background jobs, teammate inbox). */
   inboxes?: Inbox[];
   /** Whether model calls are traced, read at each call; secrets to redact from traces. */
-  tracing?: { enabled: () => boolean; secrets?: () => readonly string[] };
+  tracing?: { enabled: () => boolean; secrets?: () => KnownSecrets };
   retry?: Partial<RetryOptions>;
   /** Which tools the model is offered, read at each prompt (untrusted workspace, plan mode: read-only). */
   offerTool?: (tool: AnyTool) => boolean;
@@ -484,7 +486,8 @@ export class Conversation {
   private wrap(binding: ModelBinding, work: WorkKind): ModelBinding {
     // Calls a local server left in the text become tool calls before anything else sees the
     // answer, so traces, approvals, policy and the audit trail treat them as the server's own.
-    let llm: LlmClient = withTextToolCalls(binding.llm);
+    // Innermost: a held secret never reaches the server, whatever part of the context carried it.
+    let llm: LlmClient = withTextToolCalls(withSecretsWithheld(binding.llm, this.secrets));
     if (this.options.tracing) {
       llm = withTracing(llm, {
         emit: (body) => this.emit(body),
@@ -538,7 +541,7 @@ export class Conversation {
     if (original.type === 'text_delta') {
       // The end of a delta that could begin a secret waits for the next one (SecretStream).
       let stream = this.answerTexts.get(agentId);
-      if (!stream) this.answerTexts.set(agentId, (stream = new SecretStream(() => this.secrets())));
+      if (!stream) this.answerTexts.set(agentId, (stream = new SecretStream(this.secrets)));
       const text = stream.push(original.text);
       if (text) this.stamp({ ...original, text }, agentId);
       return;
@@ -553,14 +556,18 @@ export class Conversation {
     // An error may quote the server, and a server may echo the key it was sent (a 400 body); a
     // tool's input or output may hold a key (`cat .env`, `printenv`): every surface — chat,
     // panel, CLI, store, audit, exports — shows or keeps these, so keys never reach them.
-    const body = CARRIES_OUTSIDE_TEXT.has(original.type) ? redactValue(original, this.secrets()) : original;
+    // Every other event (a sub-agent's summary, an attachment, a review's diff) loses the held
+    // secrets only; traces were redacted whole by tracing.ts.
+    const body = CARRIES_OUTSIDE_TEXT.has(original.type)
+      ? redactValue(original, this.secrets())
+      : TRACED.has(original.type)
+        ? original
+        : redactKnownValue(original, this.secrets());
     this.stamp(body, agentId);
   }
 
   /** Every secret the product holds (the session's HeldSecrets, through the tracing options). */
-  private secrets(): readonly string[] {
-    return this.options.tracing?.secrets?.() ?? [];
-  }
+  private readonly secrets = matcherOfKnown(() => this.options.tracing?.secrets?.() ?? []);
 
   private stamp(body: AgentEventBody, agentId: string): void {
     // Bodies are fresh literals made for this call: stamping them in place saves a copy per event.

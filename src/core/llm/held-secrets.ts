@@ -7,7 +7,7 @@
  * to pass the key in use. A value, not a singleton: tests and each window have their own.
  */
 import { MIN_SECRET, SecretMatcher } from './secret-matcher';
-import { REDACTED, redactText, redactValue } from './redact';
+import { REDACTED, redactText, redactValue, type KnownSecrets } from './redact';
 import { isSecretVariable } from '../policy/command-env';
 import { credentialsIn, isAuthIshKey, isTokenLooking } from '../policy/secret-values';
 
@@ -16,6 +16,8 @@ const KEY_NAME = /(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|_PAT|CREDENTIAL
 
 export class HeldSecrets {
   private values: readonly string[] = [];
+  /** The matcher of `values`, built when first needed after they change (it costs their length). */
+  private built: SecretMatcher | undefined;
 
   constructor(initial: Iterable<string | undefined> = []) {
     this.add(...initial);
@@ -28,8 +30,10 @@ export class HeldSecrets {
   add(...secrets: Array<string | undefined>): void {
     const next = new Set(this.values);
     for (const secret of secrets) for (const part of secretParts(secret)) next.add(part);
-    // A new array only when something changed: redact.ts caches its matcher per array.
-    if (next.size !== this.values.length) this.values = Object.freeze([...next]);
+    // A new matcher only when something changed.
+    if (next.size === this.values.length) return;
+    this.values = Object.freeze([...next]);
+    this.built = undefined;
   }
 
   /**
@@ -66,13 +70,16 @@ export class HeldSecrets {
   /** The secrets held now (the same array until one is added). */
   list = (): readonly string[] => this.values;
 
-  redact = (text: string): string => redactText(text, this.values);
+  /** What finds them: built once per set of secrets, for every sink to share (redact.ts KnownSecrets). */
+  matcher = (): SecretMatcher => (this.built ??= new SecretMatcher(this.values));
 
-  redactValue = <T>(value: T): T => redactValue(value, this.values);
+  redact = (text: string): string => redactText(text, this.matcher());
+
+  redactValue = <T>(value: T): T => redactValue(value, this.matcher());
 
   /** A redactor for one stream of text (deltas): see SecretStream. */
   stream(): SecretStream {
-    return new SecretStream(this.list);
+    return new SecretStream(this.matcher);
   }
 }
 
@@ -83,40 +90,30 @@ export class HeldSecrets {
  */
 export class SecretStream {
   private pending = '';
-  private matcherFor: readonly string[] | undefined;
-  private matcher: SecretMatcher | undefined;
 
-  constructor(private readonly secrets: () => readonly string[]) {}
+  /** `matcher`: read at each piece, so secrets held after the stream began are found too. */
+  constructor(private readonly matcher: () => SecretMatcher) {}
 
   /** The redacted text that may be shown now (possibly empty). */
   push(piece: string): string {
     const text = this.pending + piece;
-    const matcher = this.currentMatcher();
-    if (!matcher) {
+    const matcher = this.matcher();
+    if (matcher.empty) {
       this.pending = '';
-      return redactText(text, []);
+      return redactText(text, matcher);
     }
     let cut = text.length - matcher.pendingTail(text);
     // A secret found across the cut may go on in the next piece: it waits whole.
     for (const [start, end] of matcher.find(text)) if (end >= cut && start < cut) cut = start;
     this.pending = text.slice(cut);
-    return cut === 0 ? '' : redactText(text.slice(0, cut), this.secrets());
+    return cut === 0 ? '' : redactText(text.slice(0, cut), matcher);
   }
 
   /** What is still waiting, redacted: the stream ended. */
   end(): string {
     const rest = this.pending;
     this.pending = '';
-    return rest ? redactText(rest, this.secrets()) : '';
-  }
-
-  private currentMatcher(): SecretMatcher | undefined {
-    const secrets = this.secrets();
-    if (secrets !== this.matcherFor) {
-      this.matcherFor = secrets;
-      this.matcher = secrets.length > 0 ? new SecretMatcher(secrets) : undefined;
-    }
-    return this.matcher;
+    return rest ? redactText(rest, this.matcher()) : '';
   }
 }
 
@@ -143,4 +140,24 @@ function secretParts(secret: string | undefined): string[] {
     // Not a URL.
   }
   return parts.filter((part) => part.length >= MIN_SECRET);
+}
+
+/**
+ * A function giving the matcher of what a `() => KnownSecrets` option returns, remembering the
+ * last list it was built for: one per user (a conversation), so a caller handing lists (tests,
+ * embedders) does not rebuild it for every event.
+ */
+export function matcherOfKnown(known: () => KnownSecrets): () => SecretMatcher {
+  let list: readonly string[] | undefined;
+  let built: SecretMatcher | undefined;
+  return () => {
+    const secrets = known();
+    // Not `instanceof`: the activation bundle and the lazy runtime each carry their own class.
+    if (!Array.isArray(secrets)) return secrets as SecretMatcher;
+    if (secrets !== list || !built) {
+      list = secrets;
+      built = new SecretMatcher(secrets);
+    }
+    return built;
+  };
 }

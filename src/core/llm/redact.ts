@@ -29,13 +29,80 @@ const SECRET_ASSIGNMENT = new RegExp(
   'gm',
 );
 
-/** Only the held secrets (whole, in part, encoded): for text whose other key-like words must stay. */
-export function redactKnown(text: string, knownSecrets: readonly string[]): string {
-  return knownSecrets.length > 0 ? matcherFor(knownSecrets).replace(text, REDACTED) : text;
+/**
+ * The secrets to find: a list (its matcher is built for the call: one-off uses, a key or two),
+ * or a matcher built once for a list that is used again and again (HeldSecrets.matcher) — so
+ * no cache of matchers lives in this module.
+ */
+export type KnownSecrets = readonly string[] | SecretMatcher;
+
+function matcherOf(known: KnownSecrets): SecretMatcher | undefined {
+  // A list is an array; anything else is a matcher. Not `instanceof`: the activation bundle
+  // (extension.ts makes HeldSecrets) and the lazy runtime each carry their own SecretMatcher class.
+  if (!Array.isArray(known)) {
+    const matcher = known as SecretMatcher;
+    return matcher.empty ? undefined : matcher;
+  }
+  return known.length > 0 ? new SecretMatcher(known) : undefined;
 }
 
-export function redactText(text: string, knownSecrets: readonly string[] = []): string {
-  let result = redactKnown(text, knownSecrets);
+/** Whether there is any secret to find. */
+export function holdsAny(known: KnownSecrets): boolean {
+  return matcherOf(known) !== undefined;
+}
+
+/** Only the held secrets (whole, in part, encoded): for text whose other key-like words must stay. */
+export function redactKnown(text: string, knownSecrets: KnownSecrets): string {
+  return matcherOf(knownSecrets)?.replace(text, REDACTED) ?? text;
+}
+
+/**
+ * A copy of `value` with the held secrets gone from every string (and nothing else changed):
+ * parts without one are the same objects, so a long history costs one look, not one copy.
+ */
+export function redactKnownValue<T>(value: T, knownSecrets: KnownSecrets, memo?: TextMemo): T {
+  const matcher = matcherOf(knownSecrets);
+  if (!matcher) return value;
+  const replace = (text: string): string => {
+    // `memo` (the caller's, for one matcher): a text already looked at is not looked at again.
+    if (!memo || text.length < 64) return matcher.replace(text, REDACTED);
+    const known = memo.get(text);
+    if (known !== undefined) return known;
+    const result = matcher.replace(text, REDACTED);
+    memo.set(text, result);
+    return result;
+  };
+  const visit = (node: unknown): unknown => {
+    if (typeof node === 'string') return replace(node);
+    if (Array.isArray(node)) {
+      const items = node.map(visit);
+      return items.some((item, index) => item !== node[index]) ? items : node;
+    }
+    if (node && typeof node === 'object' && Object.getPrototypeOf(node) === Object.prototype) {
+      let copy: Record<string, unknown> | undefined;
+      for (const [key, child] of Object.entries(node)) {
+        const redacted = visit(child);
+        if (redacted !== child) (copy ??= { ...(node as Record<string, unknown>) })[key] = redacted;
+      }
+      return copy ?? node;
+    }
+    return node;
+  };
+  return visit(value) as T;
+}
+
+/** Texts already redacted, and what they became. */
+export interface TextMemo {
+  get(text: string): string | undefined;
+  set(text: string, redacted: string): void;
+}
+
+export function redactText(text: string, knownSecrets: KnownSecrets = []): string {
+  return redactWith(text, matcherOf(knownSecrets));
+}
+
+function redactWith(text: string, matcher: SecretMatcher | undefined): string {
+  let result = matcher ? matcher.replace(text, REDACTED) : text;
   if (MAY_HOLD_KEY.test(result)) result = result.replace(KEY_SHAPES, REDACTED);
   if (result.includes('-----BEGIN')) result = result.replace(PRIVATE_KEY, REDACTED);
   if (!MAY_ASSIGN_SECRET.test(result)) return result;
@@ -44,31 +111,44 @@ export function redactText(text: string, knownSecrets: readonly string[] = []): 
   );
 }
 
-/** A deep copy of `value` with secrets removed from every string and secret-named field. */
-export function redactValue<T>(value: T, knownSecrets: readonly string[] = []): T {
-  const visit = (node: unknown, key?: string): unknown => {
-    if (typeof node === 'string') return key && SECRET_FIELD.test(key) ? REDACTED : redactText(node, knownSecrets);
-    if (Array.isArray(node)) return node.map((item) => visit(item));
-    if (node && typeof node === 'object') {
-      const copy: Record<string, unknown> = {};
-      for (const [childKey, child] of Object.entries(node)) copy[childKey] = visit(child, childKey);
-      return copy;
+/**
+ * A deep copy of `value` with secrets removed from every string and secret-named field. Walked
+ * without recursion, so no depth of nesting (a value another process sent) overflows the stack;
+ * an object met twice is copied once, so a cycle stays a cycle instead of looping.
+ */
+export function redactValue<T>(value: T, knownSecrets: KnownSecrets = []): T {
+  // One matcher for the whole value, however many strings it holds.
+  const matcher = matcherOf(knownSecrets);
+  const leaf = (node: unknown, key?: string): unknown =>
+    typeof node === 'string' ? (key && SECRET_FIELD.test(key) ? REDACTED : redactWith(node, matcher)) : node;
+  if (typeof value !== 'object' || value === null) return leaf(value) as T;
+  const copies = new Map<object, unknown[] | Record<string, unknown>>();
+  const pending: Array<[object, unknown[] | Record<string, unknown>]> = [];
+  const copyOf = (node: object) => {
+    let copy = copies.get(node);
+    if (!copy) {
+      copy = Array.isArray(node) ? new Array<unknown>(node.length) : {};
+      copies.set(node, copy);
+      pending.push([node, copy]);
     }
-    return node;
+    return copy;
   };
-  return visit(value) as T;
-}
-
-/** Matchers of the latest secret lists: building one costs the secrets' length, not the text's. */
-const matchers = new Map<string, SecretMatcher>();
-const KEPT_MATCHERS = 8;
-
-function matcherFor(secrets: readonly string[]): SecretMatcher {
-  const key = secrets.join('\u0000');
-  let matcher = matchers.get(key);
-  if (matcher) return matcher;
-  matcher = new SecretMatcher(secrets);
-  if (matchers.size >= KEPT_MATCHERS) matchers.delete(matchers.keys().next().value!);
-  matchers.set(key, matcher);
-  return matcher;
+  const child = (node: unknown, key?: string) =>
+    typeof node === 'object' && node !== null ? copyOf(node) : leaf(node, key);
+  const root = copyOf(value);
+  while (pending.length > 0) {
+    const [from, to] = pending.pop()!;
+    if (Array.isArray(from))
+      for (let index = 0; index < from.length; index++) (to as unknown[])[index] = child(from[index]);
+    else
+      for (const [key, node] of Object.entries(from))
+        // defineProperty: a field named `__proto__` stays a field of the copy.
+        Object.defineProperty(to, key, {
+          value: child(node, key),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+  }
+  return root as T;
 }

@@ -5,10 +5,14 @@
  * of FRAGMENT_CHARACTERS or more consecutive characters of a held secret is found, in each
  * encoding below, in one linear pass per window length (a rolling hash, then an exact check).
  *
+ * Text is compared as it reads, not as it is spelled (textView): letters without case, JSON
+ * `\uXXXX` and `\/` escapes and HTML character references decoded, compatibility forms folded
+ * (fullwidth letters), invisible format characters (zero-width spaces, soft hyphens) dropped.
+ *
  * What it cannot find, and the README says: runs shorter than FRAGMENT_CHARACTERS (a secret
  * given out a few characters at a time), secrets shorter than FRAGMENT_MIN_SECRET cut in
- * pieces, and encodings other than those listed (mixed-case hex, base32, a cipher, the
- * characters reversed or spaced out).
+ * pieces, and encodings other than those listed (base32, a cipher, the characters reversed or
+ * spaced out with visible characters).
  */
 
 /** Runs of this many consecutive characters of a held secret are redacted wherever they appear. */
@@ -109,7 +113,10 @@ export class SecretMatcher {
     const cores: string[] = [];
     for (const secret of new Set(secrets)) {
       if (secret.length < MIN_SECRET) continue;
-      for (const form of formsOf(secret)) {
+      for (const spelled of formsOf(secret)) {
+        // Compared as text is: folded the same way (textView).
+        const form = { ...spelled, core: textView(spelled.core).view };
+        form.window = Math.min(form.window, form.core.length);
         cores.push(form.core);
         longest = Math.max(longest, form.core.length);
         const runs = byLength.get(form.window) ?? new Map<number, string[]>();
@@ -141,6 +148,14 @@ export class SecretMatcher {
 
   /** The ranges of `text` holding a run of a held secret, sorted and merged. Linear in `text`. */
   find(text: string): Range[] {
+    const { view, starts, ends } = textView(text);
+    const found = this.findIn(view);
+    if (!starts || !ends) return found;
+    // Back to the text as spelled: from the first character of the run to the end of its last.
+    return merge(found.map(([start, end]) => [starts[start]!, ends[end - 1]!]));
+  }
+
+  private findIn(text: string): Range[] {
     const found: Range[] = [];
     for (const table of this.tables) {
       const { length, runs, leading, seen } = table;
@@ -180,10 +195,15 @@ export class SecretMatcher {
    * by the next piece of a stream: they wait for it, so the halves never show apart.
    */
   pendingTail(text: string): number {
+    // Read as find() reads: a character may be spelled in up to SPELLED_LONGEST characters.
+    const from = Math.max(0, text.length - this.longestForm * SPELLED_LONGEST);
+    const { view, starts } = textView(text.slice(from));
+    const limit = Math.min(view.length, this.longestForm);
     let length = 0;
-    const limit = Math.min(text.length, this.longestForm);
-    while (length < limit && this.cores.includes(text.slice(text.length - length - 1))) length++;
-    return length;
+    while (length < limit && this.cores.includes(view.slice(view.length - length - 1))) length++;
+    if (length === 0) return 0;
+    const start = view.length - length;
+    return text.length - (from + (starts ? starts[start]! : start));
   }
 }
 
@@ -197,4 +217,60 @@ function merge(ranges: Range[]): Range[] {
     else merged.push(range);
   }
   return merged;
+}
+
+/** Lower-case ASCII letters only: the same length, so indexes stay where they were. */
+function asciiLower(text: string): string {
+  return /[A-Z]/.test(text) ? text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase()) : text;
+}
+
+/** Spellings that read as other characters: escapes, references, invisible and compatibility characters. */
+const SPELLED = /[\u0080-\uffff]|\\u[0-9a-fA-F]{4}|\\\/|&#/;
+const TOKEN = /\\u([0-9a-fA-F]{4})|\\(\/)|&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));|([\u0080-\uffff])/g;
+const INVISIBLE = /^\p{Cf}$/u;
+/** The most characters one character can be spelled in (`&#1114111;`), format characters aside. */
+const SPELLED_LONGEST = 10;
+
+/**
+ * `text` as it reads: ASCII letters lower-cased, and — only when it holds any — JSON and HTML
+ * escapes decoded, format characters dropped, compatibility characters folded (NFKC). Where the
+ * view differs in length, `starts[i]`/`ends[i]` give the text range its character i came from.
+ */
+export function textView(text: string): { view: string; starts?: number[]; ends?: number[] } {
+  if (!SPELLED.test(text)) return { view: asciiLower(text) };
+  const view: string[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const put = (characters: string, start: number, end: number) => {
+    for (const character of characters) {
+      for (let unit = 0; unit < character.length; unit++) {
+        view.push(character[unit]!);
+        starts.push(start);
+        ends.push(end);
+      }
+    }
+  };
+  let at = 0;
+  while (at < text.length) {
+    TOKEN.lastIndex = at;
+    const token = TOKEN.exec(text);
+    const next = token ? token.index : text.length;
+    // Plain ASCII up to the next spelling, character by character.
+    for (; at < next; at++) put(asciiLower(text[at]!), at, at + 1);
+    if (!token) break;
+    const end = at + token[0].length;
+    const code = token[1] ?? token[3] ?? token[4];
+    let decoded = token[2] ?? (code === undefined ? token[0] : codePoint(code, token[4] === undefined ? 16 : 10));
+    let to = end;
+    // A character outside the BMP: both of its halves together.
+    if (token[5] !== undefined && /[\ud800-\udbff]/.test(token[5]) && end < text.length) decoded = text.slice(at, ++to);
+    if (!INVISIBLE.test(decoded)) put(asciiLower(decoded.normalize('NFKC')), at, to);
+    at = to;
+  }
+  return { view: view.join(''), starts, ends };
+}
+
+function codePoint(digits: string, radix: number): string {
+  const value = Number.parseInt(digits, radix);
+  return value <= 0x10ffff ? String.fromCodePoint(value) : '\ufffd';
 }

@@ -4,13 +4,13 @@
  */
 import type { EmitEvent } from '../events/events';
 import type { LlmClient, LlmRequest, LlmStreamPart } from './llm-client';
-import { redactValue } from './redact';
+import { redactValue, type KnownSecrets } from './redact';
 
 export interface TracingOptions {
   emit: EmitEvent;
   /** Read at each call, so tracing can be switched on and off mid-conversation. */
   enabled: () => boolean;
-  knownSecrets?: () => readonly string[];
+  knownSecrets?: () => KnownSecrets;
   now?: () => number;
   /**
    * Names each request/response pair; share one across the clients of a conversation (main,

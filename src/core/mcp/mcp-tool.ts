@@ -6,7 +6,18 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { nestingDepth } from '../llm/tool-call-accumulator';
 import type { AnyTool, ToolContext, ToolOutput } from '../tools/tool';
+
+/**
+ * A value from an MCP server (a tool's input schema, a structured result) nested deeper than
+ * this is not taken in: hashing, copying or serializing it would overflow the stack.
+ */
+export const MAX_MCP_DEPTH = 256;
+
+export function nestedTooDeep(value: unknown): boolean {
+  return nestingDepth(value, MAX_MCP_DEPTH) > MAX_MCP_DEPTH;
+}
 
 /** What an MCP server says about one of its tools (tools/list). */
 export interface McpToolInfo {
@@ -75,7 +86,11 @@ export function createMcpTool(server: string, info: McpToolInfo, call: McpCall):
 export function resultText(result: McpCallResult): string {
   const parts = (result.content ?? []).map(contentText);
   if (parts.length === 0 && result.structuredContent !== undefined)
-    parts.push(JSON.stringify(result.structuredContent));
+    parts.push(
+      nestedTooDeep(result.structuredContent)
+        ? `[structured content nested more than ${MAX_MCP_DEPTH} levels deep — not shown]`
+        : JSON.stringify(result.structuredContent),
+    );
   return parts.join('\n') || '(The tool returned nothing.)';
 }
 

@@ -180,10 +180,11 @@ export class CallAssessor {
     }
     // A secret asks for reads and writes alike: an edit reads the file (and may quote it back).
     const secret = relatives.find((relative) => isSecretPlace(relative));
-    if (secret !== undefined) {
-      risk.reasons.push(`${written} holds secrets${shown(secret)}`);
-      if (real !== undefined) risk.secret = real;
-    }
+    // Or it is the secret under another name: a hard link to `.env` called `notes.txt`.
+    const twin = secret === undefined && real !== undefined ? await files?.linkedSecret(real) : undefined;
+    if (secret !== undefined) risk.reasons.push(`${written} holds secrets${shown(secret)}`);
+    else if (twin !== undefined) risk.reasons.push(`${written} holds secrets (it is a hard link to ${twin})`);
+    if ((secret ?? twin) !== undefined && real !== undefined) risk.secret = real;
   }
 
   private async assessCommandLine(
@@ -233,8 +234,9 @@ export class CallAssessor {
 async function manifestHashes(files: WorkspaceFiles): Promise<Map<string, string | undefined>> {
   const hashes = new Map<string, string | undefined>();
   for (const name of MANIFESTS) {
-    const absolute = path.join(files.root, name);
-    const text = (await files.stat(absolute).catch(() => undefined))
+    // Read at its real path (a manifest may be a link inside the workspace): reads take paths as checked.
+    const absolute = await files.realpath(path.join(files.root, name)).catch(() => undefined);
+    const text = absolute
       ? await files.readText(absolute).then(
           (decoded) => decoded.text,
           () => undefined,

@@ -6,88 +6,43 @@
  * 'curl x' EXIT`…). A deny rule is matched against the words as written, against the program
  * with its arguments, and against both with every word that names a program cut to its base
  * name (case folded, `.exe` dropped: on a case-insensitive disk `CURL.EXE` runs curl). A program
- * named only at run time cannot be shown not to be denied: it is refused (`deny wins`).
+ * named only at run time cannot be shown not to be denied: it is refused (`deny wins`). A rule
+ * is also read for what it means (deny-grammar.ts: options anywhere and spelled any way, other
+ * spellings of a subcommand), and a command too complex to analyse that plainly names a denied
+ * program is refused (deniedInText). All of it within one budget per command.
  *
  * Allow rules stay as strict as they were (policy-rules.ts matches them as written): `./git`
  * planted in the workspace is not the `git` a `git status*` rule allows.
  */
+import { deniesByMeaning } from './deny-grammar';
 import { matchesPattern, matchesWords } from './rule-patterns';
+import { commandStart } from './launchers';
 import { analyseCommand, type CommandSegment } from './shell-command';
 import { basename } from './shell-wrappers';
 
 /** What a deny list says about one segment. */
 export type DenyFinding = { denied: string; words: string[] } | { unknown: string } | undefined;
 
-/**
- * Programs that run a command found in their arguments, which the analyser does not take apart
- * option by option: for deny rules, any argument may start that command. (`find` only after
- * `-exec` and its kin.) A word holding spaces is also read as a command line (`su -c 'curl x'`).
- */
-const LAUNCHERS = new Set([
-  'busybox',
-  'toybox',
-  'chrt',
-  'ionice',
-  'taskset',
-  'numactl',
-  'prlimit',
-  'setarch',
-  'linux32',
-  'linux64',
-  'flock',
-  'strace',
-  'ltrace',
-  'valgrind',
-  'watch',
-  'su',
-  'runuser',
-  'sg',
-  'script',
-  'unbuffer',
-  'firejail',
-  'chroot',
-  'fakeroot',
-  'fakechroot',
-  'proot',
-  'nsenter',
-  'unshare',
-  'setpriv',
-  'systemd-run',
-  'pkexec',
-  'catchsegv',
-  'parallel',
-  'trap',
-  'hash',
-  'torsocks',
-  'proxychains',
-  'proxychains4',
-  'tsocks',
-  'xvfb-run',
-  'dbus-launch',
-  'dbus-run-session',
-  'chpst',
-  'cgexec',
-  'nocache',
-  'eatmydata',
-  'faketime',
-  'tini',
-  'dumb-init',
-  'ssh-agent',
-  'expect',
-  'entr',
-  'at',
-  'batch',
-  'daemonize',
-  'start-stop-daemon',
-  'flatpak-spawn',
-  'caffeinate',
-  'sandbox-exec',
-  'bwrap',
-  'ssh',
-  'find',
-]);
-const FIND_RUNNERS = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 const MAX_DEPTH = 4;
+const MAX_LAUNCHED_WORDS = 1024;
+
+/**
+ * What one command may cost to check, in steps of the wildcard walk at worst (pattern length ×
+ * text length), across all the places a rule is tried: about a second. Rules that fit every word
+ * of a long command (`a*a*a*…`) would otherwise take minutes; past it, the command cannot be
+ * checked, and is refused like any other it cannot be shown not to be denied.
+ */
+export interface CheckBudget {
+  steps: number;
+}
+export const checkBudget = (): CheckBudget => ({ steps: 1e10 });
+
+/** Takes the cost of trying `patterns` on `text` from the budget; false when it is spent. */
+function afford(budget: CheckBudget, patterns: readonly string[], textLength: number): boolean {
+  for (const pattern of patterns) budget.steps -= (pattern.length + 1) * (textLength + 1);
+  return budget.steps >= 0;
+}
+const TOO_COSTLY = 'the command is too long to check against so many rules';
 
 /** The name a program word is known by: its base name, case folded, without `.exe`. */
 export function programName(word: string): string {
@@ -97,9 +52,17 @@ export function programName(word: string): string {
 }
 
 /** The first deny pattern matching the segment, or why it cannot be told (see the file comment). */
-export function deniedSegment(patterns: readonly string[], segment: CommandSegment, depth = 0): DenyFinding {
+export function deniedSegment(
+  patterns: readonly string[],
+  segment: CommandSegment,
+  depth = 0,
+  budget = checkBudget(),
+): DenyFinding {
   if (patterns.length === 0) return undefined;
-  const found = matching(patterns, segment) ?? launched(patterns, segment, depth);
+  const found =
+    matching(patterns, segment) ??
+    launched(patterns, segment, depth, budget) ??
+    aliased(patterns, segment, depth, budget);
   if (found !== undefined || !segment.readsCommands) return found;
   return { unknown: `\`${segment.program}\` runs the commands it reads from its input, known only when it runs` };
 }
@@ -107,6 +70,12 @@ export function deniedSegment(patterns: readonly string[], segment: CommandSegme
 function matching(patterns: readonly string[], segment: CommandSegment): DenyFinding {
   for (const words of candidates(segment)) {
     const denied = patterns.find((pattern) => matchesPattern(pattern, words.join(' ')) || matchesWords(pattern, words));
+    if (denied !== undefined) return { denied, words };
+  }
+  // What the rule means, however the options are spelled or placed (deny-grammar.ts).
+  for (const index of segment.programWords) {
+    const words = segment.argv.slice(index).map((word, at) => (at === 0 ? programName(word) : word));
+    const denied = patterns.find((pattern) => deniesByMeaning(pattern, words));
     if (denied !== undefined) return { denied, words };
   }
   return undefined;
@@ -125,46 +94,207 @@ function candidates(segment: CommandSegment): string[][] {
  * For a launcher: each argument as the start of the command it may run. A launcher among them
  * (`strace nice busybox curl`) needs no walk of its own: every later start is tried here.
  */
-function launched(patterns: readonly string[], segment: CommandSegment, depth: number): DenyFinding {
+function launched(
+  patterns: readonly string[],
+  segment: CommandSegment,
+  depth: number,
+  budget: CheckBudget,
+): DenyFinding {
   const index = segment.programIndex;
   const name = index < 0 ? '' : programName(segment.argv[index] ?? '');
-  if (!LAUNCHERS.has(name)) return undefined;
-  let from = index + 1;
-  if (name === 'find') {
-    const runner = segment.argv.findIndex((word, at) => at > index && FIND_RUNNERS.has(word));
-    if (runner < 0) return undefined;
-    from = runner + 1;
-  }
+  const from = commandStart(name, segment.argv, index);
+  if (from === undefined) return undefined;
+  // Every argument is a possible start: bounded, or checking would take quadratic time.
+  if (segment.argv.length - from > MAX_LAUNCHED_WORDS)
+    return { unknown: `\`${name}\` is given more than ${MAX_LAUNCHED_WORDS} words, too many to check` };
+  const inner = (start: number): CommandSegment => ({
+    ...segment,
+    argv: segment.argv.slice(start),
+    facts: segment.facts.slice(start),
+    programIndex: 0,
+    programWords: [0],
+  });
+  // A rule starting with `*` matches a later start only if it matches the earliest one.
+  const anywhere = patterns.filter((pattern) => ruleStart(pattern) === '');
+  const found = anywhere.length > 0 ? matching(anywhere, inner(from)) : undefined;
+  if (found !== undefined) return found;
+  // The characters from each start on: what trying a rule there walks over (four times).
+  let remaining = segment.argv.slice(from).reduce((sum, word) => sum + word.length + 1, 0);
   for (let start = from; start < segment.argv.length; start += 1) {
     const word = segment.argv[start] ?? '';
+    const text = remaining;
+    remaining -= word.length + 1;
     // `{}` is find's and xargs's placeholder, not a brace expansion.
     if (segment.facts[start]?.computed && word !== '{}')
       return { unknown: `\`${name}\` runs a command whose words are decided only at run time (\`${word}\`)` };
-    const inner: CommandSegment = {
-      ...segment,
-      argv: segment.argv.slice(start),
-      facts: segment.facts.slice(start),
-      programIndex: 0,
-      programWords: [0],
-    };
-    const finding = matching(patterns, inner);
+    const fitting = patterns.filter((pattern) => ruleStart(pattern) !== '' && mayStart(pattern, word));
+    if (!afford(budget, fitting, 4 * text)) return { unknown: TOO_COSTLY };
+    const finding = fitting.length > 0 ? matching(fitting, inner(start)) : undefined;
     if (finding !== undefined) return finding;
-    if (/\s/.test(word)) {
-      const nested = commandLineIn(patterns, word, depth + 1);
+    // `;` and `{}` are find's and xargs's own words, not a command line.
+    if (SHELL_SYNTAX.test(word) && word !== ';' && word !== '{}') {
+      const nested = commandLineIn(patterns, word, depth + 1, budget);
       if (nested !== undefined) return nested;
     }
   }
   return undefined;
 }
 
-/** A launcher's argument read as a command line of its own (`su -c 'curl x'`). */
-function commandLineIn(patterns: readonly string[], line: string, depth: number): DenyFinding {
-  if (depth > MAX_DEPTH) return { unknown: 'commands are nested too deeply to check' };
-  const analysis = analyseCommand(line);
-  if (!analysis.ok) return analysis.runtimeProgram ? { unknown: analysis.reason } : undefined;
-  for (const segment of analysis.segments) {
-    const finding = deniedSegment(patterns, segment, depth);
+/** The literal start of a rule, before any `*` or space: a command must start so to match it. */
+function ruleStart(pattern: string): string {
+  return /^[^*\s]*/.exec(pattern.trim())?.[0] ?? '';
+}
+
+/** Whether a command starting with `word` (as written, or by its program's name) may match. */
+function mayStart(pattern: string, word: string, name = programName(word)): boolean {
+  const start = ruleStart(pattern);
+  return start === '' || word.startsWith(start) || name.startsWith(start.toLowerCase());
+}
+
+/** `alias name='curl x'`: what an alias will run is a command line of its own. */
+function aliased(
+  patterns: readonly string[],
+  segment: CommandSegment,
+  depth: number,
+  budget: CheckBudget,
+): DenyFinding {
+  if (segment.programIndex < 0 || programName(segment.program) !== 'alias') return undefined;
+  for (const word of segment.args) {
+    const equals = word.indexOf('=');
+    if (equals <= 0) continue;
+    const finding = commandLineIn(patterns, word.slice(equals + 1), depth + 1, budget);
     if (finding !== undefined) return finding;
   }
   return undefined;
+}
+
+/** A launcher's argument read as a command line of its own (`su -c 'curl x'`). */
+function commandLineIn(patterns: readonly string[], line: string, depth: number, budget: CheckBudget): DenyFinding {
+  if (depth > MAX_DEPTH) return { unknown: 'commands are nested too deeply to check' };
+  const analysis = analyseCommand(line);
+  // What cannot be analysed cannot be shown not to run a denied program: deny wins.
+  if (!analysis.ok)
+    return deniedInText(patterns, line, depth, budget) ?? { unknown: analysis.reason.replace(/\.$/, '') };
+  for (const segment of analysis.segments) {
+    const finding = deniedSegment(patterns, segment, depth, budget);
+    if (finding !== undefined) return finding;
+  }
+  return undefined;
+}
+
+const SHELL_SYNTAX = /[\s;&|()<>`$'"\\{}]/;
+const BREAKS = /[\s;&|(){}<>`]/;
+const GROUP_ENDS = /[;&|(){}`\n\r]/;
+const SCANNED_WORDS = 64;
+
+/**
+ * A command too complex to analyse (a function, a group, a loop, a here-document…) that plainly
+ * names a denied program: every run of words in it, between shell operators, is tried as a
+ * command. It may refuse a mention (`cat <<EOF … curl … EOF`) rather than ask: deny wins.
+ */
+export function deniedInText(
+  patterns: readonly string[],
+  command: string,
+  depth = 0,
+  budget = checkBudget(),
+): DenyFinding {
+  if (patterns.length === 0) return undefined;
+  // A rule starting with `*` matches some run of a group's words only if it matches the group.
+  const anywhere = patterns.filter((pattern) => ruleStart(pattern) === '');
+  const headed = patterns.filter((pattern) => ruleStart(pattern) !== '');
+  for (const group of roughGroups(command)) {
+    const text = group.join(' ');
+    const everywhere = anywhere.find(
+      (pattern) =>
+        matchesPattern(pattern, text) || matchesPattern(pattern, text.toLowerCase()) || matchesWords(pattern, group),
+    );
+    if (everywhere !== undefined) return { denied: everywhere, words: group };
+    for (let start = 0; start < group.length; start += 1) {
+      const first = group[start] ?? '';
+      const name = programName(first);
+      const fitting = headed.filter((pattern) => mayStart(pattern, first, name));
+      if (fitting.length > 0) {
+        const named = [name, ...group.slice(start + 1, start + SCANNED_WORDS)];
+        if (!afford(budget, fitting, 3 * named.join(' ').length)) return { unknown: TOO_COSTLY };
+        const denied = fitting.find(
+          (pattern) =>
+            matchesPattern(pattern, named.join(' ')) || matchesWords(pattern, named) || deniesByMeaning(pattern, named),
+        );
+        if (denied !== undefined) return { denied, words: named };
+      }
+      // A quoted string may be run as a command of its own (`sh -c '…'` in a function).
+      if (depth < MAX_DEPTH && first !== command && SHELL_SYNTAX.test(first)) {
+        const nested = deniedInText(patterns, first, depth + 1, budget);
+        if (nested !== undefined) return nested;
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The command's words, quotes and escapes taken off (`$'\x63'` decoded), in groups between
+ * shell operators. Rough on purpose: it is read only to find a denied program's name.
+ */
+function roughGroups(command: string): string[][] {
+  const groups: string[][] = [];
+  let group: string[] = [];
+  let word: string | undefined;
+  const endWord = () => {
+    if (word !== undefined) group.push(word);
+    word = undefined;
+  };
+  const endGroup = () => {
+    endWord();
+    if (group.length > 0) groups.push(group);
+    group = [];
+  };
+  for (let at = 0; at < command.length; at += 1) {
+    const c = command.charAt(at);
+    if (c === "'" || c === '"' || (c === '$' && command.charAt(at + 1) === "'")) {
+      const ansi = c === '$';
+      if (ansi) at += 1;
+      const quote = command.charAt(at);
+      let end = at + 1;
+      while (end < command.length && command.charAt(end) !== quote)
+        end += command.charAt(end) === '\\' && quote !== "'" ? 2 : 1;
+      if (ansi)
+        for (; end < command.length && command.charAt(end) !== "'"; end += command.charAt(end) === '\\' ? 2 : 1);
+      const inside = command.slice(at + 1, end);
+      word = (word ?? '') + (ansi ? decodeAnsiC(inside) : quote === '"' ? inside.replace(/\\(.)/gs, '$1') : inside);
+      at = end;
+    } else if (c === '\\') {
+      if (command.charAt(at + 1) !== '\n') word = (word ?? '') + command.charAt(at + 1);
+      at += 1;
+    } else if (GROUP_ENDS.test(c)) endGroup();
+    else if (BREAKS.test(c)) endWord();
+    else word = (word ?? '') + c;
+  }
+  endGroup();
+  return groups;
+}
+
+/** The text of an ANSI-C quoted string (`$'\x63url'`), escapes decoded. */
+function decodeAnsiC(text: string): string {
+  return text.replace(
+    /\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)/gs,
+    (_all, code: string) => {
+      const kind = code.charAt(0);
+      if (kind === 'x' || kind === 'u' || kind === 'U')
+        return String.fromCodePoint(Number.parseInt(code.slice(1), 16) % 0x110000);
+      if (/^[0-7]/.test(code)) return String.fromCharCode(Number.parseInt(code, 8));
+      const simple: Record<string, string> = {
+        n: '\n',
+        t: '\t',
+        r: '\r',
+        a: '\x07',
+        b: '\b',
+        e: '\x1b',
+        E: '\x1b',
+        f: '\f',
+        v: '\v',
+      };
+      return simple[kind] ?? (kind === 'c' ? '' : kind);
+    },
+  );
 }

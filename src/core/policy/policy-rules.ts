@@ -10,7 +10,7 @@
  */
 import type { AgentPolicy } from './agent-policy';
 import { defaultToolPolicy, type PolicyVerdict, type ToolPolicy } from './approval';
-import { deniedSegment } from './denied-programs';
+import { deniedInText, deniedSegment } from './denied-programs';
 import { matchesPattern, matchesWords } from './rule-patterns';
 import { analyseCommand } from './shell-command';
 
@@ -93,6 +93,13 @@ function commandVerdict(
       return {
         action: 'deny',
         reason: `${analysis.reason.replace(/\.$/, '')}, so it cannot be checked against bash.deny in ${where(`tools.bash.deny "${deny[0]}"`)}. Name the program plainly.`,
+      };
+    // A denied program named plainly in what cannot be analysed (a function, a group…): refused.
+    const plain = deniedInText(deny, command);
+    if (plain !== undefined && 'denied' in plain)
+      return {
+        action: 'deny',
+        reason: `\`${plain.words.join(' ')}\` in a command too complex to analyse matches bash.deny "${plain.denied}" in ${where(`tools.bash.deny "${plain.denied}"`)}.`,
       };
     // Anything else that cannot be analysed cannot be checked either: a person decides.
     return { action: 'ask' };

@@ -7,6 +7,7 @@
  * skills all decide here, so none of them is a way around the question read_file asks.
  */
 import * as path from 'node:path';
+import type { WorkspaceFiles } from '../ports';
 import { isInside, type RealPathPort } from '../workspace/workspace-path';
 import { isSecretPlace } from './protected-paths';
 
@@ -14,15 +15,21 @@ import { isSecretPlace } from './protected-paths';
 export const SECRETS_LEFT_OUT =
   'Secret files (.env*, keys, credential files) are left out; read_file one to see it (that asks the user).';
 
+/** What SecretReads asks of a workspace: where paths lead, and which files are other names of secrets. */
+export type SecretReadsPort = RealPathPort & Pick<WorkspaceFiles, 'root' | 'linkedSecret'>;
+
 export class SecretReads {
+  /** Verdicts by path: a search asks about each matching file once. */
+  private readonly verdicts = new Map<string, Promise<boolean>>();
+
   private constructor(
     private readonly roots: readonly string[],
-    private readonly files: RealPathPort,
+    private readonly files: SecretReadsPort,
     private readonly approved: string | undefined,
   ) {}
 
   /** For a workspace; `approved` is the secret the user let this call read (a file or folder, real path). */
-  static async of(files: RealPathPort & { root: string }, approved?: string): Promise<SecretReads> {
+  static async of(files: SecretReadsPort, approved?: string): Promise<SecretReads> {
     const realRoot = (await files.realpath(files.root)) ?? files.root;
     return new SecretReads([...new Set([files.root, realRoot])], files, approved);
   }
@@ -42,28 +49,26 @@ export class SecretReads {
     return this.approved !== undefined && isInside(this.approved, real);
   }
 
-  /** For streams that cannot wait (a search's matches): hidden by its name unless approved. */
-  hidesByName(absolute: string): boolean {
-    return this.isSecretByName(absolute) && !this.approves(absolute);
+  /**
+   * Whether the file's content must not be shown, not approved: a secret by its name, by its real
+   * path, or by its bytes — another hard link of a secret file, whatever it is called.
+   */
+  hides(absolute: string): Promise<boolean> {
+    let verdict = this.verdicts.get(absolute);
+    if (!verdict) this.verdicts.set(absolute, (verdict = this.judge(absolute)));
+    return verdict;
   }
 
-  /** Whether the file's content must not be shown: a secret by its name or its real path, not approved. */
-  async hides(absolute: string): Promise<boolean> {
+  private async judge(absolute: string): Promise<boolean> {
     const real = (await this.files.realpath(absolute).catch(() => undefined)) ?? absolute;
     if (this.approves(real)) return false;
-    return this.isSecretByName(absolute) || this.isSecretByName(real);
+    if (this.isSecretByName(absolute) || this.isSecretByName(real)) return true;
+    return (await this.files.linkedSecret(real).catch(() => undefined)) !== undefined;
   }
 
   /** The items whose file may be shown, and how many were left out. */
   async filter<T extends { path: string }>(items: readonly T[]): Promise<{ shown: T[]; leftOut: number }> {
-    const verdicts = new Map<string, Promise<boolean>>();
-    const hidden = await Promise.all(
-      items.map((item) => {
-        let verdict = verdicts.get(item.path);
-        if (!verdict) verdicts.set(item.path, (verdict = this.hides(item.path)));
-        return verdict;
-      }),
-    );
+    const hidden = await Promise.all(items.map((item) => this.hides(item.path)));
     const shown = items.filter((_item, index) => !hidden[index]);
     return { shown, leftOut: items.length - shown.length };
   }

@@ -10,6 +10,7 @@ import type { Hooks } from '../agent/hooks';
 import type { ApprovalGate } from '../policy/approval';
 import type { BudgetGuard } from '../policy/budget';
 import type { StoredConversation, TranscriptSink } from '../ports';
+import type { KnownSecrets } from '../llm/redact';
 import type { AnyTool } from '../tools/tool';
 import { ConversationParts, type ConversationPartsDeps } from './conversation-parts';
 import type { RoutedModels } from './model-routing';
@@ -37,7 +38,7 @@ export interface AssemblyInput {
   teamsOn: () => boolean;
   approvals: ApprovalGate | undefined;
   /** Read at each model call, so the switch applies live. */
-  tracing: { enabled: () => boolean; secrets: () => readonly string[] };
+  tracing: { enabled: () => boolean; secrets: () => KnownSecrets };
   /** A conversation reopened from the store, continued with its history. */
   reopened?: { conversation: StoredConversation; restored: RestoredConversation };
 }

@@ -6,7 +6,7 @@
  */
 import type { AuditRecord, ConversationStore, StoredConversation, TeamStamp } from '../ports';
 import type { AgentEvent } from '../events/events';
-import { redactValue } from '../llm/redact';
+import { holdsAny, redactValue, type KnownSecrets } from '../llm/redact';
 
 export interface RecorderOptions {
   store: ConversationStore;
@@ -18,7 +18,7 @@ export interface RecorderOptions {
    * The API keys in use: removed from everything written, wherever they appear (the store
    * itself only recognises key-shaped strings; a local server's token can look like anything).
    */
-  secrets?: () => readonly string[];
+  secrets?: () => KnownSecrets;
   /** Store failures, for the host to show (once). */
   onError: (error: unknown) => void;
   /** Streaming text is saved at most this often. */
@@ -274,7 +274,7 @@ export class ConversationRecorder {
 
   private redact<T>(value: T): T {
     const known = this.options.secrets?.() ?? [];
-    return known.length > 0 ? redactValue(value, known) : value;
+    return holdsAny(known) ? redactValue(value, known) : value;
   }
 
   private nextId(): string {

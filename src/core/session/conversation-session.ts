@@ -320,7 +320,7 @@ export class ConversationSession {
         now: () => this.deps.clock.now(),
         settings: storage.settings,
         resume: storage.resume,
-        secrets: this.heldSecrets.list,
+        secrets: this.heldSecrets.matcher,
         onError: (error) => this.deps.onStoreError?.(error),
         team: this.deps.teamStamp,
       });
@@ -472,7 +472,7 @@ export class ConversationSession {
 
   /** Read at each model call, so the switch applies live; every held secret is redacted from traces and events. */
   private get tracingSwitch() {
-    return { enabled: () => this.switches.tracing, secrets: this.heldSecrets.list };
+    return { enabled: () => this.switches.tracing, secrets: this.heldSecrets.matcher };
   }
 
   private async openStore(): Promise<ConversationStore | undefined> {

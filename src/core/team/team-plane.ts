@@ -27,6 +27,7 @@ import type { TeamStatus } from './team-status';
 
 /** The last team policy seen, kept across restarts: a member offline still follows it. */
 export interface TeamPolicyCache {
+  /** Undefined: none kept. Rejects, saying why, when what is kept there is no policy text. */
   read(): Promise<string | undefined>;
   write(text: string): Promise<void>;
 }
@@ -110,8 +111,18 @@ export class TeamPlane {
    * copy kept from last time when the database does not answer; then sends what waits.
    */
   async refresh(): Promise<void> {
-    if (!this.policyFile.current && !this.version)
-      this.policyFile.read(await this.options.cache.read().catch(() => undefined));
+    if (!this.policyFile.current && !this.version) {
+      // A kept copy that is no policy text (a FIFO, a device…): what the team denies is unknown.
+      const kept = await this.options.cache.read().then(
+        (text) => ({ text }),
+        (error: unknown) => ({ problem: error instanceof Error ? error.message : String(error) }),
+      );
+      if ('problem' in kept)
+        this.policyFile.unusable(
+          `The kept team policy cannot be used: ${kept.problem} Remove it; the team database's next answer replaces it.`,
+        );
+      else this.policyFile.read(kept.text);
+    }
     try {
       const version = await this.options.store.policy();
       this.version = version;

@@ -22,6 +22,12 @@ export type EditOutcome =
       replacements: number;
       /** How edits that did not match exactly were matched, for the model. */
       notes: string[];
+      /**
+       * How many of the new text's first lines still have the numbers read_file showed the model:
+       * those above the first replacement that added or removed lines (lines between two such
+       * replacements have moved even when the count comes out even).
+       */
+      knownLines: number;
     }
   | { ok: false; reason: string };
 
@@ -87,7 +93,7 @@ export function applyEdits(
         if (found.detail) notes.push(`${label}${found.detail}.`);
     }
   }
-  return { ok: true, pieces: pending ? splice(text, pending) : [text], replacements, notes };
+  return { ok: true, pieces: pending ? splice(text, pending) : [text], replacements, notes, knownLines };
 }
 
 function lineBreaks(text: string): number {

@@ -88,6 +88,7 @@ export class Checkpoints {
       realpath: (absolute) => inner.realpath(absolute),
       readlink: (absolute) => inner.readlink(absolute),
       stat: (absolute) => inner.stat(absolute),
+      linkedSecret: (absolute) => inner.linkedSecret(absolute),
       readText: (absolute) => inner.readText(absolute),
       list: (directory, options) => inner.list(directory, options),
       delete: (absolute) => inner.delete(absolute),

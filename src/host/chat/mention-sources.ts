@@ -12,6 +12,7 @@ import type { WorkspaceFiles } from '../../core/ports';
 import { isSecretPath } from '../../core/policy/protected-paths';
 import { SecretReads, SECRETS_LEFT_OUT, withoutSecretChanges } from '../../core/policy/secret-reads';
 import { resolveWorkspacePath } from '../../core/workspace/workspace-path';
+import { redactText } from '../../core/llm/redact';
 import type { TerminalHistory } from '../terminal/terminal-history';
 
 interface GitRepository {
@@ -37,7 +38,9 @@ export function createMentionResolver(
       case 'terminal': {
         const text = terminals.describe();
         if (!text) throw new Error('no terminal command has run yet in this window');
-        return text;
+        // A terminal is no file to judge: what looks like a secret in it (`cat .env`'s
+        // assignments, keys, private key blocks) goes; held secrets leave every request anyway.
+        return redactText(text);
       }
       case 'git':
         return gitDiff();

@@ -9,11 +9,15 @@ import * as vscode from 'vscode';
 import type { WorkspaceFiles, WrittenFile } from '../../core/ports';
 import { decodeText, encodeText, type DecodedText, type TextContent } from '../../core/workspace/text-file';
 import { ContainedFiles } from '../../node/contained-files';
+import { LinkedSecrets } from '../../node/linked-secrets';
 
 export class VscodeWorkspace implements WorkspaceFiles {
   private readonly contained: ContainedFiles;
+  /** Hard links to secret files, found by device and inode (linked-secrets.ts). */
+  private readonly linked: LinkedSecrets;
 
   constructor(readonly root: string) {
+    this.linked = new LinkedSecrets(root);
     this.contained = new ContainedFiles(root);
   }
 
@@ -41,8 +45,16 @@ export class VscodeWorkspace implements WorkspaceFiles {
     }
   }
 
+  linkedSecret(absolute: string): Promise<string | undefined> {
+    return this.linked.find(absolute);
+  }
+
+  /**
+   * The disk's bytes are read as the CLI reads them (the path as checked, nothing on it
+   * followed): a name swapped for a link after the check is not read through it.
+   */
   async readText(absolute: string): Promise<DecodedText> {
-    const decoded = decodeText(await vscode.workspace.fs.readFile(vscode.Uri.file(absolute)));
+    const decoded = decodeText(await this.contained.readAsIs(absolute));
     const open = this.openDocument(absolute);
     return open?.isDirty ? { ...decoded, text: open.getText() } : decoded;
   }

@@ -12,7 +12,13 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpServerConfig } from '../../core/mcp/mcp-config';
-import { createMcpTool, type McpCallResult, type McpToolInfo } from '../../core/mcp/mcp-tool';
+import {
+  createMcpTool,
+  MAX_MCP_DEPTH,
+  nestedTooDeep,
+  type McpCallResult,
+  type McpToolInfo,
+} from '../../core/mcp/mcp-tool';
 import type { AnyTool } from '../../core/tools/tool';
 
 export type McpServerState = 'connecting' | 'connected' | 'error' | 'stopped';
@@ -114,13 +120,22 @@ export class McpConnections {
       const { client, transport } = await withTimeout(this.open(connection), timeoutMs, 'connecting');
       connection.client = client;
       connection.status.transport = transport;
-      connection.tools = await withTimeout(listAllTools(client), timeoutMs, 'listing its tools');
+      const listed = await withTimeout(listAllTools(client), timeoutMs, 'listing its tools');
+      // A schema too deep to hash or send would fail every request that offers the tools.
+      connection.tools = listed.filter((info) => !nestedTooDeep(info.inputSchema));
+      const leftOut = listed.length - connection.tools.length;
       if (this.connections.get(connection.name) !== connection) {
         await client.close().catch(() => undefined);
         return;
       }
       client.onclose = () => this.fail(connection, 'the server closed the connection');
-      this.update(connection, { state: 'connected', toolCount: connection.tools.length, error: undefined });
+      this.update(connection, {
+        state: 'connected',
+        toolCount: connection.tools.length,
+        error: leftOut
+          ? `${leftOut} of its tools left out: their input schemas nest more than ${MAX_MCP_DEPTH} levels deep`
+          : undefined,
+      });
     } catch (error) {
       await connection.client?.close().catch(() => undefined);
       connection.client = undefined;

@@ -11,8 +11,12 @@
  * the design.
  */
 import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { isInside } from '../../core/workspace/workspace-path';
 import { protectedEntries, protectedTargets, type ConfinementPlan } from './confinement';
 import { existingSecrets, homeMounts } from './home-tools';
+import { otherViews } from './home-views';
+import { realOr } from './quiet-fs';
 
 export interface BubblewrapOptions {
   args: string[];
@@ -41,15 +45,31 @@ export function bubblewrapArgs(plan: ConfinementPlan, seccompFd?: number): Bubbl
   const runtime = plan.env.XDG_RUNTIME_DIR;
   if (runtime && !runtime.startsWith('/run/') && existsSync(runtime)) args.push('--tmpfs', runtime);
   // The home folder: empty and throw-away, the tools bound back read-only, their credentials hidden.
-  args.push('--tmpfs', plan.home);
-  const { binds, covers } = homeMounts(plan);
-  for (const bind of [...binds].sort((a, b) => a.dest.length - b.dest.length))
+  // Mount points are real paths: bubblewrap cannot mount on a link (`/home -> /var/home`), and
+  // the home's path through the link still leads there.
+  const home = realOr(plan.home);
+  const inRealHome = (file: string) =>
+    isInside(plan.home, file) ? path.join(home, path.relative(plan.home, file)) : file;
+  // The account's own home too, when HOME names another folder (it is mounted first: HOME may lie
+  // in it), and every other place a home shows (a bind mount of it elsewhere).
+  const others = (plan.otherHomes ?? []).filter((other) => existsSync(other)).map(realOr);
+  for (const view of otherViews([...others, home])) if (existsSync(view)) args.push('--tmpfs', view);
+  for (const other of others) args.push('--tmpfs', other);
+  args.push('--tmpfs', home);
+  const mounts = homeMounts(plan);
+  const binds = [
+    ...new Map(mounts.binds.map((bind) => [inRealHome(bind.dest), { ...bind, dest: inRealHome(bind.dest) }])).values(),
+  ];
+  for (const bind of binds.sort((a, b) => a.dest.length - b.dest.length))
     args.push('--ro-bind', bind.source, bind.dest);
   // Known secrets inside what is bound back, and the extra hidden paths. (A device node bound
   // elsewhere cannot be opened, so a file is covered by an empty file, not /dev/null.)
   const within = (secret: string) => binds.some((bind) => secret.startsWith(`${bind.dest}/`));
-  const hidden = existingSecrets(plan).filter((secret) => within(secret.path) || plan.hidden.includes(secret.path));
-  for (const secret of [...hidden, ...covers]) {
+  const hidden = existingSecrets(plan)
+    .map((secret) => ({ ...secret, path: plan.hidden.includes(secret.path) ? secret.path : inRealHome(secret.path) }))
+    .filter((secret) => within(secret.path) || plan.hidden.includes(secret.path));
+  const covers = mounts.covers.map((cover) => ({ ...cover, path: inRealHome(cover.path) }));
+  for (const secret of [...new Map([...hidden, ...covers].map((secret) => [secret.path, secret])).values()]) {
     if (secret.kind === 'folder') args.push('--tmpfs', secret.path);
     else if (plan.emptyFile) args.push('--ro-bind', plan.emptyFile, secret.path);
   }

@@ -28,6 +28,8 @@ export interface ConfinementPlan {
   env: Record<string, string>;
   network: boolean;
   home: string;
+  /** Other home folders to hide whole (the account's, when `HOME` names another folder). */
+  otherHomes?: readonly string[];
   /** More paths to hide (the editor's storage of conversations). */
   hidden: readonly string[];
   /** An empty folder to put in place of a missing protected one. */

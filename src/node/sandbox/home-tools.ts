@@ -10,11 +10,12 @@
  *   `hosts.yml`, pip.conf, .pypirc, gradle.properties, Maven settings, Docker's config, keys —
  *   and each is covered (an empty file, an empty folder).
  */
-import { readdirSync, realpathSync, type Dirent } from 'node:fs';
+import { lstatSync, opendirSync, type Dirent } from 'node:fs';
 import * as path from 'node:path';
 import { isSecretPath } from '../../core/policy/protected-paths';
 import { isInside } from '../../core/workspace/workspace-path';
 import { kindOf, type ConfinementPlan } from './confinement';
+import { isLink, realOrUndefined, realOr } from './quiet-fs';
 
 /** Where the tools commands need live in a home folder: bound back read-only (existing ones). */
 export const HOME_TOOLS = [
@@ -129,6 +130,9 @@ const CREDENTIAL_FILES = new Set([
   'access_tokens.db',
   'application_default_credentials.json',
   'hosts.yml',
+  'hosts.yaml',
+  'rclone.conf',
+  '.condarc',
   'pip.conf',
   'pip.ini',
   'gradle.properties',
@@ -151,6 +155,19 @@ const CREDENTIAL_FILES = new Set([
 /** Credential folders by name: covered whole. */
 const CREDENTIAL_FOLDERS = new Set(['.ssh', '.aws', '.gnupg', '.docker', '.kube', '.password-store', 'keyrings']);
 
+/**
+ * Words that make a data file's name a credential's (`token.txt`, `github_token`, `.credentials.json`,
+ * `service-account.json`, `rclone.conf` is not one but `password.txt` is): tools keep tokens in
+ * files named for what they hold, and a word list of whole names never keeps up.
+ */
+const CREDENTIAL_WORD =
+  /^(?:tokens?|secrets?|passwords?|passwd|passphrase|credentials?|creds|apikeys?|authinfo|authtoken|netrc|cookies?|kubeconfig|keyfile|keystore|oauth2?|auth|serviceaccount|privatekey)$/;
+/** Programs and code are never covered (a tool whose program is named `…-credential-…` must still run). */
+const DATA_FILE =
+  /^(?:[^.]*|.*\.(?:txt|json|ya?ml|toml|ini|conf|cfg|db|sqlite3?|xml|properties|dat|env|key|b64|jwt|rc))$/;
+/** Folders of programs: their files are tools, whatever they are named. */
+const PROGRAM_FOLDERS = new Set(['bin', 'sbin', 'libexec', 'shims']);
+
 /** Whether a file (its path relative to a tool folder) holds credentials, by what it is. */
 export function isCredentialFile(relative: string): boolean {
   const parts = relative.toLowerCase().split('/');
@@ -160,7 +177,27 @@ export function isCredentialFile(relative: string): boolean {
     CREDENTIAL_FILES.has(name) ||
     isSecretPath(name) ||
     /\.(token|tokens)$/.test(name) ||
-    (name === 'config.json' && parent === '.docker')
+    (name === 'config.json' && parent === '.docker') ||
+    (name === 'config' && parent === '.bundle') ||
+    (DATA_FILE.test(name.replace(/^\.+/, '')) &&
+      !PROGRAM_FOLDERS.has(parent ?? '') &&
+      namesCredential(relative.split('/').at(-1)!))
+  );
+}
+
+/** Whether a file name's words (`api_key`, `GitHubToken`, `sa-private-key`) name a credential. */
+function namesCredential(name: string): boolean {
+  const stem = name.replace(/^\.+/, '').replace(/\.[^.]*$/, '');
+  const words = stem
+    .split(/[-_.\s]+|(?<=[a-z0-9])(?=[A-Z])/)
+    .filter(Boolean)
+    .map((word) => word.toLowerCase());
+  return words.some(
+    (word, at) =>
+      CREDENTIAL_WORD.test(word) ||
+      // Two words that are one: `api key`, `access token`, `service account`, `private key`.
+      CREDENTIAL_WORD.test(`${words[at - 1] ?? ''}${word}`) ||
+      (word === 'key' && at > 0 && at === words.length - 1),
   );
 }
 
@@ -209,39 +246,104 @@ export function homeTools(plan: ConfinementPlan): HomeTool[] {
     if (!real) continue;
     keep(candidate, real);
     if (path.basename(real) === 'bin') {
-      const lib = realOrUndefined(path.join(path.dirname(real), 'lib'));
-      if (lib) keep(lib, lib);
+      // The tool's own `lib`, not what a `lib` link elsewhere in the home points to (`lib -> ~/notes`).
+      const prefix = path.dirname(real);
+      const lib = realOrUndefined(path.join(prefix, 'lib'));
+      if (lib && isInside(prefix, lib) && lib !== prefix) keep(lib, lib);
     }
   }
   return [...tools.values()];
 }
 
-/** Credential files and folders inside the bound tool folders, found by a bounded walk. */
-export function toolCredentials(tools: readonly HomeTool[]): Array<{ path: string; kind: 'file' | 'folder' }> {
+/**
+ * Credentials npm reads from inside installed bulk: the npm package's own (builtin) rc file, in
+ * `lib/node_modules/npm/` of every Node install. Checked by path where the walk does not go.
+ */
+const BULK_CREDENTIALS: Record<string, readonly string[]> = {
+  lib: ['node_modules/npm/npmrc', 'node_modules/npm/.npmrc'],
+  node_modules: ['npm/npmrc', 'npm/.npmrc'],
+};
+
+/**
+ * Credential files and folders inside the bound tool folders, found by a bounded walk: by name,
+ * and files that are another name (a hard link) of one of the home's secret files. The walk
+ * reads folders entry by entry, so a folder of a million files costs the cap, not a million.
+ */
+export function toolCredentials(
+  tools: readonly HomeTool[],
+  secretFiles: ReadonlySet<string> = new Set(),
+): Array<{ path: string; kind: 'file' | 'folder' }> {
   const found: Array<{ path: string; kind: 'file' | 'folder' }> = [];
-  let seen = 0;
-  // Breadth first over every tool folder at once: one big folder cannot use up the others' share.
   const reals = [...new Set(tools.map((tool) => tool.real))];
   const roots = reals.filter((real) => !reals.some((other) => other !== real && isInside(other, real)));
-  let folders = roots.map((folder) => ({ folder, root: folder }));
-  for (let depth = 0; depth <= TOOL_SCAN_LIMITS.depth && folders.length > 0; depth++) {
-    const next: typeof folders = [];
-    for (const { folder, root } of folders) {
-      for (const entry of read(folder)) {
-        if (++seen > TOOL_SCAN_LIMITS.entries) return found;
-        const absolute = path.join(folder, entry.name);
-        const name = entry.name.toLowerCase();
-        if (entry.isDirectory()) {
-          if (CREDENTIAL_FOLDERS.has(name)) found.push({ path: absolute, kind: 'folder' });
-          else if (!UNSCANNED.has(name)) next.push({ folder: absolute, root });
-        } else if (entry.isFile() && isCredentialFile(path.relative(root, absolute))) {
-          found.push({ path: absolute, kind: 'file' });
+  // Each tool folder is walked breadth first with its share of what is left, in rounds: one
+  // huge folder (a PATH entry of 100,000 programs) cannot use up the others' share, and what a
+  // small one leaves goes to the rest in the next round.
+  const walks = roots.map((root) => ({ root, queue: [{ folder: root, depth: 0 }] }));
+  let left = TOOL_SCAN_LIMITS.entries;
+  for (let active = walks; active.length > 0 && left > 0; active = active.filter((walk) => walk.queue.length > 0)) {
+    const share = Math.max(1, Math.floor(left / active.length));
+    for (const walk of active) {
+      let budget = Math.min(share, left);
+      while (budget > 0 && walk.queue.length > 0) {
+        const { folder, depth } = walk.queue.shift()!;
+        const entries = read(folder, budget);
+        budget -= entries.length;
+        left -= entries.length;
+        for (const entry of entries) {
+          const absolute = path.join(folder, entry.name);
+          const name = entry.name.toLowerCase();
+          if (entry.isDirectory()) {
+            if (CREDENTIAL_FOLDERS.has(name)) found.push({ path: absolute, kind: 'folder' });
+            else if (!UNSCANNED.has(name) && depth < TOOL_SCAN_LIMITS.depth)
+              walk.queue.push({ folder: absolute, depth: depth + 1 });
+            for (const inside of BULK_CREDENTIALS[name] ?? []) {
+              const candidate = path.join(absolute, inside);
+              if (kindOf(candidate) === 'file' && !isLink(candidate)) found.push({ path: candidate, kind: 'file' });
+            }
+          } else if (entry.isFile()) {
+            if (isCredentialFile(path.relative(walk.root, absolute)) || isSecretFileLink(absolute, secretFiles))
+              found.push({ path: absolute, kind: 'file' });
+          }
         }
       }
     }
-    folders = next;
   }
   return found;
+}
+
+/** Whether a file with other names is one of the home's secret files (`~/.ssh/id_rsa` linked as `bin/tool-data`). */
+function isSecretFileLink(file: string, secretFiles: ReadonlySet<string>): boolean {
+  if (secretFiles.size === 0) return false;
+  try {
+    const stat = lstatSync(file);
+    return stat.nlink > 1 && secretFiles.has(`${stat.dev}:${stat.ino}`);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The home's secret files as `device:inode`, those with other names only: the files of
+ * HOME_SECRETS and of the secret folders (a bounded walk), to know them under any name.
+ */
+export function secretFileIdentities(home: string, limit = 2_000): Set<string> {
+  const identities = new Set<string>();
+  let seen = 0;
+  const visit = (absolute: string, depth: number) => {
+    if (++seen > limit) return;
+    let stat;
+    try {
+      stat = lstatSync(absolute);
+    } catch {
+      return;
+    }
+    if (stat.isFile() && stat.nlink > 1) identities.add(`${stat.dev}:${stat.ino}`);
+    else if (stat.isDirectory() && depth < 4)
+      for (const entry of read(absolute, limit)) visit(path.join(absolute, entry.name), depth + 1);
+  };
+  for (const name of HOME_SECRETS) visit(path.join(home, name), 0);
+  return identities;
 }
 
 /**
@@ -260,7 +362,7 @@ export function homeMounts(plan: ConfinementPlan): {
     if (tool.alias && !reals.some((real) => isInside(real, tool.alias!)))
       binds.push({ source: tool.real, dest: tool.alias });
   const covers: Array<{ path: string; kind: 'file' | 'folder' }> = [];
-  for (const credential of toolCredentials(tools)) {
+  for (const credential of toolCredentials(tools, secretFileIdentities(plan.home))) {
     for (const bind of binds) {
       if (!isInside(bind.source, credential.path)) continue;
       covers.push({ path: path.join(bind.dest, path.relative(bind.source, credential.path)), kind: credential.kind });
@@ -273,24 +375,23 @@ function uniqueBy(covers: Array<{ path: string; kind: 'file' | 'folder' }>) {
   return [...new Map(covers.map((cover) => [cover.path, cover])).values()];
 }
 
-function read(folder: string): Dirent[] {
+/** Up to `limit` entries of a folder, read a few at a time (never the whole of a huge folder). */
+function read(folder: string, limit: number): Dirent[] {
+  const entries: Dirent[] = [];
+  let handle;
   try {
-    return readdirSync(folder, { withFileTypes: true });
+    handle = opendirSync(folder, { bufferSize: 256 });
   } catch {
-    return [];
+    return entries;
   }
-}
-
-function realOrUndefined(file: string): string | undefined {
   try {
-    return realpathSync(file);
+    for (let entry = handle.readSync(); entry && entries.length < limit; entry = handle.readSync()) entries.push(entry);
   } catch {
-    return undefined;
+    // Unreadable midway: what was read is scanned.
+  } finally {
+    handle.closeSync();
   }
-}
-
-function realOr(file: string): string {
-  return realOrUndefined(file) ?? file;
+  return entries;
 }
 
 /** The home's known secrets and the extra hidden paths that exist, with their kind. */

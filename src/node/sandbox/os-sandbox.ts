@@ -7,7 +7,16 @@
  * that did not exist cannot be bound read-only: one a confined command creates is removed
  * after it, and the output says so.
  */
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CommandSandbox, SandboxStatus } from '../../core/ports';
@@ -21,6 +30,7 @@ import { protectedSet, unseenNote } from './protected-set';
 import { seccompFilter } from './seccomp';
 import { seatbeltProfile } from './seatbelt';
 import { probeAsync, probeBlocking, SANDBOX_EXEC, type Probe } from './sandbox-probe';
+import { realOr } from './quiet-fs';
 
 export interface SandboxSettings {
   /** The strictest of the user's setting and the policies. */
@@ -64,6 +74,11 @@ export class OsSandbox implements CommandSandbox {
       bwrap?: string;
       env?: NodeJS.ProcessEnv;
       home?: string;
+      /**
+       * The account's home folder (the password database's), hidden too where it is not `home`:
+       * `HOME` set elsewhere (`sudo -E`, a script) must not leave the real one readable.
+       */
+      accountHome?: string;
       platform?: NodeJS.Platform;
     } = {},
   ) {}
@@ -74,7 +89,7 @@ export class OsSandbox implements CommandSandbox {
     if (mode === 'off') return { mode, confined: false, network, detail: 'the sandbox is off (sandbox: off)' };
     const root = this.realRoot();
     const probe: Probe =
-      root && holdsHome(root, this.home())
+      root && this.homes().some((home) => holdsHome(root, home))
         ? { ok: false, why: 'the workspace holds your home folder, whose secrets a sandbox could not hide' }
         : this.probe();
     if (probe.ok) return { mode, confined: true, network, detail: probe.version };
@@ -129,6 +144,7 @@ export class OsSandbox implements CommandSandbox {
       env,
       network: status.network,
       home: this.home(),
+      otherHomes: this.homes().filter((home) => home !== this.home()),
       hidden: this.settings.hidden?.() ?? [],
       placeholder: this.scratch().placeholder,
       emptyFile: this.scratch().emptyFile,
@@ -202,8 +218,25 @@ export class OsSandbox implements CommandSandbox {
     const script = path.join(folder, 'command');
     writeFileSync(script, `printf '%s\\n' ${shellQuote(`$ ${visibleText(command)}`)}\n${command}\n`, { mode: 0o600 });
     const cleanup = () => rmSync(folder, { recursive: true, force: true });
-    if (!launch.confined)
-      return { line: `${BASH} ${shellQuote(script)} </dev/null`, afterRun: () => (cleanup(), undefined) };
+    if (!launch.confined) {
+      // Unconfined too, the command gets the scrubbed environment, not the terminal shell's (its
+      // rc files may export keys, its BASH_ENV may run more): it starts empty (`env -i`) and
+      // exports the kept variables from a file, before the command.
+      const environment = path.join(folder, 'environment');
+      writeFileSync(
+        environment,
+        Object.entries(launch.env)
+          .map(([name, value]) => `${name}=${value}\0`)
+          .join(''),
+        { mode: 0o600 },
+      );
+      writeFileSync(
+        script,
+        `while IFS= read -r -d '' openagent_variable; do export "$openagent_variable" 2>/dev/null; done < ${shellQuote(environment)}\nunset openagent_variable\n${readFileSync(script, 'utf8')}`,
+        { mode: 0o600 },
+      );
+      return { line: `env -i ${BASH} ${shellQuote(script)} </dev/null`, afterRun: () => (cleanup(), undefined) };
+    }
     const file = path.join(folder, 'options');
     let line: string;
     if (launch.file === SANDBOX_EXEC) {
@@ -238,6 +271,14 @@ export class OsSandbox implements CommandSandbox {
 
   private home(): string {
     return this.options.home ?? os.homedir();
+  }
+
+  /** `home` and the account's home when it is another folder (real paths compared). */
+  private homes(): string[] {
+    const account = this.options.accountHome ?? (this.options.home === undefined ? accountHome() : undefined);
+    const home = this.home();
+    if (!account || realOr(account) === realOr(home)) return [home];
+    return [home, account];
   }
 
   /** Written once per process: the empty placeholder folder and the seccomp filter. */
@@ -309,6 +350,14 @@ function restoreProtected(
     failed.length ? `[could not put back ${failed.join(', ')}: check these protected paths before running git]` : '',
   ].filter(Boolean);
   return notes.length ? notes.join('\n') : undefined;
+}
+
+function accountHome(): string | undefined {
+  try {
+    return os.userInfo().homedir || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** One word for bash, zsh and fish: single quotes, each `'` written as `'\''`. */

@@ -23,6 +23,7 @@ import {
 } from 'node:fs';
 import * as path from 'node:path';
 import type { ProtectedSet } from './protected-set';
+import { lstatOr } from './quiet-fs';
 
 /**
  * Before a confined run: each protected file with other names gets a fresh copy of itself in
@@ -154,12 +155,4 @@ export function movedAside(set: ProtectedSet): string | undefined {
   if (moved.length === 0) return undefined;
   const shown = moved.slice(0, 10).map((entry) => path.relative(set.root, entry.absolute));
   return `[protected paths moved or replaced during the run: ${shown.join(', ')}${moved.length > 10 ? ', …' : ''}; a confined command may not do that: check them before running git or installs there]`;
-}
-
-function lstatOr(file: string) {
-  try {
-    return lstatSync(file);
-  } catch {
-    return undefined;
-  }
 }

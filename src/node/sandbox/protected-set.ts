@@ -25,7 +25,7 @@
  * and every folder above a protected path is listed so that the sandbox can keep it from being
  * renamed (a rename would carry the protected path away and let another take its place).
  */
-import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, type Dirent, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, type Dirent, type Stats } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isLockFile, isProtectedPath } from '../../core/policy/protected-paths';
@@ -39,6 +39,7 @@ import {
   pathLike,
   valueWords,
 } from './git-named-places';
+import { lstatOr, readlinkOr, realOrUndefined, realOr } from './quiet-fs';
 
 /** The walk's caps: beyond them, what was not seen is read-only to confined commands. */
 export const WALK_LIMITS = {
@@ -442,34 +443,6 @@ function smallText(file: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function lstatOr(file: string): Stats | undefined {
-  try {
-    return lstatSync(file);
-  } catch {
-    return undefined;
-  }
-}
-
-function readlinkOr(file: string): string | undefined {
-  try {
-    return readlinkSync(file);
-  } catch {
-    return undefined;
-  }
-}
-
-function realOrUndefined(file: string): string | undefined {
-  try {
-    return realpathSync(file);
-  } catch {
-    return undefined;
-  }
-}
-
-function realOr(file: string): string {
-  return realOrUndefined(file) ?? file;
 }
 
 /** For the file tools' assessment (call-risk.ts): the set's places, missing ones too, without the hard-link search. */

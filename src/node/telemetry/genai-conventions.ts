@@ -5,7 +5,7 @@
  * package marks its gen_ai.* constants deprecated (they moved to the GenAI conventions
  * repository) and its "incubating" entry point would pull thousands of constants into the bundle.
  */
-import { redactText, redactValue } from '../../core/llm/redact';
+import { redactText, redactValue, type KnownSecrets } from '../../core/llm/redact';
 import { isProviderId, PROVIDER_PRESETS } from '../../core/llm/provider-presets';
 
 export const GEN_AI = {
@@ -109,7 +109,7 @@ export function providerBaseUrl(
  * secrets, key shapes, secret-named fields and assignments) on the structure and again on the
  * JSON text, then cut to a size a backend accepts.
  */
-export function toolArgumentsAttribute(input: unknown, secrets: readonly string[]): string {
+export function toolArgumentsAttribute(input: unknown, secrets: KnownSecrets): string {
   let text: string;
   try {
     text = JSON.stringify(redactValue(input, secrets)) ?? 'null';

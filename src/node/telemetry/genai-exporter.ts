@@ -34,7 +34,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { AgentEvent } from '../../core/events/events';
-import { redactText } from '../../core/llm/redact';
+import { redactText, type KnownSecrets } from '../../core/llm/redact';
 import {
   AGENT_NAME,
   DURATION_BUCKETS,
@@ -347,7 +347,7 @@ export class GenAiExporter {
     return agentId === undefined ? undefined : this.agents.get(agentKey(conversationId, agentId));
   }
 
-  private secrets(): readonly string[] {
+  private secrets(): KnownSecrets {
     try {
       return this.options.secrets();
     } catch {

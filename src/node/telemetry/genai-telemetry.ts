@@ -6,6 +6,7 @@
  */
 import type { AgentEvent } from '../../core/events/events';
 import { lazyModule } from '../../core/lazy-module';
+import type { KnownSecrets } from '../../core/llm/redact';
 import type * as GenAiExporterModule from './genai-exporter';
 
 /** The OpenTelemetry side, loaded on the first event to export (see lazy-module.ts). */
@@ -19,7 +20,7 @@ export interface GenAiTelemetryOptions {
   serviceName: string;
   serviceVersion?: string;
   /** Strings that must never leave the machine (API keys in use, the headers' values). */
-  secrets: () => readonly string[];
+  secrets: () => KnownSecrets;
   /** The base URL a provider's calls go to, for server.address / server.port. */
   serverUrl?: (provider: string) => string | undefined;
   /** An export failed or the SDK could not load; the host tells the user (once is enough). */

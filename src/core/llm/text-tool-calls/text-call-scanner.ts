@@ -7,7 +7,10 @@
  * Only structure is decided here; whether a span is a call is read-text-call.ts's business, and
  * whether it sits in code is code-context.ts's (CommonMark's rules, on the whole answer). This
  * scanner only decides what to hold back while streaming: a tag inside a top-level fenced block
- * or a one-line code span is released as text at once; anything it cannot rule out is held. The scanner is linear in the answer's size however small the deltas:
+ * is released as text at once, and so is a tag after a backtick run when a run of the same
+ * length comes before the tag's closer (a code span around it, as far as one line shows);
+ * anything it cannot rule out is held. The scanner is linear in the answer's size however small
+ * the deltas:
  * held spans are kept as lists of pieces and joined once, and closers are searched for in the
  * new piece only (plus a closer's length of overlap).
  */
@@ -53,6 +56,10 @@ interface TagState {
   size: number;
   /** The last closer.length - 1 characters held: a closer may straddle two deltas. */
   tail: string;
+  /** The length of the backtick run that may have opened a code span around the tag; 0: none. */
+  codeTicks: number;
+  /** The backtick run the held text ends with, which the next delta may continue. */
+  run: number;
 }
 
 interface FenceState {
@@ -175,6 +182,11 @@ export class TextCallScanner {
         // Inline code does not span lines here: a stray backtick must not hide later calls.
         this.inlineTicks = 0;
         index++;
+      } else if (char === '\\' && this.inlineTicks === 0) {
+        // An escaped backtick opens no code span; an escaped `<` opens no call (it is shown as is).
+        if (index + 1 === text.length) return wait(index);
+        const next = text[index + 1];
+        index += next === '`' || next === '<' || next === '\\' ? 2 : 1;
       } else if (char === '`') {
         let end = index;
         while (end < text.length && text[end] === '`') end++;
@@ -183,7 +195,7 @@ export class TextCallScanner {
         if (this.inlineTicks === 0) this.inlineTicks = run;
         else if (run === this.inlineTicks) this.inlineTicks = 0;
         index = end;
-      } else if (char === '<' && this.inlineTicks === 0) {
+      } else if (char === '<') {
         const opener = tagOpener(text, index);
         if (opener.kind === 'wait') return wait(index);
         if (opener.kind === 'tag') {
@@ -198,6 +210,8 @@ export class TextCallScanner {
             pieces: [],
             size: 0,
             tail: '',
+            codeTicks: this.inlineTicks,
+            run: 0,
           };
           return text.slice(index + opener.length);
         }
@@ -246,6 +260,18 @@ export class TextCallScanner {
   private tag(input: string, state: TagState): string {
     const haystack = state.tail + input;
     const at = haystack.indexOf(state.closer);
+    const consumed = at - state.tail.length;
+    if (state.codeTicks > 0) {
+      const spanEnd = this.codeSpanEnd(state, input, at < 0 ? input.length : Math.max(0, consumed));
+      if (spanEnd >= 0) {
+        // The span closes before the tag does: the tag was an example in it.
+        this.emitText(state.opener + state.pieces.join('') + input.slice(0, spanEnd));
+        this.state = { mode: 'prose' };
+        this.inlineTicks = 0;
+        this.atLineStart = false;
+        return input.slice(spanEnd);
+      }
+    }
     if (at < 0) {
       state.pieces.push(input);
       state.size += input.length;
@@ -253,14 +279,31 @@ export class TextCallScanner {
       if (state.size > MAX_ARGUMENT_CHARS) this.giveUp(state.opener + state.pieces.join(''));
       return '';
     }
-    const consumed = at - state.tail.length;
     const body = state.pieces.join('') + input.slice(0, Math.max(0, consumed));
     // The closer may have started in the tail: those characters are already in the pieces.
     const bodyText = consumed < 0 ? body.slice(0, body.length + consumed) : body;
     this.emitCandidate(state.format, state.opener + bodyText + state.closer, bodyText, true, true, state.functionName);
     this.state = { mode: 'prose' };
     this.atLineStart = false;
+    this.inlineTicks = state.codeTicks;
     return input.slice(consumed + state.closer.length);
+  }
+
+  /**
+   * Where in `input` (before `limit`) a backtick run as long as the one before the tag ends, or
+   * -1. A run that reaches `limit` at the end of the input may go on in the next delta.
+   */
+  private codeSpanEnd(state: TagState, input: string, limit: number): number {
+    for (let index = 0; index < limit; index++) {
+      if (input.charCodeAt(index) === 96) {
+        state.run++;
+        continue;
+      }
+      if (state.run === state.codeTicks) return index;
+      state.run = 0;
+    }
+    if (limit < input.length && state.run === state.codeTicks) return limit;
+    return -1;
   }
 
   private fence(input: string, state: FenceState): string {

@@ -49,10 +49,11 @@ export function createSearchTool(search: TextSearch, workspace: WorkspaceFiles):
         within,
         glob: input.glob,
         maxMatches: input.maxResults,
-        skip: (file) => secrets.hidesByName(file),
+        // By name, real path and hard link alike: a match in `notes.txt` linked to `.env` does not count either.
+        skip: (file) => secrets.hides(file),
         signal: context.signal,
       });
-      // And a match the name alone did not give away (a file reached through a link) goes here.
+      // Judged once per file above; a TextSearch that ignored `skip` still shows nothing of a secret.
       const { shown } = await secrets.filter(result.matches);
       if (shown.length === 0)
         return `No matches for ${JSON.stringify(input.pattern)} in ${input.path}. ${SECRETS_LEFT_OUT}`;

@@ -12,7 +12,7 @@ import { EditFailures } from './edit-failures';
 import { SecretReads, secretRefusal } from '../../policy/secret-reads';
 import { ReadVersions } from './read-versions';
 import { resolveWorkspacePath } from '../../workspace/workspace-path';
-import { defineTool, type AnyTool } from '../tool';
+import { defineTool, type AnyTool, type ToolContext } from '../tool';
 
 /** Files larger than this are not read whole; the model is told to search instead. */
 export const MAX_READ_BYTES = 20 * 1024 * 1024;
@@ -24,6 +24,12 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
   const versions = new ReadVersions();
   const resolve = (input: string) => resolveWorkspacePath(workspace.root, input, workspace);
   const relative = (absolute: string) => path.relative(workspace.root, absolute) || '.';
+  /**
+   * Whose numbers: one model's. A sub-agent shares the conversation but not the lead's context,
+   * so a version it read is not one whose numbers the lead saw.
+   */
+  const seenBy = (context: ToolContext, absolute: string) =>
+    `${context.conversationId}\0${context.agentId}\0${absolute}`;
 
   const readFile = defineTool({
     name: 'read_file',
@@ -69,7 +75,7 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
       });
       const more = end < lines.length ? `\n[${lines.length - end} more lines: read on with offset ${end + 1}]` : '';
       // The numbers shown are those of this version: numbered edits are placed by them while it lasts.
-      versions.sawWhole(`${context.conversationId}\0${absolute}`, text);
+      versions.sawWhole(seenBy(context, absolute), text);
       return shown.join('\n') + more;
     },
   });
@@ -138,7 +144,7 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
       const content = format?.lineEnding === '\r\n' ? input.content.replace(/\r?\n/g, '\r\n') : input.content;
       const written = await workspace.writeText(absolute, content, format);
       failures.clear(`${context.conversationId}\0${absolute}`);
-      versions.sawWhole(`${context.conversationId}\0${absolute}`, content);
+      versions.sawWhole(seenBy(context, absolute), content);
       return `${stat ? 'Replaced' : 'Created'} ${relative(absolute)} (${content.split('\n').length} lines).${linkNote(written, relative(absolute))}`;
     },
   });
@@ -177,14 +183,16 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
         }
       }
       const { text, ...format } = await workspace.readText(absolute);
-      const outcome = applyEdits(text, format.lineEnding, input.edits, { knownLines: versions.knownLines(key, text) });
+      const outcome = applyEdits(text, format.lineEnding, input.edits, {
+        knownLines: versions.knownLines(seenBy(context, absolute), text),
+      });
       if (!outcome.ok) {
         const hint = failures.refused(key, stat.size);
         return { output: `${input.path} was not changed. ${outcome.reason}${hint}`, isError: true };
       }
       failures.clear(key);
       const written = await workspace.writeText(absolute, outcome.pieces, format);
-      versions.edited(key, text, outcome.pieces);
+      versions.edited(seenBy(context, absolute), outcome.pieces, outcome.knownLines);
       const notes = outcome.notes.length ? `\n${outcome.notes.join('\n')}` : '';
       return `Edited ${relative(absolute)}: ${outcome.replacements} replacement${outcome.replacements === 1 ? '' : 's'}.${notes}${linkNote(written, relative(absolute))}`;
     },

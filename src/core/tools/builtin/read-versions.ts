@@ -7,8 +7,8 @@
  *
  * A version is known by a hash of its text with `\r\n` read as `\n` (read_file numbers lines
  * the same either way), and comes with how many of its first lines have the numbers the model
- * saw: all of them after a read or a whole-file write, those above the first changed line after
- * an edit that added or removed lines (the model's numbers below it are one read old).
+ * saw: all of them after a read or a whole-file write, those above the first replacement that
+ * added or removed lines after an edit (the model's numbers below it are one read old).
  */
 import { createHash } from 'node:crypto';
 
@@ -31,14 +31,12 @@ export class ReadVersions {
     this.remember(key, { hash: versionHash(content), knownLines: Infinity });
   }
 
-  /** The model's own edit turned `before` into `after`. */
-  edited(key: string, before: string, after: readonly string[]): void {
-    const known = this.knownLines(key, before);
-    if (known === 0) return;
-    const joined = after.join('');
-    const shifted = lineCount(joined) !== lineCount(before);
-    const firstChanged = shifted ? lineCount(before.slice(0, commonPrefix(before, joined))) - 1 : Infinity;
-    this.remember(key, { hash: versionHash(joined), knownLines: Math.min(known, firstChanged) });
+  /**
+   * The model's own edit produced `after`, whose first `knownLines` lines have the numbers it
+   * saw (apply-edits.ts: those above the first replacement that added or removed lines).
+   */
+  edited(key: string, after: readonly string[], knownLines: number): void {
+    if (knownLines > 0) this.remember(key, { hash: versionHash(after), knownLines });
   }
 
   /** How many of `content`'s first lines have the numbers the model saw (0: none). */
@@ -75,17 +73,4 @@ function versionHash(content: string | readonly string[]): string {
   }
   if (carriage) hash.update('\r');
   return hash.digest('hex');
-}
-
-function lineCount(text: string): number {
-  let count = 1;
-  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) count++;
-  return count;
-}
-
-function commonPrefix(a: string, b: string): number {
-  const length = Math.min(a.length, b.length);
-  let at = 0;
-  while (at < length && a.charCodeAt(at) === b.charCodeAt(at)) at++;
-  return at;
 }

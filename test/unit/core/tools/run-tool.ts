@@ -16,3 +16,12 @@ export async function runTool(
     return { output: (error as Error).message, isError: true };
   }
 }
+
+/** The same, with a schema refusal as an error result too: hostile inputs may not parse. */
+export async function runToolSafely(tool: AnyTool, input: unknown): Promise<{ output: string; isError: boolean }> {
+  try {
+    return await runTool(tool, input);
+  } catch (error) {
+    return { output: error instanceof Error ? error.message : String(error), isError: true };
+  }
+}
