@@ -29,7 +29,8 @@ import {
 import type { AgentEvent, AgentEventBody, ErrorKind } from '../events/events';
 import type { TeamReport } from '../teams/team';
 import type { Inbox } from '../events/inbox';
-import { HookError, Hooks, type PromptDecision } from './hooks';
+import { HookError, Hooks } from './hooks';
+import { vetPrompt } from './vet-prompt';
 import { createSubagentTool } from './subagents';
 import { appendUserText, promptWithContext } from './history';
 import { totalTokens } from '../events/usage';
@@ -222,7 +223,12 @@ export class Conversation {
     const mark = this.markHistory();
     let turns = 0;
     try {
-      const vetted = await this.vetPrompt(prompt, controller);
+      const vetted = await vetPrompt(prompt, controller, {
+        hooks: this.hooks,
+        conversationId: this.id,
+        interrupted: () => this.interrupted(),
+        restarted: (next) => (this.running = next),
+      });
       if (!vetted) return;
       ({ controller } = vetted);
       const { decision } = vetted;
@@ -250,14 +256,7 @@ export class Conversation {
           return;
         } catch (error) {
           if (!controller.signal.aborted) throw error;
-          const feedback = this.pendingFeedback.splice(0).join('\n\n');
-          // The run's usage first: the run's last event says how it ended.
-          if (!feedback) this.emitRunUsage(meter);
-          this.emit({
-            type: 'interrupted',
-            reason: feedback ? 'Redirected by the user.' : 'Stopped by the user.',
-            ...(feedback ? { feedback } : {}),
-          });
+          const feedback = this.interrupted(() => this.emitRunUsage(meter));
           if (!feedback) return;
           // Interrupt with feedback: the loop goes on with the user's words as the next message.
           appendUserText(this.history, feedback);
@@ -279,39 +278,17 @@ export class Conversation {
     }
   }
 
-  /**
-   * The UserPromptSubmit hooks' word on `prompt`, waited on only until Stop: stopped, the prompt
-   * is not recorded (no hook passed it) and the run ends as interrupted; redirected, the user's
-   * words are the prompt and go through the hooks in its place. Undefined when the run ended.
-   */
-  private async vetPrompt(
-    prompt: string,
-    first: AbortController,
-  ): Promise<{ decision: PromptDecision | undefined; controller: AbortController } | undefined> {
-    let controller = first;
-    let text = prompt;
-    for (;;) {
-      try {
-        const decision = await this.hooks.userPromptSubmit({
-          conversationId: this.id,
-          prompt: text,
-          signal: controller.signal,
-        });
-        return { decision: decision ?? (text === prompt ? undefined : { prompt: text }), controller };
-      } catch (error) {
-        if (!controller.signal.aborted) throw error;
-        const feedback = this.pendingFeedback.splice(0).join('\n\n');
-        this.emit({
-          type: 'interrupted',
-          reason: feedback ? 'Redirected by the user.' : 'Stopped by the user.',
-          ...(feedback ? { feedback } : {}),
-        });
-        if (!feedback) return undefined;
-        text = feedback;
-        controller = new AbortController();
-        this.running = controller;
-      }
-    }
+  /** Ends the run's wait as Stop or a redirect asked: the user's words, if any, go on. */
+  private interrupted(beforeStop?: () => void): string {
+    const feedback = this.pendingFeedback.splice(0).join('\n\n');
+    // The run's usage first: the run's last event says how it ended.
+    if (!feedback) beforeStop?.();
+    this.emit({
+      type: 'interrupted',
+      reason: feedback ? 'Redirected by the user.' : 'Stopped by the user.',
+      ...(feedback ? { feedback } : {}),
+    });
+    return feedback;
   }
 
   private markHistory(): { length: number; lastParts: number } {
