@@ -31,6 +31,9 @@ Options:
                      (default 0.5; 0 turns it off; OPENAGENT_CALL_COST_WARNING_USD)
   --idle-timeout <s> seconds an answer may go without progress (keep-alives do not count) before
                      the server is reported as not answering (default 120; OPENAGENT_STREAM_IDLE_TIMEOUT)
+  --probe-timeout <s>
+                     seconds to wait for a local server's window size and token count before going
+                     on without them (default 5; OPENAGENT_PROBE_TIMEOUT). Ctrl+C ends the wait
   --sandbox <mode>   auto | required | off: whether commands run confined (bubblewrap on Linux;
                      default auto; OPENAGENT_SANDBOX). A policy can make it stricter, never looser
   --store <dir>      where conversations are kept (default ~/.openagent/store; same format as the extension)
@@ -54,6 +57,8 @@ export interface CliOptions {
   callCostWarningUsd: number;
   /** Seconds. */
   idleTimeout: number | undefined;
+  /** Seconds a local server's window and token count are waited for. */
+  probeTimeout: number | undefined;
   storeDirectory: string;
   sandbox: SandboxMode;
   approveAll: boolean;
@@ -82,6 +87,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv): ParsedArgs
         'context-window': { type: 'string' },
         'warn-cost': { type: 'string' },
         'idle-timeout': { type: 'string' },
+        'probe-timeout': { type: 'string' },
         store: { type: 'string' },
         sandbox: { type: 'string' },
         yes: { type: 'boolean', short: 'y' },
@@ -100,6 +106,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv): ParsedArgs
     ['max-output-tokens', values['max-output-tokens'], 16],
     ['context-window', values['context-window'] ?? (env.OPENAGENT_CONTEXT_WINDOW || undefined), 256],
     ['idle-timeout', values['idle-timeout'] ?? (env.OPENAGENT_STREAM_IDLE_TIMEOUT || undefined), 1],
+    ['probe-timeout', values['probe-timeout'] ?? (env.OPENAGENT_PROBE_TIMEOUT || undefined), 1],
   ];
   for (const [flag, text, minimum] of wholeNumbers) {
     if (text === undefined) continue;
@@ -127,6 +134,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv): ParsedArgs
       contextWindow: numbers['context-window'],
       callCostWarningUsd: warnCost,
       idleTimeout: numbers['idle-timeout'],
+      probeTimeout: numbers['probe-timeout'],
       storeDirectory: path.resolve(
         values.store ?? (env.OPENAGENT_STORE || path.join(os.homedir(), '.openagent', 'store')),
       ),

@@ -56,6 +56,8 @@ export interface CliSettings extends ModelSettings {
   callCostWarningUsd?: number;
   /** Seconds an answer may go without progress. */
   idleTimeout?: number;
+  /** Seconds a local server's window and token count are waited for. */
+  probeTimeout?: number;
   /** The user's sandbox choice (--sandbox); a policy may make it stricter. */
   sandbox?: SandboxMode;
 }
@@ -158,7 +160,10 @@ export function createCliContext(deps: CliDeps): CliContext {
       contextWindow: settings.contextWindow,
       callCostWarningUsd: settings.callCostWarningUsd || undefined,
     }),
-    readConnection: () => (settings.idleTimeout ? { idleTimeoutMs: settings.idleTimeout * 1000 } : {}),
+    readConnection: () => ({
+      ...(settings.idleTimeout ? { idleTimeoutMs: settings.idleTimeout * 1000 } : {}),
+      ...(settings.probeTimeout ? { probeTimeoutMs: settings.probeTimeout * 1000 } : {}),
+    }),
     secrets: new EnvSecretSource(deps.env),
     heldSecrets: deps.heldSecrets,
     store: async () => sendingToTeam(await stores.open(), () => team.kick()),

@@ -100,6 +100,7 @@ export async function main(
       contextWindow: options.contextWindow,
       callCostWarningUsd: options.callCostWarningUsd,
       idleTimeout: options.idleTimeout,
+      probeTimeout: options.probeTimeout,
       sandbox: options.sandbox,
     },
     workspaceRoot: process.cwd(),
@@ -166,6 +167,7 @@ async function oneShot(
     reader ? reader.busy(work, stop) : whileSigint(work, stop),
   );
   output.newline();
+  if (outcome.kind === 'interrupted' && outcome.beforeRun) output.line(output.style.yellow('(interrupted)'));
   if (outcome.kind === 'setup') {
     output.error(`openagent: ${setupMessage(outcome.problem, options.provider)}`);
     if (outcome.problem.reason === 'missing_api_key') await offerLocalServers(output, env, 'flags');

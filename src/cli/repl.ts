@@ -119,6 +119,7 @@ export class Repl {
       }
       start = undefined;
       if (outcome.kind === 'setup') output.error(`error: ${setupMessage(outcome.problem, cli.settings.provider)}`);
+      if (outcome.kind === 'interrupted' && outcome.beforeRun) output.line(output.style.yellow('(interrupted)'));
       if (outcome.kind !== 'interrupted') break;
       output.line(output.style.dim('Type feedback to redirect the agent, or press Enter to return to the prompt.'));
       const feedback = await reader.readLine(FEEDBACK_PROMPT, { history: true });

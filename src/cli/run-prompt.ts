@@ -13,7 +13,7 @@ import { PROVIDER_PRESETS, isProviderId } from '../core/llm/provider-presets';
 export type RunOutcome =
   | { kind: 'done'; stopReason: string }
   | { kind: 'error'; message: string }
-  | { kind: 'interrupted' }
+  | { kind: 'interrupted'; beforeRun?: boolean }
   | { kind: 'setup'; problem: SubmitProblem };
 
 /** Runs while the agent works; `stop` ends the run (Ctrl+C). */
@@ -66,6 +66,9 @@ export async function runUntilIdle(
       (async (): Promise<RunOutcome> => {
         const problem = await begin();
         if (problem === 'nothing') return { kind: 'done', stopReason: 'nothing_queued' };
+        // Ctrl+C while the run was being set up (the policy, the team database, MCP servers):
+        // it never began, so no event says it was interrupted; the outcome does.
+        if (problem?.reason === 'stopped') return { kind: 'interrupted', beforeRun: true };
         if (problem) return { kind: 'setup', problem };
         // Ctrl+C while the conversation was being set up: the run has just started, stop it now.
         if (stopRequested) session.stop();

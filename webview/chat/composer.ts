@@ -54,6 +54,13 @@ export class Composer {
   private readonly sentPrompts = new Map<string, string>();
   /** A refused prompt put back in the input; cleared once it is sent after all (e.g. after Set API Key). */
   private restoredPrompt: string | undefined;
+  /** The agent works (from the conversation's events). */
+  private running = false;
+  /**
+   * A prompt was sent and its run has not begun yet (the host sets it up: the policy, MCP
+   * servers, the store, a prompt hook): Stop is offered then too, and ends that wait.
+   */
+  private starting = false;
 
   /** Wires the composer in the layout (CHAT_LAYOUT, already in the document) to `post`. */
   constructor(private readonly post: (message: WebviewToHost) => void) {
@@ -110,6 +117,11 @@ export class Composer {
   promptAnswered(requestId: string, problem: string | undefined): void {
     const text = this.sentPrompts.get(requestId);
     this.sentPrompts.delete(requestId);
+    // Not started (a setup problem, Stop during the setup): nothing is starting any more.
+    if (problem !== undefined && this.starting) {
+      this.starting = false;
+      this.showBusy();
+    }
     if (problem !== undefined && text !== undefined && !this.prompt.value) {
       this.prompt.value = text;
       this.restoredPrompt = text;
@@ -125,11 +137,19 @@ export class Composer {
 
   /** While the agent works, Enter queues the message; "Send now" interrupts instead. */
   setRunning(running: boolean): void {
-    this.stopButton.hidden = !running;
-    this.sendNowButton.hidden = !running;
-    this.sendButton.textContent = running ? 'Queue' : 'Send';
-    this.sendButton.title = running ? 'Send when the agent finishes (Enter)' : 'Send (Enter)';
-    this.prompt.setAttribute('placeholder', running ? QUEUE_PLACEHOLDER : SEND_PLACEHOLDER);
+    this.running = running;
+    this.starting = false;
+    this.showBusy();
+  }
+
+  /** Busy from the moment a prompt is sent, not only once its run has begun (see `starting`). */
+  private showBusy(): void {
+    const busy = this.running || this.starting;
+    this.stopButton.hidden = !busy;
+    this.sendNowButton.hidden = !busy;
+    this.sendButton.textContent = busy ? 'Queue' : 'Send';
+    this.sendButton.title = busy ? 'Send when the agent finishes (Enter)' : 'Send (Enter)';
+    this.prompt.setAttribute('placeholder', busy ? QUEUE_PLACEHOLDER : SEND_PLACEHOLDER);
   }
 
   /** The model and preset the next prompt uses, on the picker chips. */
@@ -144,6 +164,10 @@ export class Composer {
     const requestId = `r${++this.requestCounter}`;
     this.post({ type: 'prompt_submit', requestId, text, ...(sendNow ? { sendNow: true as const } : {}) });
     this.sentPrompts.set(requestId, text);
+    if (!this.running && !this.starting) {
+      this.starting = true;
+      this.showBusy();
+    }
     this.prompt.value = '';
     this.draft.changedNow();
   }

@@ -26,7 +26,7 @@ import { tokensForChars } from '../llm/token-estimate';
 import type { TranscriptSink } from '../ports';
 import { compactHistory, SUMMARY_OUTPUT_TOKENS } from './context/compaction';
 import { estimateHistoryTokens, toolDefinitionChars } from './context/request-size';
-import { fitToolResults, type FitDeps } from './context/fit-tool-results';
+import { fitToolResults, refitAfterRefusal, type FitDeps } from './context/fit-tool-results';
 import type { ContextMeasure } from './context/context-measure';
 import { microCompact } from './context/micro-compact';
 import { appendUserText, commitAssistant, dropToolCalls } from './history';
@@ -251,6 +251,15 @@ async function streamFitting(
   } catch (error) {
     if (!(error instanceof LlmError) || error.kind !== 'context_overflow' || signal.aborted) throw error;
     if (error.contextWindow) deps.context.learnWindow(deps.main.llm.provider, deps.main.model, error.contextWindow);
+    // Tool results the model has not read yet are cut again first: summarised, it never would.
+    const offered = { tools, toolTokens: tokensForChars(toolDefinitionChars(tools)) };
+    if (await refitAfterRefusal(history, offered, fitDeps(deps), error, signal)) {
+      try {
+        return await streamTurn(history, deps, deps.main, { tools, hint, signal });
+      } catch (again) {
+        if (!(again instanceof LlmError) || again.kind !== 'context_overflow' || signal.aborted) throw again;
+      }
+    }
     await compactInPlace(history, deps, 'auto', undefined, signal);
   }
   try {

@@ -30,6 +30,7 @@ import type { AgentEvent, AgentEventBody, ErrorKind } from '../events/events';
 import type { TeamReport } from '../teams/team';
 import type { Inbox } from '../events/inbox';
 import { HookError, Hooks } from './hooks';
+import { vetPrompt } from './vet-prompt';
 import { createSubagentTool } from './subagents';
 import { appendUserText, promptWithContext } from './history';
 import { totalTokens } from '../events/usage';
@@ -222,7 +223,15 @@ export class Conversation {
     const mark = this.markHistory();
     let turns = 0;
     try {
-      const decision = await this.hooks.userPromptSubmit({ conversationId: this.id, prompt });
+      const vetted = await vetPrompt(prompt, controller, {
+        hooks: this.hooks,
+        conversationId: this.id,
+        interrupted: () => this.interrupted(),
+        restarted: (next) => (this.running = next),
+      });
+      if (!vetted) return;
+      ({ controller } = vetted);
+      const { decision } = vetted;
       if (decision && 'block' in decision) {
         this.emit({ type: 'error', kind: 'hook', message: `The prompt was blocked by a hook: ${decision.block}` });
         return;
@@ -247,14 +256,7 @@ export class Conversation {
           return;
         } catch (error) {
           if (!controller.signal.aborted) throw error;
-          const feedback = this.pendingFeedback.splice(0).join('\n\n');
-          // The run's usage first: the run's last event says how it ended.
-          if (!feedback) this.emitRunUsage(meter);
-          this.emit({
-            type: 'interrupted',
-            reason: feedback ? 'Redirected by the user.' : 'Stopped by the user.',
-            ...(feedback ? { feedback } : {}),
-          });
+          const feedback = this.interrupted(() => this.emitRunUsage(meter));
           if (!feedback) return;
           // Interrupt with feedback: the loop goes on with the user's words as the next message.
           appendUserText(this.history, feedback);
@@ -274,6 +276,19 @@ export class Conversation {
       this.runMeter = undefined;
       this.pendingFeedback = [];
     }
+  }
+
+  /** Ends the run's wait as Stop or a redirect asked: the user's words, if any, go on. */
+  private interrupted(beforeStop?: () => void): string {
+    const feedback = this.pendingFeedback.splice(0).join('\n\n');
+    // The run's usage first: the run's last event says how it ended.
+    if (!feedback) beforeStop?.();
+    this.emit({
+      type: 'interrupted',
+      reason: feedback ? 'Redirected by the user.' : 'Stopped by the user.',
+      ...(feedback ? { feedback } : {}),
+    });
+    return feedback;
   }
 
   private markHistory(): { length: number; lastParts: number } {

@@ -3,7 +3,13 @@
  * prompt, PreToolUse may block or rewrite a tool call's input, PostToolUse observes results.
  * Hooks run in the order they were added; the first one that returns a decision wins; a hook
  * that throws aborts the turn (the loop reports it as an `error` event).
+ *
+ * A hook is waited on only until the run is stopped: Stop ends the wait at once, whatever the
+ * hook is doing (a slow network check, a process it started). The run's signal is in the
+ * context, so a hook can end its own work then (kill its process, cancel its request); what it
+ * decides after the Stop is ignored.
  */
+import { abortError, isAbortError, untilAborted } from '../abort';
 
 export type PromptDecision = { block: string } | { prompt: string };
 export type ToolUseDecision = { block: string } | { input: unknown };
@@ -11,6 +17,8 @@ export type ToolUseDecision = { block: string } | { input: unknown };
 export interface UserPromptSubmitContext {
   conversationId: string;
   prompt: string;
+  /** Aborted when the user stops the run: end the hook's own work then. */
+  signal?: AbortSignal;
 }
 
 export interface PreToolUseContext {
@@ -19,6 +27,8 @@ export interface PreToolUseContext {
   toolCallId: string;
   toolName: string;
   input: unknown;
+  /** Aborted when the user stops the run: end the hook's own work then. */
+  signal?: AbortSignal;
 }
 
 export interface PostToolUseContext extends PreToolUseContext {
@@ -72,14 +82,14 @@ export class Hooks {
   async postToolUse(context: PostToolUseContext): Promise<void> {
     for (const hook of [...this.hooks.PostToolUse]) {
       try {
-        await hook(context);
+        await untilAborted(call(hook, context), context.signal);
       } catch (error) {
-        throw new HookError('PostToolUse', error);
+        throw stoppedOr('PostToolUse', error, context.signal);
       }
     }
   }
 
-  private async firstDecision<Context, Decision>(
+  private async firstDecision<Context extends { signal?: AbortSignal }, Decision>(
     name: HookName,
     hooks: Array<(context: Context) => Maybe<Decision> | Promise<Maybe<Decision>>>,
     context: Context,
@@ -87,12 +97,26 @@ export class Hooks {
     for (const hook of [...hooks]) {
       let decision: Maybe<Decision>;
       try {
-        decision = await hook(context);
+        decision = await untilAborted(call(hook, context), context.signal);
       } catch (error) {
-        throw new HookError(name, error);
+        throw stoppedOr(name, error, context.signal);
       }
       if (decision !== null && decision !== undefined) return decision;
     }
     return undefined;
   }
+}
+
+/** The hook's outcome as a promise: one that throws at once is a rejection like any other. */
+function call<Context, Result>(
+  hook: (context: Context) => Result | Promise<Result>,
+  context: Context,
+): Promise<Result> {
+  return new Promise<Result>((resolve) => resolve(hook(context)));
+}
+
+/** After a Stop, whatever the hook threw is the cancellation; before it, the hook failing. */
+function stoppedOr(name: HookName, error: unknown, signal: AbortSignal | undefined): Error {
+  if (!signal?.aborted) return new HookError(name, error);
+  return isAbortError(error) ? (error as Error) : abortError();
 }

@@ -14,6 +14,7 @@ import type { Hooks } from './hooks';
 import type { ReceivedToolCall } from './model-turn';
 import { capToolOutput } from './context/tool-output';
 import { passGates, type ClearedCall } from './tool-gates';
+import { untilAborted } from '../abort';
 
 export interface ToolExecutorDeps {
   conversationId: string;
@@ -65,8 +66,18 @@ export async function executeToolCall(
     input: cleared.input,
     output: result.output,
     isError: result.isError,
+    signal,
   });
   return result;
+}
+
+/** The tool's outcome as a promise: one that throws at once is a rejection like any other. */
+function callTool(
+  tool: AnyTool,
+  input: unknown,
+  context: Parameters<AnyTool['execute']>[1],
+): Promise<ToolOutput | string> {
+  return new Promise((resolve) => resolve(tool.execute(input as never, context)));
 }
 
 /** Runs a call that passed every gate; what it throws becomes an error result (a cancellation goes through). */
@@ -78,16 +89,21 @@ async function runTool(
 ): Promise<ToolOutput | string> {
   let output: ToolOutput | string;
   try {
-    output = await tool.execute(input, {
-      conversationId: deps.conversationId,
-      agentId: deps.agentId,
-      toolCallId: call.id,
+    // Raced with the Stop: a tool that does not listen to its signal (an MCP server that hangs,
+    // an extension's tool) is left to end on its own, and the run stops at once.
+    output = await untilAborted(
+      callTool(tool, input, {
+        conversationId: deps.conversationId,
+        agentId: deps.agentId,
+        toolCallId: call.id,
+        signal,
+        ...(risk.checkedPath !== undefined ? { checkedPath: risk.checkedPath } : {}),
+        // The call named a secret, so it was asked about (mustAsk) and the user said yes to it.
+        ...(risk.secret !== undefined ? { approvedSecret: risk.secret } : {}),
+        ...(unconfined ? { unconfined } : {}),
+      }),
       signal,
-      ...(risk.checkedPath !== undefined ? { checkedPath: risk.checkedPath } : {}),
-      // The call named a secret, so it was asked about (mustAsk) and the user said yes to it.
-      ...(risk.secret !== undefined ? { approvedSecret: risk.secret } : {}),
-      ...(unconfined ? { unconfined } : {}),
-    });
+    );
   } catch (error) {
     // A cancelled run is not a tool failure: let the cancellation through.
     signal.throwIfAborted();

@@ -5,6 +5,7 @@
  * either clears the call or refuses it with words for the model; decisions made on the way are
  * events (the audit trail records who decided, by which rule).
  */
+import { untilAborted } from '../abort';
 import { hashArguments } from '../policy/approval';
 import { isWarning, mustAsk, NO_RISK, withTraits, type CallRisk } from '../policy/call-risk';
 import type { AnyTool } from '../tools/tool';
@@ -39,11 +40,12 @@ export async function passGates(
   }
   const tool = offeredTool(call.name, deps);
   if ('refusal' in tool) return tool;
-  const checked = await checkedInput(call, tool, deps);
+  const checked = await checkedInput(call, tool, deps, signal);
   if ('refusal' in checked) return checked;
   const { input } = checked;
   // The traits count even where nothing assesses calls: a plan is put to a person regardless.
-  const risk = withTraits(tool, input, deps.assess ? await deps.assess(tool, input) : NO_RISK);
+  // Assessing reads the file system (links, real paths): a hung mount must not hold a Stop.
+  const risk = withTraits(tool, input, deps.assess ? await untilAborted(deps.assess(tool, input), signal) : NO_RISK);
   signal.throwIfAborted();
   // What could never run is refused before anyone is asked about it.
   if (risk.refusal !== undefined) {
@@ -73,6 +75,7 @@ async function checkedInput(
   call: ReceivedToolCall & { valid: true },
   tool: AnyTool,
   deps: ToolExecutorDeps,
+  signal: AbortSignal,
 ): Gate<{ input: unknown }> {
   let input = call.input;
   const decision = await deps.hooks.preToolUse({
@@ -81,6 +84,7 @@ async function checkedInput(
     toolCallId: call.id,
     toolName: call.name,
     input,
+    signal,
   });
   if (decision && 'block' in decision) {
     emitDecision(deps, call.id, { approved: false, source: 'hook', reason: decision.block });
@@ -144,17 +148,20 @@ async function decide(
     ...(isWarning(risk) ? { warning: true } : {}),
   });
   const answer = deps.approvals
-    ? await deps.approvals.request({
-        conversationId: deps.conversationId,
-        toolCallId: call.id,
-        toolName: tool.name,
-        ...(tool.version ? { toolVersion: tool.version } : {}),
-        input,
-        summary,
-        argumentsHash: hashArguments(input),
-        risk,
+    ? await untilAborted(
+        deps.approvals.request({
+          conversationId: deps.conversationId,
+          toolCallId: call.id,
+          toolName: tool.name,
+          ...(tool.version ? { toolVersion: tool.version } : {}),
+          input,
+          summary,
+          argumentsHash: hashArguments(input),
+          risk,
+          signal,
+        }),
         signal,
-      })
+      )
     : { approved: false, source: 'no_gate' as const, reason: 'No one is there to approve tool calls.' };
   signal.throwIfAborted();
   emitDecision(deps, call.id, answer);

@@ -35,6 +35,8 @@ export interface ConnectionOptions {
   idleTimeoutMs?: number;
   /** How long an answer under way may pause before it is said to (default 10 s). */
   silenceNoticeMs?: number;
+  /** How long a local server's window and token count are waited for (default 5 s). */
+  probeTimeoutMs?: number;
 }
 
 export function createLlmClient(
@@ -97,7 +99,10 @@ export function createLlmClient(
           idleTimeoutMs: connection.idleTimeoutMs,
           silenceNoticeMs: connection.silenceNoticeMs,
           // Local engines (and unknown compatible servers) can be asked about their window.
-          server: baseUrl && preset.id !== 'openai' ? new OpenAiServerInfo(preset.id, baseUrl) : undefined,
+          server:
+            baseUrl && preset.id !== 'openai'
+              ? new OpenAiServerInfo(preset.id, baseUrl, { timeoutMs: connection.probeTimeoutMs })
+              : undefined,
         });
   return { ok: true, client, model, preset, baseUrl };
 }

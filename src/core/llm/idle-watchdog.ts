@@ -7,8 +7,20 @@
  *
  * Progress, not bytes: a server (or a proxy in front of it) that sends keep-alive comments,
  * pings or empty deltas keeps the socket busy while the answer stands still, and must not keep
- * the agent waiting forever. The reader of the stream says what progress is (a text or
- * reasoning token, a tool-call fragment, a usage or finish record) by calling `progress()`.
+ * the agent waiting forever. The reader of the stream says what progress is: a text or
+ * reasoning token or a tool-call fragment is progress every time (`progress()`); a record that
+ * an answer has once (its usage, its finish, a block's start) is progress the first time only
+ * (`once(key)`): repeated, it says nothing new, and a server repeating it forever is timed out.
+ *
+ * Tokens are progress however long they go on (a slow model on a CPU may think for an hour):
+ * there is no cap on the time, but on the amount. The server was asked for at most
+ * `maxOutputTokens`, and every progress event carries at least one token, so a stream with far
+ * more progress events than that (a server ignoring its limit, a proxy inventing deltas) is
+ * ended as a broken stream.
+ *
+ * Once the answer is complete ([DONE], message_stop) only a short grace is given for the body
+ * to end: a server that keeps the connection open after its answer does not turn a finished
+ * answer into a timeout.
  *
  * Once the answer has begun, a pause of `silenceNoticeMs` is told to `onSilence` (the chat and
  * the CLI say that the model has sent nothing for N s), and the end of the pause too.
@@ -22,6 +34,13 @@ export { linkedAbort } from '../abort';
 export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 120_000;
 /** How long an answer may pause before the user is told. */
 export const DEFAULT_SILENCE_NOTICE_MS = 10_000;
+/** How long a complete answer's body may take to end before it is let go. */
+const AFTER_COMPLETE_GRACE_MS = 2_000;
+
+/** Progress events allowed for an answer of at most `maxOutputTokens` tokens: twice that, and some. */
+export function progressLimit(maxOutputTokens: number): number {
+  return 2 * Math.max(1, maxOutputTokens) + 1_000;
+}
 
 export interface IdleWatchdogOptions {
   idleMs: number;
@@ -32,6 +51,8 @@ export interface IdleWatchdogOptions {
   /** Told the pause so far (ms) once the answer, begun, has paused this long; undefined when it goes on. */
   onSilence?: (silentMs: number | undefined) => void;
   silenceNoticeMs?: number;
+  /** Progress events beyond this end the stream (see progressLimit); default: no limit. */
+  maxProgress?: number;
 }
 
 export class IdleWatchdog {
@@ -41,11 +62,19 @@ export class IdleWatchdog {
   private waitingSince: number | undefined;
   private begun = false;
   private noticed = false;
+  private progressCount = 0;
+  /** The records counted once already (see `once`). */
+  private readonly seen = new Set<string>();
+  /** The answer is complete: the rest of the body is waited for briefly, then let go. */
+  private complete = false;
+  /** Looks at the clock again now (the limit changed); set while a stream is watched. */
+  private recheck: (() => void) | undefined;
 
   constructor(private readonly options: IdleWatchdogOptions) {}
 
-  /** The answer moved on: a token, a tool-call fragment, a usage or finish record. */
+  /** The answer moved on: a token or a tool-call fragment. */
   progress(): void {
+    this.progressCount++;
     this.silentBefore = 0;
     if (this.waitingSince !== undefined) this.waitingSince = Date.now();
     this.begun = true;
@@ -53,6 +82,20 @@ export class IdleWatchdog {
       this.noticed = false;
       this.options.onSilence?.(undefined);
     }
+  }
+
+  /** A record an answer has once (usage, a finish, a block's start): progress the first time only. */
+  once(key: string): void {
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    this.progress();
+  }
+
+  /** The answer is complete ([DONE], message_stop): what follows is waited for only briefly. */
+  completed(): void {
+    this.once('complete');
+    this.complete = true;
+    this.recheck?.();
   }
 
   /**
@@ -71,7 +114,8 @@ export class IdleWatchdog {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const check = () => {
       const silent = this.silent();
-      if (this.waitingSince !== undefined && silent >= idleMs) return fire('idle');
+      const limit = this.complete ? Math.min(idleMs, AFTER_COMPLETE_GRACE_MS) : idleMs;
+      if (this.waitingSince !== undefined && silent >= limit) return fire('idle');
       const notice = this.options.silenceNoticeMs ?? DEFAULT_SILENCE_NOTICE_MS;
       if (this.begun && !this.noticed && this.waitingSince !== undefined && silent >= notice) {
         this.noticed = true;
@@ -80,7 +124,11 @@ export class IdleWatchdog {
       // Before the answer has begun the notice is not due, but progress may begin it at any
       // moment: look again a notice's length later.
       const untilNotice = this.noticed ? Infinity : this.begun ? notice - silent : notice;
-      timer = setTimeout(check, Math.max(1, Math.min(idleMs - silent, untilNotice)));
+      timer = setTimeout(check, Math.max(1, Math.min(limit - silent, untilNotice)));
+    };
+    this.recheck = () => {
+      clearTimeout(timer);
+      check();
     };
     check();
     let finished = false;
@@ -91,6 +139,8 @@ export class IdleWatchdog {
         this.silentBefore += Date.now() - this.waitingSince;
         this.waitingSince = undefined;
         if (next === 'aborted') throw abortError();
+        // Complete, and the server keeps the body open: the answer stands, the body is let go.
+        if (next === 'idle' && this.complete) return;
         if (next === 'idle') {
           controller.abort();
           throw new LlmError(
@@ -102,10 +152,18 @@ export class IdleWatchdog {
           finished = true;
           return;
         }
+        if (this.progressCount > (this.options.maxProgress ?? Infinity)) {
+          controller.abort();
+          throw new LlmError(
+            `${this.options.serverLabel} sent far more than the answer it was asked for (over ${this.options.maxProgress} parts), so OpenAgent stopped it.`,
+            'stream',
+          );
+        }
         yield next.value;
       }
     } finally {
       clearTimeout(timer);
+      this.recheck = undefined;
       unlink();
       if (this.noticed) {
         this.noticed = false;

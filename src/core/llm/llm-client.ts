@@ -146,6 +146,8 @@ export class LlmError extends Error {
     readonly retryAfterMs?: number,
     /** For context_overflow: the window the server named, when it did. */
     readonly contextWindow?: number,
+    /** For context_overflow: how many tokens the server counted in the refused request, when it said. */
+    readonly promptTokens?: number,
   ) {
     super(message);
     this.name = 'LlmError';

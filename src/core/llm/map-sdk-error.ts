@@ -15,7 +15,7 @@ interface SdkLikeError {
   message?: string;
   headers?: { get?(name: string): string | null | undefined } | Record<string, string | undefined>;
   /** The error body's `error` object (OpenAI-style servers); llama.cpp adds n_ctx to it. */
-  error?: { type?: unknown; code?: unknown; n_ctx?: unknown };
+  error?: { type?: unknown; code?: unknown; n_ctx?: unknown; n_prompt_tokens?: unknown };
   type?: unknown;
   code?: unknown;
 }
@@ -69,6 +69,7 @@ export function toLlmError(error: unknown, providerLabel: string, address?: stri
       status,
       undefined,
       overflow.contextWindow,
+      overflow.promptTokens,
     );
   if (status === 429)
     return new LlmError(
@@ -107,7 +108,10 @@ function serverWords(error: SdkLikeError): string {
  * OpenAI-compatible servers ("maximum context length is N tokens"), Anthropic ("prompt is too
  * long"), LM Studio ("context length"/"overflows").
  */
-function contextOverflow(error: SdkLikeError, detail: string): { contextWindow?: number } | undefined {
+function contextOverflow(
+  error: SdkLikeError,
+  detail: string,
+): { contextWindow?: number; promptTokens?: number } | undefined {
   const body = error.error ?? {};
   const type = String(body.type ?? error.type ?? '');
   const code = String(body.code ?? error.code ?? '');
@@ -125,5 +129,15 @@ function contextOverflow(error: SdkLikeError, detail: string): { contextWindow?:
     )?.[1] ?? /tokens > (\d[\d,]*) maximum/i.exec(detail)?.[1];
   const contextWindow =
     Number.isFinite(fromBody) && fromBody > 0 ? fromBody : fromText ? Number(fromText.replace(/,/g, '')) : undefined;
-  return { contextWindow };
+  // How long the refused request was, by the server's count: llama.cpp's n_prompt_tokens, vLLM's
+  // and OpenAI's "you requested N tokens" / "resulted in N tokens".
+  const promptText = /(?:requested|resulted in)\s+(\d[\d,]*)\s+tokens/i.exec(detail)?.[1];
+  const fromPromptBody = Number(body.n_prompt_tokens);
+  const promptTokens =
+    Number.isInteger(fromPromptBody) && fromPromptBody > 0
+      ? fromPromptBody
+      : promptText
+        ? Number(promptText.replace(/,/g, ''))
+        : undefined;
+  return { contextWindow, ...(promptTokens !== undefined ? { promptTokens } : {}) };
 }

@@ -20,7 +20,8 @@ import type { ApprovalGate } from '../policy/approval';
 import { AutoApprovalGate } from '../policy/auto-approval';
 import type { AnyTool } from '../tools/tool';
 import type { WorkKind } from '../policy/model-routes';
-import { routeModels, type ModelRoutingDeps, type SetupProblem } from './model-routing';
+import { routeModels, STOPPED_IN_SETUP, type ModelRoutingDeps, type SetupProblem } from './model-routing';
+import { untilAborted } from '../abort';
 import { assembleConversation, type AssemblyDeps } from './conversation-assembly';
 import { SessionSwitches } from './session-switches';
 import { ConversationLibrary } from './conversation-library';
@@ -83,7 +84,7 @@ export class ConversationSession {
    * state and change it here (edit, remove, resume…), whichever surface the user is on.
    */
   readonly queue: SessionQueue = new SessionQueue({
-    start: (request) => this.startRun(request),
+    start: (request, signal) => this.startRun(request, signal),
     isRunning: () => this.isRunning,
     redirect: (text) => this.redirect(text),
     stopRun: () => this.conversation?.stop(),
@@ -161,8 +162,13 @@ export class ConversationSession {
     return this.queue.isBusy;
   }
 
-  /** Starts a run of the request (the queue calls this when the agent is free). */
-  private async startRun(request: PromptRequest): Promise<SetupProblem | undefined> {
+  /**
+   * Starts a run of the request (the queue calls this when the agent is free). Every wait of the
+   * setup (mentions, the policy file, the store, MCP servers connecting) ends at once when
+   * `signal` aborts (Stop): the prompt is not sent, and what was still connecting goes on for
+   * the next prompt.
+   */
+  private async startRun(request: PromptRequest, signal: AbortSignal): Promise<SetupProblem | undefined> {
     const attempt: PromptAttempt = {
       prompt: request.text,
       work: request.work,
@@ -172,25 +178,38 @@ export class ConversationSession {
     };
     // Remembered before the setup check, so "Set API Key" can send it once the key is there.
     this.retries.attempting(attempt, !request.queued);
-    const context = attempt.resolver ? await resolveMentions(attempt.prompt, attempt.resolver) : attempt.context;
+    try {
+      return await this.setUp(attempt, signal);
+    } catch (error) {
+      if (!signal.aborted) throw error;
+      this.retries.stopped(attempt);
+      return STOPPED_IN_SETUP;
+    }
+  }
+
+  private async setUp(attempt: PromptAttempt, signal: AbortSignal): Promise<SetupProblem | undefined> {
+    const wait = <T>(work: Promise<T> | T) => untilAborted(Promise.resolve(work), signal);
+    const context = attempt.resolver ? await wait(resolveMentions(attempt.prompt, attempt.resolver)) : attempt.context;
     const { work } = attempt;
     // A new conversation reads the policy file again first: its model routes decide the models.
-    if (!this.conversation) await this.deps.prepare?.();
+    if (!this.conversation) await wait(this.deps.prepare?.());
     // Settings and the model policy are read at every prompt, so a provider, key or route
     // changed mid-chat applies to the next answer without losing the conversation.
-    const routed = await routeModels(this.deps, work);
+    const routed = await wait(routeModels(this.deps, work));
     if ('reason' in routed) return routed;
     this.heldSecrets.add(...routed.apiKeys);
     if (this.conversation) {
       this.conversation.useModels(routed);
     } else {
       this.deps.budget?.refresh();
-      const [store, system, connected] = await Promise.all([
-        this.openStore(),
-        this.deps.systemPrompt(),
-        // A server that fails is the MCP status's business; the conversation goes on without it.
-        this.deps.connectedTools?.().catch(() => []) ?? [],
-      ]);
+      const [store, system, connected] = await wait(
+        Promise.all([
+          this.openStore(),
+          this.deps.systemPrompt(),
+          // A server that fails is the MCP status's business; the conversation goes on without it.
+          this.deps.connectedTools?.().catch(() => []) ?? [],
+        ]),
+      );
       const reopened = this.reopened;
       this.reopened = undefined;
       assembleConversation(

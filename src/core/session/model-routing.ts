@@ -34,11 +34,19 @@ export interface RoutedModels {
   apiKeys: string[];
 }
 
-/** Why a prompt could not start a run, in words for the user. */
+/**
+ * Why a prompt could not start a run, in words for the user. `stopped`: the user pressed Stop
+ * while the run was being set up (the policy file, MCP servers, the store); the prompt was not sent.
+ */
 export interface SetupProblem {
-  reason: 'unknown_provider' | 'missing_api_key' | 'missing_base_url';
+  reason: 'unknown_provider' | 'missing_api_key' | 'missing_base_url' | 'stopped';
   message: string;
 }
+
+export const STOPPED_IN_SETUP: SetupProblem = {
+  reason: 'stopped',
+  message: 'Stopped before the agent began: the prompt was not sent.',
+};
 
 /** Read at every prompt, so a provider, key or route changed mid-chat applies to the next answer. */
 export async function routeModels(deps: ModelRoutingDeps, work: WorkKind): Promise<RoutedModels | SetupProblem> {

@@ -65,6 +65,11 @@ export class PromptRetries {
     if (this.running) this.running = { prompt: attempt.prompt, work: this.running.work };
   }
 
+  /** Stopped while it was being set up: it does not wait for a fix (the user has it back). */
+  stopped(attempt: PromptAttempt): void {
+    if (this.waiting === attempt) this.waiting = undefined;
+  }
+
   ended(attempt: PromptAttempt): void {
     if (this.running === attempt) this.running = undefined;
   }

@@ -38,8 +38,11 @@ export interface RunEnd {
 }
 
 export interface SessionQueueDeps {
-  /** Sets up and starts a run of the prompt; resolves once it runs (`runStarted` was called) or with a problem. */
-  start(request: PromptRequest): Promise<SetupProblem | undefined>;
+  /**
+   * Sets up and starts a run of the prompt; resolves once it runs (`runStarted` was called) or
+   * with a problem (`stopped` once `signal` aborts: Stop during the setup ends its waits at once).
+   */
+  start(request: PromptRequest, signal: AbortSignal): Promise<SetupProblem | undefined>;
   /** Whether the conversation's agent is running (a run, or a compaction). */
   isRunning(): boolean;
   /** Redirects the running agent with `text` (interrupt with feedback). */
@@ -52,6 +55,8 @@ export class SessionQueue {
   private readonly queue = new PromptQueue();
   /** A run being set up (mentions, settings, the conversation): prompts sent meanwhile queue. */
   private starting: Promise<unknown> | undefined;
+  /** Aborted by Stop while a run is being set up: the setup's waits end at once. */
+  private setup: AbortController | undefined;
   /** Stop was pressed and the run has not ended yet. */
   private stopping = false;
   /** The current run, until what follows its end has been decided. */
@@ -119,6 +124,7 @@ export class SessionQueue {
   /** Stop was pressed: the run ends, and the queue waits for the user. */
   stop(): void {
     if (this.isBusy) this.stopping = true;
+    this.setup?.abort();
     this.deps.stopRun();
   }
 
@@ -207,12 +213,22 @@ export class SessionQueue {
   private async start(request: PromptRequest): Promise<SetupProblem | undefined> {
     this.stopping = false;
     this.lastEnd = undefined;
-    const starting = this.deps.start(request);
+    const setup = new AbortController();
+    this.setup = setup;
+    const starting = this.deps.start(request, setup.signal);
     this.starting = starting;
     try {
-      return await starting;
+      const problem = await starting;
+      if (problem?.reason === 'stopped') {
+        // Stopped before it ran: nothing will end, so nothing is being stopped any more; what
+        // was queued meanwhile waits for the user, as after any Stop.
+        this.stopping = false;
+        if (this.queue.length > 0) this.queue.hold('stopped');
+      }
+      return problem;
     } finally {
       if (this.starting === starting) this.starting = undefined;
+      if (this.setup === setup) this.setup = undefined;
     }
   }
 
@@ -243,17 +259,19 @@ export class SessionQueue {
   }
 
   private async sendQueued(entry: QueueEntry): Promise<void> {
-    let problem: string | undefined;
+    let problem: SetupProblem | undefined;
     try {
-      problem = (await this.start({ text: entry.text, resolve: entry.resolve, work: 'chat', queued: true }))?.message;
+      problem = await this.start({ text: entry.text, resolve: entry.resolve, work: 'chat', queued: true });
     } catch (error) {
-      problem = error instanceof Error ? error.message : String(error);
+      problem = { reason: 'unknown_provider', message: error instanceof Error ? error.message : String(error) };
     }
     if (problem === undefined) return;
-    // It could not start (a key removed, the policy file unreadable): back in front, held, said why.
+    // It could not start (a key removed, the policy file unreadable, a Stop during its setup):
+    // back in front, held, said why.
     this.queue.putBack(entry);
-    this.queue.hold('failed', problem);
-    this.notify({ outcome: 'failed' });
+    const stopped = problem.reason === 'stopped';
+    this.queue.hold(stopped ? 'stopped' : 'failed', stopped ? undefined : problem.message);
+    this.notify({ outcome: stopped ? 'stopped' : 'failed' });
   }
 
   private notify(end: RunEnd): void {

@@ -205,6 +205,11 @@ export class ChatController extends Disposable {
 
   private showProblem(problem: SubmitProblem | undefined): void {
     if (!problem) return;
+    if (problem.reason === 'stopped') {
+      // Stop while the run was being set up: the prompt is back in the composer (prompt_result).
+      this.post({ type: 'chat_notice', level: 'info', text: problem.message, actions: [] });
+      return;
+    }
     if (problem.reason === 'queue_full' || problem.reason === 'too_long' || problem.reason === 'empty') {
       // The prompt went back into the composer (prompt_result); the notice says why it was not queued.
       this.post({ type: 'chat_notice', level: 'warning', text: problem.message, actions: [] });

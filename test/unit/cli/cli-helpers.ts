@@ -129,6 +129,28 @@ export function startCli(
 }
 
 /** Runs the CLI to the end (see startCli). */
+/**
+ * Ctrl+C without a terminal: SIGINT to the CLI's own process. Not to the tsx wrapper the helpers
+ * start it through: tsx relays a signal and, when the child has not said it got it within 30 ms
+ * (a loaded machine), kills the CLI and exits 130 itself, which would look like a stopped run.
+ */
+export function interruptCli(cli: RunningCli): void {
+  const pid = cli.child.pid!;
+  let children: number[] = [];
+  try {
+    children = fs
+      .readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    // No /proc (not Linux): the wrapper relays it.
+  }
+  if (children.length === 0) return void cli.child.kill('SIGINT');
+  for (const child of children) process.kill(child, 'SIGINT');
+}
+
 export function runCli(args: string[], options: Parameters<typeof startCli>[1]): Promise<Ran> {
   return startCli(args, options).finished;
 }

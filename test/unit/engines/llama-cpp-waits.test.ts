@@ -30,19 +30,18 @@ describe('openagent CLI: waits on a real llama.cpp server end', function () {
     server = await LlamaServer.start({ contextSize: 8192 });
     const store = tempFolder('llama-store');
     cli = TmuxCli.start({
-      args: ['--store', store, '--provider', 'llamacpp', '--base-url', server.baseUrl],
-      env: cleanEnv(),
+      // Every wait but the Stop lasts an hour (the window probe, the count, the idle watchdog):
+      // only Ctrl+C can end this one within the deadline below.
+      args: ['--store', store, '--provider', 'llamacpp', '--base-url', server.baseUrl, '--idle-timeout', '3600'],
+      env: { ...cleanEnv(), OPENAGENT_PROBE_TIMEOUT: '3600' },
     });
     await cli.waitForPrompt(1);
     // Frozen before the first prompt: the window probe, the count and the answer all wait on it.
     server.freeze();
     cli.type('a prompt for a frozen server');
     await cli.waitFor(/… (working|waiting for llama\.cpp server)/);
-    const stoppedAt = Date.now();
     cli.press('C-c');
-    const stopped = await cli.waitFor(/^feedback> /m);
-    // Far below the probe's own 5 s timeout, and nothing like the idle timeout's 120 s.
-    assert.ok(Date.now() - stoppedAt < 4_500, `stopped after ${Date.now() - stoppedAt} ms:\n${stopped}`);
+    const stopped = await cli.waitFor(/^feedback> /m, 60_000);
     assert.match(stopped, /\(interrupted\)/);
     cli.press('Enter');
     await cli.waitForPrompt(2);

@@ -9,7 +9,6 @@
  * store) keeps the whole capped output; only the model's copy is cut.
  */
 import type { ModelMessage, ToolDefinition, ToolResultPart } from '../../llm/llm-client';
-import { tokensForChars } from '../../llm/token-estimate';
 import type { ModelBinding } from '../agent-loop';
 import type { ContextMeasure } from './context-measure';
 import { estimateHistoryTokens } from './request-size';
@@ -61,15 +60,17 @@ export async function fitToolResults(
       },
       estimate(messages),
     );
-  const resultTokens = deps.context.scale(provider, model, tokensForChars(totalChars(results)));
+  // By what the results hold, not only their length: CJK text or emoji cost a token a character
+  // or more, four times the English estimate (a window counted in characters would overflow).
+  const resultTokens = deps.context.scale(provider, model, contentTokens(results));
   // Plenty of room (the usual case on a large window): nothing to cut, nothing to measure.
   if (deps.context.scale(provider, model, estimate(history)) + resultTokens <= limit * 0.5) return results;
 
   // The server's own count where it can count (llama.cpp), else the calibrated estimate.
   const usedBefore = await measure(history);
   const room = Math.max(0, limit - usedBefore);
-  // Characters per token for this model, as the server's counts have taught the scale.
-  const charsPerToken = 4_000 / Math.max(1, deps.context.scale(provider, model, 1_000));
+  // Characters per token of these results for this model, as the server's counts have taught the scale.
+  const charsPerToken = totalChars(results) / Math.max(1, resultTokens);
   let roomChars = Math.floor(room * charsPerToken * SAFETY);
   let fitted = shareRoom(results, inputs, roomChars);
   for (let attempt = 0; attempt < MAX_REFITS; attempt++) {
@@ -91,19 +92,119 @@ function totalChars(results: readonly ToolResultPart[]): number {
 }
 
 /**
+ * Tokens the results likely cost, by what they hold: about four characters a token for ASCII
+ * (English, code), one token for every other UTF-16 unit (a CJK character, half an emoji, an
+ * accented letter), which is what common tokenizers come to for such text.
+ */
+export function contentTokens(results: readonly ToolResultPart[]): number {
+  let ascii = 0;
+  let other = 0;
+  for (const { output } of results)
+    for (let index = 0; index < output.length; index++) {
+      if (output.charCodeAt(index) < 128) ascii++;
+      else other++;
+    }
+  return Math.ceil(ascii / 4) + other;
+}
+
+/**
+ * After the server refused a request as too long although its results were fitted (the count
+ * was off: no tokenizer to ask, a wrong one, text denser than estimated): the tool results that
+ * end `history` are cut again, at the rate the refusal shows they really cost, before anything
+ * is summarised away. True when they were cut (send again); false when there was nothing to cut.
+ */
+export async function refitAfterRefusal(
+  history: ModelMessage[],
+  offered: { tools: ToolDefinition[]; toolTokens: number },
+  deps: FitDeps,
+  refusal: { promptTokens?: number | undefined },
+  signal: AbortSignal,
+): Promise<boolean> {
+  const last = history.at(-1);
+  if (last?.role !== 'user') return false;
+  const results = last.content.filter((part): part is ToolResultPart => part.type === 'tool_result');
+  if (results.length === 0) return false;
+  const { provider } = deps.main.llm;
+  const { model } = deps.main;
+  const before = history.slice(0, -1);
+  const limit = Math.floor(deps.compactThreshold * (await deps.context.window(deps.main, signal)));
+  const otherTokens = deps.context.scale(
+    provider,
+    model,
+    estimateHistoryTokens(deps.system, before) + offered.toolTokens,
+  );
+  const chars = Math.max(1, totalChars(results));
+  // What the results really cost: the refused request's size less the rest of it; unsaid,
+  // twice what was thought.
+  const resultTokens =
+    refusal.promptTokens !== undefined && refusal.promptTokens > otherTokens
+      ? refusal.promptTokens - otherTokens
+      : 2 * deps.context.scale(provider, model, contentTokens(results));
+  const fitting = Math.floor((Math.max(0, limit - otherTokens) * chars * SAFETY) / Math.max(1, resultTokens));
+  // The server said it does not fit: at least half goes, whatever the sums say.
+  const fitted = shareRoom(results, inputsOf(before, results), Math.min(fitting, Math.floor(chars / 2)));
+  if (fitted.every((part, index) => part.output === results[index]!.output)) return false;
+  let next = 0;
+  // A new array, never an edit in place: conversions and size estimates are cached per array.
+  last.content = last.content.map((part) => (part.type === 'tool_result' ? fitted[next++]! : part));
+  return true;
+}
+
+/** The inputs of the calls whose results these are, from the assistant message that made them. */
+function inputsOf(history: readonly ModelMessage[], results: readonly ToolResultPart[]): unknown[] {
+  const calls = new Map<string, unknown>();
+  for (const message of history)
+    if (message.role === 'assistant')
+      for (const part of message.content) if (part.type === 'tool_call') calls.set(part.id, part.input);
+  return results.map((part) => calls.get(part.toolCallId));
+}
+
+/**
  * `roomChars` shared between the results: small ones whole, the large ones an equal share of
- * what is left (each at least MIN_RESULT_CHARS).
+ * what is left, each at least MIN_RESULT_CHARS. When there is not room for that many (forty
+ * reads in one turn on a small window), as many as fit are shown at that size, in the order
+ * they were called, and the others are left out with a line saying so and how to get them:
+ * cut below what says what they are, they would still not fit, and a compaction would then
+ * summarise every one of them away.
  */
 export function shareRoom(results: ToolResultPart[], inputs: readonly unknown[], roomChars: number): ToolResultPart[] {
   const order = results.map((_, index) => index).sort((a, b) => results[a]!.output.length - results[b]!.output.length);
-  const shares = new Array<number>(results.length);
+  const shares = new Array<number | 'left out'>(results.length);
   let left = roomChars;
+  const large: number[] = [];
   order.forEach((index, position) => {
-    const share = Math.max(MIN_RESULT_CHARS, Math.floor(left / (order.length - position)));
-    shares[index] = share;
-    left -= Math.min(share, results[index]!.output.length);
+    const length = results[index]!.output.length;
+    if (large.length === 0 && length <= Math.floor(left / (order.length - position))) {
+      shares[index] = length;
+      left -= length;
+    } else large.push(index);
   });
-  return results.map((part, index) => cutToolResult(part, inputs[index], shares[index]!));
+  const each = Math.floor(left / Math.max(1, large.length));
+  if (each >= MIN_RESULT_CHARS) for (const index of large) shares[index] = each;
+  else {
+    // At least the first is shown (a single result keeps its floor, as before: what follows is
+    // the compaction's to decide).
+    const shown = Math.max(1, Math.floor((left - large.length * LEFT_OUT_CHARS) / (MIN_RESULT_CHARS - LEFT_OUT_CHARS)));
+    large
+      .sort((a, b) => a - b)
+      .forEach((index, position) => (shares[index] = position < shown ? MIN_RESULT_CHARS : 'left out'));
+  }
+  return results.map((part, index) => {
+    const share = shares[index]!;
+    return share === 'left out' ? leftOut(part, inputs[index]) : cutToolResult(part, inputs[index], share);
+  });
+}
+
+/** What a result left out says in its place (about this long). */
+const LEFT_OUT_CHARS = 160;
+
+function leftOut(part: ToolResultPart, input: unknown): ToolResultPart {
+  const path = (input as { path?: unknown } | undefined)?.path;
+  const what = typeof path === 'string' ? `${part.toolName} ${JSON.stringify(path)}` : part.toolName;
+  return {
+    ...part,
+    output: `[Left out to fit the context window: ${what}, ${part.output.length.toLocaleString('en-US')} characters. Call it again alone, or ask for less.]`,
+  };
 }
 
 /**
@@ -137,7 +238,9 @@ function readFileCut(output: string, input: unknown, budget: number): string | u
   const first = Number(numbers[0]);
   const last = Number(numbers.at(-1));
   const path = typeof (input as { path?: unknown })?.path === 'string' ? (input as { path: string }).path : 'the file';
-  const lastRead = Number([...output.matchAll(/^\s*(\d+)\t/gm)].at(-1)?.[1] ?? last);
+  // Cut before (a refusal made it cut again): the range the read had is in the earlier note.
+  const earlier = /of the \d+–(\d+) read are shown/.exec(output)?.[1];
+  const lastRead = Number(earlier ?? [...output.matchAll(/^\s*(\d+)\t/gm)].at(-1)?.[1] ?? last);
   const shown = last - first + 1;
   return (
     `${head}\n[Cut to fit the model's context window: lines ${first}–${last} of the ${first}–${lastRead} read are shown. ` +

@@ -1,7 +1,8 @@
 /**
  * Micro-compaction (SPEC 2.4, step 1): free and run before every model call. Old tool results
  * are what fills a context fastest and what the model needs least once it has acted on them,
- * so all but the most recent few become a one-line note of which tool was used.
+ * so all but the most recent few become a one-line note of which tool was used. Results the
+ * model has not read yet (those of its latest calls: one turn's, however many) are never touched: the model asked for them, and a note in their place would be all it got.
  */
 import type { ModelMessage, ToolResultPart } from '../../llm/llm-client';
 
@@ -17,6 +18,9 @@ export function microCompact(messages: ModelMessage[]): { replaced: number; char
   let seen = 0;
   let replaced = 0;
   let charsSaved = 0;
+  // The results of the model's latest calls (the last message, right after the answer that
+  // made them) are not read yet.
+  const unread = messages.at(-1)?.role === 'user' && messages.at(-2)?.role === 'assistant' ? messages.length - 1 : -1;
   for (let messageIndex = messages.length - 1; messageIndex >= 0; messageIndex--) {
     const message = messages[messageIndex]!;
     if (message.role !== 'user') continue;
@@ -26,7 +30,8 @@ export function microCompact(messages: ModelMessage[]): { replaced: number; char
       const part = message.content[index]!;
       if (part.type !== 'tool_result') continue;
       seen++;
-      if (seen <= KEEP_RECENT_TOOL_RESULTS) continue;
+      // Unread results count among the recent ones (older results go first), and always stay.
+      if (seen <= KEEP_RECENT_TOOL_RESULTS || messageIndex === unread) continue;
       if (isNote(part)) {
         reachedEarlierPass = true;
         continue;

@@ -11,7 +11,7 @@ import { toLlmError } from '../map-sdk-error';
 import { anthropicSdk } from '../sdk-modules';
 import { displayAddress, nameWithAddress } from '../server-address';
 import { TimeSlicer } from '../server-sent-events';
-import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, IdleWatchdog } from '../idle-watchdog';
+import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, IdleWatchdog, progressLimit } from '../idle-watchdog';
 import { linkedAbort, untilAborted } from '../../abort';
 import { estimateUsage } from '../token-estimate';
 import { ToolCallAccumulator } from '../tool-call-accumulator';
@@ -125,9 +125,10 @@ export class AnthropicClient implements LlmClient {
         serverLabel: nameWithAddress('Anthropic', this.address),
         ...(request.onSilence ? { onSilence: request.onSilence } : {}),
         ...(this.silenceNoticeMs !== undefined ? { silenceNoticeMs: this.silenceNoticeMs } : {}),
+        maxProgress: progressLimit(request.maxOutputTokens),
       });
       for await (const event of watchdog.watch(events)) {
-        if (isProgress(event)) watchdog.progress();
+        noteProgress(event, watchdog);
         // A burst of buffered events must not hold the event loop for long.
         if (slicer.due()) await slicer.yield();
         switch (event.type) {
@@ -223,21 +224,35 @@ export class AnthropicClient implements LlmClient {
   }
 }
 
-/** Whether an event moves the answer on: pings and empty deltas do not (they can come forever). */
-function isProgress(event: Anthropic.RawMessageStreamEvent): boolean {
-  if ((event.type as string) === 'ping') return false;
-  if (event.type !== 'content_block_delta') return true;
-  const delta = event.delta;
-  switch (delta.type) {
-    case 'text_delta':
-      return delta.text.length > 0;
-    case 'input_json_delta':
-      return delta.partial_json.length > 0;
-    case 'thinking_delta':
-      return delta.thinking.length > 0;
-    case 'signature_delta':
-      return delta.signature.length > 0;
+/**
+ * Tells the watchdog how far an event moves the answer on: a non-empty delta every time; the
+ * message's start and delta, a block's start and stop, once each; message_stop completes it.
+ * Pings, empty deltas and any of the once-records repeated do not (they can come forever).
+ */
+function noteProgress(event: Anthropic.RawMessageStreamEvent, watchdog: IdleWatchdog): void {
+  switch (event.type) {
+    case 'content_block_delta': {
+      const delta = event.delta;
+      const text =
+        delta.type === 'text_delta'
+          ? delta.text
+          : delta.type === 'input_json_delta'
+            ? delta.partial_json
+            : delta.type === 'thinking_delta'
+              ? delta.thinking
+              : delta.type === 'signature_delta'
+                ? delta.signature
+                : 'another kind of delta';
+      if (text.length > 0) watchdog.progress();
+      return;
+    }
+    case 'content_block_start':
+    case 'content_block_stop':
+      return watchdog.once(`${event.type}:${event.index}`);
+    case 'message_stop':
+      return watchdog.completed();
     default:
-      return true;
+      // message_start, message_delta, and kinds of events the SDK does not know yet (never ping).
+      if ((event.type as string) !== 'ping') watchdog.once(event.type);
   }
 }

@@ -15,7 +15,7 @@ import { convertToOpenAiMessages } from './convert-to-openai-messages';
 import { mapOpenAiFinishReason } from './map-openai-finish-reason';
 import { prepareOpenAiTools } from './prepare-openai-tools';
 import { readServerSentEvents } from '../server-sent-events';
-import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, IdleWatchdog } from '../idle-watchdog';
+import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, IdleWatchdog, progressLimit } from '../idle-watchdog';
 import { linkedAbort, untilAborted } from '../../abort';
 import type { ModelServerInfo } from '../llm-client';
 
@@ -35,21 +35,32 @@ function parseChunk(data: string, label: string): Chunk {
 }
 
 /**
- * Whether an event moves the answer on: a text or reasoning token, a tool-call fragment, a usage
- * or finish record. Role-only and empty deltas do not (a server or proxy can send them forever).
+ * Tells the watchdog how far an event moves the answer on: a text, refusal or reasoning token
+ * or a tool call's arguments every time; a usage record and a tool call's start (its id and
+ * name) once each; a finish completes the answer. Role-only and empty deltas, and any of the once-records
+ * repeated, do not (a server or proxy can send them forever).
  */
-function isProgress(chunk: Chunk): boolean {
-  if (chunk.usage) return true;
+function noteProgress(chunk: Chunk, watchdog: IdleWatchdog): void {
+  if (chunk.usage) watchdog.once('usage');
   for (const choice of chunk.choices ?? []) {
-    if (choice.finish_reason) return true;
+    // A finished choice is a complete answer: what may follow (usage, [DONE]) comes at once, and
+    // a server that keeps the body open after it is let go rather than timed out.
+    if (choice.finish_reason) watchdog.completed();
     const delta = choice.delta as (Chunk['choices'][number]['delta'] & Record<string, unknown>) | undefined;
     if (!delta) continue;
-    if (delta.content || delta.refusal) return true;
     // Reasoning models on local servers (llama.cpp, vLLM, LM Studio, Ollama) stream their thinking here.
-    if (nonEmpty(delta.reasoning_content) || nonEmpty(delta.reasoning)) return true;
-    if (delta.tool_calls?.some((call) => call.id || call.function?.name || call.function?.arguments)) return true;
+    if (
+      nonEmpty(delta.content) ||
+      nonEmpty(delta.refusal) ||
+      nonEmpty(delta.reasoning_content) ||
+      nonEmpty(delta.reasoning)
+    )
+      watchdog.progress();
+    for (const call of delta.tool_calls ?? []) {
+      if (nonEmpty(call.function?.arguments)) watchdog.progress();
+      else if (call.id || call.function?.name) watchdog.once(`tool:${choice.index}:${call.index}`);
+    }
   }
-  return false;
 }
 
 function nonEmpty(value: unknown): boolean {
@@ -166,6 +177,7 @@ export class OpenAiClient implements LlmClient {
       serverLabel: nameWithAddress(this.options.label, this.address),
       ...(request.onSilence ? { onSilence: request.onSilence } : {}),
       ...(this.options.silenceNoticeMs !== undefined ? { silenceNoticeMs: this.options.silenceNoticeMs } : {}),
+      maxProgress: progressLimit(request.maxOutputTokens),
     });
     try {
       // Node's web streams are async iterable; the DOM typings do not say so.
@@ -173,11 +185,11 @@ export class OpenAiClient implements LlmClient {
         // Read on to the end of the body after [DONE]: a body left unread keeps its connection
         // from going back to the pool, and every call would open a new one.
         if (message.data === '[DONE]') {
-          watchdog.progress();
+          watchdog.completed();
           continue;
         }
         const chunk = parseChunk(message.data, this.options.label);
-        if (isProgress(chunk)) watchdog.progress();
+        noteProgress(chunk, watchdog);
         if (chunk.usage) {
           // prompt_tokens includes cached tokens; keep them apart, as Anthropic reports them.
           const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;

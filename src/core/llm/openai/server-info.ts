@@ -18,7 +18,8 @@ import { prepareOpenAiTools } from './prepare-openai-tools';
 
 /** Ollama's context length when neither the model file nor the server sets one. */
 export const OLLAMA_DEFAULT_CONTEXT = 4_096;
-const PROBE_TIMEOUT_MS = 5_000;
+/** How long a probe or a count is waited for by default: a server that is slow to say goes without. */
+export const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
 /** A failed or silent probe is tried again after this long (the server may have been starting). */
 const RETRY_PROBE_AFTER_MS = 60_000;
 /** A guessed window (the model not loaded yet) is asked again after this long. */
@@ -50,12 +51,18 @@ export class OpenAiServerInfo implements ModelServerInfo {
   /** The chat API's address, e.g. http://127.0.0.1:8080/v1. */
   private readonly api: string;
 
+  private readonly fetchImpl: typeof fetch;
+  private readonly now: () => number;
+  private readonly timeoutMs: number;
+
   constructor(
     private readonly provider: ProviderId,
     baseUrl: string,
-    private readonly fetchImpl: typeof fetch = (...args) => fetch(...args),
-    private readonly now: () => number = Date.now,
+    options: { fetch?: typeof fetch; now?: () => number; timeoutMs?: number | undefined } = {},
   ) {
+    this.fetchImpl = options.fetch ?? ((...args) => fetch(...args));
+    this.now = options.now ?? Date.now;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
     this.api = baseUrl.replace(/\/+$/, '');
     this.root = this.api.replace(/\/v1$/, '');
   }
@@ -190,7 +197,7 @@ export class OpenAiServerInfo implements ModelServerInfo {
 
   /** JSON from the server, or undefined for anything else (an error, a 404, HTML, a timeout). */
   private async request(path: string, init: RequestInit, signal?: AbortSignal): Promise<unknown> {
-    const timeout = AbortSignal.timeout(PROBE_TIMEOUT_MS);
+    const timeout = AbortSignal.timeout(this.timeoutMs);
     try {
       const response = await this.fetchImpl(`${this.root}${path}`, {
         ...init,

@@ -98,12 +98,10 @@ describe('the context window, as each local engine says it', () => {
       let now = 0;
       let target = notLoaded.url;
       // One address whose server goes from "not loaded" to "loaded", as Ollama's does after the first call.
-      const info = new OpenAiServerInfo(
-        'ollama',
-        'http://ollama.test/v1',
-        (input, init) => fetch(String(input).replace('http://ollama.test', target.replace(/\/v1$/, '')), init),
-        () => now,
-      );
+      const info = new OpenAiServerInfo('ollama', 'http://ollama.test/v1', {
+        fetch: (input, init) => fetch(String(input).replace('http://ollama.test', target.replace(/\/v1$/, '')), init),
+        now: () => now,
+      });
       assert.equal(await info.contextWindow('qwen3-coder'), OLLAMA_DEFAULT_CONTEXT);
       target = loaded.url;
       now += 1_000;
