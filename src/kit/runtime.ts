@@ -76,6 +76,8 @@ import { createExtensionApi, type OpenAgentExtensionApi } from '../host/extensio
 import { TelemetryExport } from '../host/telemetry-export';
 import { EditReview } from '../core/review/edit-review';
 import { composeSession, type WindowParts } from './session-composer';
+import { createWindowSessions } from './window-sessions';
+import type { SessionListView } from '../host/sessions/session-list-view';
 import { VscodeReviewedFiles } from '../host/review/vscode-reviewed-files';
 import { ReviewEditor } from '../host/review/review-editor';
 import { ReviewCommands } from '../host/review/review-commands';
@@ -104,6 +106,8 @@ export interface Runtime {
   /** The handler of every palette command, by command id. */
   readonly commands: Readonly<Record<string, CommandHandler>>;
   readonly extensionApi: OpenAgentExtensionApi;
+  /** The session list's rows. */
+  readonly sessionList: SessionListView;
   /** Ends every run and saves what is still queued (deactivation). */
   shutdown(): Promise<void>;
 }
@@ -166,7 +170,14 @@ export function createRuntime(shell: RuntimeShell): Runtime {
   // Search with the ripgrep VS Code ships; navigation through the editor's language features.
   const ripgrep = findRipgrep(
     ['node_modules', 'node_modules.asar.unpacked'].map((folder) =>
-      path.join(vscode.env.appRoot, folder, '@vscode', 'ripgrep', 'bin', process.platform === 'win32' ? 'rg.exe' : 'rg'),
+      path.join(
+        vscode.env.appRoot,
+        folder,
+        '@vscode',
+        'ripgrep',
+        'bin',
+        process.platform === 'win32' ? 'rg.exe' : 'rg',
+      ),
     ),
   );
 
@@ -281,7 +292,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     },
     openWalkthrough: shell.openWalkthrough,
     openLink: openLinkWithConfirmation,
-    revertTurn: (turn) => revertTurn(session, turn),
+    revertTurn: (turn) => revertTurn(sessions.shown(), turn),
     openPicker: async (picker) => {
       if (picker === 'context') return pickContext();
       if (picker === 'model') await chooseModel(secrets);
@@ -295,7 +306,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     }),
     openTurnDiff: async (turn, file) => {
       // The turn's checkpoint, else (after a reload) the file rebuilt from the turn's hunks.
-      const before = session.turnFileBefore(turn, file) ?? (await review.beforeText(turn, file));
+      const before = sessions.shown().turnFileBefore(turn, file) ?? (await review.beforeText(turn, file));
       if (before) await approvalDetails.showSinceTurn(before.absolute, before.text);
       else void vscode.window.showInformationMessage(`OpenAgent no longer has the earlier version of ${file}.`);
     },
@@ -375,11 +386,22 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     developerPanel,
   );
   shell.statusBar.follow(session, sandbox);
+  const sessions = createWindowSessions({
+    context,
+    windowParts,
+    here,
+    keeper,
+    chatView,
+    developerPanel,
+    statusBar: shell.statusBar,
+    workspaceRoot,
+  });
 
   const commands = {
     ...reviewCommands.handlers(),
+    ...sessions.commands,
     ...paletteCommands({
-      session,
+      session: sessions.shown,
       secrets,
       openStore,
       resolveMention,
@@ -409,7 +431,9 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     developerPanel,
     commands,
     extensionApi,
+    sessionList: sessions.list,
     shutdown: async () => {
+      await sessions.dispose();
       await session.dispose();
       await keeper.flush();
       await telemetry.shutdown();

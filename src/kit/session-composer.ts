@@ -53,8 +53,15 @@ export interface ComposedSession {
 }
 
 export function composeSession(place: WorkPlace, name: string, window: WindowParts): ComposedSession {
-  const { sandbox: sandboxOptions, ripgrep, navigation, approvalDetails, extraTools, knowledgeTools, ...shared } =
-    window;
+  const {
+    sandbox: sandboxOptions,
+    ripgrep,
+    navigation,
+    approvalDetails,
+    extraTools,
+    knowledgeTools,
+    ...shared
+  } = window;
   const root = place.root;
   const workspaceRoot = () => (place.kind === 'workspace' ? currentFolder() : root);
   const here = place.kind === 'workspace';

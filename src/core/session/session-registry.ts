@@ -5,7 +5,7 @@
  * checkpoints. One is shown — in the chat, the developer panel and the palette's commands —
  * and the list says of each where it works, its state, the files it changed and its cost.
  *
- * The worktree sessions are kept (the host's per-window storage) and come back after a reload
+ * The sessions beside the window's own are kept (the host's per-window storage) and come back after a reload
  * or a crash: each reopens its conversation, so a run the window closed on shows as stopped and
  * can be continued. A kept session whose worktree folder is gone comes back too, marked so, for
  * the user to keep its branch or discard it: nothing a session wrote is dropped silently.
@@ -211,10 +211,12 @@ export class SessionRegistry {
     const kept = await this.read();
     if (!kept || kept.workspace !== this.deps.workspace) return;
     for (const saved of kept.sessions) {
-      if (saved.place.kind !== 'worktree' || this.get(saved.id)) continue;
-      const place: WorkPlace = saved.place;
+      if (this.get(saved.id) || this.entries.length >= MAX_SESSIONS) continue;
+      // A session "here" works in this window's folder, whatever was kept.
+      const place: WorkPlace =
+        saved.place.kind === 'worktree' ? saved.place : { kind: 'workspace', root: this.entries[0]!.place.root };
       const entry = this.track(saved.id, saved.name, place, this.deps.compose(place, saved.name));
-      entry.missing = !(await this.deps.exists(place.root).catch(() => false));
+      if (place.kind === 'worktree') entry.missing = !(await this.deps.exists(place.root).catch(() => false));
       if (saved.conversationId) await entry.session.open(saved.conversationId).catch(() => false);
       entry.tally = new SessionTally(entry.session.history);
     }
