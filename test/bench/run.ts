@@ -13,6 +13,7 @@ import { measureContextBreakdown } from './context-breakdown';
 import { printTeamBenchmarks } from './team-report';
 import { printActivationBenchmarks } from './activation-report';
 import { printMessageChecks } from './message-check-benchmarks';
+import { printSessionBenchmarks } from './session-report';
 
 const PROTOCOLS: Protocol[] = ['anthropic', 'openai'];
 
@@ -123,6 +124,7 @@ async function main(): Promise<void> {
   );
 
   await printTeamBenchmarks();
+  await printSessionBenchmarks();
 
   console.log(
     '\nStore: persisting 2 KB messages into a store holding 1 MB versus 100 MB (enough of them to include a fold at each size)\n',
