@@ -81,7 +81,7 @@ export function firstLine(bytes: Buffer): string {
  */
 export function parseJournal(bytes: Buffer): ParsedJournal {
   const lines: Array<[number, number]> = [];
-  for (let start = 0; start <= bytes.length; ) {
+  for (let start = 0; start <= bytes.length;) {
     const newline = bytes.indexOf(0x0a, start);
     const end = newline === -1 ? bytes.length : newline;
     if (end > start) lines.push([start, end]);

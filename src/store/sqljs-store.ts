@@ -24,7 +24,15 @@ import type {
 import { LockLostError, withFileLock, type LockFence } from './file-lock';
 import { JournalFiles } from './journal-files';
 import { applyEntry } from './apply-entry';
-import { encodeEntry, firstLine, isJournalHeader, journalHeader, parseJournal, snapshotHash, type JournalEntry } from './journal';
+import {
+  encodeEntry,
+  firstLine,
+  isJournalHeader,
+  journalHeader,
+  parseJournal,
+  snapshotHash,
+  type JournalEntry,
+} from './journal';
 import { journalProblem as describeJournal, SetAside, setAsideMessage, type Recovery } from './set-aside';
 import { openSnapshot } from './snapshot';
 import { toAudit, toConversation, toMessage, toOutboxItem, toTotals, whereClause } from './store-rows';
@@ -346,9 +354,7 @@ export class SqlJsStore implements ConversationStore {
     if (fingerprint?.unusable) return this.reload();
     // The file identity alone is not proof: inode numbers are reused after a rename. Under the
     // lock, the journal's header (its snapshot generation) decides whether it is still ours.
-    const header = fingerprint
-      ? parseJournal(Buffer.from(firstLine(await this.journal.read(0, 128))))
-      : undefined;
+    const header = fingerprint ? parseJournal(Buffer.from(firstLine(await this.journal.read(0, 128)))) : undefined;
     if (
       !fingerprint ||
       header?.generation !== this.generation ||
