@@ -27,8 +27,11 @@ export interface LockFence {
 }
 
 const STALE_AFTER_MS = 30_000;
-/** The ids of the locks this process holds now: a lock naming this pid but none of them was left by another process. */
-const heldHere = new Set<string>();
+/**
+ * When this process started (by the wall clock locks are dated with): a lock naming this pid
+ * but dated before it was left by an earlier process that had the same pid.
+ */
+const STARTED_AT = Date.now() - Math.round(process.uptime() * 1_000);
 const GIVE_UP_AFTER_MS = 15_000;
 const UNREADABLE_STALE_MS = 2_000;
 /** A lock is a line of JSON: anything larger is not one of ours. */
@@ -46,18 +49,10 @@ export async function withFileLock<T>(
   setAside?: (file: string, kept: string, reason: string) => void,
 ): Promise<T> {
   const started = Date.now();
-  const id = randomUUID();
-  const token = JSON.stringify({ pid: process.pid, time: Date.now(), id });
+  const token = JSON.stringify({ pid: process.pid, time: Date.now(), id: randomUUID() });
   let unreadableSince: number | undefined;
   for (let attempt = 0; ; attempt++) {
-    // Marked held before the file exists: another store of this process may read it at once.
-    heldHere.add(id);
-    const created = await files.createExclusive(lockFile, token).catch((error: unknown) => {
-      heldHere.delete(id);
-      throw error;
-    });
-    if (created) break;
-    heldHere.delete(id);
+    if (await files.createExclusive(lockFile, token)) break;
     const holder = await readHolder(files, lockFile);
     if (typeof holder === 'object' && 'unusable' in holder) {
       const kept = await moveAside(files, lockFile, holder.unusable);
@@ -93,7 +88,6 @@ export async function withFileLock<T>(
   try {
     return await work(fence);
   } finally {
-    heldHere.delete(id);
     // Only our own lock: one taken over meanwhile belongs to someone else now.
     if (await ours()) await files.remove(lockFile);
   }
@@ -155,13 +149,15 @@ async function moveAside(files: StoreFiles, lockFile: string, reason: string): P
 /**
  * A lock whose process is gone, or that has been held far longer than any write takes. A lock
  * from the future (another machine's clock on a synced folder, a clock set back, a hand-made
- * file) would otherwise never be, and one naming this very process that it does not hold was
- * left by an earlier process with the same pid (a container's CLI gets the same one each run):
+ * file) would otherwise never be, and one naming this very process but dated before it started
+ * was left by an earlier process with the same pid (a container's CLI gets the same one each run):
  * both would keep every write out until the clock caught up, so both are abandoned too.
  */
 function isStale(holder: Holder): boolean {
   if (Math.abs(Date.now() - holder.time) > STALE_AFTER_MS) return true;
-  if (holder.pid === process.pid) return !(typeof holder.id === 'string' && heldHere.has(holder.id));
+  // Judged by its date, not by which locks this process holds: a lock another store of this
+  // process holds is never taken over, even in the moment its holder lets go of it.
+  if (holder.pid === process.pid) return holder.time < STARTED_AT - 1_000;
   try {
     process.kill(holder.pid, 0);
     return false;
