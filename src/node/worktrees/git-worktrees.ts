@@ -10,7 +10,7 @@
  * command) moves on to the next free one. Every git call goes through GitCommand (no shell,
  * no hooks, no repository-defined programs).
  */
-import { existsSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, statfsSync } from 'node:fs';
 import * as path from 'node:path';
 import {
   SESSION_BRANCH_PREFIX,
@@ -290,7 +290,7 @@ export class GitWorktrees implements Worktrees {
         const branchTaken = /a branch named .* already exists/i.test(message);
         if (how.newBranch && !branchTaken) await this.dropStrayBranch(context, branch, start);
         if (/already exists/i.test(message)) continue;
-        throw error;
+        throw diskFull(error, baseFolder);
       }
     }
     throw new WorktreeError(
@@ -402,6 +402,26 @@ export class GitWorktrees implements Worktrees {
       rmSync(folder, { recursive: true, force: true });
       await this.git.run(['worktree', 'remove', '--force', '--force', folder], context.main);
     }
+  }
+}
+
+/** Below this much free space, a write failure is taken for a full disk (git does not always say). */
+const NEARLY_FULL_BYTES = 4 * 1024 * 1024;
+
+/** A write failure where the disk is (nearly) full, said so: git's words name a file, not the cause. */
+function diskFull(error: unknown, folder: string): unknown {
+  if (!(error instanceof WorktreeError) || error.kind !== 'write-failed' || /disk is full/.test(error.message))
+    return error;
+  try {
+    const stats = statfsSync(folder);
+    const free = stats.bavail * stats.bsize;
+    if (free >= NEARLY_FULL_BYTES) return error;
+    return new WorktreeError(
+      'write-failed',
+      `The disk is full: ${Math.round(free / 1024)} KB are free where worktrees are made (${folder}). Free some space, or choose another folder for worktrees.\n${error.message}`,
+    );
+  } catch {
+    return error;
   }
 }
 
