@@ -102,12 +102,13 @@ export async function repositoryPrograms(git: GitCommand, gitDir: string, workTr
     const filter = /^filter\.(.+)\.(clean|smudge|process)$/.exec(key);
     if (filter) userFilters.add(filter[1]!);
   }
-  const sections = new Map<string, 'filter' | 'merge'>();
+  // A filter and a merge driver may share a name (`filter=evil merge=evil`): both are switched off.
+  const sections = new Map<string, { kind: 'filter' | 'merge'; name: string }>();
   for (const key of repository.keys()) {
     const match = /^(filter|merge)\.(.+)\.([^.]+)$/.exec(key);
-    if (match) sections.set(match[2]!, match[1] as 'filter' | 'merge');
+    if (match) sections.set(`${match[1]}.${match[2]}`, { kind: match[1] as 'filter' | 'merge', name: match[2]! });
   }
-  for (const [name, kind] of sections) {
+  for (const { kind, name } of sections.values()) {
     if (/[=\s\p{Cc}]/u.test(name))
       throw new WorktreeError(
         'git-failed',
