@@ -32,9 +32,20 @@ const SLUG_BRANCH = /^openagent\/[a-z0-9]+(-[a-z0-9]+)*$/;
  * off by hand (a PROOF made by the test itself would prove nothing).
  */
 function userGit(rig: RepoRig, args: string[]): string {
-  const off = ['core.hooksPath=/dev/null', 'core.fsmonitor=false', 'commit.gpgSign=false', 'merge.verifySignatures=false', 'merge.evil.driver=false'];
+  const off = [
+    'core.hooksPath=/dev/null',
+    'core.fsmonitor=false',
+    'commit.gpgSign=false',
+    'merge.verifySignatures=false',
+    'merge.evil.driver=false',
+  ];
   for (const filter of ['evil', 'lfs'])
-    off.push(`filter.${filter}.clean=`, `filter.${filter}.smudge=`, `filter.${filter}.process=`, `filter.${filter}.required=false`);
+    off.push(
+      `filter.${filter}.clean=`,
+      `filter.${filter}.smudge=`,
+      `filter.${filter}.process=`,
+      `filter.${filter}.required=false`,
+    );
   return rig.git(['--work-tree', rig.workspace, ...off.flatMap((entry) => ['-c', entry]), ...args]);
 }
 
@@ -94,15 +105,36 @@ describe('attack: worktree sessions', function () {
 
   describe('the base folder', () => {
     const refusals: Array<[string, (rig: RepoRig) => string]> = [
-      ['a link into the workspace', (rig) => (fs.symlinkSync(path.join(rig.workspace, 'src'), path.join(rig.folder, 'link')), path.join(rig.folder, 'link'))],
-      ['a link to /', (rig) => (fs.symlinkSync('/', path.join(rig.folder, 'root-link')), path.join(rig.folder, 'root-link'))],
-      ['a folder below a link into the workspace', (rig) => (fs.symlinkSync(rig.workspace, path.join(rig.folder, 'ws')), path.join(rig.folder, 'ws', 'not-yet', 'deeper'))],
+      [
+        'a link into the workspace',
+        (rig) => (
+          fs.symlinkSync(path.join(rig.workspace, 'src'), path.join(rig.folder, 'link')),
+          path.join(rig.folder, 'link')
+        ),
+      ],
+      [
+        'a link to /',
+        (rig) => (fs.symlinkSync('/', path.join(rig.folder, 'root-link')), path.join(rig.folder, 'root-link')),
+      ],
+      [
+        'a folder below a link into the workspace',
+        (rig) => (
+          fs.symlinkSync(rig.workspace, path.join(rig.folder, 'ws')),
+          path.join(rig.folder, 'ws', 'not-yet', 'deeper')
+        ),
+      ],
       ['/ itself', () => '/'],
       ['the workspace itself', (rig) => rig.workspace],
       ['inside the workspace', (rig) => path.join(rig.workspace, 'worktrees')],
       ["inside the repository's .git", (rig) => path.join(rig.workspace, '.git', 'sessions')],
       ['a relative path', () => 'worktrees'],
-      ['a dangling link whose target would be in the workspace', (rig) => (fs.symlinkSync(path.join(rig.workspace, 'made-later'), path.join(rig.folder, 'dangling')), path.join(rig.folder, 'dangling'))],
+      [
+        'a dangling link whose target would be in the workspace',
+        (rig) => (
+          fs.symlinkSync(path.join(rig.workspace, 'made-later'), path.join(rig.folder, 'dangling')),
+          path.join(rig.folder, 'dangling')
+        ),
+      ],
     ];
     for (const [what, base] of refusals) {
       it(`refuses ${what}, making nothing`, async () => {
@@ -136,7 +168,17 @@ describe('attack: worktree sessions', function () {
       rig.git(['commit', '-q', '-m', 'attributes']);
       const hooks = path.join(rig.folder, 'hooks');
       fs.mkdirSync(hooks);
-      for (const hook of ['post-checkout', 'pre-commit', 'commit-msg', 'post-commit', 'post-merge', 'pre-merge-commit', 'reference-transaction', 'prepare-commit-msg', 'post-index-change'])
+      for (const hook of [
+        'post-checkout',
+        'pre-commit',
+        'commit-msg',
+        'post-commit',
+        'post-merge',
+        'pre-merge-commit',
+        'reference-transaction',
+        'prepare-commit-msg',
+        'post-index-change',
+      ])
         for (const folder of [hooks, path.join(rig.workspace, '.git', 'hooks')])
           fs.writeFileSync(path.join(folder, hook), `#!/bin/sh\n${touch}\n`, { mode: 0o755 });
       const included = path.join(rig.folder, 'included.config');
@@ -205,7 +247,11 @@ describe('attack: worktree sessions', function () {
       const { worktree, notices } = await worktrees.create({ name: 'hostile' });
       assert.equal(fs.existsSync(proof), false, 'nothing ran on worktree add');
       assert.equal(rig.read('data.txt', worktree.root), 'base\n', 'checked out as stored: no smudge');
-      assert.match(notices.join('\n'), /uses Git LFS/, 'an LFS filter only the repository defines is not run, and said so');
+      assert.match(
+        notices.join('\n'),
+        /uses Git LFS/,
+        'an LFS filter only the repository defines is not run, and said so',
+      );
       rig.write('data.txt', 'session\n', worktree.root);
       rig.write('other.txt', 'new\n', worktree.root);
       const changes = await worktrees.changes(worktree);
@@ -242,7 +288,10 @@ describe('attack: worktree sessions', function () {
       rig.write('.gitattributes', '* filter=a=b\n');
       rig.git(['add', '-A']);
       rig.git(['commit', '-q', '-m', 'attributes']);
-      fs.appendFileSync(path.join(rig.workspace, '.git', 'config'), `[filter "a=b"]\n\tsmudge = touch '${proof}'; cat\n`);
+      fs.appendFileSync(
+        path.join(rig.workspace, '.git', 'config'),
+        `[filter "a=b"]\n\tsmudge = touch '${proof}'; cat\n`,
+      );
       await assert.rejects(rig.worktrees.create({ name: 'x' }), /cannot switch off/);
       assert.equal(fs.existsSync(proof), false);
     });
@@ -277,7 +326,10 @@ describe('attack: worktree sessions', function () {
       const { worktree } = await rig.worktrees.create({ name: 'named places' });
       const set = protectedSet(worktree.root);
       assert.ok(protectedBy(set, path.join(worktree.root, '.git')), 'its .git file');
-      assert.ok(protectedBy(set, path.join(worktree.root, 'tools', 'hooks', 'pre-commit')), 'the relative hooks folder');
+      assert.ok(
+        protectedBy(set, path.join(worktree.root, 'tools', 'hooks', 'pre-commit')),
+        'the relative hooks folder',
+      );
       assert.ok(protectedBy(set, path.join(worktree.root, 'scripts', 'watch.sh')), 'the fsmonitor script');
     });
 
@@ -302,7 +354,9 @@ describe('attack: worktree sessions', function () {
       ];
       const absolute = targets.map((target) => path.resolve(worktree.root, target));
       const before = absolute.map((file) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined));
-      const command = targets.map((target) => `mkdir -p "$(dirname '${target}')" 2>/dev/null; echo PWNED >> '${target}'`).join('; ');
+      const command = targets
+        .map((target) => `mkdir -p "$(dirname '${target}')" 2>/dev/null; echo PWNED >> '${target}'`)
+        .join('; ');
       await runWorktreeSetup(worktree.root, { command, source: 'policy' }, SETTINGS);
       assert.deepEqual(
         absolute.map((file) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined)),

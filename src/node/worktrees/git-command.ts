@@ -157,7 +157,12 @@ export class GitCommand {
             return reject(
               new WorktreeError(
                 'git-failed',
-                `git ${args.filter((arg) => !arg.startsWith('-')).slice(0, 2).join(' ')} did not finish in ${Math.round((options.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000)} s and was stopped.`,
+                `git ${args
+                  .filter((arg) => !arg.startsWith('-'))
+                  .slice(0, 2)
+                  .join(
+                    ' ',
+                  )} did not finish in ${Math.round((options.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000)} s and was stopped.`,
               ),
             );
           const exitCode = typeof failure.code === 'number' ? failure.code : -1;
@@ -172,8 +177,7 @@ export class GitCommand {
 /** The caller's environment without GIT_* variables, with git made quiet and non-interactive. */
 export function gitEnvironment(base: NodeJS.ProcessEnv): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(base))
-    if (value !== undefined && !/^GIT_/i.test(name)) env[name] = value;
+  for (const [name, value] of Object.entries(base)) if (value !== undefined && !/^GIT_/i.test(name)) env[name] = value;
   // Messages in English (they are matched below and shown as they are); no prompt for anything.
   env.LC_ALL = 'C';
   env.LANGUAGE = 'C';
@@ -191,7 +195,10 @@ export function gitFailure(args: readonly string[], stderr: string): WorktreeErr
     .filter(Boolean)
     .slice(0, 8)
     .join('\n');
-  const command = args.filter((arg) => !arg.startsWith('-') && !arg.includes('=')).slice(0, 2).join(' ');
+  const command = args
+    .filter((arg) => !arg.startsWith('-') && !arg.includes('='))
+    .slice(0, 2)
+    .join(' ');
   if (/no space left on device|disk quota exceeded/i.test(stderr))
     return new WorktreeError('write-failed', `The disk is full: git ${command} could not write.\n${said}`);
   if (/read-only file system|permission denied|could not (create|write|open)|unable to (create|write)/i.test(stderr))

@@ -26,7 +26,12 @@ import {
   type Worktrees,
 } from '../../core/session/worktree-port';
 import { GitCommand } from './git-command';
-import { findRepository, repositoryPrograms, type RepositoryContext, type RepositoryPrograms } from './repository-config';
+import {
+  findRepository,
+  repositoryPrograms,
+  type RepositoryContext,
+  type RepositoryPrograms,
+} from './repository-config';
 import { occupied, prepareBaseFolder } from './worktree-folders';
 import { readRecord, writeRecord } from './worktree-metadata';
 import { displayName, sessionSlug, slugCandidates } from './worktree-names';
@@ -142,11 +147,21 @@ export class GitWorktrees implements Worktrees {
       workspaceRoot: this.options.workspaceRoot,
       repositoryFolders: [context.layout.workTree, context.layout.gitDir, context.layout.commonDir],
     });
-    const made = await this.addWorktree(context, sessionSlug(branch.slice(SESSION_BRANCH_PREFIX.length)), baseFolder, branch, {
-      newBranch: false,
-    });
+    const made = await this.addWorktree(
+      context,
+      sessionSlug(branch.slice(SESSION_BRANCH_PREFIX.length)),
+      baseFolder,
+      branch,
+      {
+        newBranch: false,
+      },
+    );
     const worktree = this.worktreeAt(context, made.folder, branch, listed.worktree.name, listed.worktree.base);
-    writeRecord(worktree.worktreeGitDir, { name: worktree.name, base: worktree.base, workspaceRoot: context.layout.workTree });
+    writeRecord(worktree.worktreeGitDir, {
+      name: worktree.name,
+      base: worktree.base,
+      workspaceRoot: context.layout.workTree,
+    });
     return {
       worktree,
       notices: [
@@ -214,7 +229,10 @@ export class GitWorktrees implements Worktrees {
         okCodes: [1, 128],
       });
       if (exitCode !== 0 || !baseBranch || baseBranch.startsWith('-'))
-        throw new WorktreeError('no-such-branch', `There is no local branch ${JSON.stringify(baseBranch)} to start from.`);
+        throw new WorktreeError(
+          'no-such-branch',
+          `There is no local branch ${JSON.stringify(baseBranch)} to start from.`,
+        );
       return { commit: stdout.trim(), branch: baseBranch };
     }
     const [head, branch] = await Promise.all([
@@ -311,7 +329,13 @@ export class GitWorktrees implements Worktrees {
     await this.git.run(['branch', '-D', branch], { ...context.main, okCodes: [1] });
   }
 
-  private worktreeAt(context: RepositoryContext, folder: string, branch: string, name: string, base: WorktreeBase): Worktree {
+  private worktreeAt(
+    context: RepositoryContext,
+    folder: string,
+    branch: string,
+    name: string,
+    base: WorktreeBase,
+  ): Worktree {
     const root = realpathSync(folder);
     const named = /^gitdir: (.+?)[\r\n]*$/m.exec(readFileSync(path.join(root, '.git'), 'utf8'))?.[1];
     if (!named) throw new WorktreeError('git-failed', `git made ${root} without the .git file naming its git folder.`);
@@ -377,7 +401,10 @@ export class GitWorktrees implements Worktrees {
 
   private ownBranch(branch: string): void {
     if (!branch.startsWith(SESSION_BRANCH_PREFIX) || branch.length <= SESSION_BRANCH_PREFIX.length)
-      throw new WorktreeError('not-a-session-worktree', `${branch} is not a session branch (${SESSION_BRANCH_PREFIX}…).`);
+      throw new WorktreeError(
+        'not-a-session-worktree',
+        `${branch} is not a session branch (${SESSION_BRANCH_PREFIX}…).`,
+      );
   }
 
   private ready(worktree: Worktree): Worktree {

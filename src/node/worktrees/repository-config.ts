@@ -78,7 +78,11 @@ export interface RepositoryPrograms {
  * or to nothing (a filter then passes content through; a merge driver `false` leaves the file
  * in conflict, to resolve in the merge editor — nothing is merged silently).
  */
-export async function repositoryPrograms(git: GitCommand, gitDir: string, workTree: string): Promise<RepositoryPrograms> {
+export async function repositoryPrograms(
+  git: GitCommand,
+  gitDir: string,
+  workTree: string,
+): Promise<RepositoryPrograms> {
   const { stdout } = await git.run(['config', '--show-scope', '-z', '--get-regexp', '^(filter|merge)\\.'], {
     gitDir,
     workTree,
@@ -115,7 +119,8 @@ export async function repositoryPrograms(git: GitCommand, gitDir: string, workTr
         `This repository's configuration defines a ${kind} named ${JSON.stringify(name)} that OpenAgent cannot switch off for its git commands. Remove it from .git/config, or run the session here.`,
       );
     if (kind === 'filter') {
-      for (const command of FILTER_COMMANDS) overrides.push(`filter.${name}.${command}=${user.get(`filter.${name}.${command}`) ?? ''}`);
+      for (const command of FILTER_COMMANDS)
+        overrides.push(`filter.${name}.${command}=${user.get(`filter.${name}.${command}`) ?? ''}`);
       overrides.push(`filter.${name}.required=${user.get(`filter.${name}.required`) ?? 'false'}`);
     } else {
       overrides.push(`merge.${name}.driver=${user.get(`merge.${name}.driver`) ?? 'false'}`);

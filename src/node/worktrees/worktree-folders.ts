@@ -21,12 +21,18 @@ export interface ForbiddenPlaces {
 /** The base folder's real path, made if missing; a WorktreeError `base-folder` when it may not be used. */
 export function prepareBaseFolder(baseFolder: string, forbidden: ForbiddenPlaces): string {
   if (!baseFolder || !path.isAbsolute(baseFolder) || baseFolder.includes('\0'))
-    throw new WorktreeError('base-folder', `The folder for worktrees must be an absolute path (got ${JSON.stringify(baseFolder)}).`);
+    throw new WorktreeError(
+      'base-folder',
+      `The folder for worktrees must be an absolute path (got ${JSON.stringify(baseFolder)}).`,
+    );
   judge(baseFolder, realFuture(path.resolve(baseFolder)), forbidden);
   try {
     mkdirSync(baseFolder, { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw new WorktreeError('write-failed', `The folder for worktrees ${baseFolder} could not be made: ${(error as Error).message}`);
+    throw new WorktreeError(
+      'write-failed',
+      `The folder for worktrees ${baseFolder} could not be made: ${(error as Error).message}`,
+    );
   }
   const real = realpathSync(baseFolder);
   judge(baseFolder, real, forbidden);
@@ -37,7 +43,10 @@ export function prepareBaseFolder(baseFolder: string, forbidden: ForbiddenPlaces
 
 function judge(given: string, real: string, forbidden: ForbiddenPlaces): void {
   if (path.parse(real).root === real)
-    throw new WorktreeError('base-folder', `The folder for worktrees ${given} is the root of the file system: choose a folder of its own.`);
+    throw new WorktreeError(
+      'base-folder',
+      `The folder for worktrees ${given} is the root of the file system: choose a folder of its own.`,
+    );
   for (const place of [forbidden.workspaceRoot, ...forbidden.repositoryFolders]) {
     const realPlace = realOrSelf(place);
     if (real === realPlace || isInside(realPlace, real))
@@ -52,7 +61,7 @@ function judge(given: string, real: string, forbidden: ForbiddenPlaces): void {
 export function realFuture(file: string): string {
   let existing = file;
   const rest: string[] = [];
-  for (let links = 0; links < 40; ) {
+  for (let links = 0; links < 40;) {
     try {
       return path.join(realpathSync(existing), ...rest);
     } catch {

@@ -63,7 +63,7 @@ const KINDS: Record<string, ChangeKind> = { A: 'added', M: 'modified', D: 'delet
 export function parseNameStatus(output: string): WorktreeChange[] {
   const fields = output.split('\0');
   const changes: WorktreeChange[] = [];
-  for (let at = 0; at < fields.length - 1; ) {
+  for (let at = 0; at < fields.length - 1;) {
     const status = fields[at++]!;
     const letter = status[0] ?? '';
     if (letter === 'R' || letter === 'C') {
@@ -161,7 +161,10 @@ export async function applyWorktree(
     const conflicted = await git.run(['diff', '--name-only', '-z', '--diff-filter=U'], main);
     const conflicts = conflicted.stdout.split('\0').filter(Boolean);
     if (conflicts.length === 0)
-      throw new WorktreeError('git-failed', `git merge did not apply ${worktree.branch}:\n${merged.stderr || merged.stdout}`.trim());
+      throw new WorktreeError(
+        'git-failed',
+        `git merge did not apply ${worktree.branch}:\n${merged.stderr || merged.stdout}`.trim(),
+      );
     notices.push(
       request.mode === 'merge'
         ? 'Resolve the conflicts and commit to finish the merge (or `git merge --abort`).'

@@ -58,7 +58,11 @@ describe('GitWorktrees: a session worktree on real git', function () {
     const { worktree } = await rig.worktrees.create({ name: 'on feature', baseBranch: 'feature' });
     assert.equal(worktree.base.branch, 'feature');
     assert.equal(rig.read('feature.txt', worktree.root), 'feature\n');
-    await rejectsWith(rig.worktrees.create({ name: 'x', baseBranch: 'nope' }), 'no-such-branch', /no local branch "nope"/);
+    await rejectsWith(
+      rig.worktrees.create({ name: 'x', baseBranch: 'nope' }),
+      'no-such-branch',
+      /no local branch "nope"/,
+    );
     await rejectsWith(rig.worktrees.create({ name: 'x', baseBranch: '--help' }), 'no-such-branch', /--help/);
   });
 
@@ -126,7 +130,11 @@ describe('GitWorktrees: a session worktree on real git', function () {
       baseFolder: () => rig.baseFolder,
       git: new GitCommand(fake),
     });
-    await rejectsWith(worktrees.create({ name: 'x' }), 'git-too-old', /need git 2\.30 or later; this is git version 2\.17\.1/);
+    await rejectsWith(
+      worktrees.create({ name: 'x' }),
+      'git-too-old',
+      /need git 2\.30 or later; this is git version 2\.17\.1/,
+    );
   });
 
   it('passes a write failure through with a clear message, leaving no stray branch', async function () {
@@ -135,7 +143,11 @@ describe('GitWorktrees: a session worktree on real git', function () {
     fs.mkdirSync(rig.baseFolder);
     fs.chmodSync(rig.baseFolder, 0o500);
     try {
-      await rejectsWith(rig.worktrees.create({ name: 'locked out' }), 'write-failed', /could not (write|be made)|Permission denied/i);
+      await rejectsWith(
+        rig.worktrees.create({ name: 'locked out' }),
+        'write-failed',
+        /could not (write|be made)|Permission denied/i,
+      );
     } finally {
       fs.chmodSync(rig.baseFolder, 0o700);
     }

@@ -26,8 +26,15 @@ describe('GitWorktrees: review, apply, keep, discard and recover', function () {
       'src/new.ts': 'added',
     });
     assert.equal(changes.find((change) => change.kind === 'renamed')!.previousPath, 'README.md');
-    assert.deepEqual(fs.readFileSync(path.join(worktree.worktreeGitDir, 'index')), indexBefore, "the session's index is untouched");
-    assert.equal(Buffer.from((await rig.worktrees.original(worktree, 'src/app.ts'))!).toString(), 'export const answer = 1;\n');
+    assert.deepEqual(
+      fs.readFileSync(path.join(worktree.worktreeGitDir, 'index')),
+      indexBefore,
+      "the session's index is untouched",
+    );
+    assert.equal(
+      Buffer.from((await rig.worktrees.original(worktree, 'src/app.ts'))!).toString(),
+      'export const answer = 1;\n',
+    );
     assert.equal(await rig.worktrees.original(worktree, 'src/new.ts'), undefined);
   });
 
@@ -47,7 +54,11 @@ describe('GitWorktrees: review, apply, keep, discard and recover', function () {
     assert.equal(rig.read('notes.txt'), 'my own notes, not committed\n');
     assert.equal(outcome.commit, rig.git(['rev-parse', 'HEAD']).trim());
     assert.match(rig.git(['log', '-1', '--format=%s']), /Apply OpenAgent session: clean merge/);
-    assert.equal(rig.git(['rev-list', '--count', 'HEAD^2..openagent/clean-merge']).trim(), '0', 'the whole branch merged');
+    assert.equal(
+      rig.git(['rev-list', '--count', 'HEAD^2..openagent/clean-merge']).trim(),
+      '0',
+      'the whole branch merged',
+    );
     const again = await rig.worktrees.apply(worktree, { mode: 'merge' });
     assert.equal(again.kind, 'nothing-to-apply');
   });
@@ -62,7 +73,10 @@ describe('GitWorktrees: review, apply, keep, discard and recover', function () {
     const outcome = await rig.worktrees.apply(worktree, { mode: 'squash' });
     assert.equal(outcome.kind, 'applied');
     assert.equal(rig.git(['rev-parse', 'HEAD']).trim(), head, 'nothing committed');
-    assert.deepEqual(rig.git(['diff', '--cached', '--name-only']).trim().split('\n').sort(), ['README.md', 'src/app.ts']);
+    assert.deepEqual(rig.git(['diff', '--cached', '--name-only']).trim().split('\n').sort(), [
+      'README.md',
+      'src/app.ts',
+    ]);
     assert.equal(rig.read('src/app.ts'), 'export const answer = 7;\n');
   });
 
@@ -135,7 +149,10 @@ describe('GitWorktrees: review, apply, keep, discard and recover', function () {
     rig.write('src/app.ts', 'export const answer = 8;\n', worktree.root);
     rig.write('node_modules/pkg/index.js', 'installed\n', worktree.root);
     const { notices } = await rig.worktrees.keep(worktree);
-    assert.match(notices.join('\n'), /openagent\/keep-me keeps the session's work \(what was not committed yet was committed to it first\)/);
+    assert.match(
+      notices.join('\n'),
+      /openagent\/keep-me keeps the session's work \(what was not committed yet was committed to it first\)/,
+    );
     assert.equal(fs.existsSync(worktree.root), false);
     assert.equal(rig.git(['show', 'openagent/keep-me:src/app.ts']), 'export const answer = 8;\n');
     const listed = await rig.worktrees.list();

@@ -26,7 +26,10 @@ describe('worktree setup', function () {
   it('runs the command once in the worktree, with its output and exit code', async () => {
     const rig = makeRig({ parent: TEST_BASE });
     const { worktree } = await rig.worktrees.create({ name: 'setup' });
-    const setup = worktreeSetup(worktree.root, parseAgentPolicy('worktree:\n  setup: "echo ready > made-by-setup.txt && pwd"\n').policy)!;
+    const setup = worktreeSetup(
+      worktree.root,
+      parseAgentPolicy('worktree:\n  setup: "echo ready > made-by-setup.txt && pwd"\n').policy,
+    )!;
     const result = await runWorktreeSetup(worktree.root, setup, SETTINGS);
     assert.equal(result.exitCode, 0);
     assert.ok(result.ok);
