@@ -77,11 +77,13 @@ describe('attack: worktree sessions', function () {
     ];
 
     let rig: RepoRig;
+    const cwd = process.cwd();
+    // Run from the rig's folder: a name taken as a relative path would make something there.
     before(() => {
       rig = makeRig();
       process.chdir(rig.folder);
     });
-    after(() => process.chdir(os.tmpdir()));
+    after(() => process.chdir(cwd));
 
     for (const [what, name] of NAMES) {
       it(`makes a plain branch and folder from ${what}`, async () => {

@@ -25,7 +25,7 @@ import {
   type WorktreeChange,
   type Worktrees,
 } from '../../core/session/worktree-port';
-import { GitCommand } from './git-command';
+import { compareVersions, GitCommand } from './git-command';
 import {
   findRepository,
   repositoryPrograms,
@@ -354,7 +354,12 @@ export class GitWorktrees implements Worktrees {
   async worktreeRecords(
     context: RepositoryContext,
   ): Promise<Array<{ folder: string; branch?: string; adminDir?: string }>> {
-    const { stdout } = await this.git.run(['worktree', 'list', '--porcelain'], context.main);
+    // `-z` (git 2.36+) keeps a folder name with a line end in it whole.
+    const nul = compareVersions(await this.git.checkedVersion(), [2, 36]) >= 0;
+    const { stdout } = await this.git.run(['worktree', 'list', '--porcelain', ...(nul ? ['-z'] : [])], context.main);
+    const blocks = nul
+      ? stdout.split('\0\0').map((block) => block.split('\0'))
+      : stdout.split(/\n\n+/).map((block) => block.split('\n'));
     const adminDirs = new Map<string, string>();
     const worktreesFolder = path.join(context.layout.commonDir, 'worktrees');
     for (const id of safeReaddir(worktreesFolder)) {
@@ -363,10 +368,11 @@ export class GitWorktrees implements Worktrees {
       if (dotGit) adminDirs.set(path.dirname(dotGit), adminDir);
     }
     const records: Array<{ folder: string; branch?: string; adminDir?: string }> = [];
-    for (const block of stdout.split(/\n\n+/)) {
-      const folder = /^worktree (.+)$/m.exec(block)?.[1];
+    for (const lines of blocks) {
+      const value = (prefix: string) => lines.find((line) => line.startsWith(prefix))?.slice(prefix.length);
+      const folder = value('worktree ');
       if (!folder) continue;
-      const branch = /^branch refs\/heads\/(.+)$/m.exec(block)?.[1];
+      const branch = value('branch refs/heads/');
       records.push({
         folder,
         ...(branch ? { branch } : {}),

@@ -19,10 +19,17 @@ export interface RepoRig {
   read(relative: string, root?: string): string | undefined;
 }
 
+const made: string[] = [];
+// Once, after every test file that uses rigs (a root hook: this module is loaded once).
+after(() => {
+  for (const folder of made.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
+});
+
 export function makeRig(options: { commit?: boolean; parent?: string } = {}): RepoRig {
   const parent = options.parent ?? os.tmpdir();
   fs.mkdirSync(parent, { recursive: true });
   const folder = fs.realpathSync(fs.mkdtempSync(path.join(parent, 'openagent-worktrees-')));
+  made.push(folder);
   const workspace = path.join(folder, 'repo');
   const baseFolder = path.join(folder, 'worktrees');
   fs.mkdirSync(workspace);
