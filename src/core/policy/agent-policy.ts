@@ -134,6 +134,19 @@ export const agentPolicySchema = z
           .describe("Secret-looking environment variables commands still get (only the user's policy can pass them)"),
       })
       .optional(),
+    worktree: z
+      .strictObject({
+        setup: z
+          .string()
+          .min(1)
+          .max(MAX_PATTERN_CHARS)
+          .optional()
+          .describe(
+            'A command run once in each new session worktree, confined like agent commands, before the session starts (e.g. "npm ci"); its output is shown in the session',
+          ),
+      })
+      .optional()
+      .describe('Sessions that work in their own git worktree'),
   })
   .describe('OpenAgent policy for this workspace (.openagent/agent.yaml)');
 

@@ -283,8 +283,10 @@ class Walk {
   private gitFile(absolute: string, relative: string): void {
     this.add(absolute, 'file', relative);
     for (const gitdir of gitdirValues(smallText(absolute) ?? '')) {
-      const target = this.place(gitdir, path.dirname(absolute), 'folder', `the git folder ${relative} names`);
-      if (target) this.gitDirs.push({ gitdir: target, worktree: path.dirname(absolute) });
+      const base = path.dirname(absolute);
+      const target =
+        this.place(gitdir, base, 'folder', `the git folder ${relative} names`) ?? this.outsideFolder(gitdir, base);
+      if (target) this.gitDirs.push({ gitdir: target, worktree: base });
     }
   }
 
@@ -292,7 +294,9 @@ class Walk {
   private gitConfig({ gitdir, worktree }: { gitdir: string; worktree: string }): void {
     const common = smallText(path.join(gitdir, 'commondir'))?.replace(/[\r\n]+$/, '');
     if (common) {
-      const target = this.place(common, gitdir, 'folder', `the common git folder of ${this.shown(gitdir)}`);
+      const target =
+        this.place(common, gitdir, 'folder', `the common git folder of ${this.shown(gitdir)}`) ??
+        this.outsideFolder(common, gitdir);
       if (target && !this.gitDirs.some((known) => known.gitdir === target))
         this.gitDirs.push({ gitdir: target, worktree });
     }
@@ -362,6 +366,19 @@ class Walk {
     else if (named.startsWith('~')) return undefined;
     const target = realFuture(path.resolve(base, named));
     return target && target !== this.root && isInside(this.root, target) ? { absolute: target } : undefined;
+  }
+
+  /**
+   * The real path of a git folder outside the workspace (a worktree's, under the main
+   * repository's `.git/worktrees/`; a submodule's in a parent repository): not protected here —
+   * outside the root it is read-only to confined commands and refused to the file tools — but
+   * its configuration is read, since what it names relative to the worktree (`core.hooksPath =
+   * tools/hooks`, `core.fsmonitor = sh scripts/w.sh`) lies in this workspace.
+   */
+  private outsideFolder(value: string, base: string): string | undefined {
+    const target = realOrUndefined(path.resolve(base, value));
+    if (!target || isInside(this.root, target)) return undefined;
+    return lstatOr(target)?.isDirectory() ? target : undefined;
   }
 
   private add(absolute: string, kind: 'file' | 'folder', why: string): void {
