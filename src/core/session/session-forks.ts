@@ -145,12 +145,14 @@ export class SessionForks {
    * "Edit and resend" on the prompt stored at `promptSeq`: the conversation as it is is kept as a
    * fork; `confirm` is asked about the files the later turns changed (not asked when there are
    * none; without it they are left as they are); the conversation is taken back to before the
-   * prompt, reopened, and `text` is sent as the new prompt.
+   * prompt, reopened, and `text` is sent as the new prompt — unless `send` is false, for a
+   * caller that sends it itself (the CLI, which waits for the run as for any prompt).
    */
   async rewind(
     promptSeq: number,
     text: string,
     confirm?: (plan: RewindFilePlan) => Promise<RewindAnswer>,
+    options: { send?: boolean } = {},
   ): Promise<RewindOutcome> {
     const ready = await this.ready(this.deps.currentId());
     if ('status' in ready) return ready;
@@ -178,7 +180,7 @@ export class SessionForks {
     }
     // Reopening shows the conversation as it is now, the marker naming the fork included.
     await this.deps.open(ready.id);
-    const sent = await this.deps.submit(text);
+    const sent = options.send === false ? undefined : await this.deps.submit(text);
     return {
       status: 'rewound',
       fork,

@@ -41,7 +41,7 @@ describe('the store: forks', () => {
     const [old] = await store.listConversations();
     assert.deepEqual(old, { id: 'old', title: 'Old one', createdAt: 1, updatedAt: 2, settings: {} });
     await store.forkConversation({
-      conversation: conversation('f', { forkedFrom: { conversationId: 'old', seq: 0, reason: 'fork' } }),
+      conversation: { ...conversation('f'), forkedFrom: { conversationId: 'old', seq: 0, reason: 'fork' } },
       copyUpTo: 0,
       add: [],
     });
@@ -68,7 +68,7 @@ describe('the store: forks', () => {
     for (let seq = 0; seq < 5; seq++)
       await store.putMessage(message('p', seq, `m${seq}`, seq % 2 ? 'assistant' : 'user'));
     await store.forkConversation({
-      conversation: conversation('f', { forkedFrom: { conversationId: 'p', seq: 2, reason: 'fork' } }),
+      conversation: { ...conversation('f'), forkedFrom: { conversationId: 'p', seq: 2, reason: 'fork' } },
       copyUpTo: 2,
       add: [{ ...message('f', 3, 'marker', 'event'), id: 'f-3' }],
     });
