@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ConversationForks } from '../../src/core/session/conversation-forks';
 import { restoreConversation } from '../../src/core/session/restore';
-import type { StoredMessage } from '../../src/core/ports';
+import { longConversation } from '../fixtures/long-conversation';
 import { FakeModelServer } from '../fixtures/fake-model-server/server';
 import { openStore, tempDir } from '../unit/store/store-helpers';
 import { assertValidHistory, forkSession, tempWorkspace } from '../unit/core/session/fork-harness';
@@ -19,50 +19,6 @@ const write = (id: string, file: string, content: string) => ({
   name: 'write_file',
   arguments: { path: file, content },
 });
-
-/** A stored conversation of `turns` prompts, each answered with a tool call, its result and a text. */
-export function longConversation(id: string, turns: number): StoredMessage[] {
-  const messages: StoredMessage[] = [];
-  let seq = 0;
-  const event = (body: Record<string, unknown>) =>
-    messages.push({
-      id: `${id}-${seq}`,
-      conversationId: id,
-      seq,
-      role: 'event',
-      content: { conversationId: id, agentId: 'lead', seq, time: seq, ...body },
-      createdAt: seq++,
-    });
-  for (let turn = 0; turn < turns; turn++) {
-    messages.push({
-      id: `${id}-${seq}`,
-      conversationId: id,
-      seq,
-      role: 'user',
-      content: { text: `prompt ${turn}` },
-      createdAt: seq++,
-    });
-    event({ type: 'tool_call', toolCallId: `call-${turn}`, toolName: 'read_file', input: { path: 'a.txt' } });
-    event({
-      type: 'tool_result',
-      toolCallId: `call-${turn}`,
-      toolName: 'read_file',
-      output: 'a',
-      isError: false,
-      durationMs: 1,
-    });
-    messages.push({
-      id: `${id}-${seq}`,
-      conversationId: id,
-      seq,
-      role: 'assistant',
-      content: { text: `answer ${turn}` },
-      createdAt: seq++,
-    });
-    event({ type: 'done', stopReason: 'end_turn', turns: 2 });
-  }
-  return messages;
-}
 
 describe('attack: fork and rewind', function () {
   this.timeout(60_000);
