@@ -170,6 +170,20 @@ describe('fork and rewind', function () {
     const before = await store.listMessages(id);
     const second = (await session.forks.points()).find((point) => point.text === 'second')!;
 
+    // The files as they were at the first answer, for a fork into a fresh worktree (nothing written).
+    const firstAnswer = (await session.forks.points()).find((point) => point.text === 'Done one.')!;
+    const atPoint = await session.forks.filesAt(firstAnswer.cutSeq);
+    assert.ok(!('status' in atPoint));
+    if (!('status' in atPoint)) {
+      const byPath = new Map(atPoint.files.map((file) => [file.path, file.bytes]));
+      assert.deepEqual([...byPath.keys()].sort(), ['crlf.txt', 'latin.txt', 'new/created.txt']);
+      assert.equal(Buffer.from(byPath.get('crlf.txt')!).toString('latin1'), CRLF);
+      assert.deepEqual([...byPath.get('latin.txt')!], [...LATIN1]);
+      assert.equal(byPath.get('new/created.txt'), null);
+      assert.deepEqual(atPoint.unknown, []);
+    }
+    assert.equal(fs.readFileSync(path.join(root, 'crlf.txt'), 'latin1'), 'changed again\r\n');
+
     let asked: RewindFilePlan | undefined;
     const outcome = await session.forks.rewind(second.seq, 'second, edited', async (plan) => {
       asked = plan;
