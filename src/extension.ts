@@ -17,7 +17,7 @@ import { readPlanModeDefault } from './host/settings';
 import { AgentStatusBar } from './host/status-bar';
 import { TEAM_STATUS_COMMAND, TeamService } from './host/team-service';
 import { TerminalHistory } from './host/terminal/terminal-history';
-import { CHAT_VIEW_TYPE, DEVELOPER_PANEL_TYPE } from './host/view-types';
+import { CHAT_VIEW_TYPE, DEVELOPER_PANEL_TYPE, SESSION_LIST_VIEW } from './host/view-types';
 import { showChatPage } from './host/chat/chat-page';
 import { holdMessages } from './host/chat/held-webview';
 import { StoreOpener } from './kit/store-opener';
@@ -82,7 +82,16 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   const statusBar = new AgentStatusBar('openagent.focusChat');
   const chatBecameReady = new vscode.EventEmitter<void>();
   const events = new vscode.EventEmitter<AgentEvent>();
-  context.subscriptions.push(team, terminalHistory, statusBar, chatBecameReady, events, new PolicyDiagnostics());
+  const sessionsChanged = new vscode.EventEmitter<undefined>();
+  context.subscriptions.push(
+    team,
+    terminalHistory,
+    statusBar,
+    chatBecameReady,
+    events,
+    sessionsChanged,
+    new PolicyDiagnostics(),
+  );
 
   let runtime: Runtime | undefined;
   /** The runtime, made the first time something needs it. */
@@ -100,6 +109,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     context.subscriptions.push(
       runtime.chatView.onDidBecomeReady(() => chatBecameReady.fire()),
       runtime.extensionApi.onDidEmitEvent((event) => events.fire(event)),
+      runtime.sessionList.onDidChangeTreeData(() => sessionsChanged.fire(undefined)),
     );
     return runtime;
   };
@@ -120,6 +130,14 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   context.subscriptions.push(
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_TYPE, {
       resolveWebviewView: (view) => openChat(view, context.extensionUri, use),
+    }),
+    // The session list: its rows come from the runtime, loaded when the list first shows.
+    vscode.window.createTreeView(SESSION_LIST_VIEW, {
+      treeDataProvider: {
+        onDidChangeTreeData: sessionsChanged.event,
+        getChildren: (element?: string) => use().sessionList.getChildren(element),
+        getTreeItem: (id: string) => use().sessionList.getTreeItem(id),
+      },
     }),
     vscode.window.registerWebviewPanelSerializer(DEVELOPER_PANEL_TYPE, {
       deserializeWebviewPanel: (panel, state) => use().developerPanel.serializer.deserializeWebviewPanel(panel, state),

@@ -23,6 +23,8 @@ export class AgentStatusBar implements vscode.Disposable {
   private tokens = 0;
   private readonly stops: Array<() => void> = [];
   private sandbox: PeekableSandbox | undefined;
+  /** The window's other sessions that run or wait for the user (the session list). */
+  private others = { running: 0, waiting: 0 };
 
   constructor(focusCommand: string) {
     this.item.name = 'OpenAgent';
@@ -33,6 +35,11 @@ export class AgentStatusBar implements vscode.Disposable {
 
   /** From now on shows what `session` does, and whether `sandbox` confines commands. */
   follow(session: SessionEvents, sandbox?: PeekableSandbox): void {
+    // Another session shown: what the item says is that one's from now on.
+    for (const stop of this.stops.splice(0)) stop();
+    this.costUsd = 0;
+    this.tokens = 0;
+    this.state = 'idle';
     this.sandbox = sandbox;
     this.stops.push(
       session.onEvent((event) => this.apply(event)),
@@ -44,6 +51,13 @@ export class AgentStatusBar implements vscode.Disposable {
       }),
     );
     for (const event of session.history) this.apply(event);
+    this.render();
+  }
+
+  /** How many of the window's sessions run and wait for the user, besides the one followed. */
+  countSessions(counts: { running: number; waiting: number }): void {
+    if (counts.running === this.others.running && counts.waiting === this.others.waiting) return;
+    this.others = { ...counts };
     this.render();
   }
 
@@ -96,7 +110,12 @@ export class AgentStatusBar implements vscode.Disposable {
       this.costUsd === 0 && this.tokens > 0
         ? `${compactCount(this.tokens)} tokens`
         : `$${this.costUsd.toFixed(this.costUsd < 1 ? 4 : 2)}`;
-    this.item.text = `${icon}${sandbox?.confined ? ' $(shield)' : ''} ${this.state === 'idle' ? 'OpenAgent' : this.state} · ${model} · ${spent}`;
+    const others = [
+      this.others.running > 0 ? `${this.others.running} running` : '',
+      this.others.waiting > 0 ? `${this.others.waiting} waiting` : '',
+    ].filter(Boolean);
+    const sessions = others.length > 0 ? ` · sessions: ${others.join(', ')}` : '';
+    this.item.text = `${icon}${sandbox?.confined ? ' $(shield)' : ''} ${this.state === 'idle' ? 'OpenAgent' : this.state} · ${model} · ${spent}${sessions}`;
     this.item.tooltip =
       `OpenAgent is ${this.state}. Model: ${model}. This conversation: ${groupDigits(this.tokens)} tokens, $${this.costUsd.toFixed(4)}.` +
       `${sandbox ? ` ${describeSandbox(sandbox)}` : ''} Click to open the chat.`;

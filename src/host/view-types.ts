@@ -8,3 +8,6 @@ export const CHAT_VIEW_TYPE = 'openagent.chat';
 
 /** The developer panel (an editor-area webview panel, restored across reloads). */
 export const DEVELOPER_PANEL_TYPE = 'openagent.developerPanel';
+
+/** The session list (a tree view in the OpenAgent container). */
+export const SESSION_LIST_VIEW = 'openagent.sessions';

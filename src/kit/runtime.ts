@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ConversationSession } from '../core/session/conversation-session';
+import type { ConversationSession } from '../core/session/conversation-session';
 import { buildSystemPrompt } from '../core/agent/system-prompt';
 import { ProjectKnowledge } from '../core/knowledge/project-knowledge';
 import type { SkillProblem } from '../core/knowledge/skills';
@@ -44,7 +44,6 @@ import { readSandboxSetting } from '../host/settings';
 import { ApprovalDetails } from '../host/approvals/approval-details';
 import { SecretStorageSource } from '../host/secret-storage-source';
 import {
-  filesExcludeGlobs,
   readLimits,
   readConnection,
   readModelSettings,
@@ -58,30 +57,27 @@ import type { StoreOpener } from './store-opener';
 import { sendingToTeam } from './team-opener';
 import type { TeamService } from '../host/team-service';
 import { layerOf } from '../core/policy/policy-layers';
-import { createWorkspaceTools } from '../core/tools/builtin/workspace-tools';
-import { TerminalShell } from '../host/terminal/terminal-shell';
 import type { TerminalHistory } from '../host/terminal/terminal-history';
 import { createMentionResolver } from '../host/chat/mention-sources';
 import { pickContext } from '../host/chat/context-picker';
 import { windowChatKeeping, windowWorkspace } from '../host/chat/chat-keeping';
 import type { ChatActions } from '../host/chat/chat-controller';
 import { ChatKeeper } from '../core/session/chat-keeper';
-import { ChildProcessShell } from '../node/child-process-shell';
-import { OsSandbox } from '../node/sandbox/os-sandbox';
 import { SecretFiles } from '../node/secret-files';
 import { protectedPlaces } from '../node/sandbox/protected-set';
 import { stricterSandbox } from '../core/policy/sandbox-modes';
 import { describeSandbox } from '../core/policy/sandbox-status';
-import { ChildProcessRunner } from '../node/child-process-runner';
 import { VscodeWorkspace } from '../host/workspace/vscode-workspace';
 import { VscodeCodeNavigation } from '../host/workspace/vscode-code-navigation';
-import { findRipgrep, RipgrepSearch } from '../node/ripgrep-search';
-import { NotificationApprovalGate } from '../host/approvals/notification-approval-gate';
+import { findRipgrep } from '../node/ripgrep-search';
 import { Hooks } from '../core/agent/hooks';
 import { ExtensionTools } from '../core/tools/extension-tools';
 import { createExtensionApi, type OpenAgentExtensionApi } from '../host/extension-api';
 import { TelemetryExport } from '../host/telemetry-export';
 import { EditReview } from '../core/review/edit-review';
+import { composeSession, type WindowParts } from './session-composer';
+import { createWindowSessions } from './window-sessions';
+import type { SessionListView } from '../host/sessions/session-list-view';
 import { VscodeReviewedFiles } from '../host/review/vscode-reviewed-files';
 import { ReviewEditor } from '../host/review/review-editor';
 import { ReviewCommands } from '../host/review/review-commands';
@@ -110,6 +106,8 @@ export interface Runtime {
   /** The handler of every palette command, by command id. */
   readonly commands: Readonly<Record<string, CommandHandler>>;
   readonly extensionApi: OpenAgentExtensionApi;
+  /** The session list's rows. */
+  readonly sessionList: SessionListView;
   /** Ends every run and saves what is still queued (deactivation). */
   shutdown(): Promise<void>;
 }
@@ -142,7 +140,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
   const presets = new PresetLibrary(knowledgeFiles, vscode.Uri.joinPath(context.extensionUri, 'prompts').fsPath, () =>
     vscode.workspace.isTrusted ? workspaceRoot() : undefined,
   );
-  const systemPrompt = async () => {
+  const systemPrompt = async (root: string | undefined) => {
     const presetText = await presets.read(
       vscode.workspace.getConfiguration('openagent').get<string>('preset', 'coding'),
     );
@@ -153,7 +151,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
       {
         os: `${os.type()} ${os.release()}`,
         shell: vscode.env.shell || process.env.SHELL || 'unknown',
-        workspaceRoot: workspaceRoot(),
+        workspaceRoot: root,
         date: new Date(),
       },
       sections,
@@ -169,36 +167,19 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     () => team.policy(),
     () => team.policyBroken(),
   );
-  // Commands run confined where the OS allows (bubblewrap); secrets never reach their environment.
-  const sandbox = new OsSandbox({
-    mode: () => stricterSandbox(readSandboxSetting(), policy.current()?.sandbox) ?? 'auto',
-    network: () => policy.current()?.commands?.network === true,
-    passEnv: () => policy.current()?.commands?.pass_env ?? [],
-    root: workspaceRoot,
-    hidden: () => [context.globalStorageUri.fsPath],
-  });
-  // Commands run in the "OpenAgent" terminal; a child process where shell integration is missing.
-  const terminal = new TerminalShell(new ChildProcessShell(undefined, sandbox), workspaceRoot, sandbox);
-  context.subscriptions.push(terminal);
-
   // Search with the ripgrep VS Code ships; navigation through the editor's language features.
-  const ripgrep = new RipgrepSearch(
-    findRipgrep(
-      ['node_modules', 'node_modules.asar.unpacked'].map((folder) =>
-        path.join(
-          vscode.env.appRoot,
-          folder,
-          '@vscode',
-          'ripgrep',
-          'bin',
-          process.platform === 'win32' ? 'rg.exe' : 'rg',
-        ),
+  const ripgrep = findRipgrep(
+    ['node_modules', 'node_modules.asar.unpacked'].map((folder) =>
+      path.join(
+        vscode.env.appRoot,
+        folder,
+        '@vscode',
+        'ripgrep',
+        'bin',
+        process.platform === 'win32' ? 'rg.exe' : 'rg',
       ),
     ),
-    filesExcludeGlobs,
-    workspaceRoot,
   );
-  const navigation = new VscodeCodeNavigation();
 
   const currentWorkspace = () => {
     const root = workspaceRoot();
@@ -228,7 +209,8 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     ),
   );
 
-  const session = new ConversationSession({
+  // Everything a session shares with the others of the window; its place's parts are its own.
+  const windowParts: WindowParts = {
     readSettings: readModelSettings,
     readConnection,
     hooks,
@@ -240,16 +222,21 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     store: async () => sendingToTeam(await openStore(), () => team.kick()),
     onStoreError: stores.reportError,
     teamStamp: () => team.stamp(),
-    approvals: new NotificationApprovalGate({ showDetails: approvalDetails.show }),
     planModeDefault: () => readPlanModeDefault(),
     isTrusted: () => vscode.workspace.isTrusted,
-    processRunner: new ChildProcessRunner(undefined, sandbox),
-    sandbox,
+    // Commands run confined where the OS allows (bubblewrap); secrets never reach their environment.
+    sandbox: {
+      mode: () => stricterSandbox(readSandboxSetting(), policy.current()?.sandbox) ?? 'auto',
+      network: () => policy.current()?.commands?.network === true,
+      passEnv: () => policy.current()?.commands?.pass_env ?? [],
+      hidden: () => [context.globalStorageUri.fsPath],
+    },
+    ripgrep,
+    navigation: new VscodeCodeNavigation(),
+    approvalDetails,
     secretFiles: new SecretFiles().find,
     protectedPaths: protectedPlaces,
     prepare: async () => {
-      // Whether commands can be confined is known before the first command, without blocking.
-      void sandbox.probeInBackground();
       await Promise.all([policy.refresh(), team.refresh()]);
     },
     connectedTools: () => mcp.tools(),
@@ -264,29 +251,21 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     teamStorage: new FileTeamStorage(vscode.Uri.joinPath(context.globalStorageUri, 'teams').fsPath),
     maxTeammates: () => vscode.workspace.getConfiguration('openagent').get<number>('maxTeammates', 5),
     taskStorage: new FileTaskStorage(vscode.Uri.joinPath(context.globalStorageUri, 'tasks').fsPath),
-    workspaceRoot,
-    workspace: currentWorkspace,
-    tools: (workspace) => {
-      const builtIn = workspace
-        ? createWorkspaceTools({
-            files: workspace,
-            search: ripgrep,
-            shell: terminal,
-            cwd: workspaceRoot,
-            navigation,
-            knowledge: knowledge.tools(),
-          })
-        : knowledge.tools();
+    knowledgeTools: () => knowledge.tools(),
+    extraTools: (builtIn) => {
       const { tools: added, shadowing } = extensionTools.usable(new Set(builtIn.map((tool) => tool.name)));
       shadowing.forEach(warnShadowing);
-      return [...builtIn, ...(team.current()?.tools() ?? []), ...added];
+      return [...(team.current()?.tools() ?? []), ...added];
     },
     secrets,
     heldSecrets: shell.heldSecrets,
     clock: systemClock,
     systemPrompt,
     newId: randomUUID,
-  });
+  };
+  const here = composeSession({ kind: 'workspace', root: workspaceRoot() }, 'Workspace', windowParts);
+  const { session, sandbox } = here;
+  context.subscriptions.push({ dispose: () => here.dispose() });
 
   // The review of the agent's edits, hunk by hunk, in the editor (and from the chat and the palette).
   const review = new EditReview({ session, files: new VscodeReviewedFiles(), root: workspaceRoot });
@@ -313,7 +292,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     },
     openWalkthrough: shell.openWalkthrough,
     openLink: openLinkWithConfirmation,
-    revertTurn: (turn) => revertTurn(session, turn),
+    revertTurn: (turn) => revertTurn(sessions.shown(), turn),
     openPicker: async (picker) => {
       if (picker === 'context') return pickContext();
       if (picker === 'model') await chooseModel(secrets);
@@ -327,7 +306,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     }),
     openTurnDiff: async (turn, file) => {
       // The turn's checkpoint, else (after a reload) the file rebuilt from the turn's hunks.
-      const before = session.turnFileBefore(turn, file) ?? (await review.beforeText(turn, file));
+      const before = sessions.shown().turnFileBefore(turn, file) ?? (await review.beforeText(turn, file));
       if (before) await approvalDetails.showSinceTurn(before.absolute, before.text);
       else void vscode.window.showInformationMessage(`OpenAgent no longer has the earlier version of ${file}.`);
     },
@@ -407,11 +386,22 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     developerPanel,
   );
   shell.statusBar.follow(session, sandbox);
+  const sessions = createWindowSessions({
+    context,
+    windowParts,
+    here,
+    keeper,
+    chatView,
+    developerPanel,
+    statusBar: shell.statusBar,
+    workspaceRoot,
+  });
 
   const commands = {
     ...reviewCommands.handlers(),
+    ...sessions.commands,
     ...paletteCommands({
-      session,
+      session: sessions.shown,
       secrets,
       openStore,
       resolveMention,
@@ -441,7 +431,9 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     developerPanel,
     commands,
     extensionApi,
+    sessionList: sessions.list,
     shutdown: async () => {
+      await sessions.dispose();
       await session.dispose();
       await keeper.flush();
       await telemetry.shutdown();

@@ -87,8 +87,10 @@ async function acquireLock(lock: string): Promise<() => Promise<void>> {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const stat = await fs.lstat(lock).catch(() => undefined);
-    // Something no writer of ours makes (a pipe, a folder, a link) is in the way at once.
-    if (stat && (notAFile(stat) !== undefined || Date.now() - stat.mtimeMs > STALE_LOCK_MS)) {
+    // Something no writer of ours makes (a pipe, a folder, a link) is in the way at once. A lock
+    // dated in the future (a clock set back, another machine's clock, `touch -d`) would never
+    // grow old: it is as abandoned as an old one.
+    if (stat && (notAFile(stat) !== undefined || Math.abs(Date.now() - stat.mtimeMs) > STALE_LOCK_MS)) {
       // Abandoned by a writer that died: take it over (whoever renames it first wins).
       const stale = `${lock}.stale-${process.pid}-${Date.now()}`;
       if (

@@ -7,12 +7,20 @@
  * own before a note is added. Files outside the workspace (the user's global memory, the
  * bundled skills) are read as they are.
  */
+import { constants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { KnowledgeFiles } from '../core/ports';
 import { isSecretPlace } from '../core/policy/protected-paths';
 import { isInside, PathError } from '../core/workspace/workspace-path';
 import { ContainedFiles } from './contained-files';
+import { openRegularFile, readRegularFile, UnusableFileError } from '../store/regular-file';
+
+/**
+ * The most read of a knowledge file outside the workspace (the global memory): its notes are a
+ * few KB, and the prompt takes only the start of them.
+ */
+const OUTSIDE_CAP = 16 * 1024 * 1024;
 
 export class NodeKnowledgeFiles implements KnowledgeFiles {
   private contained: { root: string; files: ContainedFiles } | undefined;
@@ -23,7 +31,7 @@ export class NodeKnowledgeFiles implements KnowledgeFiles {
   async read(absolute: string): Promise<string | undefined> {
     const workspace = await this.workspaceOf(absolute);
     try {
-      if (!workspace) return await fs.readFile(absolute, 'utf8');
+      if (!workspace) return (await readRegularFile(absolute, OUTSIDE_CAP, { follow: true })).toString('utf8');
       const bytes = await workspace.files.read(absolute, (real) => {
         const relative = (from: string) => path.relative(from, real).split(path.sep).join('/');
         if (isSecretPlace(relative(workspace.realRoot)))
@@ -33,7 +41,7 @@ export class NodeKnowledgeFiles implements KnowledgeFiles {
     } catch (error) {
       // Inside the workspace, a file that leads outside, to a secret or to no regular file is none.
       if (isMissing(error) || (workspace && isRefusal(error))) return undefined;
-      throw error;
+      throw unusable(error, 'not read');
     }
   }
 
@@ -86,8 +94,23 @@ export class NodeKnowledgeFiles implements KnowledgeFiles {
       return;
     }
     await fs.mkdir(path.dirname(absolute), { recursive: true });
-    // O_APPEND: concurrent writers (teammates) each add whole lines.
-    await fs.appendFile(absolute, text, 'utf8');
+    // O_APPEND: concurrent writers (teammates) each add whole lines. Opened without blocking and
+    // only if a regular file: a pipe there would wait for a reader for ever.
+    const { handle } = await openRegularFile(
+      absolute,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT,
+      Infinity,
+      {
+        follow: true,
+      },
+    ).catch((error: unknown) => {
+      throw unusable(error, 'not written');
+    });
+    try {
+      await handle.writeFile(text, 'utf8');
+    } finally {
+      await handle.close();
+    }
   }
 
   async create(absolute: string, text: string): Promise<void> {
@@ -106,6 +129,11 @@ export class NodeKnowledgeFiles implements KnowledgeFiles {
 interface WorkspaceAccess {
   files: ContainedFiles;
   realRoot: string;
+}
+
+/** Not a file that can be used (a pipe, a device, a huge file), in words that say which and what was not done. */
+function unusable(error: unknown, what: string): unknown {
+  return error instanceof UnusableFileError ? new Error(`${error.message}; it was ${what}.`, { cause: error }) : error;
 }
 
 function isRefusal(error: unknown): boolean {

@@ -27,6 +27,8 @@ export interface LockFence {
 }
 
 const STALE_AFTER_MS = 30_000;
+/** The ids of the locks this process holds now: a lock naming this pid but none of them was left by another process. */
+const heldHere = new Set<string>();
 const GIVE_UP_AFTER_MS = 15_000;
 const UNREADABLE_STALE_MS = 2_000;
 /** A lock is a line of JSON: anything larger is not one of ours. */
@@ -44,10 +46,18 @@ export async function withFileLock<T>(
   setAside?: (file: string, kept: string, reason: string) => void,
 ): Promise<T> {
   const started = Date.now();
-  const token = JSON.stringify({ pid: process.pid, time: Date.now(), id: randomUUID() });
+  const id = randomUUID();
+  const token = JSON.stringify({ pid: process.pid, time: Date.now(), id });
   let unreadableSince: number | undefined;
   for (let attempt = 0; ; attempt++) {
-    if (await files.createExclusive(lockFile, token)) break;
+    // Marked held before the file exists: another store of this process may read it at once.
+    heldHere.add(id);
+    const created = await files.createExclusive(lockFile, token).catch((error: unknown) => {
+      heldHere.delete(id);
+      throw error;
+    });
+    if (created) break;
+    heldHere.delete(id);
     const holder = await readHolder(files, lockFile);
     if (typeof holder === 'object' && 'unusable' in holder) {
       const kept = await moveAside(files, lockFile, holder.unusable);
@@ -83,15 +93,23 @@ export async function withFileLock<T>(
   try {
     return await work(fence);
   } finally {
+    heldHere.delete(id);
     // Only our own lock: one taken over meanwhile belongs to someone else now.
     if (await ours()) await files.remove(lockFile);
   }
 }
 
+/** What a lock file says: who holds it, since when, and the holder's random id. */
+interface Holder {
+  pid: number;
+  time: number;
+  id?: unknown;
+}
+
 async function readHolder(
   files: StoreFiles,
   lockFile: string,
-): Promise<{ pid: number; time: number } | { unusable: string } | 'unreadable' | 'gone'> {
+): Promise<Holder | { unusable: string } | 'unreadable' | 'gone'> {
   let raw: Buffer | undefined;
   try {
     raw = await files.read(lockFile, LOCK_CAP);
@@ -101,7 +119,7 @@ async function readHolder(
   }
   if (!raw) return 'gone';
   try {
-    const holder = JSON.parse(raw.toString('utf8')) as { pid: number; time: number };
+    const holder = JSON.parse(raw.toString('utf8')) as Holder;
     return typeof holder.pid === 'number' && typeof holder.time === 'number' ? holder : 'unreadable';
   } catch {
     return 'unreadable';
@@ -134,9 +152,16 @@ async function moveAside(files: StoreFiles, lockFile: string, reason: string): P
   return kept;
 }
 
-/** A lock whose process is gone, or that has been held far longer than any write takes. */
-function isStale(holder: { pid: number; time: number }): boolean {
-  if (Date.now() - holder.time > STALE_AFTER_MS) return true;
+/**
+ * A lock whose process is gone, or that has been held far longer than any write takes. A lock
+ * from the future (another machine's clock on a synced folder, a clock set back, a hand-made
+ * file) would otherwise never be, and one naming this very process that it does not hold was
+ * left by an earlier process with the same pid (a container's CLI gets the same one each run):
+ * both would keep every write out until the clock caught up, so both are abandoned too.
+ */
+function isStale(holder: Holder): boolean {
+  if (Math.abs(Date.now() - holder.time) > STALE_AFTER_MS) return true;
+  if (holder.pid === process.pid) return !(typeof holder.id === 'string' && heldHere.has(holder.id));
   try {
     process.kill(holder.pid, 0);
     return false;

@@ -7,6 +7,7 @@
  * so a damaged byte anywhere — even one that still leaves valid JSON — is found, not replayed
  * as something else. Lines without one (written before checksums) are read as they are.
  */
+import { constants } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { AuditRecord, ForkCopy, StoredConversation, StoredMessage, UsageRecord } from '../core/ports';
 
@@ -64,22 +65,46 @@ export interface ParsedJournal {
   damaged: number;
 }
 
-/** Parses journal text from `start`; the header is read only when `start` is 0. */
-export function parseJournal(text: string): ParsedJournal {
-  const lines = text.split('\n');
+/**
+ * The longest line decoded: a longer one cannot be a line this code wrote (it was one string),
+ * and decoding it would throw (a journal of gigabytes with no newline, a sparse file).
+ */
+const LONGEST_LINE = constants.MAX_STRING_LENGTH;
+
+/** The journal's first line (its header), decoded alone: never the whole file as one string. */
+export function firstLine(bytes: Buffer): string {
+  const end = bytes.indexOf(0x0a);
+  const length = end === -1 ? bytes.length : end;
+  return length > LONGEST_LINE ? '' : bytes.toString('utf8', 0, length);
+}
+
+/**
+ * Parses journal bytes (the header is read only when they start at 0). Line by line, never the
+ * whole file as one string: a journal larger than the longest string JavaScript holds is still
+ * read, and a line too long to be one of ours counts as damaged instead of failing the read.
+ */
+export function parseJournal(bytes: Buffer): ParsedJournal {
+  const lines: Array<[number, number]> = [];
+  for (let start = 0; start <= bytes.length;) {
+    const newline = bytes.indexOf(0x0a, start);
+    const end = newline === -1 ? bytes.length : newline;
+    if (end > start) lines.push([start, end]);
+    start = end + 1;
+  }
   let generation: number | undefined;
   let snapshot: string | undefined;
   const entries: JournalEntry[] = [];
   let skipped = 0;
   let damaged = 0;
-  const last = lines.findLastIndex((line) => line !== '');
-  lines.forEach((raw, index) => {
-    if (raw === '') return;
+  const last = lines.length - 1;
+  lines.forEach(([start, end], index) => {
     const bad = (certain = false) => {
       skipped++;
       // Only the last line can be a write torn by a crash, and only if it stops short.
       if (index !== last || certain) damaged++;
     };
+    if (end - start > LONGEST_LINE) return bad(true);
+    const raw = bytes.toString('utf8', start, end);
     const sum = CHECKED.exec(raw);
     const line = sum ? raw.slice(0, -sum[0].length) : raw;
     // A complete line whose checksum does not match is damage, not a torn write.

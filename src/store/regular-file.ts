@@ -22,6 +22,15 @@ export class UnusableFileError extends Error {
   }
 }
 
+export interface OpenOptions {
+  /**
+   * Follow a symbolic link to the file it names: for the user's own files outside every store
+   * folder (the global memory, which a dotfiles repository may link in). What it leads to must
+   * still be a regular file, opened without blocking.
+   */
+  follow?: boolean;
+}
+
 /** Flags absent on some systems (Windows has neither) count as none. */
 const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
 const NON_BLOCKING = constants.O_NONBLOCK ?? 0;
@@ -45,12 +54,17 @@ export async function openRegularFile(
   file: string,
   flags: number,
   cap = Infinity,
+  options: OpenOptions = {},
 ): Promise<{ handle: fs.FileHandle; size: number }> {
-  const entry = await fs.lstat(file);
-  unusableUnless(file, entry, cap);
+  const entry = await (options.follow ? fs.stat(file) : fs.lstat(file)).catch((error: NodeJS.ErrnoException) => {
+    // Nothing there yet: O_CREAT makes a regular file (O_EXCL aside, the fstat below still looks).
+    if (error.code === 'ENOENT' && flags & constants.O_CREAT) return undefined;
+    throw error;
+  });
+  if (entry) unusableUnless(file, entry, cap);
   let handle: fs.FileHandle;
   try {
-    handle = await fs.open(file, flags | NO_FOLLOW | NON_BLOCKING);
+    handle = await fs.open(file, flags | (options.follow ? 0 : NO_FOLLOW) | NON_BLOCKING);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     // Swapped since the lstat: a link (ELOOP), or a pipe or device with nobody at the other end (ENXIO).
@@ -69,8 +83,8 @@ export async function openRegularFile(
 }
 
 /** Reads a whole regular file of at most `cap` bytes (see openRegularFile). */
-export async function readRegularFile(file: string, cap: number): Promise<Buffer> {
-  const { handle, size } = await openRegularFile(file, constants.O_RDONLY, cap);
+export async function readRegularFile(file: string, cap: number, options: OpenOptions = {}): Promise<Buffer> {
+  const { handle, size } = await openRegularFile(file, constants.O_RDONLY, cap, options);
   try {
     // Up to the end, even past the size fstat gave (a file still growing, a file system that
     // reports 0), but never past the cap.

@@ -75,10 +75,16 @@ export class SetAside {
     return target;
   }
 
-  /** Copies a damaged file aside (the original is replaced by what is recovered from it). */
+  /**
+   * Keeps a damaged file aside under a second name (the original is replaced by what is
+   * recovered from it, always by rename, so the kept name holds the bytes that were read). A
+   * second name costs no room: a copy of a journal of hundreds of MB (or a sparse file) would
+   * fill the disk. Copied where the file system has no hard links.
+   */
   async copyAside(file: string, bytes: Buffer): Promise<string> {
     const target = `${file}.unreadable-${this.stamp()}`;
-    await this.files.writeAtomic(target, bytes);
+    const linked = await this.files.link(file, target).catch(() => false);
+    if (!linked) await this.files.writeAtomic(target, bytes);
     return target;
   }
 

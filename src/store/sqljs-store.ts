@@ -25,7 +25,15 @@ import type {
 import { LockLostError, withFileLock, type LockFence } from './file-lock';
 import { JournalFiles } from './journal-files';
 import { applyEntry } from './apply-entry';
-import { encodeEntry, isJournalHeader, journalHeader, parseJournal, snapshotHash, type JournalEntry } from './journal';
+import {
+  encodeEntry,
+  firstLine,
+  isJournalHeader,
+  journalHeader,
+  parseJournal,
+  snapshotHash,
+  type JournalEntry,
+} from './journal';
 import { journalProblem as describeJournal, SetAside, setAsideMessage, type Recovery } from './set-aside';
 import { openSnapshot } from './snapshot';
 import { storedVersion, toAudit, toConversation, toMessage, toOutboxItem, toTotals, whereClause } from './store-rows';
@@ -359,9 +367,7 @@ export class SqlJsStore implements ConversationStore {
     if (fingerprint?.unusable) return this.reload();
     // The file identity alone is not proof: inode numbers are reused after a rename. Under the
     // lock, the journal's header (its snapshot generation) decides whether it is still ours.
-    const header = fingerprint
-      ? parseJournal((await this.journal.read(0, 128)).toString('utf8').split('\n')[0] ?? '')
-      : undefined;
+    const header = fingerprint ? parseJournal(Buffer.from(firstLine(await this.journal.read(0, 128)))) : undefined;
     if (
       !fingerprint ||
       header?.generation !== this.generation ||
@@ -379,7 +385,7 @@ export class SqlJsStore implements ConversationStore {
       await this.reload();
       return;
     }
-    for (const entry of parseJournal(fresh.toString('utf8')).entries) this.replay(entry);
+    for (const entry of parseJournal(fresh).entries) this.replay(entry);
     this.journalOffset += fresh.length;
   }
 
@@ -401,8 +407,8 @@ export class SqlJsStore implements ConversationStore {
   private async takeIn(leftovers: string[]): Promise<void> {
     let newer = 0;
     for (const file of leftovers) {
-      const text = (await this.options.files.read(file))?.toString('utf8') ?? '';
-      for (const entry of parseJournal(text).entries)
+      const bytes = (await this.options.files.read(file)) ?? Buffer.alloc(0);
+      for (const entry of parseJournal(bytes).entries)
         if (this.replay(entry, { noRegress: true, onlyNew: true })) newer++;
     }
     if (newer > 0) await this.fold();
@@ -419,8 +425,8 @@ export class SqlJsStore implements ConversationStore {
     // What this process has read of which file: a fold takes in anything appended after it.
     this.journalId = journal ? read?.id : undefined;
     this.journalOffset = journal?.length ?? 0;
-    const text = journal?.toString('utf8') ?? '';
-    const parsed = parseJournal(text);
+    // Never decoded whole: a journal may be larger than the longest string JavaScript holds.
+    const parsed = parseJournal(journal ?? Buffer.alloc(0));
     // A snapshot whose hash the journal header vouches for is exactly what was written: no
     // check needed. Any other is checked whole (integrity_check), however long that takes.
     const hash = snapshot && snapshotHash(snapshot);
@@ -440,7 +446,7 @@ export class SqlJsStore implements ConversationStore {
     this.db = db;
     this.snapshotBytes = snapshotProblem ? 0 : (snapshot?.length ?? 0);
     this.generation = Number(this.rows("SELECT value FROM meta WHERE key = 'generation'")[0]?.value ?? 0);
-    const headerReadable = text === '' || isJournalHeader(text.split('\n')[0] ?? '');
+    const headerReadable = !journal?.length || isJournalHeader(firstLine(journal));
     // The snapshot the journal was started for, byte for byte? Damage SQLite cannot see.
     const changed =
       !snapshotProblem &&
@@ -518,7 +524,7 @@ export class SqlJsStore implements ConversationStore {
         return await this.writeFold();
       }
       await this.journal.whileTaken({ id: this.journalId, offset: this.journalOffset }, async ({ tail }) => {
-        for (const entry of parseJournal(tail.toString('utf8')).entries) this.replay(entry);
+        for (const entry of parseJournal(tail).entries) this.replay(entry);
         await this.writeFold();
       });
     } catch (error) {

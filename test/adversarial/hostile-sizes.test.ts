@@ -75,6 +75,9 @@ describe('adversarial: hostile sizes and shapes', function () {
           toolCalls: [
             { id: 'call_broken', name: 'write_file', rawArguments: `{"path": "a", "content": "${'z'.repeat(900_000)}` },
           ],
+          // In a few large parts: a server sending far more parts than the tokens it was asked
+          // for is ended as a broken stream (the idle watchdog's amount cap, attack-watchdog).
+          chunkSize: 100_000,
         },
         { text: 'Recovered.' },
       ],

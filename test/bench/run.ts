@@ -13,7 +13,8 @@ import { measureContextBreakdown } from './context-breakdown';
 import { printTeamBenchmarks } from './team-report';
 import { printActivationBenchmarks } from './activation-report';
 import { printMessageChecks } from './message-check-benchmarks';
-import { FORK_TARGET_MS, measureFork } from './fork-benchmarks';
+import { printSessionBenchmarks } from './session-report';
+import { printForkBenchmark } from './fork-benchmarks';
 
 const PROTOCOLS: Protocol[] = ['anthropic', 'openai'];
 
@@ -124,6 +125,7 @@ async function main(): Promise<void> {
   );
 
   await printTeamBenchmarks();
+  await printSessionBenchmarks();
 
   console.log(
     '\nStore: persisting 2 KB messages into a store holding 1 MB versus 100 MB (enough of them to include a fold at each size)\n',
@@ -269,30 +271,6 @@ async function main(): Promise<void> {
   await printMessageChecks();
   await printActivationBenchmarks();
   await printForkBenchmark();
-}
-
-/** Fork of a long conversation to a usable new session (SPEC 5b). */
-async function printForkBenchmark(): Promise<void> {
-  const result = await measureFork();
-  console.log(
-    `Fork from here: a ${result.messages.toLocaleString('en-US')}-message conversation to a usable new session (median of ${result.runs})\n`,
-  );
-  console.log(
-    table(
-      ['messages', 'fork + reopen (ms)', 'target (ms)', 'of target', 'plain reopen (ms)', 'fork / reopen'],
-      [
-        [
-          result.messages.toLocaleString('en-US'),
-          result.forkMs.toFixed(1),
-          String(FORK_TARGET_MS),
-          (result.forkMs / FORK_TARGET_MS).toFixed(2),
-          result.reopenMs.toFixed(1),
-          (result.forkMs / result.reopenMs).toFixed(2),
-        ],
-      ],
-    ),
-  );
-  console.log('');
 }
 
 /** The system prompt and every built-in tool's schema, as the editor's first request carries them. */

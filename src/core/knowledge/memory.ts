@@ -60,7 +60,12 @@ export class Memory {
   async promptSection(): Promise<string> {
     const parts: string[] = [];
     for (const scope of ['workspace', 'global'] as const) {
-      const text = (await this.read(scope)).trim();
+      // A memory that cannot be read (a pipe or a huge file in its place) is left out and said
+      // so: every conversation must still start.
+      const text = await this.read(scope).then(
+        (read) => read.trim(),
+        (error: unknown) => `[Not read: ${error instanceof Error ? error.message : String(error)}]`,
+      );
       if (!text) continue;
       const cut = text.length > MEMORY_PROMPT_CHARS;
       parts.push(

@@ -22,6 +22,8 @@ export interface NotificationGateOptions {
   timeoutMs?: number;
   /** Opens what the call will do (for now: its full input). */
   showDetails?: (request: ApprovalRequest) => Promise<void>;
+  /** The session that asks, when the window has several: every notification names it. */
+  sessionName?: string;
 }
 
 export class NotificationApprovalGate implements ApprovalGate {
@@ -46,7 +48,10 @@ export class NotificationApprovalGate implements ApprovalGate {
     if (ruleKey !== undefined && this.always.get(request.conversationId)?.has(ruleKey))
       return { approved: true, source: 'session_rule' };
 
-    const what = `OpenAgent wants to ${lowerFirst(visibleText(request.summary, { keepNewlines: false }))}`;
+    const who = this.options.sessionName
+      ? `OpenAgent (session “${visibleText(this.options.sessionName, { keepNewlines: false })}”)`
+      : 'OpenAgent';
+    const what = `${who} wants to ${lowerFirst(visibleText(request.summary, { keepNewlines: false }))}`;
     const why = [...risk.reasons, ...risk.cautions].map((reason) => visibleText(reason, { keepNewlines: false }));
     for (;;) {
       const buttons = ruleKey === undefined ? [APPROVE, DENY, DETAILS] : [APPROVE, DENY, ALWAYS, DETAILS];

@@ -92,6 +92,19 @@ export class ChatController extends Disposable {
     return this.feed.onDidBecomeReady(listener);
   }
 
+  /**
+   * The webview (re)loaded, or now shows this controller's session (another session was shown):
+   * it catches up with the whole conversation in one batch — the only time all of it is posted
+   * (streaming posts only what is new). The window's last chat is reopened first (the first time
+   * a chat view shows), so the catch-up already has it.
+   */
+  async catchUp(): Promise<void> {
+    await this.queue.restore();
+    this.feed.start();
+    this.postStatus();
+    this.queue.webviewReady();
+  }
+
   private receive(raw: unknown): void {
     const message = parseWebviewMessage(raw);
     // A webview is untrusted input: anything that does not fit the protocol is dropped.
@@ -102,14 +115,7 @@ export class ChatController extends Disposable {
   private async handle(message: WebviewToHost): Promise<void> {
     switch (message.type) {
       case 'webview_ready':
-        // The window's last chat is reopened first (the first time a chat view shows), so the
-        // catch-up below already has it.
-        await this.queue.restore();
-        // A webview that (re)loads mid-conversation catches up with one batch: the only time
-        // the whole conversation is posted (streaming posts only what is new).
-        this.feed.start();
-        this.postStatus();
-        this.queue.webviewReady();
+        await this.catchUp();
         return;
       case 'picker_open': {
         const mention = await this.actions.openPicker(message.picker);

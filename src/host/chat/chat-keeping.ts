@@ -1,5 +1,5 @@
 /**
- * Where a window keeps its chat (the chat that comes back): a file in the extension's storage
+ * Where a window keeps its chat (the chat that comes back) and its list of sessions: a file in the extension's storage
  * for this workspace — so two windows on two folders each keep their own, and a write is on
  * disk at once, whatever happens to the window next — or, where there is no such folder on
  * disk (an empty window, a web-only host), the workspace state VS Code keeps per window.
@@ -9,14 +9,13 @@ import * as vscode from 'vscode';
 import type { ChatKeeping } from '../../core/session/chat-keeper';
 import { AtomicTextFile } from '../../node/atomic-text-file';
 
-const STATE_KEY = 'openagent.chat';
-
-export function windowChatKeeping(context: vscode.ExtensionContext): ChatKeeping {
+export function windowChatKeeping(context: vscode.ExtensionContext, what: 'chat' | 'sessions' = 'chat'): ChatKeeping {
   const folder = context.storageUri;
-  if (folder?.scheme === 'file') return new AtomicTextFile(path.join(folder.fsPath, 'chat.json'));
+  if (folder?.scheme === 'file') return new AtomicTextFile(path.join(folder.fsPath, `${what}.json`));
+  const key = `openagent.${what}`;
   return {
-    read: async () => context.workspaceState.get<string>(STATE_KEY),
-    write: async (text) => context.workspaceState.update(STATE_KEY, text),
+    read: async () => context.workspaceState.get<string>(key),
+    write: async (text) => context.workspaceState.update(key, text),
   };
 }
 

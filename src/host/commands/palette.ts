@@ -29,7 +29,8 @@ import { showHistory } from './show-history';
 import { togglePlanMode } from './toggle-plan-mode';
 
 export interface PaletteDeps {
-  session: ConversationSession;
+  /** The session the commands act on: the one the chat shows. */
+  session(): ConversationSession;
   secrets: SecretStorageSource;
   openStore: () => Promise<ConversationStore | undefined>;
   resolveMention: MentionResolver;
@@ -52,12 +53,13 @@ export type CommandHandler = (...args: never[]) => unknown;
 
 /** The handler of every palette command, by command id (the activation code registers them). */
 export function paletteCommands(deps: PaletteDeps): Record<string, CommandHandler> {
-  const { session, secrets, openStore } = deps;
+  const { secrets, openStore } = deps;
+  const session = deps.session;
   const focusChat = () => vscode.commands.executeCommand(`${deps.chatViewType}.focus`);
   // Prompts sent from commands (selection actions): mentions resolved like the chat's own.
   const sendPrompt = async (prompt: string, work: WorkKind = 'chat') => {
     await focusChat();
-    const problem = await session.submitWithMentions(prompt, deps.resolveMention, work);
+    const problem = await session().submitWithMentions(prompt, deps.resolveMention, work);
     if (problem && (await vscode.window.showWarningMessage(problem.message, 'Set API Key')))
       await vscode.commands.executeCommand('openagent.setApiKey');
   };
@@ -73,15 +75,15 @@ export function paletteCommands(deps: PaletteDeps): Record<string, CommandHandle
 
   return {
     'openagent.newChat': async () => {
-      session.reset();
+      session().reset();
       await focusChat();
     },
-    'openagent.stop': () => session.stop(),
+    'openagent.stop': () => session().stop(),
     'openagent.focusChat': focusChat,
     'openagent.openDeveloperPanel': () => deps.showDeveloperPanel(),
-    'openagent.showHistory': () => showHistory(session, focusChat),
-    'openagent.revertTurn': () => revertTurn(session),
-    'openagent.togglePlanMode': () => togglePlanMode(session),
+    'openagent.showHistory': () => showHistory(session(), focusChat),
+    'openagent.revertTurn': () => revertTurn(session()),
+    'openagent.togglePlanMode': () => togglePlanMode(session()),
     'openagent.askAboutSelection': () => askAboutSelection(sendPrompt),
     'openagent.explainSelection': selectionAction('explain', sendPrompt),
     'openagent.fixSelection': selectionAction('fix', sendPrompt),
@@ -91,11 +93,11 @@ export function paletteCommands(deps: PaletteDeps): Record<string, CommandHandle
     'openagent.setApiKey': () => setApiKey(secrets),
     'openagent.chooseModel': () => chooseModel(secrets),
     'openagent.choosePreset': () => choosePreset(deps.presets),
-    'openagent.compact': () => compactConversation(session),
-    'openagent.exportConversation': () => exportCurrentConversation(session, openStore),
+    'openagent.compact': () => compactConversation(session()),
+    'openagent.exportConversation': () => exportCurrentConversation(session(), openStore),
     'openagent.showAuditLog': () => deps.showAuditLog(),
-    'openagent.exportAuditLog': () => exportAuditLog(session, openStore),
-    'openagent.showUsage': () => showUsage(session, openStore, deps.budgets),
+    'openagent.exportAuditLog': () => exportAuditLog(session(), openStore),
+    'openagent.showUsage': () => showUsage(session(), openStore, deps.budgets),
     'openagent.openPolicy': openAgentPolicy,
     'openagent.restartMcpServers': () => restartMcpServers(deps.restartMcpServers),
     'openagent.generateCommitMessage': (scm?: { rootUri?: vscode.Uri }) => generateCommitMessage(secrets, scm),

@@ -26,10 +26,10 @@ export class DeveloperPanel extends Disposable {
 
   constructor(
     private readonly extensionUri: vscode.Uri,
-    private readonly session: PanelSession,
+    private session: PanelSession,
     private readonly mcp?: McpStatusSource,
     private readonly audit?: AuditSource,
-    private readonly sandbox?: CommandSandbox,
+    private sandbox?: CommandSandbox,
     private readonly policy?: PolicyStatusSource,
   ) {
     super();
@@ -84,8 +84,19 @@ export class DeveloperPanel extends Disposable {
     },
   };
 
-  private adopt(panel: vscode.WebviewPanel): void {
-    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'openagent.svg');
+  /** The panel shows another session (the session list): it catches up with that one. */
+  follow(session: PanelSession, sandbox?: CommandSandbox): void {
+    if (this.session === session) return;
+    this.session = session;
+    this.sandbox = sandbox;
+    if (!this.panel) return;
+    const wasReady = this.controller?.isReady ?? false;
+    const controller = this.bind(this.panel);
+    if (wasReady) controller.catchUp();
+  }
+
+  private bind(panel: vscode.WebviewPanel): PanelController {
+    this.controller?.dispose();
     const controller = new PanelController(
       panel.webview,
       this.session,
@@ -95,15 +106,21 @@ export class DeveloperPanel extends Disposable {
       this.policy,
     );
     controller.onDidBecomeReady(() => this.readyEmitter.fire());
-    this.panel = panel;
     this.controller = controller;
+    return controller;
+  }
+
+  private adopt(panel: vscode.WebviewPanel): void {
+    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'openagent.svg');
+    this.panel = panel;
+    this.bind(panel);
     // A hidden panel's webview is unloaded: nothing is posted to it until it is shown again,
     // says ready, and catches up from the session's history.
     panel.onDidChangeViewState(({ webviewPanel }) => {
-      if (!webviewPanel.visible) controller.pause();
+      if (!webviewPanel.visible) this.controller?.pause();
     });
     panel.onDidDispose(() => {
-      controller.dispose();
+      this.controller?.dispose();
       this.panel = undefined;
       this.controller = undefined;
     });

@@ -100,6 +100,16 @@ export class PanelController extends Disposable {
     this.feed.pause();
   }
 
+  /** The panel (re)loaded, or now shows this controller's session: it gets all of it at once. */
+  catchUp(): void {
+    this.feed.start();
+    this.postToggles();
+    this.postMcp();
+    this.postSandbox();
+    this.postedPolicy = undefined;
+    this.postPolicy();
+  }
+
   private receive(raw: unknown): void {
     const message = parsePanelMessage(raw);
     // A webview is untrusted input: anything that does not fit the protocol is dropped.
@@ -109,12 +119,7 @@ export class PanelController extends Disposable {
   private handle(message: PanelToHost): void {
     switch (message.type) {
       case 'panel_ready':
-        this.feed.start();
-        this.postToggles();
-        this.postMcp();
-        this.postSandbox();
-        this.postedPolicy = undefined;
-        this.postPolicy();
+        this.catchUp();
         return;
       case 'toggle_set':
         // Every setter reports back through switches.onChange, so the panel shows the truth.

@@ -33,6 +33,8 @@ export class TerminalShell implements Shell, vscode.Disposable {
     private readonly cwd: () => string | undefined,
     /** Confines commands (the line shown is `bwrap --args 3 -- bash -c '<command>' 3<…`). */
     private readonly sandbox?: OsSandbox,
+    /** The terminal's name: "OpenAgent", or "OpenAgent: <session>" for a session's own. */
+    private readonly name: string = TERMINAL_NAME,
   ) {
     this.closeListener = vscode.window.onDidCloseTerminal((closed) => {
       if (closed === this.terminal) this.terminal = undefined;
@@ -106,7 +108,7 @@ export class TerminalShell implements Shell, vscode.Disposable {
           )
         : undefined;
       this.terminal = vscode.window.createTerminal({
-        name: TERMINAL_NAME,
+        name: this.name,
         cwd: this.cwd(),
         isTransient: true,
         ...(env ? { env } : {}),

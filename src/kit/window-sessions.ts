@@ -1,0 +1,134 @@
+/**
+ * The window's sessions wired into the editor (issue 33): the registry of sessions, each
+ * composed for its place; the session list view; the chat, the developer panel and the status
+ * bar following the shown session; and the commands that start and show sessions.
+ */
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+import type { ChatKeeper } from '../core/session/chat-keeper';
+import type { ConversationSession } from '../core/session/conversation-session';
+import { SessionRegistry } from '../core/session/session-registry';
+import type { WorkPlace } from '../core/session/work-place';
+import type { ChatViewProvider } from '../host/chat/chat-view-provider';
+import { windowChatKeeping, windowWorkspace } from '../host/chat/chat-keeping';
+import type { CommandHandler } from '../host/commands/palette';
+import type { DeveloperPanel } from '../host/panel/developer-panel';
+import { SessionListView, SHOW_SESSION_COMMAND } from '../host/sessions/session-list-view';
+import type { AgentStatusBar } from '../host/status-bar';
+import type { OsSandbox } from '../node/sandbox/os-sandbox';
+import { composeSession, type ComposedSession, type WindowParts } from './session-composer';
+
+export interface WindowSessionsDeps {
+  context: vscode.ExtensionContext;
+  windowParts: WindowParts;
+  /** The window's own session, composed for the workspace. */
+  here: ComposedSession;
+  keeper: ChatKeeper;
+  chatView: ChatViewProvider;
+  developerPanel: DeveloperPanel;
+  statusBar: AgentStatusBar;
+  /** The window's folder, as it is now. */
+  workspaceRoot(): string | undefined;
+}
+
+export interface WindowSessions {
+  registry: SessionRegistry;
+  /** The session list's rows (the activation code registers the view). */
+  list: SessionListView;
+  /** The session the chat shows (the palette's commands act on it). */
+  shown(): ConversationSession;
+  commands: Record<string, CommandHandler>;
+  dispose(): Promise<void>;
+}
+
+export function createWindowSessions(deps: WindowSessionsDeps): WindowSessions {
+  const { context, windowParts, here, keeper, chatView, developerPanel, statusBar } = deps;
+  const composed = new Map<ConversationSession, ComposedSession>([[here.session, here]]);
+  const registry = new SessionRegistry(
+    {
+      compose: (place: WorkPlace, name: string) => {
+        const parts = composeSession(place, name, windowParts);
+        composed.set(parts.session, parts);
+        return parts.session;
+      },
+      keeping: windowChatKeeping(context, 'sessions'),
+      workspace: windowWorkspace(),
+      exists: async (root) => fs.promises.stat(root).then((stat) => stat.isDirectory()),
+      newId: randomUUID,
+      onKeepError: (error) => console.warn('OpenAgent could not keep the list of sessions:', error),
+    },
+    { session: here.session, root: deps.workspaceRoot() },
+  );
+  const sandboxOf = (session: ConversationSession): OsSandbox | undefined => composed.get(session)?.sandbox;
+
+  // The chat, the panel and the status bar show one session: the one chosen in the list.
+  const stops = [
+    registry.onDidShow((entry) => {
+      const isHere = entry.session === here.session;
+      chatView.show(entry.session, isHere ? keeper : undefined);
+      developerPanel.follow(entry.session, sandboxOf(entry.session));
+      statusBar.follow(entry.session, sandboxOf(entry.session));
+    }),
+    registry.onDidChange(() => {
+      const counts = { running: 0, waiting: 0 };
+      for (const view of registry.list()) {
+        if (view.shown) continue;
+        if (view.state === 'running') counts.running++;
+        if (view.state === 'waiting') counts.waiting++;
+      }
+      statusBar.countSessions(counts);
+    }),
+  ];
+  const list = new SessionListView(registry);
+  context.subscriptions.push(list);
+  // The kept sessions come back when the list is first needed (nothing is read at activation).
+  void registry.restore();
+
+  const focusChat = () => vscode.commands.executeCommand('openagent.focusChat');
+  const commands: Record<string, CommandHandler> = {
+    [SHOW_SESSION_COMMAND]: async (id?: string) => {
+      const chosen = id ?? (await pickSession(registry));
+      if (!chosen || !registry.get(chosen)) return;
+      registry.show(chosen);
+      await focusChat();
+    },
+    'openagent.newSession': async () => {
+      const name = await vscode.window.showInputBox({
+        title: 'New Session',
+        prompt: 'A name for the session (shown in the session list and its approvals)',
+        placeHolder: 'e.g. Fix the login redirect',
+        validateInput: (text) => (text.trim() ? undefined : 'Give the session a name.'),
+      });
+      if (name === undefined) return;
+      try {
+        const entry = registry.create(name, { kind: 'workspace', root: deps.workspaceRoot() });
+        registry.show(entry.id);
+        await focusChat();
+      } catch (error) {
+        void vscode.window.showErrorMessage(`OpenAgent could not start the session: ${(error as Error).message}`);
+      }
+    },
+  };
+
+  return {
+    registry,
+    list,
+    shown: () => registry.shown.session,
+    commands,
+    dispose: async () => {
+      for (const stop of stops) stop();
+      await registry.flush();
+      await registry.dispose();
+      for (const [session, parts] of composed) if (session !== here.session) parts.dispose();
+    },
+  };
+}
+
+async function pickSession(registry: SessionRegistry): Promise<string | undefined> {
+  const picked = await vscode.window.showQuickPick(
+    registry.list().map((view) => ({ label: view.name, description: view.state, id: view.id })),
+    { title: 'Show Session' },
+  );
+  return picked?.id;
+}

@@ -1,0 +1,33 @@
+/** The sessions benchmarks' tables (issue 33), printed by `npm run bench`. */
+import { table } from './bench-table';
+import { measureIdleSessionMemory, measureSessionsStreaming } from './session-benchmarks';
+
+export async function printSessionBenchmarks(): Promise<void> {
+  console.log(
+    '\nSessions side by side: event-loop delay while several sessions of one window stream at once (8-character deltas, through the session registry and its list), against one session alone\n',
+  );
+  const streaming = await measureSessionsStreaming();
+  console.log(
+    table(
+      ['sessions', 'deltas each', 'p99 (ms)', 'max (ms)', 'one alone p99 (ms)', 'target'],
+      [
+        [
+          String(streaming.sessions),
+          streaming.deltasEach.toLocaleString('en-US'),
+          streaming.p99Ms.toFixed(2),
+          streaming.maxMs.toFixed(2),
+          streaming.aloneP99Ms.toFixed(2),
+          'p99 ≤ 20 ms',
+        ],
+      ],
+    ),
+  );
+  console.log('\nMemory per extra idle session (composed, listed, one short conversation done; heap after GC)\n');
+  const memory = await measureIdleSessionMemory();
+  console.log(
+    table(
+      ['idle sessions', 'heap per session (MB)', 'target'],
+      [[String(memory.sessions), memory.perSessionMb.toFixed(2), '≤ 15 MB']],
+    ),
+  );
+}
