@@ -84,7 +84,8 @@ export class SessionForks {
   async points(conversationId = this.deps.currentId()): Promise<ForkPoint[]> {
     const store = await this.deps.store();
     if (!store || !conversationId) return [];
-    if (conversationId === this.deps.currentId()) await this.deps.flush();
+    // While it runs, what is stored is listed (a flush now would cut the streaming answer in two).
+    if (conversationId === this.deps.currentId() && !this.deps.isBusy()) await this.deps.flush();
     return forkPoints(await store.listMessages(conversationId));
   }
 
@@ -217,8 +218,9 @@ export class SessionForks {
   private async ready(
     conversationId: string | undefined,
   ): Promise<{ id: string; store: ConversationStore; forks: ConversationForks } | ForkRefusal> {
-    if (this.deps.isBusy()) return refused('busy', BUSY);
     if (!conversationId) return refused('no_conversation', 'There is no conversation yet: send a prompt first.');
+    // Another saved conversation can be forked while this one runs; the running one cannot.
+    if (conversationId === this.deps.currentId() && this.deps.isBusy()) return refused('busy', BUSY);
     const store = await this.deps.store();
     if (!store) return refused('no_store', 'Conversations are not being saved (the store could not be opened).');
     if (conversationId === this.deps.currentId()) await this.deps.flush();
