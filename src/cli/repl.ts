@@ -162,6 +162,11 @@ export class Repl {
         approveAll,
         busy: (work, stop) => reader.busy(work, stop),
         sendQueued: () => this.sendQueued(),
+        ask: async (question) => {
+          const answer = await reader.readLine(question);
+          return answer.kind === 'line' ? answer.text : undefined;
+        },
+        send: (text) => this.answer(text),
         quiet: async (work) => {
           this.muted = true;
           try {

@@ -16,6 +16,7 @@ import { describeModel, parseModelChoice } from './model-choice';
 import type { Output } from './output';
 import { setupMessage } from './run-prompt';
 import { queueCommand } from './queue-command';
+import { forkCommand, forksCommand, messagesCommand, rewindCommand } from './fork-commands';
 
 export interface CommandContext {
   cli: CliContext;
@@ -29,6 +30,10 @@ export interface CommandContext {
   quiet<T>(work: () => Promise<T>): Promise<T>;
   /** Sends the queued messages (a held queue resumed) and waits for the agent, as a prompt does. */
   sendQueued(): Promise<void>;
+  /** Asks the user a question on its own line; undefined when they pressed Ctrl+C or Ctrl+D. */
+  ask(question: string): Promise<string | undefined>;
+  /** Sends a prompt and waits for the agent, as typing it at the prompt does. */
+  send(text: string): Promise<void>;
 }
 
 interface Command {
@@ -224,6 +229,10 @@ export const COMMANDS: readonly Command[] = [
     },
   },
   queueCommand,
+  messagesCommand,
+  forkCommand,
+  rewindCommand,
+  forksCommand,
   {
     name: 'approve-all',
     usage: '/approve-all [off]',

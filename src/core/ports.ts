@@ -71,6 +71,27 @@ export interface StoredConversation {
   updatedAt: number;
   /** Per-conversation settings (model, approval, plan mode, tracing…): never secrets. */
   settings: Record<string, unknown>;
+  /** Set on a fork (SPEC 5b): where it was copied from. Kept by every later save of the conversation. */
+  forkedFrom?: ForkOrigin;
+}
+
+/** Where a fork came from: its parent conversation and the last message (seq) the two share. */
+export interface ForkOrigin {
+  conversationId: string;
+  /** The fork holds the parent's messages with seq <= this (and its own after them). */
+  seq: number;
+  /** 'fork': "Fork from here"; 'rewind': the later part an edited prompt left behind. */
+  reason: 'fork' | 'rewind';
+}
+
+/** A copy of part of a conversation as a new one (ConversationStore.forkConversation). */
+export interface ForkCopy {
+  /** The new conversation; its `forkedFrom` names the parent. */
+  conversation: StoredConversation & { forkedFrom: ForkOrigin };
+  /** The parent's messages with seq <= this are copied (same seq, the new conversation's ids). */
+  copyUpTo: number;
+  /** Messages of the new conversation written with the copy, after it (a run end, a marker). */
+  add: StoredMessage[];
 }
 
 /** One message (or event) of a conversation; written again with the same id to update it. */
@@ -164,6 +185,20 @@ export interface ConversationStore {
   refusedByTeam(keys: string[], reason: string): Promise<void>;
   /** How many outbox records the team database refused, and the last reason. */
   teamRefused(): Promise<{ count: number; reason?: string }>;
+  /**
+   * Copies a conversation's messages up to `copyUpTo` into a new conversation, in one write (a
+   * fork of 1,000 messages costs what one message does). Optional: without it the library copies
+   * message by message. Usage and audit records stay with the parent (its money, its trail).
+   */
+  forkConversation?(copy: ForkCopy): Promise<void>;
+  /**
+   * Takes a conversation back: its messages with seq >= `fromSeq` are removed and `marker` (a
+   * message numbered after every one it had) is written, in one write. Used only after the
+   * removed part was saved as a fork.
+   */
+  rewindConversation?(conversationId: string, fromSeq: number, marker: StoredMessage): Promise<void>;
+  /** The conversations forked from this one (oldest first). */
+  listForks?(conversationId: string): Promise<StoredConversation[]>;
   close(): Promise<void>;
 }
 

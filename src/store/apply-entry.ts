@@ -3,32 +3,41 @@
  * entry twice (after a crash between a fold and the journal's reset) changes nothing.
  */
 import type { Database } from 'sql.js';
-import type { AuditRecord, UsageRecord } from '../core/ports';
+import type { AuditRecord, StoredConversation, StoredMessage, UsageRecord } from '../core/ports';
 import type { JournalEntry } from './journal';
 
 export function applyEntry(db: Database, entry: JournalEntry): void {
   switch (entry.op) {
-    case 'conversation': {
-      const value = entry.value;
+    case 'conversation':
+      saveConversation(db, entry.value);
+      break;
+    case 'fork': {
+      const { conversation, copyUpTo, add } = entry.value;
+      const parent = conversation.forkedFrom.conversationId;
+      saveConversation(db, conversation);
+      // Copied inside SQLite: one journal line however long the conversation is. The copies get
+      // the fork's ids (`<fork>-<seq>`, as its recorder names messages); the events inside keep
+      // the parent's id, which reopening replaces with the conversation's own.
       db.run(
-        'INSERT OR REPLACE INTO conversations (id, title, created_at, updated_at, settings) VALUES (?, ?, ?, ?, ?)',
-        [value.id, value.title, value.createdAt, value.updatedAt, JSON.stringify(value.settings ?? {})],
+        `INSERT OR REPLACE INTO messages (id, conversation_id, seq, role, content, created_at)
+         SELECT ? || '-' || seq, ?, seq, role, content, created_at FROM messages WHERE conversation_id = ? AND seq <= ?`,
+        [conversation.id, conversation.id, parent, copyUpTo],
       );
+      for (const message of add) putMessage(db, message);
       break;
     }
+    case 'rewind':
+      db.run('DELETE FROM messages WHERE conversation_id = ? AND seq >= ?', [entry.conversationId, entry.fromSeq]);
+      putMessage(db, entry.marker);
+      break;
     case 'delete_conversation':
       for (const table of ['conversations', 'messages', 'usage', 'audit', 'checkpoints']) {
         db.run(`DELETE FROM ${table} WHERE ${table === 'conversations' ? 'id' : 'conversation_id'} = ?`, [entry.id]);
       }
       break;
-    case 'message': {
-      const value = entry.value;
-      db.run(
-        'INSERT OR REPLACE INTO messages (id, conversation_id, seq, role, content, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-        [value.id, value.conversationId, value.seq, value.role, JSON.stringify(value.content ?? null), value.createdAt],
-      );
+    case 'message':
+      putMessage(db, entry.value);
       break;
-    }
     case 'usage': {
       const value = entry.value;
       keepForTeam(db, 'usage', value);
@@ -69,6 +78,39 @@ export function applyEntry(db: Database, entry: JournalEntry): void {
       break;
     }
   }
+}
+
+function putMessage(db: Database, value: StoredMessage): void {
+  db.run(
+    'INSERT OR REPLACE INTO messages (id, conversation_id, seq, role, content, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    [value.id, value.conversationId, value.seq, value.role, JSON.stringify(value.content ?? null), value.createdAt],
+  );
+}
+
+/**
+ * A conversation saved again keeps where it was forked from: a writer that does not know of forks
+ * (a rename, the recorder's update of its time) leaves those columns as they are.
+ */
+function saveConversation(db: Database, value: StoredConversation): void {
+  const origin = value.forkedFrom;
+  db.run(
+    `INSERT INTO conversations (id, title, created_at, updated_at, settings, parent_id, fork_seq, fork_reason)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET title = excluded.title, created_at = excluded.created_at,
+       updated_at = excluded.updated_at, settings = excluded.settings,
+       parent_id = COALESCE(excluded.parent_id, parent_id), fork_seq = COALESCE(excluded.fork_seq, fork_seq),
+       fork_reason = COALESCE(excluded.fork_reason, fork_reason)`,
+    [
+      value.id,
+      value.title,
+      value.createdAt,
+      value.updatedAt,
+      JSON.stringify(value.settings ?? {}),
+      origin?.conversationId ?? null,
+      origin?.seq ?? null,
+      origin?.reason ?? null,
+    ],
+  );
 }
 
 /**

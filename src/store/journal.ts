@@ -9,7 +9,7 @@
  */
 import { constants } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import type { AuditRecord, StoredConversation, StoredMessage, UsageRecord } from '../core/ports';
+import type { AuditRecord, ForkCopy, StoredConversation, StoredMessage, UsageRecord } from '../core/ports';
 
 export type JournalEntry =
   | { op: 'conversation'; value: StoredConversation }
@@ -20,7 +20,11 @@ export type JournalEntry =
   /** Outbox records the team database has received (SPEC 5a). */
   | { op: 'team_delivered'; keys: string[] }
   /** Outbox records the team database refused for their content: kept, no longer sent. */
-  | { op: 'team_refused'; keys: string[]; reason: string };
+  | { op: 'team_refused'; keys: string[]; reason: string }
+  /** A fork (SPEC 5b): the parent's messages up to a seq copied into a new conversation. */
+  | { op: 'fork'; value: ForkCopy }
+  /** A conversation taken back to before `fromSeq` (its later part saved as a fork first). */
+  | { op: 'rewind'; conversationId: string; fromSeq: number; marker: StoredMessage };
 
 /**
  * The first line: the snapshot generation the journal applies to, and a hash of that snapshot

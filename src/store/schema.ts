@@ -29,6 +29,13 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX team_outbox_by_time ON team_outbox (time, key);`,
   // 3: outbox records the team database refused for what they hold: kept here, no longer sent.
   `ALTER TABLE team_outbox ADD COLUMN refused TEXT;`,
+  // 4: forks (SPEC 5b) — the conversation a fork was copied from, the last message it shares with
+  // it, and why it was made ('fork', or 'rewind' for the part an edited prompt left behind).
+  // Empty for every conversation written before: they are roots of their own trees.
+  `ALTER TABLE conversations ADD COLUMN parent_id TEXT;
+   ALTER TABLE conversations ADD COLUMN fork_seq INTEGER;
+   ALTER TABLE conversations ADD COLUMN fork_reason TEXT;
+   CREATE INDEX conversations_by_parent ON conversations (parent_id);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

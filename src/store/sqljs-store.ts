@@ -14,6 +14,7 @@ import initSqlJs, { type Database, type SqlJsStatic, type SqlValue } from 'sql.j
 import type {
   AuditRecord,
   ConversationStore,
+  ForkCopy,
   StoredConversation,
   StoredMessage,
   TeamOutboxItem,
@@ -35,7 +36,7 @@ import {
 } from './journal';
 import { journalProblem as describeJournal, SetAside, setAsideMessage, type Recovery } from './set-aside';
 import { openSnapshot } from './snapshot';
-import { toAudit, toConversation, toMessage, toOutboxItem, toTotals, whereClause } from './store-rows';
+import { storedVersion, toAudit, toConversation, toMessage, toOutboxItem, toTotals, whereClause } from './store-rows';
 import { StoreError, storeErrorFrom } from './store-error';
 import { nodeStoreFiles, type StoreFiles } from './store-files';
 
@@ -253,6 +254,18 @@ export class SqlJsStore implements ConversationStore {
   }
   refusedByTeam(keys: string[], reason: string): Promise<void> {
     return keys.length ? this.write({ op: 'team_refused', keys, reason }) : Promise.resolve();
+  }
+  forkConversation(copy: ForkCopy): Promise<void> {
+    return this.write({ op: 'fork', value: copy });
+  }
+  rewindConversation(conversationId: string, fromSeq: number, marker: StoredMessage): Promise<void> {
+    return this.write({ op: 'rewind', conversationId, fromSeq, marker });
+  }
+  async listForks(conversationId: string): Promise<StoredConversation[]> {
+    await this.sync();
+    return this.rows('SELECT * FROM conversations WHERE parent_id = ? ORDER BY created_at, id', [conversationId]).map(
+      toConversation,
+    );
   }
 
   async close(): Promise<void> {
@@ -552,20 +565,10 @@ export class SqlJsStore implements ConversationStore {
       if (options.noRegress) {
         // A conversation or an answer (saved again as it streams) never goes back in time;
         // with `onlyNew`, what is already there as new is not applied again.
-        const current =
-          entry.op === 'conversation'
-            ? Number(this.rows('SELECT updated_at AS t FROM conversations WHERE id = ?', [entry.value.id])[0]?.t ?? NaN)
-            : entry.op === 'message'
-              ? Number(this.rows('SELECT created_at AS t FROM messages WHERE id = ?', [entry.value.id])[0]?.t ?? NaN)
-              : entry.op === 'usage' || entry.op === 'audit'
-                ? this.rows(`SELECT 1 AS t FROM ${entry.op} WHERE id = ?`, [entry.value.id]).length > 0
-                  ? Infinity
-                  : NaN
-                : NaN;
-        const time =
-          entry.op === 'conversation' ? entry.value.updatedAt : entry.op === 'message' ? entry.value.createdAt : 0;
+        const { current, time } = storedVersion(entry, (query, parameters) => this.rows(query, parameters));
         if (!Number.isNaN(current) && (current > time || (options.onlyNew && current >= time))) return false;
-        if (options.onlyNew && entry.op === 'delete_conversation') return false;
+        // Nor is anything removed again: a rewind replayed late would remove what came after it.
+        if (options.onlyNew && (entry.op === 'delete_conversation' || entry.op === 'rewind')) return false;
       }
       this.apply(entry);
       return true;
@@ -591,5 +594,3 @@ export class SqlJsStore implements ConversationStore {
     }
   }
 }
-
-/** A JSON column; a value damaged on disk reads as `fallback` instead of failing the whole read. */

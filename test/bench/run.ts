@@ -14,7 +14,6 @@ import { printTeamBenchmarks } from './team-report';
 import { printActivationBenchmarks } from './activation-report';
 import { printMessageChecks } from './message-check-benchmarks';
 import { printSessionBenchmarks } from './session-report';
-import { measureWorktreeAdd } from './worktree-benchmarks';
 
 const PROTOCOLS: Protocol[] = ['anthropic', 'openai'];
 
@@ -126,26 +125,6 @@ async function main(): Promise<void> {
 
   await printTeamBenchmarks();
   await printSessionBenchmarks();
-
-  console.log(
-    '\nSession worktree: `git worktree add` through the product (GitWorktrees.create) vs plain `git worktree add -b`, alternating (medians)\n',
-  );
-  const worktreeAdd = await measureWorktreeAdd();
-  console.log(
-    table(
-      ['repository files', 'runs', 'plain git (ms)', 'product (ms)', 'ratio', 'target'],
-      [
-        [
-          worktreeAdd.files.toLocaleString('en-US'),
-          String(worktreeAdd.runs),
-          worktreeAdd.plainMs.toFixed(0),
-          worktreeAdd.productMs.toFixed(0),
-          (worktreeAdd.productMs / worktreeAdd.plainMs).toFixed(2),
-          '≤ 1.2',
-        ],
-      ],
-    ),
-  );
 
   console.log(
     '\nStore: persisting 2 KB messages into a store holding 1 MB versus 100 MB (enough of them to include a fold at each size)\n',

@@ -1,6 +1,8 @@
 /** The sessions benchmarks' tables (issue 33), printed by `npm run bench`. */
 import { table } from './bench-table';
 import { measureIdleSessionMemory, measureSessionsStreaming } from './session-benchmarks';
+import { measureWorktreeAdd } from './worktree-benchmarks';
+import { printForkBenchmark } from './fork-benchmarks';
 
 export async function printSessionBenchmarks(): Promise<void> {
   console.log(
@@ -30,4 +32,24 @@ export async function printSessionBenchmarks(): Promise<void> {
       [[String(memory.sessions), memory.perSessionMb.toFixed(2), '≤ 15 MB']],
     ),
   );
+  console.log(
+    '\nSession worktree: `git worktree add` through the product (GitWorktrees.create) vs plain `git worktree add -b`, alternating (medians)\n',
+  );
+  const worktreeAdd = await measureWorktreeAdd();
+  console.log(
+    table(
+      ['repository files', 'runs', 'plain git (ms)', 'product (ms)', 'ratio', 'target'],
+      [
+        [
+          worktreeAdd.files.toLocaleString('en-US'),
+          String(worktreeAdd.runs),
+          worktreeAdd.plainMs.toFixed(0),
+          worktreeAdd.productMs.toFixed(0),
+          (worktreeAdd.productMs / worktreeAdd.plainMs).toFixed(2),
+          '≤ 1.2',
+        ],
+      ],
+    ),
+  );
+  await printForkBenchmark();
 }

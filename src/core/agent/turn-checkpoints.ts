@@ -34,7 +34,8 @@ export class TurnCheckpoints {
   private notes: string[] = [];
 
   constructor(
-    private readonly checkpoints: Checkpoints,
+    /** The turns' before-images (a rewind plans and restores several turns at once with them). */
+    readonly checkpoints: Checkpoints,
     private readonly report: Report,
   ) {}
 

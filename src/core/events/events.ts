@@ -340,6 +340,21 @@ export const agentEventSchema = z.discriminatedUnion('type', [
       z.object({ turn: z.number().int().positive(), path: z.string(), hunk: z.number().int().nonnegative() }),
     ),
   }),
+  /**
+   * A conversation was forked (SPEC 5b): `forkId` holds `parentId`'s messages up to `atSeq` (a
+   * stored message seq; -1: none). 'fork': "Fork from here"; 'rewind': an edited prompt took
+   * `parentId` back to before `atSeq + 1`, and what it had after that is kept as `forkId`.
+   */
+  z.object({
+    ...eventBase,
+    type: z.literal('conversation_forked'),
+    parentId: z.string().min(1),
+    forkId: z.string().min(1),
+    atSeq: z.number().int().min(-1),
+    reason: z.enum(['fork', 'rewind']),
+    /** The fork's title. */
+    title: z.string(),
+  }),
   z.object({ ...eventBase, type: z.literal('interrupted'), reason: z.string(), feedback: z.string().optional() }),
   z.object({ ...eventBase, type: z.literal('error'), message: z.string(), kind: errorKindSchema }),
   z.object({

@@ -28,6 +28,7 @@ import { ConversationLibrary } from './conversation-library';
 import type { SystemPrompt } from '../agent/system-prompt';
 import { SessionQueue, type PromptRequest, type SubmitProblem } from './session-queue';
 import { HeldSecrets } from '../llm/held-secrets';
+import { SessionForks } from './session-forks';
 
 export type { SetupProblem } from './model-routing';
 export type { RetryRefusal, RetryTarget } from './prompt-retries';
@@ -88,6 +89,20 @@ export class ConversationSession {
     isRunning: () => this.isRunning,
     redirect: (text) => this.redirect(text),
     stopRun: () => this.conversation?.stop(),
+  });
+  /** Fork from any message, and rewind to an earlier prompt (SPEC 5b), for the conversation on screen. */
+  readonly forks: SessionForks = new SessionForks({
+    store: () => this.openStore(),
+    now: () => this.deps.clock.now(),
+    newId: () => this.deps.newId(),
+    currentId: () => this.currentId,
+    isBusy: () => this.isBusy,
+    flush: () => this.flush(),
+    // Only a conversation that ran in this session has its checkpoints (a reopened one has none yet).
+    checkpoints: () => (this.conversation ? this.parts?.checkpoints?.checkpoints : undefined),
+    open: (id) => this.open(id),
+    submit: (text) => this.submit(text),
+    tell: (event) => this.eventListeners.forEach((listener) => listener(event)),
   });
   /** Runs, closing parts and flushes still going (a reset does not wait for them): dispose does. */
   private readonly ending = new Set<Promise<unknown>>();

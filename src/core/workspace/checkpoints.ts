@@ -9,14 +9,18 @@
  */
 import { createHash } from 'node:crypto';
 import type { WorkspaceFiles } from '../ports';
-import type { DecodedText, TextContent } from './text-file';
+import { encodeText, type DecodedText, type TextContent } from './text-file';
 
 /** Files larger than this are not kept (a revert says so instead). */
 export const MAX_CHECKPOINT_BYTES = 50 * 1024 * 1024;
 
 type BeforeImage =
   | { kind: 'absent' }
-  | { kind: 'text'; text: string; format: Omit<DecodedText, 'text'> }
+  /**
+   * `bytes`: the file as it was on disk, kept only when its text written back in its format
+   * would not give the same bytes (bytes that are not valid UTF-8): a revert is byte for byte.
+   */
+  | { kind: 'text'; text: string; format: Omit<DecodedText, 'text'>; bytes?: Uint8Array }
   | { kind: 'too_large'; size: number };
 
 interface FileCheckpoint {
@@ -156,6 +160,24 @@ export class Checkpoints {
     });
   }
 
+  /**
+   * A file's bytes before `turn` changed it (`absent`: the turn created it; `too_large`: no copy
+   * was kept), or undefined when the turn has no such file: what a fork into a worktree writes.
+   */
+  beforeImage(
+    turn: number,
+    absolute: string,
+  ): { kind: 'absent' } | { kind: 'bytes'; bytes: Uint8Array } | { kind: 'too_large'; size: number } | undefined {
+    const before = this.turns.get(turn)?.get(absolute)?.before;
+    if (!before || before.kind !== 'text') return before;
+    return { kind: 'bytes', bytes: before.bytes ?? encodeText(before.text, before.format) };
+  }
+
+  /** The turns whose changes are kept (not reverted), oldest first. */
+  keptTurns(): number[] {
+    return [...this.turns.keys()].filter((turn) => this.turns.get(turn)!.size > 0).sort((a, b) => a - b);
+  }
+
   /** The newest turn that changed files and has not been reverted. */
   latestTurn(): number | undefined {
     return [...this.turns.keys()].filter((turn) => this.turns.get(turn)!.size > 0).pop();
@@ -189,7 +211,9 @@ export class Checkpoints {
           if (await this.workspace.stat(checkpoint.path)) await this.workspace.delete(checkpoint.path);
           result.deleted.push(checkpoint.path);
         } else {
-          await this.workspace.writeText(checkpoint.path, before.text, before.format);
+          if (before.bytes && this.workspace.writeUtf8Bytes)
+            await this.workspace.writeUtf8Bytes(checkpoint.path, [before.bytes]);
+          else await this.workspace.writeText(checkpoint.path, before.text, before.format);
           result.restored.push(checkpoint.path);
         }
       } catch (error) {
@@ -213,9 +237,22 @@ export class Checkpoints {
     else if (stat.size > MAX_CHECKPOINT_BYTES) before = { kind: 'too_large', size: stat.size };
     else {
       const { text, ...format } = await this.workspace.readText(absolute);
-      before = { kind: 'text', text, format };
+      before = { kind: 'text', text, format, ...(await this.rawIfChanged(absolute, text, format)) };
     }
     files.set(absolute, { path: absolute, before, afterHash: '' });
+  }
+
+  /** The file's bytes when decoding changed them (the adapter reads bytes, as the Node one does). */
+  private async rawIfChanged(
+    absolute: string,
+    text: string,
+    format: Omit<DecodedText, 'text'>,
+  ): Promise<{ bytes?: Uint8Array }> {
+    // Valid UTF-8 decodes and encodes back to the same bytes: only a replacement character (or
+    // UTF-16, whose odd trailing byte is dropped) says the bytes may differ.
+    if (!this.workspace.readBytes || (format.encoding === 'utf8' && !text.includes('\uFFFD'))) return {};
+    const bytes = await this.workspace.readBytes(absolute);
+    return Buffer.compare(Buffer.from(encodeText(text, format)), Buffer.from(bytes)) === 0 ? {} : { bytes };
   }
 
   private async currentHash(absolute: string): Promise<string | undefined> {

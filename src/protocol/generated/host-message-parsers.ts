@@ -377,22 +377,32 @@ const p294 = /* @__PURE__ */ object([p244, p245, p293]);
 const p295 = /* @__PURE__ */ array(p294);
 const p296 = /* @__PURE__ */ field('hunks', p295, 'required');
 const p297 = /* @__PURE__ */ object([p59, p60, p62, p64, p292, p5, p296]);
-const p298 = /* @__PURE__ */ leaf((x) => x === 'interrupted');
+const p298 = /* @__PURE__ */ leaf((x) => x === 'conversation_forked');
 const p299 = /* @__PURE__ */ field('type', p298, 'required');
-const p300 = /* @__PURE__ */ field('feedback', p70, 'optional');
-const p301 = /* @__PURE__ */ object([p59, p60, p62, p64, p299, p256, p300]);
-const p302 = /* @__PURE__ */ leaf((x) => x === 'error');
-const p303 = /* @__PURE__ */ field('type', p302, 'required');
-const p304 = /* @__PURE__ */ field('message', p4, 'required');
-const p305 = /* @__PURE__ */ leaf(p187);
-const p306 = /* @__PURE__ */ field('kind', p305, 'required');
-const p307 = /* @__PURE__ */ object([p59, p60, p62, p64, p303, p304, p306]);
-const p308 = /* @__PURE__ */ leaf((x) => x === 'done');
+const p300 = /* @__PURE__ */ field('parentId', p58, 'required');
+const p301 = /* @__PURE__ */ field('forkId', p58, 'required');
+const p302 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= -1);
+const p303 = /* @__PURE__ */ field('atSeq', p302, 'required');
+const p304 = /* @__PURE__ */ leaf((x) => x === 'fork' || x === 'rewind');
+const p305 = /* @__PURE__ */ field('reason', p304, 'required');
+const p306 = /* @__PURE__ */ field('title', p4, 'required');
+const p307 = /* @__PURE__ */ object([p59, p60, p62, p64, p299, p300, p301, p303, p305, p306]);
+const p308 = /* @__PURE__ */ leaf((x) => x === 'interrupted');
 const p309 = /* @__PURE__ */ field('type', p308, 'required');
-const p310 = /* @__PURE__ */ field('stopReason', p4, 'required');
-const p311 = /* @__PURE__ */ field('turns', p61, 'required');
-const p312 = /* @__PURE__ */ object([p59, p60, p62, p64, p309, p310, p311]);
-const p313 = /* @__PURE__ */ tagged('type', [
+const p310 = /* @__PURE__ */ field('feedback', p70, 'optional');
+const p311 = /* @__PURE__ */ object([p59, p60, p62, p64, p309, p256, p310]);
+const p312 = /* @__PURE__ */ leaf((x) => x === 'error');
+const p313 = /* @__PURE__ */ field('type', p312, 'required');
+const p314 = /* @__PURE__ */ field('message', p4, 'required');
+const p315 = /* @__PURE__ */ leaf(p187);
+const p316 = /* @__PURE__ */ field('kind', p315, 'required');
+const p317 = /* @__PURE__ */ object([p59, p60, p62, p64, p313, p314, p316]);
+const p318 = /* @__PURE__ */ leaf((x) => x === 'done');
+const p319 = /* @__PURE__ */ field('type', p318, 'required');
+const p320 = /* @__PURE__ */ field('stopReason', p4, 'required');
+const p321 = /* @__PURE__ */ field('turns', p61, 'required');
+const p322 = /* @__PURE__ */ object([p59, p60, p62, p64, p319, p320, p321]);
+const p323 = /* @__PURE__ */ tagged('type', [
   ['user_message', p74],
   ['text_delta', p77],
   ['tool_call', p91],
@@ -418,98 +428,99 @@ const p313 = /* @__PURE__ */ tagged('type', [
   ['review_hunks', p279],
   ['review_decision', p290],
   ['review_note', p297],
-  ['interrupted', p301],
-  ['error', p307],
-  ['done', p312],
+  ['conversation_forked', p307],
+  ['interrupted', p311],
+  ['error', p317],
+  ['done', p322],
 ]);
-const p314 = /* @__PURE__ */ array(p313);
-const p315 = /* @__PURE__ */ field('events', p314, 'required');
-const p316 = /* @__PURE__ */ object([p57, p315], ['type', 'events']);
-const p317 = /* @__PURE__ */ leaf((x) => x === 'panel_reset');
-const p318 = /* @__PURE__ */ field('type', p317, 'required');
-const p319 = /* @__PURE__ */ object([p318], ['type']);
-const p320 = /* @__PURE__ */ leaf((x) => x === 'toggles_change');
-const p321 = /* @__PURE__ */ field('type', p320, 'required');
-const p322 = /* @__PURE__ */ field('autoApprove', p86, 'required');
-const p323 = /* @__PURE__ */ field('planMode', p86, 'required');
-const p324 = /* @__PURE__ */ field('tracing', p86, 'required');
-const p325 = /* @__PURE__ */ field('teams', p86, 'required');
-const p326 = /* @__PURE__ */ object([p322, p323, p324, p325], ['autoApprove', 'planMode', 'tracing', 'teams']);
-const p327 = /* @__PURE__ */ field('toggles', p326, 'required');
-const p328 = /* @__PURE__ */ object([p321, p327], ['type', 'toggles']);
-const p329 = /* @__PURE__ */ leaf((x) => x === 'mcp_status');
-const p330 = /* @__PURE__ */ field('type', p329, 'required');
-const p331 = /* @__PURE__ */ field('started', p86, 'required');
-const p332 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 100));
-const p333 = /* @__PURE__ */ field('name', p332, 'required');
-const p334 = /* @__PURE__ */ leaf((x) => x === 'stdio' || x === 'http' || x === 'sse');
-const p335 = /* @__PURE__ */ field('transport', p334, 'required');
-const p336 = /* @__PURE__ */ oneOf(['connecting', 'connected', 'error', 'stopped']);
-const p337 = /* @__PURE__ */ leaf(p336);
-const p338 = /* @__PURE__ */ field('state', p337, 'required');
-const p339 = /* @__PURE__ */ field('toolCount', p61, 'required');
-const p340 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 2000)));
-const p341 = /* @__PURE__ */ field('error', p340, 'optional');
-const p342 = /* @__PURE__ */ object(
-  [p333, p335, p338, p339, p341],
+const p324 = /* @__PURE__ */ array(p323);
+const p325 = /* @__PURE__ */ field('events', p324, 'required');
+const p326 = /* @__PURE__ */ object([p57, p325], ['type', 'events']);
+const p327 = /* @__PURE__ */ leaf((x) => x === 'panel_reset');
+const p328 = /* @__PURE__ */ field('type', p327, 'required');
+const p329 = /* @__PURE__ */ object([p328], ['type']);
+const p330 = /* @__PURE__ */ leaf((x) => x === 'toggles_change');
+const p331 = /* @__PURE__ */ field('type', p330, 'required');
+const p332 = /* @__PURE__ */ field('autoApprove', p86, 'required');
+const p333 = /* @__PURE__ */ field('planMode', p86, 'required');
+const p334 = /* @__PURE__ */ field('tracing', p86, 'required');
+const p335 = /* @__PURE__ */ field('teams', p86, 'required');
+const p336 = /* @__PURE__ */ object([p332, p333, p334, p335], ['autoApprove', 'planMode', 'tracing', 'teams']);
+const p337 = /* @__PURE__ */ field('toggles', p336, 'required');
+const p338 = /* @__PURE__ */ object([p331, p337], ['type', 'toggles']);
+const p339 = /* @__PURE__ */ leaf((x) => x === 'mcp_status');
+const p340 = /* @__PURE__ */ field('type', p339, 'required');
+const p341 = /* @__PURE__ */ field('started', p86, 'required');
+const p342 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 100));
+const p343 = /* @__PURE__ */ field('name', p342, 'required');
+const p344 = /* @__PURE__ */ leaf((x) => x === 'stdio' || x === 'http' || x === 'sse');
+const p345 = /* @__PURE__ */ field('transport', p344, 'required');
+const p346 = /* @__PURE__ */ oneOf(['connecting', 'connected', 'error', 'stopped']);
+const p347 = /* @__PURE__ */ leaf(p346);
+const p348 = /* @__PURE__ */ field('state', p347, 'required');
+const p349 = /* @__PURE__ */ field('toolCount', p61, 'required');
+const p350 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 2000)));
+const p351 = /* @__PURE__ */ field('error', p350, 'optional');
+const p352 = /* @__PURE__ */ object(
+  [p343, p345, p348, p349, p351],
   ['name', 'transport', 'state', 'toolCount', 'error'],
 );
-const p343 = /* @__PURE__ */ array(p342, 0, 100);
-const p344 = /* @__PURE__ */ field('servers', p343, 'required');
-const p345 = /* @__PURE__ */ object([p330, p331, p344], ['type', 'started', 'servers']);
-const p346 = /* @__PURE__ */ leaf((x) => x === 'audit_records');
-const p347 = /* @__PURE__ */ field('type', p346, 'required');
-const p348 = /* @__PURE__ */ leaf((x) => x === 'conversation' || x === 'all');
-const p349 = /* @__PURE__ */ field('scope', p348, 'required');
-const p350 = /* @__PURE__ */ field('id', p28, 'required');
-const p351 = /* @__PURE__ */ field('conversationId', p28, 'required');
-const p352 = /* @__PURE__ */ oneOf(['model_call', 'tool_call', 'budget', 'policy']);
-const p353 = /* @__PURE__ */ leaf(p352);
-const p354 = /* @__PURE__ */ field('kind', p353, 'required');
-const p355 = /* @__PURE__ */ record(p82);
-const p356 = /* @__PURE__ */ field('data', p355, 'required');
-const p357 = /* @__PURE__ */ object([p350, p351, p64, p354, p356], ['id', 'conversationId', 'time', 'kind', 'data']);
-const p358 = /* @__PURE__ */ array(p357, 0, 2000);
-const p359 = /* @__PURE__ */ field('records', p358, 'required');
-const p360 = /* @__PURE__ */ field('total', p61, 'required');
-const p361 = /* @__PURE__ */ object([p347, p349, p359, p360], ['type', 'scope', 'records', 'total']);
-const p362 = /* @__PURE__ */ leaf((x) => x === 'audit_show');
-const p363 = /* @__PURE__ */ field('type', p362, 'required');
-const p364 = /* @__PURE__ */ object([p363], ['type']);
-const p365 = /* @__PURE__ */ leaf((x) => x === 'sandbox_status');
-const p366 = /* @__PURE__ */ field('type', p365, 'required');
-const p367 = /* @__PURE__ */ field('confined', p86, 'required');
-const p368 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 2000));
-const p369 = /* @__PURE__ */ field('text', p368, 'required');
-const p370 = /* @__PURE__ */ object([p366, p367, p369], ['type', 'confined', 'text']);
-const p371 = /* @__PURE__ */ leaf((x) => x === 'policy_status');
-const p372 = /* @__PURE__ */ field('type', p371, 'required');
-const p373 = /* @__PURE__ */ leaf((x) => x === 'connecting' || x === 'connected' || x === 'unreachable');
-const p374 = /* @__PURE__ */ field('state', p373, 'required');
-const p375 = /* @__PURE__ */ object([p374, p369], ['state', 'text']);
-const p376 = /* @__PURE__ */ optional(p375);
-const p377 = /* @__PURE__ */ field('team', p376, 'optional');
-const p378 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 500));
-const p379 = /* @__PURE__ */ field('rule', p378, 'required');
-const p380 = /* @__PURE__ */ leaf((x) => x === 'team' || x === 'user' || x === 'workspace');
-const p381 = /* @__PURE__ */ field('layer', p380, 'required');
-const p382 = /* @__PURE__ */ field('decidedBy', p378, 'required');
-const p383 = /* @__PURE__ */ object([p379, p381, p382], ['rule', 'layer', 'decidedBy']);
-const p384 = /* @__PURE__ */ array(p383, 0, 500);
-const p385 = /* @__PURE__ */ field('rules', p384, 'required');
-const p386 = /* @__PURE__ */ object([p372, p377, p385, p360], ['type', 'team', 'rules', 'total']);
-const p387 = /* @__PURE__ */ tagged('type', [
-  ['agent_events', p316],
-  ['panel_reset', p319],
-  ['toggles_change', p328],
-  ['mcp_status', p345],
-  ['audit_records', p361],
-  ['audit_show', p364],
-  ['sandbox_status', p370],
-  ['policy_status', p386],
+const p353 = /* @__PURE__ */ array(p352, 0, 100);
+const p354 = /* @__PURE__ */ field('servers', p353, 'required');
+const p355 = /* @__PURE__ */ object([p340, p341, p354], ['type', 'started', 'servers']);
+const p356 = /* @__PURE__ */ leaf((x) => x === 'audit_records');
+const p357 = /* @__PURE__ */ field('type', p356, 'required');
+const p358 = /* @__PURE__ */ leaf((x) => x === 'conversation' || x === 'all');
+const p359 = /* @__PURE__ */ field('scope', p358, 'required');
+const p360 = /* @__PURE__ */ field('id', p28, 'required');
+const p361 = /* @__PURE__ */ field('conversationId', p28, 'required');
+const p362 = /* @__PURE__ */ oneOf(['model_call', 'tool_call', 'budget', 'policy']);
+const p363 = /* @__PURE__ */ leaf(p362);
+const p364 = /* @__PURE__ */ field('kind', p363, 'required');
+const p365 = /* @__PURE__ */ record(p82);
+const p366 = /* @__PURE__ */ field('data', p365, 'required');
+const p367 = /* @__PURE__ */ object([p360, p361, p64, p364, p366], ['id', 'conversationId', 'time', 'kind', 'data']);
+const p368 = /* @__PURE__ */ array(p367, 0, 2000);
+const p369 = /* @__PURE__ */ field('records', p368, 'required');
+const p370 = /* @__PURE__ */ field('total', p61, 'required');
+const p371 = /* @__PURE__ */ object([p357, p359, p369, p370], ['type', 'scope', 'records', 'total']);
+const p372 = /* @__PURE__ */ leaf((x) => x === 'audit_show');
+const p373 = /* @__PURE__ */ field('type', p372, 'required');
+const p374 = /* @__PURE__ */ object([p373], ['type']);
+const p375 = /* @__PURE__ */ leaf((x) => x === 'sandbox_status');
+const p376 = /* @__PURE__ */ field('type', p375, 'required');
+const p377 = /* @__PURE__ */ field('confined', p86, 'required');
+const p378 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 2000));
+const p379 = /* @__PURE__ */ field('text', p378, 'required');
+const p380 = /* @__PURE__ */ object([p376, p377, p379], ['type', 'confined', 'text']);
+const p381 = /* @__PURE__ */ leaf((x) => x === 'policy_status');
+const p382 = /* @__PURE__ */ field('type', p381, 'required');
+const p383 = /* @__PURE__ */ leaf((x) => x === 'connecting' || x === 'connected' || x === 'unreachable');
+const p384 = /* @__PURE__ */ field('state', p383, 'required');
+const p385 = /* @__PURE__ */ object([p384, p379], ['state', 'text']);
+const p386 = /* @__PURE__ */ optional(p385);
+const p387 = /* @__PURE__ */ field('team', p386, 'optional');
+const p388 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 500));
+const p389 = /* @__PURE__ */ field('rule', p388, 'required');
+const p390 = /* @__PURE__ */ leaf((x) => x === 'team' || x === 'user' || x === 'workspace');
+const p391 = /* @__PURE__ */ field('layer', p390, 'required');
+const p392 = /* @__PURE__ */ field('decidedBy', p388, 'required');
+const p393 = /* @__PURE__ */ object([p389, p391, p392], ['rule', 'layer', 'decidedBy']);
+const p394 = /* @__PURE__ */ array(p393, 0, 500);
+const p395 = /* @__PURE__ */ field('rules', p394, 'required');
+const p396 = /* @__PURE__ */ object([p382, p387, p395, p370], ['type', 'team', 'rules', 'total']);
+const p397 = /* @__PURE__ */ tagged('type', [
+  ['agent_events', p326],
+  ['panel_reset', p329],
+  ['toggles_change', p338],
+  ['mcp_status', p355],
+  ['audit_records', p371],
+  ['audit_show', p374],
+  ['sandbox_status', p380],
+  ['policy_status', p396],
 ]);
 
 /** Parses like the zod schema's `safeParse`: the value (a copy) when it fits, else undefined. */
 export const parseChatUpdate = (raw: unknown) => parseWith<ChatUpdate>(p55, raw);
 /** Parses like the zod schema's `safeParse`: the value (a copy) when it fits, else undefined. */
-export const parseHostToPanel = (raw: unknown) => parseWith<HostToPanel>(p387, raw);
+export const parseHostToPanel = (raw: unknown) => parseWith<HostToPanel>(p397, raw);
