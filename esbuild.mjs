@@ -78,7 +78,12 @@ const builds = [
 
 if (withTests) {
   // Each folder is one in-editor suite: its index.ts (the mocha runner) and its *.test.ts files.
-  for (const dir of ['test/integration', 'test/integration-untrusted', 'test/integration-team']) {
+  for (const dir of [
+    'test/integration',
+    'test/integration-untrusted',
+    'test/integration-team',
+    'test/integration-sessions',
+  ]) {
     const suites = (await readdir(dir)).filter((name) => name.endsWith('.test.ts'));
     // The runner executes every *.test.js it finds: no bundle of a deleted test may linger.
     await rm(path.join('out', dir), { recursive: true, force: true });

@@ -394,6 +394,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     chatView,
     developerPanel,
     statusBar: shell.statusBar,
+    policy: () => policy.current(),
     workspaceRoot,
   });
 

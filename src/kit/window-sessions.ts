@@ -5,7 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { AgentPolicy } from '../core/policy/agent-policy';
 import type { ChatKeeper } from '../core/session/chat-keeper';
 import type { ConversationSession } from '../core/session/conversation-session';
 import { SessionRegistry } from '../core/session/session-registry';
@@ -14,7 +17,10 @@ import type { ChatViewProvider } from '../host/chat/chat-view-provider';
 import { windowChatKeeping, windowWorkspace } from '../host/chat/chat-keeping';
 import type { CommandHandler } from '../host/commands/palette';
 import type { DeveloperPanel } from '../host/panel/developer-panel';
-import { SessionListView, SHOW_SESSION_COMMAND } from '../host/sessions/session-list-view';
+import { SessionListView } from '../host/sessions/session-list-view';
+import { sessionCommands } from '../host/sessions/session-commands';
+import { GitWorktrees } from '../node/worktrees/git-worktrees';
+import { runWorktreeSetup, worktreeSetup } from '../node/worktrees/worktree-setup';
 import type { AgentStatusBar } from '../host/status-bar';
 import type { OsSandbox } from '../node/sandbox/os-sandbox';
 import { composeSession, type ComposedSession, type WindowParts } from './session-composer';
@@ -28,6 +34,8 @@ export interface WindowSessionsDeps {
   chatView: ChatViewProvider;
   developerPanel: DeveloperPanel;
   statusBar: AgentStatusBar;
+  /** The policy in force (its `worktree.setup`). */
+  policy(): AgentPolicy | undefined;
   /** The window's folder, as it is now. */
   workspaceRoot(): string | undefined;
 }
@@ -86,30 +94,31 @@ export function createWindowSessions(deps: WindowSessionsDeps): WindowSessions {
   void registry.restore();
 
   const focusChat = () => vscode.commands.executeCommand('openagent.focusChat');
-  const commands: Record<string, CommandHandler> = {
-    [SHOW_SESSION_COMMAND]: async (id?: string) => {
-      const chosen = id ?? (await pickSession(registry));
-      if (!chosen || !registry.get(chosen)) return;
-      registry.show(chosen);
-      await focusChat();
-    },
-    'openagent.newSession': async () => {
-      const name = await vscode.window.showInputBox({
-        title: 'New Session',
-        prompt: 'A name for the session (shown in the session list and its approvals)',
-        placeHolder: 'e.g. Fix the login redirect',
-        validateInput: (text) => (text.trim() ? undefined : 'Give the session a name.'),
-      });
-      if (name === undefined) return;
-      try {
-        const entry = registry.create(name, { kind: 'workspace', root: deps.workspaceRoot() });
-        registry.show(entry.id);
-        await focusChat();
-      } catch (error) {
-        void vscode.window.showErrorMessage(`OpenAgent could not start the session: ${(error as Error).message}`);
-      }
-    },
+  // One repository's worktrees per window, made when first needed (a folder opened later counts).
+  let worktrees: { root: string; port: GitWorktrees } | undefined;
+  const worktreesNow = () => {
+    const root = deps.workspaceRoot();
+    if (!root) return undefined;
+    if (worktrees?.root !== root)
+      worktrees = { root, port: new GitWorktrees({ workspaceRoot: root, baseFolder: () => worktreesFolder(context) }) };
+    return worktrees.port;
   };
+  const commands = sessionCommands(
+    {
+      registry,
+      worktrees: worktreesNow,
+      workspaceRoot: deps.workspaceRoot,
+      focusChat,
+      setup: {
+        start: (root) => {
+          const setup = worktreeSetup(root, deps.policy());
+          if (!setup) return undefined;
+          return { command: setup.command, done: runWorktreeSetup(root, setup, windowParts.sandbox) };
+        },
+      },
+    },
+    context,
+  );
 
   return {
     registry,
@@ -125,10 +134,10 @@ export function createWindowSessions(deps: WindowSessionsDeps): WindowSessions {
   };
 }
 
-async function pickSession(registry: SessionRegistry): Promise<string | undefined> {
-  const picked = await vscode.window.showQuickPick(
-    registry.list().map((view) => ({ label: view.name, description: view.state, id: view.id })),
-    { title: 'Show Session' },
-  );
-  return picked?.id;
+/** Where new worktrees are made: the setting, else this workspace's own storage of the extension. */
+function worktreesFolder(context: vscode.ExtensionContext): string {
+  const set = vscode.workspace.getConfiguration('openagent').get<string>('worktreesFolder', '').trim();
+  if (set) return set.startsWith('~') ? path.join(os.homedir(), set.slice(1)) : set;
+  const storage = context.storageUri ?? context.globalStorageUri;
+  return path.join(storage.fsPath, 'worktrees');
 }

@@ -37,8 +37,15 @@ function registryOn(server: RemoteFakeServer): SessionRegistry {
 const place = (index: number): WorkPlace => ({
   kind: 'worktree',
   root: `/bench/trees/${index}`,
-  branch: `openagent/bench-${index}`,
-  base: 'HEAD',
+  worktree: {
+    name: `bench ${index}`,
+    root: `/bench/trees/${index}`,
+    branch: `openagent/bench-${index}`,
+    base: { commit: 'HEAD' },
+    gitDir: '/bench/.git',
+    worktreeGitDir: `/bench/.git/worktrees/${index}`,
+    workspaceRoot: '/bench',
+  },
 });
 
 async function runToEnd(session: ConversationSession, prompt: string): Promise<void> {

@@ -38,16 +38,19 @@ export async function findWebviewFrame(page: Page, rootSelector: string, timeout
   );
 }
 
-/** Waits for the notification toast whose text contains `text`. */
+/** Waits for the notification (a toast, a modal dialog, or a row of the open notification center) whose text contains `text`. */
 export async function waitForNotification(page: Page, text: string, timeoutMs = PATIENCE_MS): Promise<Locator> {
-  const toast = page.locator('.notification-toast', { hasText: text });
+  const toast = page.locator('.notification-toast, .monaco-dialog-box, .notifications-center .monaco-list-row', {
+    hasText: text,
+  });
   await toast.waitFor({ timeout: timeoutMs });
   return toast;
 }
 
 /** Clicks the button of a notification whose label is exactly `label`. */
 export async function clickNotificationButton(toast: Locator, label: string): Promise<void> {
-  await toast.locator('.monaco-button', { hasText: new RegExp(`^${label}$`) }).click();
+  // A toast's buttons and a modal dialog's are both buttons by role, named by their label.
+  await toast.getByRole('button', { name: label, exact: true }).first().click();
 }
 
 /**

@@ -63,7 +63,18 @@ async function handle(request: http.IncomingMessage, page: Page | undefined): Pr
   if (route === '/notification') {
     if (typeof text !== 'string' || typeof button !== 'string')
       throw new Error('chat driver: /notification needs "text" and "button" strings');
-    return clickNotificationButton(await waitForNotification(page, text), button);
+    const toast = await waitForNotification(page, text).catch(async (error: Error) => {
+      // What was on screen instead says why (another notification in the way, a different text).
+      const shown = await page.locator('.notification-toast').allInnerTexts();
+      throw new Error(`${error.message}\nNotifications on screen: ${shown.join(' | ') || 'none'}`);
+    });
+    return clickNotificationButton(toast, button).catch(async (error: Error) => {
+      const html = await toast
+        .first()
+        .evaluate((element) => element.outerHTML.slice(0, 3_000))
+        .catch(() => '');
+      throw new Error(`${error.message}\nThe notification: ${html}`);
+    });
   }
   if (typeof text !== 'string') throw new Error('chat driver: the body needs a "text" string');
   if (route === '/chat/prompt') {

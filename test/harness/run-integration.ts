@@ -9,6 +9,7 @@
  * failure, a missing result or a hang. OPENAGENT_INTEGRATION_SUITES=integration-untrusted
  * (comma-separated folder names) runs only those suites.
  */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -69,7 +70,53 @@ const SUITES: IntegrationSuite[] = [
     workspaceTrust: false,
     setUp: teamDatabase,
   },
+  {
+    title: 'Integration tests inside VS Code 1.100.3 (code-server), sessions side by side in a git repository',
+    folder: 'integration-sessions',
+    workspace: 'sample',
+    workspaceTrust: false,
+    setUp: gitRepositoryWithModelServer,
+  },
 ];
+
+/**
+ * The sample folder as a git repository with one commit, a fake model server the user settings
+ * name (and a key), and worktrees made in a folder of their own outside the workspace.
+ */
+async function gitRepositoryWithModelServer(): Promise<SuiteSetUp> {
+  const server = await FakeModelServer.start();
+  const worktrees = fs.mkdtempSync(path.join(os.tmpdir(), 'openagent-session-worktrees-'));
+  return {
+    settings: {
+      'openagent.provider': 'anthropic',
+      'openagent.model': 'fake-model',
+      'openagent.baseUrl': server.anthropicBaseUrl,
+      'openagent.worktreesFolder': worktrees,
+      'git.autoRepositoryDetection': false,
+      // Commands run without asking, so the three sessions' write approvals are the toasts on screen.
+      'openagent.policy': { approvals: { auto_approve: ['bash'] } },
+    },
+    env: {
+      ANTHROPIC_API_KEY: 'sk-ant-Qx7vR2mZ9pLw4Kd8Tj3N',
+      OPENAGENT_TEST_MODEL: server.anthropicBaseUrl,
+      OPENAGENT_TEST_WORKTREES: worktrees,
+    },
+    prepareWorkspace: (workspaceDir) => {
+      const git = (...args: string[]) =>
+        execFileSync('git', ['-c', 'user.name=Tester', '-c', 'user.email=tester@example.com', ...args], {
+          cwd: workspaceDir,
+          stdio: 'ignore',
+        });
+      git('init', '-q', '-b', 'main');
+      git('add', '-A');
+      git('commit', '-q', '-m', 'The sample project');
+    },
+    tearDown: async () => {
+      await server.close();
+      fs.rmSync(worktrees, { recursive: true, force: true });
+    },
+  };
+}
 
 /**
  * A real PostgreSQL with the team schema and a team policy that denies writing files and one

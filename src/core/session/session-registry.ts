@@ -52,12 +52,21 @@ export interface SessionRegistryDeps {
 
 const placeSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('workspace'), root: z.string().max(4_096).optional() }),
-  z.object({
-    kind: z.literal('worktree'),
-    root: z.string().min(1).max(4_096),
-    branch: z.string().min(1).max(300),
-    base: z.string().min(1).max(300),
-  }),
+  z
+    .object({
+      kind: z.literal('worktree'),
+      root: z.string().min(1).max(4_096),
+      worktree: z.object({
+        name: z.string().max(MAX_SESSION_NAME * 4),
+        root: z.string().min(1).max(4_096),
+        branch: z.string().startsWith('openagent/').max(300),
+        base: z.object({ commit: z.string().min(1).max(100), branch: z.string().max(300).optional() }),
+        gitDir: z.string().min(1).max(4_096),
+        worktreeGitDir: z.string().min(1).max(4_096),
+        workspaceRoot: z.string().min(1).max(4_096),
+      }),
+    })
+    .refine((place) => place.root === place.worktree.root),
 ]);
 const keptSchema = z.object({
   version: z.literal(1),

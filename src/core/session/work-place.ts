@@ -1,3 +1,5 @@
+import type { Worktree } from './worktree-port';
+
 /**
  * Where a session works (SPEC 5b): the window's workspace folder, or a git worktree of its
  * repository on a branch of its own, outside the workspace. A session's parts — its files, shell,
@@ -12,15 +14,13 @@ export type WorkPlace =
     }
   | {
       kind: 'worktree';
-      /** The worktree's folder. */
+      /** The worktree's folder (the same as `worktree.root`). */
       root: string;
-      /** The session's branch, `openagent/<slug>`. */
-      branch: string;
-      /** What the branch started from (a commit), the base its changes are shown against. */
-      base: string;
+      /** Its branch `openagent/<slug>`, base commit and repository (worktree-port.ts). */
+      worktree: Worktree;
     };
 
 /** One line for lists and notifications: "workspace" or "worktree openagent/fix-login". */
 export function placeLabel(place: WorkPlace): string {
-  return place.kind === 'workspace' ? 'workspace' : `worktree ${place.branch}`;
+  return place.kind === 'workspace' ? 'workspace' : `worktree ${place.worktree.branch}`;
 }

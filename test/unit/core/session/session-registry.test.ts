@@ -20,8 +20,15 @@ import { sessionOn } from './session-harness';
 const worktree = (name: string): WorkPlace => ({
   kind: 'worktree',
   root: `/work/trees/${name}`,
-  branch: `openagent/${name}`,
-  base: 'abc123',
+  worktree: {
+    name,
+    root: `/work/trees/${name}`,
+    branch: `openagent/${name}`,
+    base: { commit: 'abc123', branch: 'main' },
+    gitDir: '/work/project/.git',
+    worktreeGitDir: `/work/project/.git/worktrees/${name}`,
+    workspaceRoot: '/work/project',
+  },
 });
 
 /** A tool that changes something (so it asks), reporting nothing else. */
@@ -107,7 +114,7 @@ describe('the sessions of a window (SessionRegistry)', function () {
     const first = registry.create('Fix the login', worktree('fix-login'));
     const second = registry.create('Try another way', worktree('other-way'));
     assert.deepEqual(
-      composed.slice(1).map((entry) => [entry.name, entry.place.kind === 'worktree' && entry.place.branch]),
+      composed.slice(1).map((entry) => [entry.name, entry.place.kind === 'worktree' && entry.place.worktree.branch]),
       [
         ['Fix the login', 'openagent/fix-login'],
         ['Try another way', 'openagent/other-way'],

@@ -1,0 +1,142 @@
+/**
+ * Sessions side by side in the real editor (issue 33): three sessions, each in a git worktree of
+ * its own, started one after another and waiting for approvals at the same time; each writes the
+ * same file differently and runs a command (allowed by the user's policy); write approvals name
+ * their session; each change lands only
+ * in its own worktree. Then one is applied (merged into the workspace), one kept (its branch
+ * stays, its folder goes) and one discarded (both go): the workspace ends with exactly the
+ * applied change.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { ScenarioInput } from '../fixtures/fake-model-server/scenario';
+import {
+  activateOpenAgent,
+  answerQuickInput,
+  clickNotification,
+  FakeModelControl,
+  sendChatPrompt,
+  waitFor,
+} from '../integration/helpers';
+
+const NAMES = ['Alpha', 'Beta', 'Gamma'] as const;
+const greet = (name: string) => `export function greet() {\n  return 'hello from ${name.toLowerCase()}';\n}\n`;
+
+/**
+ * Each session's prompt gets one answer with two calls: write src/greet.js its own way and run a
+ * command that says where it runs. What follows a tool result (no user text to match) is the
+ * echo: any session may get any of those, so the sessions can run in any order, at once.
+ */
+function scenario(): ScenarioInput {
+  return {
+    name: 'three sessions',
+    turns: NAMES.map((name) => ({
+      match: `${name.toLowerCase()} task`,
+      toolCalls: [
+        { id: `write_${name}`, name: 'write_file', arguments: { path: 'src/greet.js', content: greet(name) } },
+        { id: `bash_${name}`, name: 'bash', arguments: { command: `pwd > where-${name}.txt` } },
+      ],
+    })),
+    whenExhausted: 'echo',
+  };
+}
+
+describe('sessions side by side in git worktrees', function () {
+  const root = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+  const worktreesFolder = process.env.OPENAGENT_TEST_WORKTREES!;
+  const model = FakeModelControl.fromEnv('OPENAGENT_TEST_MODEL');
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+  const original = fs.readFileSync(path.join(root, 'src', 'greet.js'), 'utf8');
+
+  before(async () => {
+    await activateOpenAgent();
+    await model.clearRequests();
+    await vscode.commands.executeCommand('openagent.focusChat');
+    await model.setScenario(scenario());
+  });
+
+  it('runs three worktree sessions at once, then applies one, keeps one and discards one', async () => {
+    const sessions: Record<string, { id: string; root: string }> = {};
+    for (const name of NAMES) {
+      const id = await vscode.commands.executeCommand<string | undefined>('openagent.newSession', {
+        name,
+        where: 'worktree',
+      });
+      assert.ok(id, `the session ${name} started`);
+      const folder = path.join(
+        worktreesFolder,
+        fs.readdirSync(worktreesFolder).find((entry) => entry.includes(name.toLowerCase()))!,
+      );
+      sessions[name] = { id, root: fs.realpathSync(folder) };
+      assert.equal(git('-C', folder, 'branch', '--show-current'), `openagent/${name.toLowerCase()}`);
+      // The chat shows the new session: the prompt goes to it, and it stops at its approval
+      // while the next session starts.
+      await sendChatPrompt(`${name.toLowerCase()} task: change greet`);
+    }
+    // Each prompt reached the model from its own session, whose system prompt names its worktree.
+    let calls: Awaited<ReturnType<typeof model.modelCalls>> = [];
+    await waitFor(async () => (calls = await model.modelCalls()).length >= NAMES.length, 'a model call per session');
+    for (const name of NAMES) {
+      const call = calls.find((request) => JSON.stringify(request.body).includes(`${name.toLowerCase()} task`));
+      assert.ok(
+        call,
+        `${name}'s prompt was sent: ${calls.map((request) => JSON.stringify(request.body).slice(-300)).join('\n')}`,
+      );
+      assert.ok(
+        JSON.stringify(call.body).includes(sessions[name]!.root),
+        `${name}'s system prompt names its worktree ${sessions[name]!.root}`,
+      );
+    }
+    // Three sessions wait at once, each approval naming its session.
+    // An approval shown a while ago has left the screen for the notification center: answered there.
+    for (const name of NAMES) {
+      await vscode.commands.executeCommand('notifications.showList');
+      await clickNotification(`OpenAgent (session “${name}”) wants to write src/greet.js`, 'Approve');
+    }
+    for (const name of NAMES) {
+      const where = path.join(sessions[name]!.root, `where-${name}.txt`);
+      await waitFor(() => fs.existsSync(where), `${name}'s command to run in its worktree`);
+      assert.equal(fs.readFileSync(where, 'utf8').trim(), sessions[name]!.root, 'the command ran in the worktree');
+      assert.equal(fs.readFileSync(path.join(sessions[name]!.root, 'src', 'greet.js'), 'utf8'), greet(name));
+    }
+    // Nothing landed in the workspace.
+    assert.equal(fs.readFileSync(path.join(root, 'src', 'greet.js'), 'utf8'), original);
+    assert.deepEqual(
+      NAMES.filter((name) => fs.existsSync(path.join(root, `where-${name}.txt`))),
+      [],
+      'no command wrote into the workspace',
+    );
+
+    // Alpha applied: merged into the workspace, its branch kept.
+    const applied = vscode.commands.executeCommand('openagent.applySession', sessions.Alpha!.id);
+    await answerQuickInput('Apply the session', 'Merge', { pick: true });
+    await clickNotification('“Alpha” was merged', 'Keep Branch');
+    await applied;
+    await waitFor(() => !fs.existsSync(sessions.Alpha!.root), 'Alpha’s worktree folder removed after Keep Branch');
+    assert.equal(fs.readFileSync(path.join(root, 'src', 'greet.js'), 'utf8'), greet('Alpha'));
+    assert.equal(fs.readFileSync(path.join(root, 'where-Alpha.txt'), 'utf8').trim(), sessions.Alpha!.root);
+
+    // Beta kept: its branch holds its work, its folder is gone.
+    await vscode.commands.executeCommand('openagent.keepSessionBranch', sessions.Beta!.id);
+    assert.ok(!fs.existsSync(sessions.Beta!.root));
+    assert.equal(git('show', 'openagent/beta:src/greet.js') + '\n', greet('Beta'));
+
+    // Gamma discarded, after asking: folder and branch gone.
+    const discarded = vscode.commands.executeCommand('openagent.discardSession', sessions.Gamma!.id);
+    await clickNotification('Discard the session “Gamma”?', 'Discard');
+    await discarded;
+    assert.ok(!fs.existsSync(sessions.Gamma!.root));
+    assert.equal(git('branch', '--list', 'openagent/gamma'), '');
+
+    // The workspace holds exactly the applied change.
+    assert.equal(fs.readFileSync(path.join(root, 'src', 'greet.js'), 'utf8'), greet('Alpha'));
+    assert.deepEqual(
+      NAMES.filter((name) => fs.existsSync(path.join(root, `where-${name}.txt`))),
+      ['Alpha'],
+    );
+    assert.match(git('log', '-1', '--format=%s'), /openagent\/alpha/i);
+  });
+});
