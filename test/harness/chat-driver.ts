@@ -68,13 +68,7 @@ async function handle(request: http.IncomingMessage, page: Page | undefined): Pr
       const shown = await page.locator('.notification-toast').allInnerTexts();
       throw new Error(`${error.message}\nNotifications on screen: ${shown.join(' | ') || 'none'}`);
     });
-    return clickNotificationButton(toast, button).catch(async (error: Error) => {
-      const html = await toast
-        .first()
-        .evaluate((element) => element.outerHTML.slice(0, 3_000))
-        .catch(() => '');
-      throw new Error(`${error.message}\nThe notification: ${html}`);
-    });
+    return clickNotificationButton(toast, button);
   }
   if (typeof text !== 'string') throw new Error('chat driver: the body needs a "text" string');
   if (route === '/chat/prompt') {
