@@ -19,6 +19,7 @@ import {
   answerQuickInput,
   clickNotification,
   FakeModelControl,
+  notificationShown,
   sendChatPrompt,
   waitFor,
 } from '../integration/helpers';
@@ -128,7 +129,7 @@ describe('sessions side by side in git worktrees', function () {
     // Gamma: Discard asks first (a modal question, which the editor refuses to show under test,
     // as a user pressing Escape): without a yes, nothing is removed.
     await vscode.commands.executeCommand('openagent.discardSession', sessions.Gamma!.id);
-    await clickNotification('Discard the session “Gamma”?', 'Clear Notification (Delete)');
+    await notificationShown('Discard the session “Gamma”?');
     assert.equal(fs.readFileSync(path.join(sessions.Gamma!.root, 'src', 'greet.js'), 'utf8'), greet('Gamma'));
     assert.equal(git('branch', '--list', 'openagent/gamma').replace(/^[*+ ]+/, ''), 'openagent/gamma');
 
