@@ -32,9 +32,7 @@ export interface NewSessionRequest {
 /** The setup a new worktree runs once (the policy's `worktree.setup`, or its script). */
 export interface WorktreeSetupRunner {
   /** Undefined when there is none; else runs it and resolves with its outcome. */
-  start(
-    root: string,
-  ): { command: string; done: Promise<{ ok: boolean; summary: string; output: string }> } | undefined;
+  start(root: string): { command: string; done: Promise<{ ok: boolean; summary: string; output: string }> } | undefined;
 }
 
 export interface SessionCommandsDeps {
@@ -48,16 +46,17 @@ export interface SessionCommandsDeps {
 
 const shown = (text: string) => visibleText(text, { keepNewlines: false });
 
-export function sessionCommands(deps: SessionCommandsDeps, context: vscode.ExtensionContext): Record<string, CommandHandler> {
+export function sessionCommands(
+  deps: SessionCommandsDeps,
+  context: vscode.ExtensionContext,
+): Record<string, CommandHandler> {
   const { registry } = deps;
   const originals = new OriginalFiles(deps.worktrees);
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(ORIGINAL_SCHEME, originals));
   const finishing: FinishingDeps = {
     worktrees: deps.worktrees,
     endSession: async (worktree) => {
-      const entry = registry
-        .list()
-        .find((view) => view.place.kind === 'worktree' && view.place.root === worktree.root);
+      const entry = registry.list().find((view) => view.place.kind === 'worktree' && view.place.root === worktree.root);
       if (entry) await registry.remove(entry.id);
     },
   };

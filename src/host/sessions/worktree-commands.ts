@@ -46,7 +46,11 @@ export class OriginalFiles implements vscode.TextDocumentContentProvider {
   }
 }
 
-export async function reviewWorktree(worktrees: Worktrees, worktree: Worktree, originals: OriginalFiles): Promise<void> {
+export async function reviewWorktree(
+  worktrees: Worktrees,
+  worktree: Worktree,
+  originals: OriginalFiles,
+): Promise<void> {
   const changes = await worktrees.changes(worktree);
   if (changes.length === 0) {
     void vscode.window.showInformationMessage(`The session “${shown(worktree.name)}” has changed no file yet.`);
