@@ -27,6 +27,7 @@
  */
 import { abortError, onAbort } from '../abort';
 import { LlmError } from './llm-client';
+import { takeTurn } from './time-slice';
 
 export { linkedAbort } from '../abort';
 
@@ -159,6 +160,9 @@ export class IdleWatchdog {
             'stream',
           );
         }
+        // Other streams (and the editor) get the event loop between slices of this one's work.
+        const turn = takeTurn();
+        if (turn) await turn;
         yield next.value;
       }
     } finally {
