@@ -42,8 +42,11 @@ export function renderUserMessage(element: HTMLElement, turn: UserTurn, actions:
     actionLink('Fork from here', 'message-fork', 'A new conversation with what came before this prompt', () =>
       actions.fork(at),
     ),
-    actionLink('Edit and resend', 'message-edit', 'Edit this prompt and send it again (the later part is kept as a fork)', () =>
-      actions.setEditing(turn, { draft: turn.text }),
+    actionLink(
+      'Edit and resend',
+      'message-edit',
+      'Edit this prompt and send it again (the later part is kept as a fork)',
+      () => actions.setEditing(turn, { draft: turn.text }),
     ),
   );
   element.append(row);
@@ -53,8 +56,11 @@ export function renderUserMessage(element: HTMLElement, turn: UserTurn, actions:
 export function forkButton(at: MessageAt, actions: MessageActions): HTMLElement {
   const row = actionRow();
   row.append(
-    actionLink('Fork from here', 'message-fork', 'A new conversation with everything up to the end of this exchange', () =>
-      actions.fork(at),
+    actionLink(
+      'Fork from here',
+      'message-fork',
+      'A new conversation with everything up to the end of this exchange',
+      () => actions.fork(at),
     ),
   );
   return row;
