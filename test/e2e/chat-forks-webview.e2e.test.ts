@@ -47,6 +47,8 @@ describe('chat webview in Chromium: fork and edit a message', function () {
     await second.hover();
     await second.locator('.message-fork').waitFor({ state: 'visible' });
     assert.equal(await second.locator('.message-edit').isVisible(), true);
+    assert.equal(await second.innerText(), 'second question', 'the labels are drawn, not part of the text');
+    assert.equal(await second.locator('.message-edit').getAttribute('aria-label'), 'Edit and resend');
     await second.locator('.message-fork').click();
     assert.deepEqual(await postedOf(page, 'message_fork'), [
       { type: 'message_fork', conversationId: 'c1', seq: prompts[1] },

@@ -126,8 +126,11 @@ function actionRow(): HTMLElement {
 function actionLink(text: string, className: string, title: string, onClick: () => void): HTMLElement {
   const anchor = document.createElement('a');
   anchor.href = '#';
-  anchor.className = className;
-  anchor.textContent = text;
+  anchor.className = `message-action ${className}`;
+  // The label is drawn by chat.css from data-label, so it is never part of the message's text
+  // (copying a message, or reading its innerText, gets the message alone); aria-label names it.
+  anchor.dataset.label = text;
+  anchor.setAttribute('aria-label', text);
   anchor.title = title;
   anchor.setAttribute('role', 'button');
   anchor.addEventListener('click', (event) => {
