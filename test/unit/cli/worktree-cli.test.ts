@@ -10,7 +10,8 @@ import * as path from 'node:path';
 import { FakeModelServer } from '../../fixtures/fake-model-server/server';
 import { loadScenario } from '../../fixtures/fake-model-server/scenario';
 import { TEST_TIMEOUT_MS } from '../../harness/patience';
-import { cliArgs, runCli, tempFolder } from './cli-helpers';
+import { cleanEnv, cliArgs, runCli, tempFolder } from './cli-helpers';
+import { TmuxCli } from './tmux-cli';
 
 function repository(): string {
   const folder = tempFolder('repo');
@@ -123,5 +124,33 @@ describe('openagent --worktree', function () {
       'nothing made beside the repository',
     );
     for (const entry of fs.readdirSync(worktrees)) assert.ok(!entry.startsWith('-') && !entry.includes('\n'), entry);
+  });
+
+  it('/sessions lists the repository’s session worktrees, the one deleted by hand marked', async () => {
+    const repo = repository();
+    const worktrees = tempFolder('worktrees');
+    server.setScenario({ name: 'greetings', turns: [], whenExhausted: 'echo' });
+    for (const name of ['First idea', 'Second idea'])
+      assert.equal(
+        (
+          await runCli([...cliArgs(server, tempFolder('store')), '--worktree', name, 'say hi'], {
+            cwd: repo,
+            env: { OPENAGENT_WORKTREES: worktrees },
+          })
+        ).code,
+        0,
+      );
+    const second = fs.readdirSync(worktrees).find((entry) => entry.startsWith('second'))!;
+    fs.rmSync(path.join(worktrees, second), { recursive: true, force: true });
+    const cli = TmuxCli.start({ args: cliArgs(server, tempFolder('store')), cwd: repo, env: { ...cleanEnv() } });
+    try {
+      await cli.waitForPrompt(1);
+      cli.type('/sessions');
+      const screen = await cli.waitForPrompt(2);
+      assert.match(screen, /openagent\/first-idea\s+First idea\s+ready/);
+      assert.match(screen, /openagent\/second-idea\s+Second idea\s+folder gone/);
+    } finally {
+      cli.kill();
+    }
   });
 });
