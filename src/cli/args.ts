@@ -37,6 +37,9 @@ Options:
   --sandbox <mode>   auto | required | off: whether commands run confined (bubblewrap on Linux;
                      default auto; OPENAGENT_SANDBOX). A policy can make it stricter, never looser
   --store <dir>      where conversations are kept (default ~/.openagent/store; same format as the extension)
+  --worktree <name>  work in a git worktree of this repository on the branch openagent/<name>, made
+                     outside it (OPENAGENT_WORKTREES, default ~/.openagent/worktrees) or worked in
+                     again; the same worktrees the editor's sessions use
   -y, --yes          approve every tool call without asking (alias --approve-all; risky calls still ask)
   -i, --interactive  start the interactive session (after answering the prompt, if one is given)
   -h, --help         show this help
@@ -60,6 +63,8 @@ export interface CliOptions {
   /** Seconds a local server's window and token count are waited for. */
   probeTimeout: number | undefined;
   storeDirectory: string;
+  /** Work in the worktree of this name (--worktree); undefined: in the current folder. */
+  worktree: string | undefined;
   sandbox: SandboxMode;
   approveAll: boolean;
   interactive: boolean;
@@ -93,6 +98,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv): ParsedArgs
         yes: { type: 'boolean', short: 'y' },
         'approve-all': { type: 'boolean' },
         interactive: { type: 'boolean', short: 'i' },
+        worktree: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -122,6 +128,8 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv): ParsedArgs
   const sandbox = values.sandbox ?? (env.OPENAGENT_SANDBOX || 'auto');
   if (!(SANDBOX_MODES as readonly string[]).includes(sandbox))
     return { ok: false, message: `--sandbox is auto, required or off, not "${sandbox}".` };
+  const worktree = values.worktree?.trim();
+  if (values.worktree !== undefined && !worktree) return { ok: false, message: '--worktree needs a name.' };
   return {
     ok: true,
     options: {
@@ -138,6 +146,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv): ParsedArgs
       storeDirectory: path.resolve(
         values.store ?? (env.OPENAGENT_STORE || path.join(os.homedir(), '.openagent', 'store')),
       ),
+      worktree,
       sandbox: sandbox as SandboxMode,
       approveAll: Boolean(values.yes || values['approve-all']),
       interactive: Boolean(values.interactive),

@@ -14,6 +14,7 @@ import { AutoApprovalGate } from '../core/policy/auto-approval';
 import { describeSandbox } from '../core/policy/sandbox-status';
 import { EnvSecretSource } from '../node/env-secret-source';
 import { HeldSecrets } from '../core/llm/held-secrets';
+import { enterWorktree, worktreeOptions } from './worktree-place';
 import { parseCliArgs, USAGE, type CliOptions } from './args';
 import { createCliContext, type CliContext } from './compose';
 import { EventPrinter } from './event-printer';
@@ -74,6 +75,16 @@ export async function main(
     createStyle(colorWanted(stdout, env)),
     heldSecrets.redact,
   );
+  // --worktree: every tool works in the session's worktree, not the folder the CLI started in.
+  let workspaceRoot = process.cwd();
+  if (options.worktree) {
+    try {
+      workspaceRoot = (await enterWorktree(options.worktree, worktreeOptions(options, env, output))).root;
+    } catch (error) {
+      output.error(`openagent: ${error instanceof Error ? error.message : String(error)}`);
+      return 1;
+    }
+  }
   const canAsk = interactive || Boolean(stdin.isTTY);
   const reader = canAsk
     ? new LineReader(
@@ -103,7 +114,7 @@ export async function main(
       probeTimeout: options.probeTimeout,
       sandbox: options.sandbox,
     },
-    workspaceRoot: process.cwd(),
+    workspaceRoot,
     storeDirectory: options.storeDirectory,
     env,
     heldSecrets,
@@ -137,7 +148,7 @@ export async function main(
         output,
         env,
         storeDirectory: options.storeDirectory,
-        workspaceRoot: process.cwd(),
+        workspaceRoot,
         approveAll,
       }).run(prompt || undefined);
       return 0;

@@ -17,6 +17,7 @@ import type { Output } from './output';
 import { setupMessage } from './run-prompt';
 import { queueCommand } from './queue-command';
 import { forkCommand, forksCommand, messagesCommand, rewindCommand } from './fork-commands';
+import { sessionsCommand } from './session-commands';
 
 export interface CommandContext {
   cli: CliContext;
@@ -233,6 +234,7 @@ export const COMMANDS: readonly Command[] = [
   forkCommand,
   rewindCommand,
   forksCommand,
+  sessionsCommand,
   {
     name: 'approve-all',
     usage: '/approve-all [off]',

@@ -86,6 +86,13 @@ export function createWindowSessions(deps: WindowSessionsDeps): WindowSessions {
         if (view.state === 'waiting') counts.waiting++;
       }
       statusBar.countSessions(counts);
+      // A session ended (applied, kept, discarded): its terminal goes with it.
+      const live = new Set(registry.list().map((view) => registry.get(view.id)?.session));
+      for (const [session, parts] of composed)
+        if (session !== here.session && !live.has(session)) {
+          parts.dispose();
+          composed.delete(session);
+        }
     }),
   ];
   const list = new SessionListView(registry);

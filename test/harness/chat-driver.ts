@@ -68,8 +68,6 @@ async function handle(request: http.IncomingMessage, page: Page | undefined): Pr
       const shown = await page.locator('.notification-toast').allInnerTexts();
       throw new Error(`${error.message}\nNotifications on screen: ${shown.join(' | ') || 'none'}`);
     });
-    // No button: the caller only needs to know it showed.
-    if (button === '') return;
     return clickNotificationButton(toast, button);
   }
   if (typeof text !== 'string') throw new Error('chat driver: the body needs a "text" string');

@@ -38,11 +38,6 @@ export async function clickNotification(text: string, button: string): Promise<v
   await askDriver('/notification', { text, button }, `click "${button}"`);
 }
 
-/** Resolves once a notification whose text contains `text` shows (a toast, a dialog, the center's list). */
-export async function notificationShown(text: string): Promise<void> {
-  await askDriver('/notification', { text, button: '' }, `see "${text}"`);
-}
-
 async function askDriver(route: string, body: object, what: string): Promise<void> {
   const driver = process.env.OPENAGENT_TEST_DRIVER;
   if (!driver) throw new Error('OPENAGENT_TEST_DRIVER is not set: run the suite with npm run test:integration');

@@ -138,9 +138,12 @@ export async function keepWorktree(deps: FinishingDeps, worktree: Worktree): Pro
   if (!worktrees) return;
   const { notices } = await worktrees.keep(worktree);
   await deps.endSession(worktree);
-  void vscode.window.showInformationMessage(
-    `The branch ${shown(worktree.branch)} keeps the session’s work; its worktree folder is removed. ${notices.map(shown).join(' ')}`.trim(),
-  );
+  // The port says what it did (its sentence names the branch); ours only when it says nothing.
+  const told =
+    notices.length > 0
+      ? notices.map(shown).join(' ')
+      : `The branch ${shown(worktree.branch)} keeps the session’s work; its worktree folder is removed.`;
+  void vscode.window.showInformationMessage(told);
 }
 
 export async function discardWorktree(deps: FinishingDeps, worktree: Worktree): Promise<void> {
