@@ -62,6 +62,7 @@ import { createMentionResolver } from '../host/chat/mention-sources';
 import { pickContext } from '../host/chat/context-picker';
 import { windowChatKeeping, windowWorkspace } from '../host/chat/chat-keeping';
 import type { ChatActions } from '../host/chat/chat-controller';
+import { askRewindFiles } from '../host/chat/rewind-question';
 import { ChatKeeper } from '../core/session/chat-keeper';
 import { SecretFiles } from '../node/secret-files';
 import { protectedPlaces } from '../node/sandbox/protected-set';
@@ -314,6 +315,8 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     resolveMention,
     findLocalServers,
     useLocalServer,
+    confirmRewind: askRewindFiles,
+    notify: (text) => void vscode.window.showInformationMessage(text),
   };
   const chatView = new ChatViewProvider({ session, keeper }, chatActions);
 

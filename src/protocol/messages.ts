@@ -53,6 +53,21 @@ export const webviewToHostSchema = z.discriminatedUnion('type', [
     conversationId: z.string().min(1).max(200),
     errorSeq: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
   }),
+  /**
+   * "Fork from here" on a prompt or an answer, and "Edit and resend" on a prompt: the message by
+   * the seq of the event that showed it (the host finds it in the conversation it shows, or refuses).
+   */
+  z.strictObject({
+    type: z.literal('message_fork'),
+    conversationId: z.string().min(1).max(200),
+    seq: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+  }),
+  z.strictObject({
+    type: z.literal('message_edit'),
+    conversationId: z.string().min(1).max(200),
+    seq: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+    text: promptTextSchema,
+  }),
   z.strictObject({ type: z.literal('chat_new') }),
   z.strictObject({ type: z.literal('action_invoke'), action: webviewActionSchema, choice: choiceSchema.optional() }),
   z.strictObject({ type: z.literal('link_open'), href: z.string().min(1).max(4096) }),

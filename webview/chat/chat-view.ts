@@ -12,21 +12,26 @@ import { StreamingMarkdown } from '../shared/streaming-markdown';
 import { WindowedList } from '../shared/windowed-list';
 import { fixesFor } from './error-fixes';
 import { RunTracker } from './run-tracker';
+import { forkButton } from './message-actions';
 import { ReviewStatus } from './review-status';
 import {
   actionButtons,
   estimateTurnHeight,
   renderTurn,
   turnElement,
+  type MessageAt,
   type Turn,
   type TurnBody,
   type TurnActions,
 } from './turns';
 
 type Notice = Extract<HostToWebview, { type: 'chat_notice' }>;
-export type ChatViewCallbacks = Omit<TurnActions, 'onRetry'> & {
+export type ChatViewCallbacks = Omit<TurnActions, 'onRetry' | 'onMessage'> & {
   /** An error's Retry: the error it belongs to (the host sends that run's prompt, or says why not). */
   onRetry(target: { conversationId: string; errorSeq: number }): void;
+  /** "Fork from here" on a prompt or an answer, and "Edit and resend" on a prompt (the event that showed it). */
+  onFork(at: MessageAt): void;
+  onEdit(at: MessageAt, text: string): void;
 };
 
 export class ChatView {
@@ -70,6 +75,18 @@ export class ChatView {
         if (!target) return;
         callbacks.onRetry(target);
         this.apply([]);
+      },
+      onMessage: {
+        fork: (at) => callbacks.onFork(at),
+        edit: (at, text) => callbacks.onEdit(at, text),
+        setEditing: (turn, editing) => {
+          const index = this.turns.indexOf(turn as Turn);
+          if (index < 0 || turn.editing === editing) return;
+          if (editing) turn.editing = editing;
+          else delete turn.editing;
+          this.touch(index);
+          this.apply([]);
+        },
       },
     };
     this.list = new WindowedList(transcript, {
@@ -135,14 +152,17 @@ export class ChatView {
         this.clearNotice();
         this.finishCurrent();
         // A retried prompt is shown once: above the error whose Retry sent it again.
-        if (this.runs.prompt(event)) this.add({ kind: 'user', text: event.text, attachments: event.attachments });
+        if (this.runs.prompt(event))
+          this.add({ kind: 'user', text: event.text, attachments: event.attachments, at: messageAt(event) });
         this.setRunning(true);
         // Sending a prompt brings the reader back to the end of the conversation.
         this.list.followEnd();
         break;
       case 'text_delta': {
         if (!this.live) {
-          const turn = { kind: 'assistant' as const, text: '', version: 0 };
+          // A sub-agent's text is not an answer of this conversation's own: no fork from it.
+          const at = event.agentId === 'lead' ? messageAt(event) : undefined;
+          const turn = { kind: 'assistant' as const, text: '', version: 0, ...(at ? { at } : {}) };
           this.turns.push(turn);
           this.live = { index: this.turns.length - 1, turn, stream: new StreamingMarkdown(turnElement('assistant')) };
           this.runs.answer(this.live.index);
@@ -329,6 +349,8 @@ export class ChatView {
     if (!live.stream.element.isConnected) return;
     live.stream.update(live.turn.text);
     live.stream.finish();
+    // The streamed element stays as it is; the answer's fork action goes under it once it is whole.
+    if (live.turn.at) live.stream.element.append(forkButton(live.turn.at, this.turnActions.onMessage));
     this.shown.set(live.stream.element, live.turn.version);
   }
 
@@ -346,6 +368,8 @@ export class ChatView {
 
   private setRunning(running: boolean): void {
     this.running = running;
+    // Fork and edit are refused while the agent runs: their actions hide (chat.css).
+    this.transcript.classList.toggle('agent-running', running);
     this.stopWaiting(running ? 'Thinking…' : '');
     this.activityText = running ? 'Thinking…' : '';
   }
@@ -382,4 +406,9 @@ export class ChatView {
     if (shown?.running !== this.running) this.onRunningChange(this.running);
     this.shownActivity = { running: this.running, text: this.activityText };
   }
+}
+
+/** The message an event showed, as the host is asked about it. */
+function messageAt(event: AgentEvent): MessageAt {
+  return { conversationId: event.conversationId, seq: event.seq };
 }

@@ -32,6 +32,8 @@ export function mountConversation(
       onRevertTurn: (turn) => post({ type: 'turn_revert', turn }),
       onOpenDiff: (turn, path) => post({ type: 'turn_diff_open', turn, path }),
       onReview: (action, turn, path) => post({ type: 'edits_review', action, turn, ...(path ? { path } : {}) }),
+      onFork: (at) => post({ type: 'message_fork', ...at }),
+      onEdit: (at, text) => post({ type: 'message_edit', ...at, text }),
     },
     (running) => composer.setRunning(running),
   );

@@ -9,6 +9,7 @@ import { estimateTextHeight, type TextMetrics } from '../shared/list-layout';
 import { renderMarkdownFragment } from '../shared/render-markdown';
 import { renderCutMark, renderToolLine, retryButtonState, toolOutcomeText } from './turn-parts';
 import { reviewText, type FileReviewStatus } from './review-status';
+import { forkButton, renderUserMessage, type MessageActions } from './message-actions';
 
 type Notice = Extract<HostToWebview, { type: 'chat_notice' }>;
 export type NoticeAction = Notice['actions'][number];
@@ -16,13 +17,13 @@ export type ChangedFile = Extract<AgentEvent, { type: 'files_changed' }>['files'
 
 export type TurnBody =
   /** What the user sent, with the labels of the context it attached (@file:…, @problems…). */
-  | { kind: 'user'; text: string; attachments?: string[] }
+  | { kind: 'user'; text: string; attachments?: string[]; at?: MessageAt; editing?: { draft: string } }
   /** A status line or a cost warning (plain text). */
   | { kind: 'status' | 'warning'; text: string }
   /** A tool call: the tool, what it works on ("src/a.ts", a command), and what became of it. */
   | { kind: 'tool'; name: string; target: string; outcome: ToolOutcome }
   /** Markdown from the model (an answer, a presented plan); `cut` when its run ended it early. */
-  | { kind: 'assistant'; text: string; cut?: { label: string; reason: string } }
+  | { kind: 'assistant'; text: string; cut?: { label: string; reason: string }; at?: MessageAt }
   /** A failed run: what failed, its fixes, and (the lead's) Retry tied to this error. */
   | { kind: 'error'; text: string; actions: NoticeAction[]; retry?: RetryState }
   /** The files a turn changed, with "Revert This Turn" until it has been reverted, and their review. */
@@ -36,6 +37,12 @@ export type TurnBody =
     }
   /** A revert of a turn whose files block is not in this transcript. */
   | { kind: 'reverted'; notes: string[] };
+
+/** Which message a turn shows: the event that showed it (the host finds the message from it). */
+export interface MessageAt {
+  conversationId: string;
+  seq: number;
+}
 
 /**
  * An error's Retry: usable, clicked (waiting for the prompt to go out), used (its prompt was sent
@@ -59,6 +66,8 @@ export interface TurnActions {
   onOpenDiff(turn: number, path: string): void;
   /** The review of the turn's edits: open a file at its hunks, keep or undo a file's (or the turn's) hunks. */
   onReview(action: 'open' | 'keep' | 'undo', turn: number, path?: string): void;
+  /** "Fork from here", and "Edit and resend" (opening and closing the inline editor, sending it). */
+  onMessage: MessageActions;
 }
 
 /** Buttons for actions; the first is the primary one. */
@@ -97,18 +106,7 @@ export function renderTurn(turn: Turn, actions: TurnActions): HTMLElement {
   const element = turnElement(turn.kind);
   switch (turn.kind) {
     case 'user':
-      element.textContent = turn.text;
-      if (turn.attachments?.length) {
-        const attached = document.createElement('div');
-        attached.className = 'turn-attachments';
-        for (const label of turn.attachments) {
-          const chip = document.createElement('span');
-          chip.className = 'attachment';
-          chip.textContent = label;
-          attached.append(chip);
-        }
-        element.append(attached);
-      }
+      renderUserMessage(element, turn, actions.onMessage);
       break;
     case 'status':
       element.textContent = turn.text;
@@ -123,6 +121,7 @@ export function renderTurn(turn: Turn, actions: TurnActions): HTMLElement {
     case 'assistant':
       element.append(renderMarkdownFragment(turn.text));
       if (turn.cut) element.append(renderCutMark(turn.cut));
+      if (turn.at) element.append(forkButton(turn.at, actions.onMessage));
       break;
     case 'error': {
       const text = document.createElement('p');
@@ -216,7 +215,10 @@ export function estimateTurnHeight(turn: Turn, widthPx: number, metrics: TextMet
   switch (turn.kind) {
     case 'user':
       return (
-        estimateTextHeight(turn.text, widthPx - 18, metrics, 14) + (turn.attachments?.length ? metrics.lineHeight : 0)
+        estimateTextHeight(turn.text, widthPx - 18, metrics, 14) +
+        (turn.attachments?.length ? metrics.lineHeight : 0) +
+        (turn.at ? metrics.lineHeight : 0) +
+        (turn.editing ? buttonRow * 3 : 0)
       );
     case 'assistant':
       // Blank lines stand for paragraph margins; the last paragraph keeps its bottom margin.

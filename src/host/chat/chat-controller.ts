@@ -18,6 +18,8 @@ import { coalesceTextDeltas } from './event-batcher';
 import { SessionFeed } from './session-feed';
 import { ChatQueueLink } from './chat-queue-link';
 import type { ChatWebview } from './held-webview';
+import { ChatForks } from './chat-forks';
+import type { RewindAnswer, RewindFilePlan } from '../../core/session/session-forks';
 
 export interface ChatActions {
   setApiKey(): Promise<void>;
@@ -39,6 +41,10 @@ export interface ChatActions {
   findLocalServers(): Promise<LocalServer[]>;
   /** Makes `model` on `server` the model OpenAgent uses. */
   useLocalServer(server: LocalServer, model: string): Promise<void>;
+  /** "Edit and resend": asks whether to restore the files the later turns changed (modal). Without it, they stay. */
+  confirmRewind?(plan: RewindFilePlan): Promise<RewindAnswer>;
+  /** An outcome shown as a notification (one the chat's reset would clear). Without it, a chat notice. */
+  notify?(text: string): void;
 }
 
 /** How many local servers a notice offers at most. */
@@ -49,6 +55,7 @@ const TRACE_EVENTS = new Set<string>(['llm_request', 'llm_response']);
 export class ChatController extends Disposable {
   private readonly feed: SessionFeed<HostToWebview>;
   private readonly queue: ChatQueueLink;
+  private readonly forks: ChatForks;
   /** The local servers the last notice offered; a `use_local_server` choice indexes this list. */
   private offeredServers: LocalServer[] = [];
 
@@ -76,6 +83,11 @@ export class ChatController extends Disposable {
       keeper,
     );
     this._register(this.queue);
+    this.forks = new ChatForks(session, {
+      notice: (level, text) => this.post({ type: 'chat_notice', level, text, actions: [] }),
+      ...(actions.confirmRewind ? { confirmRewind: (plan) => actions.confirmRewind!(plan) } : {}),
+      ...(actions.notify ? { notify: (text) => actions.notify!(text) } : {}),
+    });
     this._register(webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)));
   }
 
@@ -149,6 +161,12 @@ export class ChatController extends Disposable {
         else this.showProblem(outcome);
         return;
       }
+      case 'message_fork':
+        await this.forks.fork(message.conversationId, message.seq);
+        return;
+      case 'message_edit':
+        await this.forks.edit(message.conversationId, message.seq, message.text);
+        return;
       case 'chat_new':
         this.session.reset();
         return;
