@@ -26,7 +26,8 @@ import {
   type Worktrees,
 } from '../../core/session/worktree-port';
 import { compareVersions, GitCommand } from './git-command';
-import { findRepository, repositoryPrograms, type RepositoryContext } from './repository-config';
+import { findRepository, readSmall, repositoryPrograms, type RepositoryContext } from './repository-config';
+import { realOr } from '../sandbox/quiet-fs';
 import { occupied, prepareBaseFolder } from './worktree-folders';
 import { readRecord, writeRecord } from './worktree-metadata';
 import { displayName, sessionSlug, slugCandidates } from './worktree-names';
@@ -360,7 +361,7 @@ export class GitWorktrees implements Worktrees {
     const worktreesFolder = path.join(context.layout.commonDir, 'worktrees');
     for (const id of safeReaddir(worktreesFolder)) {
       const adminDir = path.join(worktreesFolder, id);
-      const dotGit = safeRead(path.join(adminDir, 'gitdir')).replace(/[\r\n]+$/, '');
+      const dotGit = readSmall(path.join(adminDir, 'gitdir')).replace(/[\r\n]+$/, '');
       if (dotGit) adminDirs.set(path.dirname(dotGit), adminDir);
     }
     const records: Array<{ folder: string; branch?: string; adminDir?: string }> = [];
@@ -439,21 +440,5 @@ function safeReaddir(folder: string): string[] {
     return readdirSync(folder);
   } catch {
     return [];
-  }
-}
-
-function safeRead(file: string): string {
-  try {
-    return readFileSync(file, 'utf8').slice(0, 64 * 1024);
-  } catch {
-    return '';
-  }
-}
-
-function realOr(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return file;
   }
 }

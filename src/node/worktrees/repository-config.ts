@@ -8,6 +8,7 @@
  */
 import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
+import { realOr } from '../sandbox/quiet-fs';
 import { WorktreeError } from '../../core/session/worktree-port';
 import type { GitCommand, GitOptions } from './git-command';
 
@@ -143,19 +144,12 @@ function lstatOrUndefined(file: string) {
   }
 }
 
-function readSmall(file: string): string {
+/** A small regular file's text ('' for anything else): never blocks on a pipe or a device. */
+export function readSmall(file: string): string {
   try {
     const stat = lstatSync(file);
     return stat.isFile() && stat.size < 64 * 1024 ? readFileSync(file, 'utf8') : '';
   } catch {
     return '';
-  }
-}
-
-function realOr(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return file;
   }
 }

@@ -2,10 +2,10 @@
  * What a worktree's making says beyond success: a write failure on a (nearly) full disk said
  * to be one, and what a fresh checkout leaves out (submodules, LFS content).
  */
-import { existsSync, readFileSync, statfsSync } from 'node:fs';
+import { existsSync, statfsSync } from 'node:fs';
 import * as path from 'node:path';
 import { WorktreeError } from '../../core/session/worktree-port';
-import type { RepositoryPrograms } from './repository-config';
+import { readSmall, type RepositoryPrograms } from './repository-config';
 
 /** Below this much free space, a write failure is taken for a full disk (git does not always say). */
 const NEARLY_FULL_BYTES = 4 * 1024 * 1024;
@@ -34,17 +34,9 @@ export function checkoutNotices(root: string, programs: RepositoryPrograms): str
     notices.push(
       'This repository has submodules; they are not initialized in the worktree (their folders are empty). Run `git submodule update --init` there if the session needs them.',
     );
-  if (/filter=lfs/.test(safeRead(path.join(root, '.gitattributes'))) && !programs.userFilters.has('lfs'))
+  if (/filter=lfs/.test(readSmall(path.join(root, '.gitattributes'))) && !programs.userFilters.has('lfs'))
     notices.push(
       "This repository uses Git LFS, but your git configuration has no LFS filter (`git lfs install`), so LFS files are pointer files in the worktree; an LFS filter defined only in the repository's own configuration is not run by OpenAgent. Run `git lfs pull` in the worktree if the session needs them.",
     );
   return notices;
-}
-
-function safeRead(file: string): string {
-  try {
-    return readFileSync(file, 'utf8').slice(0, 64 * 1024);
-  } catch {
-    return '';
-  }
 }
