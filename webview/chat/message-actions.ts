@@ -5,6 +5,7 @@
  * runs (the host refuses both then). Everything is text: a message is shown with textContent.
  */
 import type { MessageAt } from './turns';
+import { linkButton } from '../shared/link-button';
 
 type UserTurn = { text: string; attachments?: string[]; at?: MessageAt; editing?: { draft: string } };
 
@@ -124,19 +125,11 @@ function actionRow(): HTMLElement {
 }
 
 function actionLink(text: string, className: string, title: string, onClick: () => void): HTMLElement {
-  const anchor = document.createElement('a');
-  anchor.href = '#';
-  anchor.className = `message-action ${className}`;
+  const anchor = linkButton('', `message-action ${className}`, onClick);
   // The label is drawn by chat.css from data-label, so it is never part of the message's text
   // (copying a message, or reading its innerText, gets the message alone); aria-label names it.
   anchor.dataset.label = text;
   anchor.setAttribute('aria-label', text);
   anchor.title = title;
-  anchor.setAttribute('role', 'button');
-  anchor.addEventListener('click', (event) => {
-    event.preventDefault();
-    event.stopPropagation();
-    onClick();
-  });
   return anchor;
 }

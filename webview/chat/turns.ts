@@ -10,6 +10,7 @@ import { renderMarkdownFragment } from '../shared/render-markdown';
 import { renderCutMark, renderToolLine, retryButtonState, toolOutcomeText } from './turn-parts';
 import { reviewText, type FileReviewStatus } from './review-status';
 import { forkButton, renderUserMessage, type MessageActions } from './message-actions';
+import { linkButton as link } from '../shared/link-button';
 
 type Notice = Extract<HostToWebview, { type: 'chat_notice' }>;
 export type NoticeAction = Notice['actions'][number];
@@ -168,21 +169,6 @@ export function renderTurn(turn: Turn, actions: TurnActions): HTMLElement {
       break;
   }
   return element;
-}
-
-/** A link-styled button of a file's line. */
-function link(text: string, className: string, onClick: () => void): HTMLElement {
-  const anchor = document.createElement('a');
-  anchor.href = '#';
-  anchor.className = className;
-  anchor.textContent = text;
-  anchor.setAttribute('role', 'button');
-  anchor.addEventListener('click', (event) => {
-    event.preventDefault();
-    event.stopPropagation();
-    onClick();
-  });
-  return anchor;
 }
 
 /** A file's review, on a line under it: where it stands, and Review (opens it at its hunks) / Keep / Undo while hunks wait. */
