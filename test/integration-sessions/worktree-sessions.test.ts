@@ -51,6 +51,8 @@ describe('sessions side by side in git worktrees', function () {
   const model = FakeModelControl.fromEnv('OPENAGENT_TEST_MODEL');
   const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
   const original = fs.readFileSync(path.join(root, 'src', 'greet.js'), 'utf8');
+  /** The session the first test leaves in its worktree (Discard was not confirmed). */
+  let gammaId: string | undefined;
 
   before(async () => {
     await activateOpenAgent();
@@ -139,5 +141,27 @@ describe('sessions side by side in git worktrees', function () {
     );
     assert.equal(git('status', '--porcelain'), '', 'the merge left nothing uncommitted');
     assert.match(git('log', '-1', '--format=%s'), /OpenAgent session: Alpha/);
+    gammaId = sessions.Gamma!.id;
+  });
+
+  it("applying a session that conflicts with what was applied opens VS Code's merge editor", async () => {
+    assert.ok(gammaId, 'the first test left Gamma in its worktree');
+    // Gamma changed the same line Alpha's merge changed: the merge stops with conflicts.
+    const applied = vscode.commands.executeCommand('openagent.applySession', gammaId);
+    await answerQuickInput('Apply the session', 'Merge', { pick: true });
+    await applied;
+    const greetFile = path.join(root, 'src', 'greet.js');
+    assert.match(fs.readFileSync(greetFile, 'utf8'), /^<<<<<<< /m, 'git left the conflict in the file');
+    await waitFor(() => {
+      const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input as { result?: vscode.Uri } | undefined;
+      return input?.result?.fsPath === fs.realpathSync(greetFile) || input?.result?.fsPath === greetFile;
+    }, 'the merge editor open on src/greet.js');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    git('merge', '--abort');
+    assert.equal(
+      fs.readFileSync(greetFile, 'utf8'),
+      greet('Alpha'),
+      'aborting the merge brings back the applied change',
+    );
   });
 });

@@ -117,7 +117,7 @@ export async function applyWorktree(deps: FinishingDeps, worktree: Worktree, mod
         `Applying “${shown(worktree.name)}” left conflicts in ${files(outcome.files)}: resolve them in the merge editor. ${outcome.notices.map(shown).join(' ')}`.trim(),
       );
       const first = outcome.files[0];
-      if (first) await vscode.window.showTextDocument(vscode.Uri.file(path.join(worktree.workspaceRoot, first)));
+      if (first) await openInMergeEditor(vscode.Uri.file(path.join(worktree.workspaceRoot, first)));
       return;
     }
     case 'refused':
@@ -160,4 +160,24 @@ export async function discardWorktree(deps: FinishingDeps, worktree: Worktree): 
   if (answer !== 'Discard') return;
   await worktrees.discard(worktree);
   await deps.endSession(worktree);
+}
+
+/**
+ * Opens a conflicted file in VS Code's merge editor, through the git extension (which knows the
+ * file's three versions); where that extension is off or refuses, the file opens as text with its
+ * conflict markers, where VS Code offers "Resolve in Merge Editor" itself.
+ */
+async function openInMergeEditor(uri: vscode.Uri): Promise<void> {
+  const commands = await vscode.commands.getCommands(true);
+  if (commands.includes('git.openMergeEditor')) {
+    try {
+      await vscode.commands.executeCommand('git.openMergeEditor', uri);
+      // A merge editor's tab input has a `result` (TabInputTextMerge, newer than the API we build on).
+      const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+      if (typeof input === 'object' && input !== null && 'result' in input) return;
+    } catch {
+      // Falls through to the text editor.
+    }
+  }
+  await vscode.window.showTextDocument(uri);
 }
