@@ -60,13 +60,11 @@ export class ReviewCommands {
   }
 
   private async run(action: 'keep' | 'undo', target: SessionReviewTarget | undefined): Promise<void> {
-    const session = this.reviews.of(target);
-    if (!target || !session) {
+    const outcome = target && (await this.reviews.decide(action, target));
+    if (!outcome) {
       void vscode.window.showInformationMessage('OpenAgent has no edits to review there.');
       return;
     }
-    const { session: _session, ...hunks } = target;
-    const outcome = action === 'keep' ? await session.review.keep(hunks) : await session.review.undo(hunks);
     tell(action, outcome);
   }
 

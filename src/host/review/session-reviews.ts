@@ -9,7 +9,7 @@
  * No `vscode` here: the routing is plain paths, so it is tested on real files without an editor.
  */
 import * as path from 'node:path';
-import type { EditReview, ReviewTarget } from '../../core/review/edit-review';
+import type { EditReview, ReviewOutcome, ReviewTarget } from '../../core/review/edit-review';
 import type { ConversationSession } from '../../core/session/conversation-session';
 import type { SessionRegistry } from '../../core/session/session-registry';
 
@@ -74,6 +74,17 @@ export class SessionReviews {
   /** The session a target names, else the shown one; undefined for a session that has ended. */
   of(target: SessionReviewTarget | undefined): ReviewedSession | undefined {
     return target?.session === undefined ? this.shown() : this.byId(target.session);
+  }
+
+  /**
+   * Keeps or undoes the target's hunks in its session's review (the shown session's when it names
+   * none); undefined when that session has ended (a lens left on screen acts on nothing).
+   */
+  async decide(action: 'keep' | 'undo', target: SessionReviewTarget): Promise<ReviewOutcome | undefined> {
+    const session = this.of(target);
+    if (!session) return undefined;
+    const { session: _session, ...hunks } = target;
+    return action === 'keep' ? session.review.keep(hunks) : session.review.undo(hunks);
   }
 
   /**
