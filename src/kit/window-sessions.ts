@@ -17,7 +17,7 @@ import type { ChatViewProvider } from '../host/chat/chat-view-provider';
 import { windowChatKeeping, windowWorkspace } from '../host/chat/chat-keeping';
 import type { CommandHandler } from '../host/commands/palette';
 import type { DeveloperPanel } from '../host/panel/developer-panel';
-import { SessionListView } from '../host/sessions/session-list-view';
+import { SessionListView, SHOW_SESSION_COMMAND } from '../host/sessions/session-list-view';
 import { withPendingApprovals } from '../host/sessions/pending-approvals';
 import { sessionReviewsOf, type SessionReviews } from '../host/review/session-reviews';
 import { sessionCommands } from '../host/sessions/session-commands';
@@ -138,7 +138,12 @@ export function createWindowSessions(deps: WindowSessionsDeps): WindowSessions {
     list,
     shown: () => registry.shown.session,
     // Showing a session shows its waiting approvals again (they may have hidden in the center).
-    commands: withPendingApprovals(commands, registry, (session) => composed.get(session)?.approvals),
+    commands: withPendingApprovals(
+      commands,
+      SHOW_SESSION_COMMAND,
+      registry,
+      (session) => composed.get(session)?.approvals,
+    ),
     reviews,
     dispose: async () => {
       for (const stop of stops) stop();

@@ -8,7 +8,6 @@
 import type { ConversationSession } from '../../core/session/conversation-session';
 import type { SessionRegistry } from '../../core/session/session-registry';
 import type { CommandHandler } from '../commands/palette';
-import { SHOW_SESSION_COMMAND } from './session-list-view';
 
 /** What a session's approval gate offers here. */
 export interface ResurfacingApprovals {
@@ -16,13 +15,17 @@ export interface ResurfacingApprovals {
   resurface(): number;
 }
 
-/** The commands, with Show Session also showing the shown session's waiting questions again. */
+/**
+ * The commands, with Show Session (`showCommand`, session-list-view.ts's, passed in so this file
+ * needs no editor) also showing the shown session's waiting questions again.
+ */
 export function withPendingApprovals(
   commands: Record<string, CommandHandler>,
+  showCommand: string,
   registry: Pick<SessionRegistry, 'get' | 'shown'>,
   approvalsOf: (session: ConversationSession) => ResurfacingApprovals | undefined,
 ): Record<string, CommandHandler> {
-  const show = commands[SHOW_SESSION_COMMAND] as ((id?: unknown) => unknown) | undefined;
+  const show = commands[showCommand] as ((id?: unknown) => unknown) | undefined;
   if (!show) return commands;
   const showing = async (id?: unknown): Promise<unknown> => {
     const before = registry.shown.id;
@@ -33,5 +36,5 @@ export function withPendingApprovals(
     if (asked) approvalsOf(shown.session)?.resurface();
     return result;
   };
-  return { ...commands, [SHOW_SESSION_COMMAND]: showing as CommandHandler };
+  return { ...commands, [showCommand]: showing as CommandHandler };
 }

@@ -7,11 +7,15 @@
  */
 import assert from 'node:assert/strict';
 import type { ApprovalDecision } from '../../../../src/core/policy/approval';
+import type { ConversationSession } from '../../../../src/core/session/conversation-session';
+import type { WorkPlace } from '../../../../src/core/session/work-place';
+import { withPendingApprovals } from '../../../../src/host/sessions/pending-approvals';
 import { gateWith, NotificationDouble, writeRequest } from './notification-double';
 
 const APPROVE = 'Approve';
 const DENY = 'Deny';
 const DETAILS = 'Show Details';
+const PLACE: WorkPlace = { kind: 'workspace', root: '/work' };
 
 /** Whether a promise has settled, after letting pending callbacks run. */
 async function settled(promise: Promise<unknown>): Promise<boolean> {
@@ -187,5 +191,55 @@ describe('approvals shown again when their session is shown (issue 33)', () => {
     gate.resurface();
     assert.equal((await decision).source, 'timeout');
     assert.equal(gate.pendingCount, 0);
+  });
+});
+
+describe('Show Session shows the session’s waiting questions again (issue 33)', () => {
+  const SHOW = 'openagent.showSession';
+  /** Two sessions (stand-ins: only their identity matters here), a Show Session that picks like the palette. */
+  function window() {
+    const sessions = { a: {} as ConversationSession, b: {} as ConversationSession };
+    let shownId: 'a' | 'b' = 'a';
+    let picked: 'a' | 'b' | undefined;
+    const registry = {
+      get: (id: string) =>
+        id === 'a' || id === 'b' ? { id, name: id, place: PLACE, session: sessions[id] } : undefined,
+      get shown() {
+        return { id: shownId, name: shownId, place: PLACE, session: sessions[shownId] };
+      },
+    };
+    const resurfaced: string[] = [];
+    const commands = withPendingApprovals(
+      {
+        [SHOW]: async (id?: string) => {
+          const chosen = typeof id === 'string' ? id : picked;
+          if (chosen === 'a' || chosen === 'b') shownId = chosen;
+        },
+      },
+      SHOW,
+      registry,
+      (session) => ({ resurface: () => resurfaced.push(session === sessions.a ? 'a' : 'b') }),
+    );
+    const show = commands[SHOW] as (id?: string) => Promise<unknown>;
+    return { show, resurfaced, pick: (id: 'a' | 'b' | undefined) => (picked = id) };
+  }
+
+  it('a click on a row: that session’s, whether it was shown already or not', async () => {
+    const { show, resurfaced } = window();
+    await show('a');
+    await show('b');
+    assert.deepEqual(resurfaced, ['a', 'b']);
+  });
+
+  it('from the palette: the session picked; nothing when the pick is cancelled or names no session', async () => {
+    const { show, resurfaced, pick } = window();
+    pick(undefined);
+    await show();
+    assert.deepEqual(resurfaced, []);
+    pick('b');
+    await show();
+    assert.deepEqual(resurfaced, ['b']);
+    await show('no-such-session');
+    assert.deepEqual(resurfaced, ['b']);
   });
 });
