@@ -75,11 +75,9 @@ import { Hooks } from '../core/agent/hooks';
 import { ExtensionTools } from '../core/tools/extension-tools';
 import { createExtensionApi, type OpenAgentExtensionApi } from '../host/extension-api';
 import { TelemetryExport } from '../host/telemetry-export';
-import { EditReview } from '../core/review/edit-review';
 import { composeSession, type WindowParts } from './session-composer';
 import { createWindowSessions } from './window-sessions';
 import type { SessionListView } from '../host/sessions/session-list-view';
-import { VscodeReviewedFiles } from '../host/review/vscode-reviewed-files';
 import { ReviewEditor } from '../host/review/review-editor';
 import { ReviewCommands } from '../host/review/review-commands';
 
@@ -268,12 +266,6 @@ export function createRuntime(shell: RuntimeShell): Runtime {
   const { session, sandbox } = here;
   context.subscriptions.push({ dispose: () => here.dispose() });
 
-  // The review of the agent's edits, hunk by hunk, in the editor (and from the chat and the palette).
-  const review = new EditReview({ session, files: new VscodeReviewedFiles(), root: workspaceRoot });
-  const reviewEditor = new ReviewEditor(review, workspaceRoot);
-  const reviewCommands = new ReviewCommands(review, reviewEditor, workspaceRoot);
-  context.subscriptions.push({ dispose: () => review.dispose() }, reviewEditor);
-
   const resolveMention = createMentionResolver(currentWorkspace, terminalHistory);
   // Each window reopens its last chat when the chat view first shows (nothing is read before).
   const keeper = new ChatKeeper({
@@ -307,7 +299,8 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     }),
     openTurnDiff: async (turn, file) => {
       // The turn's checkpoint, else (after a reload) the file rebuilt from the turn's hunks.
-      const before = sessions.shown().turnFileBefore(turn, file) ?? (await review.beforeText(turn, file));
+      const before =
+        sessions.shown().turnFileBefore(turn, file) ?? (await sessions.reviews.shown()?.review.beforeText(turn, file));
       if (before) await approvalDetails.showSinceTurn(before.absolute, before.text);
       else void vscode.window.showInformationMessage(`OpenAgent no longer has the earlier version of ${file}.`);
     },
@@ -400,6 +393,10 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     policy: () => policy.current(),
     workspaceRoot,
   });
+  // The review of each session's edits, hunk by hunk, in the editor (and from the chat and the palette).
+  const reviewEditor = new ReviewEditor(sessions.reviews);
+  const reviewCommands = new ReviewCommands(sessions.reviews, reviewEditor);
+  context.subscriptions.push(reviewEditor);
 
   const commands = {
     ...reviewCommands.handlers(),

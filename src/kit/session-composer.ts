@@ -19,7 +19,9 @@ import { ChildProcessRunner } from '../node/child-process-runner';
 import { ChildProcessShell } from '../node/child-process-shell';
 import { OsSandbox, type SandboxSettings } from '../node/sandbox/os-sandbox';
 import { RipgrepSearch } from '../node/ripgrep-search';
+import { EditReview } from '../core/review/edit-review';
 import { NotificationApprovalGate } from '../host/approvals/notification-approval-gate';
+import { VscodeReviewedFiles } from '../host/review/vscode-reviewed-files';
 import type { ApprovalDetails } from '../host/approvals/approval-details';
 import { filesExcludeGlobs } from '../host/settings';
 import { TERMINAL_NAME, TerminalShell } from '../host/terminal/terminal-shell';
@@ -48,6 +50,12 @@ export type WindowParts = Omit<
 export interface ComposedSession {
   session: ConversationSession;
   sandbox: OsSandbox;
+  /** Its approvals: showing the session again shows its waiting questions again. */
+  approvals: NotificationApprovalGate;
+  /** The review of its edits, hunk by hunk, on the files of its own folder. */
+  review: EditReview;
+  /** The folder it works in, as it is now. */
+  root(): string | undefined;
   /** Closes the session's terminal and ends what runs in it. */
   dispose(): void;
 }
@@ -78,16 +86,17 @@ export function composeSession(place: WorkPlace, name: string, window: WindowPar
     const folder = workspaceRoot();
     return folder ? new VscodeWorkspace(folder) : undefined;
   };
+  const approvals = new NotificationApprovalGate({
+    showDetails: approvalDetails.show,
+    ...(here ? {} : { sessionName: name }),
+  });
   const session = new ConversationSession({
     ...shared,
     workspaceRoot,
     workspace,
     sandbox,
     processRunner: new ChildProcessRunner(undefined, sandbox),
-    approvals: new NotificationApprovalGate({
-      showDetails: approvalDetails.show,
-      ...(here ? {} : { sessionName: name }),
-    }),
+    approvals,
     systemPrompt: () => window.systemPrompt(workspaceRoot()),
     prepare: async () => {
       // Whether commands can be confined is known before the first command, without blocking.
@@ -109,7 +118,19 @@ export function composeSession(place: WorkPlace, name: string, window: WindowPar
       return [...builtIn, ...extraTools(builtIn)];
     },
   });
-  return { session, sandbox, dispose: () => terminal.dispose() };
+  // Keep and Undo act on this session's files only: an undo writes in its own folder.
+  const review = new EditReview({ session, files: new VscodeReviewedFiles(), root: workspaceRoot });
+  return {
+    session,
+    sandbox,
+    approvals,
+    review,
+    root: workspaceRoot,
+    dispose: () => {
+      review.dispose();
+      terminal.dispose();
+    },
+  };
 }
 
 /** The window's first folder, as it is now (a window may open one later). */

@@ -17,7 +17,9 @@ import type { ChatViewProvider } from '../host/chat/chat-view-provider';
 import { windowChatKeeping, windowWorkspace } from '../host/chat/chat-keeping';
 import type { CommandHandler } from '../host/commands/palette';
 import type { DeveloperPanel } from '../host/panel/developer-panel';
-import { SessionListView } from '../host/sessions/session-list-view';
+import { SessionListView, SHOW_SESSION_COMMAND } from '../host/sessions/session-list-view';
+import { withPendingApprovals } from '../host/sessions/pending-approvals';
+import { sessionReviewsOf, type SessionReviews } from '../host/review/session-reviews';
 import { sessionCommands } from '../host/sessions/session-commands';
 import { GitWorktrees } from '../node/worktrees/git-worktrees';
 import { runWorktreeSetup, worktreeSetup } from '../node/worktrees/worktree-setup';
@@ -47,6 +49,8 @@ export interface WindowSessions {
   /** The session the chat shows (the palette's commands act on it). */
   shown(): ConversationSession;
   commands: Record<string, CommandHandler>;
+  /** Each session's review of its own edits (the editor's Keep / Undo reach the right one). */
+  reviews: SessionReviews;
   dispose(): Promise<void>;
 }
 
@@ -127,13 +131,23 @@ export function createWindowSessions(deps: WindowSessionsDeps): WindowSessions {
     context,
   );
 
+  const reviews = sessionReviewsOf(registry, (session) => composed.get(session));
+
   return {
     registry,
     list,
     shown: () => registry.shown.session,
-    commands,
+    // Showing a session shows its waiting approvals again (they may have hidden in the center).
+    commands: withPendingApprovals(
+      commands,
+      SHOW_SESSION_COMMAND,
+      registry,
+      (session) => composed.get(session)?.approvals,
+    ),
+    reviews,
     dispose: async () => {
       for (const stop of stops) stop();
+      reviews.dispose();
       await registry.flush();
       await registry.dispose();
       for (const [session, parts] of composed) if (session !== here.session) parts.dispose();

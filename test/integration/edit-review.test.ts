@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { EditReview } from '../../src/core/review/edit-review';
 import { ReviewEditor } from '../../src/host/review/review-editor';
+import { oneSessionReviews } from '../../src/host/review/session-reviews';
 import { VscodeReviewedFiles } from '../../src/host/review/vscode-reviewed-files';
 import { ReviewEvents } from '../fixtures/review-events';
 import { activateOpenAgent, waitFor } from './helpers';
@@ -114,7 +115,7 @@ describe('edit review through VS Code', () => {
 
   it('shows Keep / Undo above each hunk and Keep All / Undo All on top, following the decisions', async () => {
     const { absolute, relative, review } = reviewed(AFTER, BEFORE);
-    const marks = new ReviewEditor(review, () => root);
+    const marks = new ReviewEditor(oneSessionReviews(review, () => root));
     try {
       const editor = await show(absolute);
       const lenses = async () =>

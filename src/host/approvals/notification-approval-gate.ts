@@ -6,12 +6,18 @@
  * compound command has no key, so it offers no "Always" and no stored key answers for it. Each
  * answer is bound to one tool-call id (and its arguments' hash): a second request for the same
  * call is refused, so an approval can never be replayed. No answer in five minutes is a denial.
+ *
+ * With several sessions a question that waited hides in the notification center: showing the
+ * session again (`resurface`) puts each of its waiting questions up again as a fresh
+ * notification. Every notification of a question answers it, the first answer only
+ * (pending-question.ts); a stopped run ends its questions, and their notifications then do nothing.
  */
 import * as vscode from 'vscode';
 import type { ApprovalDecision, ApprovalGate, ApprovalRequest } from '../../core/policy/approval';
 import { isWarning } from '../../core/policy/call-risk';
 import { sessionRuleKey, sessionRuleLabel } from '../../core/policy/session-rules';
 import { visibleText } from '../../core/text/visible-text';
+import { PendingQuestion, TIMEOUT } from './pending-question';
 
 const APPROVE = 'Approve';
 const DENY = 'Deny';
@@ -24,12 +30,41 @@ export interface NotificationGateOptions {
   showDetails?: (request: ApprovalRequest) => Promise<void>;
   /** The session that asks, when the window has several: every notification names it. */
   sessionName?: string;
+  /** The editor's notifications (VS Code's by default). */
+  notices?: ApprovalNotices;
+  /** A question shown this recently is not shown again (a double click on the session's row). */
+  resurfaceAfterMs?: number;
+  now?: () => number;
 }
+
+/** How a question is put to the user: a plain notification, a warning, or a modal dialog. */
+export type NoticeKind = 'information' | 'warning' | 'modal';
+
+/** The editor's notifications, as the gate uses them (a port: tests stand in for it). */
+export interface ApprovalNotices {
+  ask(
+    kind: NoticeKind,
+    text: string,
+    detail: string | undefined,
+    buttons: readonly string[],
+  ): Thenable<string | undefined>;
+}
+
+export const vscodeNotices: ApprovalNotices = {
+  ask: (kind, text, detail, buttons) =>
+    kind === 'modal'
+      ? vscode.window.showWarningMessage(text, { modal: true, ...(detail ? { detail } : {}) }, ...buttons)
+      : kind === 'warning'
+        ? vscode.window.showWarningMessage(text, ...buttons)
+        : vscode.window.showInformationMessage(text, ...buttons),
+};
 
 export class NotificationApprovalGate implements ApprovalGate {
   private readonly answered = new Set<string>();
   /** conversation id → session-rule keys approved for the rest of the session. */
   private readonly always = new Map<string, Set<string>>();
+  /** The questions waiting for the user, by tool-call id. */
+  private readonly waiting = new Map<string, PendingQuestion>();
 
   constructor(private readonly options: NotificationGateOptions = {}) {}
 
@@ -53,71 +88,85 @@ export class NotificationApprovalGate implements ApprovalGate {
       : 'OpenAgent';
     const what = `${who} wants to ${lowerFirst(visibleText(request.summary, { keepNewlines: false }))}`;
     const why = [...risk.reasons, ...risk.cautions].map((reason) => visibleText(reason, { keepNewlines: false }));
-    for (;;) {
-      const buttons = ruleKey === undefined ? [APPROVE, DENY, DETAILS] : [APPROVE, DENY, ALWAYS, DETAILS];
-      // Risky calls are warnings (a protected path: a modal one); routine ones are plain questions.
-      const question = modal
-        ? vscode.window.showWarningMessage(
+    const buttons = ruleKey === undefined ? [APPROVE, DENY, DETAILS] : [APPROVE, DENY, ALWAYS, DETAILS];
+    const notices = this.options.notices ?? vscodeNotices;
+    // Risky calls are warnings (a protected path: a modal one); routine ones are plain questions.
+    const show = modal
+      ? () =>
+          notices.ask(
+            'modal',
             `${what} — a protected path.`,
-            { modal: true, detail: ['Protected paths always ask.', ...why.map((reason) => `• ${reason}`)].join('\n') },
-            ...buttons,
+            ['Protected paths always ask.', ...why.map((reason) => `• ${reason}`)].join('\n'),
+            buttons,
           )
-        : isWarning(risk)
-          ? vscode.window.showWarningMessage(`${what}. Careful: ${why.join('; ')}.`, ...buttons)
-          : vscode.window.showInformationMessage(`${what}.`, ...buttons);
-      const choice = await this.answer(question, request.signal);
-      if (choice === 'timeout') return { approved: false, source: 'timeout', reason: 'No answer within 5 minutes.' };
-      if (choice === APPROVE) return { approved: true, source: 'user' };
-      if (choice === ALWAYS) {
-        if (ruleKey === undefined) {
+      : isWarning(risk)
+        ? () => notices.ask('warning', `${what}. Careful: ${why.join('; ')}.`, undefined, buttons)
+        : () => notices.ask('information', `${what}.`, undefined, buttons);
+    const question = new PendingQuestion(show, {
+      signal: request.signal,
+      timeoutMs: this.options.timeoutMs ?? 5 * 60_000,
+      modal,
+      ...(this.options.now ? { now: this.options.now } : {}),
+    });
+    this.waiting.set(request.toolCallId, question);
+    try {
+      for (;;) {
+        // Each round shows a notification: the first, or a new one after "Show Details".
+        const choice = await question.next();
+        if (choice === TIMEOUT) return { approved: false, source: 'timeout', reason: 'No answer within 5 minutes.' };
+        if (choice === APPROVE) return { approved: true, source: 'user' };
+        if (choice === ALWAYS) {
+          if (ruleKey === undefined) {
+            return {
+              approved: true,
+              source: 'user',
+              reason: 'Approved this once: this call cannot be remembered for the session.',
+            };
+          }
+          const keys = this.always.get(request.conversationId) ?? new Set<string>();
+          keys.add(ruleKey);
+          this.always.set(request.conversationId, keys);
+          const label = sessionRuleLabel(ruleKey);
           return {
             approved: true,
             source: 'user',
-            reason: 'Approved this once: this call cannot be remembered for the session.',
+            reason: `${label.charAt(0).toUpperCase()}${label.slice(1)} are approved for the rest of this conversation.`,
           };
         }
-        const keys = this.always.get(request.conversationId) ?? new Set<string>();
-        keys.add(ruleKey);
-        this.always.set(request.conversationId, keys);
-        const label = sessionRuleLabel(ruleKey);
-        return {
-          approved: true,
-          source: 'user',
-          reason: `${label.charAt(0).toUpperCase()}${label.slice(1)} are approved for the rest of this conversation.`,
-        };
+        if (choice === DETAILS) {
+          await (this.options.showDetails ?? showInputAsDocument)(request);
+          continue;
+        }
+        return { approved: false, source: 'user' };
       }
-      if (choice === DETAILS) {
-        await (this.options.showDetails ?? showInputAsDocument)(request);
-        continue;
-      }
-      return { approved: false, source: 'user' };
+    } finally {
+      question.close();
+      this.waiting.delete(request.toolCallId);
     }
+  }
+
+  /** How many questions wait for the user. */
+  get pendingCount(): number {
+    return this.waiting.size;
+  }
+
+  /**
+   * Shows each waiting question again as a fresh notification (the user came to the session
+   * that asks); returns how many were shown. A modal question is still on screen: not repeated.
+   */
+  resurface(): number {
+    const now = (this.options.now ?? Date.now)();
+    let shown = 0;
+    for (const question of this.waiting.values()) {
+      if (question.isModal || now - question.lastShown < (this.options.resurfaceAfterMs ?? 1_000)) continue;
+      if (question.show()) shown++;
+    }
+    return shown;
   }
 
   /** Forgets "Always" rules, e.g. when the user starts a new chat. */
   clearSession(conversationId: string): void {
     this.always.delete(conversationId);
-  }
-
-  private async answer(
-    question: Thenable<string | undefined>,
-    signal: AbortSignal,
-  ): Promise<string | undefined | 'timeout'> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), this.options.timeoutMs ?? 5 * 60_000);
-    });
-    const aborted = new Promise<never>((_resolve, reject) => {
-      if (signal.aborted) reject(signal.reason);
-      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-    });
-    // Settled later than the race (or never): keep it from being an unhandled rejection.
-    aborted.catch(() => undefined);
-    try {
-      return await Promise.race([question, timeout, aborted]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 }
 

@@ -3,11 +3,16 @@
  * and the chat: a hunk (the one at the cursor when none is named), a file's, a turn's. Outcomes
  * are said where the user looks: a refusal (the lines changed since, the agent is working) as a
  * warning with the reason, an undo in the status bar with how to take it back.
+ *
+ * Each session has its own review (session-reviews.ts): a lens names its session; the chat's
+ * buttons act on the session the chat shows, and open its files in its own folder (a worktree
+ * session's in its worktree, so an undo writes there and never in the workspace).
  */
 import * as vscode from 'vscode';
-import type { EditReview, ReviewOutcome, ReviewTarget } from '../../core/review/edit-review';
+import type { ReviewOutcome } from '../../core/review/edit-review';
 import { ReviewState } from '../../core/review/review-state';
 import { REVIEW_COMMANDS, type ReviewEditor } from './review-editor';
+import type { ReviewedSession, SessionReviews, SessionReviewTarget } from './session-reviews';
 import type { CommandHandler } from '../commands/palette';
 
 export const REVIEW_TURN_COMMANDS = {
@@ -20,14 +25,13 @@ export type ReviewAction = 'open' | 'keep' | 'undo';
 
 export class ReviewCommands {
   constructor(
-    private readonly review: EditReview,
+    private readonly reviews: SessionReviews,
     private readonly editor: ReviewEditor,
-    private readonly root: () => string | undefined,
   ) {}
 
   /** The handler of each review command, by command id (the activation code registers them). */
   handlers(): Record<string, CommandHandler> {
-    const commands: Record<string, (target?: ReviewTarget) => Promise<unknown>> = {
+    const commands: Record<string, (target?: SessionReviewTarget) => Promise<unknown>> = {
       [REVIEW_COMMANDS.keepHunk]: async (target) => this.run('keep', target ?? this.hunkAtCursor()),
       [REVIEW_COMMANDS.undoHunk]: async (target) => this.run('undo', target ?? this.hunkAtCursor()),
       [REVIEW_COMMANDS.keepFile]: async (target) => this.run('keep', target ?? this.activeFile()),
@@ -42,47 +46,55 @@ export class ReviewCommands {
     );
   }
 
-  /** The chat's buttons: review (open) a file, keep or undo a file's or a turn's hunks. */
+  /** The chat's buttons (on the session the chat shows): review (open) a file, keep or undo a file's or a turn's hunks. */
   async fromChat(action: ReviewAction, turn: number, relativePath?: string): Promise<void> {
+    const session = this.reviews.shown();
+    if (!session) return;
     // A webview is untrusted: it may name only a file the turn's review has.
-    if (relativePath !== undefined && !this.review.state.file(turn, relativePath)) return;
+    if (relativePath !== undefined && !session.review.state.file(turn, relativePath)) return;
     if (action === 'open') {
-      if (relativePath) await this.open(relativePath, turn);
+      if (relativePath) await this.open(session, relativePath, turn);
       return;
     }
-    await this.run(action, { turn, ...(relativePath ? { path: relativePath } : {}) });
+    await this.run(action, { session: session.id, turn, ...(relativePath ? { path: relativePath } : {}) });
   }
 
-  private async run(action: 'keep' | 'undo', target: ReviewTarget | undefined): Promise<void> {
-    if (!target) {
+  private async run(action: 'keep' | 'undo', target: SessionReviewTarget | undefined): Promise<void> {
+    const outcome = target && (await this.reviews.decide(action, target));
+    if (!outcome) {
       void vscode.window.showInformationMessage('OpenAgent has no edits to review there.');
       return;
     }
-    const outcome = action === 'keep' ? await this.review.keep(target) : await this.review.undo(target);
     tell(action, outcome);
   }
 
-  /** "Review Edits": the files with hunks to review; the chosen one opens at its first hunk. */
+  /** "Review Edits": the files with hunks to review, of every session; the chosen one opens at its first hunk. */
   private async pickFile(): Promise<void> {
-    const files = this.review.pendingFiles();
+    const sessions = this.reviews.list();
+    const files = sessions.flatMap((session) => session.review.pendingFiles().map((file) => ({ session, file })));
     if (files.length === 0) {
       void vscode.window.showInformationMessage('OpenAgent has no edits left to review.');
       return;
     }
+    // The session is named when more than one has edits to review.
+    const several = new Set(files.map((item) => item.session)).size > 1;
     const picked = await vscode.window.showQuickPick(
-      files.map((file) => ({
+      files.map(({ session, file }) => ({
         label: file.path,
-        description: `turn ${file.turn} · ${ReviewState.pending(file).length} to review${file.change === 'created' ? ' · new file' : ''}`,
+        description:
+          (several ? `${session.name} · ` : '') +
+          `turn ${file.turn} · ${ReviewState.pending(file).length} to review${file.change === 'created' ? ' · new file' : ''}`,
+        session,
         file,
       })),
       { title: 'OpenAgent: Review Edits', placeHolder: 'A file the agent changed' },
     );
-    if (picked) await this.open(picked.file.path, picked.file.turn);
+    if (picked) await this.open(picked.session, picked.file.path, picked.file.turn);
   }
 
-  /** Opens a file of the review at the first hunk (of `turn` when given) still to review. */
-  private async open(relativePath: string, turn?: number): Promise<void> {
-    const root = this.root();
+  /** Opens a file of a session's review, in its folder, at the first hunk (of `turn` when given) still to review. */
+  private async open(session: ReviewedSession, relativePath: string, turn?: number): Promise<void> {
+    const root = session.root();
     if (!root) return;
     const uri = vscode.Uri.joinPath(vscode.Uri.file(root), ...relativePath.split('/'));
     let document: vscode.TextDocument;
@@ -101,7 +113,7 @@ export class ReviewCommands {
     });
   }
 
-  private hunkAtCursor(): ReviewTarget | undefined {
+  private hunkAtCursor(): SessionReviewTarget | undefined {
     const editor = vscode.window.activeTextEditor;
     if (!editor) return undefined;
     const cursor = editor.selection.active.line;
@@ -111,18 +123,20 @@ export class ReviewCommands {
       places.find((item) => cursor >= item.line! && cursor < item.line! + Math.max(1, item.hunk.added.length)) ??
       places.find((item) => item.line! >= cursor) ??
       places.at(-1);
-    return place && { turn: place.turn, path: place.path, hunks: [place.hunk.index] };
+    return place && { session: place.session, turn: place.turn, path: place.path, hunks: [place.hunk.index] };
   }
 
-  private activeFile(): ReviewTarget | undefined {
+  private activeFile(): SessionReviewTarget | undefined {
     const editor = vscode.window.activeTextEditor;
-    const relative = editor && this.editor.relative(editor.document.uri);
-    return relative ? { path: relative } : undefined;
+    const owner = editor && this.editor.owner(editor.document.uri);
+    return owner ? { session: owner.session.id, path: owner.relative } : undefined;
   }
 
-  private latestTurn(): ReviewTarget | undefined {
-    const turn = this.review.pendingFiles().at(-1)?.turn;
-    return turn === undefined ? undefined : { turn };
+  /** The latest turn with edits to review of the session the chat shows. */
+  private latestTurn(): SessionReviewTarget | undefined {
+    const session = this.reviews.shown();
+    const turn = session?.review.pendingFiles().at(-1)?.turn;
+    return turn === undefined ? undefined : { session: session!.id, turn };
   }
 }
 
@@ -145,13 +159,15 @@ function tell(action: 'keep' | 'undo', outcome: ReviewOutcome): void {
 }
 
 /** A target as a lens or the chat passes it; anything else is ignored. */
-function asTarget(argument: unknown): ReviewTarget | undefined {
+function asTarget(argument: unknown): SessionReviewTarget | undefined {
   if (typeof argument !== 'object' || argument === null || argument instanceof vscode.Uri) return undefined;
-  const { turn, path, hunks } = argument as Record<string, unknown>;
-  const target: ReviewTarget = {
+  const { session, turn, path, hunks } = argument as Record<string, unknown>;
+  const target: SessionReviewTarget = {
+    ...(typeof session === 'string' ? { session } : {}),
     ...(typeof turn === 'number' && Number.isInteger(turn) ? { turn } : {}),
     ...(typeof path === 'string' ? { path } : {}),
     ...(Array.isArray(hunks) && hunks.every((hunk) => typeof hunk === 'number') ? { hunks: hunks as number[] } : {}),
   };
-  return Object.keys(target).length > 0 ? target : undefined;
+  const { session: _session, ...hunksOf } = target;
+  return Object.keys(hunksOf).length > 0 ? target : undefined;
 }

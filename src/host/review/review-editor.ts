@@ -7,11 +7,20 @@
  * on a diff editor's hunks (only the SCM's quick diff has them, for a repository's changes), and
  * a diff editor shows a copy beside the file. In the file itself, the hunks move with the user's
  * typing, Ctrl+Z undoes an undo, and "Open Diff" is still there for a side-by-side look.
+ *
+ * Every session has its own review (session-reviews.ts): a file shows the hunks of the session
+ * whose folder holds it — a worktree's file its worktree session's — and each lens names that
+ * session, so Keep and Undo act on its review whichever session the chat shows by then.
  */
-import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { EditReview, HunkPlace } from '../../core/review/edit-review';
+import type { HunkPlace } from '../../core/review/edit-review';
 import { Disposable } from '../disposable';
+import type { ReviewedFile, SessionReviews, SessionReviewTarget } from './session-reviews';
+
+/** A pending hunk of a document and the session whose review it is in. */
+export interface SessionHunkPlace extends HunkPlace {
+  session: string;
+}
 
 /** Set while the active editor's file has hunks to review (the editor title's Keep All / Undo All). */
 export const REVIEW_CONTEXT_KEY = 'openagent.fileHasEditsToReview';
@@ -48,22 +57,20 @@ export class ReviewEditor extends Disposable implements vscode.CodeLensProvider 
   );
   private timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(
-    private readonly review: EditReview,
-    private readonly root: () => string | undefined,
-  ) {
+  constructor(private readonly reviews: SessionReviews) {
     super();
     this._register(vscode.languages.registerCodeLensProvider({ scheme: 'file' }, this));
-    const unsubscribe = review.onDidChange(() => this.refresh());
+    const unsubscribe = reviews.onDidChange(() => this.refresh());
     this._register({ dispose: unsubscribe });
     this._register(vscode.window.onDidChangeVisibleTextEditors(() => this.refresh()));
     this._register(vscode.window.onDidChangeActiveTextEditor(() => this.updateContextKey()));
     this._register(
       vscode.workspace.onDidChangeTextDocument((event) => {
-        const relative = this.relative(event.document.uri);
-        if (!relative || event.contentChanges.length === 0) return;
+        const owner = this.owner(event.document.uri);
+        if (!owner || event.contentChanges.length === 0) return;
         // An undo the user took back (Ctrl+Z) is noticed before the model is told of it.
-        if (this.review.hasUntold(relative)) void this.review.recheck(relative);
+        const { review } = owner.session;
+        if (review.hasUntold(owner.relative)) void review.recheck(owner.relative);
         if (this.timer) clearTimeout(this.timer);
         this.timer = setTimeout(() => this.refresh(), RETYPE_DELAY_MS);
       }),
@@ -72,25 +79,25 @@ export class ReviewEditor extends Disposable implements vscode.CodeLensProvider 
     this.refresh();
   }
 
-  /** The pending hunks of a document, where they are in it now. */
-  places(document: vscode.TextDocument): HunkPlace[] {
-    const relative = this.relative(document.uri);
-    return relative ? this.review.place(relative, document.getText()) : [];
+  /** The pending hunks of a document (of the session it belongs to), where they are in it now. */
+  places(document: vscode.TextDocument): SessionHunkPlace[] {
+    const owner = this.owner(document.uri);
+    if (!owner) return [];
+    const session = owner.session.id;
+    return owner.session.review.place(owner.relative, document.getText()).map((place) => ({ ...place, session }));
   }
 
-  /** The file's path as the review names it (relative, "/"); undefined outside the workspace. */
-  relative(uri: vscode.Uri): string | undefined {
-    const root = this.root();
-    if (!root || uri.scheme !== 'file') return undefined;
-    const relative = path.relative(root, uri.fsPath);
-    if (!relative || relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
-    return relative.split(path.sep).join('/');
+  /** The session a file belongs to and its path in that session's folder; undefined outside every one. */
+  owner(uri: vscode.Uri): ReviewedFile | undefined {
+    return uri.scheme === 'file' ? this.reviews.ownerOf(uri.fsPath) : undefined;
   }
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
     const places = this.places(document);
     if (places.length === 0) return [];
-    const relative = this.relative(document.uri)!;
+    const relative = places[0]!.path;
+    const session = places[0]!.session;
+    const file: SessionReviewTarget = { session, path: relative };
     const found = places.filter((place) => place.line !== undefined);
     const lost = places.length - found.length;
     const top = new vscode.Range(0, 0, 0, 0);
@@ -102,18 +109,18 @@ export class ReviewEditor extends Disposable implements vscode.CodeLensProvider 
       new vscode.CodeLens(top, {
         title: 'Keep All',
         command: REVIEW_COMMANDS.keepFile,
-        arguments: [{ path: relative }],
+        arguments: [file],
       }),
       new vscode.CodeLens(top, {
         title: 'Undo All',
         command: REVIEW_COMMANDS.undoFile,
-        arguments: [{ path: relative }],
+        arguments: [file],
       }),
     ];
     found.forEach((place, position) => {
       const line = Math.min(place.line!, document.lineCount - 1);
       const range = new vscode.Range(line, 0, line, 0);
-      const target = { turn: place.turn, path: relative, hunks: [place.hunk.index] };
+      const target: SessionReviewTarget = { session, turn: place.turn, path: relative, hunks: [place.hunk.index] };
       lenses.push(
         new vscode.CodeLens(range, { title: describe(place, position, found.length), command: '' }),
         new vscode.CodeLens(range, { title: '$(check) Keep', command: REVIEW_COMMANDS.keepHunk, arguments: [target] }),
