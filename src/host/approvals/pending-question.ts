@@ -94,9 +94,8 @@ export class PendingQuestion {
     let shown: Thenable<string | undefined>;
     try {
       shown = this.showQuestion();
-    } catch {
-      // The editor refused to show it: as if closed unanswered (a denial), never a hang.
-      shown = Promise.resolve(undefined);
+    } catch (error) {
+      shown = Promise.reject(error);
     }
     this.live++;
     const settled = (choice: string | undefined) => {
@@ -105,7 +104,15 @@ export class PendingQuestion {
       if (choice === undefined && this.live > 0) return;
       this.answer(choice);
     };
-    Promise.resolve(shown).then(settled, () => settled(undefined));
+    // The editor refused to show it (its test mode refuses modal dialogs): the round fails with
+    // the editor's reason, so the user sees why the call did not run; never a hang. A twin that
+    // is still out keeps asking.
+    const refused = (error: unknown) => {
+      this.live--;
+      if (this.live > 0) return;
+      this.fail(error);
+    };
+    Promise.resolve(shown).then(settled, refused);
     return true;
   }
 
@@ -128,6 +135,19 @@ export class PendingQuestion {
       waiting.resolve(answer);
     } else if (this.early === NO_ANSWER) {
       this.early = answer;
+    }
+  }
+
+  private fail(error: unknown): void {
+    if (this.closed) return;
+    const waiting = this.waiting;
+    if (waiting) {
+      this.waiting = undefined;
+      if (this.timer) clearTimeout(this.timer);
+      waiting.reject(error);
+    } else if (this.early === NO_ANSWER) {
+      // Shown again while no round waited: as if closed unanswered.
+      this.early = undefined;
     }
   }
 

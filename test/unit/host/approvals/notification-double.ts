@@ -23,6 +23,8 @@ export interface Shown {
 
 export class NotificationDouble {
   readonly shown: Shown[] = [];
+  /** Set: modal questions are refused as VS Code's extension-test mode refuses them. */
+  refuseModals = false;
   private readonly waiters: Array<() => void> = [];
 
   readonly standIn = {
@@ -44,6 +46,8 @@ export class NotificationDouble {
 
   private question(text: string, rest: unknown[]): Promise<string | undefined> {
     const options = typeof rest[0] === 'object' ? (rest.shift() as { modal?: boolean }) : {};
+    if (options.modal && this.refuseModals)
+      return Promise.reject(new Error(`DialogService: refused to show dialog in tests. (${text})`));
     return new Promise((resolve) => {
       const shown: Shown = {
         text,

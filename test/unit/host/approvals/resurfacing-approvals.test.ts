@@ -162,6 +162,14 @@ describe('approvals shown again when their session is shown (issue 33)', () => {
     assert.equal(double.shown.length, 1);
   });
 
+  it("a question the editor refuses to show fails with the editor's reason: no silent denial, no hang", async () => {
+    const double = new NotificationDouble();
+    double.refuseModals = true;
+    const gate = gateWith(double, { resurfaceAfterMs: 0 });
+    await assert.rejects(gate.request(writeRequest('p1', { protectedPath: true })), /refused to show dialog/);
+    assert.equal(gate.pendingCount, 0, 'nothing is left waiting');
+  });
+
   it('shows only the questions still waiting, not a modal one (it cannot hide), not one just shown', async () => {
     const double = new NotificationDouble();
     let now = 10_000;
