@@ -48,14 +48,19 @@ const SCENARIO: ScenarioInput = {
   whenExhausted: 'echo',
 };
 
-/** A follow-up slow enough (about 40 s) to photograph its session running. */
+/** A follow-up slow enough (about 45 s) to photograph its session running. */
 const SLOW_FOLLOW_UP: ScenarioInput = {
   name: 'a slow follow-up',
   turns: [
     {
-      text: 'The greeting now says hello from beta, and the command wrote where it ran. '.repeat(2) + 'Done.',
+      text:
+        'The greeting now says hello from beta, and the command wrote where it ran. ' +
+        'Both changes are in this session’s own worktree, on the branch openagent/beta: ' +
+        'the workspace and the other sessions do not see them until you apply this one. ' +
+        'Review shows them side by side with the commit the session started from, ' +
+        'and Keep Branch or Discard ends the session when you are done with it.',
       chunkSize: 4,
-      delayMs: 250,
+      delayMs: 500,
     },
   ],
   whenExhausted: 'echo',
@@ -166,6 +171,11 @@ describe('sessions side by side in git worktrees (packaged extension, real VS Co
     const betaChat = await chatFrame(chat);
     await betaChat.locator('.turn-assistant', { hasText: 'hello from beta' }).first().waitFor();
     await page.keyboard.press('Escape'); // closes the notification center for a clean picture
+    // Alpha's Review (its row's inline button): the branch's changes in the multi-file diff.
+    await list.inlineButton('Alpha', 'Review Session Changes');
+    const review = page.locator('.tabs-container .tab', { hasText: 'Session “Alpha” (openagent/alpha)' });
+    await review.waitFor();
+    await page.locator('.editor-group-container', { hasText: 'greet.js' }).first().waitFor();
     await list.waitForState('Gamma', 'waiting for you');
     await list.waitForState('Alpha', 'done');
     await list.waitForState('Beta', 'running');
@@ -278,6 +288,10 @@ function viewPane(page: Page, view: string): Locator {
 
 /** Clicks Approve on the session's write approval, as a toast or in the notification center. */
 async function approveIn(page: Page, name: Name): Promise<void> {
+  const shownNow = page.locator('.notification-toast, .notifications-center .notification-list-item', {
+    hasText: approvalText(name),
+  });
+  if (!(await shownNow.isVisible())) await runCommand(page, 'Notifications: Show Notifications');
   await clickNotificationButton(await waitForNotification(page, approvalText(name)), 'Approve');
 }
 
@@ -299,6 +313,10 @@ function sessionsList(page: Page) {
         async () => (last = await description(name).catch(() => '')).includes(state),
         () => `${name}'s row to say "${state}" (it says "${last}")`,
       );
+    },
+    async inlineButton(name: string, label: string): Promise<void> {
+      await row(name).hover();
+      await row(name).locator(`.actions .action-label[aria-label="${label}"]`).click();
     },
     async contextMenu(name: string, item: string): Promise<void> {
       await row(name).click({ button: 'right' });
