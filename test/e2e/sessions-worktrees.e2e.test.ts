@@ -318,9 +318,27 @@ function sessionsList(page: Page) {
       await row(name).hover();
       await row(name).locator(`.actions .action-label[aria-label="${label}"]`).click();
     },
+    /**
+     * Right-clicks the row and clicks `item` in its menu. The workbench ignores a click that comes
+     * a moment after the menu opened (faster than a hand moves): until the menu closes on the
+     * click, the pointer rests on the item and clicks again.
+     */
     async contextMenu(name: string, item: string): Promise<void> {
       await row(name).click({ button: 'right' });
-      await page.locator('.context-view .monaco-menu .action-item', { hasText: item }).first().click();
+      const menu = page.locator('.context-view .monaco-menu');
+      const entry = menu.locator('.action-item', { hasText: item }).first();
+      await entry.hover();
+      await waitUntil(
+        async () => {
+          if (!(await menu.isVisible())) return true;
+          await entry.click({ timeout: 5_000 }).catch(() => undefined);
+          return menu.waitFor({ state: 'hidden', timeout: 2_000 }).then(
+            () => true,
+            () => false,
+          );
+        },
+        `the menu of ${name} to take the click on "${item}"`,
+      );
     },
   };
 }
