@@ -23,7 +23,13 @@ import { installVsix } from '../harness/code-server';
 import { TEST_TIMEOUT_MS, waitUntil } from '../harness/patience';
 import { projectRoot, WorkbenchSession } from '../harness/workbench-session';
 import { API_KEY, openChat, screenshot, send, VSIX } from './chat-helpers';
-import { clickNotificationButton, quickPickRow, runCommand, waitForNotification } from './workbench-ui';
+import {
+  clickNotificationButton,
+  findWebviewFrame,
+  quickPickRow,
+  runCommand,
+  waitForNotification,
+} from './workbench-ui';
 
 const NAMES = ['Alpha', 'Beta', 'Gamma'] as const;
 type Name = (typeof NAMES)[number];
@@ -150,7 +156,9 @@ describe('sessions side by side in git worktrees (packaged extension, real VS Co
     for (const name of NAMES) await list.waitForState(name, 'waiting for you');
     // Each model call came from its own session, whose system prompt names its worktree.
     for (const name of NAMES) {
-      const call = fake.modelCalls.find((request) => JSON.stringify(request.body).includes(`${name.toLowerCase()} task`));
+      const call = fake.modelCalls.find((request) =>
+        JSON.stringify(request.body).includes(`${name.toLowerCase()} task`),
+      );
       assert.ok(call, `${name}'s prompt reached the model`);
       assert.ok(JSON.stringify(call.body).includes(folders[name]!), `${name}'s system prompt names its worktree`);
     }
@@ -179,7 +187,7 @@ describe('sessions side by side in git worktrees (packaged extension, real VS Co
     await list.waitForState('Gamma', 'waiting for you');
     await list.waitForState('Alpha', 'done');
     await list.waitForState('Beta', 'running');
-    await saveReadmeScreenshot(page);
+    await saveSessionsScreenshot(page);
     // Taken while the states held (Beta was still streaming when the picture was taken).
     assert.match(await list.description('Beta'), /running/);
     assert.match(await list.description('Gamma'), /waiting for you/);
@@ -194,7 +202,10 @@ describe('sessions side by side in git worktrees (packaged extension, real VS Co
       assert.equal(fs.readFileSync(path.join(folder, 'src', 'greet.js'), 'utf8'), greet(name));
       assert.equal(fs.readFileSync(path.join(folder, `where-${name}.txt`), 'utf8').trim(), folder);
       for (const other of NAMES.filter((each) => each !== name))
-        assert.ok(!fs.existsSync(path.join(folder, `where-${other}.txt`)), `${other}'s command stayed out of ${name}'s`);
+        assert.ok(
+          !fs.existsSync(path.join(folder, `where-${other}.txt`)),
+          `${other}'s command stayed out of ${name}'s`,
+        );
     }
     assert.equal(fs.readFileSync(path.join(root, 'src', 'greet.js'), 'utf8'), original, 'the workspace is untouched');
     assert.deepEqual(
@@ -238,11 +249,16 @@ describe('sessions side by side in git worktrees (packaged extension, real VS Co
     );
     assert.equal(git('status', '--porcelain'), '', 'the merge left nothing uncommitted');
     assert.match(git('log', '-1', '--format=%s'), /OpenAgent session: Alpha/);
-    assert.deepEqual(
-      git('branch', '--list', '--format=%(refname:short)').split('\n').sort(),
-      ['main', 'openagent/alpha', 'openagent/beta'],
+    assert.deepEqual(git('branch', '--list', '--format=%(refname:short)').split('\n').sort(), [
+      'main',
+      'openagent/alpha',
+      'openagent/beta',
+    ]);
+    assert.equal(
+      git('worktree', 'list', '--porcelain').match(/^worktree /gm)?.length,
+      1,
+      'only the workspace is a worktree',
     );
-    assert.equal(git('worktree', 'list', '--porcelain').match(/^worktree /gm)?.length, 1, 'only the workspace is a worktree');
   });
 });
 
@@ -260,10 +276,7 @@ function makeRepository(workspaceDir: string): void {
 
 /** The chat webview's frame (found again if the workbench replaced it). */
 async function chatFrame(known: Frame): Promise<Frame> {
-  if (!known.isDetached()) return known;
-  const page = known.page();
-  for (const frame of page.frames()) if (await frame.$('#openagent-chat').catch(() => null)) return frame;
-  return known;
+  return known.isDetached() ? findWebviewFrame(known.page(), '#openagent-chat') : known;
 }
 
 /** Answers New Session's questions: the name, then "In a new worktree". */
@@ -283,7 +296,9 @@ async function clickViewTitleButton(page: Page, view: string, label: string): Pr
 }
 
 function viewPane(page: Page, view: string): Locator {
-  return page.locator('.pane').filter({ has: page.locator('.pane-header .title', { hasText: new RegExp(`^${view}$`) }) });
+  return page
+    .locator('.pane')
+    .filter({ has: page.locator('.pane-header .title', { hasText: new RegExp(`^${view}$`) }) });
 }
 
 /** Clicks Approve on the session's write approval, as a toast or in the notification center. */
@@ -328,24 +343,27 @@ function sessionsList(page: Page) {
       const menu = page.locator('.context-view .monaco-menu');
       const entry = menu.locator('.action-item', { hasText: item }).first();
       await entry.hover();
-      await waitUntil(
-        async () => {
-          if (!(await menu.isVisible())) return true;
-          await entry.click({ timeout: 5_000 }).catch(() => undefined);
-          return menu.waitFor({ state: 'hidden', timeout: 2_000 }).then(
-            () => true,
-            () => false,
-          );
-        },
-        `the menu of ${name} to take the click on "${item}"`,
-      );
+      await waitUntil(async () => {
+        if (!(await menu.isVisible())) return true;
+        await entry.click({ timeout: 5_000 }).catch(() => undefined);
+        return menu.waitFor({ state: 'hidden', timeout: 2_000 }).then(
+          () => true,
+          () => false,
+        );
+      }, `the menu of ${name} to take the click on "${item}"`);
     },
   };
 }
 
-/** The Sessions list for the README: saved under docs/images (the README links it). */
-async function saveReadmeScreenshot(page: Page): Promise<void> {
+/**
+ * The picture of the Sessions list: under test-results/ like every e2e screenshot; with
+ * OPENAGENT_UPDATE_README_IMAGES=1 also as the README's docs/images/sessions.png (a normal run
+ * leaves the tracked image alone).
+ */
+async function saveSessionsScreenshot(page: Page): Promise<void> {
+  await screenshot(page, 'sessions.png');
+  if (process.env.OPENAGENT_UPDATE_README_IMAGES !== '1') return;
   const file = path.join(projectRoot, 'docs', 'images', 'sessions.png');
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  await page.screenshot({ path: file });
+  fs.copyFileSync(path.join(projectRoot, 'test-results', 'sessions.png'), file);
 }
