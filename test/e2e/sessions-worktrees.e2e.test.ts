@@ -231,9 +231,16 @@ describe('sessions side by side in git worktrees (packaged extension, real VS Co
     assert.equal(git('show', 'openagent/beta:where-Beta.txt'), folders.Beta);
     assert.ok(Number(git('rev-list', '--count', 'main..openagent/beta')) >= 1, 'Beta’s branch has its commit');
 
-    // Gamma discarded: the modal dialog asks, and "Discard" removes its folder and branch.
-    await list.contextMenu('Gamma', 'Discard Session');
+    // Gamma discarded: the modal dialog asks; Cancel removes nothing, "Discard" its folder and branch.
     const dialog = page.locator('.monaco-dialog-box', { hasText: 'Discard the session “Gamma”?' });
+    await list.contextMenu('Gamma', 'Discard Session');
+    await dialog.waitFor();
+    await clickNotificationButton(dialog, 'Cancel');
+    await dialog.waitFor({ state: 'hidden' });
+    await list.row('Gamma').waitFor();
+    assert.equal(fs.readFileSync(path.join(folders.Gamma!, 'src', 'greet.js'), 'utf8'), greet('Gamma'));
+    assert.equal(git('branch', '--list', '--format=%(refname:short)', 'openagent/gamma'), 'openagent/gamma');
+    await list.contextMenu('Gamma', 'Discard Session');
     await dialog.waitFor();
     assert.ok(fs.existsSync(folders.Gamma!), 'nothing is removed before the answer');
     await clickNotificationButton(dialog, 'Discard');
