@@ -23,8 +23,8 @@ export class AgentStatusBar implements vscode.Disposable {
   private tokens = 0;
   private readonly stops: Array<() => void> = [];
   private sandbox: PeekableSandbox | undefined;
-  /** The window's other sessions that run or wait for the user (the session list). */
-  private others = { running: 0, waiting: 0 };
+  /** How many of the window's sessions run or wait for the user, of how many (the session list). */
+  private counts = { running: 0, waiting: 0, sessions: 1 };
 
   constructor(focusCommand: string) {
     this.item.name = 'OpenAgent';
@@ -54,10 +54,11 @@ export class AgentStatusBar implements vscode.Disposable {
     this.render();
   }
 
-  /** How many of the window's sessions run and wait for the user, besides the one followed. */
-  countSessions(counts: { running: number; waiting: number }): void {
-    if (counts.running === this.others.running && counts.waiting === this.others.waiting) return;
-    this.others = { ...counts };
+  /** How many of the window's sessions (the one followed included) run and wait for the user. */
+  countSessions(counts: { running: number; waiting: number; sessions: number }): void {
+    const now = this.counts;
+    if (counts.running === now.running && counts.waiting === now.waiting && counts.sessions === now.sessions) return;
+    this.counts = { ...counts };
     this.render();
   }
 
@@ -110,11 +111,12 @@ export class AgentStatusBar implements vscode.Disposable {
       this.costUsd === 0 && this.tokens > 0
         ? `${compactCount(this.tokens)} tokens`
         : `$${this.costUsd.toFixed(this.costUsd < 1 ? 4 : 2)}`;
-    const others = [
-      this.others.running > 0 ? `${this.others.running} running` : '',
-      this.others.waiting > 0 ? `${this.others.waiting} waiting` : '',
+    // With one session the item's state says it all; with several, how many run and wait.
+    const busy = [
+      this.counts.running > 0 ? `${this.counts.running} running` : '',
+      this.counts.waiting > 0 ? `${this.counts.waiting} waiting` : '',
     ].filter(Boolean);
-    const sessions = others.length > 0 ? ` · sessions: ${others.join(', ')}` : '';
+    const sessions = this.counts.sessions > 1 && busy.length > 0 ? ` · sessions: ${busy.join(', ')}` : '';
     this.item.text = `${icon}${sandbox?.confined ? ' $(shield)' : ''} ${this.state === 'idle' ? 'OpenAgent' : this.state} · ${model} · ${spent}${sessions}`;
     this.item.tooltip =
       `OpenAgent is ${this.state}. Model: ${model}. This conversation: ${groupDigits(this.tokens)} tokens, $${this.costUsd.toFixed(4)}.` +

@@ -57,6 +57,15 @@ export interface WindowSessions {
 export function createWindowSessions(deps: WindowSessionsDeps): WindowSessions {
   const { context, windowParts, here, keeper, chatView, developerPanel, statusBar } = deps;
   const composed = new Map<ConversationSession, ComposedSession>([[here.session, here]]);
+  // One repository's worktrees per window, made when first needed (a folder opened later counts).
+  let worktrees: { root: string; port: GitWorktrees } | undefined;
+  const worktreesNow = () => {
+    const root = deps.workspaceRoot();
+    if (!root) return undefined;
+    if (worktrees?.root !== root)
+      worktrees = { root, port: new GitWorktrees({ workspaceRoot: root, baseFolder: () => worktreesFolder(context) }) };
+    return worktrees.port;
+  };
   const registry = new SessionRegistry(
     {
       compose: (place: WorkPlace, name: string) => {
@@ -69,6 +78,7 @@ export function createWindowSessions(deps: WindowSessionsDeps): WindowSessions {
       exists: async (root) => fs.promises.stat(root).then((stat) => stat.isDirectory()),
       newId: randomUUID,
       onKeepError: (error) => console.warn('OpenAgent could not keep the list of sessions:', error),
+      countChanges: async (place) => (await worktreesNow()?.changes(place.worktree))?.length,
     },
     { session: here.session, root: deps.workspaceRoot() },
   );
@@ -83,9 +93,9 @@ export function createWindowSessions(deps: WindowSessionsDeps): WindowSessions {
       statusBar.follow(entry.session, sandboxOf(entry.session));
     }),
     registry.onDidChange(() => {
-      const counts = { running: 0, waiting: 0 };
+      // Every session counts, the shown one too: the item's own state says which one is shown.
+      const counts = { running: 0, waiting: 0, sessions: registry.list().length };
       for (const view of registry.list()) {
-        if (view.shown) continue;
         if (view.state === 'running') counts.running++;
         if (view.state === 'waiting') counts.waiting++;
       }
@@ -105,15 +115,6 @@ export function createWindowSessions(deps: WindowSessionsDeps): WindowSessions {
   void registry.restore();
 
   const focusChat = () => vscode.commands.executeCommand('openagent.focusChat');
-  // One repository's worktrees per window, made when first needed (a folder opened later counts).
-  let worktrees: { root: string; port: GitWorktrees } | undefined;
-  const worktreesNow = () => {
-    const root = deps.workspaceRoot();
-    if (!root) return undefined;
-    if (worktrees?.root !== root)
-      worktrees = { root, port: new GitWorktrees({ workspaceRoot: root, baseFolder: () => worktreesFolder(context) }) };
-    return worktrees.port;
-  };
   const commands = sessionCommands(
     {
       registry,

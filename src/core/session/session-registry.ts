@@ -18,6 +18,8 @@ import type { WorkPlace } from './work-place';
 
 /** The most sessions a window keeps (a list longer than this is a runaway, not a workflow). */
 export const MAX_SESSIONS = 50;
+/** A run of a session ended: what its worktree holds may have changed. */
+const RUN_ENDS = new Set(['done', 'interrupted', 'error']);
 /** The longest session name kept (names are shown in notifications and the list). */
 export const MAX_SESSION_NAME = 80;
 
@@ -48,6 +50,12 @@ export interface SessionRegistryDeps {
   exists(root: string): Promise<boolean>;
   newId(): string;
   onKeepError?: (error: unknown) => void;
+  /**
+   * How many files a worktree session's branch changed against its base, as Review lists them
+   * (commands' writes included, which the conversation's checkpoints do not see); undefined when
+   * git cannot tell. Asked when a run of the session ends and when the list comes back.
+   */
+  countChanges?(place: Extract<WorkPlace, { kind: 'worktree' }>): Promise<number | undefined>;
 }
 
 const placeSchema = z.discriminatedUnion('kind', [
@@ -88,6 +96,8 @@ type Kept = z.infer<typeof keptSchema>;
 interface Tracked extends SessionEntry {
   tally: SessionTally;
   missing: boolean;
+  /** A worktree's changed files as git counts them (see countChanges). */
+  gitFiles?: number;
   stop(): void;
 }
 
@@ -115,6 +125,9 @@ export class SessionRegistry {
   list(): SessionView[] {
     return this.entries.map((entry) => ({
       ...entry.tally.summary,
+      ...(entry.gitFiles !== undefined
+        ? { filesChanged: Math.max(entry.gitFiles, entry.tally.summary.filesChanged) }
+        : {}),
       id: entry.id,
       name: entry.name,
       place: entry.place,
@@ -228,6 +241,7 @@ export class SessionRegistry {
       if (place.kind === 'worktree') entry.missing = !(await this.deps.exists(place.root).catch(() => false));
       if (saved.conversationId) await entry.session.open(saved.conversationId).catch(() => false);
       entry.tally = new SessionTally(entry.session.history);
+      if (!entry.missing) this.countChanges(entry);
     }
     if (kept.shown && this.get(kept.shown)) this.show(kept.shown);
   }
@@ -250,6 +264,7 @@ export class SessionRegistry {
         entry.tally.add(event);
         // Streaming fires per token: the list changes only when what it shows does.
         if (JSON.stringify(entry.tally.summary) !== before || event.type === 'user_message') this.changed();
+        if (RUN_ENDS.has(event.type) && event.agentId === 'lead') this.countChanges(entry);
       }),
       session.onReset(() => {
         entry.tally = new SessionTally();
@@ -267,6 +282,20 @@ export class SessionRegistry {
     };
     this.entries.push(entry);
     return entry;
+  }
+
+  /** Asks git how many files a worktree session changed; the list changes when the count does. */
+  private countChanges(entry: Tracked): void {
+    const place = entry.place;
+    if (place.kind !== 'worktree' || !this.deps.countChanges) return;
+    this.deps.countChanges(place).then(
+      (count) => {
+        if (count === undefined || count === entry.gitFiles || !this.entries.includes(entry)) return;
+        entry.gitFiles = count;
+        this.changed();
+      },
+      () => undefined,
+    );
   }
 
   private changed(): void {

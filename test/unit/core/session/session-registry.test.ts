@@ -76,6 +76,7 @@ describe('the sessions of a window (SessionRegistry)', function () {
       workspace?: string;
       gone?: Set<string>;
       approvals?: (request: ApprovalRequest) => Promise<ApprovalDecision>;
+      countChanges?: (place: Extract<WorkPlace, { kind: 'worktree' }>) => Promise<number | undefined>;
     } = {},
   ) {
     const { store } = await openStore(directory);
@@ -99,6 +100,7 @@ describe('the sessions of a window (SessionRegistry)', function () {
         workspace: options.workspace ?? '/work/project',
         exists: async (root) => !(options.gone?.has(root) ?? false),
         newId: () => `session-${++ids}`,
+        ...(options.countChanges ? { countChanges: options.countChanges } : {}),
       },
       { session: here, root: '/work/project' },
     );
@@ -138,6 +140,20 @@ describe('the sessions of a window (SessionRegistry)', function () {
     );
     assert.ok(views[1]!.costUsd > 0 || views[1]!.tokens > 0, 'the session counts what its calls cost');
     assert.equal(registry.counts().waiting, 0);
+  });
+
+  it("counts a worktree session's files as git does once a run ends (commands' writes too)", async () => {
+    const asked: string[] = [];
+    // The branch holds three changed files: one the conversation wrote and two a command made.
+    const { registry } = await openWindow(undefined, {
+      countChanges: async (place) => (asked.push(place.worktree.name), 3),
+    });
+    const entry = registry.create('Counted', worktree('counted'));
+    assert.equal(registry.list()[1]!.filesChanged, 0, 'nothing counted before a run');
+    await entry.session.submit('hello there');
+    await waitUntil(() => registry.list()[1]!.filesChanged === 3, 'the count from git');
+    assert.deepEqual(asked, ['counted']);
+    assert.equal(registry.list()[0]!.filesChanged, 0, 'the workspace session is not a worktree: not asked');
   });
 
   it('shows one session at a time, and tells the surfaces which', async () => {
