@@ -8,15 +8,29 @@ export async function printSessionBenchmarks(): Promise<void> {
   console.log(
     '\nSessions side by side: event-loop delay while several sessions of one window stream at once (8-character deltas, through the session registry and its list), against one session alone\n',
   );
-  const streaming = await measureSessionsStreaming();
+  // Three rounds, the median shown: the first round in a fresh process also pays for compiling
+  // the streaming path (it measured 27 ms where the next two measured 15 and 12).
+  const rounds: Awaited<ReturnType<typeof measureSessionsStreaming>>[] = [];
+  for (let round = 0; round < 3; round++) rounds.push(await measureSessionsStreaming());
+  rounds.sort((a, b) => a.p99Ms - b.p99Ms);
+  const streaming = rounds[1]!;
   console.log(
     table(
-      ['sessions', 'deltas each', 'p99 (ms)', 'max (ms)', 'one alone p99 (ms)', 'target'],
+      [
+        'sessions',
+        'deltas each',
+        'p99, median of 3 (ms)',
+        'p99 of each round (ms)',
+        'max (ms)',
+        'one alone p99 (ms)',
+        'target',
+      ],
       [
         [
           String(streaming.sessions),
           streaming.deltasEach.toLocaleString('en-US'),
           streaming.p99Ms.toFixed(2),
+          rounds.map((round) => round.p99Ms.toFixed(1)).join(' / '),
           streaming.maxMs.toFixed(2),
           streaming.aloneP99Ms.toFixed(2),
           'p99 ≤ 20 ms',
