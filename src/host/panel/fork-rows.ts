@@ -53,7 +53,8 @@ export async function forkRows(
     const hidden = skipped.reduce((sum, child) => sum + sizes.get(child)!, 0);
     if (hidden > 0) row.more = hidden;
     // Pushed in reverse, so the oldest fork is listed first.
-    for (let index = kept.length - 1; index >= 0; index--) stack.push({ node: kept[index]!, depth: depth + 1, parent: row });
+    for (let index = kept.length - 1; index >= 0; index--)
+      stack.push({ node: kept[index]!, depth: depth + 1, parent: row });
   }
   await describeOrigins(listed, readPoints);
   return { rows: listed.map(({ row }) => row), total };

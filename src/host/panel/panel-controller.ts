@@ -26,7 +26,16 @@ import { PanelForks, type ConversationOpener } from './panel-forks';
 /** What the panel needs of the session. */
 export type PanelSession = Pick<
   ConversationSession,
-  'onEvent' | 'onReset' | 'history' | 'switches' | 'planModeActive' | 'setPlanMode' | 'forks' | 'currentId' | 'isBusy' | 'open'
+  | 'onEvent'
+  | 'onReset'
+  | 'history'
+  | 'switches'
+  | 'planModeActive'
+  | 'setPlanMode'
+  | 'forks'
+  | 'currentId'
+  | 'isBusy'
+  | 'open'
 >;
 
 /** The audit trail, for the panel's Audit Log (SPEC 4.5). */
