@@ -239,7 +239,7 @@ export const forkRowSchema = z.strictObject({
     .strictObject({
       /** 'fork': "Fork from here"; 'rewind': the later part an edited prompt left behind. */
       reason: z.enum(['fork', 'rewind']),
-      seq: z.number().int(),
+      seq: z.number().int().min(-1),
       /** That message as /messages numbers it, its author and its start; absent: before the first. */
       number: z.number().int().positive().optional(),
       role: z.enum(['user', 'assistant']).optional(),

@@ -10,7 +10,7 @@ import type * as vscode from 'vscode';
 import { PanelController } from '../../../src/host/panel/panel-controller';
 import { openAcrossSessions, type ForksSession } from '../../../src/host/panel/panel-forks';
 import type { ForkRow, HostToPanel } from '../../../src/protocol/messages';
-import { hostToPanelSchema } from '../../../src/protocol/messages';
+import { hostToPanelSchema, parsePanelMessage } from '../../../src/protocol/messages';
 import { FakeModelServer } from '../../fixtures/fake-model-server/server';
 import { forkSession, tempWorkspace } from '../core/session/fork-harness';
 import { openStore, tempDir } from '../store/store-helpers';
@@ -168,6 +168,23 @@ describe('developer panel: the tree of forks (real session, real store)', functi
     assert.notEqual(session.currentId, forked.status === 'forked' ? forked.fork.id : '');
     panel.dispose();
     await store.close();
+  });
+
+  it('takes only well-formed fork_open and forks_request messages from the webview', () => {
+    assert.deepEqual(parsePanelMessage({ type: 'fork_open', conversationId: 'c1' }), {
+      type: 'fork_open',
+      conversationId: 'c1',
+    });
+    assert.deepEqual(parsePanelMessage({ type: 'forks_request' }), { type: 'forks_request' });
+    for (const bad of [
+      { type: 'fork_open' },
+      { type: 'fork_open', conversationId: '' },
+      { type: 'fork_open', conversationId: 'x'.repeat(201) },
+      { type: 'fork_open', conversationId: 7 },
+      { type: 'fork_open', conversationId: 'c1', __proto__: { polluted: true }, extra: 1 },
+      { type: 'forks_request', all: true },
+    ])
+      assert.equal(parsePanelMessage(bad), undefined, JSON.stringify(bad));
   });
 
   it('brings forward a session of the window that already shows the clicked fork', async () => {
