@@ -17,6 +17,7 @@ import type { ChatViewProvider } from '../host/chat/chat-view-provider';
 import { windowChatKeeping, windowWorkspace } from '../host/chat/chat-keeping';
 import type { CommandHandler } from '../host/commands/palette';
 import type { DeveloperPanel } from '../host/panel/developer-panel';
+import { openAcrossSessions } from '../host/panel/panel-forks';
 import { SessionListView, SHOW_SESSION_COMMAND } from '../host/sessions/session-list-view';
 import { withPendingApprovals } from '../host/sessions/pending-approvals';
 import { sessionReviewsOf, type SessionReviews } from '../host/review/session-reviews';
@@ -83,6 +84,8 @@ export function createWindowSessions(deps: WindowSessionsDeps): WindowSessions {
     { session: here.session, root: deps.workspaceRoot() },
   );
   const sandboxOf = (session: ConversationSession): OsSandbox | undefined => composed.get(session)?.sandbox;
+  // A fork clicked in the panel's Forks tab: the session already showing it comes forward.
+  developerPanel.openConversationsWith(openAcrossSessions(registry));
 
   // The chat, the panel and the status bar show one session: the one chosen in the list.
   const stops = [

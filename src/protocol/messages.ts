@@ -166,6 +166,9 @@ export const panelToHostSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('audit_request'), scope: auditScopeSchema }),
   /** The host asks where to save (a save dialog) and writes the file. */
   z.strictObject({ type: z.literal('audit_export'), scope: auditScopeSchema, format: z.enum(['jsonl', 'csv']) }),
+  /** The Forks tab: the tree again (Refresh), and a row clicked (the host shows that conversation). */
+  z.strictObject({ type: z.literal('forks_request') }),
+  z.strictObject({ type: z.literal('fork_open'), conversationId: z.string().min(1).max(200) }),
 ]);
 export type PanelToHost = z.infer<typeof panelToHostSchema>;
 
@@ -214,6 +217,42 @@ export const teamStatusMessageSchema = z.strictObject({
 });
 export type TeamStatusMessage = z.infer<typeof teamStatusMessageSchema>;
 
+/** The most rows of a tree of forks sent to the panel (the rest are counted in their parent's `more`). */
+export const MAX_FORK_ROWS = 300;
+/** The longest title or message excerpt of a fork row (characters). */
+export const MAX_FORK_TEXT = 200;
+
+/**
+ * One conversation of a tree of forks (SPEC 5b), flattened: the rows come root first, each
+ * fork after its parent and that parent's earlier forks' rows (a depth-first walk), so the
+ * panel draws the tree by `depth` alone, with no recursion whatever the depth.
+ */
+export const forkRowSchema = z.strictObject({
+  id: z.string().min(1).max(200),
+  depth: z.number().int().nonnegative(),
+  title: z.string().max(MAX_FORK_TEXT),
+  createdAt: z.number(),
+  /** The conversation the shown session has on screen. */
+  shown: z.boolean(),
+  /** Where it was forked (absent on the root): the last message it shares with its parent. */
+  origin: z
+    .strictObject({
+      /** 'fork': "Fork from here"; 'rewind': the later part an edited prompt left behind. */
+      reason: z.enum(['fork', 'rewind']),
+      seq: z.number().int().min(-1),
+      /** That message as /messages numbers it, its author and its start; absent: before the first. */
+      number: z.number().int().positive().optional(),
+      role: z.enum(['user', 'assistant']).optional(),
+      text: z.string().max(MAX_FORK_TEXT).optional(),
+    })
+    .optional(),
+  /** The root was itself forked from a conversation that is no longer saved (or lies too far up). */
+  parentGone: z.boolean().optional(),
+  /** Conversations below this one that are not listed (too many forks, or too many rows). */
+  more: z.number().int().positive().optional(),
+});
+export type ForkRow = z.infer<typeof forkRowSchema>;
+
 /** Messages the host sends to the developer panel. */
 export const hostToPanelSchema = z.discriminatedUnion('type', [
   /** The same per-frame batches the chat gets. */
@@ -244,6 +283,17 @@ export const hostToPanelSchema = z.discriminatedUnion('type', [
     rules: z.array(policyRuleMessageSchema).max(MAX_POLICY_RULES),
     total: z.number().int().nonnegative(),
   }),
+  /**
+   * The tree of forks the shown conversation is in (no rows: no saved conversation yet); `total`
+   * counts every conversation of the tree, listed or not.
+   */
+  z.strictObject({
+    type: z.literal('fork_tree'),
+    rows: z.array(forkRowSchema).max(MAX_FORK_ROWS),
+    total: z.number().int().nonnegative(),
+  }),
+  /** Why a clicked fork was not opened (the agent is working…), or that it was. */
+  z.strictObject({ type: z.literal('forks_notice'), level: z.enum(['info', 'warning']), text: z.string().max(2_000) }),
 ]);
 export type HostToPanel = z.infer<typeof hostToPanelSchema>;
 

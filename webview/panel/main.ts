@@ -17,10 +17,12 @@ import { renderMcpStatus } from './panel-sections';
 import { PanelView } from './panel-view';
 import { AuditView, type AuditScope } from './audit-view';
 import { renderPolicy } from './policy-section';
+import { renderForkTree } from './forks-section';
 
 const RUN_ENDS: ReadonlySet<string> = new Set(['done', 'error', 'interrupted']);
 
-const TABS = ['tools', 'agents', 'usage', 'events', 'traces', 'audit', 'policy'] as const;
+// New tabs go last: the open tab is kept by its index.
+const TABS = ['tools', 'agents', 'usage', 'events', 'traces', 'audit', 'policy', 'forks'] as const;
 const TAB_TITLES: Record<(typeof TABS)[number], string> = {
   tools: 'Tools',
   agents: 'Agents & Tasks',
@@ -29,6 +31,7 @@ const TAB_TITLES: Record<(typeof TABS)[number], string> = {
   traces: 'LLM Traces',
   audit: 'Audit Log',
   policy: 'Policy',
+  forks: 'Forks',
 };
 const AUDIT_TAB = TABS.indexOf('audit');
 
@@ -64,7 +67,17 @@ const AUDIT_BAR = `
     <vscode-button secondary id="audit-export-csv">Export CSV…</vscode-button>
     <span id="audit-count" class="muted"></span>
   </div>`;
-const BARS: Partial<Record<(typeof TABS)[number], string>> = { tools: TOOLS_BAR, events: EVENTS_BAR, audit: AUDIT_BAR };
+const FORKS_BAR = `
+  <div class="section-bar">
+    <vscode-button secondary id="forks-refresh">Refresh</vscode-button>
+    <span id="forks-notice" class="forks-notice" role="status"></span>
+  </div>`;
+const BARS: Partial<Record<(typeof TABS)[number], string>> = {
+  tools: TOOLS_BAR,
+  events: EVENTS_BAR,
+  audit: AUDIT_BAR,
+  forks: FORKS_BAR,
+};
 
 const root = document.getElementById('openagent-panel')!;
 root.innerHTML = `
@@ -110,6 +123,18 @@ mcpStatus.textContent = 'MCP: not started yet';
 const policySection = byId('policy');
 const policyCount = byId('count-policy');
 policySection.replaceChildren(emptyNote('The policy in force shows here.'));
+const forksSection = byId('forks');
+const forksCount = byId('count-forks');
+const forksNotice = byId('forks-notice');
+forksSection.replaceChildren(emptyNote('The tree of forks of this conversation shows here.'));
+function openFork(conversationId: string): void {
+  forksNotice.textContent = '';
+  postPanelMessage({ type: 'fork_open', conversationId });
+}
+byId('forks-refresh').addEventListener('click', () => {
+  forksNotice.textContent = '';
+  postPanelMessage({ type: 'forks_request' });
+});
 
 const view = new PanelView({
   status: byId('run-status'),
@@ -243,6 +268,15 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
     case 'policy_status':
       policySection.replaceChildren(...renderPolicy(message));
       policyCount.textContent = String(message.total);
+      break;
+    case 'fork_tree':
+      // Drawn in one go whichever tab is open, so it is current when the tab is opened.
+      forksSection.replaceChildren(...renderForkTree(message, openFork));
+      forksCount.textContent = String(Math.max(0, message.total - 1));
+      break;
+    case 'forks_notice':
+      forksNotice.textContent = message.text;
+      forksNotice.dataset.level = message.level;
       break;
     default:
       message satisfies never;

@@ -14,12 +14,15 @@ import {
   type PanelSession,
   type PolicyStatusSource,
 } from './panel-controller';
+import { openInSession, type ConversationOpener } from './panel-forks';
 
 export class DeveloperPanel extends Disposable {
   static readonly viewType = DEVELOPER_PANEL_TYPE;
 
   private panel: vscode.WebviewPanel | undefined;
   private controller: PanelController | undefined;
+  /** How a fork clicked in the Forks tab is shown (set by the window's sessions). */
+  private openConversation: ConversationOpener | undefined;
   private readonly readyEmitter = this._register(new vscode.EventEmitter<void>());
   /** Fires each time the panel's webview has loaded its script and said it is ready. */
   readonly onDidBecomeReady = this.readyEmitter.event;
@@ -84,6 +87,14 @@ export class DeveloperPanel extends Disposable {
     },
   };
 
+  /**
+   * How the Forks tab shows a clicked fork: the window's sessions bring forward one already
+   * showing it (asked at each click, so the open panel uses it at once).
+   */
+  openConversationsWith(opener: ConversationOpener): void {
+    this.openConversation = opener;
+  }
+
   /** The panel shows another session (the session list): it catches up with that one. */
   follow(session: PanelSession, sandbox?: CommandSandbox): void {
     if (this.session === session) return;
@@ -104,6 +115,7 @@ export class DeveloperPanel extends Disposable {
       this.audit,
       this.sandbox,
       this.policy,
+      (conversationId, session) => (this.openConversation ?? openInSession)(conversationId, session),
     );
     controller.onDidBecomeReady(() => this.readyEmitter.fire());
     this.controller = controller;

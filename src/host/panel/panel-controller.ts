@@ -21,11 +21,21 @@ import {
 import { Disposable } from '../disposable';
 import { SessionFeed } from '../chat/session-feed';
 import type { PolicyStatus } from './policy-status';
+import { PanelForks, type ConversationOpener } from './panel-forks';
 
 /** What the panel needs of the session. */
 export type PanelSession = Pick<
   ConversationSession,
-  'onEvent' | 'onReset' | 'history' | 'switches' | 'planModeActive' | 'setPlanMode'
+  | 'onEvent'
+  | 'onReset'
+  | 'history'
+  | 'switches'
+  | 'planModeActive'
+  | 'setPlanMode'
+  | 'forks'
+  | 'currentId'
+  | 'isBusy'
+  | 'open'
 >;
 
 /** The audit trail, for the panel's Audit Log (SPEC 4.5). */
@@ -54,6 +64,8 @@ export class PanelController extends Disposable {
   private readonly feed: SessionFeed<HostToPanel>;
   /** The policy_status last posted, so the many "may have changed" signals post only changes. */
   private postedPolicy: string | undefined;
+  /** The Forks tab: the tree of forks the shown conversation is in. */
+  private readonly forks: PanelForks;
 
   constructor(
     webview: Pick<vscode.Webview, 'postMessage' | 'onDidReceiveMessage'>,
@@ -63,6 +75,8 @@ export class PanelController extends Disposable {
     /** Whether commands run confined, and why not. */
     private readonly sandbox?: CommandSandbox,
     private readonly policy?: PolicyStatusSource,
+    /** How a clicked fork is shown (default: reopened in this session, as Show History does). */
+    openConversation?: ConversationOpener,
   ) {
     super();
     this.feed = this._register(
@@ -71,6 +85,7 @@ export class PanelController extends Disposable {
         reset: () => ({ type: 'panel_reset' }),
       }),
     );
+    this.forks = this._register(new PanelForks(session, (message) => this.feed.post(message), openConversation));
     this._register(webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)));
     const stopSwitches = session.switches.onChange(() => this.postToggles());
     // Approving the agent's plan leaves plan mode from inside the run.
@@ -108,6 +123,7 @@ export class PanelController extends Disposable {
     this.postSandbox();
     this.postedPolicy = undefined;
     this.postPolicy();
+    void this.forks.refresh();
   }
 
   private receive(raw: unknown): void {
@@ -130,6 +146,12 @@ export class PanelController extends Disposable {
         return;
       case 'audit_export':
         void this.audit?.export(message.scope, message.format);
+        return;
+      case 'forks_request':
+        void this.forks.refresh();
+        return;
+      case 'fork_open':
+        void this.forks.open(message.conversationId);
         return;
       default:
         return message satisfies never;

@@ -509,7 +509,41 @@ const p393 = /* @__PURE__ */ object([p389, p391, p392], ['rule', 'layer', 'decid
 const p394 = /* @__PURE__ */ array(p393, 0, 500);
 const p395 = /* @__PURE__ */ field('rules', p394, 'required');
 const p396 = /* @__PURE__ */ object([p382, p387, p395, p370], ['type', 'team', 'rules', 'total']);
-const p397 = /* @__PURE__ */ tagged('type', [
+const p397 = /* @__PURE__ */ leaf((x) => x === 'fork_tree');
+const p398 = /* @__PURE__ */ field('type', p397, 'required');
+const p399 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && minChars(x, 1) && maxChars(x, 200));
+const p400 = /* @__PURE__ */ field('id', p399, 'required');
+const p401 = /* @__PURE__ */ field('depth', p61, 'required');
+const p402 = /* @__PURE__ */ field('title', p28, 'required');
+const p403 = /* @__PURE__ */ field('createdAt', p63, 'required');
+const p404 = /* @__PURE__ */ field('shown', p86, 'required');
+const p405 = /* @__PURE__ */ field('seq', p302, 'required');
+const p406 = /* @__PURE__ */ leaf(
+  (x) => x === undefined || (typeof x === 'number' && Number.isSafeInteger(x) && x > 0),
+);
+const p407 = /* @__PURE__ */ field('number', p406, 'optional');
+const p408 = /* @__PURE__ */ leaf((x) => x === undefined || x === 'user' || x === 'assistant');
+const p409 = /* @__PURE__ */ field('role', p408, 'optional');
+const p410 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 200)));
+const p411 = /* @__PURE__ */ field('text', p410, 'optional');
+const p412 = /* @__PURE__ */ object([p305, p405, p407, p409, p411], ['reason', 'seq', 'number', 'role', 'text']);
+const p413 = /* @__PURE__ */ optional(p412);
+const p414 = /* @__PURE__ */ field('origin', p413, 'optional');
+const p415 = /* @__PURE__ */ field('parentGone', p96, 'optional');
+const p416 = /* @__PURE__ */ field('more', p406, 'optional');
+const p417 = /* @__PURE__ */ object(
+  [p400, p401, p402, p403, p404, p414, p415, p416],
+  ['id', 'depth', 'title', 'createdAt', 'shown', 'origin', 'parentGone', 'more'],
+);
+const p418 = /* @__PURE__ */ array(p417, 0, 300);
+const p419 = /* @__PURE__ */ field('rows', p418, 'required');
+const p420 = /* @__PURE__ */ object([p398, p419, p370], ['type', 'rows', 'total']);
+const p421 = /* @__PURE__ */ leaf((x) => x === 'forks_notice');
+const p422 = /* @__PURE__ */ field('type', p421, 'required');
+const p423 = /* @__PURE__ */ leaf((x) => x === 'info' || x === 'warning');
+const p424 = /* @__PURE__ */ field('level', p423, 'required');
+const p425 = /* @__PURE__ */ object([p422, p424, p379], ['type', 'level', 'text']);
+const p426 = /* @__PURE__ */ tagged('type', [
   ['agent_events', p326],
   ['panel_reset', p329],
   ['toggles_change', p338],
@@ -518,9 +552,11 @@ const p397 = /* @__PURE__ */ tagged('type', [
   ['audit_show', p374],
   ['sandbox_status', p380],
   ['policy_status', p396],
+  ['fork_tree', p420],
+  ['forks_notice', p425],
 ]);
 
 /** Parses like the zod schema's `safeParse`: the value (a copy) when it fits, else undefined. */
 export const parseChatUpdate = (raw: unknown) => parseWith<ChatUpdate>(p55, raw);
 /** Parses like the zod schema's `safeParse`: the value (a copy) when it fits, else undefined. */
-export const parseHostToPanel = (raw: unknown) => parseWith<HostToPanel>(p397, raw);
+export const parseHostToPanel = (raw: unknown) => parseWith<HostToPanel>(p426, raw);
