@@ -59,19 +59,20 @@ export function worktreeForkFiles(
   const at = filesAtPoint(checkpoints, stored, cutSeq);
 
   const result = new Map<string, ForkFile | { path: string; reason: string }>();
-  // Weakest first, each later rule overriding: as now < the before-images < not known.
+  // Weakest first, each later rule overriding: as now < the before-images < not known. Only
+  // files the turns up to the cut changed are carried (turns after it are the before-images';
+  // one reverted since put its files back as before it, so as now holds for those).
   for (const [turn, files] of reports.files) {
-    // Turns after the cut are the before-images' (one reverted since put its files back as
-    // before it: those the earlier turns changed are as now, the others as at HEAD).
     if (revertedBy.has(turn) || later.has(turn)) continue;
     for (const file of files) result.set(file, { path: file, kind: 'as-now' });
   }
   for (const file of at.files)
-    result.set(
-      file.path,
-      file.bytes ? { path: file.path, kind: 'bytes', bytes: file.bytes } : { path: file.path, kind: 'absent' },
-    );
-  for (const file of at.unknown) result.set(file.path, file);
+    if (result.has(file.path))
+      result.set(
+        file.path,
+        file.bytes ? { path: file.path, kind: 'bytes', bytes: file.bytes } : { path: file.path, kind: 'absent' },
+      );
+  for (const file of at.unknown) if (result.has(file.path)) result.set(file.path, file);
   for (const turn of revertedAfter) {
     if (later.has(turn)) continue;
     for (const file of reports.files.get(turn) ?? [])
