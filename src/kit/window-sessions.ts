@@ -18,7 +18,10 @@ import { windowChatKeeping, windowWorkspace } from '../host/chat/chat-keeping';
 import type { CommandHandler } from '../host/commands/palette';
 import type { DeveloperPanel } from '../host/panel/developer-panel';
 import { SessionListView } from '../host/sessions/session-list-view';
-import { sessionCommands } from '../host/sessions/session-commands';
+import { runSetup, sessionCommands, type WorktreeSetupRunner } from '../host/sessions/session-commands';
+import { createForkPlacer, type ForkPlacer } from '../host/sessions/fork-placer';
+import { forkPlacePrompts } from '../host/sessions/fork-place-prompts';
+import { NodeForkFiles } from '../node/worktrees/fork-files';
 import { GitWorktrees } from '../node/worktrees/git-worktrees';
 import { runWorktreeSetup, worktreeSetup } from '../node/worktrees/worktree-setup';
 import type { AgentStatusBar } from '../host/status-bar';
@@ -47,6 +50,8 @@ export interface WindowSessions {
   /** The session the chat shows (the palette's commands act on it). */
   shown(): ConversationSession;
   commands: Record<string, CommandHandler>;
+  /** "Fork from here": where the fork goes (the chat's actions call it). */
+  placeFork: ForkPlacer;
   dispose(): Promise<void>;
 }
 
@@ -110,28 +115,34 @@ export function createWindowSessions(deps: WindowSessionsDeps): WindowSessions {
       worktrees = { root, port: new GitWorktrees({ workspaceRoot: root, baseFolder: () => worktreesFolder(context) }) };
     return worktrees.port;
   };
-  const commands = sessionCommands(
-    {
-      registry,
-      worktrees: worktreesNow,
-      workspaceRoot: deps.workspaceRoot,
-      focusChat,
-      setup: {
-        start: (root) => {
-          const setup = worktreeSetup(root, deps.policy());
-          if (!setup) return undefined;
-          return { command: setup.command, done: runWorktreeSetup(root, setup, windowParts.sandbox) };
-        },
-      },
+  const setup: WorktreeSetupRunner = {
+    start: (root) => {
+      const found = worktreeSetup(root, deps.policy());
+      if (!found) return undefined;
+      return { command: found.command, done: runWorktreeSetup(root, found, windowParts.sandbox) };
     },
+  };
+  const commands = sessionCommands(
+    { registry, worktrees: worktreesNow, workspaceRoot: deps.workspaceRoot, focusChat, setup },
     context,
   );
+  // "Fork from here" asks where: here, or a new worktree session holding the files as they were.
+  const placeFork = createForkPlacer({
+    registry,
+    worktrees: worktreesNow,
+    files: (sourceRoot) => new NodeForkFiles(sourceRoot),
+    workspaceRoot: deps.workspaceRoot,
+    prompts: forkPlacePrompts,
+    setUp: (entry, worktree) => runSetup({ setup }, entry, worktree),
+    focusChat,
+  });
 
   return {
     registry,
     list,
     shown: () => registry.shown.session,
     commands,
+    placeFork,
     dispose: async () => {
       for (const stop of stops) stop();
       await registry.flush();
