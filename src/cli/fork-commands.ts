@@ -9,6 +9,7 @@ import type { ForkPoint, ForkTree, RewindAnswer, RewindFilePlan } from '../core/
 import { COMMAND_CHANGES_NOTE } from '../core/session/rewind-files';
 import type { CommandContext } from './slash-commands';
 import type { Output } from './output';
+import { forkIntoNewWorktree } from './fork-worktree';
 
 const EXCERPT = 72;
 
@@ -30,12 +31,17 @@ export const messagesCommand = {
 /** `/fork [N]`: a copy of the conversation up to message N (default: all of it), continued from here. */
 export const forkCommand = {
   name: 'fork',
-  usage: '/fork [N]',
-  help: 'continue in a copy of this conversation up to message N (default: the last); the original stays',
-  async run(argument: string, { cli, output, quiet }: CommandContext): Promise<void> {
+  usage: '/fork [N] [--worktree NAME]',
+  help: 'continue in a copy of this conversation up to message N (default: the last); the original stays. --worktree NAME: in a new worktree whose files are as they were at N',
+  async run(text: string, context: CommandContext): Promise<void> {
+    const { cli, output, quiet } = context;
+    const [argument = '', worktree] = text.split(/(?:^|\s)--worktree(?:\s+|$)/, 2);
+    if (worktree !== undefined && !worktree.trim())
+      return output.error("Usage: /fork [N] --worktree NAME (the new session's name).");
     const points = await cli.session.forks.points();
     const point = argument.trim() ? pick(argument, points, output) : points.at(-1);
     if (!point) return points.length === 0 ? output.error('No messages yet: send a prompt first.') : undefined;
+    if (worktree !== undefined) return forkIntoNewWorktree(point, worktree.trim(), context);
     const parentId = cli.session.currentId!;
     const result = await quiet(() => cli.session.forks.fork(point.cutSeq, { open: true }));
     if (result.status !== 'forked') return output.error(result.message);

@@ -44,7 +44,7 @@ export async function enterWorktree(name: string, options: WorktreePlaceOptions)
     }).`,
   );
   for (const notice of made.notices) options.say(notice);
-  if (!known) await setUp(worktree, options);
+  if (!known) await setUpWorktree(worktree, options);
   return worktree;
 }
 
@@ -54,7 +54,8 @@ function isNamed(listed: ListedWorktree, name: string): boolean {
   return worktree.name === displayName(name) || worktree.branch === `openagent/${sessionSlug(name)}`;
 }
 
-async function setUp(worktree: Worktree, options: WorktreePlaceOptions): Promise<void> {
+/** Runs the worktree's setup once (its output and outcome said), for a worktree just made. */
+export async function setUpWorktree(worktree: Worktree, options: WorktreePlaceOptions): Promise<void> {
   const setup = worktreeSetup(worktree.root, await options.policy(worktree.root));
   if (!setup) return;
   options.say(`Setting up the worktree: ${setup.command}`);

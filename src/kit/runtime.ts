@@ -310,6 +310,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     useLocalServer,
     confirmRewind: askRewindFiles,
     notify: (text) => void vscode.window.showInformationMessage(text),
+    placeFork: (request) => sessions.placeFork(request),
   };
   const chatView = new ChatViewProvider({ session, keeper }, chatActions);
 

@@ -21,7 +21,10 @@ import { openAcrossSessions } from '../host/panel/panel-forks';
 import { SessionListView, SHOW_SESSION_COMMAND } from '../host/sessions/session-list-view';
 import { withPendingApprovals } from '../host/sessions/pending-approvals';
 import { sessionReviewsOf, type SessionReviews } from '../host/review/session-reviews';
-import { sessionCommands } from '../host/sessions/session-commands';
+import { runSetup, sessionCommands, type WorktreeSetupRunner } from '../host/sessions/session-commands';
+import { createForkPlacer, type ForkPlacer } from '../host/sessions/fork-placer';
+import { forkPlacePrompts } from '../host/sessions/fork-place-prompts';
+import { NodeForkFiles } from '../node/worktrees/fork-files';
 import { GitWorktrees } from '../node/worktrees/git-worktrees';
 import { runWorktreeSetup, worktreeSetup } from '../node/worktrees/worktree-setup';
 import type { AgentStatusBar } from '../host/status-bar';
@@ -52,6 +55,8 @@ export interface WindowSessions {
   commands: Record<string, CommandHandler>;
   /** Each session's review of its own edits (the editor's Keep / Undo reach the right one). */
   reviews: SessionReviews;
+  /** "Fork from here": where the fork goes (the chat's actions call it). */
+  placeFork: ForkPlacer;
   dispose(): Promise<void>;
 }
 
@@ -118,22 +123,27 @@ export function createWindowSessions(deps: WindowSessionsDeps): WindowSessions {
   void registry.restore();
 
   const focusChat = () => vscode.commands.executeCommand('openagent.focusChat');
-  const commands = sessionCommands(
-    {
-      registry,
-      worktrees: worktreesNow,
-      workspaceRoot: deps.workspaceRoot,
-      focusChat,
-      setup: {
-        start: (root) => {
-          const setup = worktreeSetup(root, deps.policy());
-          if (!setup) return undefined;
-          return { command: setup.command, done: runWorktreeSetup(root, setup, windowParts.sandbox) };
-        },
-      },
+  const setup: WorktreeSetupRunner = {
+    start: (root) => {
+      const found = worktreeSetup(root, deps.policy());
+      if (!found) return undefined;
+      return { command: found.command, done: runWorktreeSetup(root, found, windowParts.sandbox) };
     },
+  };
+  const commands = sessionCommands(
+    { registry, worktrees: worktreesNow, workspaceRoot: deps.workspaceRoot, focusChat, setup },
     context,
   );
+  // "Fork from here" asks where: here, or a new worktree session holding the files as they were.
+  const placeFork = createForkPlacer({
+    registry,
+    worktrees: worktreesNow,
+    files: (sourceRoot) => new NodeForkFiles(sourceRoot),
+    workspaceRoot: deps.workspaceRoot,
+    prompts: forkPlacePrompts,
+    setUp: (entry, worktree) => runSetup({ setup }, entry, worktree),
+    focusChat,
+  });
 
   const reviews = sessionReviewsOf(registry, (session) => composed.get(session));
 
@@ -149,6 +159,7 @@ export function createWindowSessions(deps: WindowSessionsDeps): WindowSessions {
       (session) => composed.get(session)?.approvals,
     ),
     reviews,
+    placeFork,
     dispose: async () => {
       for (const stop of stops) stop();
       reviews.dispose();

@@ -3,6 +3,7 @@ import { table } from './bench-table';
 import { measureIdleSessionMemory, measureSessionsStreaming } from './session-benchmarks';
 import { measureWorktreeAdd } from './worktree-benchmarks';
 import { printForkBenchmark } from './fork-benchmarks';
+import { measureForkIntoWorktree } from './fork-worktree-benchmarks';
 
 export async function printSessionBenchmarks(): Promise<void> {
   console.log(
@@ -66,4 +67,23 @@ export async function printSessionBenchmarks(): Promise<void> {
     ),
   );
   await printForkBenchmark();
+  console.log(
+    'Fork from here into a new worktree (forkIntoWorktree) vs by hand (`git worktree add -b` and copying the changed files), alternating (medians)\n',
+  );
+  const forkWorktree = await measureForkIntoWorktree();
+  console.log(
+    table(
+      ['repository files', 'files changed', 'messages', 'by hand (ms)', 'product (ms)', 'ratio'],
+      [
+        [
+          forkWorktree.files.toLocaleString('en-US'),
+          String(forkWorktree.changed),
+          forkWorktree.messages.toLocaleString('en-US'),
+          forkWorktree.byHandMs.toFixed(0),
+          forkWorktree.productMs.toFixed(0),
+          (forkWorktree.productMs / forkWorktree.byHandMs).toFixed(2),
+        ],
+      ],
+    ),
+  );
 }

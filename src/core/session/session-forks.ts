@@ -7,7 +7,7 @@
  * race them, so the user stops it first.
  */
 import type { AgentEvent } from '../events/events';
-import type { ConversationStore, StoredConversation } from '../ports';
+import type { ConversationStore, StoredConversation, StoredMessage } from '../ports';
 import type { Checkpoints } from '../workspace/checkpoints';
 import { ConversationForks, ForkError, type ForkTree } from './conversation-forks';
 import { forkPoints, inOrder, type ForkPoint } from './fork-points';
@@ -140,6 +140,19 @@ export class SessionForks {
     const ready = await this.ready(this.deps.currentId());
     if ('status' in ready) return ready;
     return filesAtPoint(this.deps.checkpoints(), await ready.store.listMessages(ready.id), cutSeq);
+  }
+
+  /**
+   * What a fork into a new worktree starts from (worktree-fork.ts), nothing changed: the stored
+   * messages, flushed, and — for the conversation on screen only — its checkpoints.
+   */
+  async source(
+    conversationId = this.deps.currentId(),
+  ): Promise<{ conversationId: string; stored: StoredMessage[]; checkpoints: Checkpoints | undefined } | ForkRefusal> {
+    const ready = await this.ready(conversationId);
+    if ('status' in ready) return ready;
+    const checkpoints = ready.id === this.deps.currentId() ? this.deps.checkpoints() : undefined;
+    return { conversationId: ready.id, stored: inOrder(await ready.store.listMessages(ready.id)), checkpoints };
   }
 
   /**

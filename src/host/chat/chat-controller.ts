@@ -18,7 +18,7 @@ import { coalesceTextDeltas } from './event-batcher';
 import { SessionFeed } from './session-feed';
 import { ChatQueueLink } from './chat-queue-link';
 import type { ChatWebview } from './held-webview';
-import { ChatForks } from './chat-forks';
+import { ChatForks, type ChatForkSurface } from './chat-forks';
 import type { RewindAnswer, RewindFilePlan } from '../../core/session/session-forks';
 
 export interface ChatActions {
@@ -45,6 +45,8 @@ export interface ChatActions {
   confirmRewind?(plan: RewindFilePlan): Promise<RewindAnswer>;
   /** An outcome shown as a notification (one the chat's reset would clear). Without it, a chat notice. */
   notify?(text: string): void;
+  /** "Fork from here": asks where the fork goes (see ChatForkSurface.placeFork). Without it, here. */
+  placeFork?: ChatForkSurface['placeFork'];
 }
 
 /** How many local servers a notice offers at most. */
@@ -87,6 +89,7 @@ export class ChatController extends Disposable {
       notice: (level, text) => this.post({ type: 'chat_notice', level, text, actions: [] }),
       ...(actions.confirmRewind ? { confirmRewind: (plan) => actions.confirmRewind!(plan) } : {}),
       ...(actions.notify ? { notify: (text) => actions.notify!(text) } : {}),
+      ...(actions.placeFork ? { placeFork: (request) => actions.placeFork!(request) } : {}),
     });
     this._register(webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)));
   }

@@ -18,6 +18,20 @@ export interface ChatForkSurface {
   confirmRewind?(plan: RewindFilePlan): Promise<RewindAnswer>;
   /** An outcome that outlives the chat's reset (an edit resets and resends): a notification. */
   notify?(text: string): void;
+  /**
+   * Asks where a fork goes (host/sessions/fork-placer.ts): 'here' for the chat's own fork, or
+   * 'handled' when it made the fork elsewhere (a new worktree session) or the user cancelled.
+   * Without it, forks are made here.
+   */
+  placeFork?(request: ForkPlaceRequest): Promise<'here' | 'handled'>;
+}
+
+/** A fork the chat would make, for `placeFork` to make elsewhere. */
+export interface ForkPlaceRequest {
+  session: ConversationSession;
+  conversationId: string;
+  /** The stored seq the fork cuts after. */
+  cutSeq: number;
 }
 
 type Located = { prompt: ForkPoint; prompts: ForkPoint[]; points: ForkPoint[]; event: AgentEvent };
@@ -51,6 +65,7 @@ export class ChatForks {
       const next = prompts[prompts.indexOf(prompt) + 1];
       cut = next ? next.seq - 1 : points.at(-1)!.cutSeq;
     }
+    if ((await this.surface.placeFork?.({ session: this.session, conversationId, cutSeq: cut })) === 'handled') return;
     const parentTitle = await this.title(conversationId);
     const result = await this.session.forks.fork(cut, { conversationId, open: true });
     if (result.status !== 'forked') return this.surface.notice('warning', result.message);

@@ -166,7 +166,7 @@ async function newSession(deps: SessionCommandsDeps, request: NewSessionRequest)
 }
 
 /** The worktree's setup, once, in the background: its output in a channel, a failure told. */
-function runSetup(deps: SessionCommandsDeps, entry: SessionEntry, worktree: Worktree): void {
+export function runSetup(deps: Pick<SessionCommandsDeps, 'setup'>, entry: SessionEntry, worktree: Worktree): void {
   const started = deps.setup.start(worktree.root);
   if (!started) return;
   const channel = vscode.window.createOutputChannel(`OpenAgent: ${shown(entry.name)} setup`);
