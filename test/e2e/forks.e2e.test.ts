@@ -11,7 +11,7 @@ import type { FakeModelServer } from '../fixtures/fake-model-server/server';
 import type { WorkbenchSession } from '../harness/workbench-session';
 import { TEST_TIMEOUT_MS, waitUntil } from '../harness/patience';
 import { openChat, screenshot, send, startWithFakeModel } from './chat-helpers';
-import { findWebviewFrame, runCommand } from './workbench-ui';
+import { findWebviewFrame, quickPickRow, runCommand } from './workbench-ui';
 
 describe('fork from here and the tree of forks (packaged extension, real VS Code UI)', function () {
   this.timeout(TEST_TIMEOUT_MS);
@@ -53,8 +53,7 @@ describe('fork from here and the tree of forks (packaged extension, real VS Code
     await second.hover();
     await second.locator('.message-fork').click();
     // Where the fork works: here, in the workspace.
-    const here = page.locator('.quick-input-list .monaco-list-row', { hasText: /^Here/ }).first();
-    if (await here.isVisible({ timeout: 15_000 }).catch(() => false)) await here.click();
+    await quickPickRow(page, 'Here (this workspace)').click();
 
     await waitUntil(
       async () => !/second question/.test(await transcript()) && /First answer\./.test(await transcript()),
