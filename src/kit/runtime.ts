@@ -58,7 +58,7 @@ import { sendingToTeam } from './team-opener';
 import type { TeamService } from '../host/team-service';
 import { layerOf } from '../core/policy/policy-layers';
 import type { TerminalHistory } from '../host/terminal/terminal-history';
-import { createMentionResolver } from '../host/chat/mention-sources';
+import { createMentionResolver, type WorktreeDiff } from '../host/chat/mention-sources';
 import { pickContext } from '../host/chat/context-picker';
 import { windowChatKeeping, windowWorkspace } from '../host/chat/chat-keeping';
 import type { ChatActions } from '../host/chat/chat-controller';
@@ -180,11 +180,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     ),
   );
 
-  const currentWorkspace = () => {
-    const root = workspaceRoot();
-    return root ? new VscodeWorkspace(root) : undefined;
-  };
-  const approvalDetails = new ApprovalDetails(currentWorkspace);
+  const approvalDetails = new ApprovalDetails();
   context.subscriptions.push(approvalDetails);
 
   // MCP servers start with the first conversation; their status shows in the developer panel.
@@ -266,7 +262,18 @@ export function createRuntime(shell: RuntimeShell): Runtime {
   const { session, sandbox } = here;
   context.subscriptions.push({ dispose: () => here.dispose() });
 
-  const resolveMention = createMentionResolver(currentWorkspace, terminalHistory);
+  // Mentions (@file, @selection, @problems, @git) read the folder of the session the chat shows:
+  // a worktree session's own files. Set once the sessions are composed, below.
+  let shownRoot: () => string | undefined = workspaceRoot;
+  let worktreeDiff: WorktreeDiff = async () => undefined;
+  const resolveMention = createMentionResolver(
+    () => {
+      const root = shownRoot();
+      return root ? new VscodeWorkspace(root) : undefined;
+    },
+    terminalHistory,
+    (root) => worktreeDiff(root),
+  );
   // Each window reopens its last chat when the chat view first shows (nothing is read before).
   const keeper = new ChatKeeper({
     session,
@@ -394,6 +401,8 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     policy: () => policy.current(),
     workspaceRoot,
   });
+  shownRoot = () => sessions.reviews.shown()?.root() ?? workspaceRoot();
+  worktreeDiff = sessions.worktreeDiff;
   // The review of each session's edits, hunk by hunk, in the editor (and from the chat and the palette).
   const reviewEditor = new ReviewEditor(sessions.reviews);
   const reviewCommands = new ReviewCommands(sessions.reviews, reviewEditor);

@@ -87,7 +87,7 @@ export function composeSession(place: WorkPlace, name: string, window: WindowPar
     return folder ? new VscodeWorkspace(folder) : undefined;
   };
   const approvals = new NotificationApprovalGate({
-    showDetails: approvalDetails.show,
+    showDetails: approvalDetails.showIn(workspace),
     ...(here ? {} : { sessionName: name }),
   });
   const session = new ConversationSession({

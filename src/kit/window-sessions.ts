@@ -18,6 +18,7 @@ import { windowChatKeeping, windowWorkspace } from '../host/chat/chat-keeping';
 import type { CommandHandler } from '../host/commands/palette';
 import type { DeveloperPanel } from '../host/panel/developer-panel';
 import { openAcrossSessions } from '../host/panel/panel-forks';
+import type { WorktreeDiff } from '../host/chat/mention-sources';
 import { SessionListView, SHOW_SESSION_COMMAND } from '../host/sessions/session-list-view';
 import { withPendingApprovals } from '../host/sessions/pending-approvals';
 import { sessionReviewsOf, type SessionReviews } from '../host/review/session-reviews';
@@ -57,6 +58,8 @@ export interface WindowSessions {
   reviews: SessionReviews;
   /** "Fork from here": where the fork goes (the chat's actions call it). */
   placeFork: ForkPlacer;
+  /** The uncommitted diffs of the worktree session working in `root` (the `@git` mention). */
+  worktreeDiff: WorktreeDiff;
   dispose(): Promise<void>;
 }
 
@@ -160,6 +163,11 @@ export function createWindowSessions(deps: WindowSessionsDeps): WindowSessions {
     ),
     reviews,
     placeFork,
+    worktreeDiff: async (root) => {
+      const place = registry.list().find((view) => view.place.kind === 'worktree' && view.place.root === root)?.place;
+      if (place?.kind !== 'worktree') return undefined;
+      return worktreesNow()?.uncommittedDiff(place.worktree);
+    },
     dispose: async () => {
       for (const stop of stops) stop();
       reviews.dispose();

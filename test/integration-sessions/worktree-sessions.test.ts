@@ -101,7 +101,11 @@ describe('sessions side by side in git worktrees', function () {
     }
     for (const name of NAMES) {
       const where = path.join(sessions[name]!.root, `where-${name}.txt`);
-      await waitFor(() => fs.existsSync(where), `${name}'s command to run in its worktree`);
+      // The shell makes the file before pwd writes into it: wait for what it wrote.
+      await waitFor(
+        () => fs.existsSync(where) && fs.readFileSync(where, 'utf8').trim() !== '',
+        `${name}'s command to run in its worktree`,
+      );
       assert.equal(fs.readFileSync(where, 'utf8').trim(), sessions[name]!.root, 'the command ran in the worktree');
       assert.equal(fs.readFileSync(path.join(sessions[name]!.root, 'src', 'greet.js'), 'utf8'), greet(name));
     }
@@ -163,5 +167,60 @@ describe('sessions side by side in git worktrees', function () {
       greet('Alpha'),
       'aborting the merge brings back the applied change',
     );
+  });
+
+  it("a worktree session's mentions and Show Details read its own files, not the workspace's", async () => {
+    const id = await vscode.commands.executeCommand<string | undefined>('openagent.newSession', {
+      name: 'Delta',
+      where: 'worktree',
+    });
+    assert.ok(id, 'the session Delta started');
+    const folder = fs.realpathSync(
+      path.join(
+        worktreesFolder,
+        fs.readdirSync(worktreesFolder).find((entry) => entry.includes('delta'))!,
+      ),
+    );
+    // The worktree's own copy differs from the workspace's: an uncommitted change of its own.
+    fs.writeFileSync(path.join(folder, 'src', 'greet.js'), greet('Delta'));
+    await model.clearRequests();
+    await model.setScenario({
+      name: 'delta',
+      turns: [
+        {
+          match: 'delta mentions',
+          toolCalls: [
+            { id: 'write_delta', name: 'write_file', arguments: { path: 'src/greet.js', content: greet('Delta 2') } },
+          ],
+        },
+      ],
+      whenExhausted: 'echo',
+    });
+    await sendChatPrompt('delta mentions: @file:src/greet.js and @git');
+    let calls: Awaited<ReturnType<typeof model.modelCalls>> = [];
+    await waitFor(async () => (calls = await model.modelCalls()).length >= 1, 'the prompt to reach the model');
+    const sent = JSON.stringify(calls[0]!.body);
+    // The file whole (a diff's lines start with + or -): the worktree's copy, not the workspace's.
+    assert.ok(sent.includes(JSON.stringify(greet('Delta')).slice(1, -1)), "@file attached the worktree's greet.js");
+    assert.match(
+      sent,
+      /\+\s*return 'hello from delta'/,
+      `@git attached the worktree's uncommitted diff: ${JSON.stringify((calls[0]!.body as { messages: unknown[] }).messages).slice(0, 3000)}`,
+    );
+
+    // Show Details on Delta's write: "current" is the worktree's file.
+    await vscode.commands.executeCommand('notifications.showList');
+    await clickNotification('OpenAgent (session “Delta”) wants to write src/greet.js', 'Show Details');
+    let current = '';
+    await waitFor(async () => {
+      const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+      if (!(input instanceof vscode.TabInputTextDiff)) return false;
+      current = (await vscode.workspace.openTextDocument(input.original)).getText();
+      return true;
+    }, 'the diff of the proposed write');
+    assert.equal(current, greet('Delta'), "the diff's current side is the worktree's file");
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('notifications.showList');
+    await clickNotification('OpenAgent (session “Delta”) wants to write src/greet.js', 'Deny');
   });
 });

@@ -32,14 +32,16 @@ function request(toolName: string, input: unknown): ApprovalRequest {
 describe('approval details and checkpoints through VS Code', () => {
   const root = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
   const workspace = new VscodeWorkspace(root);
-  let details: ApprovalDetails;
+  let provider: ApprovalDetails;
+  let details: { show: (request: ApprovalRequest) => Promise<void> };
   before(async () => {
     // After OpenAgent's own (it registers the same scheme): the latest registration answers, so
     // the test's details must come last, whichever test file ran first.
     await activateOpenAgent();
-    details = new ApprovalDetails(() => workspace);
+    provider = new ApprovalDetails();
+    details = { show: provider.showIn(() => workspace) };
   });
-  after(() => details.dispose());
+  after(() => provider.dispose());
   afterEach(() => vscode.commands.executeCommand('workbench.action.closeAllEditors'));
 
   it('shows an edit as a diff of current and proposed text, changing nothing', async () => {

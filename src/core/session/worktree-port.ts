@@ -124,6 +124,11 @@ export interface Worktrees {
   reopen(listed: ListedWorktree): Promise<CreatedWorktree>;
   /** Files changed on the branch and uncommitted in the worktree, against its base commit. */
   changes(worktree: Worktree): Promise<WorktreeChange[]>;
+  /**
+   * What `git diff --cached` and `git diff` say in the worktree (its uncommitted work, staged and
+   * not): the `@git` mention of a worktree session. Never runs an external diff or text conversion.
+   */
+  uncommittedDiff(worktree: Worktree): Promise<{ staged: string; unstaged: string }>;
   /** A file as it was at the base commit (undefined: it did not exist): the left side of the review. */
   original(worktree: Worktree, path: string): Promise<Uint8Array | undefined>;
   /** Commits what the worktree holds to its branch, then merges or squashes it into the user's tree. */

@@ -17,7 +17,7 @@ export class ApprovalDetails extends Disposable implements vscode.TextDocumentCo
   private readonly contents = new Map<string, string>();
   private next = 0;
 
-  constructor(private readonly workspace: () => WorkspaceFiles | undefined) {
+  constructor() {
     super();
     this._register(vscode.workspace.registerTextDocumentContentProvider(SCHEME, this));
   }
@@ -26,12 +26,20 @@ export class ApprovalDetails extends Disposable implements vscode.TextDocumentCo
     return this.contents.get(uri.query) ?? '';
   }
 
-  readonly show = async (request: ApprovalRequest): Promise<void> => {
+  /**
+   * Show Details for the approvals of a session working in `workspace`: an edit's "current" side
+   * is that session's file (a worktree session's own copy, not the window's).
+   */
+  showIn(workspace: () => WorkspaceFiles | undefined): (request: ApprovalRequest) => Promise<void> {
+    return (request) => this.show(request, workspace);
+  }
+
+  private async show(request: ApprovalRequest, workspaceOf: () => WorkspaceFiles | undefined): Promise<void> {
     const input = (request.input ?? {}) as { command?: unknown; plan?: unknown };
     // Shown as it will run: a carriage return or an escape sequence is written out, not obeyed.
     if (typeof input.command === 'string') return this.showText(visibleText(input.command), 'shellscript');
     if (typeof input.plan === 'string') return this.showText(input.plan, 'markdown');
-    const workspace = this.workspace();
+    const workspace = workspaceOf();
     const change = workspace && (await proposedChange(workspace, request.toolName, request.input));
     if (!change) return this.showText(JSON.stringify(request.input, null, 2), 'json');
     if (!change.ok) {
@@ -43,7 +51,7 @@ export class ApprovalDetails extends Disposable implements vscode.TextDocumentCo
     const right = this.serve(`${name} (proposed)`, change.after);
     const title = `${vscode.workspace.asRelativePath(change.path, false)}: ${change.before === undefined ? 'new file' : 'current ↔ proposed'} (OpenAgent)`;
     await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: true, preserveFocus: false });
-  };
+  }
 
   /** A file as an earlier turn found it (`before`; null: it did not exist) against the file now. */
   async showSinceTurn(absolute: string, before: string | null): Promise<void> {

@@ -6,6 +6,7 @@
  * not its text, not a selection in it, not its problems, not its changes. A mention cannot ask,
  * so it says what was left out and that read_file, which asks, is the way to a secret.
  */
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Mention, MentionResolver } from '../../core/session/mentions';
 import type { WorkspaceFiles } from '../../core/ports';
@@ -23,9 +24,13 @@ interface GitApi {
   repositories: GitRepository[];
 }
 
+/** A worktree session's uncommitted diffs (undefined: the folder is no session worktree). */
+export type WorktreeDiff = (root: string) => Promise<{ staged: string; unstaged: string } | undefined>;
+
 export function createMentionResolver(
   workspace: () => WorkspaceFiles | undefined,
   terminals: TerminalHistory,
+  worktreeDiff?: WorktreeDiff,
 ): MentionResolver {
   return async (mention: Mention) => {
     switch (mention.kind) {
@@ -43,7 +48,7 @@ export function createMentionResolver(
         return redactText(text);
       }
       case 'git':
-        return gitDiff();
+        return gitDiff(workspace()?.root, worktreeDiff);
     }
   };
 }
@@ -95,18 +100,29 @@ async function problemsText(workspace: WorkspaceFiles | undefined): Promise<stri
   return (lines.length ? lines.join('\n') : 'No errors or warnings are reported.') + note;
 }
 
-async function gitDiff(): Promise<string> {
-  const extension = vscode.extensions.getExtension<{ getAPI(version: 1): GitApi }>('vscode.git');
-  if (!extension) throw new Error('the Git extension is not available');
-  const api = (extension.isActive ? extension.exports : await extension.activate()).getAPI(1);
-  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  const repository = api.repositories.find((repo) => folder?.startsWith(repo.rootUri.fsPath)) ?? api.repositories[0];
-  if (!repository) throw new Error('this folder is not a Git repository');
-  const [staged, unstaged] = await Promise.all([repository.diff(true), repository.diff(false)]);
+async function gitDiff(root: string | undefined, worktreeDiff: WorktreeDiff | undefined): Promise<string> {
+  if (!root) throw new Error('no folder is open');
+  // A worktree session's folder is outside what VS Code opened: its own git answers for it.
+  const diffs = (await worktreeDiff?.(root)) ?? (await extensionDiff(root));
+  const { staged, unstaged } = diffs;
   if (!staged && !unstaged) return 'No uncommitted changes.';
   // A tracked `.env` or key file's changes are its secret lines.
   const shown = (diff: string) => withoutSecretChanges(diff, isSecretPath);
   return [staged && `Staged:\n${shown(staged)}`, unstaged && `Not staged:\n${shown(unstaged)}`]
     .filter(Boolean)
     .join('\n\n');
+}
+
+/** The staged and unstaged diffs of the repository holding `root`, from VS Code's Git extension. */
+async function extensionDiff(root: string): Promise<{ staged: string; unstaged: string }> {
+  const extension = vscode.extensions.getExtension<{ getAPI(version: 1): GitApi }>('vscode.git');
+  if (!extension) throw new Error('the Git extension is not available');
+  const api = (extension.isActive ? extension.exports : await extension.activate()).getAPI(1);
+  // The innermost repository holding the folder.
+  const repository = api.repositories
+    .filter((repo) => root === repo.rootUri.fsPath || root.startsWith(repo.rootUri.fsPath + path.sep))
+    .sort((a, b) => b.rootUri.fsPath.length - a.rootUri.fsPath.length)[0];
+  if (!repository) throw new Error('this folder is not a Git repository');
+  const [staged, unstaged] = await Promise.all([repository.diff(true), repository.diff(false)]);
+  return { staged, unstaged };
 }

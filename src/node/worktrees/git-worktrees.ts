@@ -32,7 +32,13 @@ import { occupied, prepareBaseFolder } from './worktree-folders';
 import { readRecord, writeRecord } from './worktree-metadata';
 import { displayName, sessionSlug, slugCandidates } from './worktree-names';
 import { checkoutNotices, diskFull } from './worktree-notices';
-import { applyWorktree, commitWork, worktreeChanges, worktreeOriginal } from './worktree-review';
+import {
+  applyWorktree,
+  commitWork,
+  worktreeChanges,
+  worktreeOriginal,
+  worktreeUncommittedDiff,
+} from './worktree-review';
 
 /** Names tried before giving up (`slug`, `slug-2` … `slug-100`). */
 const NAME_ATTEMPTS = 100;
@@ -170,6 +176,10 @@ export class GitWorktrees implements Worktrees {
 
   changes(worktree: Worktree): Promise<WorktreeChange[]> {
     return this.context().then((context) => worktreeChanges(context, this.ready(worktree)));
+  }
+
+  uncommittedDiff(worktree: Worktree): Promise<{ staged: string; unstaged: string }> {
+    return this.context().then((context) => worktreeUncommittedDiff(context, this.ready(worktree)));
   }
 
   original(worktree: Worktree, file: string): Promise<Uint8Array | undefined> {

@@ -57,6 +57,20 @@ export async function worktreeChanges(context: RepositoryContext, worktree: Work
   }
 }
 
+/** The worktree's staged and unstaged diffs, as `git diff --cached` and `git diff` print them there. */
+export async function worktreeUncommittedDiff(
+  context: RepositoryContext,
+  worktree: Worktree,
+): Promise<{ staged: string; unstaged: string }> {
+  const options = inWorktree(context, worktree);
+  const diff = (cached: boolean) =>
+    context.git
+      .run(['diff', ...(cached ? ['--cached'] : []), '--no-color', '--no-ext-diff', '--no-textconv', '--'], options)
+      .then(({ stdout }) => stdout);
+  const [staged, unstaged] = await Promise.all([diff(true), diff(false)]);
+  return { staged, unstaged };
+}
+
 const KINDS: Record<string, ChangeKind> = { A: 'added', M: 'modified', D: 'deleted', T: 'type-changed', R: 'renamed' };
 
 /** `git diff --name-status -z`: `M\0path\0`, `R087\0old\0new\0`. */
