@@ -38,6 +38,8 @@ export class LineReader {
   private readonly waiting: Array<(line: string | undefined) => void> = [];
   private ended = false;
   private piped: readline.Interface | undefined;
+  /** The listener that keeps keys typed between two prompts is on (see keepIdleKeys). */
+  private idleKeys = false;
 
   constructor(
     private readonly input: NodeJS.ReadStream,
@@ -149,11 +151,17 @@ export class LineReader {
       });
       options.signal?.addEventListener('abort', onAbort, { once: true });
       this.current = { interrupt: () => onAbort() };
+      this.keepIdleKeys();
       rl.prompt();
-      // What was typed while the agent worked and not sent starts this prompt (not an approval's answer).
+      // What was typed while the agent worked and not sent, or typed ahead while a command ran,
+      // starts this prompt (not an approval's answer) — one line at a time: a line entered here
+      // closes this prompt, and the next prompt takes the line after it.
       if (options.history && this.carried) {
-        rl.write(this.carried);
-        this.carried = '';
+        const end = /\r\n?|\n/.exec(this.carried);
+        const take = end ? end.index + end[0].length : this.carried.length;
+        const text = this.carried.slice(0, take);
+        this.carried = this.carried.slice(take);
+        rl.write(text);
       }
     });
   }
@@ -196,6 +204,23 @@ export class LineReader {
       if (this.pending.length > 0) take(this.pending.shift());
       else if (this.ended) take(undefined);
       else this.waiting.push(take);
+    });
+  }
+
+  /**
+   * Keys typed ahead between two prompts are kept for the next one. Several lines typed at once
+   * arrive in one chunk: the prompt that takes the first line closes in the middle of it, and
+   * the rest of the chunk would reach no one (node:readline decodes a whole chunk at once).
+   */
+  private keepIdleKeys(): void {
+    if (this.idleKeys) return;
+    this.idleKeys = true;
+    // First in line: a key a prompt takes is seen here while that prompt is still on screen.
+    this.input.prependListener('keypress', (text: string | undefined, key: KeyPress | undefined) => {
+      if (this.current || this.busyInterrupt) return;
+      if (key?.name === 'return' || key?.name === 'enter') this.carried += '\r';
+      else if (key?.name === 'backspace') this.carried = this.carried.replace(/[^\r\n]$/u, '');
+      else if (text && !key?.ctrl && !key?.meta && !/[\p{Cc}]/u.test(text)) this.carried += text;
     });
   }
 

@@ -70,8 +70,8 @@ describe('openagent CLI (fork and rewind)', function () {
       /1 {2}you: first\n\s+2 {2}agent: Answer one\.\n\s+3 {2}you: change the notes\n\s+4 {2}agent: Changed the notes\./,
     );
 
-    // Bad numbers are explained and make nothing.
-    for (const bad of ['abc', '-1', '0', '99', '99999999999999999999']) session.type(`/fork ${bad}`);
+    // Bad numbers are explained and make nothing. Typed ahead all at once: each line is a command.
+    session.typeLines(['abc', '-1', '0', '99', '99999999999999999999'].map((bad) => `/fork ${bad}`));
     await session.waitForCount(/this conversation has messages 1 to 4/, 5);
     session.type('/rewind 2');
     await session.waitFor(/Message 2 is an answer: \/rewind takes the number of a prompt/);

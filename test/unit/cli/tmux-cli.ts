@@ -81,6 +81,11 @@ export class TmuxCli {
   }
 
   /** Presses keys by tmux name: C-c, C-d, Enter, Up. */
+  /** Types several lines at once, as one paste: they reach the program together, in one read. */
+  typeLines(lines: readonly string[]): void {
+    this.tmux(['send-keys', '-t', 'cli', '-l', lines.map((line) => `${line}\r`).join('')]);
+  }
+
   press(...keys: string[]): void {
     this.tmux(['send-keys', '-t', 'cli', ...keys]);
   }
