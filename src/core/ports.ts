@@ -1,4 +1,5 @@
 import type { DecodedText, TextContent } from './workspace/text-file';
+import type { RecordingStore } from './replay/recording';
 
 /**
  * The interfaces hosts implement for the core. The core never imports 'vscode': the extension
@@ -199,6 +200,8 @@ export interface ConversationStore {
   rewindConversation?(conversationId: string, fromSeq: number, marker: StoredMessage): Promise<void>;
   /** The conversations forked from this one (oldest first). */
   listForks?(conversationId: string): Promise<StoredConversation[]>;
+  /** Recorded runs (replay and compare); absent: runs are not recorded in this store. */
+  readonly recordings?: RecordingStore;
   close(): Promise<void>;
 }
 

@@ -10,7 +10,7 @@
  * of its canonical JSON (`ContentRef`), in a content store; the steps hold only references. Every
  * value is redacted before it is hashed or kept: a recording never holds a secret.
  */
-import type { LlmStreamPart, StopReason } from '../llm/llm-client';
+import type { LlmStreamPart, ModelMessage, StopReason } from '../llm/llm-client';
 
 /** The version of this format; a recording of another version is replayed or refused by name. */
 export const RECORDING_FORMAT = 1;
@@ -64,6 +64,37 @@ export interface ModelStep {
   durationMs: number;
 }
 
+/**
+ * The value behind a ModelStep's `request` ref: the request as sent with its parts kept once —
+ * the system prompt, each tool definition and each message by ref, so a call stores only what
+ * is new since the last one (read it back whole with joinRequest in recorded-request.ts).
+ */
+export interface RecordedRequest {
+  model: string;
+  /** Holds the system prompt (a string). */
+  system: ContentRef;
+  /** Each holds a ToolDefinition (the manifest's tool schema refs are the same refs). */
+  tools: ContentRef[];
+  /** Each holds a RecordedMessage. */
+  messages: ContentRef[];
+  toolChoice?: 'auto' | 'none';
+  maxOutputTokens: number;
+}
+
+/** A text kept by ref (a long text: a file read, a tool's output) inside a RecordedMessage. */
+export interface RecordedText {
+  ref: ContentRef;
+}
+
+/**
+ * A ModelMessage as recorded: texts and tool outputs of LONG_TEXT_CHARS or more are kept once
+ * of their own (`{ ref }`), so the same file read a hundred times is stored once.
+ */
+export type RecordedMessage = {
+  role: ModelMessage['role'];
+  content: Array<Record<string, unknown> & { type: string; text?: string | RecordedText; output?: string | RecordedText }>;
+};
+
 /** The value behind a ModelStep's `answer` ref. */
 export interface RecordedAnswer {
   parts: LlmStreamPart[];
@@ -96,12 +127,16 @@ export interface ToolStep {
   files?: Array<{ path: string; checkpointId: string }>;
   startedAt: number;
   durationMs: number;
+  /** What could not be recorded of this call, and why (an input JSON cannot write). */
+  note?: string;
 }
 
 /** A prompt the user sent (or feedback with which the user redirected a run). */
 export interface PromptStep {
   kind: 'prompt';
   step: number;
+  /** The agent the prompt went to (absent: the lead). */
+  agentId?: string;
   text: ContentRef;
   /** The attached context (@file, @selection …) as the model received it. */
   context?: ContentRef;
@@ -137,4 +172,9 @@ export interface RecordingStore {
   putStep(conversationId: string, step: RecordedStep): Promise<void>;
   /** The recording of a conversation, or undefined when it has none (recorded before replay existed). */
   getRecording(conversationId: string): Promise<RunRecording | undefined>;
+  /**
+   * Whether a run of the conversation is going: set when one begins, cleared when it ends, so a
+   * recording read while it is set (a crash, a window closed mid-run) is `unfinished`.
+   */
+  markRunning?(conversationId: string, running: boolean): Promise<void>;
 }
