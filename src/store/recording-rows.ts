@@ -147,10 +147,9 @@ export class SqlJsRecordings implements RecordingStore {
       conversationId,
     ]);
     if (!run) return undefined;
-    const steps = await this.deps.read(
-      'SELECT data FROM recording_steps WHERE conversation_id = ? ORDER BY step',
-      [conversationId],
-    );
+    const steps = await this.deps.read('SELECT data FROM recording_steps WHERE conversation_id = ? ORDER BY step', [
+      conversationId,
+    ]);
     return {
       manifest: JSON.parse(String(run.manifest)) as RunManifest,
       steps: steps.map((row) => JSON.parse(String(row.data)) as RecordedStep),
@@ -161,7 +160,10 @@ export class SqlJsRecordings implements RecordingStore {
   /** Bytes of content kept (what the recordings cost on disk, before SQLite's own overhead). */
   async contentBytes(): Promise<{ count: number; bytes: number }> {
     await this.settled();
-    const [row] = await this.deps.read('SELECT COUNT(*) AS count, COALESCE(SUM(LENGTH(json)), 0) AS bytes FROM recording_content', []);
+    const [row] = await this.deps.read(
+      'SELECT COUNT(*) AS count, COALESCE(SUM(LENGTH(json)), 0) AS bytes FROM recording_content',
+      [],
+    );
     return { count: Number(row?.count ?? 0), bytes: Number(row?.bytes ?? 0) };
   }
 

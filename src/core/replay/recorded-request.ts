@@ -121,8 +121,7 @@ export async function joinRequest(ref: ContentRef, read: ContentReader): Promise
       const content = await Promise.all(
         message.content.map(async (part) => {
           const whole: Record<string, unknown> = { ...part };
-          for (const field of ['text', 'output'] as const)
-            if (field in whole) whole[field] = await text(whole[field]);
+          for (const field of ['text', 'output'] as const) if (field in whole) whole[field] = await text(whole[field]);
           return whole;
         }),
       );

@@ -92,7 +92,9 @@ export interface RecordedText {
  */
 export type RecordedMessage = {
   role: ModelMessage['role'];
-  content: Array<Record<string, unknown> & { type: string; text?: string | RecordedText; output?: string | RecordedText }>;
+  content: Array<
+    Record<string, unknown> & { type: string; text?: string | RecordedText; output?: string | RecordedText }
+  >;
 };
 
 /** The value behind a ModelStep's `answer` ref. */
