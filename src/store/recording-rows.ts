@@ -157,12 +157,16 @@ export class SqlJsRecordings implements RecordingStore {
     };
   }
 
-  /** Bytes of content kept (what the recordings cost on disk, before SQLite's own overhead). */
-  async contentBytes(): Promise<{ count: number; bytes: number }> {
+  /**
+   * Content kept (what the recordings cost on disk, before SQLite's own overhead): all of it, or
+   * the pieces whose JSON holds `containing`.
+   */
+  async contentBytes(containing?: string): Promise<{ count: number; bytes: number }> {
     await this.settled();
     const [row] = await this.deps.read(
-      'SELECT COUNT(*) AS count, COALESCE(SUM(LENGTH(json)), 0) AS bytes FROM recording_content',
-      [],
+      `SELECT COUNT(*) AS count, COALESCE(SUM(LENGTH(json)), 0) AS bytes FROM recording_content
+       ${containing === undefined ? '' : 'WHERE instr(json, ?) > 0'}`,
+      containing === undefined ? [] : [containing],
     );
     return { count: Number(row?.count ?? 0), bytes: Number(row?.bytes ?? 0) };
   }

@@ -11,6 +11,40 @@ import type { ContentRef, RecordedMessage, RecordedRequest, RecordedText } from 
 
 /** Texts this long or longer are kept of their own, once, however many messages hold them. */
 export const LONG_TEXT_CHARS = 1024;
+/** Texts this long are kept in pieces cut where their content says (below), so shortened copies share them. */
+export const CHUNKED_TEXT_CHARS = 8 * 1024;
+const CHUNK_MIN_CHARS = 4 * 1024;
+const CHUNK_MAX_CHARS = 16 * 1024;
+
+/**
+ * A long text's pieces, cut after lines whose hash ends in five zero bits (and at most every
+ * CHUNK_MAX_CHARS): where a cut falls depends on the lines around it, not on where the text
+ * starts, so an older tool output the history shortened, or a file read again after an edit,
+ * shares every piece but those around the change.
+ */
+export function chunksOf(text: string): string[] {
+  const chunks: string[] = [];
+  let start = 0;
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    hash = Math.imul(hash ^ code, 0x01000193) >>> 0;
+    if (code !== 10 && index - start < CHUNK_MAX_CHARS) continue;
+    const size = index + 1 - start;
+    if (size >= CHUNK_MAX_CHARS || (size >= CHUNK_MIN_CHARS && (hash & 0x1f) === 0)) {
+      chunks.push(text.slice(start, index + 1));
+      start = index + 1;
+    }
+    if (code === 10) hash = 0x811c9dc5;
+  }
+  if (start < text.length) chunks.push(text.slice(start));
+  return chunks;
+}
+
+/** A long text kept once (`{ ref }`), or in pieces each kept once (`{ chunks }`). */
+export function keepLongText(text: string, keep: (value: unknown) => ContentRef): RecordedText {
+  return text.length >= CHUNKED_TEXT_CHARS ? { chunks: chunksOf(text).map(keep) } : { ref: keep(text) };
+}
 
 /** A value to keep: its ref and canonical JSON (already redacted). */
 export interface Content {
@@ -91,7 +125,7 @@ export class RequestSplitter {
       const copy: RecordedMessage['content'][number] = { ...redacted };
       for (const field of ['text', 'output'] as const) {
         const text = copy[field];
-        if (typeof text === 'string' && text.length >= LONG_TEXT_CHARS) copy[field] = { ref: keep(text) };
+        if (typeof text === 'string' && text.length >= LONG_TEXT_CHARS) copy[field] = keepLongText(text, keep);
       }
       return copy;
     });
@@ -101,6 +135,29 @@ export class RequestSplitter {
 
 /** Reads content by ref (a RecordingStore's getContent). */
 export type ContentReader = (ref: ContentRef) => Promise<unknown>;
+
+/** A text as recorded (itself, `{ ref }` or `{ chunks }`), whole again. */
+export async function joinText(value: unknown, read: ContentReader): Promise<unknown> {
+  if (!value || typeof value !== 'object') return value;
+  const get = async (wanted: ContentRef): Promise<string> => {
+    const text = await read(wanted);
+    if (typeof text !== 'string') throw new Error(`The recording lacks the text ${wanted}.`);
+    return text;
+  };
+  if ('chunks' in value) return (await Promise.all((value as { chunks: ContentRef[] }).chunks.map(get))).join('');
+  if ('ref' in value) return get((value as { ref: ContentRef }).ref);
+  return value;
+}
+
+/** A ToolStep's result (`{ output, isError }`), its output whole again. */
+export async function joinToolResult(
+  ref: ContentRef,
+  read: ContentReader,
+): Promise<{ output: string; isError: boolean } | undefined> {
+  const result = (await read(ref)) as { output: unknown; isError: boolean } | undefined;
+  if (!result) return undefined;
+  return { output: String(await joinText(result.output, read)), isError: result.isError };
+}
 
 /**
  * The request a ModelStep sent, whole again (without its signal). Throws, naming the ref, when
@@ -113,8 +170,7 @@ export async function joinRequest(ref: ContentRef, read: ContentReader): Promise
     return value;
   };
   const recorded = (await get(ref)) as RecordedRequest;
-  const text = async (value: unknown): Promise<unknown> =>
-    value && typeof value === 'object' && 'ref' in value ? get((value as RecordedText).ref) : value;
+  const text = (value: unknown): Promise<unknown> => joinText(value, read);
   const messages = await Promise.all(
     recorded.messages.map(async (messageRef) => {
       const message = (await get(messageRef)) as RecordedMessage;

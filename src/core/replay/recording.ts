@@ -81,10 +81,12 @@ export interface RecordedRequest {
   maxOutputTokens: number;
 }
 
-/** A text kept by ref (a long text: a file read, a tool's output) inside a RecordedMessage. */
-export interface RecordedText {
-  ref: ContentRef;
-}
+/**
+ * A long text (a file read, a tool's output) kept by ref inside a RecordedMessage or a tool
+ * result: whole (`ref`), or — from CHUNKED_TEXT_CHARS on — in pieces cut where its content says
+ * (`chunks`, joined in order), so a copy the history shortened shares the pieces it kept.
+ */
+export type RecordedText = { ref: ContentRef } | { chunks: ContentRef[] };
 
 /**
  * A ModelMessage as recorded: texts and tool outputs of LONG_TEXT_CHARS or more are kept once
@@ -123,7 +125,10 @@ export interface ToolStep {
   input: ContentRef;
   /** Absent when the call was never put to anyone (refused by validation, or the run stopped first). */
   decision?: RecordedDecision;
-  /** The result the model was given (capped, as sent); its ref holds `{ output, isError }`. */
+  /**
+   * The result the model was given (capped, as sent); its ref holds `{ output, isError }`, a long
+   * output as a RecordedText (read it whole with joinToolResult in recorded-request.ts).
+   */
   result?: ContentRef;
   /** Checkpoint ids of the files this call changed, with their paths (relative to the place's root). */
   files?: Array<{ path: string; checkpointId: string }>;

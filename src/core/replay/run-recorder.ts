@@ -10,7 +10,7 @@ import type { AgentEvent } from '../events/events';
 import { LlmError, type LlmClient, type LlmStreamPart, type ToolDefinition } from '../llm/llm-client';
 import { redactValue, type KnownSecrets } from '../llm/redact';
 import { CanonicalJsonError, contentOf } from './content-hash';
-import { RequestSplitter, LONG_TEXT_CHARS, type Content, type RequestSnapshot } from './recorded-request';
+import { keepLongText, LONG_TEXT_CHARS, RequestSplitter, type Content, type RequestSnapshot } from './recorded-request';
 import { withRecording, type ModelCallSink } from './recording-client';
 import {
   RECORDING_FORMAT,
@@ -350,7 +350,7 @@ export class RunRecorder implements ModelCallSink {
   /** `{ output, isError }` with a long output kept by ref, as the requests keep it (stored once). */
   private keepResult(result: { output: string; isError: boolean }, put: (content: Content) => void): ContentRef {
     const output = this.redact(result.output);
-    const kept = output.length >= LONG_TEXT_CHARS ? { ref: this.keep(output, put).ref } : output;
+    const kept = output.length >= LONG_TEXT_CHARS ? keepLongText(output, (value) => this.keep(value, put).ref) : output;
     return this.keep({ output: kept, isError: result.isError }, put).ref;
   }
 
