@@ -245,7 +245,13 @@ describe('recording runs for replay', () => {
 
   it('says a conversation recorded before recording existed has none, and a run cut off is unfinished', async () => {
     const server = await FakeModelServer.start({
-      scenario: { name: 'cut', turns: [{ text: 'Working on it, slowly.', delayMs: 200, chunkSize: 2 }] },
+      scenario: {
+        name: 'cut',
+        turns: [
+          { text: 'Working on it, slowly.', delayMs: 200, chunkSize: 2 },
+          { text: 'Working on it, slowly.', delayMs: 200, chunkSize: 2 },
+        ],
+      },
     });
     const directory = tempDir();
     try {
