@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { AgentEvent } from '../../src/core/events/events';
 import { canonicalJson, CanonicalJsonError, contentOf } from '../../src/core/replay/content-hash';
 import { joinToolResult } from '../../src/core/replay/recorded-request';
-import type { RecordingStore, ToolStep } from '../../src/core/replay/recording';
+import type { ContentRef, RecordingStore, ToolStep } from '../../src/core/replay/recording';
 import { RunRecorder } from '../../src/core/replay/run-recorder';
 import { defineTool } from '../../src/core/tools/tool';
 import { FakeModelServer } from '../fixtures/fake-model-server/server';
@@ -163,7 +163,7 @@ describe('recording under hostile input', () => {
       const prompt = recording!.steps[0]!;
       assert.equal(prompt.kind, 'prompt');
       assert.equal(
-        await reopened.store.recordings.getContent(prompt.kind === 'prompt' ? prompt.text : prompt.kind),
+        await reopened.store.recordings.getContent((prompt as { text: ContentRef }).text),
         strange,
       );
       const tool = recording!.steps.find((step): step is ToolStep => step.kind === 'tool')!;
