@@ -1,6 +1,10 @@
 import type { DecodedText, TextContent } from './workspace/text-file';
 import type { RecordingStore } from './replay/recording';
 
+/** Recorded runs (replay): the port the store implements, and how it writes their content. */
+export type { ContentRef, RecordedStep, RecordingStore, RunManifest, RunRecording } from './replay/recording';
+export { canonicalJson, isContentRef } from './replay/content-hash';
+
 /**
  * The interfaces hosts implement for the core. The core never imports 'vscode': the extension
  * (src/host) and the CLI/tests (src/node) each provide these.

@@ -11,8 +11,15 @@
  * deletes its recording and then every content no remaining recording reaches.
  */
 import type { Database, SqlValue } from 'sql.js';
-import { canonicalJson, isContentRef } from '../core/replay/content-hash';
-import type { ContentRef, RecordedStep, RecordingStore, RunManifest, RunRecording } from '../core/replay/recording';
+import {
+  canonicalJson,
+  isContentRef,
+  type ContentRef,
+  type RecordedStep,
+  type RecordingStore,
+  type RunManifest,
+  type RunRecording,
+} from '../core/ports';
 import type { JournalEntry } from './journal';
 
 /** What one `recording` journal entry writes. */

@@ -162,10 +162,7 @@ describe('recording under hostile input', () => {
       const recording = await reopened.store.recordings.getRecording('c1');
       const prompt = recording!.steps[0]!;
       assert.equal(prompt.kind, 'prompt');
-      assert.equal(
-        await reopened.store.recordings.getContent((prompt as { text: ContentRef }).text),
-        strange,
-      );
+      assert.equal(await reopened.store.recordings.getContent((prompt as { text: ContentRef }).text), strange);
       const tool = recording!.steps.find((step): step is ToolStep => step.kind === 'tool')!;
       assert.deepEqual(await reopened.store.recordings.getContent(tool.input), { value: strange });
       const result = await joinToolResult(tool.result!, (ref) => reopened.store.recordings.getContent(ref));
