@@ -190,7 +190,7 @@ export async function measureRecordingSize(): Promise<RecordingSize> {
       callBytes: requestBytes + answerBytes,
       storedBytes: content.bytes + stepBytes + JSON.stringify(recording.manifest).length,
       bigFileBytes: BIG_FILE.length,
-      bigFileReads: recording.steps.filter((step) => step.kind === 'tool').length / 2,
+      bigFileReads: Math.ceil((RECORDING_TURNS - 1) / 2),
       bigFileStoredBytes: file.bytes,
     };
     await run.conversation.dispose();
