@@ -98,6 +98,9 @@ export interface RecordingsDeps {
   redact<T>(value: T): T;
 }
 
+/** How long puts gather before they are written: at most this much of a run is lost to a crash. */
+const BATCH_MS = 100;
+
 /** The most content refs asked about in one query. */
 const REFS_PER_QUERY = 500;
 
@@ -186,9 +189,10 @@ export class SqlJsRecordings implements RecordingStore {
   private add(put: (batch: Required<RecordingBatch>) => void): Promise<void> {
     if (!this.pending) {
       const batch = (this.pending = { contents: [], manifests: [], steps: [], running: [] });
-      // Written once everything put in this moment has joined it, after the batch before it.
+      // Written once everything put in the next moments has joined it, after the batch before
+      // it: one append (lock, fsync) for many steps while a run goes fast.
       const previous = this.writing;
-      this.pendingDone = new Promise<void>((resolve) => setImmediate(resolve))
+      this.pendingDone = new Promise<void>((resolve) => setTimeout(resolve, BATCH_MS))
         .then(() => previous.catch(() => undefined))
         .then(() => {
           if (this.pending === batch) {
