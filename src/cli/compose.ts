@@ -44,7 +44,8 @@ import { StoreOpener } from '../kit/store-opener';
 import type { HeldSecrets } from '../core/llm/held-secrets';
 import { sendingToTeam } from '../kit/team-opener';
 import { CliTeam } from './cli-team';
-import { startCliTelemetry } from './cli-telemetry';
+import { packageVersion, startCliTelemetry } from './cli-telemetry';
+import { gitHead } from '../node/git-head';
 
 /** What the user can change during the session (/model, /preset), read at every prompt. */
 export interface CliSettings extends ModelSettings {
@@ -181,6 +182,18 @@ export function createCliContext(deps: CliDeps): CliContext {
     workspaceRoot: () => workspaceRoot,
     workspace: () => workspace,
     taskStorage: new FileTaskStorage(path.join(storeDirectory, 'tasks')),
+    // Every run is recorded for replay: what it depended on that only the CLI knows.
+    recording: {
+      product: packageVersion() ?? 'unknown',
+      head: gitHead,
+      policy: () => ({
+        value: policy.current ?? null,
+        sources: [
+          path.join(os.homedir(), '.openagent', 'agent.yaml'),
+          path.join(workspaceRoot, '.openagent', 'agent.yaml'),
+        ],
+      }),
+    },
     prepare: async () => {
       await team.refresh();
       policy.refresh();
