@@ -50,7 +50,16 @@ const DROPPED_FIELDS = new Set([
 ]);
 
 export function normalizeEvents(events: readonly AgentEvent[]): NormalizedEvent[] {
+  return normalizeEventsWithSources(events).events;
+}
+
+/** The normalized events, and for each the index of the (first) event it came from. */
+export function normalizeEventsWithSources(events: readonly AgentEvent[]): {
+  events: NormalizedEvent[];
+  sources: number[];
+} {
   const normalized: NormalizedEvent[] = [];
+  const sources: number[] = [];
   const subagents = new Map<string, string>();
   const agentName = (id: string) => {
     if (id === 'lead' || !/^sub-\d+$/.test(id)) return id;
@@ -58,7 +67,7 @@ export function normalizeEvents(events: readonly AgentEvent[]): NormalizedEvent[
     if (!name) subagents.set(id, (name = `sub-agent ${subagents.size + 1}`));
     return name;
   };
-  for (const event of events) {
+  for (const [index, event] of events.entries()) {
     if (!LOOP_EVENTS.has(event.type)) continue;
     if (event.type === 'model_call' && event.state === 'stalled') continue;
     if (event.type === 'cache_break' && event.reasons.every((reason) => reason === 'cache_expired')) continue;
@@ -75,8 +84,9 @@ export function normalizeEvents(events: readonly AgentEvent[]): NormalizedEvent[
     }
     if (event.type === 'cache_break') copy.reasons = event.reasons.filter((reason) => reason !== 'cache_expired');
     normalized.push(copy);
+    sources.push(index);
   }
-  return normalized;
+  return { events: normalized, sources };
 }
 
 export interface EventDivergence {

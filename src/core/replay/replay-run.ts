@@ -14,7 +14,7 @@ import type { WorkKind } from '../policy/model-routes';
 import type { AnyTool } from '../tools/tool';
 import { preview, sameValue, type Divergence } from './divergence';
 import { RecordingProblem, type LoadedRecording } from './loaded-recording';
-import { firstEventDivergence, normalizeEvents } from './normalize-events';
+import { firstEventDivergence, normalizeEvents, normalizeEventsWithSources } from './normalize-events';
 import { describeDecision, recordedApprovals, recordedTools } from './recorded-tools';
 import type { InterruptStep, PromptStep, RecordedStep } from './recording';
 import { replayModelClient } from './replay-model-client';
@@ -120,8 +120,9 @@ export async function replayRun(
   if (!state.ended) checkAllUsed(state);
   let divergence = state.divergence;
   if (deps.expectedEvents) {
-    const found = firstEventDivergence(normalizeEvents(deps.expectedEvents), normalizeEvents(events));
-    const step = found ? (eventSteps[found.index] ?? state.currentStep) : undefined;
+    const actual = normalizeEventsWithSources(events);
+    const found = firstEventDivergence(normalizeEvents(deps.expectedEvents), actual.events);
+    const step = found ? (eventSteps[actual.sources[found.index] ?? -1] ?? state.currentStep) : undefined;
     if (found && step !== undefined && (!divergence || step < divergence.step))
       divergence = { step, what: found.what, expected: found.expected, actual: found.actual };
   }
@@ -163,7 +164,8 @@ function checkEvent(state: ReplayState, event: AgentEvent): void {
   if (!state.used.has(step.step) && !state.reach(step)) return;
   if (event.type === 'tool_approval_result') {
     const recorded = step.decision;
-    if (recorded && recorded.approved === event.approved) return;
+    // Allowed without a question then (no decision event for plain reads) and now: the same.
+    if (recorded ? recorded.approved === event.approved : event.approved) return;
     state.diverge({
       step: step.step,
       agentId,
