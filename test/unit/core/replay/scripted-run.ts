@@ -5,6 +5,7 @@
  * fake model server in either wire format.
  */
 import type { ApprovalGate } from '../../../../src/core/policy/approval';
+import type { AnyTool } from '../../../../src/core/tools/tool';
 import type { ScenarioInput } from '../../../fixtures/fake-model-server/scenario';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
 import { clientFor, readCall, TEST_TOOLS, type Protocol } from '../agent/loop-harness';
@@ -63,7 +64,11 @@ export interface ScriptedRecording extends RecordedRun {
 }
 
 /** Runs the scripted conversation for real and records it. */
-export async function recordScriptedRun(protocol: Protocol, scenario = SCRIPTED_SCENARIO): Promise<ScriptedRecording> {
+export async function recordScriptedRun(
+  protocol: Protocol,
+  scenario = SCRIPTED_SCENARIO,
+  options: { secondPrompt?: boolean; tools?: AnyTool[] } = {},
+): Promise<ScriptedRecording> {
   const server = await FakeModelServer.start({ scenario });
   let now = 1_000;
   const run = recordedConversation({
@@ -71,11 +76,12 @@ export async function recordScriptedRun(protocol: Protocol, scenario = SCRIPTED_
     model: { llm: clientFor(protocol, server), model: protocol === 'anthropic' ? 'claude-sonnet-4-6' : 'gpt-4.1' },
     system: 'You are a test agent.',
     clock: { now: () => now++ },
-    tools: TEST_TOOLS,
+    tools: options.tools ?? TEST_TOOLS,
     approvals: scriptedGate(),
     retry: { maxRetries: 2, sleep: () => Promise.resolve() },
   });
   await run.conversation.submit('Please update the app.');
+  if (options.secondPrompt === false) return { ...run, server };
   const stop = run.conversation.subscribe((event) => {
     if (event.type === 'tool_call' && event.toolName === 'slow_tool')
       setTimeout(() => void run.conversation.interrupt('Skip that.'), 30);
