@@ -153,20 +153,18 @@ export async function prepareRecording(
       want(step.context, `step ${step.step}'s attached context`);
     }
   }
-  const content = new Map<ContentRef, unknown>();
-  const missing: string[] = [];
+  const fetcher = new ContentFetcher(getContent);
+  await Promise.all([...refs].map(([contentRef, what]) => fetcher.get(contentRef, what)));
+  // Requests and results kept by parts (RecordedRequest, RecordedText) are joined whole again.
+  const requests = new Map<number, unknown>();
+  const results = new Map<number, unknown>();
   await Promise.all(
-    [...refs].map(async ([contentRef, what]) => {
-      let value: unknown;
-      try {
-        value = await getContent(contentRef);
-      } catch {
-        value = undefined;
-      }
-      if (value === undefined) missing.push(`${what} (${contentRef.slice(0, 19)}…)`);
-      else content.set(contentRef, value);
+    recording.steps.map(async (step) => {
+      if (step.kind === 'model') requests.set(step.step, await joinRequest(fetcher, step));
+      else if (step.kind === 'tool' && step.result) results.set(step.step, await joinResult(fetcher, step));
     }),
   );
+  const missing = fetcher.missing;
   if (missing.length > 0) {
     missing.sort();
     const listed = missing.slice(0, 5).join('; ');
@@ -175,7 +173,98 @@ export async function prepareRecording(
       `The recording of ${recording.manifest.conversationId} lacks ${missing.length} piece${missing.length === 1 ? '' : 's'} of content: ${listed}${more}. It cannot be replayed.`,
     );
   }
-  return loaded(recording, content);
+  return loaded(recording, fetcher.content, requests, results);
+}
+
+/** Fetches content once per ref, noting what is missing (with what it was for) instead of failing at once. */
+class ContentFetcher {
+  readonly content = new Map<ContentRef, unknown>();
+  private readonly pending = new Map<ContentRef, Promise<unknown>>();
+  readonly missing: string[] = [];
+
+  constructor(private readonly read: (contentRef: ContentRef) => Promise<unknown> | unknown) {}
+
+  get(contentRef: ContentRef, what: string): Promise<unknown> {
+    let pending = this.pending.get(contentRef);
+    if (!pending) {
+      pending = Promise.resolve()
+        .then(() => this.read(contentRef))
+        .catch(() => undefined)
+        .then((value) => {
+          if (value === undefined) this.missing.push(`${what} (${String(contentRef).slice(0, 19)}…)`);
+          else this.content.set(contentRef, value);
+          return value;
+        });
+      this.pending.set(contentRef, pending);
+    }
+    return pending;
+  }
+}
+
+const isRef = (value: unknown): value is ContentRef => typeof value === 'string' && /^sha256:[0-9a-f]{64}$/.test(value);
+
+/**
+ * A step's request whole: as kept (an LlmRequest without its signal), or by parts (RecordedRequest:
+ * the system prompt, each tool and each message by ref, long texts by ref or in pieces). The same
+ * message ref gives the same object, so comparing a replay's requests hashes each message once.
+ */
+async function joinRequest(fetcher: ContentFetcher, step: ModelStep): Promise<unknown> {
+  const value = fetcher.content.get(step.request) as Record<string, unknown> | undefined;
+  if (!value || !isRef(value.system)) return value;
+  const what = `step ${step.step}'s request`;
+  const system = await fetcher.get(value.system, `${what} (its system prompt)`);
+  const tools = Array.isArray(value.tools)
+    ? await Promise.all(value.tools.map((tool) => (isRef(tool) ? fetcher.get(tool, `${what} (a tool)`) : tool)))
+    : value.tools;
+  const messages = Array.isArray(value.messages)
+    ? await Promise.all(value.messages.map((message) => (isRef(message) ? joinedMessage(fetcher, message, what) : message)))
+    : value.messages;
+  return { ...value, system, tools, messages };
+}
+
+const joinedMessages = new WeakMap<ContentFetcher, Map<ContentRef, Promise<unknown>>>();
+
+function joinedMessage(fetcher: ContentFetcher, contentRef: ContentRef, what: string): Promise<unknown> {
+  let cache = joinedMessages.get(fetcher);
+  if (!cache) joinedMessages.set(fetcher, (cache = new Map()));
+  let joined = cache.get(contentRef);
+  if (!joined) {
+    joined = fetcher.get(contentRef, `${what} (a message)`).then(async (message) => {
+      const shaped = message as { role?: unknown; content?: unknown } | undefined;
+      if (!shaped || !Array.isArray(shaped.content)) return message;
+      const content = await Promise.all(
+        shaped.content.map(async (part: unknown) => {
+          if (!part || typeof part !== 'object') return part;
+          const whole: Record<string, unknown> = { ...(part as Record<string, unknown>) };
+          for (const field of ['text', 'output'])
+            if (field in whole) whole[field] = await joinText(fetcher, whole[field], what);
+          return whole;
+        }),
+      );
+      return { role: shaped.role, content };
+    });
+    cache.set(contentRef, joined);
+  }
+  return joined;
+}
+
+/** A text as kept: itself, `{ ref }`, or `{ chunks }` joined in order. */
+async function joinText(fetcher: ContentFetcher, value: unknown, what: string): Promise<unknown> {
+  if (!value || typeof value !== 'object') return value;
+  const piece = async (contentRef: unknown) => {
+    const text = isRef(contentRef) ? await fetcher.get(contentRef, `${what} (a long text)`) : undefined;
+    return typeof text === 'string' ? text : '';
+  };
+  const shaped = value as { ref?: unknown; chunks?: unknown };
+  if (Array.isArray(shaped.chunks)) return (await Promise.all(shaped.chunks.map(piece))).join('');
+  if (shaped.ref !== undefined) return piece(shaped.ref);
+  return value;
+}
+
+async function joinResult(fetcher: ContentFetcher, step: ToolStep): Promise<unknown> {
+  const value = fetcher.content.get(step.result!) as { output?: unknown; isError?: unknown } | undefined;
+  if (!value || typeof value.output !== 'object' || value.output === null) return value;
+  return { ...value, output: await joinText(fetcher, value.output, `step ${step.step}'s tool result`) };
 }
 
 function checkShape(raw: unknown): RunRecording {
@@ -208,20 +297,25 @@ function checkShape(raw: unknown): RunRecording {
   return { ...(raw as RunRecording), steps };
 }
 
-function loaded(recording: RunRecording, content: Map<ContentRef, unknown>): LoadedRecording {
+function loaded(
+  recording: RunRecording,
+  content: Map<ContentRef, unknown>,
+  requests: Map<number, unknown>,
+  results: Map<number, unknown>,
+): LoadedRecording {
   const byNumber = new Map(recording.steps.map((step) => [step.step, step] as const));
   const get = (contentRef: ContentRef) => content.get(contentRef);
   const system = get(recording.manifest.system);
   if (typeof system !== 'string') throw new RecordingProblem('The recording is damaged: its system prompt is not text.');
-  for (const step of recording.steps) checkContent(step, get);
+  for (const step of recording.steps) checkContent(step, get, requests, results);
   return {
     recording,
     byNumber,
     system,
-    request: (step) => get(step.request) as Omit<LlmRequest, 'signal'>,
+    request: (step) => requests.get(step.step) as Omit<LlmRequest, 'signal'>,
     answer: (step) => (get(step.answer) as { parts: LlmStreamPart[] }).parts,
     toolInput: (step) => get(step.input),
-    toolResult: (step) => (step.result ? (get(step.result) as RecordedResult) : undefined),
+    toolResult: (step) => results.get(step.step) as RecordedResult | undefined,
     content: get,
     lastStep: recording.steps.at(-1)?.step ?? 0,
   };
@@ -251,16 +345,21 @@ const requestSchema = z
 const resultSchema = z.object({ output: z.string(), isError: z.boolean() });
 
 /** The content a step refers to has the shape the replay reads (a tool's input may be anything). */
-function checkContent(step: RecordedStep, get: (contentRef: ContentRef) => unknown): void {
+function checkContent(
+  step: RecordedStep,
+  get: (contentRef: ContentRef) => unknown,
+  requests: Map<number, unknown>,
+  results: Map<number, unknown>,
+): void {
   const damaged = (what: string, error: z.ZodError) =>
     new RecordingProblem(`The recording is damaged: step ${step.step}'s ${what} ${firstIssue(error)}.`);
   if (step.kind === 'model') {
     const answer = answerSchema.safeParse(get(step.answer));
     if (!answer.success) throw damaged('answer', answer.error);
-    const request = requestSchema.safeParse(get(step.request));
+    const request = requestSchema.safeParse(requests.get(step.step));
     if (!request.success) throw damaged('request', request.error);
   } else if (step.kind === 'tool' && step.result) {
-    const result = resultSchema.safeParse(get(step.result));
+    const result = resultSchema.safeParse(results.get(step.step));
     if (!result.success) throw damaged('tool result', result.error);
   } else if (step.kind === 'prompt') {
     if (typeof get(step.text) !== 'string')
