@@ -144,10 +144,11 @@ class RecordingSources {
   async load(name: string): Promise<LoadedRecording> {
     if (looksLikeFile(name)) return loadRecordingFile(name);
     const store = await this.openedStore();
-    if (!isRecordingStore(store))
+    const recordings = recordingsOf(store);
+    if (!recordings)
       throw new RecordingProblem(`The store in ${this.directory} keeps no recordings: this OpenAgent records none yet.`);
     const id = await this.resolveId(store, name);
-    return loadRecording(store, id);
+    return loadRecording(recordings, id);
   }
 
   private openedStore(): Promise<ConversationStore> {
@@ -162,7 +163,7 @@ class RecordingSources {
   }
 
   /** An id as given, or the one conversation whose id starts with it. */
-  private async resolveId(store: ConversationStore & RecordingStore, name: string): Promise<string> {
+  private async resolveId(store: ConversationStore, name: string): Promise<string> {
     if (await store.getConversation(name)) return name;
     if (name.length < 4) return name;
     const matches = (await store.listConversations({ limit: 10_000 })).filter((conversation) =>
@@ -211,9 +212,14 @@ async function loadRecordingFile(file: string): Promise<LoadedRecording> {
   );
 }
 
-function isRecordingStore(store: ConversationStore): store is ConversationStore & RecordingStore {
-  const candidate = store as Partial<RecordingStore>;
-  return typeof candidate.getRecording === 'function' && typeof candidate.getContent === 'function';
+/** The store's recordings: the store itself, or its `recordings` (the sql.js store keeps them beside). */
+function recordingsOf(store: ConversationStore): RecordingStore | undefined {
+  const isRecordings = (candidate: unknown): candidate is RecordingStore =>
+    typeof (candidate as Partial<RecordingStore> | undefined)?.getRecording === 'function' &&
+    typeof (candidate as Partial<RecordingStore>).getContent === 'function';
+  const nested = (store as { recordings?: unknown }).recordings;
+  if (isRecordings(nested)) return nested;
+  return isRecordings(store) ? store : undefined;
 }
 
 function sqlWasmPath(): string {
