@@ -16,7 +16,7 @@ import type { ToolDefinition } from '../llm/llm-client';
 import type { ApprovalDecision, ApprovalGate, ApprovalRequest } from '../policy/approval';
 import type { AnyTool, ToolContext, ToolOutput } from '../tools/tool';
 import { preview } from './divergence';
-import type { RecordedDecision } from './recording';
+import type { ModelStep, RecordedDecision } from './recording';
 import type { ReplayState } from './replay-state';
 
 /** Tools every conversation makes itself: the real ones run in a replay (they act on the conversation only). */
@@ -32,48 +32,59 @@ export interface RecordedToolSet {
   skipped: string[];
 }
 
-/** The recording's tools as replay tools, in the order the run offered them. */
+/**
+ * The recording's tools as replay tools, in the order the run offered them: every tool a recorded
+ * request offered (the lead's first request first), as it was defined there. A manifest tool no
+ * request offered is left out (a replay offers what the run offered); without any request (a
+ * recording that ended before its first call) the manifest's list is used.
+ */
 export function recordedTools(state: ReplayState, currentTools: readonly AnyTool[] = []): RecordedToolSet {
   const current = new Map(currentTools.map((tool) => [tool.name, tool] as const));
-  const definitions = offeredDefinitions(state);
+  const offered = offeredDefinitions(state);
   const tools: AnyTool[] = [];
   const skipped: string[] = [];
   const seen = new Set<string>();
   let subagents = false;
-  for (const entry of state.loaded.recording.manifest.tools) {
-    const name = entry.name;
+  const add = (name: string, definition: () => ToolDefinition) => {
     if (name === 'task') subagents = true;
-    if (CONVERSATION_TOOLS.has(name)) continue;
-    if (!TOOL_NAME.test(name)) {
-      skipped.push(`${preview(name, 80)}: not a name a tool can have`);
-      continue;
-    }
-    if (seen.has(name)) {
-      skipped.push(`${name}: listed twice`);
-      continue;
-    }
+    if (CONVERSATION_TOOLS.has(name)) return;
+    if (!TOOL_NAME.test(name)) return void skipped.push(`${preview(name, 80)}: not a name a tool can have`);
+    if (seen.has(name)) return void skipped.push(`${name}: listed twice`);
     seen.add(name);
-    const schema = state.loaded.content(entry.schema);
-    const definition = definitions.get(name) ?? asDefinition(name, schema, current.get(name));
-    tools.push(replayTool(state, definition, current.get(name)));
+    tools.push(replayTool(state, definition(), current.get(name)));
+  };
+  for (const definition of offered.values()) add(definition.name, () => definition);
+  for (const entry of state.loaded.recording.manifest.tools) {
+    if (offered.size === 0) add(entry.name, () => asDefinition(entry.name, state.loaded.content(entry.schema), current.get(entry.name)));
+    else if (!offered.has(entry.name) && !CONVERSATION_TOOLS.has(entry.name))
+      skipped.push(`${preview(entry.name, 80)}: no recorded request offered it`);
+    else if (offered.has(entry.name) && entry !== firstOf(state, entry.name)) skipped.push(`${entry.name}: listed twice`);
   }
   return { tools, subagents, skipped };
 }
 
-/** The definitions the lead's first request offered (descriptions included), by name. */
+/** The manifest's first entry of that name (later ones are duplicates). */
+function firstOf(state: ReplayState, name: string): unknown {
+  return state.loaded.recording.manifest.tools.find((entry) => entry.name === name);
+}
+
+/** Every tool definition the recorded requests offered, by name, the lead's first request first. */
 function offeredDefinitions(state: ReplayState): Map<string, ToolDefinition> {
-  const first = state.loaded.recording.steps.find((step) => step.kind === 'model' && step.agentId === state.leadId);
-  if (!first || first.kind !== 'model') return new Map();
-  const tools = state.loaded.request(first).tools as unknown[];
+  const models = state.loaded.recording.steps.filter((step): step is ModelStep => step.kind === 'model');
+  const first = models.findIndex((step) => step.agentId === state.leadId);
+  if (first > 0) models.unshift(...models.splice(first, 1));
   const byName = new Map<string, ToolDefinition>();
-  for (const tool of tools) {
-    const candidate = tool as Partial<ToolDefinition> | null;
-    if (candidate && typeof candidate.name === 'string' && isObject(candidate.inputSchema))
+  for (const step of models) {
+    for (const tool of state.loaded.request(step).tools as unknown[]) {
+      const candidate = tool as Partial<ToolDefinition> | null;
+      if (!candidate || typeof candidate.name !== 'string' || byName.has(candidate.name)) continue;
+      if (!isObject(candidate.inputSchema)) continue;
       byName.set(candidate.name, {
         name: candidate.name,
         description: typeof candidate.description === 'string' ? candidate.description : '',
         inputSchema: candidate.inputSchema,
       });
+    }
   }
   return byName;
 }
@@ -110,7 +121,7 @@ async function recordedResult(state: ReplayState, name: string, context: ToolCon
   const step = state.toolStep(agentId, context.toolCallId);
   if (state.ended) return stopped(context.signal);
   if (!step) {
-    state.diverge({
+    state.pastTheEnd({
       step: state.currentStep,
       agentId,
       what: 'the run made a tool call the recording does not have',
@@ -166,7 +177,7 @@ export function recordedApprovals(state: ReplayState): ApprovalGate {
       const ended: ApprovalDecision = { approved: false, source: 'user', reason: 'The replay ended.' };
       if (state.ended) return ended;
       if (!step) {
-        state.diverge({
+        state.pastTheEnd({
           step: state.currentStep,
           agentId,
           what: 'the run asked about a tool call the recording does not have',

@@ -67,11 +67,7 @@ function answerable(
   if (state.ended) return undefined;
   const { step, made } = state.takeModelStep(agentId);
   if (!step) {
-    if (state.loaded.recording.unfinished && state.isLastWork(state.currentStep)) {
-      state.end({ kind: 'truncated', step: state.currentStep });
-      return undefined;
-    }
-    state.diverge({
+    state.pastTheEnd({
       step: state.currentStep,
       agentId,
       what: 'the run asked for a model call the recording does not have',

@@ -152,7 +152,7 @@ function checkEvent(state: ReplayState, event: AgentEvent): void {
   const agentId = state.recordedAgent(event.agentId);
   const step = state.toolStep(agentId, event.toolCallId);
   if (!step) {
-    state.diverge({
+    state.pastTheEnd({
       step: state.currentStep,
       agentId,
       what: 'the run made a tool call the recording does not have',

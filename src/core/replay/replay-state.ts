@@ -104,6 +104,13 @@ export class ReplayState {
     this.end({ kind: 'divergence', divergence });
   }
 
+  /** The run went past what the recording has: the end of an unfinished recording, else a divergence. */
+  pastTheEnd(divergence: Divergence): void {
+    if (this.loaded.recording.unfinished && this.isLastWork(this.currentStep))
+      this.end({ kind: 'truncated', step: this.currentStep });
+    else this.diverge(divergence);
+  }
+
   end(ending: ReplayEnd): void {
     if (this.ending) return;
     this.ending = ending;
