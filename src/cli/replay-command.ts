@@ -88,10 +88,13 @@ export async function runReplayCommand(
   if (command === 'compare' && values.until !== undefined) return fail('--until is for replay only.', 2);
   let until: number | undefined;
   if (values.until !== undefined) {
-    if (!/^\d{1,15}$/.test(values.until.trim())) return fail(`--until needs a step number, not "${values.until.slice(0, 40)}".`, 2);
+    if (!/^\d{1,15}$/.test(values.until.trim()))
+      return fail(`--until needs a step number, not "${values.until.slice(0, 40)}".`, 2);
     until = Number(values.until.trim());
   }
-  const storeDirectory = path.resolve(values.store ?? (env.OPENAGENT_STORE || path.join(os.homedir(), '.openagent', 'store')));
+  const storeDirectory = path.resolve(
+    values.store ?? (env.OPENAGENT_STORE || path.join(os.homedir(), '.openagent', 'store')),
+  );
   const sources = new RecordingSources(storeDirectory, deps.openStore);
   try {
     if (command === 'compare') {
@@ -101,7 +104,11 @@ export async function runReplayCommand(
       return 0;
     }
     const loaded = await sources.load(positionals[0]!);
-    const outcome = await replayRun(loaded, { currentTools: productTools(deps.workspaceRoot ?? process.cwd()) }, { until });
+    const outcome = await replayRun(
+      loaded,
+      { currentTools: productTools(deps.workspaceRoot ?? process.cwd()) },
+      { until },
+    );
     const id = loaded.recording.manifest.conversationId;
     if (values.json) {
       const { events: _events, ...report } = outcome;
@@ -146,7 +153,9 @@ class RecordingSources {
     const store = await this.openedStore();
     const recordings = recordingsOf(store);
     if (!recordings)
-      throw new RecordingProblem(`The store in ${this.directory} keeps no recordings: this OpenAgent records none yet.`);
+      throw new RecordingProblem(
+        `The store in ${this.directory} keeps no recordings: this OpenAgent records none yet.`,
+      );
     const id = await this.resolveId(store, name);
     return loadRecording(recordings, id);
   }
@@ -201,10 +210,18 @@ async function loadRecordingFile(file: string): Promise<LoadedRecording> {
   try {
     parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new RecordingProblem(`${file} is not a recording file: ${error instanceof Error ? error.message : String(error)}`);
+    throw new RecordingProblem(
+      `${file} is not a recording file: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const shaped = parsed as { recording?: unknown; content?: unknown } | null;
-  if (!shaped || typeof shaped !== 'object' || !shaped.recording || typeof shaped.content !== 'object' || !shaped.content)
+  if (
+    !shaped ||
+    typeof shaped !== 'object' ||
+    !shaped.recording ||
+    typeof shaped.content !== 'object' ||
+    !shaped.content
+  )
     throw new RecordingProblem(`${file} is not a recording file: it needs "recording" and "content".`);
   const content = shaped.content as Record<string, unknown>;
   return prepareRecording(shaped.recording, (ref: ContentRef) =>

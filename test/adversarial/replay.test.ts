@@ -58,7 +58,10 @@ describe('adversarial: hostile recordings', function () {
     model.answer = `sha256:${'0'.repeat(64)}`;
     const tool = changed.steps.find((step): step is ToolStep => step.kind === 'tool')!;
     tool.result = `sha256:${'1'.repeat(64)}`;
-    await refusal(changed, new RegExp(`lacks 2 pieces of content: step ${model.step}'s answer .*step ${tool.step}'s tool result`));
+    await refusal(
+      changed,
+      new RegExp(`lacks 2 pieces of content: step ${model.step}'s answer .*step ${tool.step}'s tool result`),
+    );
     // A store that throws is as good as a missing piece, not a crash.
     await assert.rejects(
       prepareRecording(recording, () => {
@@ -77,13 +80,21 @@ describe('adversarial: hostile recordings', function () {
     assert.equal(outcome.ended, 'truncated');
     assert.match(renderReplay('conv', outcome), /as far as it was recorded .*never finished/);
     // The same steps without the mark: the run asked for more than the recording has.
-    const cutShort = await replayRun(await prepare({ ...truncated, unfinished: undefined }), { currentTools: TEST_TOOLS });
+    const cutShort = await replayRun(await prepare({ ...truncated, unfinished: undefined }), {
+      currentTools: TEST_TOOLS,
+    });
     assert.equal(cutShort.reproduced, false);
   });
 
   it('refuses a recording from a future format by naming the version', async () => {
-    await refusal({ ...recording, manifest: { ...recording.manifest, format: 7 } }, /format 7, made by a newer OpenAgent; this one reads format 1 only/);
-    await refusal({ ...recording, manifest: { ...recording.manifest, format: '1' } }, /not a recording OpenAgent can read: its format is "1"/);
+    await refusal(
+      { ...recording, manifest: { ...recording.manifest, format: 7 } },
+      /format 7, made by a newer OpenAgent; this one reads format 1 only/,
+    );
+    await refusal(
+      { ...recording, manifest: { ...recording.manifest, format: '1' } },
+      /not a recording OpenAgent can read: its format is "1"/,
+    );
     await refusal({ ...recording, manifest: undefined }, /format is missing/);
   });
 
@@ -92,7 +103,10 @@ describe('adversarial: hostile recordings', function () {
     const swapped = structuredClone(recording);
     [swapped.steps[1], swapped.steps[2]] = [swapped.steps[2]!, swapped.steps[1]!];
     await refusal(swapped, /comes after step/);
-    await refusal({ ...recording, steps: [...recording.steps, { kind: 'teleport', step: 999 }] }, /damaged at its step #\d+/);
+    await refusal(
+      { ...recording, steps: [...recording.steps, { kind: 'teleport', step: 999 }] },
+      /damaged at its step #\d+/,
+    );
     const badAnswer = structuredClone(recording);
     (badAnswer.steps.find((step) => step.kind === 'model') as ModelStep).answer = keep({ parts: [{ type: 'x' }] });
     await refusal(badAnswer, /step \d+'s answer parts/);
@@ -109,7 +123,9 @@ describe('adversarial: hostile recordings', function () {
     first.answer = keep({ parts });
     const read = changed.steps.find((step): step is ToolStep => step.kind === 'tool' && step.toolName === 'read_file')!;
     read.input = keep(deep);
-    const write = changed.steps.find((step): step is ToolStep => step.kind === 'tool' && step.toolName === 'write_file')!;
+    const write = changed.steps.find(
+      (step): step is ToolStep => step.kind === 'tool' && step.toolName === 'write_file',
+    )!;
     write.result = keep({ output: 'x'.repeat(20_000_000), isError: false });
     const loaded = await prepare(changed);
     const outcome = await replayRun(loaded, { currentTools: TEST_TOOLS });
@@ -141,13 +157,16 @@ describe('adversarial: hostile recordings', function () {
     assert.match(warnings, /"__proto__": no recorded request offered it/);
     assert.match(warnings, /"\.\.\/\.\.\/etc\/passwd": no recorded request offered it/);
     const printed = renderReplay('conv\u001b]0;pwned\u0007', outcome);
+    // eslint-disable-next-line no-control-regex
     assert.ok(!/[\u0000-\u0008\u000b-\u001f\u007f]/.test(printed), JSON.stringify(printed));
     // A recorded call of a tool the replay cannot offer is a divergence, not a crash.
     const calling = structuredClone(changed);
     const read = calling.steps.find((step): step is ToolStep => step.kind === 'tool' && step.toolName === 'read_file')!;
     read.toolName = '__proto__';
     const first = calling.steps.find((step): step is ModelStep => step.kind === 'model' && !step.error)!;
-    const parts = structuredClone((run.store.content.get(first.answer) as { parts: Array<{ type: string; name?: string }> }).parts);
+    const parts = structuredClone(
+      (run.store.content.get(first.answer) as { parts: Array<{ type: string; name?: string }> }).parts,
+    );
     for (const part of parts) if (part.name === 'read_file') part.name = '__proto__';
     first.answer = keep({ parts });
     const diverged = await replayRun(await prepare(calling), { currentTools: TEST_TOOLS });

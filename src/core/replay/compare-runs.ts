@@ -102,7 +102,9 @@ function describe(loaded: LoadedRecording, step: RecordedStep): Described {
     case 'model': {
       const parts = loaded.answer(step);
       const text = parts.map((part) => (part.type === 'text_delta' ? part.text : '')).join('');
-      const calls = parts.flatMap((part) => (part.type === 'tool_call' ? [{ name: part.name, input: part.input }] : []));
+      const calls = parts.flatMap((part) =>
+        part.type === 'tool_call' ? [{ name: part.name, input: part.input }] : [],
+      );
       const error = step.error ? ` ✗ ${step.error.message}` : '';
       const said = text ? ` ${preview(text, 60)}` : '';
       const called = calls.length ? ` → ${calls.map((call) => call.name).join(', ')}` : '';
@@ -118,7 +120,9 @@ function describe(loaded: LoadedRecording, step: RecordedStep): Described {
     case 'tool': {
       const input = loaded.toolInput(step);
       const result = loaded.toolResult(step);
-      const decision = step.decision ? ` [${step.decision.approved ? 'allowed' : 'denied'} by ${step.decision.source}]` : '';
+      const decision = step.decision
+        ? ` [${step.decision.approved ? 'allowed' : 'denied'} by ${step.decision.source}]`
+        : '';
       const files = step.files?.map((file) => file.path) ?? [];
       return {
         step: step.step,
@@ -161,13 +165,23 @@ function align(left: Described[], right: Described[]): AlignedRow[] {
       // Unpaired on both sides: shown on one row, as what each run did instead.
       const a = i < pairI ? left[i++] : undefined;
       const b = j < pairJ ? right[j++] : undefined;
-      rows.push({ ...(a ? { a: strip(a) } : {}), ...(b ? { b: strip(b) } : {}), same: false, difference: unpaired(a, b) });
+      rows.push({
+        ...(a ? { a: strip(a) } : {}),
+        ...(b ? { b: strip(b) } : {}),
+        same: false,
+        difference: unpaired(a, b),
+      });
     }
     if (pairI >= left.length) break;
     const a = left[i++]!;
     const b = right[j++]!;
     const same = a.value === b.value;
-    rows.push({ a: strip(a), b: strip(b), same, ...(same ? {} : { difference: `${a.kind === 'tool' ? `${a.label.split(' ')[0]} ` : ''}${differs(a)}` }) });
+    rows.push({
+      a: strip(a),
+      b: strip(b),
+      same,
+      ...(same ? {} : { difference: `${a.kind === 'tool' ? `${a.label.split(' ')[0]} ` : ''}${differs(a)}` }),
+    });
   }
   return rows;
 }

@@ -60,7 +60,8 @@ const PREVIEW_CHARS = 240;
 
 /** A value as one line of JSON, cut to `max` characters; never recursive, never throws. */
 export function preview(value: unknown, max = PREVIEW_CHARS): string {
-  if (typeof value === 'string') return cut(JSON.stringify(value.length > max * 2 ? value.slice(0, max * 2) : value), max);
+  if (typeof value === 'string')
+    return cut(JSON.stringify(value.length > max * 2 ? value.slice(0, max * 2) : value), max);
   const out: string[] = [];
   let length = 0;
   const work: unknown[] = [value];

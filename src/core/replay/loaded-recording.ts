@@ -63,7 +63,10 @@ const toolStepSchema = z.object({
     })
     .optional(),
   result: ref.optional(),
-  files: z.array(z.object({ path: text, checkpointId: text })).max(10_000).optional(),
+  files: z
+    .array(z.object({ path: text, checkpointId: text }))
+    .max(10_000)
+    .optional(),
   startedAt: number,
   durationMs: number,
 });
@@ -80,7 +83,12 @@ const interruptStepSchema = z.object({
   during: z.number().int().positive().optional(),
   redirect: z.boolean(),
 });
-const stepSchema = z.discriminatedUnion('kind', [modelStepSchema, toolStepSchema, promptStepSchema, interruptStepSchema]);
+const stepSchema = z.discriminatedUnion('kind', [
+  modelStepSchema,
+  toolStepSchema,
+  promptStepSchema,
+  interruptStepSchema,
+]);
 
 const manifestSchema = z.object({
   format: z.number(),
@@ -217,7 +225,9 @@ async function joinRequest(fetcher: ContentFetcher, step: ModelStep): Promise<un
     ? await Promise.all(value.tools.map((tool) => (isRef(tool) ? fetcher.get(tool, `${what} (a tool)`) : tool)))
     : value.tools;
   const messages = Array.isArray(value.messages)
-    ? await Promise.all(value.messages.map((message) => (isRef(message) ? joinedMessage(fetcher, message, what) : message)))
+    ? await Promise.all(
+        value.messages.map((message) => (isRef(message) ? joinedMessage(fetcher, message, what) : message)),
+      )
     : value.messages;
   return { ...value, system, tools, messages };
 }
@@ -278,7 +288,11 @@ function checkShape(raw: unknown): RunRecording {
       `This is not a recording OpenAgent can read: its format is ${describeValue(format)}, not ${RECORDING_FORMAT}.`,
     );
   const shape = z
-    .object({ manifest: manifestSchema, steps: z.array(z.unknown()).max(MAX_RECORDED_STEPS), unfinished: z.boolean().optional() })
+    .object({
+      manifest: manifestSchema,
+      steps: z.array(z.unknown()).max(MAX_RECORDED_STEPS),
+      unfinished: z.boolean().optional(),
+    })
     .safeParse(raw);
   if (!shape.success) throw new RecordingProblem(`The recording is damaged: ${firstIssue(shape.error)}.`);
   const steps: RecordedStep[] = [];
@@ -306,7 +320,8 @@ function loaded(
   const byNumber = new Map(recording.steps.map((step) => [step.step, step] as const));
   const get = (contentRef: ContentRef) => content.get(contentRef);
   const system = get(recording.manifest.system);
-  if (typeof system !== 'string') throw new RecordingProblem('The recording is damaged: its system prompt is not text.');
+  if (typeof system !== 'string')
+    throw new RecordingProblem('The recording is damaged: its system prompt is not text.');
   for (const step of recording.steps) checkContent(step, get, requests, results);
   return {
     recording,
@@ -324,19 +339,33 @@ function loaded(
 const partSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text_delta'), text: z.string() }),
   z.object({ type: z.literal('thinking_delta'), text: z.string() }),
-  z.object({ type: z.literal('thinking'), text: z.string(), signature: z.string(), redactedData: z.string().optional() }),
+  z.object({
+    type: z.literal('thinking'),
+    text: z.string(),
+    signature: z.string(),
+    redactedData: z.string().optional(),
+  }),
   z.object({ type: z.literal('tool_call_start'), id: z.string(), name: z.string() }),
   z.object({ type: z.literal('tool_call_delta'), id: z.string(), argumentsDelta: z.string() }),
   z.object({ type: z.literal('tool_call'), id: z.string(), name: z.string(), input: z.unknown() }).loose(),
   z
-    .object({ type: z.literal('tool_call_invalid'), id: z.string(), name: z.string(), rawArguments: z.string(), error: z.string() })
+    .object({
+      type: z.literal('tool_call_invalid'),
+      id: z.string(),
+      name: z.string(),
+      rawArguments: z.string(),
+      error: z.string(),
+    })
     .loose(),
   z.object({
     type: z.literal('usage'),
     usage: z.object({ inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheWriteTokens: number }),
     reported: z.boolean(),
   }),
-  z.object({ type: z.literal('finish'), stopReason: z.enum(['end_turn', 'tool_use', 'max_tokens', 'refusal', 'other']) }),
+  z.object({
+    type: z.literal('finish'),
+    stopReason: z.enum(['end_turn', 'tool_use', 'max_tokens', 'refusal', 'other']),
+  }),
 ]);
 const answerSchema = z.object({ parts: z.array(partSchema) });
 const requestSchema = z

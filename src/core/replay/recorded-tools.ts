@@ -55,10 +55,12 @@ export function recordedTools(state: ReplayState, currentTools: readonly AnyTool
   };
   for (const definition of offered.values()) add(definition.name, () => definition);
   for (const entry of state.loaded.recording.manifest.tools) {
-    if (offered.size === 0) add(entry.name, () => asDefinition(entry.name, state.loaded.content(entry.schema), current.get(entry.name)));
+    if (offered.size === 0)
+      add(entry.name, () => asDefinition(entry.name, state.loaded.content(entry.schema), current.get(entry.name)));
     else if (!offered.has(entry.name) && !CONVERSATION_TOOLS.has(entry.name))
       skipped.push(`${preview(entry.name, 80)}: no recorded request offered it`);
-    else if (offered.has(entry.name) && entry !== firstOf(state, entry.name)) skipped.push(`${entry.name}: listed twice`);
+    else if (offered.has(entry.name) && entry !== firstOf(state, entry.name))
+      skipped.push(`${entry.name}: listed twice`);
   }
   return { tools, subagents, skipped };
 }
@@ -131,7 +133,13 @@ async function recordedResult(state: ReplayState, name: string, context: ToolCon
     return stopped(context.signal);
   }
   if (step.toolName !== name) {
-    state.diverge({ step: step.step, agentId, what: 'the run called another tool', expected: step.toolName, actual: name });
+    state.diverge({
+      step: step.step,
+      agentId,
+      what: 'the run called another tool',
+      expected: step.toolName,
+      actual: name,
+    });
     return stopped(context.signal);
   }
   if (!state.reach(step)) return stopped(context.signal);

@@ -40,7 +40,7 @@ export function replayModelClient(state: ReplayState, options: ReplayClientOptio
     async *stream(request: LlmRequest): AsyncIterable<LlmStreamPart> {
       const agentId = options.agentId ?? state.currentAgent();
       const step = answerable(state, agentId, options.work, request, options.checkRequests !== false, hashes);
-      if (!step) return yield* stopped(request.signal);
+      if (!step) return stopped(request.signal);
       for (const part of state.loaded.answer(step)) {
         if (request.signal?.aborted) throw abortError();
         yield part;
@@ -48,7 +48,7 @@ export function replayModelClient(state: ReplayState, options: ReplayClientOptio
       const interrupt = state.interruptDuring(step.step);
       if (interrupt) {
         state.triggerInterrupt(interrupt);
-        return yield* stopped(request.signal);
+        return stopped(request.signal);
       }
       if (step.error) throw recordedError(step.error);
     },
@@ -95,7 +95,7 @@ function answerable(
   return step;
 }
 
-async function* stopped(signal: AbortSignal | undefined): AsyncGenerator<LlmStreamPart> {
+async function stopped(signal: AbortSignal | undefined): Promise<never> {
   // The replay stopped the run (state.end): wait for the Stop to land, then end as a cancelled call.
   await new Promise<void>((resolve) => onAbort(signal, resolve));
   throw abortError();
@@ -128,7 +128,11 @@ export function requestDifference(
     return { what: 'the tools offered', expected: preview(recordedTools), actual: preview(actualTools) };
   for (const [index, tool] of recorded.tools.entries()) {
     if (hashOf(tool, hashes) !== hashOf(actual.tools[index]!, hashes))
-      return { what: `the definition of tool ${tool.name}`, expected: preview(tool), actual: preview(actual.tools[index]) };
+      return {
+        what: `the definition of tool ${tool.name}`,
+        expected: preview(tool),
+        actual: preview(actual.tools[index]),
+      };
   }
   if ((recorded.toolChoice ?? 'auto') !== (actual.toolChoice ?? 'auto'))
     return {
@@ -146,7 +150,12 @@ export function requestDifference(
   for (let index = 0; index < count; index++) {
     const expected = recorded.messages[index];
     const got = actual.messages[index];
-    if (expected && got && hashOf(expected.content, hashes) === hashOf(got.content, hashes) && expected.role === got.role)
+    if (
+      expected &&
+      got &&
+      hashOf(expected.content, hashes) === hashOf(got.content, hashes) &&
+      expected.role === got.role
+    )
       continue;
     return {
       what: `message ${index + 1} of ${count}${describeMessage(expected ?? got)}`,

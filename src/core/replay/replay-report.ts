@@ -16,9 +16,12 @@ export function renderReplay(conversationId: string, outcome: ReplayOutcome): st
   if (outcome.divergence) {
     lines.push(`Replay of ${clean(conversationId)} diverged (${steps} replayed).`);
     lines.push(...renderDivergence(outcome.divergence));
-  } else if (outcome.ended === 'until') lines.push(`Replay of ${clean(conversationId)} reproduced the run up to the step asked (${steps}).`);
+  } else if (outcome.ended === 'until')
+    lines.push(`Replay of ${clean(conversationId)} reproduced the run up to the step asked (${steps}).`);
   else if (outcome.ended === 'truncated')
-    lines.push(`Replay of ${clean(conversationId)} reproduced the run as far as it was recorded (${steps}): the run never finished.`);
+    lines.push(
+      `Replay of ${clean(conversationId)} reproduced the run as far as it was recorded (${steps}): the run never finished.`,
+    );
   else lines.push(`Replay of ${clean(conversationId)} reproduced the run (${steps}).`);
   for (const warning of outcome.warnings) lines.push(`Note: ${clean(warning)}`);
   return `${lines.join('\n')}\n`;

@@ -60,18 +60,17 @@ export async function replayRun(
   checkUntil(loaded, options.until);
   const steps = loaded.recording.steps;
   const prompts = steps.filter((step): step is PromptStep => step.kind === 'prompt');
-  let conversation: Conversation | undefined;
   const state = new ReplayState(loaded, {
     until: options.until,
-    stop: () => conversation?.stop(),
+    stop: () => conversation.stop(),
     interrupt: (step) => interrupt(step),
   });
   const interrupt = (step: InterruptStep) => {
     const redirect = step.redirect
       ? prompts.find((prompt) => prompt.redirect && prompt.step > step.step && !state.used.has(prompt.step))
       : undefined;
-    if (redirect && state.reach(redirect)) conversation?.interrupt(promptText(loaded, redirect).text);
-    else conversation?.stop();
+    if (redirect && state.reach(redirect)) void conversation.interrupt(promptText(loaded, redirect).text);
+    else conversation.stop();
   };
   const toolSet = recordedTools(state, deps.currentTools);
   const manifest = loaded.recording.manifest;
@@ -83,7 +82,7 @@ export async function replayRun(
       llm: replayModelClient(state, { work, provider: model.provider, checkRequests: deps.checkRequests }),
     };
   };
-  conversation = new Conversation({
+  const conversation = new Conversation({
     id: manifest.conversationId,
     model: binding('chat'),
     compactionModel: binding('compaction'),
@@ -130,7 +129,11 @@ export async function replayRun(
   return {
     reproduced: divergence === undefined,
     ...(divergence ? { divergence } : {}),
-    ended: divergence ? 'divergence' : ending?.kind === 'until' || ending?.kind === 'truncated' ? ending.kind : 'complete',
+    ended: divergence
+      ? 'divergence'
+      : ending?.kind === 'until' || ending?.kind === 'truncated'
+        ? ending.kind
+        : 'complete',
     stepsReplayed: state.used.size,
     lastStep: loaded.lastStep,
     events,
@@ -237,7 +240,8 @@ function promptText(
 /** The model recorded for a kind of work: its own entry, else the main (chat) one, else the first call's. */
 function modelFor(loaded: LoadedRecording, work: WorkKind): { provider: string; model: string } {
   const models = loaded.recording.manifest.models;
-  const entry = models.find((candidate) => candidate.work === work) ?? models.find((candidate) => candidate.work === 'chat');
+  const entry =
+    models.find((candidate) => candidate.work === work) ?? models.find((candidate) => candidate.work === 'chat');
   if (entry) return entry;
   const first = loaded.recording.steps.find((step) => step.kind === 'model');
   return first?.kind === 'model' ? first : (models[0] ?? { provider: 'recording', model: 'recorded-model' });

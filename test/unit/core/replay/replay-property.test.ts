@@ -40,7 +40,8 @@ function generate(seed: number): { turns: ScenarioTurnInput[]; approvals: boolea
     for (let turn = 0; turn < working; turn++) {
       const calls = Array.from({ length: 1 + Math.floor(next() * 2) }, () => {
         id++;
-        if (next() < 0.5) return { id: `r${id}`, name: 'read_file', arguments: { path: pick(['src/app.ts', 'missing.ts']) } };
+        if (next() < 0.5)
+          return { id: `r${id}`, name: 'read_file', arguments: { path: pick(['src/app.ts', 'missing.ts']) } };
         approvals.push(next() < 0.6);
         return { id: `w${id}`, name: 'write_file', arguments: { path: `f${id}.ts`, content: text() } };
       });

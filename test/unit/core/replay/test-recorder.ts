@@ -172,7 +172,9 @@ export function recordedConversation(options: ConversationOptions): RecordedRun 
     events.push(event);
     switch (event.type) {
       case 'subagent_start': {
-        const call = [...pendingCalls].reverse().find(([key, value]) => key.startsWith('lead\u0000') && value.name === 'task');
+        const call = [...pendingCalls]
+          .reverse()
+          .find(([key, value]) => key.startsWith('lead\u0000') && value.name === 'task');
         if (call) toolStep('lead', call[0].split('\u0000')[1]!);
         openSubagents.push(event.subagentId);
         break;
@@ -205,7 +207,12 @@ export function recordedConversation(options: ConversationOptions): RecordedRun 
         break;
       }
       case 'interrupted':
-        steps.push({ kind: 'interrupt', step: next++, during: lastWork || undefined, redirect: Boolean(event.feedback) });
+        steps.push({
+          kind: 'interrupt',
+          step: next++,
+          during: lastWork || undefined,
+          redirect: Boolean(event.feedback),
+        });
         break;
       case 'user_message':
         if (event.agentId === 'lead')
@@ -236,7 +243,7 @@ export function recordedConversation(options: ConversationOptions): RecordedRun 
         system: store.put(options.system),
         tools,
         policy: { hash: 'default', sources: [] },
-        limits: {},
+        limits: typeof options.limits === 'object' ? { ...options.limits } : {},
       };
       await store.saveManifest(manifest);
       for (const step of [...steps].sort((a, b) => a.step - b.step)) await store.putStep(options.id, step);
