@@ -45,6 +45,7 @@ Options:
   -h, --help         show this help
 
 Team database commands: openagent team --help.
+Recorded runs: openagent replay <conversation> [--until STEP] [--json]; openagent compare A B [--json].
 
 API keys come from the environment: ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAGENT_API_KEY.`;
 

@@ -25,6 +25,7 @@ import { Repl } from './repl';
 import { runPrompt, setupMessage } from './run-prompt';
 import { colorWanted, createStyle } from './style';
 import { runTeamCommand } from './team-command';
+import { runReplayCommand } from './replay-command';
 import { NoTerminalApprovalGate, TerminalApprovalGate } from './terminal-approval-gate';
 
 export interface CliStreams {
@@ -42,6 +43,9 @@ export async function main(
   const { stdin, stdout, stderr } = streams;
   // `openagent team …` is the team lead's commands (a prompt starting with "team" is quoted).
   if (argv[0] === 'team') return runTeamCommand(argv.slice(1), env, { stdout, stderr });
+  // `openagent replay …` / `openagent compare …`: recorded runs (a prompt starting so is quoted).
+  if (argv[0] === 'replay' || argv[0] === 'compare')
+    return runReplayCommand(argv[0], argv.slice(1), env, { stdout, stderr });
   const parsed = parseCliArgs(argv, env);
   if (!parsed.ok) {
     stderr.write(`openagent: ${parsed.message}\n\n${USAGE}\n`);

@@ -112,6 +112,11 @@ export interface RecordedDecision {
   rule?: string;
   /** The user's words with a denial, if any. */
   reason?: string;
+  /**
+   * The call was put to the approval gate (a tool_approval_request came first). Absent in older
+   * recordings: a replay then infers it from `source` (user, timeout, session_rule: asked).
+   */
+  asked?: boolean;
 }
 
 /** One tool call: its input, how it was decided, what it returned and which files it changed. */

@@ -1,0 +1,248 @@
+/**
+ * `openagent replay <conversation> [--until STEP] [--json]` replays a recorded run with recorded
+ * tools (the loop, policy and approvals run for real; the world is not touched): exit 0 when it
+ * reproduces the run, 1 with the first divergence. `openagent compare A B [--json]` sets two
+ * recorded runs side by side. A conversation is named by its id (or the start of it, as /resume
+ * takes it) in the user's store, or by the path of a recording file.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createWorkspaceTools } from '../core/tools/builtin/workspace-tools';
+import type { AnyTool } from '../core/tools/tool';
+import { compareRuns } from '../core/replay/compare-runs';
+import {
+  loadRecording,
+  prepareRecording,
+  RecordingProblem,
+  type LoadedRecording,
+} from '../core/replay/loaded-recording';
+import type { ContentRef, RecordingStore } from '../core/replay/recording';
+import { renderComparison, renderReplay } from '../core/replay/replay-report';
+import { replayRun } from '../core/replay/replay-run';
+import type { ConversationStore } from '../core/ports';
+import { NodeWorkspace } from '../node/node-workspace';
+import { StoreOpener } from '../kit/store-opener';
+
+export const REPLAY_USAGE = `Usage:
+  openagent replay <conversation> [--until STEP] [--json] [--store DIR]
+      replays a recorded run with recorded tools: the loop, policy and approvals run for real,
+      no tool touches anything. Exit 0 when it reproduces the run, 1 at the first divergence.
+  openagent compare <A> <B> [--json] [--store DIR]
+      two recorded runs side by side: steps, tool calls, approvals, files, tokens, cost, time.
+
+A conversation is its id or the start of it (as /resume takes it), or a recording file.`;
+
+/** Recording files larger than this are refused before they are read. */
+const MAX_RECORDING_FILE_BYTES = 256 * 1024 * 1024;
+
+export interface ReplayStreams {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+export interface ReplayCommandDeps {
+  /** Opens the user's store (tests may give their own). */
+  openStore?: (directory: string) => Promise<ConversationStore>;
+  /** The folder the product's tools would work in (for their traits only: none runs). */
+  workspaceRoot?: string;
+}
+
+/** Runs `openagent replay …` or `openagent compare …` (`argv` after the command's name). */
+export async function runReplayCommand(
+  command: 'replay' | 'compare',
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  streams: ReplayStreams,
+  deps: ReplayCommandDeps = {},
+): Promise<number> {
+  const fail = (message: string, code = 1) => {
+    streams.stderr.write(`openagent ${command}: ${message}\n`);
+    return code;
+  };
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        until: { type: 'string' },
+        json: { type: 'boolean' },
+        store: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    return fail(`${error instanceof Error ? error.message : String(error)}\n\n${REPLAY_USAGE}`, 2);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    streams.stdout.write(`${REPLAY_USAGE}\n`);
+    return 0;
+  }
+  const wanted = command === 'replay' ? 1 : 2;
+  if (positionals.length !== wanted)
+    return fail(`${command === 'replay' ? 'name one conversation' : 'name two conversations'}.\n\n${REPLAY_USAGE}`, 2);
+  if (command === 'compare' && values.until !== undefined) return fail('--until is for replay only.', 2);
+  let until: number | undefined;
+  if (values.until !== undefined) {
+    if (!/^\d{1,15}$/.test(values.until.trim()))
+      return fail(`--until needs a step number, not "${values.until.slice(0, 40)}".`, 2);
+    until = Number(values.until.trim());
+  }
+  const storeDirectory = path.resolve(
+    values.store ?? (env.OPENAGENT_STORE || path.join(os.homedir(), '.openagent', 'store')),
+  );
+  const sources = new RecordingSources(storeDirectory, deps.openStore);
+  try {
+    if (command === 'compare') {
+      const [a, b] = [await sources.load(positionals[0]!), await sources.load(positionals[1]!)];
+      const comparison = compareRuns(a, b);
+      streams.stdout.write(values.json ? `${JSON.stringify(comparison, null, 2)}\n` : renderComparison(comparison));
+      return 0;
+    }
+    const loaded = await sources.load(positionals[0]!);
+    const outcome = await replayRun(
+      loaded,
+      { currentTools: productTools(deps.workspaceRoot ?? process.cwd()) },
+      { until },
+    );
+    const id = loaded.recording.manifest.conversationId;
+    if (values.json) {
+      const { events: _events, ...report } = outcome;
+      streams.stdout.write(`${JSON.stringify({ conversationId: id, ...report }, null, 2)}\n`);
+    } else streams.stdout.write(renderReplay(id, outcome));
+    return outcome.reproduced ? 0 : 1;
+  } catch (error) {
+    if (error instanceof RecordingProblem) return fail(error.message);
+    throw error;
+  } finally {
+    await sources.close();
+  }
+}
+
+/**
+ * The product's own tools, for their traits (read-only, needs approval, paths, commands): built
+ * over this folder but never run — a recorded tool returns what was recorded.
+ */
+function productTools(root: string): AnyTool[] {
+  const unused = new Proxy({}, { get: () => () => Promise.reject(new Error('Not available in a replay.')) });
+  return createWorkspaceTools({
+    files: new NodeWorkspace(root),
+    search: unused as never,
+    shell: unused as never,
+    cwd: () => root,
+    knowledge: [],
+  });
+}
+
+/** Where a named recording comes from: a recording file, or the user's store. */
+class RecordingSources {
+  private store: Promise<ConversationStore> | undefined;
+  private opener: StoreOpener | undefined;
+
+  constructor(
+    private readonly directory: string,
+    private readonly openStore: ((directory: string) => Promise<ConversationStore>) | undefined,
+  ) {}
+
+  async load(name: string): Promise<LoadedRecording> {
+    if (looksLikeFile(name)) return loadRecordingFile(name);
+    const store = await this.openedStore();
+    const recordings = recordingsOf(store);
+    if (!recordings)
+      throw new RecordingProblem(
+        `The store in ${this.directory} keeps no recordings: this OpenAgent records none yet.`,
+      );
+    const id = await this.resolveId(store, name);
+    return loadRecording(recordings, id);
+  }
+
+  private openedStore(): Promise<ConversationStore> {
+    if (this.openStore) return (this.store ??= this.openStore(this.directory));
+    if (!fs.existsSync(this.directory)) throw new RecordingProblem(`There is no store in ${this.directory}.`);
+    this.opener ??= new StoreOpener({
+      directory: this.directory,
+      wasmPath: sqlWasmPath(),
+      tell: () => undefined,
+    });
+    return (this.store ??= this.opener.open());
+  }
+
+  /** An id as given, or the one conversation whose id starts with it. */
+  private async resolveId(store: ConversationStore, name: string): Promise<string> {
+    if (await store.getConversation(name)) return name;
+    if (name.length < 4) return name;
+    const matches = (await store.listConversations({ limit: 10_000 })).filter((conversation) =>
+      conversation.id.startsWith(name),
+    );
+    if (matches.length > 1)
+      throw new RecordingProblem(`"${name.slice(0, 40)}" names ${matches.length} conversations: give more of the id.`);
+    return matches[0]?.id ?? name;
+  }
+
+  async close(): Promise<void> {
+    if (this.opener) await this.opener.close();
+    else if (this.store) await (await this.store.catch(() => undefined))?.close();
+  }
+}
+
+function looksLikeFile(name: string): boolean {
+  return name.endsWith('.json') || name.includes('/') || name.includes(path.sep);
+}
+
+/** A recording file: `{ "recording": RunRecording, "content": { "sha256:…": value } }`. */
+async function loadRecordingFile(file: string): Promise<LoadedRecording> {
+  let size: number;
+  try {
+    const stat = fs.statSync(file);
+    if (!stat.isFile()) throw new RecordingProblem(`${file} is not a file.`);
+    size = stat.size;
+  } catch (error) {
+    if (error instanceof RecordingProblem) throw error;
+    throw new RecordingProblem(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
+  }
+  if (size > MAX_RECORDING_FILE_BYTES)
+    throw new RecordingProblem(`${file} is ${Math.round(size / 1024 / 1024)} MB: larger than a recording file may be.`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new RecordingProblem(
+      `${file} is not a recording file: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  const shaped = parsed as { recording?: unknown; content?: unknown } | null;
+  if (
+    !shaped ||
+    typeof shaped !== 'object' ||
+    !shaped.recording ||
+    typeof shaped.content !== 'object' ||
+    !shaped.content
+  )
+    throw new RecordingProblem(`${file} is not a recording file: it needs "recording" and "content".`);
+  const content = shaped.content as Record<string, unknown>;
+  return prepareRecording(shaped.recording, (ref: ContentRef) =>
+    Object.prototype.hasOwnProperty.call(content, ref) ? content[ref] : undefined,
+  );
+}
+
+/** The store's recordings: the store itself, or its `recordings` (the sql.js store keeps them beside). */
+function recordingsOf(store: ConversationStore): RecordingStore | undefined {
+  const isRecordings = (candidate: unknown): candidate is RecordingStore =>
+    typeof (candidate as Partial<RecordingStore> | undefined)?.getRecording === 'function' &&
+    typeof (candidate as Partial<RecordingStore>).getContent === 'function';
+  const nested = (store as { recordings?: unknown }).recordings;
+  if (isRecordings(nested)) return nested;
+  return isRecordings(store) ? store : undefined;
+}
+
+function sqlWasmPath(): string {
+  const candidates = [
+    path.join(__dirname, 'sql-wasm.wasm'),
+    path.join(__dirname, '..', '..', 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm'),
+  ];
+  return candidates.find((candidate) => fs.existsSync(candidate)) ?? candidates[0]!;
+}
