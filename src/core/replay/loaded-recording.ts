@@ -6,7 +6,8 @@
  * wrong with it is a `RecordingProblem` with words for the user, never a crash mid-replay.
  */
 import { z } from 'zod';
-import type { LlmRequest, LlmStreamPart } from '../llm/llm-client';
+import type { LlmRequest, LlmStreamPart, ModelMessage } from '../llm/llm-client';
+import { joinRequest, joinToolResult } from './recorded-request';
 import {
   RECORDING_FORMAT,
   type ContentRef,
@@ -166,10 +167,11 @@ export async function prepareRecording(
   // Requests and results kept by parts (RecordedRequest, RecordedText) are joined whole again.
   const requests = new Map<number, unknown>();
   const results = new Map<number, unknown>();
+  const joined = new Map<ContentRef, Promise<ModelMessage>>();
   await Promise.all(
     recording.steps.map(async (step) => {
-      if (step.kind === 'model') requests.set(step.step, await joinRequest(fetcher, step));
-      else if (step.kind === 'tool' && step.result) results.set(step.step, await joinResult(fetcher, step));
+      if (step.kind === 'model') requests.set(step.step, await joinStepRequest(fetcher, step, joined));
+      else if (step.kind === 'tool' && step.result) results.set(step.step, await joinStepResult(fetcher, step));
     }),
   );
   const missing = fetcher.missing;
@@ -212,69 +214,25 @@ class ContentFetcher {
 const isRef = (value: unknown): value is ContentRef => typeof value === 'string' && /^sha256:[0-9a-f]{64}$/.test(value);
 
 /**
- * A step's request whole: as kept (an LlmRequest without its signal), or by parts (RecordedRequest:
- * the system prompt, each tool and each message by ref, long texts by ref or in pieces). The same
- * message ref gives the same object, so comparing a replay's requests hashes each message once.
+ * A step's request whole: as kept (an LlmRequest without its signal), or by parts (RecordedRequest,
+ * joined by recorded-request.ts). A missing part is noted by the fetcher (and reported with the
+ * others), so the step's request is then left out here.
  */
-async function joinRequest(fetcher: ContentFetcher, step: ModelStep): Promise<unknown> {
+async function joinStepRequest(
+  fetcher: ContentFetcher,
+  step: ModelStep,
+  joined: Map<ContentRef, Promise<ModelMessage>>,
+): Promise<unknown> {
   const value = fetcher.content.get(step.request) as Record<string, unknown> | undefined;
   if (!value || !isRef(value.system)) return value;
   const what = `step ${step.step}'s request`;
-  const system = await fetcher.get(value.system, `${what} (its system prompt)`);
-  const tools = Array.isArray(value.tools)
-    ? await Promise.all(value.tools.map((tool) => (isRef(tool) ? fetcher.get(tool, `${what} (a tool)`) : tool)))
-    : value.tools;
-  const messages = Array.isArray(value.messages)
-    ? await Promise.all(
-        value.messages.map((message) => (isRef(message) ? joinedMessage(fetcher, message, what) : message)),
-      )
-    : value.messages;
-  return { ...value, system, tools, messages };
+  return joinRequest(step.request, (part) => fetcher.get(part, what), joined).catch(() => undefined);
 }
 
-const joinedMessages = new WeakMap<ContentFetcher, Map<ContentRef, Promise<unknown>>>();
-
-function joinedMessage(fetcher: ContentFetcher, contentRef: ContentRef, what: string): Promise<unknown> {
-  let cache = joinedMessages.get(fetcher);
-  if (!cache) joinedMessages.set(fetcher, (cache = new Map()));
-  let joined = cache.get(contentRef);
-  if (!joined) {
-    joined = fetcher.get(contentRef, `${what} (a message)`).then(async (message) => {
-      const shaped = message as { role?: unknown; content?: unknown } | undefined;
-      if (!shaped || !Array.isArray(shaped.content)) return message;
-      const content = await Promise.all(
-        shaped.content.map(async (part: unknown) => {
-          if (!part || typeof part !== 'object') return part;
-          const whole: Record<string, unknown> = { ...(part as Record<string, unknown>) };
-          for (const field of ['text', 'output'])
-            if (field in whole) whole[field] = await joinText(fetcher, whole[field], what);
-          return whole;
-        }),
-      );
-      return { role: shaped.role, content };
-    });
-    cache.set(contentRef, joined);
-  }
-  return joined;
-}
-
-/** A text as kept: itself, `{ ref }`, or `{ chunks }` joined in order. */
-async function joinText(fetcher: ContentFetcher, value: unknown, what: string): Promise<unknown> {
-  if (!value || typeof value !== 'object') return value;
-  const piece = async (contentRef: unknown) => {
-    const text = isRef(contentRef) ? await fetcher.get(contentRef, `${what} (a long text)`) : undefined;
-    return typeof text === 'string' ? text : '';
-  };
-  const shaped = value as { ref?: unknown; chunks?: unknown };
-  if (Array.isArray(shaped.chunks)) return (await Promise.all(shaped.chunks.map(piece))).join('');
-  if (shaped.ref !== undefined) return piece(shaped.ref);
-  return value;
-}
-
-async function joinResult(fetcher: ContentFetcher, step: ToolStep): Promise<unknown> {
-  const value = fetcher.content.get(step.result!) as { output?: unknown; isError?: unknown } | undefined;
-  if (!value || typeof value.output !== 'object' || value.output === null) return value;
-  return { ...value, output: await joinText(fetcher, value.output, `step ${step.step}'s tool result`) };
+/** A tool step's result, its output whole again (kept whole, by ref or in pieces). */
+function joinStepResult(fetcher: ContentFetcher, step: ToolStep): Promise<unknown> {
+  const what = `step ${step.step}'s tool result`;
+  return joinToolResult(step.result!, (part) => fetcher.get(part, what)).catch(() => undefined);
 }
 
 function checkShape(raw: unknown): RunRecording {

@@ -163,7 +163,15 @@ export async function joinToolResult(
  * The request a ModelStep sent, whole again (without its signal). Throws, naming the ref, when
  * a part is missing from the store: a recording that lost content cannot be replayed silently.
  */
-export async function joinRequest(ref: ContentRef, read: ContentReader): Promise<Omit<LlmRequest, 'signal'>> {
+export async function joinRequest(
+  ref: ContentRef,
+  read: ContentReader,
+  /**
+   * Messages already joined, by ref: a run's requests repeat the messages before them, so a
+   * reader of every request joins each message once (and gets the same object for it).
+   */
+  joined?: Map<ContentRef, Promise<ModelMessage>>,
+): Promise<Omit<LlmRequest, 'signal'>> {
   const get = async (wanted: ContentRef): Promise<unknown> => {
     const value = await read(wanted);
     if (value === undefined) throw new Error(`The recording lacks the content ${wanted}.`);
@@ -171,17 +179,23 @@ export async function joinRequest(ref: ContentRef, read: ContentReader): Promise
   };
   const recorded = (await get(ref)) as RecordedRequest;
   const text = (value: unknown): Promise<unknown> => joinText(value, read);
+  const joinMessage = async (messageRef: ContentRef): Promise<ModelMessage> => {
+    const message = (await get(messageRef)) as RecordedMessage;
+    const content = await Promise.all(
+      message.content.map(async (part) => {
+        const whole: Record<string, unknown> = { ...part };
+        for (const field of ['text', 'output'] as const) if (field in whole) whole[field] = await text(whole[field]);
+        return whole;
+      }),
+    );
+    return { role: message.role, content } as unknown as ModelMessage;
+  };
   const messages = await Promise.all(
-    recorded.messages.map(async (messageRef) => {
-      const message = (await get(messageRef)) as RecordedMessage;
-      const content = await Promise.all(
-        message.content.map(async (part) => {
-          const whole: Record<string, unknown> = { ...part };
-          for (const field of ['text', 'output'] as const) if (field in whole) whole[field] = await text(whole[field]);
-          return whole;
-        }),
-      );
-      return { role: message.role, content } as unknown as ModelMessage;
+    recorded.messages.map((messageRef) => {
+      if (!joined) return joinMessage(messageRef);
+      let message = joined.get(messageRef);
+      if (!message) joined.set(messageRef, (message = joinMessage(messageRef)));
+      return message;
     }),
   );
   return {
