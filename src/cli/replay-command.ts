@@ -171,22 +171,26 @@ class RecordingSources {
     return (this.store ??= this.opener.open());
   }
 
-  /** An id as given, or the one conversation whose id starts with it. */
-  private async resolveId(store: ConversationStore, name: string): Promise<string> {
-    if (await store.getConversation(name)) return name;
-    if (name.length < 4) return name;
-    const matches = (await store.listConversations({ limit: 10_000 })).filter((conversation) =>
-      conversation.id.startsWith(name),
-    );
-    if (matches.length > 1)
-      throw new RecordingProblem(`"${name.slice(0, 40)}" names ${matches.length} conversations: give more of the id.`);
-    return matches[0]?.id ?? name;
+  private resolveId(store: ConversationStore, name: string): Promise<string> {
+    return resolveConversationId(store, name);
   }
 
   async close(): Promise<void> {
     if (this.opener) await this.opener.close();
     else if (this.store) await (await this.store.catch(() => undefined))?.close();
   }
+}
+
+/** An id as given, or the one conversation whose id starts with it. */
+export async function resolveConversationId(store: ConversationStore, name: string): Promise<string> {
+  if (await store.getConversation(name)) return name;
+  if (name.length < 4) return name;
+  const matches = (await store.listConversations({ limit: 10_000 })).filter((conversation) =>
+    conversation.id.startsWith(name),
+  );
+  if (matches.length > 1)
+    throw new RecordingProblem(`"${name.slice(0, 40)}" names ${matches.length} conversations: give more of the id.`);
+  return matches[0]?.id ?? name;
 }
 
 function looksLikeFile(name: string): boolean {
@@ -239,7 +243,7 @@ function recordingsOf(store: ConversationStore): RecordingStore | undefined {
   return isRecordings(store) ? store : undefined;
 }
 
-function sqlWasmPath(): string {
+export function sqlWasmPath(): string {
   const candidates = [
     path.join(__dirname, 'sql-wasm.wasm'),
     path.join(__dirname, '..', '..', 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm'),
