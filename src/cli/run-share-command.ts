@@ -19,7 +19,7 @@ import { visibleText } from '../core/text/visible-text';
 import { StoreOpener } from '../kit/store-opener';
 import { readRegularFile, UnusableFileError } from '../store/regular-file';
 import { packageVersion } from './cli-telemetry';
-import { resolveConversationId, sqlWasmPath } from './replay-command';
+import { resolveConversationId, sqlWasmPath } from './replay-store';
 
 export const SHARE_USAGE = `Usage:
   openagent export-run <conversation> [-o FILE] [--no-messages] [--store DIR]
