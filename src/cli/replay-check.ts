@@ -57,7 +57,9 @@ export async function checkFolder(folder: string, deps: CheckDeps): Promise<Chec
   try {
     entries = fs.readdirSync(folder, { withFileTypes: true });
   } catch (error) {
-    throw new RecordingProblem(`Cannot read the folder ${folder}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
+    throw new RecordingProblem(
+      `Cannot read the folder ${folder}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
+    );
   }
   const files = entries.filter((entry) => entry.name.endsWith('.json')).sort((a, b) => (a.name < b.name ? -1 : 1));
   if (files.length === 0) throw new RecordingProblem(`There are no exported runs (*.json) in ${folder}.`);

@@ -14,7 +14,13 @@ import { HeldSecrets } from '../core/llm/held-secrets';
 import type { ConversationStore } from '../core/ports';
 import { RecordingProblem } from '../core/replay/loaded-recording';
 import { buildRunExport, runExportText } from '../core/replay/run-export';
-import { checkRunExport, IMPORT_LIMITS, importRun, type ImportLimits, type ImportStore } from '../core/replay/run-import';
+import {
+  checkRunExport,
+  IMPORT_LIMITS,
+  importRun,
+  type ImportLimits,
+  type ImportStore,
+} from '../core/replay/run-import';
 import { visibleText } from '../core/text/visible-text';
 import { StoreOpener } from '../kit/store-opener';
 import { readRegularFile, UnusableFileError } from '../store/regular-file';
@@ -79,7 +85,9 @@ export async function runShareCommand(
     return fail(`${command === 'export-run' ? 'name one conversation' : 'name one file'}.\n\n${SHARE_USAGE}`, 2);
   if (command === 'import-run' && (values.output !== undefined || values['no-messages']))
     return fail('-o and --no-messages are for export-run.', 2);
-  const directory = path.resolve(values.store ?? (env.OPENAGENT_STORE || path.join(os.homedir(), '.openagent', 'store')));
+  const directory = path.resolve(
+    values.store ?? (env.OPENAGENT_STORE || path.join(os.homedir(), '.openagent', 'store')),
+  );
   const heldSecrets = new HeldSecrets();
   heldSecrets.addEnvironment(env);
   const stores = new Stores(directory, deps.openStore, heldSecrets);
@@ -162,7 +170,8 @@ export async function readExportFile(file: string, limits: ImportLimits = IMPORT
  */
 function writeWhole(file: string, text: string): void {
   const existing = fs.lstatSync(file, { throwIfNoEntry: false });
-  if (existing && !existing.isFile()) throw new RecordingProblem(`${file} is there and is not a regular file: not written.`);
+  if (existing && !existing.isFile())
+    throw new RecordingProblem(`${file} is there and is not a regular file: not written.`);
   const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
   try {
     fs.writeFileSync(temporary, text, { flag: 'wx', mode: 0o600 });

@@ -94,7 +94,9 @@ export async function checkRunExport(
 ): Promise<CheckedRun> {
   const limits = options.limits ?? IMPORT_LIMITS;
   if (bytes.length > limits.maxFileBytes)
-    throw new RecordingProblem(`The file is ${megabytes(bytes.length)}: larger than an export may be (${megabytes(limits.maxFileBytes)}).`);
+    throw new RecordingProblem(
+      `The file is ${megabytes(bytes.length)}: larger than an export may be (${megabytes(limits.maxFileBytes)}).`,
+    );
   if (bytes.length === 0) throw new RecordingProblem('The file is empty: it is not a run export.');
   const deep = tooDeepAt(bytes, limits.maxDepth);
   if (deep !== undefined)
@@ -113,7 +115,9 @@ export async function checkRunExport(
   if (!shaped.success) {
     const issue = shaped.error.issues[0];
     const where = issue?.path.length ? issue.path.slice(0, 6).join('.') : 'the file';
-    throw new RecordingProblem(`The file is not a run export: ${where}: ${issue?.message ?? 'unexpected shape'}.`.slice(0, 400));
+    throw new RecordingProblem(
+      `The file is not a run export: ${where}: ${issue?.message ?? 'unexpected shape'}.`.slice(0, 400),
+    );
   }
   const file = shaped.data;
   const content = verifiedContent(file.content, limits);
@@ -140,7 +144,9 @@ export async function checkRunExport(
 function checkVersion(raw: unknown): void {
   const head = raw as { format?: unknown; version?: unknown } | null;
   if (!head || typeof head !== 'object' || Array.isArray(head) || head.format !== RUN_EXPORT_FORMAT)
-    throw new RecordingProblem(`The file is not an OpenAgent run export (it does not say "format": "${RUN_EXPORT_FORMAT}").`);
+    throw new RecordingProblem(
+      `The file is not an OpenAgent run export (it does not say "format": "${RUN_EXPORT_FORMAT}").`,
+    );
   if (typeof head.version === 'number' && head.version > RUN_EXPORT_VERSION)
     throw new RecordingProblem(
       `The file is a run export of version ${head.version}, made by a newer OpenAgent; this one reads version ${RUN_EXPORT_VERSION}. Update OpenAgent to import it.`,
@@ -160,9 +166,10 @@ function verifiedContent(
   for (const [index, entry] of entries.entries()) {
     const contentRef = entry.ref as ContentRef;
     if (content.has(contentRef))
-      throw new RecordingProblem(`The file gives content ${contentRef} twice (entry ${index + 1}): it was changed after export.`);
-    if (entry.value === undefined)
-      throw new RecordingProblem(`The file's content ${contentRef} has no value.`);
+      throw new RecordingProblem(
+        `The file gives content ${contentRef} twice (entry ${index + 1}): it was changed after export.`,
+      );
+    if (entry.value === undefined) throw new RecordingProblem(`The file's content ${contentRef} has no value.`);
     const json = canonicalJson(entry.value);
     if (json.length > limits.maxValueBytes)
       throw new RecordingProblem(

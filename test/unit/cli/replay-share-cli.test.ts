@@ -116,7 +116,10 @@ describe('openagent export-run, import-run and replay --check', function () {
     fs.mkdirSync(path.join(workspace, '.openagent'), { recursive: true });
     fs.writeFileSync(path.join(workspace, '.openagent', 'agent.yaml'), 'tools:\n  deny: [write_file]\n');
     try {
-      const ran = await runCli(['replay', '--check', checkFolder], { cwd: workspace, env: { HOME: tempFolder('home') } });
+      const ran = await runCli(['replay', '--check', checkFolder], {
+        cwd: workspace,
+        env: { HOME: tempFolder('home') },
+      });
       assert.equal(ran.code, 1, ran.stderr + ran.stdout);
       assert.match(ran.stdout, /run-1\.json\s+4\s+diverged at step 3: policy now denies/);
       assert.match(ran.stdout, /run-2\.json\s+4\s+reproduced/);
