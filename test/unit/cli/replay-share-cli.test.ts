@@ -69,6 +69,10 @@ describe('openagent export-run, import-run and replay --check', function () {
       assert.equal(exported.conversation.id, id);
       assert.ok(exported.messages!.length > 0);
     }
+    // An export is a recording file replay and compare take as it is, without importing it.
+    const replayed = await runCli(['replay', exportFile(1)], { cwd: workspace });
+    assert.equal(replayed.code, 0, replayed.stderr + replayed.stdout);
+    assert.match(replayed.stdout, /reproduced the run \(4 of 4 steps\)/);
   });
 
   it('imports a run into another store, where replay reproduces it', async () => {
