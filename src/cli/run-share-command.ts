@@ -15,6 +15,7 @@ import type { ConversationStore } from '../core/ports';
 import { RecordingProblem } from '../core/replay/loaded-recording';
 import { buildRunExport, runExportText } from '../core/replay/run-export';
 import {
+  tooDeepAt,
   checkRunExport,
   IMPORT_LIMITS,
   importRun,
@@ -113,6 +114,11 @@ export async function runShareCommand(
       if (bytes > limit)
         throw new RecordingProblem(
           `The run's export would be ${(bytes / 1024 / 1024).toFixed(1)} MB, more than an import takes (${limit / 1024 / 1024} MB); it was not written.`,
+        );
+      // A run with a tool input nested deeper than an import takes is not written for nothing.
+      if (tooDeepAt(Buffer.from(text), (deps.limits ?? IMPORT_LIMITS).maxDepth) !== undefined)
+        throw new RecordingProblem(
+          `The run holds a value nested more than ${(deps.limits ?? IMPORT_LIMITS).maxDepth} levels deep, which an import refuses; it was not written.`,
         );
       if (values.output === undefined) streams.stdout.write(text);
       else writeWhole(values.output, text);
