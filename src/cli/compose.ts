@@ -274,7 +274,7 @@ export function createCliContext(deps: CliDeps): CliContext {
  * before each new conversation. A file with mistakes is not applied, and the user is told once
  * per version of it.
  */
-class CliPolicy {
+export class CliPolicy {
   current: AgentPolicy | undefined;
   /** Which layer decided each rule in force. */
   decisions: PolicyDecision[] = [];
@@ -350,7 +350,7 @@ function sqlWasmPath(): string {
 }
 
 /** Bundled folders (prompts/, skills/) sit beside dist/ when built, and two levels up from src/cli. */
-function bundledFile(...segments: string[]): string {
+export function bundledFile(...segments: string[]): string {
   const candidates = [path.join(__dirname, '..', ...segments), path.join(__dirname, '..', '..', ...segments)];
   return candidates.find((candidate) => existsSync(candidate)) ?? candidates[0]!;
 }

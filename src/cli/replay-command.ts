@@ -24,15 +24,25 @@ import { replayRun } from '../core/replay/replay-run';
 import type { ConversationStore } from '../core/ports';
 import { NodeWorkspace } from '../node/node-workspace';
 import { StoreOpener } from '../kit/store-opener';
+import { checkRunExport } from '../core/replay/run-import';
+import { RUN_EXPORT_FORMAT } from '../core/replay/run-export';
+import { visibleText } from '../core/text/visible-text';
+import { checkFolder, renderCheck } from './replay-check';
+import { resolveConversationId, sqlWasmPath } from './replay-store';
+import { readExportFile } from './run-share-command';
 
 export const REPLAY_USAGE = `Usage:
   openagent replay <conversation> [--until STEP] [--json] [--store DIR]
       replays a recorded run with recorded tools: the loop, policy and approvals run for real,
       no tool touches anything. Exit 0 when it reproduces the run, 1 at the first divergence.
+  openagent replay --check DIR [--json]
+      replays every exported run in DIR (files from export-run) with recorded tools against
+      this folder's prompt, presets, tools and policy: a table, exit 1 if any run diverges.
   openagent compare <A> <B> [--json] [--store DIR]
       two recorded runs side by side: steps, tool calls, approvals, files, tokens, cost, time.
 
-A conversation is its id or the start of it (as /resume takes it), or a recording file.`;
+A conversation is its id or the start of it (as /resume takes it), a recording file, or an
+exported run (export-run).`;
 
 /** Recording files larger than this are refused before they are read. */
 const MAX_RECORDING_FILE_BYTES = 256 * 1024 * 1024;
@@ -69,6 +79,7 @@ export async function runReplayCommand(
       strict: true,
       options: {
         until: { type: 'string' },
+        check: { type: 'string' },
         json: { type: 'boolean' },
         store: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -81,6 +92,11 @@ export async function runReplayCommand(
   if (values.help) {
     streams.stdout.write(`${REPLAY_USAGE}\n`);
     return 0;
+  }
+  if (values.check !== undefined) {
+    if (command !== 'replay' || positionals.length > 0 || values.until !== undefined)
+      return fail(`--check takes a folder and nothing else.\n\n${REPLAY_USAGE}`, 2);
+    return runCheck(values.check, values.json === true, env, streams, deps.workspaceRoot ?? process.cwd());
   }
   const wanted = command === 'replay' ? 1 : 2;
   if (positionals.length !== wanted)
@@ -120,6 +136,30 @@ export async function runReplayCommand(
     throw error;
   } finally {
     await sources.close();
+  }
+}
+
+/** `replay --check DIR`: exit 0 when every run reproduces, 1 otherwise. */
+async function runCheck(
+  folder: string,
+  json: boolean,
+  env: NodeJS.ProcessEnv,
+  streams: ReplayStreams,
+  root: string,
+): Promise<number> {
+  try {
+    const rows = await checkFolder(folder, {
+      workspaceRoot: root,
+      currentTools: productTools(root),
+      env,
+      warn: (message) => streams.stderr.write(`openagent replay: ${message}\n`),
+    });
+    streams.stdout.write(json ? `${JSON.stringify(rows, null, 2)}\n` : renderCheck(rows));
+    return rows.every((row) => row.result === 'reproduced') ? 0 : 1;
+  } catch (error) {
+    if (!(error instanceof RecordingProblem)) throw error;
+    streams.stderr.write(`openagent replay: ${visibleText(error.message)}\n`);
+    return 1;
   }
 }
 
@@ -171,16 +211,8 @@ class RecordingSources {
     return (this.store ??= this.opener.open());
   }
 
-  /** An id as given, or the one conversation whose id starts with it. */
-  private async resolveId(store: ConversationStore, name: string): Promise<string> {
-    if (await store.getConversation(name)) return name;
-    if (name.length < 4) return name;
-    const matches = (await store.listConversations({ limit: 10_000 })).filter((conversation) =>
-      conversation.id.startsWith(name),
-    );
-    if (matches.length > 1)
-      throw new RecordingProblem(`"${name.slice(0, 40)}" names ${matches.length} conversations: give more of the id.`);
-    return matches[0]?.id ?? name;
+  private resolveId(store: ConversationStore, name: string): Promise<string> {
+    return resolveConversationId(store, name);
   }
 
   async close(): Promise<void> {
@@ -214,6 +246,9 @@ async function loadRecordingFile(file: string): Promise<LoadedRecording> {
       `${file} is not a recording file: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
+  // An exported run (export-run) is checked as an import checks it, and replayed without storing it.
+  if ((parsed as { format?: unknown } | null)?.format === RUN_EXPORT_FORMAT)
+    return (await checkRunExport(await readExportFile(file))).loaded;
   const shaped = parsed as { recording?: unknown; content?: unknown } | null;
   if (
     !shaped ||
@@ -237,12 +272,4 @@ function recordingsOf(store: ConversationStore): RecordingStore | undefined {
   const nested = (store as { recordings?: unknown }).recordings;
   if (isRecordings(nested)) return nested;
   return isRecordings(store) ? store : undefined;
-}
-
-function sqlWasmPath(): string {
-  const candidates = [
-    path.join(__dirname, 'sql-wasm.wasm'),
-    path.join(__dirname, '..', '..', 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm'),
-  ];
-  return candidates.find((candidate) => fs.existsSync(candidate)) ?? candidates[0]!;
 }
