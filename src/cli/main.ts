@@ -45,7 +45,7 @@ export async function main(
   if (argv[0] === 'team') return runTeamCommand(argv.slice(1), env, { stdout, stderr });
   // `openagent replay …` / `openagent compare …`: recorded runs (a prompt starting so is quoted).
   if (argv[0] === 'replay' || argv[0] === 'compare')
-    return runReplayCommand(argv[0], argv.slice(1), env, { stdout, stderr });
+    return runReplayCommand(argv[0], argv.slice(1), env, { stdin, stdout, stderr });
   const parsed = parseCliArgs(argv, env);
   if (!parsed.ok) {
     stderr.write(`openagent: ${parsed.message}\n\n${USAGE}\n`);

@@ -24,11 +24,32 @@ import { replayRun } from '../core/replay/replay-run';
 import type { ConversationStore } from '../core/ports';
 import { NodeWorkspace } from '../node/node-workspace';
 import { StoreOpener } from '../kit/store-opener';
+import { WorktreeError } from '../core/session/worktree-port';
+import { runRerun, RerunUsage } from './rerun-command';
+
+/** The flags of a re-run (`--from` and what it changes). */
+const RERUN_OPTIONS = {
+  from: { type: 'string' },
+  model: { type: 'string' },
+  provider: { type: 'string' },
+  'base-url': { type: 'string' },
+  preset: { type: 'string' },
+  policy: { type: 'string' },
+  message: { type: 'string' },
+  'tool-result': { type: 'string' },
+  yes: { type: 'boolean', short: 'y' },
+} as const;
+const RERUN_FLAGS = ['model', 'provider', 'base-url', 'preset', 'policy', 'message', 'tool-result', 'yes'] as const;
 
 export const REPLAY_USAGE = `Usage:
   openagent replay <conversation> [--until STEP] [--json] [--store DIR]
       replays a recorded run with recorded tools: the loop, policy and approvals run for real,
       no tool touches anything. Exit 0 when it reproduces the run, 1 at the first divergence.
+  openagent replay <conversation> --from STEP [--model M] [--provider P] [--base-url URL]
+      [--preset NAME] [--policy FILE] [--message TEXT] [--tool-result STEP=TEXT] [--yes]
+      re-runs it from STEP with that changed: the steps before come from the recording, the
+      rest runs live in a new worktree at the recorded commit (approvals asked unless --yes);
+      then the two runs compared, the new conversation's id and the worktree's path.
   openagent compare <A> <B> [--json] [--store DIR]
       two recorded runs side by side: steps, tool calls, approvals, files, tokens, cost, time.
 
@@ -38,6 +59,8 @@ A conversation is its id or the start of it (as /resume takes it), or a recordin
 const MAX_RECORDING_FILE_BYTES = 256 * 1024 * 1024;
 
 export interface ReplayStreams {
+  /** For a re-run's approvals (asked only on a terminal). */
+  stdin?: NodeJS.ReadStream;
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
 }
@@ -70,6 +93,7 @@ export async function runReplayCommand(
       options: {
         until: { type: 'string' },
         json: { type: 'boolean' },
+        ...RERUN_OPTIONS,
         store: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -86,6 +110,11 @@ export async function runReplayCommand(
   if (positionals.length !== wanted)
     return fail(`${command === 'replay' ? 'name one conversation' : 'name two conversations'}.\n\n${REPLAY_USAGE}`, 2);
   if (command === 'compare' && values.until !== undefined) return fail('--until is for replay only.', 2);
+  const rerunFlag = RERUN_FLAGS.find((flag) => values[flag] !== undefined);
+  if (rerunFlag && (command === 'compare' || values.from === undefined))
+    return fail(`--${rerunFlag} is for a re-run: give --from STEP too.`, 2);
+  if (values.from !== undefined && (values.until !== undefined || values.json))
+    return fail('--from re-runs live: it takes neither --until nor --json.', 2);
   let until: number | undefined;
   if (values.until !== undefined) {
     if (!/^\d{1,15}$/.test(values.until.trim()))
@@ -104,6 +133,13 @@ export async function runReplayCommand(
       return 0;
     }
     const loaded = await sources.load(positionals[0]!);
+    if (values.from !== undefined)
+      return await runRerun(
+        { loaded, recordings: () => sources.writable() },
+        { ...values, from: values.from },
+        env,
+        streams,
+      );
     const outcome = await replayRun(
       loaded,
       { currentTools: productTools(deps.workspaceRoot ?? process.cwd()) },
@@ -116,7 +152,8 @@ export async function runReplayCommand(
     } else streams.stdout.write(renderReplay(id, outcome));
     return outcome.reproduced ? 0 : 1;
   } catch (error) {
-    if (error instanceof RecordingProblem) return fail(error.message);
+    if (error instanceof RerunUsage) return fail(error.message, 2);
+    if (error instanceof RecordingProblem || error instanceof WorktreeError) return fail(error.message);
     throw error;
   } finally {
     await sources.close();
@@ -158,6 +195,16 @@ class RecordingSources {
       );
     const id = await this.resolveId(store, name);
     return loadRecording(recordings, id);
+  }
+
+  /** Where a re-run's new recording goes: the user's store. */
+  async writable(): Promise<RecordingStore> {
+    const recordings = recordingsOf(await this.openedStore());
+    if (!recordings)
+      throw new RecordingProblem(
+        `The store in ${this.directory} keeps no recordings: the re-run could not be recorded.`,
+      );
+    return recordings;
   }
 
   private openedStore(): Promise<ConversationStore> {
