@@ -65,7 +65,7 @@ export async function reapplyFileChanges(
     const recordedPath = tool.traits.path(parsed.data);
     const where = await placePath(place, recordedPath);
     if (typeof where !== 'string') {
-      outcome.refused.push({ step: step.step, path: preview(recordedPath ?? '', 200), reason: where.refused });
+      outcome.refused.push({ step: step.step, path: String(recordedPath ?? '').slice(0, 200), reason: where.refused });
       continue;
     }
     const result = await Promise.resolve()

@@ -71,7 +71,10 @@ export function checkRerun(loaded: LoadedRecording, from: number, change: RerunC
     ['model', change.model],
     ['provider', change.provider],
   ] as const) {
-    if (value !== undefined && (value.trim() === '' || value.length > 200 || [...value].some((char) => char.charCodeAt(0) < 0x20)))
+    if (
+      value !== undefined &&
+      (value.trim() === '' || value.length > 200 || [...value].some((char) => char.charCodeAt(0) < 0x20))
+    )
       throw new RecordingProblem(`The ${name} "${preview(value, 40)}" is not a ${name} name.`);
   }
   if (change.system !== undefined && change.system.length > MAX_CHANGED_TEXT_CHARS)
