@@ -198,3 +198,39 @@ describe('re-run from step N with one thing changed', function () {
     );
   });
 });
+
+describe('the place of a re-run without git', () => {
+  it('is a scratch copy of the folder as it is now (no links, no .git), and says so', async () => {
+    const folder = tempFolder('plain');
+    fs.writeFileSync(path.join(folder, 'a.txt'), 'now\n');
+    fs.mkdirSync(path.join(folder, 'src'));
+    fs.writeFileSync(path.join(folder, 'src', 'b.txt'), 'b\n');
+    fs.symlinkSync('/etc', path.join(folder, 'etc-link'));
+    const manifest = {
+      format: 1 as const,
+      product: 't',
+      conversationId: 'c',
+      startedAt: 0,
+      place: { kind: 'workspace' as const, root: folder, commit: 'abc1234' },
+      models: [],
+      system: `sha256:${'0'.repeat(64)}` as const,
+      tools: [],
+      policy: { hash: '', sources: [] },
+      limits: {},
+    };
+    const baseFolder = tempFolder('scratch-base');
+    const place = await makeRerunPlace({ manifest, cwd: folder, baseFolder, short: 'plain' });
+    assert.equal(place.worktree, undefined);
+    assert.equal(place.manifestPlace.kind, 'workspace');
+    assert.equal(fs.readFileSync(path.join(place.root, 'a.txt'), 'utf8'), 'now\n');
+    assert.equal(fs.readFileSync(path.join(place.root, 'src', 'b.txt'), 'utf8'), 'b\n');
+    assert.equal(fs.existsSync(path.join(place.root, 'etc-link')), false, 'links are not copied');
+    assert.match(place.notices.join('\n'), /not a git repository: the re-run works in a scratch copy .* as it is now/);
+
+    await assert.rejects(
+      makeRerunPlace({ manifest, cwd: folder, baseFolder, short: 'small', limits: { files: 1, bytes: 1_000 } }),
+      /too large for a scratch copy/,
+    );
+    assert.deepEqual(fs.readdirSync(baseFolder), [path.basename(place.root)], 'nothing left of the refused copy');
+  });
+});
