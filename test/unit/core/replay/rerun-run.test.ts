@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { ToolPolicy } from '../../../../src/core/policy/approval';
 import { compareRuns } from '../../../../src/core/replay/compare-runs';
 import { loadRecording, type LoadedRecording } from '../../../../src/core/replay/loaded-recording';
 import { reapplyFileChanges } from '../../../../src/core/replay/reapply-files';
@@ -168,6 +169,30 @@ describe('re-run from step N with one thing changed', function () {
     assert.equal(comparison.firstDivergence?.step, 1);
     assert.match(comparison.firstDivergence!.what, /prompt differs/);
     assert.equal(fs.readFileSync(path.join(root, 'a.txt'), 'utf8'), 'HELLO\n');
+  });
+
+  it('applies a changed policy from N on, not before', async () => {
+    server.setScenario({ name: 'after-a-denial', turns: [{ text: 'The policy said no.' }] });
+    const root = tempFolder('policy');
+    const denyWrites: ToolPolicy = {
+      evaluate: (call) =>
+        call.toolName === 'write_file'
+          ? { action: 'deny', reason: 'no writes here' }
+          : { action: 'allow', source: 'policy' },
+    };
+    const outcome = await rerunFrom(
+      original,
+      5,
+      { policy: denyWrites },
+      rerunDeps(server, store, root, 'rerun-policy'),
+    );
+    assert.equal(outcome.wentLive, true);
+    const denial = outcome.events.find((event) => event.type === 'tool_approval_result');
+    assert.ok(denial?.type === 'tool_approval_result' && !denial.approved && denial.source === 'policy');
+    assert.equal(fs.existsSync(path.join(root, 'a.txt')), false, 'the denied write did not run');
+    const comparison = compareRuns(original, await loadRecording(store.recordings, 'rerun-policy'));
+    assert.equal(comparison.firstDivergence?.step, 5);
+    assert.match(comparison.firstDivergence!.actual, /denied by policy/);
   });
 
   it('puts the files the run changed before N in the worktree, then goes live', async () => {
