@@ -135,7 +135,11 @@ export async function runReplayCommand(
     const loaded = await sources.load(positionals[0]!);
     if (values.from !== undefined)
       return await runRerun(
-        { loaded, recordings: () => sources.writable() },
+        {
+          loaded,
+          imported: sources.imported.has(loaded.recording.manifest.conversationId),
+          recordings: () => sources.writable(),
+        },
         { ...values, from: values.from },
         env,
         streams,
@@ -185,8 +189,15 @@ class RecordingSources {
     private readonly openStore: ((directory: string) => Promise<ConversationStore>) | undefined,
   ) {}
 
+  /** Conversations loaded that came from elsewhere: a recording file, or a run imported into the store. */
+  readonly imported = new Set<string>();
+
   async load(name: string): Promise<LoadedRecording> {
-    if (looksLikeFile(name)) return loadRecordingFile(name);
+    if (looksLikeFile(name)) {
+      const loaded = await loadRecordingFile(name);
+      this.imported.add(loaded.recording.manifest.conversationId);
+      return loaded;
+    }
     const store = await this.openedStore();
     const recordings = recordingsOf(store);
     if (!recordings)
@@ -194,7 +205,11 @@ class RecordingSources {
         `The store in ${this.directory} keeps no recordings: this OpenAgent records none yet.`,
       );
     const id = await this.resolveId(store, name);
-    return loadRecording(recordings, id);
+    const loaded = await loadRecording(recordings, id);
+    // Marked by the import (settings.importedRun): its recorded approvals are not the user's.
+    const mark = (await store.getConversation(id))?.settings.importedRun as { originalId?: unknown } | undefined;
+    if (typeof mark === 'object' && mark !== null && typeof mark.originalId === 'string') this.imported.add(id);
+    return loaded;
   }
 
   /** Where a re-run's new recording goes: the user's store. */

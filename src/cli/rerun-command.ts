@@ -72,6 +72,8 @@ export class RerunUsage extends Error {}
 /** What a re-run needs from the replay command: the recording, and where new recordings go. */
 export interface RerunSource {
   loaded: LoadedRecording;
+  /** From another machine: a recording file, or a run imported into the store. */
+  imported: boolean;
   recordings(): Promise<RecordingStore>;
 }
 
@@ -89,7 +91,8 @@ export async function runRerun(
   const { change, policy: changedPolicy } = await changeFrom(flags, from, env);
   // Refused before anything is made: a step out of range, a change that does not apply at N.
   checkRerun(loaded, from, change);
-  if ((manifest as { imported?: unknown }).imported === true && flags.yes)
+  const imported = source.imported || (manifest as { imported?: unknown }).imported === true;
+  if (imported && flags.yes)
     throw new RecordingProblem(
       'This run was imported from another machine: it never runs a live tool without asking. Re-run it without --yes.',
     );
@@ -200,7 +203,7 @@ export async function runRerun(
       product: packageVersion() ?? 'unknown',
       ...(flags.preset ? { preset: flags.preset } : {}),
       secrets: heldSecrets.matcher,
-      imported: (manifest as { imported?: unknown }).imported === true,
+      imported,
       onEvent: (event, live) => {
         if (live) printer.print(event);
       },
