@@ -46,7 +46,7 @@ export async function main(
   if (argv[0] === 'team') return runTeamCommand(argv.slice(1), env, { stdout, stderr });
   // `openagent replay …` / `openagent compare …`: recorded runs (a prompt starting so is quoted).
   if (argv[0] === 'replay' || argv[0] === 'compare')
-    return runReplayCommand(argv[0], argv.slice(1), env, { stdout, stderr });
+    return runReplayCommand(argv[0], argv.slice(1), env, { stdin, stdout, stderr });
   // `openagent export-run …` / `openagent import-run …`: a recorded run as a file to share.
   if (argv[0] === 'export-run' || argv[0] === 'import-run')
     return runShareCommand(argv[0], argv.slice(1), env, { stdout, stderr });

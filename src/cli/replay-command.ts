@@ -30,6 +30,22 @@ import { visibleText } from '../core/text/visible-text';
 import { checkFolder, renderCheck } from './replay-check';
 import { resolveConversationId, sqlWasmPath } from './replay-store';
 import { readExportFile } from './run-share-command';
+import { WorktreeError } from '../core/session/worktree-port';
+import { runRerun, RerunUsage } from './rerun-command';
+
+/** The flags of a re-run (`--from` and what it changes). */
+const RERUN_OPTIONS = {
+  from: { type: 'string' },
+  model: { type: 'string' },
+  provider: { type: 'string' },
+  'base-url': { type: 'string' },
+  preset: { type: 'string' },
+  policy: { type: 'string' },
+  message: { type: 'string' },
+  'tool-result': { type: 'string' },
+  yes: { type: 'boolean', short: 'y' },
+} as const;
+const RERUN_FLAGS = ['model', 'provider', 'base-url', 'preset', 'policy', 'message', 'tool-result', 'yes'] as const;
 
 export const REPLAY_USAGE = `Usage:
   openagent replay <conversation> [--until STEP] [--json] [--store DIR]
@@ -38,6 +54,11 @@ export const REPLAY_USAGE = `Usage:
   openagent replay --check DIR [--json]
       replays every exported run in DIR (files from export-run) with recorded tools against
       this folder's prompt, presets, tools and policy: a table, exit 1 if any run diverges.
+  openagent replay <conversation> --from STEP [--model M] [--provider P] [--base-url URL]
+      [--preset NAME] [--policy FILE] [--message TEXT] [--tool-result STEP=TEXT] [--yes]
+      re-runs it from STEP with that changed: the steps before come from the recording, the
+      rest runs live in a new worktree at the recorded commit (approvals asked unless --yes);
+      then the two runs compared, the new conversation's id and the worktree's path.
   openagent compare <A> <B> [--json] [--store DIR]
       two recorded runs side by side: steps, tool calls, approvals, files, tokens, cost, time.
 
@@ -48,6 +69,8 @@ exported run (export-run).`;
 const MAX_RECORDING_FILE_BYTES = 256 * 1024 * 1024;
 
 export interface ReplayStreams {
+  /** For a re-run's approvals (asked only on a terminal). */
+  stdin?: NodeJS.ReadStream;
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
 }
@@ -81,6 +104,7 @@ export async function runReplayCommand(
         until: { type: 'string' },
         check: { type: 'string' },
         json: { type: 'boolean' },
+        ...RERUN_OPTIONS,
         store: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -102,6 +126,11 @@ export async function runReplayCommand(
   if (positionals.length !== wanted)
     return fail(`${command === 'replay' ? 'name one conversation' : 'name two conversations'}.\n\n${REPLAY_USAGE}`, 2);
   if (command === 'compare' && values.until !== undefined) return fail('--until is for replay only.', 2);
+  const rerunFlag = RERUN_FLAGS.find((flag) => values[flag] !== undefined);
+  if (rerunFlag && (command === 'compare' || values.from === undefined))
+    return fail(`--${rerunFlag} is for a re-run: give --from STEP too.`, 2);
+  if (values.from !== undefined && (values.until !== undefined || values.json))
+    return fail('--from re-runs live: it takes neither --until nor --json.', 2);
   let until: number | undefined;
   if (values.until !== undefined) {
     if (!/^\d{1,15}$/.test(values.until.trim()))
@@ -120,6 +149,17 @@ export async function runReplayCommand(
       return 0;
     }
     const loaded = await sources.load(positionals[0]!);
+    if (values.from !== undefined)
+      return await runRerun(
+        {
+          loaded,
+          imported: sources.imported.has(loaded.recording.manifest.conversationId),
+          recordings: () => sources.writable(),
+        },
+        { ...values, from: values.from },
+        env,
+        streams,
+      );
     const outcome = await replayRun(
       loaded,
       { currentTools: productTools(deps.workspaceRoot ?? process.cwd()) },
@@ -132,7 +172,8 @@ export async function runReplayCommand(
     } else streams.stdout.write(renderReplay(id, outcome));
     return outcome.reproduced ? 0 : 1;
   } catch (error) {
-    if (error instanceof RecordingProblem) return fail(error.message);
+    if (error instanceof RerunUsage) return fail(error.message, 2);
+    if (error instanceof RecordingProblem || error instanceof WorktreeError) return fail(error.message);
     throw error;
   } finally {
     await sources.close();
@@ -188,8 +229,15 @@ class RecordingSources {
     private readonly openStore: ((directory: string) => Promise<ConversationStore>) | undefined,
   ) {}
 
+  /** Conversations loaded that came from elsewhere: a recording file, or a run imported into the store. */
+  readonly imported = new Set<string>();
+
   async load(name: string): Promise<LoadedRecording> {
-    if (looksLikeFile(name)) return loadRecordingFile(name);
+    if (looksLikeFile(name)) {
+      const loaded = await loadRecordingFile(name);
+      this.imported.add(loaded.recording.manifest.conversationId);
+      return loaded;
+    }
     const store = await this.openedStore();
     const recordings = recordingsOf(store);
     if (!recordings)
@@ -197,7 +245,21 @@ class RecordingSources {
         `The store in ${this.directory} keeps no recordings: this OpenAgent records none yet.`,
       );
     const id = await this.resolveId(store, name);
-    return loadRecording(recordings, id);
+    const loaded = await loadRecording(recordings, id);
+    // Marked by the import (settings.importedRun): its recorded approvals are not the user's.
+    const mark = (await store.getConversation(id))?.settings.importedRun as { originalId?: unknown } | undefined;
+    if (typeof mark === 'object' && mark !== null && typeof mark.originalId === 'string') this.imported.add(id);
+    return loaded;
+  }
+
+  /** Where a re-run's new recording goes: the user's store. */
+  async writable(): Promise<RecordingStore> {
+    const recordings = recordingsOf(await this.openedStore());
+    if (!recordings)
+      throw new RecordingProblem(
+        `The store in ${this.directory} keeps no recordings: the re-run could not be recorded.`,
+      );
+    return recordings;
   }
 
   private openedStore(): Promise<ConversationStore> {

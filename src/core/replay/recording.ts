@@ -24,8 +24,12 @@ export interface RunManifest {
   /** The product's version that recorded it. */
   product: string;
   conversationId: string;
-  /** The conversation this one was forked from, and at which message (replays of a fork start there). */
-  forkedFrom?: { conversationId: string; seq: number };
+  /**
+   * The conversation this one was forked from, and at which message (replays of a fork start
+   * there). A re-run (rerun-run.ts) has `step`: the recorded step of that conversation it went live
+   * at; its own recording is whole from step 1 (the steps before were replayed into it), `seq` 0.
+   */
+  forkedFrom?: { conversationId: string; seq: number; step?: number };
   startedAt: number;
   /** Where the run worked: a workspace folder or a worktree, and the commit HEAD named then (if git). */
   place: { kind: 'workspace' | 'worktree'; root: string; commit?: string; branch?: string };

@@ -152,6 +152,12 @@ export class ReplayState {
     return { step, made: queue.next - (step ? 1 : 0) };
   }
 
+  /** The next recorded model step of `agentId` without taking it (a re-run decides where to go live). */
+  peekModelStep(agentId: string): ModelStep | undefined {
+    const queue = this.modelSteps.get(agentId);
+    return queue?.steps[queue.next];
+  }
+
   toolStep(agentId: string, toolCallId: string): ToolStep | undefined {
     return this.toolSteps.get(toolKey(agentId, toolCallId));
   }
