@@ -9,6 +9,7 @@
 import type { AgentEvent } from '../events/events';
 import { LlmError, type LlmClient, type LlmStreamPart, type ToolDefinition } from '../llm/llm-client';
 import { redactValue, type KnownSecrets } from '../llm/redact';
+import { boundedAnswer } from './bounded-answer';
 import { CanonicalJsonError, contentOf } from './content-hash';
 import { keepLongText, LONG_TEXT_CHARS, RequestSplitter, type Content, type RequestSnapshot } from './recorded-request';
 import { withRecording, type ModelCallSink } from './recording-client';
@@ -127,7 +128,8 @@ export class RunRecorder implements ModelCallSink {
         } catch (failure) {
           ({ note, ref: request } = unrecordable(failure, put));
         }
-        const answer = this.keep({ parts: this.redactAnswer(parts) }, put);
+        const bounded = boundedAnswer(parts);
+        const answer = this.keep({ parts: this.redactAnswer(bounded.parts) }, put);
         const finish = parts.findLast((part) => part.type === 'finish');
         return {
           kind: 'model',
@@ -142,7 +144,9 @@ export class RunRecorder implements ModelCallSink {
           ...(error !== undefined ? { error: this.describeError(error) } : {}),
           startedAt,
           durationMs,
-          ...(note || answer.note ? { note: [note, answer.note].filter(Boolean).join(' ') } : {}),
+          ...(note || answer.note || bounded.note
+            ? { note: [note, bounded.note, answer.note].filter(Boolean).join(' ') }
+            : {}),
         };
       });
     };
