@@ -45,6 +45,9 @@ Options:
   -h, --help         show this help
 
 Team database commands: openagent team --help.
+Recorded runs: openagent replay <conversation> [--until STEP] [--json]; openagent compare A B [--json].
+Share and check runs: openagent export-run <conversation> [-o FILE]; openagent import-run FILE;
+  openagent replay --check DIR (every exported run in DIR; exit 1 if one diverges).
 
 API keys come from the environment: ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAGENT_API_KEY.`;
 

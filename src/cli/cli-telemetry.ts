@@ -56,7 +56,7 @@ export function startCliTelemetry(
 }
 
 /** The version in package.json: beside dist/ when built, two levels up from src/cli. */
-function packageVersion(): string | undefined {
+export function packageVersion(): string | undefined {
   for (const candidate of [
     path.join(__dirname, '..', 'package.json'),
     path.join(__dirname, '..', '..', 'package.json'),

@@ -44,7 +44,8 @@ import { StoreOpener } from '../kit/store-opener';
 import type { HeldSecrets } from '../core/llm/held-secrets';
 import { sendingToTeam } from '../kit/team-opener';
 import { CliTeam } from './cli-team';
-import { startCliTelemetry } from './cli-telemetry';
+import { packageVersion, startCliTelemetry } from './cli-telemetry';
+import { gitHead } from '../node/git-head';
 
 /** What the user can change during the session (/model, /preset), read at every prompt. */
 export interface CliSettings extends ModelSettings {
@@ -181,6 +182,18 @@ export function createCliContext(deps: CliDeps): CliContext {
     workspaceRoot: () => workspaceRoot,
     workspace: () => workspace,
     taskStorage: new FileTaskStorage(path.join(storeDirectory, 'tasks')),
+    // Every run is recorded for replay: what it depended on that only the CLI knows.
+    recording: {
+      product: packageVersion() ?? 'unknown',
+      head: gitHead,
+      policy: () => ({
+        value: policy.current ?? null,
+        sources: [
+          path.join(os.homedir(), '.openagent', 'agent.yaml'),
+          path.join(workspaceRoot, '.openagent', 'agent.yaml'),
+        ],
+      }),
+    },
     prepare: async () => {
       await team.refresh();
       policy.refresh();
@@ -261,7 +274,7 @@ export function createCliContext(deps: CliDeps): CliContext {
  * before each new conversation. A file with mistakes is not applied, and the user is told once
  * per version of it.
  */
-class CliPolicy {
+export class CliPolicy {
   current: AgentPolicy | undefined;
   /** Which layer decided each rule in force. */
   decisions: PolicyDecision[] = [];
@@ -337,7 +350,7 @@ function sqlWasmPath(): string {
 }
 
 /** Bundled folders (prompts/, skills/) sit beside dist/ when built, and two levels up from src/cli. */
-function bundledFile(...segments: string[]): string {
+export function bundledFile(...segments: string[]): string {
   const candidates = [path.join(__dirname, '..', ...segments), path.join(__dirname, '..', '..', ...segments)];
   return candidates.find((candidate) => existsSync(candidate)) ?? candidates[0]!;
 }

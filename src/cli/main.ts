@@ -25,6 +25,8 @@ import { Repl } from './repl';
 import { runPrompt, setupMessage } from './run-prompt';
 import { colorWanted, createStyle } from './style';
 import { runTeamCommand } from './team-command';
+import { runReplayCommand } from './replay-command';
+import { runShareCommand } from './run-share-command';
 import { NoTerminalApprovalGate, TerminalApprovalGate } from './terminal-approval-gate';
 
 export interface CliStreams {
@@ -42,6 +44,12 @@ export async function main(
   const { stdin, stdout, stderr } = streams;
   // `openagent team …` is the team lead's commands (a prompt starting with "team" is quoted).
   if (argv[0] === 'team') return runTeamCommand(argv.slice(1), env, { stdout, stderr });
+  // `openagent replay …` / `openagent compare …`: recorded runs (a prompt starting so is quoted).
+  if (argv[0] === 'replay' || argv[0] === 'compare')
+    return runReplayCommand(argv[0], argv.slice(1), env, { stdin, stdout, stderr });
+  // `openagent export-run …` / `openagent import-run …`: a recorded run as a file to share.
+  if (argv[0] === 'export-run' || argv[0] === 'import-run')
+    return runShareCommand(argv[0], argv.slice(1), env, { stdout, stderr });
   const parsed = parseCliArgs(argv, env);
   if (!parsed.ok) {
     stderr.write(`openagent: ${parsed.message}\n\n${USAGE}\n`);

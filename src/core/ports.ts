@@ -1,4 +1,9 @@
 import type { DecodedText, TextContent } from './workspace/text-file';
+import type { RecordingStore } from './replay/recording';
+
+/** Recorded runs (replay): the port the store implements, and how it writes their content. */
+export type { ContentRef, RecordedStep, RecordingStore, RunManifest, RunRecording } from './replay/recording';
+export { canonicalJson, isContentRef } from './replay/content-hash';
 
 /**
  * The interfaces hosts implement for the core. The core never imports 'vscode': the extension
@@ -199,6 +204,8 @@ export interface ConversationStore {
   rewindConversation?(conversationId: string, fromSeq: number, marker: StoredMessage): Promise<void>;
   /** The conversations forked from this one (oldest first). */
   listForks?(conversationId: string): Promise<StoredConversation[]>;
+  /** Recorded runs (replay and compare); absent: runs are not recorded in this store. */
+  readonly recordings?: RecordingStore;
   close(): Promise<void>;
 }
 

@@ -76,6 +76,7 @@ import { ExtensionTools } from '../core/tools/extension-tools';
 import { createExtensionApi, type OpenAgentExtensionApi } from '../host/extension-api';
 import { TelemetryExport } from '../host/telemetry-export';
 import { composeSession, type WindowParts } from './session-composer';
+import { gitHead } from '../node/git-head';
 import { createWindowSessions } from './window-sessions';
 import type { SessionListView } from '../host/sessions/session-list-view';
 import { ReviewEditor } from '../host/review/review-editor';
@@ -257,6 +258,12 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     clock: systemClock,
     systemPrompt,
     newId: randomUUID,
+    // Every run is recorded for replay: what it depended on that only the window knows.
+    recording: {
+      product: context.extension.packageJSON.version as string,
+      head: gitHead,
+      policy: () => ({ value: policy.current() ?? null, sources: Object.keys(policy.layers()) }),
+    },
   };
   const here = composeSession({ kind: 'workspace', root: workspaceRoot() }, 'Workspace', windowParts);
   const { session, sandbox } = here;

@@ -92,6 +92,7 @@ export function composeSession(place: WorkPlace, name: string, window: WindowPar
   });
   const session = new ConversationSession({
     ...shared,
+    ...(shared.recording ? { recording: { ...shared.recording, placeKind: place.kind } } : {}),
     workspaceRoot,
     workspace,
     sandbox,

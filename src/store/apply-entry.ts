@@ -5,6 +5,7 @@
 import type { Database } from 'sql.js';
 import type { AuditRecord, StoredConversation, StoredMessage, UsageRecord } from '../core/ports';
 import type { JournalEntry } from './journal';
+import { applyRecording, deleteRecording } from './recording-rows';
 
 export function applyEntry(db: Database, entry: JournalEntry): void {
   switch (entry.op) {
@@ -34,6 +35,10 @@ export function applyEntry(db: Database, entry: JournalEntry): void {
       for (const table of ['conversations', 'messages', 'usage', 'audit', 'checkpoints']) {
         db.run(`DELETE FROM ${table} WHERE ${table === 'conversations' ? 'id' : 'conversation_id'} = ?`, [entry.id]);
       }
+      deleteRecording(db, entry.id);
+      break;
+    case 'recording':
+      applyRecording(db, entry);
       break;
     case 'message':
       putMessage(db, entry.value);

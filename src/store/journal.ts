@@ -10,6 +10,7 @@
 import { constants } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { AuditRecord, ForkCopy, StoredConversation, StoredMessage, UsageRecord } from '../core/ports';
+import type { RecordingBatch } from './recording-rows';
 
 export type JournalEntry =
   | { op: 'conversation'; value: StoredConversation }
@@ -24,7 +25,9 @@ export type JournalEntry =
   /** A fork (SPEC 5b): the parent's messages up to a seq copied into a new conversation. */
   | { op: 'fork'; value: ForkCopy }
   /** A conversation taken back to before `fromSeq` (its later part saved as a fork first). */
-  | { op: 'rewind'; conversationId: string; fromSeq: number; marker: StoredMessage };
+  | { op: 'rewind'; conversationId: string; fromSeq: number; marker: StoredMessage }
+  /** Recorded runs (replay): content, manifests and steps written together (recording-rows.ts). */
+  | ({ op: 'recording' } & RecordingBatch);
 
 /**
  * The first line: the snapshot generation the journal applies to, and a hash of that snapshot

@@ -36,6 +36,16 @@ export const MIGRATIONS: readonly string[] = [
    ALTER TABLE conversations ADD COLUMN fork_seq INTEGER;
    ALTER TABLE conversations ADD COLUMN fork_reason TEXT;
    CREATE INDEX conversations_by_parent ON conversations (parent_id);`,
+  // 5: recorded runs (replay and compare): content kept once by its ref, which content refers to
+  // which (so what no recording reaches can go), each conversation's manifest, steps and the
+  // refs they hold. Conversations written before have no recording.
+  `CREATE TABLE recording_content (ref TEXT PRIMARY KEY, json TEXT NOT NULL);
+   CREATE TABLE recording_edges (parent TEXT NOT NULL, child TEXT NOT NULL, PRIMARY KEY (parent, child));
+   CREATE TABLE recording_runs (conversation_id TEXT PRIMARY KEY, manifest TEXT NOT NULL, running INTEGER NOT NULL);
+   CREATE TABLE recording_steps (
+     conversation_id TEXT NOT NULL, step INTEGER NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL,
+     PRIMARY KEY (conversation_id, step));
+   CREATE TABLE recording_roots (conversation_id TEXT NOT NULL, ref TEXT NOT NULL, PRIMARY KEY (conversation_id, ref));`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

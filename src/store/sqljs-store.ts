@@ -25,6 +25,7 @@ import type {
 import { LockLostError, withFileLock, type LockFence } from './file-lock';
 import { JournalFiles } from './journal-files';
 import { applyEntry } from './apply-entry';
+import { SqlJsRecordings } from './recording-rows';
 import {
   encodeEntry,
   firstLine,
@@ -101,6 +102,13 @@ export class SqlJsStore implements ConversationStore {
 
   /** The journal file among processes: taken for folds, installed, recovered. */
   private readonly journal: JournalFiles;
+
+  /** Recorded runs (replay): rows of their own, written through this journal, redacted before they are hashed. */
+  readonly recordings = new SqlJsRecordings({
+    write: (entry) => this.write(entry, true),
+    read: async (query, parameters) => (await this.sync(), this.rows(query, parameters)),
+    redact: (value) => this.options.redact(value),
+  });
 
   static async open(options: SqlJsStoreOptions): Promise<OpenedStore> {
     const resolved = { foldRatio: 0.25, minFoldBytes: 1024 * 1024, files: nodeStoreFiles, now: Date.now, ...options };
@@ -278,10 +286,10 @@ export class SqlJsStore implements ConversationStore {
    * Journal first (durable), then memory: a failed write changes nothing anywhere. A lock taken
    * away meanwhile (LockLostError) undoes the write in memory, re-syncs and tries again.
    */
-  private async write(entry: JournalEntry): Promise<void> {
+  private async write(entry: JournalEntry, redacted = false): Promise<void> {
     if (this.closed) throw new StoreError('The conversation store is closed.', 'io');
     // No secret reaches the disk: key-shaped strings and secret-named fields are redacted here.
-    const safe = this.options.redact(entry);
+    const safe = redacted ? entry : this.options.redact(entry);
     const line = encodeEntry(safe);
     await this.untilDone(() => this.locked((fence) => this.writeLocked(safe, line, fence)));
   }
@@ -314,7 +322,7 @@ export class SqlJsStore implements ConversationStore {
     // journal (where it would fail again at every replay), and a failed append is undone.
     this.db.run('SAVEPOINT write');
     try {
-      this.apply(entry);
+      applyEntry(this.db, entry);
       await fence.check();
       await this.options.files.appendDurable(this.journalFile, line);
     } catch (error) {
@@ -570,16 +578,12 @@ export class SqlJsStore implements ConversationStore {
         // Nor is anything removed again: a rewind replayed late would remove what came after it.
         if (options.onlyNew && (entry.op === 'delete_conversation' || entry.op === 'rewind')) return false;
       }
-      this.apply(entry);
+      applyEntry(this.db, entry);
       return true;
     } catch {
       // Skipping keeps every other entry readable; the journal itself is left as it is.
       return false;
     }
-  }
-
-  private apply(entry: JournalEntry): void {
-    applyEntry(this.db, entry);
   }
 
   private rows(query: string, parameters: SqlValue[] = []): Array<Record<string, SqlValue>> {

@@ -14,6 +14,8 @@ import { printTeamBenchmarks } from './team-report';
 import { printActivationBenchmarks } from './activation-report';
 import { printMessageChecks } from './message-check-benchmarks';
 import { printSessionBenchmarks } from './session-report';
+import { printRecordingBenchmarks } from './recording-report';
+import { printReplayBenchmarks } from './replay-report';
 
 const PROTOCOLS: Protocol[] = ['anthropic', 'openai'];
 
@@ -125,6 +127,8 @@ async function main(): Promise<void> {
 
   await printTeamBenchmarks();
   await printSessionBenchmarks();
+  await printRecordingBenchmarks();
+  await printReplayBenchmarks();
 
   console.log(
     '\nStore: persisting 2 KB messages into a store holding 1 MB versus 100 MB (enough of them to include a fold at each size)\n',

@@ -43,6 +43,7 @@ import { ContextMeasure } from './context/context-measure';
 import { CallInsights } from './call-insights';
 import { redactKnownValue, redactValue, type KnownSecrets } from '../llm/redact';
 import { matcherOfKnown, SecretStream } from '../llm/held-secrets';
+import type { RunRecorder } from '../replay/run-recorder';
 
 export type EventListener = (event: AgentEvent) => void;
 
@@ -96,6 +97,8 @@ export interface ConversationOptions {
   /** Whether model calls are traced, read at each call; secrets to redact from traces. */
   tracing?: { enabled: () => boolean; secrets?: () => KnownSecrets };
   retry?: Partial<RetryOptions>;
+  /** Records every model call attempt for replay (its tool calls and prompts come from the events). */
+  recorder?: Pick<RunRecorder, 'wrapModel'>;
   /** Which tools the model is offered, read at each prompt (untrusted workspace, plan mode: read-only). */
   offerTool?: (tool: AnyTool) => boolean;
   agentId?: string;
@@ -476,7 +479,9 @@ export class Conversation {
         nextRequestId: () => `llm-${this.seq}`,
       });
     }
-    // Tracing inside retry: every attempt, failed ones included, shows in the traces. Metering
+    const call = { conversationId: this.id, agentId: this.agentId, work };
+    if (this.options.recorder) llm = this.options.recorder.wrapModel(llm, call);
+    // Tracing and recording inside retry: every attempt, failed ones included, is kept. Metering
     // outside it: one budget check and one usage record per call, however many attempts it took.
     const metered = withMetering(withRetry(llm, this.options.retry), work, {
       before: async (request, call) => {

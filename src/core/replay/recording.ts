@@ -10,7 +10,7 @@
  * of its canonical JSON (`ContentRef`), in a content store; the steps hold only references. Every
  * value is redacted before it is hashed or kept: a recording never holds a secret.
  */
-import type { LlmStreamPart, StopReason } from '../llm/llm-client';
+import type { LlmStreamPart, ModelMessage, StopReason } from '../llm/llm-client';
 
 /** The version of this format; a recording of another version is replayed or refused by name. */
 export const RECORDING_FORMAT = 1;
@@ -24,8 +24,12 @@ export interface RunManifest {
   /** The product's version that recorded it. */
   product: string;
   conversationId: string;
-  /** The conversation this one was forked from, and at which message (replays of a fork start there). */
-  forkedFrom?: { conversationId: string; seq: number };
+  /**
+   * The conversation this one was forked from, and at which message (replays of a fork start
+   * there). A re-run (rerun-run.ts) has `step`: the recorded step of that conversation it went live
+   * at; its own recording is whole from step 1 (the steps before were replayed into it), `seq` 0.
+   */
+  forkedFrom?: { conversationId: string; seq: number; step?: number };
   startedAt: number;
   /** Where the run worked: a workspace folder or a worktree, and the commit HEAD named then (if git). */
   place: { kind: 'workspace' | 'worktree'; root: string; commit?: string; branch?: string };
@@ -64,6 +68,41 @@ export interface ModelStep {
   durationMs: number;
 }
 
+/**
+ * The value behind a ModelStep's `request` ref: the request as sent with its parts kept once —
+ * the system prompt, each tool definition and each message by ref, so a call stores only what
+ * is new since the last one (read it back whole with joinRequest in recorded-request.ts).
+ */
+export interface RecordedRequest {
+  model: string;
+  /** Holds the system prompt (a string). */
+  system: ContentRef;
+  /** Each holds a ToolDefinition (the manifest's tool schema refs are the same refs). */
+  tools: ContentRef[];
+  /** Each holds a RecordedMessage. */
+  messages: ContentRef[];
+  toolChoice?: 'auto' | 'none';
+  maxOutputTokens: number;
+}
+
+/**
+ * A long text (a file read, a tool's output) kept by ref inside a RecordedMessage or a tool
+ * result: whole (`ref`), or — from CHUNKED_TEXT_CHARS on — in pieces cut where its content says
+ * (`chunks`, joined in order), so a copy the history shortened shares the pieces it kept.
+ */
+export type RecordedText = { ref: ContentRef } | { chunks: ContentRef[] };
+
+/**
+ * A ModelMessage as recorded: texts and tool outputs of LONG_TEXT_CHARS or more are kept once
+ * of their own (`{ ref }`), so the same file read a hundred times is stored once.
+ */
+export type RecordedMessage = {
+  role: ModelMessage['role'];
+  content: Array<
+    Record<string, unknown> & { type: string; text?: string | RecordedText; output?: string | RecordedText }
+  >;
+};
+
 /** The value behind a ModelStep's `answer` ref. */
 export interface RecordedAnswer {
   parts: LlmStreamPart[];
@@ -77,6 +116,11 @@ export interface RecordedDecision {
   rule?: string;
   /** The user's words with a denial, if any. */
   reason?: string;
+  /**
+   * The call was put to the approval gate (a tool_approval_request came first). Absent in older
+   * recordings: a replay then infers it from `source` (user, timeout, session_rule: asked).
+   */
+  asked?: boolean;
 }
 
 /** One tool call: its input, how it was decided, what it returned and which files it changed. */
@@ -90,18 +134,25 @@ export interface ToolStep {
   input: ContentRef;
   /** Absent when the call was never put to anyone (refused by validation, or the run stopped first). */
   decision?: RecordedDecision;
-  /** The result the model was given (capped, as sent); its ref holds `{ output, isError }`. */
+  /**
+   * The result the model was given (capped, as sent); its ref holds `{ output, isError }`, a long
+   * output as a RecordedText (read it whole with joinToolResult in recorded-request.ts).
+   */
   result?: ContentRef;
   /** Checkpoint ids of the files this call changed, with their paths (relative to the place's root). */
   files?: Array<{ path: string; checkpointId: string }>;
   startedAt: number;
   durationMs: number;
+  /** What could not be recorded of this call, and why (an input JSON cannot write). */
+  note?: string;
 }
 
 /** A prompt the user sent (or feedback with which the user redirected a run). */
 export interface PromptStep {
   kind: 'prompt';
   step: number;
+  /** The agent the prompt went to (absent: the lead). */
+  agentId?: string;
   text: ContentRef;
   /** The attached context (@file, @selection …) as the model received it. */
   context?: ContentRef;
@@ -137,4 +188,9 @@ export interface RecordingStore {
   putStep(conversationId: string, step: RecordedStep): Promise<void>;
   /** The recording of a conversation, or undefined when it has none (recorded before replay existed). */
   getRecording(conversationId: string): Promise<RunRecording | undefined>;
+  /**
+   * Whether a run of the conversation is going: set when one begins, cleared when it ends, so a
+   * recording read while it is set (a crash, a window closed mid-run) is `unfinished`.
+   */
+  markRunning?(conversationId: string, running: boolean): Promise<void>;
 }

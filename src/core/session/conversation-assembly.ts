@@ -17,6 +17,7 @@ import type { RoutedModels } from './model-routing';
 import type { RestoredConversation } from './restore';
 import type { SystemPrompt } from '../agent/system-prompt';
 import { lastTurn } from '../agent/turn-checkpoints';
+import type { RunRecorder } from '../replay/run-recorder';
 
 export interface AssemblyDeps extends ConversationPartsDeps {
   /** Limits for new conversations (unset values keep the defaults). */
@@ -41,6 +42,8 @@ export interface AssemblyInput {
   tracing: { enabled: () => boolean; secrets: () => KnownSecrets };
   /** A conversation reopened from the store, continued with its history. */
   reopened?: { conversation: StoredConversation; restored: RestoredConversation };
+  /** Records every run for replay: the lead's and its teammates' model calls, and the teammates' prompts. */
+  recorder?: RunRecorder;
 }
 
 /**
@@ -73,6 +76,7 @@ export function assembleConversation(
     tracing: input.tracing,
     policy: deps.toolPolicy,
     assessor: parts.assessor,
+    recorder: input.recorder,
   };
   const conversation = new Conversation({
     ...shared,
@@ -88,20 +92,23 @@ export function assembleConversation(
     offerTool: parts.offerTool,
   });
   attach(conversation, parts);
-  parts.bind(
-    conversation,
-    (spec) =>
-      new Conversation({
-        ...shared,
-        model: routed.subagent,
-        work: 'subagent',
-        id: conversation.id,
-        agentId: spec.name,
-        system: `${system}\n\n${spec.brief}`,
-        tools: spec.tools,
-        inboxes: [spec.inbox],
-        offerTool: parts.offerTeammateTool,
-        subagents: false,
-      }),
-  );
+  parts.bind(conversation, (spec) => {
+    const teammate = new Conversation({
+      ...shared,
+      model: routed.subagent,
+      work: 'subagent',
+      id: conversation.id,
+      agentId: spec.name,
+      system: `${system}\n\n${spec.brief}`,
+      tools: spec.tools,
+      inboxes: [spec.inbox],
+      offerTool: parts.offerTeammateTool,
+      subagents: false,
+    });
+    // Its tool calls reach the lead's stream (team.ts); what it was asked to do, only its own.
+    teammate.subscribe((event) => {
+      if (event.type === 'user_message') input.recorder?.observe(event);
+    });
+    return teammate;
+  });
 }

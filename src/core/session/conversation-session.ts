@@ -20,7 +20,13 @@ import type { ApprovalGate } from '../policy/approval';
 import { AutoApprovalGate } from '../policy/auto-approval';
 import type { AnyTool } from '../tools/tool';
 import type { WorkKind } from '../policy/model-routes';
-import { routeModels, STOPPED_IN_SETUP, type ModelRoutingDeps, type SetupProblem } from './model-routing';
+import {
+  routeModels,
+  STOPPED_IN_SETUP,
+  type ModelRoutingDeps,
+  type RoutedModels,
+  type SetupProblem,
+} from './model-routing';
 import { untilAborted } from '../abort';
 import { assembleConversation, type AssemblyDeps } from './conversation-assembly';
 import { SessionSwitches } from './session-switches';
@@ -29,6 +35,7 @@ import type { SystemPrompt } from '../agent/system-prompt';
 import { SessionQueue, type PromptRequest, type SubmitProblem } from './session-queue';
 import { HeldSecrets } from '../llm/held-secrets';
 import { SessionForks } from './session-forks';
+import { createSessionRecorder, type SessionRecordingOptions } from '../replay/session-recording';
 
 export type { SetupProblem } from './model-routing';
 export type { RetryRefusal, RetryTarget } from './prompt-retries';
@@ -58,6 +65,8 @@ export interface ConversationSessionDeps extends AssemblyDeps, ModelRoutingDeps 
   connectedTools?: () => Promise<AnyTool[]>;
   /** Built for each new conversation (rules, memory and skills are read then). */
   systemPrompt(): string | SystemPrompt | Promise<string | SystemPrompt>;
+  /** Set: every run is recorded for replay in the store's recordings (what only the root knows). */
+  recording?: SessionRecordingOptions;
 }
 
 export class ConversationSession {
@@ -110,10 +119,14 @@ export class ConversationSession {
   private readonly inboxes: Inbox[] = [];
   /** Events recorded into a reopened conversation (report), in order. */
   private besideWrites: Promise<unknown> = Promise.resolve();
+  /** Records every run for replay (deps.recording). */
+  private readonly runs: ReturnType<typeof createSessionRecorder> | undefined;
+  private routed: RoutedModels | undefined;
 
   constructor(private readonly deps: ConversationSessionDeps) {
     this.library = new ConversationLibrary(() => this.openStore());
     this.heldSecrets = deps.heldSecrets ?? new HeldSecrets();
+    this.runs = deps.recording && this.recordingOf(deps.recording);
   }
 
   get isRunning(): boolean {
@@ -213,6 +226,7 @@ export class ConversationSession {
     const routed = await wait(routeModels(this.deps, work));
     if ('reason' in routed) return routed;
     this.heldSecrets.add(...routed.apiKeys);
+    this.routed = routed;
     if (this.conversation) {
       this.conversation.useModels(routed);
     } else {
@@ -238,6 +252,7 @@ export class ConversationSession {
           approvals: this.approvalGate(),
           tracing: this.tracingSwitch,
           reopened,
+          recorder: this.runs?.recorder,
         },
         (conversation, parts) => {
           this.parts = parts;
@@ -340,11 +355,13 @@ export class ConversationSession {
         team: this.deps.teamStamp,
       });
     this.recorder = recorder;
+    this.runs?.follow({ id: conversation.id, stored: storage?.resume?.conversation });
     this.unsubscribe = conversation.subscribe((event) => {
       this.events.push(event);
       this.retries.observe(event);
       this.queue.observe(event);
       recorder?.record(event);
+      this.runs?.recorder.observe(event);
       for (const listener of this.eventListeners) listener(event);
       this.parts?.observe(event);
     });
@@ -477,6 +494,29 @@ export class ConversationSession {
   async flush(): Promise<void> {
     await this.besideWrites;
     await this.recorder?.flush();
+    await this.runs?.recorder.flush();
+  }
+
+  private recordingOf(options: SessionRecordingOptions): ReturnType<typeof createSessionRecorder> {
+    return createSessionRecorder(options, {
+      store: () => this.openStore(),
+      routed: () => this.routed,
+      limits: () => this.deps.readLimits?.() ?? {},
+      root: () => this.deps.workspaceRoot?.(),
+      secrets: this.heldSecrets.matcher,
+      now: () => this.deps.clock.now(),
+      onError: (error) => this.deps.onStoreError?.(error),
+      changedFiles: () => {
+        const checkpoints = this.parts?.checkpoints?.checkpoints;
+        return (
+          checkpoints && {
+            turn: checkpoints.currentTurn,
+            root: checkpoints.root,
+            paths: checkpoints.changes(checkpoints.currentTurn).map((change) => change.path),
+          }
+        );
+      },
+    });
   }
 
   /** The host's gate, auto-approving while the switch is on for the conversation on screen. */

@@ -38,6 +38,12 @@ export interface CreateWorktreeRequest {
   name: string;
   /** Start from this local branch's tip instead of the current HEAD. */
   baseBranch?: string;
+  /**
+   * Start from this commit (a full or abbreviated hash) instead of HEAD: a re-run of a recorded
+   * run starts where that run started. Wins over `baseBranch`; a commit the repository does not
+   * have is `no-such-commit`, and nothing is made.
+   */
+  baseCommit?: string;
 }
 
 export interface CreatedWorktree {
@@ -150,6 +156,8 @@ export type WorktreeErrorKind =
   | 'base-folder'
   /** The base branch named does not exist. */
   | 'no-such-branch'
+  /** The base commit named is not in the repository (garbage-collected, another clone). */
+  | 'no-such-commit'
   /** Not a worktree this port made (branch outside `openagent/`, folder not its own). */
   | 'not-a-session-worktree'
   /** The disk is full or a file could not be written. */

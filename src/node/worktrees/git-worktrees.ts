@@ -63,7 +63,12 @@ export class GitWorktrees implements Worktrees {
     const context = await this.context();
     const { layout } = context;
     const name = displayName(request.name);
-    const [base, dirty] = await Promise.all([this.base(context, request.baseBranch), this.uncommittedCount(context)]);
+    const [base, dirty] = await Promise.all([
+      request.baseCommit !== undefined
+        ? this.baseAtCommit(context, request.baseCommit)
+        : this.base(context, request.baseBranch),
+      this.uncommittedCount(context),
+    ]);
     const baseFolder = prepareBaseFolder(this.options.baseFolder(), {
       workspaceRoot: this.options.workspaceRoot,
       repositoryFolders: [layout.workTree, layout.gitDir, layout.commonDir],
@@ -75,7 +80,7 @@ export class GitWorktrees implements Worktrees {
     const notices: string[] = [];
     if (made.branch !== `${SESSION_BRANCH_PREFIX}${slug}`)
       notices.push(`The branch ${SESSION_BRANCH_PREFIX}${slug} is taken: this session works on ${made.branch}.`);
-    if (dirty > 0 && !request.baseBranch)
+    if (dirty > 0 && !request.baseBranch && request.baseCommit === undefined)
       notices.push(
         `Started from HEAD (${base.commit.slice(0, 8)}${base.branch ? ` on ${base.branch}` : ''}): your uncommitted changes (${dirty} ${dirty === 1 ? 'file' : 'files'}) are not in it.`,
       );
@@ -253,6 +258,22 @@ export class GitWorktrees implements Worktrees {
       );
     const name = branch.stdout.trim();
     return name ? { commit: head, branch: name } : { commit: head };
+  }
+
+  /** A commit named by hash: checked before anything is made, so a missing one makes nothing. */
+  private async baseAtCommit(context: RepositoryContext, commit: string): Promise<WorktreeBase> {
+    const missing = new WorktreeError(
+      'no-such-commit',
+      `The commit ${JSON.stringify(commit.slice(0, 64))} is not in this repository (it may have been garbage-collected, or recorded in another clone): there is nothing to start from.`,
+    );
+    // A hash only: never an option, a ref name or a revision expression.
+    if (!/^[0-9a-f]{4,64}$/i.test(commit)) throw missing;
+    const { stdout, exitCode } = await this.git.run(['rev-parse', '--verify', '-q', `${commit}^{commit}`], {
+      ...context.main,
+      okCodes: [1, 128],
+    });
+    if (exitCode !== 0) throw missing;
+    return { commit: stdout.trim() };
   }
 
   private async headCommit(context: RepositoryContext): Promise<string | undefined> {

@@ -1,0 +1,257 @@
+/**
+ * Replays a recorded run with recorded tools: a fresh Conversation with the recording's system
+ * prompt and limits, its models answered by the replay model client and its tools by the
+ * recording, is given the recorded prompts in order — redirects as redirects, Stops at the
+ * recorded point — while policy, hooks and the loop run for real. The replay reports whether it
+ * reproduced the run, or the first divergence (the step, what was expected, what happened).
+ */
+import { Conversation } from '../agent/conversation';
+import { DEFAULT_LIMITS, type AgentLimits } from '../agent/agent-loop';
+import type { Hooks } from '../agent/hooks';
+import type { AgentEvent } from '../events/events';
+import type { ToolPolicy } from '../policy/approval';
+import type { WorkKind } from '../policy/model-routes';
+import type { AnyTool } from '../tools/tool';
+import { preview, sameValue, type Divergence } from './divergence';
+import { RecordingProblem, type LoadedRecording } from './loaded-recording';
+import { firstEventDivergence, normalizeEvents, normalizeEventsWithSources } from './normalize-events';
+import { describeDecision, recordedApprovals, recordedTools } from './recorded-tools';
+import type { InterruptStep, PromptStep, RecordedStep } from './recording';
+import { replayModelClient } from './replay-model-client';
+import { ReplayState } from './replay-state';
+
+export interface ReplayDeps {
+  /** The product's tools now: their traits (read-only, needs approval…) apply to the recorded ones. */
+  currentTools?: readonly AnyTool[];
+  /** The policy to run under (default: read-only tools run, the rest asks). */
+  policy?: ToolPolicy;
+  hooks?: Hooks;
+  /** A system prompt to replay with instead of the recorded one (what would change with the current one). */
+  system?: string;
+  /** Limits over the recorded ones. */
+  limits?: Partial<AgentLimits>;
+  /** Compare every model request with the recorded one (default true). */
+  checkRequests?: boolean;
+  /** The original run's events, when known: the replay's are compared with them, event by event. */
+  expectedEvents?: readonly AgentEvent[];
+}
+
+export interface ReplayOutcome {
+  /** The replay did what the recording did, up to where it was asked to stop. */
+  reproduced: boolean;
+  divergence?: Divergence;
+  /** How the replay ended: it ran the whole recording, stopped at --until, or at the end of an unfinished recording. */
+  ended: 'complete' | 'until' | 'truncated' | 'divergence';
+  /** Recorded steps the replay went through. */
+  stepsReplayed: number;
+  /** The recording's last step. */
+  lastStep: number;
+  events: AgentEvent[];
+  /** Things about the recording the replay worked around (tools it could not offer). */
+  warnings: string[];
+}
+
+/** Replays a loaded recording; rejects with a RecordingProblem only for a step out of range. */
+export async function replayRun(
+  loaded: LoadedRecording,
+  deps: ReplayDeps = {},
+  options: { until?: number } = {},
+): Promise<ReplayOutcome> {
+  checkUntil(loaded, options.until);
+  const steps = loaded.recording.steps;
+  const prompts = steps.filter((step): step is PromptStep => step.kind === 'prompt');
+  const state = new ReplayState(loaded, {
+    until: options.until,
+    stop: () => conversation.stop(),
+    interrupt: (step) => interrupt(step),
+  });
+  const interrupt = (step: InterruptStep) => {
+    const redirect = step.redirect
+      ? prompts.find((prompt) => prompt.redirect && prompt.step > step.step && !state.used.has(prompt.step))
+      : undefined;
+    if (redirect && state.reach(redirect)) void conversation.interrupt(promptText(loaded, redirect).text);
+    else conversation.stop();
+  };
+  const toolSet = recordedTools(state, deps.currentTools);
+  const manifest = loaded.recording.manifest;
+  const limits = { ...recordedLimits(manifest.limits), ...deps.limits };
+  const binding = (work: WorkKind) => {
+    const model = modelFor(loaded, work);
+    return {
+      model: model.model,
+      llm: replayModelClient(state, { work, provider: model.provider, checkRequests: deps.checkRequests }),
+    };
+  };
+  const conversation = new Conversation({
+    id: manifest.conversationId,
+    model: binding('chat'),
+    compactionModel: binding('compaction'),
+    finalSummaryModel: binding('final_summary'),
+    subagentModel: binding('subagent'),
+    system: deps.system ?? loaded.system,
+    clock: { now: state.now },
+    subagents: toolSet.subagents,
+    tools: toolSet.tools,
+    ...(deps.hooks ? { hooks: deps.hooks } : {}),
+    ...(deps.policy ? { policy: deps.policy } : {}),
+    approvals: recordedApprovals(state),
+    limits,
+    // The real retry logic runs on recorded failures, without waiting between attempts.
+    retry: { sleep: () => Promise.resolve(), random: () => 0 },
+  });
+  const events: AgentEvent[] = [];
+  const eventSteps: number[] = [];
+  conversation.subscribe((event) => {
+    state.observe(event);
+    if (state.ended) return;
+    events.push(event);
+    eventSteps.push(state.currentStep);
+    checkEvent(state, event);
+  });
+
+  for (const prompt of prompts) {
+    if (state.ended) break;
+    if (state.used.has(prompt.step)) continue;
+    if (!state.reach(prompt)) break;
+    const { text, context } = promptText(loaded, prompt);
+    await conversation.submit(text, context);
+  }
+  if (!state.ended) checkAllUsed(state);
+  let divergence = state.divergence;
+  if (deps.expectedEvents) {
+    const actual = normalizeEventsWithSources(events);
+    const found = firstEventDivergence(normalizeEvents(deps.expectedEvents), actual.events);
+    const step = found ? (eventSteps[actual.sources[found.index] ?? -1] ?? state.currentStep) : undefined;
+    if (found && step !== undefined && (!divergence || step < divergence.step))
+      divergence = { step, what: found.what, expected: found.expected, actual: found.actual };
+  }
+  const ending = state.ended;
+  return {
+    reproduced: divergence === undefined,
+    ...(divergence ? { divergence } : {}),
+    ended: divergence
+      ? 'divergence'
+      : ending?.kind === 'until' || ending?.kind === 'truncated'
+        ? ending.kind
+        : 'complete',
+    stepsReplayed: state.used.size,
+    lastStep: loaded.lastStep,
+    events,
+    warnings: toolSet.skipped.map((skipped) => `A recorded tool was left out: ${skipped}`),
+  };
+}
+
+function checkUntil(loaded: LoadedRecording, until: number | undefined): void {
+  if (until === undefined) return;
+  const last = loaded.lastStep;
+  if (last === 0) throw new RecordingProblem('This recording has no steps to replay.');
+  if (!Number.isSafeInteger(until) || until < 1 || until > last)
+    throw new RecordingProblem(`Step ${preview(until, 24)} is out of range: this recording has steps 1 to ${last}.`);
+}
+
+/** Tool results and decisions as the loop made them, against the recorded ones. */
+function checkEvent(state: ReplayState, event: AgentEvent): void {
+  if (event.type !== 'tool_result' && event.type !== 'tool_approval_result') return;
+  const agentId = state.recordedAgent(event.agentId);
+  const step = state.toolStep(agentId, event.toolCallId);
+  if (!step) {
+    state.pastTheEnd({
+      step: state.currentStep,
+      agentId,
+      what: 'the run made a tool call the recording does not have',
+      expected: 'no such call',
+      actual: preview(event),
+    });
+    return;
+  }
+  if (!state.used.has(step.step) && !state.reach(step)) return;
+  if (event.type === 'tool_approval_result') {
+    const recorded = step.decision;
+    // Allowed without a question then (no decision event for plain reads) and now: the same.
+    if (recorded ? recorded.approved === event.approved : event.approved) return;
+    state.diverge({
+      step: step.step,
+      agentId,
+      what: recorded ? `policy now ${event.approved ? 'allows' : 'denies'}` : 'the call was decided now, not then',
+      expected: recorded ? describeDecision(recorded) : 'no decision',
+      actual: describeDecision({ approved: event.approved, source: event.source, reason: event.reason }),
+    });
+    return;
+  }
+  const result = state.loaded.toolResult(step);
+  const actual = { output: event.output, isError: event.isError };
+  if (result && sameValue(result, actual)) return;
+  state.diverge({
+    step: step.step,
+    agentId,
+    what: `the result of ${step.toolName} differs`,
+    expected: result ? preview(result) : '(no result recorded)',
+    actual: preview(actual),
+  });
+}
+
+/** A run that ended with recorded steps left over did less than the recording. */
+function checkAllUsed(state: ReplayState): void {
+  const until = state.until ?? Number.POSITIVE_INFINITY;
+  const left = state.loaded.recording.steps.find((step) => step.step <= until && !state.used.has(step.step));
+  if (!left) return;
+  state.diverge({
+    step: left.step,
+    ...('agentId' in left ? { agentId: left.agentId } : {}),
+    what: 'the run ended before this step',
+    expected: describeStep(state.loaded, left),
+    actual: 'the run ended',
+  });
+}
+
+export function describeStep(loaded: LoadedRecording, step: RecordedStep): string {
+  switch (step.kind) {
+    case 'model':
+      return `model call (${step.work}, ${step.model})${step.error ? ` failing: ${preview(step.error.message, 80)}` : ''}`;
+    case 'tool':
+      return `${step.toolName} ${preview(loaded.toolInput(step), 120)}`;
+    case 'prompt':
+      return `${step.redirect ? 'redirect' : 'prompt'} ${preview(loaded.content(step.text), 120)}`;
+    case 'interrupt':
+      return step.redirect ? 'redirect by the user' : 'stop by the user';
+  }
+}
+
+function promptText(
+  loaded: LoadedRecording,
+  step: PromptStep,
+): { text: string; context?: { labels: string[]; text: string } } {
+  const text = loaded.content(step.text) as string;
+  if (!step.context) return { text };
+  const context = loaded.content(step.context);
+  if (typeof context === 'string') return { text, context: { labels: [], text: context } };
+  const shaped = context as { labels?: unknown; text?: unknown } | null;
+  if (shaped && typeof shaped.text === 'string')
+    return {
+      text,
+      context: {
+        labels: Array.isArray(shaped.labels) ? shaped.labels.filter((label) => typeof label === 'string') : [],
+        text: shaped.text,
+      },
+    };
+  return { text };
+}
+
+/** The model recorded for a kind of work: its own entry, else the main (chat) one, else the first call's. */
+function modelFor(loaded: LoadedRecording, work: WorkKind): { provider: string; model: string } {
+  const models = loaded.recording.manifest.models;
+  const entry =
+    models.find((candidate) => candidate.work === work) ?? models.find((candidate) => candidate.work === 'chat');
+  if (entry) return entry;
+  const first = loaded.recording.steps.find((step) => step.kind === 'model');
+  return first?.kind === 'model' ? first : (models[0] ?? { provider: 'recording', model: 'recorded-model' });
+}
+
+function recordedLimits(recorded: Record<string, number | undefined>): Partial<AgentLimits> {
+  const limits: Partial<AgentLimits> = {};
+  for (const key of Object.keys(DEFAULT_LIMITS).concat(['tokenBudget', 'contextWindow', 'callCostWarningUsd'])) {
+    const value = recorded[key];
+    if (typeof value === 'number' && Number.isFinite(value) && value >= 0) limits[key as keyof AgentLimits] = value;
+  }
+  return limits;
+}

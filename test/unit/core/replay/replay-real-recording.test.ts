@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { loadRecording } from '../../../../src/core/replay/loaded-recording';
+import { replayRun } from '../../../../src/core/replay/replay-run';
+import { createFileTools } from '../../../../src/core/tools/builtin/file-tools';
+import { NodeWorkspace } from '../../../../src/node/node-workspace';
+import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
+import { openStore, tempDir } from '../../store/store-helpers';
+import { slowTool } from '../agent/loop-harness';
+import { tempWorkspace } from '../session/fork-harness';
+import { recordedSession } from './recording-harness';
+import { waitUntil } from '../../../harness/patience';
+
+/**
+ * The recorder and the replay together: a run recorded for real in a sql.js store (a retried
+ * 500, an approved and a denied write, a sub-agent, a long file read, a Stop during a slow tool)
+ * replays with recorded tools to the same events, step for step.
+ */
+describe('replay of a run recorded by the product itself', function () {
+  this.timeout(120_000);
+  it('reproduces every step of a real recording', async () => {
+    const server = await FakeModelServer.start({
+      scenario: {
+        name: 'recorded',
+        turns: [
+          {
+            fault: { type: 'http_error', status: 500, retryAfterSeconds: 0, times: 1 },
+            text: 'Let me read it.',
+            toolCalls: [{ id: 'r1', name: 'read_file', arguments: { path: 'a.txt' } }],
+          },
+          { toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'ok.txt', content: 'fine\n' } }] },
+          { toolCalls: [{ id: 'w2', name: 'write_file', arguments: { path: 'no.txt', content: 'nope\n' } }] },
+          {
+            toolCalls: [
+              {
+                id: 't1',
+                name: 'task',
+                arguments: { kind: 'explore', description: 'Look around', prompt: 'Find it.' },
+              },
+            ],
+          },
+          { text: 'Found it in ok.txt.' },
+          { text: 'All done.' },
+          { toolCalls: [{ id: 's1', name: 'slow_tool', arguments: {} }] },
+        ],
+      },
+    });
+    const directory = tempDir();
+    const root = tempWorkspace({ 'a.txt': 'hello\n'.repeat(3000) });
+    const workspace = new NodeWorkspace(root);
+    const opened = await openStore(directory);
+    const tools = (tracked?: unknown) => [...createFileTools((tracked as NodeWorkspace) ?? workspace), slowTool];
+    const recorded = recordedSession(server, opened.store, {
+      workspace: () => workspace,
+      workspaceRoot: () => root,
+      tools,
+      approvals: {
+        request: async (request) =>
+          JSON.stringify(request).includes('no.txt')
+            ? { approved: false, source: 'user', reason: 'not that file' }
+            : { approved: true, source: 'user' },
+      },
+    });
+    await recorded.run('Read a.txt');
+    const started = recorded.events.length;
+    await recorded.session.submit('Now the slow part.');
+    await waitUntil(
+      () => recorded.events.slice(started).some((event) => event.type === 'tool_call'),
+      'the slow tool to start',
+    );
+    recorded.session.stop();
+    await waitUntil(() => recorded.events.slice(started).some((event) => event.type === 'interrupted'), 'the Stop');
+    await recorded.session.flush();
+    const loaded = await loadRecording(opened.store.recordings, 'c1');
+    const outcome = await replayRun(loaded, { currentTools: tools(), expectedEvents: recorded.events });
+    assert.equal(outcome.reproduced, true, JSON.stringify(outcome.divergence));
+    assert.equal(outcome.ended, 'complete');
+    assert.equal(outcome.stepsReplayed, outcome.lastStep, 'every recorded step was replayed');
+    assert.ok(outcome.lastStep >= 14, `a dozen and more steps: ${outcome.lastStep}`);
+    await server.close();
+  });
+});
