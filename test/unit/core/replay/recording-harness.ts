@@ -1,3 +1,4 @@
+import type { ScenarioInput } from '../../../fixtures/fake-model-server/scenario';
 /**
  * A recorded session for tests: a ConversationSession on the fake model server writing to a
  * real sql.js store in a temp folder, with recording on. `run` sends a prompt and waits until
@@ -44,4 +45,31 @@ export function storeBytes(directory: string): string {
   };
   walk(directory);
   return parts.join('\n');
+}
+
+/**
+ * The run the recording tests record: a read (its first attempt a 500), an approved and a denied
+ * write, an explore sub-agent, two answers, then a slow tool the test stops.
+ */
+export function recordedRunScenario(readPath: string): ScenarioInput {
+  return {
+    name: 'recorded',
+    turns: [
+      {
+        fault: { type: 'http_error', status: 500, retryAfterSeconds: 0, times: 1 },
+        text: 'Let me read it.',
+        toolCalls: [{ id: 'r1', name: 'read_file', arguments: { path: readPath } }],
+      },
+      { toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'ok.txt', content: 'fine\n' } }] },
+      { toolCalls: [{ id: 'w2', name: 'write_file', arguments: { path: 'no.txt', content: 'nope\n' } }] },
+      {
+        toolCalls: [
+          { id: 't1', name: 'task', arguments: { kind: 'explore', description: 'Look around', prompt: 'Find it.' } },
+        ],
+      },
+      { text: 'Found it in ok.txt.' },
+      { text: 'All done.' },
+      { toolCalls: [{ id: 's1', name: 'slow_tool', arguments: {} }] },
+    ],
+  };
 }

@@ -13,9 +13,10 @@ import { createFileTools } from '../../../../src/core/tools/builtin/file-tools';
 import { NodeWorkspace } from '../../../../src/node/node-workspace';
 import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
 import { openStore, tempDir } from '../../store/store-helpers';
+import { waitUntil } from '../../../harness/patience';
 import { slowTool } from '../agent/loop-harness';
 import { tempWorkspace } from '../session/fork-harness';
-import { recordedSession, storeBytes } from './recording-harness';
+import { recordedSession, storeBytes, recordedRunScenario } from './recording-harness';
 
 const API_KEY = 'sk-ant-api03-RECORDINGTESTKEY0123456789abcdef';
 const HELD = 'correct-horse-battery-staple-42';
@@ -34,41 +35,9 @@ function describeStep(step: RecordedStep): string {
   }
 }
 
-async function until(condition: () => boolean): Promise<void> {
-  for (let waited = 0; !condition(); waited += 10) {
-    if (waited > 20_000) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe('recording runs for replay', () => {
   it('records a run whole: prompts, every model attempt, approved and denied tools, a sub-agent, an interrupt', async () => {
-    const server = await FakeModelServer.start({
-      scenario: {
-        name: 'recorded',
-        turns: [
-          {
-            fault: { type: 'http_error', status: 500, retryAfterSeconds: 0, times: 1 },
-            text: 'Let me read it.',
-            toolCalls: [{ id: 'r1', name: 'read_file', arguments: { path: 'secret.txt' } }],
-          },
-          { toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'ok.txt', content: 'fine\n' } }] },
-          { toolCalls: [{ id: 'w2', name: 'write_file', arguments: { path: 'no.txt', content: 'nope\n' } }] },
-          {
-            toolCalls: [
-              {
-                id: 't1',
-                name: 'task',
-                arguments: { kind: 'explore', description: 'Look around', prompt: 'Find it.' },
-              },
-            ],
-          },
-          { text: 'Found it in ok.txt.' },
-          { text: 'All done.' },
-          { toolCalls: [{ id: 's1', name: 'slow_tool', arguments: {} }] },
-        ],
-      },
-    });
+    const server = await FakeModelServer.start({ scenario: recordedRunScenario('secret.txt') });
     const directory = tempDir();
     const root = tempWorkspace({ 'secret.txt': `ANTHROPIC_API_KEY=${API_KEY}\npassphrase ${HELD}\n` });
     const workspace = new NodeWorkspace(root);
@@ -92,9 +61,15 @@ describe('recording runs for replay', () => {
       // The second run is stopped while its tool runs.
       const started = recorded.events.length;
       await recorded.session.submit('Now the slow part.');
-      await until(() => recorded.events.slice(started).some((event) => event.type === 'tool_call'));
+      await waitUntil(
+        () => recorded.events.slice(started).some((event) => event.type === 'tool_call'),
+        'the run to get there',
+      );
       recorded.session.stop();
-      await until(() => recorded.events.slice(started).some((event) => event.type === 'interrupted'));
+      await waitUntil(
+        () => recorded.events.slice(started).some((event) => event.type === 'interrupted'),
+        'the run to get there',
+      );
       await recorded.session.flush();
 
       const recording = await opened.store.recordings.getRecording('c1');
@@ -259,9 +234,9 @@ describe('recording runs for replay', () => {
       // Before this version: the conversation is stored, nothing is recorded for replay.
       const older = recordedSession(server, opened.store, { recording: undefined, newId: () => 'old' });
       await older.session.submit('hello');
-      await until(() => older.events.some((event) => event.type === 'text_delta'));
+      await waitUntil(() => older.events.some((event) => event.type === 'text_delta'), 'the run to get there');
       older.session.stop();
-      await until(() => older.events.some((event) => event.type === 'interrupted'));
+      await waitUntil(() => older.events.some((event) => event.type === 'interrupted'), 'the run to get there');
       await older.session.flush();
       assert.ok(await opened.store.getConversation('old'));
       assert.equal(await opened.store.recordings.getRecording('old'), undefined);
@@ -269,7 +244,7 @@ describe('recording runs for replay', () => {
       // A run whose window closed mid-answer: what was written says it never finished.
       const cut = recordedSession(server, opened.store, { newId: () => 'cut' });
       await cut.session.submit('hello');
-      await until(() => cut.events.some((event) => event.type === 'text_delta'));
+      await waitUntil(() => cut.events.some((event) => event.type === 'text_delta'), 'the run to get there');
       await cut.session.flush();
       await opened.store.close();
       const reopened = await openStore(directory);

@@ -7,7 +7,7 @@ import { FakeModelServer } from '../../../fixtures/fake-model-server/server';
 import { openStore, tempDir } from '../../store/store-helpers';
 import { slowTool } from '../agent/loop-harness';
 import { tempWorkspace } from '../session/fork-harness';
-import { recordedSession } from './recording-harness';
+import { recordedSession, recordedRunScenario } from './recording-harness';
 import { waitUntil } from '../../../harness/patience';
 
 /**
@@ -18,32 +18,7 @@ import { waitUntil } from '../../../harness/patience';
 describe('replay of a run recorded by the product itself', function () {
   this.timeout(120_000);
   it('reproduces every step of a real recording', async () => {
-    const server = await FakeModelServer.start({
-      scenario: {
-        name: 'recorded',
-        turns: [
-          {
-            fault: { type: 'http_error', status: 500, retryAfterSeconds: 0, times: 1 },
-            text: 'Let me read it.',
-            toolCalls: [{ id: 'r1', name: 'read_file', arguments: { path: 'a.txt' } }],
-          },
-          { toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'ok.txt', content: 'fine\n' } }] },
-          { toolCalls: [{ id: 'w2', name: 'write_file', arguments: { path: 'no.txt', content: 'nope\n' } }] },
-          {
-            toolCalls: [
-              {
-                id: 't1',
-                name: 'task',
-                arguments: { kind: 'explore', description: 'Look around', prompt: 'Find it.' },
-              },
-            ],
-          },
-          { text: 'Found it in ok.txt.' },
-          { text: 'All done.' },
-          { toolCalls: [{ id: 's1', name: 'slow_tool', arguments: {} }] },
-        ],
-      },
-    });
+    const server = await FakeModelServer.start({ scenario: recordedRunScenario('a.txt') });
     const directory = tempDir();
     const root = tempWorkspace({ 'a.txt': 'hello\n'.repeat(3000) });
     const workspace = new NodeWorkspace(root);
