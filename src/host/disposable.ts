@@ -11,6 +11,11 @@ export abstract class Disposable implements vscode.Disposable {
     return disposable;
   }
 
+  /** Disposed: work that was waiting (an await) when it happened must not go on. */
+  protected get isDisposed(): boolean {
+    return this.disposed;
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;

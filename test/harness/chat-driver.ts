@@ -10,6 +10,8 @@
  *     input box whose title, placeholder or prompt contains `expect`, types `text` and presses
  *     Enter; with `pick`, once the item the text filters to has the focus (the save dialog, a
  *     quick pick of folder entries, takes a typed path without `pick`).
+ *   POST /screen → 200 and what the workbench shows as text (notifications, quick input, dialogs,
+ *     the chat's last lines): the suite asks when a test fails, so the report says what was there.
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -30,7 +32,10 @@ export interface ChatDriver {
 export async function startChatDriver(page: () => Page | undefined): Promise<ChatDriver> {
   const server = http.createServer((request, response) => {
     handle(request, page()).then(
-      () => response.writeHead(204).end(),
+      (text) =>
+        typeof text !== 'string'
+          ? response.writeHead(204).end()
+          : response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(text),
       (error: unknown) =>
         response
           .writeHead(500, { 'content-type': 'text/plain' })
@@ -52,11 +57,12 @@ interface DriverRequest {
   button?: unknown;
 }
 
-async function handle(request: http.IncomingMessage, page: Page | undefined): Promise<void> {
+async function handle(request: http.IncomingMessage, page: Page | undefined): Promise<string | void> {
   const route = request.method === 'POST' ? request.url : undefined;
-  if (route !== '/chat/prompt' && route !== '/quick-input' && route !== '/notification')
+  if (route !== '/chat/prompt' && route !== '/quick-input' && route !== '/notification' && route !== '/screen')
     throw new Error(`chat driver: no route for ${request.method} ${request.url}`);
   if (!page) throw new Error('chat driver: the workbench page is not open');
+  if (route === '/screen') return describeScreen(page);
   let body = '';
   for await (const chunk of request) body += String(chunk);
   const { text, expect, pick, append, button } = JSON.parse(body) as DriverRequest;
@@ -82,6 +88,29 @@ async function handle(request: http.IncomingMessage, page: Page | undefined): Pr
   }
   if (typeof expect !== 'string') throw new Error('chat driver: /quick-input needs an "expect" string');
   await answerQuickInput(page, expect, text, pick === true);
+}
+
+/** What the workbench shows, as text: each part on its own lines, the chat's last 2,000 characters. */
+async function describeScreen(page: Page): Promise<string> {
+  const texts = async (selector: string) =>
+    (
+      await page
+        .locator(selector)
+        .allInnerTexts()
+        .catch(() => [] as string[])
+    ).map((text) => text.replace(/\s+/g, ' '));
+  const chat = await findWebviewFrame(page, '#openagent-chat', 5_000)
+    .then((frame) => frame.locator('body').innerText({ timeout: 5_000 }))
+    .catch((error: Error) => `(no chat: ${error.message.split('\n')[0]})`);
+  const parts: Array<[string, string[]]> = [
+    ['toasts', await texts('.notification-toast')],
+    ['notification center', await texts('.notifications-center .monaco-list-row')],
+    ['dialog', await texts('.monaco-dialog-box')],
+    ['quick input', await texts('.quick-input-widget:visible')],
+    ['status bar', await texts('.statusbar-item:visible')],
+    ['chat', [chat.slice(-2_000)]],
+  ];
+  return parts.map(([name, lines]) => `${name}: ${lines.join(' | ') || 'none'}`).join('\n');
 }
 
 /** Answers the open quick input as a user does: types into its box and presses Enter. */

@@ -253,6 +253,7 @@ async function main(): Promise<number> {
   suites.forEach((suite, index) => {
     const tally = tallies[index]!;
     console.log(`  ${suite.folder}: ${summaryLine(tally.passed, tally.failed, tally.pending)}`);
+    for (const failure of tally.failures ?? []) console.log(`    ✘ ${failure.slice(0, 1_500)}`);
   });
   console.log(summaryLine(total.passed, total.failed, total.pending));
   return total.failed > 0 ? 1 : 0;

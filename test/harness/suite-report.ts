@@ -6,6 +6,8 @@ export interface SuiteTally {
   passed: number;
   failed: number;
   pending: number;
+  /** Each failed test's title and the first lines of its error, repeated in the closing summary. */
+  failures?: string[];
 }
 
 /** A suite that could not report counts as one failure. */
@@ -24,18 +26,25 @@ export function reportSuiteResults(
     return NO_RESULTS;
   }
   const results = JSON.parse(fs.readFileSync(resultsFile, 'utf8')) as SuiteResults;
+  // The editor's logs first: CI shows the tail of the output, where the failures must be.
+  if (results.failed > 0) onFailure();
   console.log(`\n${heading}:`);
   for (const test of results.tests) {
     const mark = test.state === 'passed' ? '✔' : test.state === 'failed' ? '✘' : '-';
     console.log(`  ${mark} ${test.title}${test.durationMs > 200 ? ` (${test.durationMs} ms)` : ''}`);
     if (test.error) console.log(test.error.replace(/^/gm, '      '));
   }
-  if (results.failed > 0) onFailure();
   if (results.passed + results.failed === 0) {
     console.log(`${heading}: the suite ran no test`);
     console.log(summaryLine(0, 1));
     return NO_RESULTS;
   }
   console.log(summaryLine(results.passed, results.failed, results.pending));
-  return { passed: results.passed, failed: results.failed, pending: results.pending };
+  const failures = results.tests
+    .filter((test) => test.state === 'failed')
+    .map((test) => {
+      const [message = '', screen = ''] = (test.error ?? '').split('--- on screen ---');
+      return `${test.title}: ${message.split('\n')[0]}${screen ? `\n      on screen: ${screen.trim().replace(/\n/g, ' · ')}` : ''}`;
+    });
+  return { passed: results.passed, failed: results.failed, pending: results.pending, failures };
 }

@@ -27,6 +27,12 @@ export async function run(): Promise<void> {
     mocha.addFile(path.join(__dirname, file));
   }
   const results: SuiteResults = { passed: 0, failed: 0, pending: 0, tests: [] };
+  // A failed test's report says what the workbench showed at that moment (the launcher reads it).
+  mocha.suite.afterEach(async function () {
+    if (this.currentTest?.state !== 'failed') return;
+    const entry = results.tests.findLast((test) => test.title === this.currentTest?.fullTitle());
+    if (entry) entry.error = `${entry.error ?? ''}\n--- on screen ---\n${await screenText()}`;
+  });
   await new Promise<void>((resolve) => {
     const runner = mocha.run(() => resolve());
     runner.on('pass', (test) => {
@@ -53,4 +59,15 @@ export async function run(): Promise<void> {
     fs.renameSync(`${resultsFile}.partial`, resultsFile);
   }
   if (results.failed > 0) throw new Error(`${results.failed} integration test(s) failed`);
+}
+
+async function screenText(): Promise<string> {
+  const driver = process.env.OPENAGENT_TEST_DRIVER;
+  if (!driver) return '(no launcher to ask)';
+  try {
+    const response = await fetch(`${driver}/screen`, { method: 'POST', signal: AbortSignal.timeout(30_000) });
+    return await response.text();
+  } catch (error) {
+    return `(the launcher did not say: ${error instanceof Error ? error.message : String(error)})`;
+  }
 }

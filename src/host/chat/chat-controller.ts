@@ -60,6 +60,9 @@ export class ChatController extends Disposable {
   private readonly forks: ChatForks;
   /** The local servers the last notice offered; a `use_local_server` choice indexes this list. */
   private offeredServers: LocalServer[] = [];
+  private heardReady = false;
+  /** The page's catch-up, while and after it runs. */
+  private catching: Promise<void> | undefined;
 
   constructor(
     webview: ChatWebview,
@@ -103,6 +106,11 @@ export class ChatController extends Disposable {
     return this.feed.isReady;
   }
 
+  /** The page said `webview_ready` to this controller (its catch-up may still be under way). */
+  get pageSaidReady(): boolean {
+    return this.heardReady;
+  }
+
   onDidBecomeReady(listener: () => void): () => void {
     return this.feed.onDidBecomeReady(listener);
   }
@@ -113,8 +121,15 @@ export class ChatController extends Disposable {
    * (streaming posts only what is new). The window's last chat is reopened first (the first time
    * a chat view shows), so the catch-up already has it.
    */
-  async catchUp(): Promise<void> {
+  catchUp(): Promise<void> {
+    this.catching = this.catchUpNow();
+    return this.catching;
+  }
+
+  private async catchUpNow(): Promise<void> {
     await this.queue.restore();
+    // Another session was shown meanwhile: its controller speaks for the page now.
+    if (this.isDisposed) return;
     this.feed.start();
     this.postStatus();
     this.queue.webviewReady();
@@ -128,8 +143,12 @@ export class ChatController extends Disposable {
   }
 
   private async handle(message: WebviewToHost): Promise<void> {
+    // What the page asks while it is being caught up is answered after: an answer posted before
+    // would be dropped (a refused prompt would not come back to the composer).
+    if (message.type !== 'webview_ready' && this.catching) await this.catching;
     switch (message.type) {
       case 'webview_ready':
+        this.heardReady = true;
         await this.catchUp();
         return;
       case 'picker_open': {

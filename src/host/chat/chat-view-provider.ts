@@ -2,7 +2,8 @@ import * as vscode from 'vscode';
 import type { ConversationSession } from '../../core/session/conversation-session';
 import type { ChatKeeper } from '../../core/session/chat-keeper';
 import { Disposable } from '../disposable';
-import { ChatController, type ChatActions } from './chat-controller';
+import type { ChatActions } from './chat-controller';
+import { ChatBinding } from './chat-binding';
 import type { HeldWebview } from './held-webview';
 import { CHAT_VIEW_TYPE } from '../view-types';
 
@@ -10,19 +11,22 @@ import { CHAT_VIEW_TYPE } from '../view-types';
 export class ChatViewProvider extends Disposable {
   static readonly viewType = CHAT_VIEW_TYPE;
 
-  private controller: ChatController | undefined;
-  /** The chat view and its page, while one is open: a session shown later takes them over. */
-  private attached: { view: vscode.WebviewView; webview: HeldWebview } | undefined;
+  private readonly binding: ChatBinding;
   private readonly readyEmitter = this._register(new vscode.EventEmitter<void>());
   /** Fires each time a chat webview has loaded its script and said it is ready. */
   readonly onDidBecomeReady = this.readyEmitter.event;
 
   constructor(
     /** The session the chat shows, and what reopens this window's last chat when the view first shows. */
-    private chat: { session: ConversationSession; keeper?: ChatKeeper },
-    private readonly actions: ChatActions,
+    chat: { session: ConversationSession; keeper?: ChatKeeper },
+    actions: ChatActions,
   ) {
     super();
+    this.binding = this._register(new ChatBinding(chat, actions, () => this.readyEmitter.fire()));
+  }
+
+  private get controller() {
+    return this.binding.current;
   }
 
   /** Puts text into the composer of the chat; false when the chat is not open and ready. */
@@ -44,16 +48,13 @@ export class ChatViewProvider extends Disposable {
    * the page said meanwhile, then everything it says from now on.
    */
   attach(view: vscode.WebviewView, webview: HeldWebview): void {
-    this.attached = { view, webview };
-    this.bind(webview);
+    this.binding.bind(webview);
     webview.release();
     view.onDidChangeVisibility(() => {
       if (!view.visible) this.controller?.webviewHidden();
     });
     view.onDidDispose(() => {
-      this.controller?.dispose();
-      this.controller = undefined;
-      if (this.attached?.view === view) this.attached = undefined;
+      this.binding.unbind(webview);
     });
   }
 
@@ -62,25 +63,6 @@ export class ChatViewProvider extends Disposable {
    * with that session's conversation; its queue, draft and Stop are that session's from now on.
    */
   show(session: ConversationSession, keeper?: ChatKeeper): void {
-    if (this.chat.session === session) return;
-    this.chat = { session, ...(keeper ? { keeper } : {}) };
-    if (!this.attached) return;
-    const wasReady = this.controller?.isReady ?? false;
-    const controller = this.bind(this.attached.webview);
-    // A page that already said it is ready will not say so again: catch it up now.
-    if (wasReady) void controller.catchUp();
-  }
-
-  private bind(webview: HeldWebview): ChatController {
-    this.controller?.dispose();
-    const controller = new ChatController(webview, this.chat.session, this.actions, this.chat.keeper);
-    this.controller = controller;
-    controller.onDidBecomeReady(() => this.readyEmitter.fire());
-    return controller;
-  }
-
-  override dispose(): void {
-    this.controller?.dispose();
-    super.dispose();
+    this.binding.show({ session, ...(keeper ? { keeper } : {}) });
   }
 }
