@@ -9,6 +9,7 @@ import { LlmError } from '../llm/llm-client';
 import { withRetry, type RetryOptions } from '../llm/retry';
 import { withTracing } from '../llm/tracing';
 import { withSecretsWithheld } from '../llm/withheld-secrets';
+import { withCoalescedText } from '../llm/coalesce-text';
 import { withTextToolCalls } from '../llm/text-tool-calls/with-text-tool-calls';
 import type { ApprovalGate, ToolPolicy } from '../policy/approval';
 import type { CallAssessor } from '../policy/call-risk';
@@ -467,7 +468,8 @@ export class Conversation {
     // Calls a local server left in the text become tool calls before anything else sees the
     // answer, so traces, approvals, policy and the audit trail treat them as the server's own.
     // Innermost: a held secret never reaches the server, whatever part of the context carried it.
-    let llm: LlmClient = withTextToolCalls(withSecretsWithheld(binding.llm, this.secrets));
+    // Below everything: text deltas received together go on as one part (coalesce-text.ts).
+    let llm: LlmClient = withTextToolCalls(withSecretsWithheld(withCoalescedText(binding.llm), this.secrets));
     if (this.options.tracing) {
       llm = withTracing(llm, {
         emit: (body) => this.emit(body),

@@ -109,8 +109,19 @@ export class IdleWatchdog {
     const iterator = source[Symbol.asyncIterator]();
     // One timer for the whole stream, not one per chunk (a fast stream has tens of thousands):
     // it looks again when it would run out.
-    let fire: (reason: 'idle' | 'aborted') => void = () => {};
-    const stopped = new Promise<'idle' | 'aborted'>((resolve) => (fire = resolve));
+    // Raced against each wait. A fresh promise per wait, never one for the whole stream: every
+    // race leaves a reaction on a promise that outlives it, and each reaction holds the part it
+    // resolved with — tens of thousands of parts kept until the end of the answer.
+    let stoppedFor: 'idle' | 'aborted' | undefined;
+    let wake: ((reason: 'idle' | 'aborted') => void) | undefined;
+    const fire = (reason: 'idle' | 'aborted') => {
+      stoppedFor ??= reason;
+      wake?.(reason);
+    };
+    const stopped = () =>
+      stoppedFor !== undefined
+        ? Promise.resolve(stoppedFor)
+        : new Promise<'idle' | 'aborted'>((resolve) => (wake = resolve));
     const unlink = onAbort(controller.signal, () => fire('aborted'));
     let timer: ReturnType<typeof setTimeout> | undefined;
     const check = () => {
@@ -136,7 +147,8 @@ export class IdleWatchdog {
     try {
       for (;;) {
         this.waitingSince = Date.now();
-        const next = await Promise.race([iterator.next(), stopped]);
+        const next = await Promise.race([iterator.next(), stopped()]);
+        wake = undefined;
         this.silentBefore += Date.now() - this.waitingSince;
         this.waitingSince = undefined;
         if (next === 'aborted') throw abortError();

@@ -28,3 +28,24 @@ export function takeTurn(): Promise<void> | undefined {
     }),
   ));
 }
+
+const LOOP_TURNED = Symbol('the event loop turned');
+let turned: Promise<typeof LOOP_TURNED> | undefined;
+
+/**
+ * A promise that settles at the next turn of the event loop (one shared by everyone asking in
+ * the same turn). Raced against a stream's next part it tells whether that part was already
+ * there (it wins: a microtask) or has to come from the network (the turn wins).
+ */
+export function loopTurned(): Promise<typeof LOOP_TURNED> {
+  return (turned ??= new Promise((resolve) =>
+    breakOff(() => {
+      turned = undefined;
+      resolve(LOOP_TURNED);
+    }),
+  ));
+}
+
+export function isLoopTurn(value: unknown): value is typeof LOOP_TURNED {
+  return value === LOOP_TURNED;
+}

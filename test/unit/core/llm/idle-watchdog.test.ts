@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
 import { withIdleWatchdog } from '../../../../src/core/llm/idle-watchdog';
 import { LlmError } from '../../../../src/core/llm/llm-client';
 
@@ -52,5 +54,33 @@ describe('the stream idle watchdog', () => {
     );
     assert.deepEqual(seen, [1]);
     assert.ok(controller.signal.aborted);
+  });
+});
+
+describe('the stream idle watchdog over a long answer', () => {
+  it('keeps none of the parts it passed on (memory does not grow with the answer)', async () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    // 60,000 parts of 1 KB each, fresh strings: 60 MB if the watchdog kept them.
+    async function* parts() {
+      for (let index = 0; index < 60_000; index++) yield `${index}:${'x'.repeat(1024)}`;
+    }
+    let baseline = 0;
+    let midway = 0;
+    let seen = 0;
+    for await (const part of withIdleWatchdog(parts(), 60_000, new AbortController(), 'S')) {
+      seen += part.length > 0 ? 1 : 0;
+      if (seen === 1_000) {
+        gc();
+        baseline = process.memoryUsage().heapUsed;
+      }
+      if (seen === 59_000) {
+        gc();
+        midway = process.memoryUsage().heapUsed;
+      }
+    }
+    assert.equal(seen, 60_000);
+    const grownMb = (midway - baseline) / 1024 / 1024;
+    assert.ok(grownMb < 20, `the heap grew by ${grownMb.toFixed(1)} MB over 58,000 parts`);
   });
 });

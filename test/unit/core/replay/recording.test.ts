@@ -132,8 +132,14 @@ describe('recording runs for replay', () => {
       );
       const answer = (await opened.store.recordings.getContent(call.answer)) as RecordedAnswer;
       const text = answer.parts.flatMap((part: LlmStreamPart) => (part.type === 'text_delta' ? [part.text] : []));
-      assert.ok(text.length > 1, 'text deltas kept as they came');
+      // As the loop received it: deltas that arrived together are one part (coalesce-text.ts).
       assert.equal(text.join(''), 'Let me read it.');
+      const kinds = answer.parts.map((part: LlmStreamPart) => part.type);
+      assert.ok(
+        kinds.indexOf('text_delta') < kinds.indexOf('tool_call') &&
+          kinds.indexOf('tool_call') < kinds.indexOf('finish'),
+        `the parts in the order they came: ${kinds.join(', ')}`,
+      );
       assert.equal(call.stopReason, 'tool_use');
       // The failed attempt sent the same request.
       assert.equal((recording.steps[1] as ModelStep).request, call.request);
