@@ -67,7 +67,11 @@ export async function* coalesceTextDeltas(parts: AsyncIterable<LlmStreamPart>): 
     if (!finished) {
       // The consumer stopped (or the stream failed): the source is closed too — once its
       // outstanding part has come, if one was asked for (an async generator queues return()).
-      if (pending) void pending.then(() => iterator.return?.(), () => undefined);
+      if (pending)
+        void pending.then(
+          () => iterator.return?.(),
+          () => undefined,
+        );
       else await iterator.return?.();
     }
   }
