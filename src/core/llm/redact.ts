@@ -91,6 +91,9 @@ export function redactKnownValue<T>(value: T, knownSecrets: KnownSecrets, memo?:
   return visit(value) as T;
 }
 
+/** Shorter texts are redacted again rather than looked up (the lookup would cost as much). */
+const MEMO_MIN_CHARS = 1024;
+
 /** Texts already redacted, and what they became. */
 export interface TextMemo {
   get(text: string): string | undefined;
@@ -116,11 +119,20 @@ function redactWith(text: string, matcher: SecretMatcher | undefined): string {
  * without recursion, so no depth of nesting (a value another process sent) overflows the stack;
  * an object met twice is copied once, so a cycle stays a cycle instead of looping.
  */
-export function redactValue<T>(value: T, knownSecrets: KnownSecrets = []): T {
+export function redactValue<T>(value: T, knownSecrets: KnownSecrets = [], memo?: TextMemo): T {
   // One matcher for the whole value, however many strings it holds.
   const matcher = matcherOf(knownSecrets);
+  const text = (node: string): string => {
+    // `memo` (the caller's, for these secrets): a long text already looked at is not looked at again.
+    if (!memo || node.length < MEMO_MIN_CHARS) return redactWith(node, matcher);
+    const known = memo.get(node);
+    if (known !== undefined) return known;
+    const result = redactWith(node, matcher);
+    memo.set(node, result);
+    return result;
+  };
   const leaf = (node: unknown, key?: string): unknown =>
-    typeof node === 'string' ? (key && SECRET_FIELD.test(key) ? REDACTED : redactWith(node, matcher)) : node;
+    typeof node === 'string' ? (key && SECRET_FIELD.test(key) ? REDACTED : text(node)) : node;
   if (typeof value !== 'object' || value === null) return leaf(value) as T;
   const copies = new Map<object, unknown[] | Record<string, unknown>>();
   const pending: Array<[object, unknown[] | Record<string, unknown>]> = [];

@@ -13,6 +13,7 @@ import { boundedAnswer } from './bounded-answer';
 import { CanonicalJsonError, contentOf } from './content-hash';
 import { keepLongText, LONG_TEXT_CHARS, RequestSplitter, type Content, type RequestSnapshot } from './recorded-request';
 import { withRecording, type ModelCallSink } from './recording-client';
+import { RedactedTexts } from './redacted-texts';
 import {
   RECORDING_FORMAT,
   type ContentRef,
@@ -82,6 +83,8 @@ const CALL_FAILED_ABORT = new Set(['AbortError', 'APIUserAbortError']);
 export class RunRecorder implements ModelCallSink {
   private readonly tracks = new Map<string, Track>();
   private readonly splitter: RequestSplitter;
+  /** Long texts already redacted (a tool output is redacted for its step and in each request). */
+  private readonly redactedTexts = new RedactedTexts();
   private chain: Promise<void> = Promise.resolve();
   private store: Promise<RecordingStore | undefined> | undefined;
   private failed = false;
@@ -393,7 +396,8 @@ export class RunRecorder implements ModelCallSink {
   }
 
   private redact<T>(value: T): T {
-    return redactValue(value, this.options.secrets?.() ?? []);
+    const secrets = this.options.secrets?.() ?? [];
+    return redactValue(value, secrets, this.redactedTexts.for(secrets));
   }
 
   /** A step made later, in order: its contents first, then the step, as one batch. */
