@@ -9,6 +9,8 @@ import type { LlmRequest, ModelMessage, ToolDefinition } from '../llm/llm-client
 import { contentOf } from './content-hash';
 import type { ContentRef, RecordedMessage, RecordedRequest, RecordedText } from './recording';
 
+/** Message refs per page of a recorded request (RecordedRequest.messagePages). */
+export const MESSAGE_PAGE = 32;
 /** Texts this long or longer are kept of their own, once, however many messages hold them. */
 export const LONG_TEXT_CHARS = 1024;
 /** Texts this long are kept in pieces cut where their content says (below), so shortened copies share them. */
@@ -68,6 +70,8 @@ export class RequestSplitter {
   private readonly messageRefs = new WeakMap<object, { user?: ContentRef; assistant?: ContentRef }>();
   private readonly toolRefs = new WeakMap<object, ContentRef>();
   private readonly systems = new Map<string, ContentRef>();
+  /** The last request's message pages (one conversation's calls follow one another). */
+  private lastPages: Array<{ refs: ContentRef[]; ref: ContentRef }> = [];
 
   /** `redact`: the recorder's redaction (held secrets, key shapes), applied before anything is hashed. */
   constructor(private readonly redact: <T>(value: T) => T) {}
@@ -99,11 +103,26 @@ export class RequestSplitter {
       model: request.model,
       system,
       tools,
-      messages,
+      messages: [],
+      messagePages: this.pagesOf(messages, keep),
       ...(request.toolChoice ? { toolChoice: request.toolChoice } : {}),
       maxOutputTokens: request.maxOutputTokens,
     };
     return { ref: keep(recorded), contents };
+  }
+
+  /** `messages` in pages of MESSAGE_PAGE refs; a page the last request had is not hashed again. */
+  private pagesOf(messages: ContentRef[], keep: (value: unknown) => ContentRef): ContentRef[] {
+    const pages: Array<{ refs: ContentRef[]; ref: ContentRef }> = [];
+    for (let start = 0; start < messages.length; start += MESSAGE_PAGE) {
+      const refs = messages.slice(start, start + MESSAGE_PAGE);
+      const before = this.lastPages[pages.length];
+      const same =
+        before && before.refs.length === refs.length && before.refs.every((ref, index) => ref === refs[index]);
+      pages.push(same ? before : { refs, ref: keep(refs) });
+    }
+    this.lastPages = pages;
+    return pages.map((page) => page.ref);
   }
 
   /** A tool definition's ref (the manifest names the same refs as the requests). */
@@ -178,6 +197,18 @@ export async function joinRequest(
     return value;
   };
   const recorded = (await get(ref)) as RecordedRequest;
+  const messageRefs = recorded.messagePages
+    ? (
+        await Promise.all(
+          recorded.messagePages.map(async (page) => {
+            const refs = await get(page);
+            if (!Array.isArray(refs) || !refs.every((item) => typeof item === 'string'))
+              throw new Error(`The recording's message page ${page} is not a list of refs.`);
+            return refs as ContentRef[];
+          }),
+        )
+      ).flat()
+    : recorded.messages;
   const text = (value: unknown): Promise<unknown> => joinText(value, read);
   const joinMessage = async (messageRef: ContentRef): Promise<ModelMessage> => {
     const message = (await get(messageRef)) as RecordedMessage;
@@ -191,7 +222,7 @@ export async function joinRequest(
     return { role: message.role, content } as unknown as ModelMessage;
   };
   const messages = await Promise.all(
-    recorded.messages.map((messageRef) => {
+    messageRefs.map((messageRef) => {
       if (!joined) return joinMessage(messageRef);
       let message = joined.get(messageRef);
       if (!message) joined.set(messageRef, (message = joinMessage(messageRef)));

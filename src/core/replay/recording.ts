@@ -79,8 +79,14 @@ export interface RecordedRequest {
   system: ContentRef;
   /** Each holds a ToolDefinition (the manifest's tool schema refs are the same refs). */
   tools: ContentRef[];
-  /** Each holds a RecordedMessage. */
+  /** Each holds a RecordedMessage (empty when `messagePages` holds them). */
   messages: ContentRef[];
+  /**
+   * The message refs in pages of MESSAGE_PAGE refs, each page kept once (a ContentRef[]): the
+   * history only grows, so every call's request shares all but its last page with the one
+   * before, instead of storing a list as long as the conversation each time.
+   */
+  messagePages?: ContentRef[];
   toolChoice?: 'auto' | 'none';
   maxOutputTokens: number;
 }
