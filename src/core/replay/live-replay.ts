@@ -157,7 +157,9 @@ export async function replayWithLiveTools(
     deps.onEvent?.(event);
     if (event.type === 'tool_result') {
       const step = state.toolStep(state.recordedAgent(event.agentId), event.toolCallId);
-      if (step) comparisons.push(compareResult(loaded, step, { output: event.output, isError: event.isError }));
+      // A call that never ran (denied now, refused by validation) was still reached: its step counts.
+      if (!step || (!state.used.has(step.step) && !state.reach(step))) return;
+      comparisons.push(compareResult(loaded, step, { output: event.output, isError: event.isError }));
     }
   });
   let stoppedByUser = false;
