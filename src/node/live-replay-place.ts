@@ -62,7 +62,13 @@ export async function makeLivePlace(options: LivePlaceOptions): Promise<LivePlac
   }
   fs.mkdirSync(options.baseFolder, { recursive: true });
   const target = fs.mkdtempSync(path.join(options.baseFolder, `${name}-`));
-  const left = copyFolder(folder, target, options.limits ?? LIVE_SCRATCH_LIMITS);
+  let left: Array<{ path: string; why: string }>;
+  try {
+    left = copyFolder(folder, target, options.limits ?? LIVE_SCRATCH_LIMITS);
+  } catch (error) {
+    fs.rmSync(target, { recursive: true, force: true });
+    throw error;
+  }
   const root = fs.realpathSync(target);
   const notices = [
     `${recorded.commit !== undefined ? `${folder} is not a git repository` : 'The recorded place had no git'}: the tools run in a scratch copy of ${folder} as it is now (${root}), not as it was when the run was recorded.`,

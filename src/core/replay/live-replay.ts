@@ -17,6 +17,7 @@
  * A call denied then is denied now without running (the replay follows the recorded path); an
  * imported run asks a person about every call that is not read-only, whatever the policy says.
  */
+import * as path from 'node:path';
 import { Conversation } from '../agent/conversation';
 import { DEFAULT_LIMITS, type AgentLimits } from '../agent/agent-loop';
 import type { Hooks } from '../agent/hooks';
@@ -25,6 +26,7 @@ import { defaultToolPolicy, type ApprovalGate, type ToolPolicy } from '../policy
 import type { WorkKind } from '../policy/model-routes';
 import type { AnyTool, ToolContext, ToolOutput } from '../tools/tool';
 import { abortError, onAbort } from '../abort';
+import { isInside } from '../workspace/workspace-path';
 import { preview, sameValue, type Divergence } from './divergence';
 import { RecordingProblem, type LoadedRecording, type RecordedResult } from './loaded-recording';
 import { describeDecision, recordedTools } from './recorded-tools';
@@ -119,6 +121,8 @@ export async function replayWithLiveTools(
       if (!liveTool)
         return { output: `${tool.name} is not available here (the product has no such tool now).`, isError: true };
       state.executed.add(step.step);
+      const outside = leavesPlace(deps.root, liveTool, input, context);
+      if (outside) return { output: outside, isError: true };
       const ran = await liveTool.execute(input, context);
       const output = typeof ran === 'string' ? { output: ran } : ran;
       const written = liveTool.traits?.writes && !output.isError ? liveTool.traits.path?.(input) : undefined;
@@ -246,6 +250,26 @@ function recordedCall(state: ReplayState, name: string, context: ToolContext): T
     return undefined;
   }
   return step;
+}
+
+/**
+ * Why a call must not run here: its path (as given, or as the loop checked it) is outside the
+ * place. A recording names the paths of the place it ran in (absolute ones too); a live replay
+ * touches its own place only, whatever the approvals say. The tools check links themselves.
+ */
+function leavesPlace(root: string, tool: AnyTool, input: unknown, context: ToolContext): string | undefined {
+  let given: string | undefined;
+  try {
+    given = tool.traits?.path?.(input as never);
+  } catch {
+    return undefined; // an input the tool refuses itself
+  }
+  for (const candidate of [given, context.checkedPath]) {
+    if (typeof candidate !== 'string' || candidate === '') continue;
+    if (!isInside(root, path.resolve(root, candidate)))
+      return `${preview(candidate, 200)} is outside this replay's place (${root}): a live replay touches nothing else.`;
+  }
+  return undefined;
 }
 
 /** The usual gate, except that a call denied then is denied again, in the recorded words, without asking. */
