@@ -87,11 +87,7 @@ export async function makeLivePlace(options: LivePlaceOptions): Promise<LivePlac
  * Copies `from` into the empty folder `to`; returns what it left out and why. Too large or too
  * deep: a ScratchCopyError, and `to` is removed.
  */
-export function copyFolder(
-  from: string,
-  to: string,
-  limits: ScratchLimits,
-): Array<{ path: string; why: string }> {
+export function copyFolder(from: string, to: string, limits: ScratchLimits): Array<{ path: string; why: string }> {
   const source = fs.realpathSync(from);
   const left: Array<{ path: string; why: string }> = [];
   const plan: Array<{ kind: 'folder' | 'file' | 'link'; relative: string; target?: string }> = [];
@@ -134,7 +130,8 @@ export function copyFolder(
     for (const item of plan) {
       const target = path.join(to, item.relative);
       if (item.kind === 'folder') fs.mkdirSync(target, { recursive: true });
-      else if (item.kind === 'file') fs.copyFileSync(path.join(source, item.relative), target, fs.constants.COPYFILE_EXCL);
+      else if (item.kind === 'file')
+        fs.copyFileSync(path.join(source, item.relative), target, fs.constants.COPYFILE_EXCL);
       else {
         fs.mkdirSync(path.dirname(target), { recursive: true });
         // Relative, to the same place in the copy: never back into the original folder.

@@ -60,9 +60,16 @@ describe('adversarial: replay with live tools', function () {
       const repository = committedRepository({ 'a.txt': 'hello\n' });
       const places = tempFolder('gone');
       await assert.rejects(
-        makeLivePlace({ manifest: manifestAt(repository.root, 'f'.repeat(40)), cwd: repository.root, baseFolder: places, short: 'gone' }),
+        makeLivePlace({
+          manifest: manifestAt(repository.root, 'f'.repeat(40)),
+          cwd: repository.root,
+          baseFolder: places,
+          short: 'gone',
+        }),
         (error: unknown) =>
-          error instanceof WorktreeError && error.kind === 'no-such-commit' && /is not in this repository/.test(error.message),
+          error instanceof WorktreeError &&
+          error.kind === 'no-such-commit' &&
+          /is not in this repository/.test(error.message),
       );
       assert.deepEqual(fs.readdirSync(places), []);
       assert.equal(git(repository.root, 'branch', '--list', 'openagent/*'), '');
@@ -74,7 +81,12 @@ describe('adversarial: replay with live tools', function () {
       const marker = path.join(places, 'pwned');
       for (const commit of [`--upload-pack=touch ${marker}`, '-h', 'HEAD~1', 'main', `${'a'.repeat(8)}..HEAD`, '']) {
         await assert.rejects(
-          makeLivePlace({ manifest: manifestAt(repository.root, commit), cwd: repository.root, baseFolder: places, short: 'opt' }),
+          makeLivePlace({
+            manifest: manifestAt(repository.root, commit),
+            cwd: repository.root,
+            baseFolder: places,
+            short: 'opt',
+          }),
           (error: unknown) => error instanceof WorktreeError && error.kind === 'no-such-commit',
           commit,
         );
@@ -96,7 +108,12 @@ describe('adversarial: replay with live tools', function () {
         this.skip(); // no mkfifo here
       }
       const places = tempFolder('scratch');
-      const place = await makeLivePlace({ manifest: manifestAt(folder, undefined), cwd: folder, baseFolder: places, short: 's1' });
+      const place = await makeLivePlace({
+        manifest: manifestAt(folder, undefined),
+        cwd: folder,
+        baseFolder: places,
+        short: 's1',
+      });
       assert.equal(place.worktree, undefined);
       assert.ok(place.root.startsWith(fs.realpathSync(places)));
       assert.equal(fs.readFileSync(path.join(place.root, 'a.txt'), 'utf8'), 'hello\n');
@@ -146,7 +163,11 @@ describe('adversarial: replay with live tools', function () {
           {
             toolCalls: [
               // Absolute, into the recorded workspace: inside it then, outside the replay's place now.
-              { id: 'w1', name: 'write_file', arguments: { path: path.join(repository.root, 'a.txt'), content: 'then\n' } },
+              {
+                id: 'w1',
+                name: 'write_file',
+                arguments: { path: path.join(repository.root, 'a.txt'), content: 'then\n' },
+              },
               { id: 'w2', name: 'write_file', arguments: { path: `../${path.basename(outside())}`, content: 'out\n' } },
               { id: 'r1', name: 'read_file', arguments: { path: '../../../../../../etc/hostname' } },
             ],
@@ -187,7 +208,9 @@ describe('adversarial: replay with live tools', function () {
       );
       assert.equal(fs.existsSync(outside()), false);
       assert.equal(fs.existsSync(path.join(path.dirname(place.root), path.basename(outside()))), false);
-      const absolute = outcome.tools.find((tool) => tool.step === loaded.recording.steps.find((step) => step.kind === 'tool')!.step);
+      const absolute = outcome.tools.find(
+        (tool) => tool.step === loaded.recording.steps.find((step) => step.kind === 'tool')!.step,
+      );
       assert.equal(absolute?.same, false);
       assert.match(absolute!.live.output, /outside this replay's place|outside the workspace/);
       assert.equal(fs.readFileSync(path.join(place.root, 'a.txt'), 'utf8'), 'hello\n');
@@ -264,10 +287,22 @@ describe('adversarial: replay with live tools', function () {
       const places = tempFolder('flags-places');
       const env = { HOME: tempFolder('flags-home'), OPENAGENT_WORKTREES: places };
       const err = collector();
-      assert.equal(await runReplayCommand('replay', [file, '--live-tools', '--from', '2'], env, { stdout: collector(), stderr: err }), 2);
+      assert.equal(
+        await runReplayCommand('replay', [file, '--live-tools', '--from', '2'], env, {
+          stdout: collector(),
+          stderr: err,
+        }),
+        2,
+      );
       assert.match(err.text, /--live-tools replays a recorded run/);
       const range = collector();
-      assert.equal(await runReplayCommand('replay', [file, '--live-tools', '--until', '999'], env, { stdout: collector(), stderr: range }), 1);
+      assert.equal(
+        await runReplayCommand('replay', [file, '--live-tools', '--until', '999'], env, {
+          stdout: collector(),
+          stderr: range,
+        }),
+        1,
+      );
       assert.match(range.text, /Step 999 is out of range/);
       assert.deepEqual(fs.readdirSync(places), []);
     });

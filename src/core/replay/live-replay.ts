@@ -230,7 +230,13 @@ function recordedCall(state: ReplayState, name: string, context: ToolContext): T
     return undefined;
   }
   if (step.toolName !== name) {
-    state.diverge({ step: step.step, agentId, what: 'the run called another tool', expected: step.toolName, actual: name });
+    state.diverge({
+      step: step.step,
+      agentId,
+      what: 'the run called another tool',
+      expected: step.toolName,
+      actual: name,
+    });
     return undefined;
   }
   if (!state.reach(step)) return undefined;

@@ -59,7 +59,12 @@ describe('replay with live tools', function () {
   let places: string;
   let made = 0;
   const freshWorktree = async () =>
-    makeLivePlace({ manifest: original.recording.manifest, cwd: repository.root, baseFolder: places, short: `t${++made}` });
+    makeLivePlace({
+      manifest: original.recording.manifest,
+      cwd: repository.root,
+      baseFolder: places,
+      short: `t${++made}`,
+    });
 
   before(async () => {
     server = await FakeModelServer.start({ scenario: SCENARIO });
@@ -189,7 +194,9 @@ describe('replay with live tools', function () {
 
   it('compares a recorded whole write with the file now, naming the first line that differs', async () => {
     const used = new Set(original.recording.steps.map((step) => step.step));
-    const tools = new Map(createFileTools(new NodeWorkspace(repository.root)).map((tool) => [tool.name, tool] as const));
+    const tools = new Map(
+      createFileTools(new NodeWorkspace(repository.root)).map((tool) => [tool.name, tool] as const),
+    );
     const files = await fileComparisons(original, used, tools, new Set(['a.txt']), {
       root: '/nowhere',
       readFile: async () => 'hello there\n',
