@@ -122,4 +122,33 @@ describe('openagent replay --live-tools: the recorded answers, the tools for rea
     const root = /Worktree: (.+) \(branch/.exec(ran.stdout)![1]!;
     assert.equal(fs.readFileSync(path.join(root, 'notes.md'), 'utf8'), 'first notes\n', 'the write never ran');
   });
+
+  it('replays a run recorded without git in a scratch copy of the folder as it is now', async () => {
+    const plain = tempFolder('live-plain');
+    fs.writeFileSync(path.join(plain, 'notes.md'), 'plain notes\n');
+    server.setScenario(SCENARIO);
+    const recorded = await runCli([...cliArgs(server, storeFolder), '--yes', 'tidy the notes'], { cwd: plain, home });
+    assert.equal(recorded.code, 0, recorded.stderr);
+    const { store } = await openStore(storeFolder);
+    const conversations = await store.listConversations();
+    let id = '';
+    for (const conversation of conversations) {
+      const recording = await store.recordings.getRecording(conversation.id);
+      if (recording?.manifest.place.root && fs.realpathSync(recording.manifest.place.root) === fs.realpathSync(plain))
+        id = conversation.id;
+    }
+    await store.close();
+    assert.ok(id, 'the run recorded in the plain folder');
+    // The folder changed since: the scratch copy is of the folder now, and the read says so.
+    fs.writeFileSync(path.join(plain, 'notes.md'), 'notes edited since\n');
+    const ran = await replayLive(id, '--yes');
+    assert.equal(ran.code, 1, ran.stderr + ran.stdout);
+    assert.match(ran.stderr, /The recorded place had no git: the tools run in a scratch copy/);
+    assert.match(ran.stdout, /DIFFERS step 3: read_file/);
+    assert.match(ran.stdout, /line 1: recorded .*plain notes.*, now .*notes edited since/);
+    const copy = /Scratch copy: (.+), left for you to inspect\./.exec(ran.stdout)?.[1];
+    assert.ok(copy, ran.stdout);
+    assert.match(ran.stdout, /Remove it with: rm -rf '/);
+    assert.equal(fs.readFileSync(path.join(copy, 'notes.md'), 'utf8'), 'notes edited since\n');
+  });
 });
