@@ -125,7 +125,7 @@ export async function runReplayCommand(
     return 0;
   }
   if (values.check !== undefined) {
-    if (command !== 'replay' || positionals.length > 0 || values.until !== undefined)
+    if (command !== 'replay' || positionals.length > 0 || values.until !== undefined || values['live-tools'])
       return fail(`--check takes a folder and nothing else.\n\n${REPLAY_USAGE}`, 2);
     return runCheck(values.check, values.json === true, env, streams, deps.workspaceRoot ?? process.cwd());
   }
