@@ -32,6 +32,8 @@ import { resolveConversationId, sqlWasmPath } from './replay-store';
 import { readExportFile } from './run-share-command';
 import { WorktreeError } from '../core/session/worktree-port';
 import { runRerun, RerunUsage } from './rerun-command';
+import { runLiveReplay } from './replay-live-command';
+import { ScratchCopyError } from '../node/live-replay-place';
 
 /** The flags of a re-run (`--from` and what it changes). */
 const RERUN_OPTIONS = {
@@ -51,6 +53,10 @@ export const REPLAY_USAGE = `Usage:
   openagent replay <conversation> [--until STEP] [--json] [--store DIR]
       replays a recorded run with recorded tools: the loop, policy and approvals run for real,
       no tool touches anything. Exit 0 when it reproduces the run, 1 at the first divergence.
+  openagent replay <conversation> --live-tools [--until STEP] [--json] [--yes]
+      replays it with the recorded model answers but the tools run for real, in a new worktree
+      at the recorded commit (a scratch copy without git), approvals asked as usual: each tool
+      result and changed file against the recorded one. Exit 0 when the world answered the same.
   openagent replay --check DIR [--json]
       replays every exported run in DIR (files from export-run) with recorded tools against
       this folder's prompt, presets, tools and policy: a table, exit 1 if any run diverges.
@@ -104,6 +110,7 @@ export async function runReplayCommand(
         until: { type: 'string' },
         check: { type: 'string' },
         json: { type: 'boolean' },
+        'live-tools': { type: 'boolean' },
         ...RERUN_OPTIONS,
         store: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -118,7 +125,7 @@ export async function runReplayCommand(
     return 0;
   }
   if (values.check !== undefined) {
-    if (command !== 'replay' || positionals.length > 0 || values.until !== undefined)
+    if (command !== 'replay' || positionals.length > 0 || values.until !== undefined || values['live-tools'])
       return fail(`--check takes a folder and nothing else.\n\n${REPLAY_USAGE}`, 2);
     return runCheck(values.check, values.json === true, env, streams, deps.workspaceRoot ?? process.cwd());
   }
@@ -126,7 +133,11 @@ export async function runReplayCommand(
   if (positionals.length !== wanted)
     return fail(`${command === 'replay' ? 'name one conversation' : 'name two conversations'}.\n\n${REPLAY_USAGE}`, 2);
   if (command === 'compare' && values.until !== undefined) return fail('--until is for replay only.', 2);
-  const rerunFlag = RERUN_FLAGS.find((flag) => values[flag] !== undefined);
+  const liveTools = values['live-tools'] === true;
+  if (liveTools && (command === 'compare' || values.from !== undefined))
+    return fail('--live-tools replays a recorded run: it takes neither --from nor a second run.', 2);
+  // --yes approves a live replay's tools too (refused for an imported run, as a re-run refuses it).
+  const rerunFlag = RERUN_FLAGS.find((flag) => values[flag] !== undefined && !(liveTools && flag === 'yes'));
   if (rerunFlag && (command === 'compare' || values.from === undefined))
     return fail(`--${rerunFlag} is for a re-run: give --from STEP too.`, 2);
   if (values.from !== undefined && (values.until !== undefined || values.json))
@@ -160,6 +171,13 @@ export async function runReplayCommand(
         env,
         streams,
       );
+    if (liveTools)
+      return await runLiveReplay(
+        { loaded, imported: sources.imported.has(loaded.recording.manifest.conversationId) },
+        { ...(until !== undefined ? { until } : {}), json: values.json === true, yes: values.yes === true },
+        env,
+        streams,
+      );
     const outcome = await replayRun(
       loaded,
       { currentTools: productTools(deps.workspaceRoot ?? process.cwd()) },
@@ -173,7 +191,8 @@ export async function runReplayCommand(
     return outcome.reproduced ? 0 : 1;
   } catch (error) {
     if (error instanceof RerunUsage) return fail(error.message, 2);
-    if (error instanceof RecordingProblem || error instanceof WorktreeError) return fail(error.message);
+    if (error instanceof RecordingProblem || error instanceof WorktreeError || error instanceof ScratchCopyError)
+      return fail(error.message);
     throw error;
   } finally {
     await sources.close();

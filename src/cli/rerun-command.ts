@@ -294,7 +294,7 @@ async function presetSystem(name: string, env: NodeJS.ProcessEnv): Promise<strin
  * The user's policy under the re-run place's own (as a CLI run there would read them). One with
  * mistakes is not applied, and then every change asks, whatever --yes says (as in any CLI run).
  */
-function usualPolicy(home: string, root: string, output: Output): { policy?: AgentPolicy; broken?: string } {
+export function usualPolicy(home: string, root: string, output: Output): { policy?: AgentPolicy; broken?: string } {
   let broken: string | undefined;
   const read = (file: string): AgentPolicy | undefined => {
     const text = readPolicyText(file);
