@@ -166,6 +166,7 @@ export async function runReplayCommand(
           loaded,
           imported: sources.imported.has(loaded.recording.manifest.conversationId),
           recordings: () => sources.writable(),
+          conversations: () => sources.conversations(),
         },
         { ...values, from: values.from },
         env,
@@ -269,6 +270,11 @@ class RecordingSources {
     const mark = (await store.getConversation(id))?.settings.importedRun as { originalId?: unknown } | undefined;
     if (typeof mark === 'object' && mark !== null && typeof mark.originalId === 'string') this.imported.add(id);
     return loaded;
+  }
+
+  /** Where a re-run is kept as a conversation: the user's store. */
+  conversations(): Promise<ConversationStore> {
+    return this.openedStore();
   }
 
   /** Where a re-run's new recording goes: the user's store. */

@@ -25,6 +25,7 @@ import { compareRuns } from '../core/replay/compare-runs';
 import { loadRecording, RecordingProblem, type LoadedRecording } from '../core/replay/loaded-recording';
 import { reapplyFileChanges } from '../core/replay/reapply-files';
 import type { RecordingStore } from '../core/replay/recording';
+import type { ConversationStore } from '../core/ports';
 import { renderComparison } from '../core/replay/replay-report';
 import { checkRerun, type RerunChange } from '../core/replay/rerun-change';
 import { rerunFrom } from '../core/replay/rerun-run';
@@ -75,6 +76,8 @@ export interface RerunSource {
   /** From another machine: a recording file, or a run imported into the store. */
   imported: boolean;
   recordings(): Promise<RecordingStore>;
+  /** The conversation history the new run is kept in (absent: a recording only). */
+  conversations?(): Promise<ConversationStore>;
 }
 
 export async function runRerun(
@@ -177,7 +180,21 @@ export async function runRerun(
   try {
     output.error(`Replaying steps 1 to ${from - 1} from the recording; live from step ${from}.`);
     const recordings = await source.recordings();
+    const history = await source.conversations?.();
+    const original = await history?.getConversation(manifest.conversationId);
     const outcome = await rerunFrom(loaded, from, change, {
+      ...(history
+        ? {
+            conversations: {
+              store: history,
+              settings: {
+                ...(change.model ? { model: change.model } : {}),
+                ...(change.provider ? { provider: change.provider } : {}),
+              },
+              title: `Re-run of “${original?.title ?? manifest.conversationId}” from step ${from} (${describeChange(flags)})`,
+            },
+          }
+        : {}),
       modelClient: ({ provider, model }) => {
         const baseUrl = flags['base-url'] ?? env.OPENAGENT_BASE_URL ?? providerBaseUrls(env)[provider] ?? '';
         const setup = createLlmClient({ provider, model, baseUrl }, keys.get(provider));
@@ -317,4 +334,15 @@ export function usualPolicy(home: string, root: string, output: Output): { polic
 function bundled(...segments: string[]): string {
   const candidates = [path.join(__dirname, '..', ...segments), path.join(__dirname, '..', '..', ...segments)];
   return candidates.find((candidate) => existsSync(candidate)) ?? candidates[0]!;
+}
+
+/** The one thing changed, in a few words, for the re-run's title. */
+function describeChange(flags: RerunFlags): string {
+  if (flags.model !== undefined || flags.provider !== undefined)
+    return `model ${[flags.provider, flags.model].filter(Boolean).join(' ')}`;
+  if (flags.preset !== undefined) return `preset ${flags.preset}`;
+  if (flags.policy !== undefined) return `policy ${path.basename(flags.policy)}`;
+  if (flags.message !== undefined) return 'another message';
+  if (flags['tool-result'] !== undefined) return 'another tool result';
+  return 'nothing changed';
 }

@@ -21,7 +21,7 @@ import { defaultToolPolicy, type ApprovalGate, type ToolPolicy } from '../policy
 import type { WorkKind } from '../policy/model-routes';
 import type { AnyTool } from '../tools/tool';
 import { abortableSleep } from '../llm/retry';
-import type { Clock } from '../ports';
+import type { Clock, ConversationStore } from '../ports';
 import { contentOf } from './content-hash';
 import type { Divergence } from './divergence';
 import type { LoadedRecording } from './loaded-recording';
@@ -31,6 +31,7 @@ import { ReplayState } from './replay-state';
 import { checkRerun, type RerunChange } from './rerun-change';
 import { LiveSwitch, switchingApprovals, switchingModelClient, switchingPolicy, switchingTools } from './rerun-switch';
 import { RunRecorder } from './run-recorder';
+import { ConversationRecorder } from '../session/conversation-recorder';
 
 export interface RerunDeps {
   /** The live model client for a provider and model (read its key only when called). */
@@ -47,6 +48,11 @@ export interface RerunDeps {
   hooks?: Hooks;
   /** Where the new run is recorded. */
   recordings: RecordingStore;
+  /**
+   * The conversation history: when given, the new run is kept there as a conversation of its
+   * own (titled as a re-run of the original), so the history, `/resume` and the panel show it.
+   */
+  conversations?: { store: ConversationStore; settings?: Record<string, unknown>; title?: string };
   newId(): string;
   clock: Clock;
   /** The product's version, for the new recording. */
@@ -192,9 +198,20 @@ export async function rerunFrom(
     retry: { sleep: (ms, signal) => (live.live ? abortableSleep(ms, signal) : Promise.resolve()) },
   });
   const events: AgentEvent[] = [];
+  const history = deps.conversations
+    ? new ConversationRecorder({
+        store: deps.conversations.store,
+        conversationId: id,
+        now: () => clock.now(),
+        settings: { ...deps.conversations.settings, rerunOf: { conversationId: manifest.conversationId, step: from } },
+        ...(deps.secrets ? { secrets: deps.secrets } : {}),
+        onError: (error) => deps.onRecordingError?.(error),
+      })
+    : undefined;
   conversation.subscribe((event) => {
     state.observe(event);
     recorder.observe(event);
+    history?.record(event);
     if (event.type === 'user_message' && event.agentId === 'lead') turn++;
     events.push(event);
     deps.onEvent?.(event, live.live);
@@ -222,6 +239,7 @@ export async function rerunFrom(
   } finally {
     deps.signal?.removeEventListener('abort', onAbort);
     await recorder.flush();
+    if (history) await keepInHistory(history, deps.conversations!, id);
   }
   const divergence = state.divergence;
   if (!live.live && !divergence)
@@ -283,4 +301,16 @@ function recordedLimits(recorded: Record<string, number | undefined>): Partial<A
     if (typeof value === 'number' && Number.isFinite(value) && value >= 0) limits[key as keyof AgentLimits] = value;
   }
   return limits;
+}
+
+/** The re-run's conversation written whole, then titled as a re-run (its first prompt is the original's). */
+async function keepInHistory(
+  history: ConversationRecorder,
+  conversations: NonNullable<RerunDeps['conversations']>,
+  id: string,
+): Promise<void> {
+  await history.flush();
+  if (!conversations.title) return;
+  const stored = await conversations.store.getConversation(id);
+  if (stored) await conversations.store.saveConversation({ ...stored, title: conversations.title.slice(0, 120) });
 }

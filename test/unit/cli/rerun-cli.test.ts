@@ -101,6 +101,19 @@ describe('openagent replay --from: re-run from a step with one thing changed', f
     const compared = await runCli(['compare', id, newId, '--store', storeFolder], { cwd: workspace, home });
     assert.equal(compared.code, 0, compared.stderr);
     assert.match(compared.stdout, /First divergence at step 4/);
+    // And in the history, as a conversation of its own: its messages, the live answer among them.
+    const { store } = await openStore(storeFolder);
+    try {
+      const kept = await store.getConversation(newId);
+      assert.ok(kept, 'the re-run is a conversation in the history');
+      assert.match(kept.title, /^Re-run of .* from step 4 \(model fake-model-large\)$/);
+      assert.deepEqual(kept.settings.rerunOf, { conversationId: id, step: 4 });
+      const texts = JSON.stringify(await store.listMessages(newId));
+      assert.match(texts, /Wrote LOUD notes\./);
+      assert.match(texts, /tidy the notes/, 'the replayed steps are in it too');
+    } finally {
+      await store.close();
+    }
   });
 
   it('puts back the writes before N: a re-run from the last step starts from the recorded notes', async () => {
