@@ -390,9 +390,7 @@ export const hostToPanelSchema = z.discriminatedUnion('type', [
       onlyB: z.array(z.string().max(MAX_COMPARE_TEXT)).max(100),
       both: z.number().int().nonnegative(),
     }),
-    replay: z
-      .strictObject({ reproduced: z.boolean(), divergence: compareDivergenceSchema.optional() })
-      .optional(),
+    replay: z.strictObject({ reproduced: z.boolean(), divergence: compareDivergenceSchema.optional() }).optional(),
   }),
   /** Why a comparison or a re-run was not made, or what became of it. */
   z.strictObject({

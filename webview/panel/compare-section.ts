@@ -143,7 +143,9 @@ function stepsTable(view: CompareView, actions: CompareActions): HTMLTableElemen
     tr.append(mark, ...side(row.b, view.b.conversationId, actions));
     table.append(tr);
     if (first && row.difference)
-      table.append(el('tr', 'compare-why', el('td'), Object.assign(el('td', undefined, row.difference), { colSpan: 4 })));
+      table.append(
+        el('tr', 'compare-why', el('td'), Object.assign(el('td', undefined, row.difference), { colSpan: 4 })),
+      );
   }
   return table;
 }

@@ -178,7 +178,10 @@ export interface RerunFlowDeps {
   /** A preset's system prompt. */
   presetSystem(name: string): Promise<string>;
   /** A fresh worktree at the recorded commit (makeRerunPlace, node), named by `short`. */
-  place(manifest: RunManifest, short: string): Promise<{ root: string; manifestPlace: RunManifest['place']; notices: string[] }>;
+  place(
+    manifest: RunManifest,
+    short: string,
+  ): Promise<{ root: string; manifestPlace: RunManifest['place']; notices: string[] }>;
   /** The product's tools rooted in `root`, and that folder for putting back the recorded writes. */
   tools(root: string): { tools: readonly AnyTool[]; workspace: ReapplyPlace };
   modelClient(binding: { provider: string; model: string; work: WorkKind }): LlmClient;
