@@ -95,8 +95,7 @@ describe('adversarial: the Compare tab', function () {
     const calls: Calls = { loads: [], reruns: [] };
     const messages: HostToPanel[] = [];
     const compare = new PanelCompare(fakeSource(recordings, listed, calls), (message) => messages.push(message));
-    const notices = () =>
-      messages.flatMap((message) => (message.type === 'compare_notice' ? [message.text] : []));
+    const notices = () => messages.flatMap((message) => (message.type === 'compare_notice' ? [message.text] : []));
     return { compare, calls, messages, notices };
   }
 
@@ -169,7 +168,10 @@ describe('adversarial: the Compare tab', function () {
     assert.equal(view.rows.length, MAX_COMPARE_ROWS);
     assert.equal(view.firstDivergence?.step, 15_001);
     assert.equal(view.firstIndex, 15_000);
-    assert.ok(view.rows.some((row) => row.index === 15_000 && !row.same), 'the divergence is in the window');
+    assert.ok(
+      view.rows.some((row) => row.index === 15_000 && !row.same),
+      'the divergence is in the window',
+    );
     assert.ok(JSON.stringify(view).length < 400_000, `${JSON.stringify(view).length} characters`);
     // What the host posts is what the protocol lets through, both ways of checking it.
     assert.ok(hostToPanelSchema.safeParse(view).success);
