@@ -43,6 +43,8 @@ describe('replay and compare (packaged extension, real VS Code UI)', function ()
             text: 'It builds a message that says hello, loudly, with the name in capitals.',
             usage: { input: 420, output: 30 },
           },
+          // The re-run's live part, from step 3 on, with another model.
+          { model: 'fake-model-large', text: 'The large model says: it greets whoever it is given.' },
         ],
       },
     });
@@ -111,9 +113,55 @@ describe('replay and compare (packaged extension, real VS Code UI)', function ()
     const highlight = await first.evaluate((row) => getComputedStyle(row).outlineStyle);
     assert.equal(highlight, 'solid', 'the first divergence is outlined');
     await first.hover();
-    await saveCompareScreenshot(page);
+    await screenshot(page, 'compare-two-runs.png');
+  });
+
+  it('"Re-run from here with…" on step 3 with another model, then Compare shows the original and the re-run', async () => {
+    const shown = page!;
+    const panel = await findWebviewFrame(shown, '#openagent-panel');
+    const callsBefore = fake.modelCalls.length;
+    const stepThree = panel.locator('.compare-steps tr.compare-row').nth(2);
+    await stepThree.hover();
+    await stepThree.locator('.compare-rerun').first().click();
+    await quickPickRowLabelled(shown, 'Model: fake-model-large').click();
+    await panel.locator('#compare-notice', { hasText: 'Re-ran from step 3' }).waitFor();
+    // Only the live part reached the model, under the model chosen.
+    const live = fake.modelCalls.slice(callsBefore).map((call) => (call.body as { model: string }).model);
+    assert.deepEqual(live, ['fake-model-large']);
+    const first = panel.locator('.compare-steps tr.compare-first');
+    await first.locator('td', { hasText: 'The large model says' }).waitFor();
+    const cells = await first.locator('td').allInnerTexts();
+    assert.equal(cells[0], '4', cells.join(' | '));
+    assert.match(cells[4]!, /model chat \(fake-model-large\) "The large model says/);
+    assert.match(
+      await panel.locator('.compare-divergence').innerText(),
+      /They first part at step 4: the model answered differently/,
+    );
+    const rows = panel.locator('.compare-steps tr.compare-row');
+    for (let index = 0; index < 3; index++)
+      assert.doesNotMatch((await rows.nth(index).getAttribute('class')) ?? '', /compare-differs/, `step ${index + 1}`);
+    assert.equal(await panel.locator('#compare-b').inputValue(), await bValue(panel));
+    await first.hover();
+    await saveCompareScreenshot(shown);
   });
 });
+
+/** The open quick pick's row whose label starts with `label` (a description may follow). */
+function quickPickRowLabelled(page: Page, label: string) {
+  return page
+    .locator('.quick-input-list .monaco-list-row')
+    .filter({ has: page.locator('.label-name', { hasText: label }) })
+    .first();
+}
+
+/** The conversation B the Compare view shows (its totals' id), as the picker holds it. */
+async function bValue(panel: Frame): Promise<string> {
+  const short = (await panel.locator('.compare-totals tr').nth(1).locator('td').nth(1).innerText()).trim();
+  const values = await panel
+    .locator('#compare-b option')
+    .evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value));
+  return values.find((value) => value.startsWith(short)) ?? `(no option for ${short})`;
+}
 
 /** Picks the older conversation as A and the newer as B (the pickers list newest first). */
 async function chooseRuns(panel: Frame): Promise<void> {

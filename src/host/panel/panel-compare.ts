@@ -31,6 +31,8 @@ export class PanelCompare {
   private shown: { a: string; b: string } | undefined;
   private choicesCache: CompareChoice[] = [];
   private rerunning = false;
+  /** Re-runs made here: recorded, though the store lists no conversation for them. */
+  private readonly made = new Map<string, string>();
 
   constructor(
     private readonly source: CompareSource | undefined,
@@ -100,6 +102,7 @@ export class PanelCompare {
       }
       const made = await source.rerun(loaded, step);
       if (made === undefined) return;
+      this.made.set(made, `Re-run of step ${step}`);
       await this.refreshChoices();
       if (await this.compare(conversationId, made))
         this.notice('info', `Re-ran from step ${step}: the original (A) against the re-run (B).`);
@@ -112,7 +115,10 @@ export class PanelCompare {
 
   private async refreshChoices(): Promise<CompareChoice[]> {
     const listed = await (this.source?.choices() ?? Promise.resolve([])).catch(() => []);
-    const choices = listed.slice(0, MAX_COMPARE_CHOICES).map((choice) => ({
+    const rerunsMade = [...this.made]
+      .filter(([id]) => !listed.some((choice) => choice.id === id))
+      .map(([id, title]) => ({ id, title, createdAt: 0, recorded: true }));
+    const choices = [...rerunsMade.reverse(), ...listed].slice(0, MAX_COMPARE_CHOICES).map((choice) => ({
       id: choice.id.slice(0, 200),
       title: oneLine(choice.title) || 'Untitled',
       createdAt: Number.isFinite(choice.createdAt) ? choice.createdAt : 0,
