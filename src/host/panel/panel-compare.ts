@@ -32,11 +32,13 @@ export class PanelCompare {
   private choicesCache: CompareChoice[] = [];
   private rerunning = false;
   /** Re-runs made here: recorded, though the store lists no conversation for them. */
-  private readonly made = new Map<string, string>();
+  private readonly made = new Map<string, { title: string; createdAt: number }>();
 
   constructor(
     private readonly source: CompareSource | undefined,
     private readonly post: Post,
+    /** When a re-run was made (for its row in the pickers). */
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** The pickers' list again; with both ids (each one the host listed), their comparison. */
@@ -102,7 +104,7 @@ export class PanelCompare {
       }
       const made = await source.rerun(loaded, step);
       if (made === undefined) return;
-      this.made.set(made, `Re-run of step ${step}`);
+      this.made.set(made, { title: `Re-run of step ${step}`, createdAt: this.now() });
       await this.refreshChoices();
       if (await this.compare(conversationId, made))
         this.notice('info', `Re-ran from step ${step}: the original (A) against the re-run (B).`);
@@ -117,7 +119,7 @@ export class PanelCompare {
     const listed = await (this.source?.choices() ?? Promise.resolve([])).catch(() => []);
     const rerunsMade = [...this.made]
       .filter(([id]) => !listed.some((choice) => choice.id === id))
-      .map(([id, title]) => ({ id, title, createdAt: 0, recorded: true }));
+      .map(([id, made]) => ({ id, ...made, recorded: true }));
     const choices = [...rerunsMade.reverse(), ...listed].slice(0, MAX_COMPARE_CHOICES).map((choice) => ({
       id: choice.id.slice(0, 200),
       title: oneLine(choice.title) || 'Untitled',
