@@ -77,7 +77,8 @@ import { createExtensionApi, type OpenAgentExtensionApi } from '../host/extensio
 import { TelemetryExport } from '../host/telemetry-export';
 import { composeSession, type WindowParts } from './session-composer';
 import { gitHead } from '../node/git-head';
-import { createWindowSessions } from './window-sessions';
+import { createWindowSessions, worktreesFolder } from './window-sessions';
+import { wireReplay } from './replay-wiring';
 import type { SessionListView } from '../host/sessions/session-list-view';
 import { ReviewEditor } from '../host/review/review-editor';
 import { ReviewCommands } from '../host/review/review-commands';
@@ -415,7 +416,23 @@ export function createRuntime(shell: RuntimeShell): Runtime {
   const reviewCommands = new ReviewCommands(sessions.reviews, reviewEditor);
   context.subscriptions.push(reviewEditor);
 
+  // Replay Conversation, and the developer panel's Compare tab with its re-runs.
+  const replayCommands = wireReplay({
+    openStore,
+    developerPanel,
+    approvalDetails,
+    presets,
+    secrets,
+    heldSecrets: shell.heldSecrets,
+    toolPolicy: windowParts.toolPolicy,
+    sandbox: windowParts.sandbox,
+    ripgrep,
+    worktreesFolder: () => worktreesFolder(context),
+    workspaceRoot,
+    product: context.extension.packageJSON.version as string,
+  });
   const commands = {
+    ...replayCommands,
     ...reviewCommands.handlers(),
     ...sessions.commands,
     ...paletteCommands({

@@ -179,7 +179,7 @@ export function createWindowSessions(deps: WindowSessionsDeps): WindowSessions {
 }
 
 /** Where new worktrees are made: the setting, else this workspace's own storage of the extension. */
-function worktreesFolder(context: vscode.ExtensionContext): string {
+export function worktreesFolder(context: vscode.ExtensionContext): string {
   const set = vscode.workspace.getConfiguration('openagent').get<string>('worktreesFolder', '').trim();
   if (set) return set.startsWith('~') ? path.join(os.homedir(), set.slice(1)) : set;
   const storage = context.storageUri ?? context.globalStorageUri;

@@ -169,6 +169,18 @@ export const panelToHostSchema = z.discriminatedUnion('type', [
   /** The Forks tab: the tree again (Refresh), and a row clicked (the host shows that conversation). */
   z.strictObject({ type: z.literal('forks_request') }),
   z.strictObject({ type: z.literal('fork_open'), conversationId: z.string().min(1).max(200) }),
+  /** The Compare tab: the recorded conversations again, and two of them (A and B) compared. */
+  z.strictObject({
+    type: z.literal('compare_request'),
+    a: z.string().min(1).max(200).optional(),
+    b: z.string().min(1).max(200).optional(),
+  }),
+  /** "Re-run from here with…" on a step of a compared run (the host asks what to change). */
+  z.strictObject({
+    type: z.literal('compare_rerun'),
+    conversationId: z.string().min(1).max(200),
+    step: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+  }),
 ]);
 export type PanelToHost = z.infer<typeof panelToHostSchema>;
 
@@ -253,6 +265,66 @@ export const forkRowSchema = z.strictObject({
 });
 export type ForkRow = z.infer<typeof forkRowSchema>;
 
+/** The most aligned steps of a comparison sent to the panel at once (the rest are counted). */
+export const MAX_COMPARE_ROWS = 400;
+/** The most conversations the Compare tab's pickers list. */
+export const MAX_COMPARE_CHOICES = 200;
+/** The longest step label, divergence text or title the Compare tab is sent (characters). */
+export const MAX_COMPARE_TEXT = 300;
+
+/** One side of an aligned row: a recorded step in a line. */
+export const compareStepSchema = z.strictObject({
+  step: z.number().int().nonnegative(),
+  kind: z.enum(['model', 'tool', 'prompt', 'interrupt']),
+  agentId: z.string().max(MAX_COMPARE_TEXT).optional(),
+  label: z.string().max(MAX_COMPARE_TEXT),
+});
+
+/** Two runs' steps side by side (compare-runs.ts), `index` counting from the comparison's first row. */
+export const compareRowSchema = z.strictObject({
+  index: z.number().int().nonnegative(),
+  a: compareStepSchema.optional(),
+  b: compareStepSchema.optional(),
+  same: z.boolean(),
+  difference: z.string().max(MAX_COMPARE_TEXT).optional(),
+});
+export type CompareRow = z.infer<typeof compareRowSchema>;
+
+/** A run's totals as the Compare tab shows them. */
+export const compareTotalsSchema = z.strictObject({
+  conversationId: z.string().max(200),
+  title: z.string().max(MAX_COMPARE_TEXT),
+  steps: z.number().int().nonnegative(),
+  modelCalls: z.number().int().nonnegative(),
+  toolCalls: z.number().int().nonnegative(),
+  tokens: z.number().nonnegative(),
+  costUsd: z.number().nonnegative(),
+  durationMs: z.number().nonnegative(),
+  errors: z.number().int().nonnegative(),
+  approvalsAsked: z.number().int().nonnegative(),
+  denials: z.number().int().nonnegative(),
+  files: z.number().int().nonnegative(),
+  unfinished: z.boolean(),
+});
+export type CompareTotals = z.infer<typeof compareTotalsSchema>;
+
+/** Where two runs (or a replay and its recording) first part. */
+export const compareDivergenceSchema = z.strictObject({
+  step: z.number().int().nonnegative(),
+  what: z.string().max(MAX_COMPARE_TEXT),
+  expected: z.string().max(MAX_COMPARE_TEXT),
+  actual: z.string().max(MAX_COMPARE_TEXT),
+});
+
+/** A conversation the Compare tab's pickers offer; `recorded` false: it has no recording to compare. */
+export const compareChoiceSchema = z.strictObject({
+  id: z.string().min(1).max(200),
+  title: z.string().max(MAX_COMPARE_TEXT),
+  createdAt: z.number(),
+  recorded: z.boolean(),
+});
+export type CompareChoice = z.infer<typeof compareChoiceSchema>;
+
 /** Messages the host sends to the developer panel. */
 export const hostToPanelSchema = z.discriminatedUnion('type', [
   /** The same per-frame batches the chat gets. */
@@ -294,6 +366,40 @@ export const hostToPanelSchema = z.discriminatedUnion('type', [
   }),
   /** Why a clicked fork was not opened (the agent is working…), or that it was. */
   z.strictObject({ type: z.literal('forks_notice'), level: z.enum(['info', 'warning']), text: z.string().max(2_000) }),
+  /** The conversations the Compare tab's pickers offer, newest first. */
+  z.strictObject({
+    type: z.literal('compare_choices'),
+    choices: z.array(compareChoiceSchema).max(MAX_COMPARE_CHOICES),
+  }),
+  /**
+   * Two runs compared: a window of the aligned rows (from `offset`, at most MAX_COMPARE_ROWS, the
+   * first divergence in it), `total` rows in all; `firstIndex` the row where they first part.
+   * `replay`: A was replayed with recorded tools and this is what the replay found.
+   */
+  z.strictObject({
+    type: z.literal('compare_view'),
+    a: compareTotalsSchema,
+    b: compareTotalsSchema,
+    rows: z.array(compareRowSchema).max(MAX_COMPARE_ROWS),
+    offset: z.number().int().nonnegative(),
+    total: z.number().int().nonnegative(),
+    firstIndex: z.number().int().nonnegative().optional(),
+    firstDivergence: compareDivergenceSchema.optional(),
+    files: z.strictObject({
+      onlyA: z.array(z.string().max(MAX_COMPARE_TEXT)).max(100),
+      onlyB: z.array(z.string().max(MAX_COMPARE_TEXT)).max(100),
+      both: z.number().int().nonnegative(),
+    }),
+    replay: z.strictObject({ reproduced: z.boolean(), divergence: compareDivergenceSchema.optional() }).optional(),
+  }),
+  /** Why a comparison or a re-run was not made, or what became of it. */
+  z.strictObject({
+    type: z.literal('compare_notice'),
+    level: z.enum(['info', 'warning']),
+    text: z.string().max(2_000),
+  }),
+  /** "Show in Developer Panel" from a replay or a re-run: bring the Compare tab forward. */
+  z.strictObject({ type: z.literal('compare_show') }),
 ]);
 export type HostToPanel = z.infer<typeof hostToPanelSchema>;
 

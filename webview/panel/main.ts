@@ -18,11 +18,12 @@ import { PanelView } from './panel-view';
 import { AuditView, type AuditScope } from './audit-view';
 import { renderPolicy } from './policy-section';
 import { renderForkTree } from './forks-section';
+import { fillPicker, renderComparison } from './compare-section';
 
 const RUN_ENDS: ReadonlySet<string> = new Set(['done', 'error', 'interrupted']);
 
 // New tabs go last: the open tab is kept by its index.
-const TABS = ['tools', 'agents', 'usage', 'events', 'traces', 'audit', 'policy', 'forks'] as const;
+const TABS = ['tools', 'agents', 'usage', 'events', 'traces', 'audit', 'policy', 'forks', 'compare'] as const;
 const TAB_TITLES: Record<(typeof TABS)[number], string> = {
   tools: 'Tools',
   agents: 'Agents & Tasks',
@@ -32,8 +33,10 @@ const TAB_TITLES: Record<(typeof TABS)[number], string> = {
   audit: 'Audit Log',
   policy: 'Policy',
   forks: 'Forks',
+  compare: 'Compare',
 };
 const AUDIT_TAB = TABS.indexOf('audit');
+const COMPARE_TAB = TABS.indexOf('compare');
 
 const TOOLS_BAR = `
   <div class="section-bar">
@@ -72,7 +75,16 @@ const FORKS_BAR = `
     <vscode-button secondary id="forks-refresh">Refresh</vscode-button>
     <span id="forks-notice" class="forks-notice" role="status"></span>
   </div>`;
+const COMPARE_BAR = `
+  <div class="section-bar filter-bar">
+    <label>A <select id="compare-a" class="compare-picker" aria-label="Run A"></select></label>
+    <label>B <select id="compare-b" class="compare-picker" aria-label="Run B"></select></label>
+    <vscode-button id="compare-go">Compare</vscode-button>
+    <vscode-button secondary id="compare-refresh">Refresh</vscode-button>
+    <span id="compare-notice" class="forks-notice" role="status"></span>
+  </div>`;
 const BARS: Partial<Record<(typeof TABS)[number], string>> = {
+  compare: COMPARE_BAR,
   tools: TOOLS_BAR,
   events: EVENTS_BAR,
   audit: AUDIT_BAR,
@@ -136,6 +148,26 @@ byId('forks-refresh').addEventListener('click', () => {
   postPanelMessage({ type: 'forks_request' });
 });
 
+const compareSection = byId('compare');
+const compareCount = byId('count-compare');
+const compareNotice = byId('compare-notice');
+const comparePickers = { a: byId<HTMLSelectElement>('compare-a'), b: byId<HTMLSelectElement>('compare-b') };
+compareSection.replaceChildren(emptyNote('Choose two recorded conversations (A and B) to set them side by side.'));
+function requestCompare(withRuns: boolean): void {
+  compareNotice.textContent = '';
+  const a = comparePickers.a.value;
+  const b = comparePickers.b.value;
+  postPanelMessage(withRuns && a && b ? { type: 'compare_request', a, b } : { type: 'compare_request' });
+}
+byId('compare-go').addEventListener('click', () => requestCompare(true));
+byId('compare-refresh').addEventListener('click', () => requestCompare(false));
+const compareActions = {
+  rerun: (conversationId: string, step: number) => {
+    compareNotice.textContent = '';
+    postPanelMessage({ type: 'compare_rerun', conversationId, step });
+  },
+};
+
 const view = new PanelView({
   status: byId('run-status'),
   conversation: byId('conversation-id'),
@@ -194,6 +226,7 @@ textFilter.addEventListener('input', applyFilter);
 tabs.addEventListener('vsc-tabs-select', () => {
   applyFilter();
   if (tabs.selectedIndex === AUDIT_TAB) requestAudit();
+  if (tabs.selectedIndex === COMPARE_TAB && comparePickers.a.options.length === 0) requestCompare(false);
 });
 byId('tools-expand').addEventListener('click', () => view.setToolsOpen(true));
 byId('tools-collapse').addEventListener('click', () => view.setToolsOpen(false));
@@ -277,6 +310,25 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
     case 'forks_notice':
       forksNotice.textContent = message.text;
       forksNotice.dataset.level = message.level;
+      break;
+    case 'compare_choices':
+      fillPicker(comparePickers.a, message.choices, 'Choose run A…');
+      fillPicker(comparePickers.b, message.choices, 'Choose run B…');
+      break;
+    case 'compare_view':
+      comparePickers.a.value = message.a.conversationId;
+      comparePickers.b.value = message.b.conversationId;
+      compareSection.replaceChildren(...renderComparison(message, compareActions));
+      compareCount.textContent = String(message.rows.filter((row) => !row.same).length);
+      compareSection.querySelector('[data-first="true"]')?.scrollIntoView({ block: 'center' });
+      break;
+    case 'compare_notice':
+      compareNotice.textContent = message.text;
+      compareNotice.dataset.level = message.level;
+      break;
+    case 'compare_show':
+      tabs.selectedIndex = COMPARE_TAB;
+      applyFilter();
       break;
     default:
       message satisfies never;

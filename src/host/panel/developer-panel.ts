@@ -15,6 +15,8 @@ import {
   type PolicyStatusSource,
 } from './panel-controller';
 import { openInSession, type ConversationOpener } from './panel-forks';
+import type { CompareSource } from './panel-compare';
+import type { Divergence } from '../../core/replay/divergence';
 
 export class DeveloperPanel extends Disposable {
   static readonly viewType = DEVELOPER_PANEL_TYPE;
@@ -23,6 +25,8 @@ export class DeveloperPanel extends Disposable {
   private controller: PanelController | undefined;
   /** How a fork clicked in the Forks tab is shown (set by the window's sessions). */
   private openConversation: ConversationOpener | undefined;
+  /** Recorded runs for the Compare tab (set once the store can be opened). */
+  private compareSource: CompareSource | undefined;
   private readonly readyEmitter = this._register(new vscode.EventEmitter<void>());
   /** Fires each time the panel's webview has loaded its script and said it is ready. */
   readonly onDidBecomeReady = this.readyEmitter.event;
@@ -95,6 +99,29 @@ export class DeveloperPanel extends Disposable {
     this.openConversation = opener;
   }
 
+  /** Where the Compare tab reads recorded runs and starts re-runs. */
+  compareWith(source: CompareSource): void {
+    this.compareSource = source;
+  }
+
+  /** "Show in Developer Panel" after a replay or a re-run: the Compare tab with A and B. */
+  showCompare(a: string, b: string, replay?: { reproduced: boolean; divergence?: Divergence }): void {
+    this.show();
+    const controller = this.controller;
+    if (!controller) return;
+    const go = () => {
+      controller.showCompareTab();
+      void controller.compare.request().then(() => controller.compare.compare(a, b, replay));
+    };
+    if (controller.isReady) go();
+    else {
+      const stop = controller.onDidBecomeReady(() => {
+        stop();
+        go();
+      });
+    }
+  }
+
   /** The panel shows another session (the session list): it catches up with that one. */
   follow(session: PanelSession, sandbox?: CommandSandbox): void {
     if (this.session === session) return;
@@ -116,6 +143,7 @@ export class DeveloperPanel extends Disposable {
       this.sandbox,
       this.policy,
       (conversationId, session) => (this.openConversation ?? openInSession)(conversationId, session),
+      this.compareSource,
     );
     controller.onDidBecomeReady(() => this.readyEmitter.fire());
     this.controller = controller;

@@ -22,6 +22,7 @@ import { Disposable } from '../disposable';
 import { SessionFeed } from '../chat/session-feed';
 import type { PolicyStatus } from './policy-status';
 import { PanelForks, type ConversationOpener } from './panel-forks';
+import { PanelCompare, type CompareSource } from './panel-compare';
 
 /** What the panel needs of the session. */
 export type PanelSession = Pick<
@@ -66,6 +67,8 @@ export class PanelController extends Disposable {
   private postedPolicy: string | undefined;
   /** The Forks tab: the tree of forks the shown conversation is in. */
   private readonly forks: PanelForks;
+  /** The Compare tab: two recorded runs side by side. */
+  readonly compare: PanelCompare;
 
   constructor(
     webview: Pick<vscode.Webview, 'postMessage' | 'onDidReceiveMessage'>,
@@ -77,6 +80,8 @@ export class PanelController extends Disposable {
     private readonly policy?: PolicyStatusSource,
     /** How a clicked fork is shown (default: reopened in this session, as Show History does). */
     openConversation?: ConversationOpener,
+    /** Recorded runs for the Compare tab, and re-runs (absent: the tab says it has none). */
+    compareSource?: CompareSource,
   ) {
     super();
     this.feed = this._register(
@@ -86,6 +91,7 @@ export class PanelController extends Disposable {
       }),
     );
     this.forks = this._register(new PanelForks(session, (message) => this.feed.post(message), openConversation));
+    this.compare = new PanelCompare(compareSource, (message) => this.feed.post(message));
     this._register(webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)));
     const stopSwitches = session.switches.onChange(() => this.postToggles());
     // Approving the agent's plan leaves plan mode from inside the run.
@@ -108,6 +114,11 @@ export class PanelController extends Disposable {
   /** Brings the Audit Log tab forward (it then asks for the records). */
   showAudit(): void {
     this.feed.post({ type: 'audit_show' });
+  }
+
+  /** Brings the Compare tab forward. */
+  showCompareTab(): void {
+    this.feed.post({ type: 'compare_show' });
   }
 
   /** The webview went away for now (its panel is hidden); it says ready again when it is back. */
@@ -152,6 +163,12 @@ export class PanelController extends Disposable {
         return;
       case 'fork_open':
         void this.forks.open(message.conversationId);
+        return;
+      case 'compare_request':
+        void this.compare.request(message.a, message.b);
+        return;
+      case 'compare_rerun':
+        void this.compare.rerun(message.conversationId, message.step);
         return;
       default:
         return message satisfies never;

@@ -543,7 +543,93 @@ const p422 = /* @__PURE__ */ field('type', p421, 'required');
 const p423 = /* @__PURE__ */ leaf((x) => x === 'info' || x === 'warning');
 const p424 = /* @__PURE__ */ field('level', p423, 'required');
 const p425 = /* @__PURE__ */ object([p422, p424, p379], ['type', 'level', 'text']);
-const p426 = /* @__PURE__ */ tagged('type', [
+const p426 = /* @__PURE__ */ leaf((x) => x === 'compare_choices');
+const p427 = /* @__PURE__ */ field('type', p426, 'required');
+const p428 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 300));
+const p429 = /* @__PURE__ */ field('title', p428, 'required');
+const p430 = /* @__PURE__ */ field('recorded', p86, 'required');
+const p431 = /* @__PURE__ */ object([p400, p429, p403, p430], ['id', 'title', 'createdAt', 'recorded']);
+const p432 = /* @__PURE__ */ array(p431, 0, 200);
+const p433 = /* @__PURE__ */ field('choices', p432, 'required');
+const p434 = /* @__PURE__ */ object([p427, p433], ['type', 'choices']);
+const p435 = /* @__PURE__ */ leaf((x) => x === 'compare_view');
+const p436 = /* @__PURE__ */ field('type', p435, 'required');
+const p437 = /* @__PURE__ */ field('steps', p61, 'required');
+const p438 = /* @__PURE__ */ field('modelCalls', p61, 'required');
+const p439 = /* @__PURE__ */ field('toolCalls', p61, 'required');
+const p440 = /* @__PURE__ */ field('tokens', p111, 'required');
+const p441 = /* @__PURE__ */ field('errors', p61, 'required');
+const p442 = /* @__PURE__ */ field('approvalsAsked', p61, 'required');
+const p443 = /* @__PURE__ */ field('denials', p61, 'required');
+const p444 = /* @__PURE__ */ field('files', p61, 'required');
+const p445 = /* @__PURE__ */ field('unfinished', p86, 'required');
+const p446 = /* @__PURE__ */ object(
+  [p361, p429, p437, p438, p439, p440, p184, p112, p441, p442, p443, p444, p445],
+  [
+    'conversationId',
+    'title',
+    'steps',
+    'modelCalls',
+    'toolCalls',
+    'tokens',
+    'costUsd',
+    'durationMs',
+    'errors',
+    'approvalsAsked',
+    'denials',
+    'files',
+    'unfinished',
+  ],
+);
+const p447 = /* @__PURE__ */ field('a', p446, 'required');
+const p448 = /* @__PURE__ */ field('b', p446, 'required');
+const p449 = /* @__PURE__ */ field('index', p61, 'required');
+const p450 = /* @__PURE__ */ field('step', p61, 'required');
+const p451 = /* @__PURE__ */ oneOf(['model', 'tool', 'prompt', 'interrupt']);
+const p452 = /* @__PURE__ */ leaf(p451);
+const p453 = /* @__PURE__ */ field('kind', p452, 'required');
+const p454 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 300)));
+const p455 = /* @__PURE__ */ field('agentId', p454, 'optional');
+const p456 = /* @__PURE__ */ field('label', p428, 'required');
+const p457 = /* @__PURE__ */ object([p450, p453, p455, p456], ['step', 'kind', 'agentId', 'label']);
+const p458 = /* @__PURE__ */ optional(p457);
+const p459 = /* @__PURE__ */ field('a', p458, 'optional');
+const p460 = /* @__PURE__ */ field('b', p458, 'optional');
+const p461 = /* @__PURE__ */ field('same', p86, 'required');
+const p462 = /* @__PURE__ */ field('difference', p454, 'optional');
+const p463 = /* @__PURE__ */ object([p449, p459, p460, p461, p462], ['index', 'a', 'b', 'same', 'difference']);
+const p464 = /* @__PURE__ */ array(p463, 0, 400);
+const p465 = /* @__PURE__ */ field('rows', p464, 'required');
+const p466 = /* @__PURE__ */ field('offset', p61, 'required');
+const p467 = /* @__PURE__ */ field('firstIndex', p72, 'optional');
+const p468 = /* @__PURE__ */ field('what', p428, 'required');
+const p469 = /* @__PURE__ */ field('expected', p428, 'required');
+const p470 = /* @__PURE__ */ field('actual', p428, 'required');
+const p471 = /* @__PURE__ */ object([p450, p468, p469, p470], ['step', 'what', 'expected', 'actual']);
+const p472 = /* @__PURE__ */ optional(p471);
+const p473 = /* @__PURE__ */ field('firstDivergence', p472, 'optional');
+const p474 = /* @__PURE__ */ array(p428, 0, 100);
+const p475 = /* @__PURE__ */ field('onlyA', p474, 'required');
+const p476 = /* @__PURE__ */ field('onlyB', p474, 'required');
+const p477 = /* @__PURE__ */ field('both', p61, 'required');
+const p478 = /* @__PURE__ */ object([p475, p476, p477], ['onlyA', 'onlyB', 'both']);
+const p479 = /* @__PURE__ */ field('files', p478, 'required');
+const p480 = /* @__PURE__ */ field('reproduced', p86, 'required');
+const p481 = /* @__PURE__ */ field('divergence', p472, 'optional');
+const p482 = /* @__PURE__ */ object([p480, p481], ['reproduced', 'divergence']);
+const p483 = /* @__PURE__ */ optional(p482);
+const p484 = /* @__PURE__ */ field('replay', p483, 'optional');
+const p485 = /* @__PURE__ */ object(
+  [p436, p447, p448, p465, p466, p370, p467, p473, p479, p484],
+  ['type', 'a', 'b', 'rows', 'offset', 'total', 'firstIndex', 'firstDivergence', 'files', 'replay'],
+);
+const p486 = /* @__PURE__ */ leaf((x) => x === 'compare_notice');
+const p487 = /* @__PURE__ */ field('type', p486, 'required');
+const p488 = /* @__PURE__ */ object([p487, p424, p379], ['type', 'level', 'text']);
+const p489 = /* @__PURE__ */ leaf((x) => x === 'compare_show');
+const p490 = /* @__PURE__ */ field('type', p489, 'required');
+const p491 = /* @__PURE__ */ object([p490], ['type']);
+const p492 = /* @__PURE__ */ tagged('type', [
   ['agent_events', p326],
   ['panel_reset', p329],
   ['toggles_change', p338],
@@ -554,9 +640,13 @@ const p426 = /* @__PURE__ */ tagged('type', [
   ['policy_status', p396],
   ['fork_tree', p420],
   ['forks_notice', p425],
+  ['compare_choices', p434],
+  ['compare_view', p485],
+  ['compare_notice', p488],
+  ['compare_show', p491],
 ]);
 
 /** Parses like the zod schema's `safeParse`: the value (a copy) when it fits, else undefined. */
 export const parseChatUpdate = (raw: unknown) => parseWith<ChatUpdate>(p55, raw);
 /** Parses like the zod schema's `safeParse`: the value (a copy) when it fits, else undefined. */
-export const parseHostToPanel = (raw: unknown) => parseWith<HostToPanel>(p426, raw);
+export const parseHostToPanel = (raw: unknown) => parseWith<HostToPanel>(p492, raw);
