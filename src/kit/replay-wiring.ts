@@ -117,6 +117,7 @@ export function wireReplay(deps: ReplayWiringDeps): Record<string, () => unknown
         sessionName: `Re-run from step ${step}`,
       }),
       ...(deps.toolPolicy ? { policy: deps.toolPolicy } : {}),
+      conversations: () => deps.openStore(),
       recordings: async () => {
         const found = recordingsOf(await deps.openStore());
         if (!found) throw new RecordingProblem('This store keeps no recordings: the re-run could not be recorded.');

@@ -5,8 +5,7 @@
  * choices it offers, and the re-run itself (rerunFrom, core) in a fresh worktree. The editor
  * gives the quick picks, notifications, approvals and places through ports; unit-tested in Node.
  */
-import type { ConversationStore } from '../../core/ports';
-import type { Clock } from '../../core/ports';
+import type { Clock, ConversationStore } from '../../core/ports';
 import type { LlmClient } from '../../core/llm/llm-client';
 import type { KnownSecrets } from '../../core/llm/redact';
 import type { ApprovalGate, ToolPolicy } from '../../core/policy/approval';
@@ -189,6 +188,8 @@ export interface RerunFlowDeps {
   approvals: ApprovalGate;
   policy?: ToolPolicy;
   recordings(): Promise<RecordingStore>;
+  /** The conversation history the re-run is kept in (absent: a recording only). */
+  conversations?(): Promise<ConversationStore>;
   newId(): string;
   clock: Clock;
   product: string;
@@ -230,6 +231,14 @@ export async function rerunInEditor(
   for (const refused of reapplied.refused)
     deps.tell('warning', `Not put back: step ${refused.step} (${refused.path || 'no path'}): ${refused.reason}.`);
   const recordings = await deps.recordings();
+  const history = await deps.conversations?.();
+  const original = await history?.getConversation(loaded.recording.manifest.conversationId);
+  const what =
+    option.kind === 'model'
+      ? `model ${option.value}`
+      : option.kind === 'preset'
+        ? `preset ${option.value}`
+        : 'another message';
   let recordingError: unknown;
   const run = () =>
     rerunFrom(loaded, step, change, {
@@ -239,6 +248,15 @@ export async function rerunInEditor(
       ...(deps.policy ? { policy: deps.policy } : {}),
       approvals: deps.approvals,
       recordings,
+      ...(history
+        ? {
+            conversations: {
+              store: history,
+              settings: change.model ? { model: change.model } : {},
+              title: `Re-run of “${original?.title ?? loaded.recording.manifest.conversationId}” from step ${step} (${what})`,
+            },
+          }
+        : {}),
       newId: () => id,
       clock: deps.clock,
       product: deps.product,

@@ -102,6 +102,7 @@ describe('the Compare tab and the editor replay, host side', function () {
       modelClient: base.modelClient,
       approvals: base.approvals,
       recordings: async () => store.recordings,
+      conversations: async () => store,
       newId: () => 'rerun-editor',
       clock: base.clock,
       product: '0.1.0-test',
@@ -220,6 +221,9 @@ describe('the Compare tab and the editor replay, host side', function () {
       'the replayed steps are the recorded ones',
     );
     assert.ok(out.last('compare_choices')!.choices.some((choice) => choice.id === 'rerun-editor' && choice.recorded));
+    // Kept in the history as a conversation of its own, named for what it is.
+    const kept = await store.getConversation('rerun-editor');
+    assert.match(kept?.title ?? '', /^Re-run of .* from step 4 \(model fake-model-large\)$/);
     // The live write went to the worktree, not the workspace.
     assert.equal(fs.readFileSync(path.join(repository.root, 'a.txt'), 'utf8'), 'hello world\n');
     assert.ok(
