@@ -13,25 +13,17 @@ import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { HeldSecrets } from '../core/llm/held-secrets';
 import { AutoApprovalGate } from '../core/policy/auto-approval';
-import type { ApprovalGate } from '../core/policy/approval';
 import { toolPolicyFrom } from '../core/policy/policy-rules';
 import { replayWithLiveTools } from '../core/replay/live-replay';
 import { renderLiveReplay } from '../core/replay/live-replay-report';
 import { RecordingProblem, type LoadedRecording } from '../core/replay/loaded-recording';
-import { createWorkspaceTools } from '../core/tools/builtin/workspace-tools';
 import { resolveWorkspacePath } from '../core/workspace/workspace-path';
-import { ChildProcessShell } from '../node/child-process-shell';
 import { makeLivePlace } from '../node/live-replay-place';
-import { NodeWorkspace } from '../node/node-workspace';
-import { findRipgrep, RipgrepSearch } from '../node/ripgrep-search';
-import { OsSandbox } from '../node/sandbox/os-sandbox';
 import { EventPrinter } from './event-printer';
-import { LineHistory } from './line-history';
-import { LineReader } from './line-reader';
+import { terminalApprovals, toolsIn } from './place-tools';
 import { Output } from './output';
 import { usualPolicy } from './rerun-command';
 import { colorWanted, createStyle } from './style';
-import { NoTerminalApprovalGate, TerminalApprovalGate } from './terminal-approval-gate';
 
 export interface LiveReplayFlags {
   until?: number;
@@ -89,39 +81,9 @@ export async function runLiveReplay(
   );
   for (const notice of place.notices) output.error(notice);
 
-  const workspace = new NodeWorkspace(place.root);
   const usual = usualPolicy(home, place.root, output);
-  const sandbox = new OsSandbox(
-    {
-      mode: () => 'auto',
-      network: () => usual.policy?.commands?.network === true,
-      passEnv: () => usual.policy?.commands?.pass_env ?? [],
-      root: () => place.root,
-    },
-    { env },
-  );
-  const tools = createWorkspaceTools({
-    files: workspace,
-    search: new RipgrepSearch(
-      findRipgrep([]),
-      () => [],
-      () => place.root,
-    ),
-    shell: new ChildProcessShell(undefined, sandbox),
-    cwd: () => place.root,
-    knowledge: [],
-  });
-  const reader = streams.stdin?.isTTY
-    ? new LineReader(streams.stdin, streams.stderr, output, new LineHistory(undefined))
-    : undefined;
-  const asking: ApprovalGate = reader
-    ? new TerminalApprovalGate({
-        output,
-        ask: (question, signal) => reader.readLine(question, { signal }),
-        workspace: () => workspace,
-        approveRest: () => undefined,
-      })
-    : new NoTerminalApprovalGate(output);
+  const { workspace, tools } = toolsIn(place.root, usual.policy, env);
+  const { asking, reader } = terminalApprovals(streams, output, workspace);
   const printer = new EventPrinter(output);
   const stop = new AbortController();
   const onSigint = () => stop.abort();

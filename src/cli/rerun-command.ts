@@ -18,7 +18,6 @@ import { createLlmClient } from '../core/llm/create-llm-client';
 import { HeldSecrets } from '../core/llm/held-secrets';
 import { parseAgentPolicy, type AgentPolicy } from '../core/policy/agent-policy';
 import { AutoApprovalGate } from '../core/policy/auto-approval';
-import type { ApprovalGate } from '../core/policy/approval';
 import { layerPolicies } from '../core/policy/policy-layers';
 import { toolPolicyFrom } from '../core/policy/policy-rules';
 import { compareRuns } from '../core/replay/compare-runs';
@@ -29,24 +28,17 @@ import type { ConversationStore } from '../core/ports';
 import { renderComparison } from '../core/replay/replay-report';
 import { checkRerun, type RerunChange } from '../core/replay/rerun-change';
 import { rerunFrom } from '../core/replay/rerun-run';
-import { createWorkspaceTools } from '../core/tools/builtin/workspace-tools';
-import { ChildProcessShell } from '../node/child-process-shell';
 import { EnvSecretSource } from '../node/env-secret-source';
 import { NodeKnowledgeFiles } from '../node/node-knowledge-files';
-import { NodeWorkspace } from '../node/node-workspace';
 import { readPolicyText } from '../node/policy-text';
 import { makeRerunPlace } from '../node/rerun-place';
-import { findRipgrep, RipgrepSearch } from '../node/ripgrep-search';
-import { OsSandbox } from '../node/sandbox/os-sandbox';
 import { systemClock } from '../node/system-clock';
 import { packageVersion } from './cli-telemetry';
 import { providerBaseUrls } from './compose';
 import { EventPrinter } from './event-printer';
-import { LineReader } from './line-reader';
-import { LineHistory } from './line-history';
+import { terminalApprovals, toolsIn } from './place-tools';
 import { Output } from './output';
 import { colorWanted, createStyle } from './style';
-import { NoTerminalApprovalGate, TerminalApprovalGate } from './terminal-approval-gate';
 
 /** The flags of a re-run, as parsed (strings: checked here). */
 export interface RerunFlags {
@@ -124,29 +116,9 @@ export async function runRerun(
   );
   for (const notice of place.notices) output.error(notice);
 
-  const workspace = new NodeWorkspace(place.root);
   const usual = usualPolicy(home, place.root, output);
   const policy = change.policy ? changedPolicy : usual.policy;
-  const sandbox = new OsSandbox(
-    {
-      mode: () => 'auto',
-      network: () => policy?.commands?.network === true,
-      passEnv: () => policy?.commands?.pass_env ?? [],
-      root: () => place.root,
-    },
-    { env },
-  );
-  const tools = createWorkspaceTools({
-    files: workspace,
-    search: new RipgrepSearch(
-      findRipgrep([]),
-      () => [],
-      () => place.root,
-    ),
-    shell: new ChildProcessShell(undefined, sandbox),
-    cwd: () => place.root,
-    knowledge: [],
-  });
+  const { workspace, tools } = toolsIn(place.root, policy, env);
   const reapplied = await reapplyFileChanges(loaded, from, tools, workspace);
   if (reapplied.applied.length > 0)
     output.error(
@@ -156,17 +128,7 @@ export async function runRerun(
     output.error(`Not put back: step ${refused.step} (${refused.path || 'no path'}): ${refused.reason}.`);
   for (const missing of reapplied.notReproduced) output.error(`Not reproduced: ${missing}.`);
 
-  const reader = streams.stdin?.isTTY
-    ? new LineReader(streams.stdin, streams.stderr, output, new LineHistory(undefined))
-    : undefined;
-  const asking: ApprovalGate = reader
-    ? new TerminalApprovalGate({
-        output,
-        ask: (question, signal) => reader.readLine(question, { signal }),
-        workspace: () => workspace,
-        approveRest: () => undefined,
-      })
-    : new NoTerminalApprovalGate(output);
+  const { asking, reader } = terminalApprovals(streams, output, workspace);
   const approvals = new AutoApprovalGate(asking, () => flags.yes === true);
   const secrets = new EnvSecretSource(env);
   const keys = new Map<string, string | undefined>();

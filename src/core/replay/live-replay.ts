@@ -19,7 +19,7 @@
  */
 import * as path from 'node:path';
 import { Conversation } from '../agent/conversation';
-import { DEFAULT_LIMITS, type AgentLimits } from '../agent/agent-loop';
+import type { AgentLimits } from '../agent/agent-loop';
 import type { Hooks } from '../agent/hooks';
 import type { AgentEvent } from '../events/events';
 import { defaultToolPolicy, type ApprovalGate, type ToolPolicy } from '../policy/approval';
@@ -28,12 +28,13 @@ import type { AnyTool, ToolContext, ToolOutput } from '../tools/tool';
 import { abortError, onAbort } from '../abort';
 import { isInside } from '../workspace/workspace-path';
 import { preview, sameValue, type Divergence } from './divergence';
-import { RecordingProblem, type LoadedRecording, type RecordedResult } from './loaded-recording';
+import type { LoadedRecording, RecordedResult } from './loaded-recording';
 import { describeDecision, recordedTools } from './recorded-tools';
 import type { InterruptStep, PromptStep, ToolStep } from './recording';
 import { replayModelClient } from './replay-model-client';
-import { describeStep } from './replay-run';
+import { describeStep } from './recorded-basis';
 import { ReplayState } from './replay-state';
+import { checkAllUsed, checkUntil, modelFor, promptContext, recordedLimits } from './recorded-basis';
 import { firstDifference, fileComparisons, type FileComparison } from './live-replay-files';
 
 export type { FileComparison } from './live-replay-files';
@@ -338,58 +339,4 @@ function compareResult(
 async function stopped(signal: AbortSignal): Promise<never> {
   await new Promise<void>((resolve) => onAbort(signal, resolve));
   throw abortError();
-}
-
-function checkUntil(loaded: LoadedRecording, until: number | undefined): void {
-  if (until === undefined) return;
-  const last = loaded.lastStep;
-  if (last === 0) throw new RecordingProblem('This recording has no steps to replay.');
-  if (!Number.isSafeInteger(until) || until < 1 || until > last)
-    throw new RecordingProblem(`Step ${preview(until, 24)} is out of range: this recording has steps 1 to ${last}.`);
-}
-
-/** A run that ended with recorded steps left over did less than the recording. */
-function checkAllUsed(state: ReplayState): void {
-  const until = state.until ?? Number.POSITIVE_INFINITY;
-  const left = state.loaded.recording.steps.find((step) => step.step <= until && !state.used.has(step.step));
-  if (!left) return;
-  state.diverge({
-    step: left.step,
-    ...('agentId' in left ? { agentId: left.agentId } : {}),
-    what: 'the run ended before this step',
-    expected: describeStep(state.loaded, left),
-    actual: 'the run ended',
-  });
-}
-
-function promptContext(loaded: LoadedRecording, step: PromptStep): { labels: string[]; text: string } | undefined {
-  if (!step.context) return undefined;
-  const context = loaded.content(step.context);
-  if (typeof context === 'string') return { labels: [], text: context };
-  const shaped = context as { labels?: unknown; text?: unknown } | null;
-  if (shaped && typeof shaped.text === 'string')
-    return {
-      labels: Array.isArray(shaped.labels) ? shaped.labels.filter((label) => typeof label === 'string') : [],
-      text: shaped.text,
-    };
-  return undefined;
-}
-
-function modelFor(loaded: LoadedRecording, work: WorkKind): { provider: string; model: string } {
-  const models = loaded.recording.manifest.models;
-  const entry =
-    models.find((candidate) => candidate.work === work) ?? models.find((candidate) => candidate.work === 'chat');
-  if (entry) return { provider: entry.provider, model: entry.model };
-  const first = loaded.recording.steps.find((step) => step.kind === 'model');
-  if (first?.kind === 'model') return { provider: first.provider, model: first.model };
-  return models[0] ?? { provider: 'recording', model: 'recorded-model' };
-}
-
-function recordedLimits(recorded: Record<string, number | undefined>): Partial<AgentLimits> {
-  const limits: Partial<AgentLimits> = {};
-  for (const key of Object.keys(DEFAULT_LIMITS).concat(['tokenBudget', 'contextWindow', 'callCostWarningUsd'])) {
-    const value = recorded[key];
-    if (typeof value === 'number' && Number.isFinite(value) && value >= 0) limits[key as keyof AgentLimits] = value;
-  }
-  return limits;
 }

@@ -6,19 +6,22 @@
  * reproduced the run, or the first divergence (the step, what was expected, what happened).
  */
 import { Conversation } from '../agent/conversation';
-import { DEFAULT_LIMITS, type AgentLimits } from '../agent/agent-loop';
+import type { AgentLimits } from '../agent/agent-loop';
 import type { Hooks } from '../agent/hooks';
 import type { AgentEvent } from '../events/events';
 import type { ToolPolicy } from '../policy/approval';
 import type { WorkKind } from '../policy/model-routes';
 import type { AnyTool } from '../tools/tool';
 import { preview, sameValue, type Divergence } from './divergence';
-import { RecordingProblem, type LoadedRecording } from './loaded-recording';
+import type { LoadedRecording } from './loaded-recording';
 import { firstEventDivergence, normalizeEvents, normalizeEventsWithSources } from './normalize-events';
 import { describeDecision, recordedApprovals, recordedTools } from './recorded-tools';
-import type { InterruptStep, PromptStep, RecordedStep } from './recording';
+import type { InterruptStep, PromptStep } from './recording';
 import { replayModelClient } from './replay-model-client';
 import { ReplayState } from './replay-state';
+import { checkAllUsed, checkUntil, modelFor, promptContext, recordedLimits } from './recorded-basis';
+
+export { describeStep } from './recorded-basis';
 
 export interface ReplayDeps {
   /** The product's tools now: their traits (read-only, needs approval…) apply to the recorded ones. */
@@ -141,14 +144,6 @@ export async function replayRun(
   };
 }
 
-function checkUntil(loaded: LoadedRecording, until: number | undefined): void {
-  if (until === undefined) return;
-  const last = loaded.lastStep;
-  if (last === 0) throw new RecordingProblem('This recording has no steps to replay.');
-  if (!Number.isSafeInteger(until) || until < 1 || until > last)
-    throw new RecordingProblem(`Step ${preview(until, 24)} is out of range: this recording has steps 1 to ${last}.`);
-}
-
 /** Tool results and decisions as the loop made them, against the recorded ones. */
 function checkEvent(state: ReplayState, event: AgentEvent): void {
   if (event.type !== 'tool_result' && event.type !== 'tool_approval_result') return;
@@ -190,68 +185,10 @@ function checkEvent(state: ReplayState, event: AgentEvent): void {
   });
 }
 
-/** A run that ended with recorded steps left over did less than the recording. */
-function checkAllUsed(state: ReplayState): void {
-  const until = state.until ?? Number.POSITIVE_INFINITY;
-  const left = state.loaded.recording.steps.find((step) => step.step <= until && !state.used.has(step.step));
-  if (!left) return;
-  state.diverge({
-    step: left.step,
-    ...('agentId' in left ? { agentId: left.agentId } : {}),
-    what: 'the run ended before this step',
-    expected: describeStep(state.loaded, left),
-    actual: 'the run ended',
-  });
-}
-
-export function describeStep(loaded: LoadedRecording, step: RecordedStep): string {
-  switch (step.kind) {
-    case 'model':
-      return `model call (${step.work}, ${step.model})${step.error ? ` failing: ${preview(step.error.message, 80)}` : ''}`;
-    case 'tool':
-      return `${step.toolName} ${preview(loaded.toolInput(step), 120)}`;
-    case 'prompt':
-      return `${step.redirect ? 'redirect' : 'prompt'} ${preview(loaded.content(step.text), 120)}`;
-    case 'interrupt':
-      return step.redirect ? 'redirect by the user' : 'stop by the user';
-  }
-}
-
 function promptText(
   loaded: LoadedRecording,
   step: PromptStep,
 ): { text: string; context?: { labels: string[]; text: string } } {
-  const text = loaded.content(step.text) as string;
-  if (!step.context) return { text };
-  const context = loaded.content(step.context);
-  if (typeof context === 'string') return { text, context: { labels: [], text: context } };
-  const shaped = context as { labels?: unknown; text?: unknown } | null;
-  if (shaped && typeof shaped.text === 'string')
-    return {
-      text,
-      context: {
-        labels: Array.isArray(shaped.labels) ? shaped.labels.filter((label) => typeof label === 'string') : [],
-        text: shaped.text,
-      },
-    };
-  return { text };
-}
-
-/** The model recorded for a kind of work: its own entry, else the main (chat) one, else the first call's. */
-function modelFor(loaded: LoadedRecording, work: WorkKind): { provider: string; model: string } {
-  const models = loaded.recording.manifest.models;
-  const entry =
-    models.find((candidate) => candidate.work === work) ?? models.find((candidate) => candidate.work === 'chat');
-  if (entry) return entry;
-  const first = loaded.recording.steps.find((step) => step.kind === 'model');
-  return first?.kind === 'model' ? first : (models[0] ?? { provider: 'recording', model: 'recorded-model' });
-}
-
-function recordedLimits(recorded: Record<string, number | undefined>): Partial<AgentLimits> {
-  const limits: Partial<AgentLimits> = {};
-  for (const key of Object.keys(DEFAULT_LIMITS).concat(['tokenBudget', 'contextWindow', 'callCostWarningUsd'])) {
-    const value = recorded[key];
-    if (typeof value === 'number' && Number.isFinite(value) && value >= 0) limits[key as keyof AgentLimits] = value;
-  }
-  return limits;
+  const context = promptContext(loaded, step);
+  return { text: loaded.content(step.text) as string, ...(context ? { context } : {}) };
 }

@@ -28,6 +28,7 @@ import type { LoadedRecording } from './loaded-recording';
 import { recordedTools } from './recorded-tools';
 import type { InterruptStep, PromptStep, RecordingStore, RunManifest } from './recording';
 import { ReplayState } from './replay-state';
+import { modelFor, promptContext, recordedLimits } from './recorded-basis';
 import { checkRerun, type RerunChange } from './rerun-change';
 import { LiveSwitch, switchingApprovals, switchingModelClient, switchingPolicy, switchingTools } from './rerun-switch';
 import { RunRecorder } from './run-recorder';
@@ -268,39 +269,6 @@ function inPersonPolicy(policy: ToolPolicy): ToolPolicy {
       return { action: 'ask', inPerson: 'This run was imported from another machine: every change it makes is asked.' };
     },
   };
-}
-
-function promptContext(loaded: LoadedRecording, step: PromptStep): { labels: string[]; text: string } | undefined {
-  if (!step.context) return undefined;
-  const context = loaded.content(step.context);
-  if (typeof context === 'string') return { labels: [], text: context };
-  const shaped = context as { labels?: unknown; text?: unknown } | null;
-  if (shaped && typeof shaped.text === 'string')
-    return {
-      labels: Array.isArray(shaped.labels) ? shaped.labels.filter((label) => typeof label === 'string') : [],
-      text: shaped.text,
-    };
-  return undefined;
-}
-
-/** The model recorded for a kind of work: its own entry, else the chat one, else the first call's. */
-function modelFor(loaded: LoadedRecording, work: WorkKind): { provider: string; model: string } {
-  const models = loaded.recording.manifest.models;
-  const entry =
-    models.find((candidate) => candidate.work === work) ?? models.find((candidate) => candidate.work === 'chat');
-  if (entry) return { provider: entry.provider, model: entry.model };
-  const first = loaded.recording.steps.find((step) => step.kind === 'model');
-  if (first?.kind === 'model') return { provider: first.provider, model: first.model };
-  return models[0] ?? { provider: 'recording', model: 'recorded-model' };
-}
-
-function recordedLimits(recorded: Record<string, number | undefined>): Partial<AgentLimits> {
-  const limits: Partial<AgentLimits> = {};
-  for (const key of Object.keys(DEFAULT_LIMITS).concat(['tokenBudget', 'contextWindow', 'callCostWarningUsd'])) {
-    const value = recorded[key];
-    if (typeof value === 'number' && Number.isFinite(value) && value >= 0) limits[key as keyof AgentLimits] = value;
-  }
-  return limits;
 }
 
 /** The re-run's conversation written whole, then titled as a re-run (its first prompt is the original's). */
