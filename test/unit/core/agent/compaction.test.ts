@@ -39,6 +39,16 @@ describe('micro-compaction', () => {
 });
 
 describe('tool output cap', () => {
+  it('stays within the limit, note included, so capping again changes nothing (a replayed result)', () => {
+    for (const max of [1, 20, 120, 500, 3_000, 30_000])
+      for (const size of [max, max + 1, max * 3, 1_000_000]) {
+        const output = Array.from({ length: size }, (_, index) => String.fromCharCode(97 + (index % 26))).join('');
+        const capped = capToolOutput(output, max);
+        assert.ok(capped.length <= max, `${size} characters capped at ${max}: ${capped.length}`);
+        assert.equal(capToolOutput(capped, max), capped, `capping twice at ${max} (${size})`);
+      }
+  });
+
   it('keeps head and tail of a huge single line and says how much is gone', () => {
     const line = `START${'m'.repeat(10_000_000)}END`;
     const capped = capToolOutput(line, 1_000);

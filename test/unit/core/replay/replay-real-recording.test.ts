@@ -53,4 +53,44 @@ describe('replay of a run recorded by the product itself', function () {
     assert.ok(outcome.lastStep >= 14, `a dozen and more steps: ${outcome.lastStep}`);
     await server.close();
   });
+
+  it('reproduces a run whose history was compacted on the way (the summary call included)', async () => {
+    const server = await FakeModelServer.start({
+      scenario: {
+        name: 'compacted',
+        turns: [
+          { toolCalls: [{ id: 'r1', name: 'read_file', arguments: { path: 'big.txt' } }] },
+          { match: 'Summarise the conversation above', text: 'SUMMARY: the user had big.txt read.' },
+          { text: 'Continuing from the summary.' },
+        ],
+      },
+    });
+    const directory = tempDir();
+    const root = tempWorkspace({ 'big.txt': `${'x'.repeat(80)}\n`.repeat(60) });
+    const workspace = new NodeWorkspace(root);
+    const opened = await openStore(directory);
+    const tools = () => createFileTools(workspace);
+    const recorded = recordedSession(server, opened.store, {
+      workspace: () => workspace,
+      workspaceRoot: () => root,
+      tools,
+      readLimits: () => ({ maxToolOutputChars: 3_000, contextWindow: 1_000, compactThreshold: 0.7 }),
+    });
+    await recorded.run('Read big.txt');
+    assert.ok(
+      recorded.events.some((event) => event.type === 'compact' && event.kind === 'auto'),
+      'the recorded run compacted',
+    );
+    const loaded = await loadRecording(opened.store.recordings, 'c1');
+    const works = loaded.recording.steps.flatMap((step) => (step.kind === 'model' ? [step.work] : []));
+    assert.ok(works.includes('compaction'), `a compaction call was recorded: ${works.join(', ')}`);
+    const outcome = await replayRun(loaded, { currentTools: tools(), expectedEvents: recorded.events });
+    assert.equal(outcome.reproduced, true, JSON.stringify(outcome.divergence));
+    assert.equal(outcome.stepsReplayed, outcome.lastStep);
+    assert.ok(
+      outcome.events.some((event) => event.type === 'compact' && event.kind === 'auto'),
+      'compacted again',
+    );
+    await server.close();
+  });
 });
