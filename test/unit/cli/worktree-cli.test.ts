@@ -14,7 +14,9 @@ import { cleanEnv, cliArgs, runCli, tempFolder } from './cli-helpers';
 import { TmuxCli } from './tmux-cli';
 
 function repository(): string {
-  const folder = tempFolder('repo');
+  // In a folder of its own: "beside the repository" is then only what the tests made there.
+  const folder = path.join(tempFolder('repo'), 'project');
+  fs.mkdirSync(folder);
   const git = (...args: string[]) =>
     execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { cwd: folder });
   git('init', '-q', '-b', 'main');
