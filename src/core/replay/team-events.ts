@@ -1,0 +1,59 @@
+/**
+ * Events of a team run compared as a replay can honestly reproduce them: each agent's own
+ * sequence in order (the lead's, each teammate's tool calls as the lead's stream shows them),
+ * never the interleaving of agents, which depends on how fast each ran. A teammate's model call
+ * usage reaches the lead's stream without the teammate's name (team.ts), at whatever point it
+ * arrived: those usage events are compared as a set.
+ */
+import { canonicalJson } from './divergence';
+import { firstEventDivergence, type EventDivergence, type NormalizedEvent } from './normalize-events';
+
+interface Grouped {
+  events: NormalizedEvent[];
+  /** Index of each event in the whole list. */
+  indexes: number[];
+}
+
+const TEAMMATE_USAGE = '\u0000teammates’ usage';
+
+/** The first event where one agent's sequence parts from its recorded one (index into `actual`). */
+export function firstTeamEventDivergence(
+  expected: readonly NormalizedEvent[],
+  actual: readonly NormalizedEvent[],
+): EventDivergence | undefined {
+  const want = group(expected);
+  const got = group(actual);
+  let first: EventDivergence | undefined;
+  for (const agent of new Set([...want.keys(), ...got.keys()])) {
+    const wanted = want.get(agent) ?? { events: [], indexes: [] };
+    const gotten = got.get(agent) ?? { events: [], indexes: [] };
+    const found = firstEventDivergence(wanted.events, gotten.events);
+    if (!found) continue;
+    const index = gotten.indexes[found.index] ?? gotten.indexes.at(-1) ?? actual.length;
+    const name = agent === TEAMMATE_USAGE ? 'the teammates’ usage' : agent;
+    if (!first || index < first.index) first = { ...found, index, what: `${name}: ${found.what}` };
+  }
+  return first;
+}
+
+function group(events: readonly NormalizedEvent[]): Map<string, Grouped> {
+  const groups = new Map<string, Grouped>();
+  for (const [index, event] of events.entries()) {
+    // The lead's own sub-agents report under their own names: a lead usage of sub-agent work is a teammate's.
+    const key = event.agentId === 'lead' && event.type === 'usage' && event.work === 'subagent' ? TEAMMATE_USAGE : event.agentId;
+    let entry = groups.get(key);
+    if (!entry) groups.set(key, (entry = { events: [], indexes: [] }));
+    entry.events.push(event);
+    entry.indexes.push(index);
+  }
+  const usage = groups.get(TEAMMATE_USAGE);
+  if (usage) {
+    const order = usage.events.map((event, at) => ({ event, at, key: canonicalJson(event) }));
+    order.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.at - b.at));
+    groups.set(TEAMMATE_USAGE, {
+      events: order.map((entry) => entry.event),
+      indexes: order.map((entry) => usage.indexes[entry.at]!),
+    });
+  }
+  return groups;
+}
