@@ -101,10 +101,20 @@ export class ReplayTeam {
   }
 
   /** The lead's inbox: drained once the steps its next model call saw ended have ended. */
-  readonly leadInbox: Inbox = async () => {
-    await this.order.ready(this.options.state.peekModelStep(this.options.state.leadId));
-    return this.team.drainLead();
-  };
+  readonly leadInbox: Inbox = () => this.drainBefore(this.options.state.leadId, this.team.drainLead);
+
+  /**
+   * An agent's inbox, drained once what its next model call came after has happened; that call
+   * counts as started once the drain has taken the messages (a writer after it waits for that).
+   */
+  private async drainBefore(agentId: string, drain: Inbox): Promise<string[]> {
+    const step = this.options.state.peekModelStep(agentId);
+    await this.order.ready(step, false);
+    // The drain takes the messages at once (the storage is in memory): then the call has started.
+    const drained = drain();
+    if (step) this.order.start(step.step);
+    return drained;
+  }
 
   /** Every event of the lead's stream (its teammates' tool calls among them). */
   observe(event: AgentEvent): void {
@@ -170,10 +180,7 @@ export class ReplayTeam {
       system: `${this.options.system}\n\n${spec.brief}`,
       tools: this.teammateTools(spec),
       inboxes: [
-        async () => {
-          await this.order.ready(state.peekModelStep(spec.name));
-          return spec.inbox();
-        },
+() => this.drainBefore(spec.name, spec.inbox)
       ],
       approvals: recordedApprovals(state, spec.name),
       subagents: false,
@@ -312,7 +319,7 @@ export class ReplayTeam {
       agentId,
       what: `${agentId} waits for a step of another agent that never came`,
       expected: waitsFor
-        ? `step ${waitsFor.step} of ${waitsFor.agentId} (${waitsFor.kind === 'tool' ? waitsFor.toolName : 'a model call'}) before step ${step.step}`
+        ? `step ${waitsFor.step.step} of ${waitsFor.step.agentId} (${waitsFor.step.kind === 'tool' ? waitsFor.step.toolName : 'a model call'}) ${waitsFor.until} before step ${step.step}`
         : `step ${step.step}`,
       actual: 'every agent is blocked or idle',
     });
