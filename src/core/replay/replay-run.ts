@@ -156,7 +156,7 @@ export async function replayRun(
     const expected = normalizeEvents(deps.expectedEvents);
     // Agents of a team run concurrently: each agent's own sequence is compared, not the interleaving.
     const found = team
-      ? firstTeamEventDivergence(expected, actual.events)
+      ? firstTeamEventDivergence(expected, actual.events, state.ended !== undefined)
       : firstEventDivergence(expected, actual.events);
     const step = found ? (eventSteps[actual.sources[found.index] ?? -1] ?? state.currentStep) : undefined;
     if (found && step !== undefined && (!divergence || step < divergence.step))

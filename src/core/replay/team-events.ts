@@ -16,10 +16,15 @@ interface Grouped {
 
 const TEAMMATE_USAGE = '\u0000teammates’ usage';
 
-/** The first event where one agent's sequence parts from its recorded one (index into `actual`). */
+/**
+ * The first event where one agent's sequence parts from its recorded one (index into `actual`).
+ * `stoppedEarly`: the replay ended before the run did (a divergence found on the way): an agent
+ * whose events stop short of its recorded ones was stopped there, and that is not another finding.
+ */
 export function firstTeamEventDivergence(
   expected: readonly NormalizedEvent[],
   actual: readonly NormalizedEvent[],
+  stoppedEarly = false,
 ): EventDivergence | undefined {
   const want = group(expected);
   const got = group(actual);
@@ -28,7 +33,7 @@ export function firstTeamEventDivergence(
     const wanted = want.get(agent) ?? { events: [], indexes: [] };
     const gotten = got.get(agent) ?? { events: [], indexes: [] };
     const found = firstEventDivergence(wanted.events, gotten.events);
-    if (!found) continue;
+    if (!found || (stoppedEarly && found.index >= gotten.events.length)) continue;
     const index = gotten.indexes[found.index] ?? gotten.indexes.at(-1) ?? actual.length;
     const name = agent === TEAMMATE_USAGE ? 'the teammates’ usage' : agent;
     if (!first || index < first.index) first = { ...found, index, what: `${name}: ${found.what}` };
