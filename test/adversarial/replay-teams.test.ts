@@ -37,12 +37,17 @@ describe('adversarial: hostile team recordings', function () {
     assert.equal(outcome.reproduced, false);
     assert.equal(outcome.ended, 'divergence');
     assert.equal(outcome.divergence?.agentId, 'bob', JSON.stringify(outcome.divergence));
-    assert.match(outcome.divergence!.what, /model call the recording does not have|given work the recording does not have/);
+    assert.match(
+      outcome.divergence!.what,
+      /model call the recording does not have|given work the recording does not have/,
+    );
   });
 
   it('a teammate whose model calls were swapped: a divergence named for that teammate', async () => {
     const steps = structuredClone(recording.steps);
-    const [first, second] = steps.filter((step): step is ModelStep => step.kind === 'model' && step.agentId === 'alice');
+    const [first, second] = steps.filter(
+      (step): step is ModelStep => step.kind === 'model' && step.agentId === 'alice',
+    );
     [first!.step, second!.step] = [second!.step, first!.step];
     steps.sort((a, b) => a.step - b.step);
     const outcome = await replay(steps);
@@ -67,7 +72,11 @@ describe('adversarial: hostile team recordings', function () {
     const outcome = await replay(steps);
     assert.equal(outcome.reproduced, false);
     assert.equal(outcome.ended, 'divergence');
-    assert.match(outcome.divergence!.what, /waits for a step of another agent that never came/, JSON.stringify(outcome.divergence));
+    assert.match(
+      outcome.divergence!.what,
+      /waits for a step of another agent that never came/,
+      JSON.stringify(outcome.divergence),
+    );
     assert.match(outcome.divergence!.expected, /of (alice|lead)/);
     assert.ok(Date.now() - started < 120_000, 'ended long before any wait in the run would have');
   });

@@ -179,9 +179,7 @@ export class ReplayTeam {
       finalSummaryModel: binding('final_summary'),
       system: `${this.options.system}\n\n${spec.brief}`,
       tools: this.teammateTools(spec),
-      inboxes: [
-() => this.drainBefore(spec.name, spec.inbox)
-      ],
+      inboxes: [() => this.drainBefore(spec.name, spec.inbox)],
       approvals: recordedApprovals(state, spec.name),
       subagents: false,
     });
@@ -293,7 +291,9 @@ export class ReplayTeam {
   private settled(): boolean {
     const blocked = this.order.blocked();
     if (blocked.size > 0) return this.deadlocked();
-    return this.team.states().every(({ name, state }) => state === 'shutdown' || (state === 'idle' && this.quiet(name)));
+    return this.team
+      .states()
+      .every(({ name, state }) => state === 'shutdown' || (state === 'idle' && this.quiet(name)));
   }
 
   private quiet(name: string): boolean {
@@ -310,7 +310,9 @@ export class ReplayTeam {
       (blocked.has(state.leadId) || !this.leadRunning) &&
       this.team
         .states()
-        .every(({ name, state: now }) => now === 'shutdown' || blocked.has(name) || (now === 'idle' && this.quiet(name)));
+        .every(
+          ({ name, state: now }) => now === 'shutdown' || blocked.has(name) || (now === 'idle' && this.quiet(name)),
+        );
     if (!stuck) return (this.stuckBefore = false);
     if (!this.stuckBefore) return !(this.stuckBefore = true);
     const [agentId, { step, waitsFor }] = [...blocked.entries()][0]!;
@@ -336,7 +338,10 @@ export class ReplayTeam {
 }
 
 /** A team tool the replay runs for real, offered with its recorded definition. */
-function asRecorded(real: AnyTool | undefined, recorded: Pick<ToolDefinition, 'description'> & { inputJsonSchema?: unknown; inputSchema?: unknown }): AnyTool | undefined {
+function asRecorded(
+  real: AnyTool | undefined,
+  recorded: Pick<ToolDefinition, 'description'> & { inputJsonSchema?: unknown; inputSchema?: unknown },
+): AnyTool | undefined {
   if (!real) return undefined;
   const schema = recorded.inputJsonSchema ?? (isObject(recorded.inputSchema) ? recorded.inputSchema : undefined);
   return {
@@ -360,7 +365,10 @@ class MemoryStorage<Data> implements TeamStorage, TaskBoardStorage {
     return Promise.resolve(structuredClone(this.documents.get(id) ?? this.empty()) as never);
   }
 
-  update<Result>(id: string, change: (data: never) => { team?: unknown; board?: unknown; result: Result }): Promise<Result> {
+  update<Result>(
+    id: string,
+    change: (data: never) => { team?: unknown; board?: unknown; result: Result },
+  ): Promise<Result> {
     // Synchronous between reading and writing: nothing else runs in between.
     const outcome = change(structuredClone(this.documents.get(id) ?? this.empty()) as never);
     this.documents.set(id, (outcome.team ?? outcome.board) as Data);

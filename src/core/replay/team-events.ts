@@ -5,7 +5,7 @@
  * usage reaches the lead's stream without the teammate's name (team.ts), at whatever point it
  * arrived: those usage events are compared as a set.
  */
-import { canonicalJson } from './divergence';
+import { canonicalJson, preview } from './divergence';
 import { firstEventDivergence, type EventDivergence, type NormalizedEvent } from './normalize-events';
 
 interface Grouped {
@@ -32,7 +32,10 @@ export function firstTeamEventDivergence(
   for (const agent of new Set([...want.keys(), ...got.keys()])) {
     const wanted = want.get(agent) ?? { events: [], indexes: [] };
     const gotten = got.get(agent) ?? { events: [], indexes: [] };
-    const found = firstEventDivergence(wanted.events, gotten.events);
+    const found =
+      agent === TEAMMATE_USAGE && stoppedEarly
+        ? firstUnexpected(wanted.events, gotten.events)
+        : firstEventDivergence(wanted.events, gotten.events);
     if (!found || (stoppedEarly && found.index >= gotten.events.length)) continue;
     const index = gotten.indexes[found.index] ?? gotten.indexes.at(-1) ?? actual.length;
     const name = agent === TEAMMATE_USAGE ? 'the teammates’ usage' : agent;
@@ -45,7 +48,8 @@ function group(events: readonly NormalizedEvent[]): Map<string, Grouped> {
   const groups = new Map<string, Grouped>();
   for (const [index, event] of events.entries()) {
     // The lead's own sub-agents report under their own names: a lead usage of sub-agent work is a teammate's.
-    const key = event.agentId === 'lead' && event.type === 'usage' && event.work === 'subagent' ? TEAMMATE_USAGE : event.agentId;
+    const key =
+      event.agentId === 'lead' && event.type === 'usage' && event.work === 'subagent' ? TEAMMATE_USAGE : event.agentId;
     let entry = groups.get(key);
     if (!entry) groups.set(key, (entry = { events: [], indexes: [] }));
     entry.events.push(event);
@@ -61,4 +65,28 @@ function group(events: readonly NormalizedEvent[]): Map<string, Grouped> {
     });
   }
   return groups;
+}
+
+/** A replay stopped early made part of the teammates' usage events: the first one not in the recorded set. */
+function firstUnexpected(
+  expected: readonly NormalizedEvent[],
+  actual: readonly NormalizedEvent[],
+): EventDivergence | undefined {
+  const left = new Map<string, number>();
+  for (const event of expected) left.set(canonicalJson(event), (left.get(canonicalJson(event)) ?? 0) + 1);
+  for (const [index, event] of actual.entries()) {
+    const key = canonicalJson(event);
+    const count = left.get(key) ?? 0;
+    if (count > 0) {
+      left.set(key, count - 1);
+      continue;
+    }
+    return {
+      index,
+      what: 'a usage event the recording does not have',
+      expected: '(none such)',
+      actual: preview(event),
+    };
+  }
+  return undefined;
 }

@@ -32,7 +32,11 @@ describe('replay of a run that used a team', function () {
       for (const name of teammates)
         assert.ok(
           outcome.events.some(
-            (event) => event.type === 'tool_result' && event.agentId === name && event.toolName === 'read_file' && /hello from/.test(event.output),
+            (event) =>
+              event.type === 'tool_result' &&
+              event.agentId === name &&
+              event.toolName === 'read_file' &&
+              /hello from/.test(event.output),
           ),
           `${name}'s recorded read came back`,
         );
@@ -43,4 +47,17 @@ describe('replay of a run that used a team', function () {
       assert.match(answer, shape === 'inbox' ? /Alice reported/ : /Both files say hello/);
     });
   }
+
+  it('stops at --until in the middle of the teammates’ work, without a finding', async () => {
+    const run = await recordTeamRun('pair');
+    const send = run.loaded.recording.steps.find((step) => step.kind === 'tool' && step.toolName === 'send_message')!;
+    const outcome = await replayRun(
+      run.loaded,
+      { currentTools: run.tools(), expectedEvents: run.events },
+      { until: send.step },
+    );
+    assert.equal(outcome.reproduced, true, JSON.stringify(outcome.divergence));
+    assert.equal(outcome.ended, 'until');
+    assert.ok(outcome.stepsReplayed <= send.step, `${outcome.stepsReplayed} steps up to step ${send.step}`);
+  });
 });
