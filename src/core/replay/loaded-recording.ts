@@ -74,6 +74,8 @@ const toolStepSchema = z.object({
 const promptStepSchema = z.object({
   kind: z.literal('prompt'),
   step: z.number().int().positive(),
+  /** The agent the prompt went to (a teammate's name; absent: the lead). */
+  agentId: text.min(1).optional(),
   text: ref,
   context: ref.optional(),
   redirect: z.boolean().optional(),

@@ -176,11 +176,11 @@ async function recordedResult(state: ReplayState, name: string, context: ToolCon
   return { output: result.output, isError: result.isError };
 }
 
-/** The gate that answers each question as the recording did. */
-export function recordedApprovals(state: ReplayState): ApprovalGate {
+/** The gate that answers each question as the recording did (a teammate's gate: for that agent). */
+export function recordedApprovals(state: ReplayState, teammate?: string): ApprovalGate {
   return {
     async request(request: ApprovalRequest): Promise<ApprovalDecision> {
-      const agentId = state.currentAgent();
+      const agentId = teammate ?? state.currentAgent();
       const step = state.toolStep(agentId, request.toolCallId);
       const ended: ApprovalDecision = { approved: false, source: 'user', reason: 'The replay ended.' };
       if (state.ended) return ended;

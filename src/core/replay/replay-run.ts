@@ -20,6 +20,8 @@ import type { InterruptStep, PromptStep } from './recording';
 import { replayModelClient } from './replay-model-client';
 import { ReplayState } from './replay-state';
 import { checkAllUsed, checkUntil, modelFor, promptContext, recordedLimits } from './recorded-basis';
+import { ReplayTeam, recordedTeamOn } from './replay-team';
+import { firstTeamEventDivergence } from './team-events';
 
 export { describeStep } from './recorded-basis';
 
@@ -62,10 +64,16 @@ export async function replayRun(
 ): Promise<ReplayOutcome> {
   checkUntil(loaded, options.until);
   const steps = loaded.recording.steps;
-  const prompts = steps.filter((step): step is PromptStep => step.kind === 'prompt');
+  // A teammate's prompts reach it through the team (replay-team.ts), not from here.
+  const prompts = steps.filter(
+    (step): step is PromptStep => step.kind === 'prompt' && (step.agentId ?? 'lead') === 'lead',
+  );
   const state = new ReplayState(loaded, {
     until: options.until,
-    stop: () => conversation.stop(),
+    stop: () => {
+      conversation.stop();
+      void team?.stop();
+    },
     interrupt: (step) => interrupt(step),
   });
   const interrupt = (step: InterruptStep) => {
@@ -78,34 +86,54 @@ export async function replayRun(
   const toolSet = recordedTools(state, deps.currentTools);
   const manifest = loaded.recording.manifest;
   const limits = { ...recordedLimits(manifest.limits), ...deps.limits };
+  const system = deps.system ?? loaded.system;
+  const retry = { sleep: () => Promise.resolve(), random: () => 0 };
+  // A run with a team replays with a real team whose teammates answer from the recording.
+  const team: ReplayTeam | undefined = recordedTeamOn(toolSet.tools)
+    ? new ReplayTeam({
+        state,
+        tools: toolSet.tools,
+        lead: (): Conversation => conversation,
+        shared: {
+          clock: { now: state.now },
+          limits,
+          retry,
+          ...(deps.hooks ? { hooks: deps.hooks } : {}),
+          ...(deps.policy ? { policy: deps.policy } : {}),
+        },
+        system,
+        provider: (work) => modelFor(loaded, work as WorkKind),
+        checkRequests: deps.checkRequests,
+      })
+    : undefined;
   const binding = (work: WorkKind) => {
     const model = modelFor(loaded, work);
-    return {
-      model: model.model,
-      llm: replayModelClient(state, { work, provider: model.provider, checkRequests: deps.checkRequests }),
-    };
+    const llm = replayModelClient(state, { work, provider: model.provider, checkRequests: deps.checkRequests });
+    return { model: model.model, llm: team ? team.leadModel(llm) : llm };
   };
-  const conversation = new Conversation({
+  const conversation: Conversation = new Conversation({
     id: manifest.conversationId,
     model: binding('chat'),
     compactionModel: binding('compaction'),
     finalSummaryModel: binding('final_summary'),
     subagentModel: binding('subagent'),
-    system: deps.system ?? loaded.system,
+    system,
     clock: { now: state.now },
     subagents: toolSet.subagents,
-    tools: toolSet.tools,
+    tools: team ? team.leadTools : toolSet.tools,
+    ...(team ? { inboxes: [team.leadInbox] } : {}),
     ...(deps.hooks ? { hooks: deps.hooks } : {}),
     ...(deps.policy ? { policy: deps.policy } : {}),
     approvals: recordedApprovals(state),
     limits,
     // The real retry logic runs on recorded failures, without waiting between attempts.
-    retry: { sleep: () => Promise.resolve(), random: () => 0 },
+    retry,
   });
   const events: AgentEvent[] = [];
   const eventSteps: number[] = [];
   conversation.subscribe((event) => {
     state.observe(event);
+    team?.observe(event);
     if (state.ended) return;
     events.push(event);
     eventSteps.push(state.currentStep);
@@ -117,13 +145,19 @@ export async function replayRun(
     if (state.used.has(prompt.step)) continue;
     if (!state.reach(prompt)) break;
     const { text, context } = promptText(loaded, prompt);
-    await conversation.submit(text, context);
+    if (team) await team.lead(() => conversation.submit(text, context));
+    else await conversation.submit(text, context);
   }
+  await team?.finish();
   if (!state.ended) checkAllUsed(state);
   let divergence = state.divergence;
   if (deps.expectedEvents) {
     const actual = normalizeEventsWithSources(events);
-    const found = firstEventDivergence(normalizeEvents(deps.expectedEvents), actual.events);
+    const expected = normalizeEvents(deps.expectedEvents);
+    // Agents of a team run concurrently: each agent's own sequence is compared, not the interleaving.
+    const found = team
+      ? firstTeamEventDivergence(expected, actual.events, state.ended !== undefined)
+      : firstEventDivergence(expected, actual.events);
     const step = found ? (eventSteps[actual.sources[found.index] ?? -1] ?? state.currentStep) : undefined;
     if (found && step !== undefined && (!divergence || step < divergence.step))
       divergence = { step, what: found.what, expected: found.expected, actual: found.actual };

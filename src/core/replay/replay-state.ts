@@ -69,7 +69,9 @@ export class ReplayState {
       if (during !== undefined) this.interrupts.set(during, step);
     }
     this.leadId = agents.includes('lead') ? 'lead' : (steps.find((step) => step.kind === 'model')?.agentId ?? 'lead');
-    this.recordedSubagents = agents.filter((agent) => agent !== this.leadId);
+    // Teammates (agents given prompts of their own) are not sub-agents: a `task` call never maps to one.
+    const teammates = new Set(steps.flatMap((step) => (step.kind === 'prompt' && step.agentId ? [step.agentId] : [])));
+    this.recordedSubagents = agents.filter((agent) => agent !== this.leadId && !teammates.has(agent));
   }
 
   get ended(): ReplayEnd | undefined {

@@ -74,6 +74,8 @@ class Track {
   subagent: string | undefined;
   lastBegun: number | undefined;
   redirecting = false;
+  /** Teammates seen (their prompts): their loops run on when the lead's run ends or stops. */
+  readonly teammates = new Set<string>();
   readonly tools = new Map<string, OpenTool>();
   constructor(readonly resumed: boolean) {}
 }
@@ -165,6 +167,7 @@ export class RunRecorder implements ModelCallSink {
         track.redirecting = false;
         if (!track.started) this.start(event.conversationId, track, event.time);
         if (!redirect && event.agentId === 'lead') this.running(event.conversationId, true);
+        if (event.agentId !== 'lead') track.teammates.add(event.agentId);
         const local = this.begin(track);
         this.enqueue(event.conversationId, (_store, put) => ({
           kind: 'prompt',
@@ -315,9 +318,14 @@ export class RunRecorder implements ModelCallSink {
   }
 
   /** Writes the tool calls still open (the run stopped before they returned). */
+  /** The lead's run ended or stopped: its calls (and its sub-agents') still open never finished. */
   private endTools(conversationId: string, track: Track): void {
-    for (const open of track.tools.values()) this.endTool(conversationId, track, open, undefined);
-    track.tools.clear();
+    for (const [key, open] of track.tools) {
+      // A teammate's call in flight finishes on its own: its result is recorded when it comes.
+      if (track.teammates.has(open.agentId)) continue;
+      this.endTool(conversationId, track, open, undefined);
+      track.tools.delete(key);
+    }
   }
 
   private endTool(
