@@ -8,7 +8,6 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
 import { createWorkspaceTools } from '../core/tools/builtin/workspace-tools';
 import type { AnyTool } from '../core/tools/tool';
 import { compareRuns } from '../core/replay/compare-runs';
@@ -32,6 +31,7 @@ import { resolveConversationId, sqlWasmPath } from './replay-store';
 import { readExportFile } from './run-share-command';
 import { WorktreeError } from '../core/session/worktree-port';
 import { runRerun, RerunUsage } from './rerun-command';
+import { parseSubcommand } from './subcommand-args';
 import { runLiveReplay } from './replay-live-command';
 import { ScratchCopyError } from '../node/live-replay-place';
 
@@ -100,30 +100,25 @@ export async function runReplayCommand(
     streams.stderr.write(`openagent ${command}: ${message}\n`);
     return code;
   };
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        until: { type: 'string' },
-        check: { type: 'string' },
-        json: { type: 'boolean' },
-        'live-tools': { type: 'boolean' },
-        ...RERUN_OPTIONS,
-        store: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    return fail(`${error instanceof Error ? error.message : String(error)}\n\n${REPLAY_USAGE}`, 2);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
+  const parsed = parseSubcommand(
+    argv,
+    {
+      until: { type: 'string' },
+      check: { type: 'string' },
+      json: { type: 'boolean' },
+      'live-tools': { type: 'boolean' },
+      ...RERUN_OPTIONS,
+      store: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    REPLAY_USAGE,
+  );
+  if (parsed.kind === 'problem') return fail(parsed.message, 2);
+  if (parsed.kind === 'help') {
     streams.stdout.write(`${REPLAY_USAGE}\n`);
     return 0;
   }
+  const { values, positionals } = parsed;
   if (values.check !== undefined) {
     if (command !== 'replay' || positionals.length > 0 || values.until !== undefined || values['live-tools'])
       return fail(`--check takes a folder and nothing else.\n\n${REPLAY_USAGE}`, 2);

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseSubcommand } from './subcommand-args';
 import { HeldSecrets } from '../core/llm/held-secrets';
 import type { ConversationStore } from '../core/ports';
 import { RecordingProblem } from '../core/replay/loaded-recording';
@@ -61,27 +61,22 @@ export async function runShareCommand(
     streams.stderr.write(`openagent ${command}: ${shown(message)}\n`);
     return code;
   };
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        output: { type: 'string', short: 'o' },
-        'no-messages': { type: 'boolean' },
-        store: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    return fail(`${error instanceof Error ? error.message : String(error)}\n\n${SHARE_USAGE}`, 2);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
+  const parsed = parseSubcommand(
+    argv,
+    {
+      output: { type: 'string', short: 'o' },
+      'no-messages': { type: 'boolean' },
+      store: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    SHARE_USAGE,
+  );
+  if (parsed.kind === 'problem') return fail(parsed.message, 2);
+  if (parsed.kind === 'help') {
     streams.stdout.write(`${SHARE_USAGE}\n`);
     return 0;
   }
+  const { values, positionals } = parsed;
   if (positionals.length !== 1)
     return fail(`${command === 'export-run' ? 'name one conversation' : 'name one file'}.\n\n${SHARE_USAGE}`, 2);
   if (command === 'import-run' && (values.output !== undefined || values['no-messages']))
