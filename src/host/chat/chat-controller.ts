@@ -106,9 +106,13 @@ export class ChatController extends Disposable {
     return this.feed.isReady;
   }
 
-  /** The page said `webview_ready` to this controller (its catch-up may still be under way). */
+  /**
+   * The page is ready for this controller: it said `webview_ready` to it, or it was caught up
+   * (or is being caught up) for a page that had said so to an earlier one. Either way the page
+   * will not say so again.
+   */
   get pageSaidReady(): boolean {
-    return this.heardReady;
+    return this.heardReady || this.catching !== undefined;
   }
 
   onDidBecomeReady(listener: () => void): () => void {

@@ -98,4 +98,26 @@ describe('the chat page and the shown session', () => {
     const results = page.posts.filter((post) => post.message.type === 'prompt_result');
     assert.equal(results.length, 1, 'the composer hears back about its prompt');
   });
+
+  it('session after session: each one shown gets the page, however many switches came before', async () => {
+    const sessions = ['first', 'second', 'third', 'fourth'].map((name) => {
+      const session = new FakeSession(name);
+      session.emit({ type: 'user_message', text: `the ${name} session` } as never);
+      return session;
+    });
+    const binding = new ChatBinding({ session: asSession(sessions[0]!) }, noActions, () => {});
+    const page = new FakeWebview();
+    binding.bind(page as unknown as ChatWebview);
+    page.send({ type: 'webview_ready' });
+    await settle();
+    for (const session of sessions.slice(1)) {
+      binding.show({ session: asSession(session) });
+      await settle();
+      assert.deepEqual(shownAfterLastReset(page), [`the ${session.conversationId} session`]);
+    }
+    // And back to the first.
+    binding.show({ session: asSession(sessions[0]!) });
+    await settle();
+    assert.deepEqual(shownAfterLastReset(page), ['the first session']);
+  });
 });
