@@ -16,6 +16,7 @@ import type { ConversationStore, SecretSource } from '../core/ports';
 import type { ToolPolicy } from '../core/policy/approval';
 import { createWorkspaceTools } from '../core/tools/builtin/workspace-tools';
 import type { AnyTool } from '../core/tools/tool';
+import type { Worktree } from '../core/session/worktree-port';
 import type { ApprovalDetails } from '../host/approvals/approval-details';
 import { NotificationApprovalGate } from '../host/approvals/notification-approval-gate';
 import type { DeveloperPanel } from '../host/panel/developer-panel';
@@ -49,6 +50,8 @@ export interface ReplayWiringDeps {
   sandbox: Omit<SandboxSettings, 'root'>;
   ripgrep: string;
   worktreesFolder(): string;
+  /** Adds a re-run's worktree to the window's Sessions list, showing its conversation. */
+  keepAsSession?(name: string, worktree: Worktree, conversationId: string): Promise<void>;
   workspaceRoot(): string | undefined;
   product: string;
 }
@@ -118,6 +121,7 @@ export function wireReplay(deps: ReplayWiringDeps): Record<string, () => unknown
       }),
       ...(deps.toolPolicy ? { policy: deps.toolPolicy } : {}),
       conversations: () => deps.openStore(),
+      ...(deps.keepAsSession ? { keepAsSession: deps.keepAsSession } : {}),
       recordings: async () => {
         const found = recordingsOf(await deps.openStore());
         if (!found) throw new RecordingProblem('This store keeps no recordings: the re-run could not be recorded.');

@@ -428,6 +428,10 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     sandbox: windowParts.sandbox,
     ripgrep,
     worktreesFolder: () => worktreesFolder(context),
+    keepAsSession: async (name, worktree, conversationId) => {
+      const entry = sessions.registry.create(name, { kind: 'worktree', root: worktree.root, worktree });
+      await entry.session.open(conversationId);
+    },
     workspaceRoot,
     product: context.extension.packageJSON.version as string,
   });

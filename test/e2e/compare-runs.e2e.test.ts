@@ -9,13 +9,16 @@
  * (docs/images/compare.png with OPENAGENT_UPDATE_README_IMAGES=1).
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { FakeModelServer } from '../fixtures/fake-model-server/server';
 import { TEST_TIMEOUT_MS } from '../harness/patience';
-import { projectRoot, type WorkbenchSession } from '../harness/workbench-session';
-import { API_KEY, openChat, screenshot, send, startPackagedSession } from './chat-helpers';
+import { installVsix } from '../harness/code-server';
+import { projectRoot, WorkbenchSession } from '../harness/workbench-session';
+import { API_KEY, openChat, screenshot, send, VSIX } from './chat-helpers';
 import { clickNotificationButton, findWebviewFrame, runCommand, waitForNotification } from './workbench-ui';
 
 const PROMPT = 'What does greet do?';
@@ -30,6 +33,7 @@ describe('replay and compare (packaged extension, real VS Code UI)', function ()
   let fake: FakeModelServer;
   let session: WorkbenchSession;
   let page: Page | undefined;
+  let worktreesFolder: string | undefined;
 
   before(async () => {
     fake = await FakeModelServer.start({
@@ -48,20 +52,35 @@ describe('replay and compare (packaged extension, real VS Code UI)', function ()
         ],
       },
     });
-    session = await startPackagedSession({
+    worktreesFolder = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'openagent-e2e-rerun-'));
+    session = await WorkbenchSession.start({
       workspace: 'sample',
       settings: {
         'openagent.provider': 'anthropic',
         'openagent.model': 'claude-haiku-4-5',
         'openagent.baseUrl': fake.anthropicBaseUrl,
+        'openagent.worktreesFolder': worktreesFolder,
         'workbench.colorTheme': 'Default Dark Modern',
       },
       env: { ANTHROPIC_API_KEY: API_KEY, OPENAI_API_KEY: undefined, OPENAGENT_API_KEY: undefined },
+      // A git repository: a re-run works in a worktree at the recorded commit, as a session.
+      prepare: ({ userDataDir, extensionsDir, workspaceDir }) => {
+        installVsix(VSIX, extensionsDir, userDataDir);
+        const git = (...args: string[]) =>
+          execFileSync('git', ['-c', 'user.name=Tester', '-c', 'user.email=tester@example.com', ...args], {
+            cwd: workspaceDir,
+            stdio: 'ignore',
+          });
+        git('init', '-q', '-b', 'main');
+        git('add', '-A');
+        git('commit', '-q', '-m', 'The sample project');
+      },
     });
   });
   after(async () => {
     await session?.stop();
     await fake?.close();
+    if (worktreesFolder) fs.rmSync(worktreesFolder, { recursive: true, force: true });
   });
   afterEach(async function () {
     if (this.currentTest?.state === 'failed' && page) await screenshot(page, 'compare-failure.png');
@@ -141,6 +160,16 @@ describe('replay and compare (packaged extension, real VS Code UI)', function ()
     for (let index = 0; index < 3; index++)
       assert.doesNotMatch((await rows.nth(index).getAttribute('class')) ?? '', /compare-differs/, `step ${index + 1}`);
     assert.equal(await panel.locator('#compare-b').inputValue(), await bValue(panel));
+    // The re-run is a session of the window, in its own worktree: it is in the Sessions list.
+    await shown
+      .locator('.pane')
+      .filter({ has: shown.locator('.pane-header .title', { hasText: /^Sessions$/ }) })
+      .locator('.monaco-list-row .label-name', { hasText: 'Re-run from step 3 (model fake-model-large)' })
+      .waitFor();
+    assert.ok(
+      fs.readdirSync(worktreesFolder!).some((entry) => entry.includes('rerun')),
+      'the re-run worked in a worktree',
+    );
     // The notes of the re-run (where it worked) are read; the picture is of the comparison.
     await runCommand(shown, 'Notifications: Clear All Notifications');
     await first.hover();

@@ -6,6 +6,7 @@
  * gives the quick picks, notifications, approvals and places through ports; unit-tested in Node.
  */
 import type { Clock, ConversationStore } from '../../core/ports';
+import type { Worktree } from '../../core/session/worktree-port';
 import type { LlmClient } from '../../core/llm/llm-client';
 import type { KnownSecrets } from '../../core/llm/redact';
 import type { ApprovalGate, ToolPolicy } from '../../core/policy/approval';
@@ -180,7 +181,12 @@ export interface RerunFlowDeps {
   place(
     manifest: RunManifest,
     short: string,
-  ): Promise<{ root: string; manifestPlace: RunManifest['place']; notices: string[] }>;
+  ): Promise<{ root: string; manifestPlace: RunManifest['place']; notices: string[]; worktree?: Worktree }>;
+  /**
+   * A re-run made in a worktree becomes a session of the window (the Sessions list): its chat,
+   * Review, Apply, Keep Branch and Discard, as any worktree session's.
+   */
+  keepAsSession?(name: string, worktree: Worktree, conversationId: string): Promise<void>;
   /** The product's tools rooted in `root`, and that folder for putting back the recorded writes. */
   tools(root: string): { tools: readonly AnyTool[]; workspace: ReapplyPlace };
   modelClient(binding: { provider: string; model: string; work: WorkKind }): LlmClient;
@@ -272,6 +278,12 @@ export async function rerunInEditor(
   if (recordingError) throw new RecordingProblem(`the re-run could not be recorded: ${messageOf(recordingError)}`);
   for (const note of outcome.notes) deps.tell('info', note);
   deps.tell('info', `The re-run works in ${place.root}.`);
+  if (place.worktree && deps.keepAsSession)
+    await deps
+      .keepAsSession(`Re-run from step ${step} (${what})`, place.worktree, outcome.conversationId)
+      .catch((error: unknown) =>
+        deps.tell('warning', `The re-run could not be added to the Sessions list: ${messageOf(error)}`),
+      );
   return outcome.conversationId;
 }
 

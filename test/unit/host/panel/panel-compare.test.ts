@@ -87,6 +87,9 @@ describe('the Compare tab and the editor replay, host side', function () {
     await server?.close();
   });
 
+  /** The sessions a re-run was added as (the window's Sessions list). */
+  const keptSessions: Array<{ name: string; root: string; branch: string; conversationId: string }> = [];
+
   function editorDeps(pick: RerunFlowDeps['chooseChange'], told: string[] = []): RerunFlowDeps {
     const base = rerunDeps(server, store, repository.root, 'rerun-editor');
     return {
@@ -107,6 +110,9 @@ describe('the Compare tab and the editor replay, host side', function () {
       clock: base.clock,
       product: '0.1.0-test',
       tell: (_level, text) => told.push(text),
+      keepAsSession: async (name, worktree, conversationId) => {
+        keptSessions.push({ name, root: worktree.root, branch: worktree.branch, conversationId });
+      },
     };
   }
 
@@ -221,6 +227,15 @@ describe('the Compare tab and the editor replay, host side', function () {
       'the replayed steps are the recorded ones',
     );
     assert.ok(out.last('compare_choices')!.choices.some((choice) => choice.id === 'rerun-editor' && choice.recorded));
+    // A session of the window, in its worktree, showing the re-run's conversation.
+    assert.equal(keptSessions.length, 1);
+    assert.match(keptSessions[0]!.name, /^Re-run from step 4 \(model fake-model-large\)$/);
+    assert.equal(keptSessions[0]!.conversationId, 'rerun-editor');
+    assert.match(keptSessions[0]!.branch, /^openagent\/rerun-/);
+    assert.ok(
+      told.some((text) => text.includes(keptSessions[0]!.root)),
+      'the session works where the re-run did',
+    );
     // Kept in the history as a conversation of its own, named for what it is.
     const kept = await store.getConversation('rerun-editor');
     assert.match(kept?.title ?? '', /^Re-run of .* from step 4 \(model fake-model-large\)$/);
