@@ -218,8 +218,13 @@ export function createCliContext(deps: CliDeps): CliContext {
       ...(team.current()?.tools() ?? []),
     ],
     systemPrompt: async () => {
-      const { sections, knowledge: rulesAndMemory, skillProblems, instructionProblems, instructions } =
-        await knowledge.load();
+      const {
+        sections,
+        knowledge: rulesAndMemory,
+        skillProblems,
+        instructionProblems,
+        instructions,
+      } = await knowledge.load();
       for (const problem of skillProblems)
         deps.warn(`openagent: skipped the skill ${problem.file}: ${problem.message}`);
       for (const problem of instructionProblems)

@@ -146,8 +146,13 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     const presetText = await presets.read(
       vscode.workspace.getConfiguration('openagent').get<string>('preset', 'coding'),
     );
-    const { sections, knowledge: rulesAndMemory, skillProblems, instructionProblems, instructions } =
-      await knowledge.load();
+    const {
+      sections,
+      knowledge: rulesAndMemory,
+      skillProblems,
+      instructionProblems,
+      instructions,
+    } = await knowledge.load();
     reportSkillProblems(skillProblems);
     // Instruction files are named relative to the workspace; the notice opens them by full path.
     reportInstructionProblems(

@@ -82,7 +82,9 @@ export class ProjectKnowledge {
       knowledge,
       skillProblems: skills.problems,
       instructionProblems: instructions?.problems ?? [],
-      ...(root && instructions ? { instructions: new ScopedInstructions(this.deps.files, root, instructions.scoped) } : {}),
+      ...(root && instructions
+        ? { instructions: new ScopedInstructions(this.deps.files, root, instructions.scoped) }
+        : {}),
     };
   }
 
