@@ -13,7 +13,7 @@ import type { AgentEvent } from '../../../../src/core/events/events';
 import { parseInstructionFile, splitPatterns } from '../../../../src/core/knowledge/instruction-files';
 import { ProjectKnowledge } from '../../../../src/core/knowledge/project-knowledge';
 import { readWorkspaceInstructions } from '../../../../src/core/knowledge/project-rules';
-import { pathsInText, ScopedInstructions } from '../../../../src/core/knowledge/scoped-instructions';
+import { pathsInText } from '../../../../src/core/knowledge/scoped-instructions';
 import { NodeKnowledgeFiles } from '../../../../src/node/node-knowledge-files';
 
 function workspace(files: Record<string, string>): string {
