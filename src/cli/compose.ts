@@ -218,9 +218,17 @@ export function createCliContext(deps: CliDeps): CliContext {
       ...(team.current()?.tools() ?? []),
     ],
     systemPrompt: async () => {
-      const { sections, knowledge: rulesAndMemory, skillProblems } = await knowledge.load();
+      const {
+        sections,
+        knowledge: rulesAndMemory,
+        skillProblems,
+        instructionProblems,
+        instructions,
+      } = await knowledge.load();
       for (const problem of skillProblems)
         deps.warn(`openagent: skipped the skill ${problem.file}: ${problem.message}`);
+      for (const problem of instructionProblems)
+        deps.warn(`openagent: instruction file ${problem.file}: ${problem.message}`);
       const text = buildSystemPrompt(
         await presets.read(settings.preset),
         {
@@ -231,7 +239,7 @@ export function createCliContext(deps: CliDeps): CliContext {
         },
         sections,
       );
-      return { text, knowledge: rulesAndMemory };
+      return { text, knowledge: rulesAndMemory, ...(instructions ? { instructions } : {}) };
     },
   });
 

@@ -134,7 +134,8 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     bundledSkills: vscode.Uri.joinPath(context.extensionUri, 'skills').fsPath,
     globalMemory: vscode.Uri.joinPath(context.globalStorageUri, 'memory.md').fsPath,
   });
-  const reportSkillProblems = skillProblemReporter();
+  const reportSkillProblems = skillProblemReporter('the skill');
+  const reportInstructionProblems = skillProblemReporter('the instruction file');
 
   // Presets: bundled, and a trusted workspace's own. Read for each new conversation (the preset
   // setting may change), never at activation.
@@ -145,8 +146,18 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     const presetText = await presets.read(
       vscode.workspace.getConfiguration('openagent').get<string>('preset', 'coding'),
     );
-    const { sections, knowledge: rulesAndMemory, skillProblems } = await knowledge.load();
+    const {
+      sections,
+      knowledge: rulesAndMemory,
+      skillProblems,
+      instructionProblems,
+      instructions,
+    } = await knowledge.load();
     reportSkillProblems(skillProblems);
+    // Instruction files are named relative to the workspace; the notice opens them by full path.
+    reportInstructionProblems(
+      instructionProblems.map((problem) => ({ ...problem, file: path.join(root ?? '', problem.file) })),
+    );
     const text = buildSystemPrompt(
       presetText,
       {
@@ -157,7 +168,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
       },
       sections,
     );
-    return { text, knowledge: rulesAndMemory };
+    return { text, knowledge: rulesAndMemory, ...(instructions ? { instructions } : {}) };
   };
 
   const openStore = stores.open;
@@ -498,8 +509,11 @@ function onceEach(show: (key: string) => unknown): (key: string) => void {
   };
 }
 
-/** Tells the user once about each SKILL.md that could not be read (the skill is skipped). */
-function skillProblemReporter(): (problems: SkillProblem[]) => void {
+/**
+ * Tells the user once about each SKILL.md or instruction file that could not be read (`what`:
+ * the skill, the instruction file), by absolute path; the file is skipped.
+ */
+function skillProblemReporter(what: string): (problems: SkillProblem[]) => void {
   const shown = new Set<string>();
   return (problems) => {
     for (const problem of problems) {
@@ -509,7 +523,7 @@ function skillProblemReporter(): (problems: SkillProblem[]) => void {
       const file = vscode.Uri.file(problem.file);
       void vscode.window
         .showWarningMessage(
-          `OpenAgent skipped the skill ${vscode.workspace.asRelativePath(file)}: ${problem.message}`,
+          `OpenAgent skipped ${what} ${vscode.workspace.asRelativePath(file)}: ${problem.message}`,
           'Open File',
         )
         .then((choice) => choice && vscode.window.showTextDocument(file));

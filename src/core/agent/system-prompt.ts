@@ -2,11 +2,15 @@
  * Builds the system prompt: the preset's instructions, the facts about the environment the
  * agent works in, then further sections (project rules, memory, the skill index).
  */
+import type { ConversationInstructions } from '../knowledge/scoped-instructions';
+
 /** A system prompt with the parts of it the context meter tells apart. */
 export interface SystemPrompt {
   text: string;
   /** The project rules and memory sections in `text`, as they were given to buildSystemPrompt. */
   knowledge: readonly string[];
+  /** Instructions for some files only, given to the conversation as those files come into play. */
+  instructions?: ConversationInstructions;
 }
 
 export interface EnvironmentFacts {

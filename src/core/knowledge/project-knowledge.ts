@@ -1,6 +1,8 @@
 /**
  * What the agent knows beyond the conversation, assembled for each new conversation: project
  * rules, memory and the skill index in the system prompt, and the memory and skill tools.
+ * Rules include the instruction files other agents read (project-rules.ts); those about some
+ * files only join a conversation as its files come into play (scoped-instructions.ts).
  * In an untrusted workspace (SPEC 4.2) nothing the folder ships is read — no rules, no
  * workspace memory, no workspace skills — only the bundled skills and the user's global memory.
  */
@@ -8,7 +10,9 @@ import * as path from 'node:path';
 import type { KnowledgeFiles } from '../ports';
 import type { AnyTool } from '../tools/tool';
 import { createMemoryTools, Memory } from './memory';
-import { readProjectRules, rulesPromptSection } from './project-rules';
+import type { InstructionProblem } from './instruction-files';
+import { readWorkspaceInstructions, rulesPromptSection } from './project-rules';
+import { ScopedInstructions } from './scoped-instructions';
 import { createSkillTools, SkillLibrary, type SkillProblem, type SkillSource } from './skills';
 
 export interface ProjectKnowledgeDeps {
@@ -22,7 +26,7 @@ export interface ProjectKnowledgeDeps {
 }
 
 /** Where the workspace keeps skills, in order: a later folder wins on the same name. */
-export const WORKSPACE_SKILL_FOLDERS = ['.agents/skills', '.claude/skills', '.openagent/skills'];
+export const WORKSPACE_SKILL_FOLDERS = ['.agents/skills', '.github/skills', '.claude/skills', '.openagent/skills'];
 export const WORKSPACE_MEMORY_FILE = '.openagent/memory.md';
 
 export class ProjectKnowledge {
@@ -53,19 +57,35 @@ export class ProjectKnowledge {
 
   /**
    * Rules, memory and skills as system prompt sections (empty ones left out), which of them are
-   * the rules and memory (the context meter shows those apart), and the broken SKILL.md files.
-   * Every skill is read once.
+   * the rules and memory (the context meter shows those apart), the broken SKILL.md files and
+   * instruction files, and — in a trusted workspace — the instructions for files in play, new for
+   * each conversation. Every skill is read once.
    */
-  async load(): Promise<{ sections: string[]; knowledge: string[]; skillProblems: SkillProblem[] }> {
+  async load(): Promise<{
+    sections: string[];
+    knowledge: string[];
+    skillProblems: SkillProblem[];
+    instructionProblems: InstructionProblem[];
+    instructions?: ScopedInstructions;
+  }> {
     const root = this.trustedRoot();
-    const [rules, memory, skills] = await Promise.all([
-      root ? readProjectRules(this.deps.files, root).then(rulesPromptSection) : '',
+    const [instructions, memory, skills] = await Promise.all([
+      root ? readWorkspaceInstructions(this.deps.files, root) : undefined,
       this.memory.promptSection(),
       this.skills.index(),
     ]);
+    const rules = instructions ? rulesPromptSection(instructions.rules) : '';
     const knowledge = [rules, memory].filter((section) => section !== '');
     const sections = [...knowledge, SkillLibrary.promptSection(skills)].filter((section) => section !== '');
-    return { sections, knowledge, skillProblems: skills.problems };
+    return {
+      sections,
+      knowledge,
+      skillProblems: skills.problems,
+      instructionProblems: instructions?.problems ?? [],
+      ...(root && instructions
+        ? { instructions: new ScopedInstructions(this.deps.files, root, instructions.scoped) }
+        : {}),
+    };
   }
 
   tools(): AnyTool[] {

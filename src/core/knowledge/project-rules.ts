@@ -1,27 +1,85 @@
 /**
- * Project rules (SPEC 2.9): instructions the project gives any agent — AGENTS.md at the
- * workspace root and every .openagent/rules/*.md (by name) — added to the system prompt.
+ * Project rules (SPEC 2.9): instructions the project gives any agent, added to the system
+ * prompt. Always on, in this order (issue 35, item 4):
+ *
+ *   1. AGENTS.md at the workspace root
+ *   2. CLAUDE.md, then .claude/CLAUDE.md
+ *   3. .github/copilot-instructions.md
+ *   4. .github/instructions/*.instructions.md and .claude/rules/*.md without applyTo (or `**`)
+ *   5. .openagent/rules/*.md (by name)
+ *
+ * Later files are the more specific ones, so the prompt tells the model that where two disagree
+ * the later one wins. The same text in two files (CLAUDE.md a copy or a link of AGENTS.md) is
+ * given once, under the first file's name with the others named beside it. Scoped files (with
+ * applyTo) and nested AGENTS.md are not here: they join the conversation when a file they are
+ * about comes into play (scoped-instructions.ts).
  */
 import * as path from 'node:path';
 import type { KnowledgeFiles } from '../ports';
+import {
+  ALWAYS_ON_FILES,
+  instructionText,
+  readInstructionFile,
+  readScopedInstructions,
+  sameTextKey,
+  type InstructionProblem,
+  type InstructionText,
+  type ScopedInstruction,
+} from './instruction-files';
 
 /** All rules together are cut beyond this in the system prompt. */
 export const RULES_PROMPT_CHARS = 32_000;
 
-export async function readProjectRules(
-  files: KnowledgeFiles,
-  root: string,
-): Promise<Array<{ file: string; text: string }>> {
-  const rules: Array<{ file: string; text: string }> = [];
-  const agents = await files.read(path.join(root, 'AGENTS.md'));
-  if (agents?.trim()) rules.push({ file: 'AGENTS.md', text: agents.trim() });
+export interface WorkspaceInstructions {
+  /** Always-on rules, in order, each text once. */
+  rules: InstructionText[];
+  /** Rules for matching files only. */
+  scoped: ScopedInstruction[];
+  problems: InstructionProblem[];
+}
+
+export async function readWorkspaceInstructions(files: KnowledgeFiles, root: string): Promise<WorkspaceInstructions> {
+  const problems: InstructionProblem[] = [];
+  const found: InstructionText[] = [];
+  for (const file of ['AGENTS.md', ...ALWAYS_ON_FILES]) {
+    const raw = await readInstructionFile(files, root, file, problems);
+    const text = raw === undefined ? undefined : instructionText(file, raw);
+    if (text !== undefined) found.push({ file, text });
+  }
+  const { always, scoped } = await readScopedInstructions(files, root, problems);
+  found.push(...always);
   const folder = path.join(root, '.openagent', 'rules');
   for (const entry of await files.list(folder)) {
     if (entry.directory || !entry.name.toLowerCase().endsWith('.md')) continue;
-    const text = await files.read(path.join(folder, entry.name));
-    if (text?.trim()) rules.push({ file: `.openagent/rules/${entry.name}`, text: text.trim() });
+    const file = `.openagent/rules/${entry.name}`;
+    const raw = await readInstructionFile(files, root, file, problems);
+    const text = raw === undefined ? undefined : instructionText(file, raw);
+    if (text !== undefined) found.push({ file, text });
   }
-  return rules;
+  return { rules: withoutCopies(found), scoped, problems };
+}
+
+/** The always-on rules alone (the section's contents), as before scoped files existed. */
+export async function readProjectRules(files: KnowledgeFiles, root: string): Promise<InstructionText[]> {
+  return (await readWorkspaceInstructions(files, root)).rules;
+}
+
+/** Each text once: a later file with the same text is named beside the first instead. */
+function withoutCopies(found: InstructionText[]): InstructionText[] {
+  const first = new Map<string, InstructionText>();
+  const kept: InstructionText[] = [];
+  for (const rule of found) {
+    const key = sameTextKey(rule.text);
+    const earlier = first.get(key);
+    if (earlier) {
+      earlier.file = `${earlier.file} (also ${rule.file})`;
+      continue;
+    }
+    const copy = { ...rule };
+    first.set(key, copy);
+    kept.push(copy);
+  }
+  return kept;
 }
 
 /** The "# Project rules" section; empty without rules. */
@@ -39,5 +97,6 @@ export function rulesPromptSection(rules: Array<{ file: string; text: string }>)
     budget -= rule.text.length;
     parts.push(`## ${rule.file}\n${text}`);
   }
-  return `# Project rules\nThe project's instructions for agents working in it. Follow them.\n\n${parts.join('\n\n')}`;
+  const order = rules.length > 1 ? ' Where two of them disagree, the one listed later wins.' : '';
+  return `# Project rules\nThe project's instructions for agents working in it. Follow them.${order}\n\n${parts.join('\n\n')}`;
 }

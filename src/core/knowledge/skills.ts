@@ -1,7 +1,7 @@
 /**
  * Skills (SPEC 2.9): folders holding a SKILL.md — YAML frontmatter with `name` and
  * `description`, then instructions — and optionally scripts/ and references/. They come from
- * the bundled skills/, then the workspace's .agents/skills/, .claude/skills/ and
+ * the bundled skills/, then the workspace's .agents/skills/, .github/skills/, .claude/skills/ and
  * .openagent/skills/ (a later source wins on the same name). Progressive disclosure: the
  * system prompt lists names and descriptions, `read_skill` loads a skill's instructions, and
  * its other files one at a time. A broken SKILL.md is reported and skipped, never fatal.

@@ -56,7 +56,9 @@ export function assembleConversation(
   attach: (conversation: Conversation, parts: ConversationParts) => void,
 ): void {
   const { routed, reopened } = input;
-  const { text: system, knowledge } = input.system;
+  const { text: system, instructions } = input.system;
+  // The meter counts instructions given later in the conversation as rules too.
+  const knowledge = instructions ? instructions.knowledgeWith(input.system.knowledge) : input.system.knowledge;
   const parts = new ConversationParts(
     deps,
     input.planModeOn,
@@ -64,6 +66,8 @@ export function assembleConversation(
     input.teamsOn,
     reopened ? lastTurn(reopened.restored.events) : 0,
   );
+  // The parts' own array: the session and a team add their inboxes to it later.
+  if (instructions) parts.inboxes.push(instructions.inbox);
   const shared = {
     compactionModel: routed.compaction,
     finalSummaryModel: routed.finalSummary,
@@ -91,6 +95,8 @@ export function assembleConversation(
     inboxes: parts.inboxes,
     offerTool: parts.offerTool,
   });
+  // Files read, edited or mentioned bring the instructions about them (scoped-instructions.ts).
+  if (instructions) conversation.subscribe((event) => instructions.observe(event));
   attach(conversation, parts);
   parts.bind(conversation, (spec) => {
     const teammate = new Conversation({

@@ -33,10 +33,11 @@ const measuredSystems = new WeakMap<readonly string[], { system: string; chars: 
 export function measureRequest(request: LlmRequest, knowledge: readonly string[]): ContextParts {
   const knowledgeChars = knowledgeCharsIn(request.system, knowledge);
   const { conversation, toolResults } = historyChars(request.messages);
+  const givenLater = Math.min(conversation, knowledgeCharsInMessages(request, knowledge));
   return {
     systemAndTools: tokensForChars(request.system.length - knowledgeChars + toolDefinitionChars(request.tools)),
-    rulesAndMemory: tokensForChars(knowledgeChars),
-    conversation: tokensForChars(conversation),
+    rulesAndMemory: tokensForChars(knowledgeChars + givenLater),
+    conversation: tokensForChars(conversation - givenLater),
     toolResults: tokensForChars(toolResults),
   };
 }
@@ -52,6 +53,22 @@ function knowledgeCharsIn(system: string, knowledge: readonly string[]): number 
   }
   chars = Math.min(chars, system.length);
   measuredSystems.set(knowledge, { system, chars });
+  return chars;
+}
+
+/**
+ * Knowledge given as messages after the system prompt (instructions for files in play,
+ * scoped-instructions.ts): the characters of those sections found in the user messages' text.
+ */
+function knowledgeCharsInMessages(request: LlmRequest, knowledge: readonly string[]): number {
+  const later = knowledge.map((section) => section.trim()).filter((text) => text && !request.system.includes(text));
+  if (later.length === 0) return 0;
+  let chars = 0;
+  for (const message of request.messages) {
+    if (message.role !== 'user') continue;
+    for (const part of message.content)
+      if (part.type === 'text') for (const text of later) if (part.text.includes(text)) chars += text.length;
+  }
   return chars;
 }
 

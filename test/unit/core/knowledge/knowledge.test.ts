@@ -102,7 +102,8 @@ describe('project knowledge: memory, rules and skills', () => {
       const [rules] = (await knowledge.load()).sections;
       assert.equal(
         rules,
-        "# Project rules\nThe project's instructions for agents working in it. Follow them.\n\n" +
+        "# Project rules\nThe project's instructions for agents working in it. Follow them. " +
+          'Where two of them disagree, the one listed later wins.\n\n' +
           '## AGENTS.md\nUse pnpm, not npm.\n\n## .openagent/rules/a-tests.md\nEvery change has a test.\n\n' +
           '## .openagent/rules/b-style.md\nTwo-space indentation.',
       );
