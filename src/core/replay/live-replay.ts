@@ -25,11 +25,10 @@ import type { AgentEvent } from '../events/events';
 import { defaultToolPolicy, type ApprovalGate, type ToolPolicy } from '../policy/approval';
 import type { WorkKind } from '../policy/model-routes';
 import type { AnyTool, ToolContext, ToolOutput } from '../tools/tool';
-import { abortError, onAbort } from '../abort';
 import { isInside } from '../workspace/workspace-path';
 import { preview, sameValue, type Divergence } from './divergence';
 import type { LoadedRecording, RecordedResult } from './loaded-recording';
-import { describeDecision, recordedTools } from './recorded-tools';
+import { describeDecision, matchRecordedCall, recordedTools, stopped } from './recorded-tools';
 import type { InterruptStep, PromptStep, ToolStep } from './recording';
 import { replayModelClient } from './replay-model-client';
 import { describeStep } from './recorded-basis';
@@ -217,30 +216,9 @@ export async function replayWithLiveTools(
  * denied then (a replay never runs what was refused).
  */
 function recordedCall(state: ReplayState, name: string, context: ToolContext): ToolStep | undefined {
+  const step = matchRecordedCall(state, name, context);
+  if (!step) return undefined;
   const agentId = state.recordedAgent(context.agentId);
-  const step = state.toolStep(agentId, context.toolCallId);
-  if (state.ended) return undefined;
-  if (!step) {
-    state.pastTheEnd({
-      step: state.currentStep,
-      agentId,
-      what: 'the run made a tool call the recording does not have',
-      expected: 'no such call',
-      actual: `${name} call ${preview(context.toolCallId, 60)}`,
-    });
-    return undefined;
-  }
-  if (step.toolName !== name) {
-    state.diverge({
-      step: step.step,
-      agentId,
-      what: 'the run called another tool',
-      expected: step.toolName,
-      actual: name,
-    });
-    return undefined;
-  }
-  if (!state.reach(step)) return undefined;
   if (step.decision && !step.decision.approved) {
     state.diverge({
       step: step.step,
@@ -334,9 +312,4 @@ function compareResult(
     live,
     ...(difference ? { difference } : {}),
   };
-}
-
-async function stopped(signal: AbortSignal): Promise<never> {
-  await new Promise<void>((resolve) => onAbort(signal, resolve));
-  throw abortError();
 }

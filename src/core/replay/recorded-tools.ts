@@ -16,7 +16,7 @@ import type { ToolDefinition } from '../llm/llm-client';
 import type { ApprovalDecision, ApprovalGate, ApprovalRequest } from '../policy/approval';
 import type { AnyTool, ToolContext, ToolOutput } from '../tools/tool';
 import { preview } from './divergence';
-import type { ModelStep, RecordedDecision } from './recording';
+import type { ModelStep, RecordedDecision, ToolStep } from './recording';
 import type { ReplayState } from './replay-state';
 
 /** Tools every conversation makes itself: the real ones run in a replay (they act on the conversation only). */
@@ -118,10 +118,15 @@ function replayTool(state: ReplayState, definition: ToolDefinition, current: Any
   };
 }
 
-async function recordedResult(state: ReplayState, name: string, context: ToolContext): Promise<ToolOutput> {
+/**
+ * The recorded step a call of the replay answers to, reached: undefined (a divergence said, or
+ * the replay already over) when the run made a call the recording does not have, called another
+ * tool there, or went past `--until`. Both replays (recorded and live tools) start from this.
+ */
+export function matchRecordedCall(state: ReplayState, name: string, context: ToolContext): ToolStep | undefined {
   const agentId = state.recordedAgent(context.agentId);
   const step = state.toolStep(agentId, context.toolCallId);
-  if (state.ended) return stopped(context.signal);
+  if (state.ended) return undefined;
   if (!step) {
     state.pastTheEnd({
       step: state.currentStep,
@@ -130,7 +135,7 @@ async function recordedResult(state: ReplayState, name: string, context: ToolCon
       expected: 'no such call',
       actual: `${name} call ${preview(context.toolCallId, 60)}`,
     });
-    return stopped(context.signal);
+    return undefined;
   }
   if (step.toolName !== name) {
     state.diverge({
@@ -140,9 +145,15 @@ async function recordedResult(state: ReplayState, name: string, context: ToolCon
       expected: step.toolName,
       actual: name,
     });
-    return stopped(context.signal);
+    return undefined;
   }
-  if (!state.reach(step)) return stopped(context.signal);
+  return state.reach(step) ? step : undefined;
+}
+
+async function recordedResult(state: ReplayState, name: string, context: ToolContext): Promise<ToolOutput> {
+  const step = matchRecordedCall(state, name, context);
+  if (!step) return stopped(context.signal);
+  const agentId = state.recordedAgent(context.agentId);
   if (step.decision && wasAsked(step.decision) && !state.askedNow.has(step.step)) {
     state.diverge({
       step: step.step,
@@ -237,7 +248,7 @@ function decisionSource(source: string): ApprovalDecisionSource {
 }
 
 /** Ends a call the replay stopped: as a cancellation, once the Stop has landed. */
-async function stopped(signal: AbortSignal): Promise<never> {
+export async function stopped(signal: AbortSignal): Promise<never> {
   await new Promise<void>((resolve) => onAbort(signal, resolve));
   throw abortError();
 }
