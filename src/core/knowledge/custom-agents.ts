@@ -83,8 +83,17 @@ export async function readCustomAgents(
         });
         continue;
       }
+      const before = problems.length;
       const raw = await readInstructionFile(files, root, file, problems);
-      if (raw === undefined) continue;
+      if (raw === undefined) {
+        // Listed but not given: a link leading out of the workspace or to a secret, a pipe.
+        if (problems.length === before)
+          problems.push({
+            file,
+            message: 'not read: it is no regular file inside the workspace (a link leading out, a pipe)',
+          });
+        continue;
+      }
       let agent: CustomAgent;
       try {
         agent = parseCustomAgent(raw, { file, format, fileName });

@@ -47,14 +47,18 @@ describe('custom agents through the agent loop (issue 35, item 4)', function () 
     assert.ok(!fs.existsSync(path.join(workspace, 'pwned.txt')), 'bash ran');
     assert.ok(!fs.existsSync(path.join(workspace, 'pwned2.txt')), 'write_file ran');
     const first = requestBody(server.modelCalls[0]);
-    assert.match(textOf(first.messages[0]!), /# Custom agent "reviewer" \(\.claude\/agents\/reviewer\.md\)\n\nREVIEWER-INSTRUCTIONS-7c1/);
+    assert.match(
+      textOf(first.messages[0]!),
+      /# Custom agent "reviewer" \(\.claude\/agents\/reviewer\.md\)\n\nREVIEWER-INSTRUCTIONS-7c1/,
+    );
     const tools = offeredTools(server.modelCalls[0]);
     assert.ok(tools.includes('read_file') && tools.includes('search_files') && tools.includes('task'), tools.join());
     for (const refused of ['bash', 'write_file', 'edit_file', 'background_run'])
       assert.ok(!tools.includes(refused), `${refused} offered: ${tools.join()}`);
     const results = requestBody(server.modelCalls[2]).messages.filter((message) => message.role === 'tool');
     assert.equal(results.length, 2);
-    for (const result of results) assert.match(textOf(result), /There is no tool named "(bash|write_file)" available now/);
+    for (const result of results)
+      assert.match(textOf(result), /There is no tool named "(bash|write_file)" available now/);
   });
 
   it("a sub-agent it starts (even a 'code' one) has its tools only", async () => {
@@ -62,7 +66,9 @@ describe('custom agents through the agent loop (issue 35, item 4)', function () 
       scenario: {
         name: 'sub-agent asks for bash',
         turns: [
-          { toolCalls: [{ id: 't1', name: 'task', arguments: { kind: 'code', description: 'fix', prompt: 'fix it' } }] },
+          {
+            toolCalls: [{ id: 't1', name: 'task', arguments: { kind: 'code', description: 'fix', prompt: 'fix it' } }],
+          },
           { toolCalls: [{ id: 'b1', name: 'bash', arguments: { command: 'touch pwned.txt', description: 'x' } }] },
           { text: 'sub-agent could not' },
           { text: 'done' },
@@ -86,7 +92,8 @@ describe('custom agents through the agent loop (issue 35, item 4)', function () 
     server = await FakeModelServer.start({ scenario: { name: 'hi', turns: [{ text: 'hi' }, { text: 'hi again' }] } });
     const workspace = workspaceWith({
       '.github/agents/big.agent.md': '---\nmodel: openai-compatible/agent-model\n---\nBIG',
-      '.github/agents/copilot.agent.md': "---\nmodel: 'Claude Sonnet 4 (copilot)'\ntools: ['read', 'fetch']\n---\nCOPILOT",
+      '.github/agents/copilot.agent.md':
+        "---\nmodel: 'Claude Sonnet 4 (copilot)'\ntools: ['read', 'fetch']\n---\nCOPILOT",
     });
     const big = await runCli([...cliArgs(server, tempFolder('store')), '--preset', 'big', 'hello'], { cwd: workspace });
     assert.equal(big.code, 0, big.stderr);
@@ -96,7 +103,13 @@ describe('custom agents through the agent loop (issue 35, item 4)', function () 
     });
     assert.equal(copilot.code, 0, copilot.stderr);
     assert.equal(requestBody(server.modelCalls[1]).model, 'fake-model');
-    assert.match(copilot.stderr, /custom agent \.github\/agents\/copilot\.agent\.md: the model "Claude Sonnet 4 \(copilot\)" is a VS Code model name/);
-    assert.match(copilot.stderr, /custom agent \.github\/agents\/copilot\.agent\.md: OpenAgent has no tool for "fetch"/);
+    assert.match(
+      copilot.stderr,
+      /custom agent \.github\/agents\/copilot\.agent\.md: the model "Claude Sonnet 4 \(copilot\)" is a VS Code model name/,
+    );
+    assert.match(
+      copilot.stderr,
+      /custom agent \.github\/agents\/copilot\.agent\.md: OpenAgent has no tool for "fetch"/,
+    );
   });
 });

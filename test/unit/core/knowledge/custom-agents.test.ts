@@ -72,7 +72,10 @@ describe('custom agents as presets (issue 35, item 4)', () => {
       for (const name of ['bash', 'write_file', 'edit_file', 'background_run', 'task', 'mcp__other__x'])
         assert.equal(tools.allows(name), false, name);
       // The two names we cannot map are said, not dropped without a word.
-      assert.ok(agent.notes.some((note) => /no tool for "githubRepo"/.test(note)), agent.notes.join('\n'));
+      assert.ok(
+        agent.notes.some((note) => /no tool for "githubRepo"/.test(note)),
+        agent.notes.join('\n'),
+      );
       assert.ok(agent.notes.some((note) => /"myExtension\.frobnicate" is not one OpenAgent knows/.test(note)));
     });
 
@@ -146,7 +149,11 @@ describe('custom agents as presets (issue 35, item 4)', () => {
         apiKey: async (provider) => (provider === 'anthropic' ? 'sk-ant-test' : undefined),
       });
       assert.deepEqual(withKey.settings, { provider: 'anthropic', model: 'claude-sonnet-4-6', baseUrl: '' });
-      const without = await chooseAgentModel(['sonnet'], { settings: user, baseUrls: {}, apiKey: async () => undefined });
+      const without = await chooseAgentModel(['sonnet'], {
+        settings: user,
+        baseUrls: {},
+        apiKey: async () => undefined,
+      });
       assert.equal(without.settings, undefined);
       assert.match(without.problems.join('\n'), /anthropic\/claude-sonnet-4-6 cannot be used: .*API key/);
       assert.match(without.problems.join('\n'), /your model \(ollama\/llama3\) answers instead/);
@@ -177,14 +184,25 @@ describe('custom agents as presets (issue 35, item 4)', () => {
       assert.deepEqual(
         entries.map(({ name, source, description }) => ({ name, source, description })),
         [
-          { name: 'Reviewer', source: '.github/agents/reviewer.agent.md', description: 'Review changes without editing files' },
+          {
+            name: 'Reviewer',
+            source: '.github/agents/reviewer.agent.md',
+            description: 'Review changes without editing files',
+          },
           { name: 'coding', source: 'bundled', description: '' },
-          { name: 'test-runner', source: '.claude/agents/test-runner.md', description: 'Runs the tests and fixes what fails' },
+          {
+            name: 'test-runner',
+            source: '.claude/agents/test-runner.md',
+            description: 'Runs the tests and fixes what fails',
+          },
           { name: 'work', source: 'bundled', description: '' },
         ],
       );
       const loaded = await library.load('Reviewer');
-      assert.match(loaded.text, /^BUNDLED CODING\n\n# Custom agent "Reviewer" \(\.github\/agents\/reviewer\.agent\.md\)\n\nReview the supplied/);
+      assert.match(
+        loaded.text,
+        /^BUNDLED CODING\n\n# Custom agent "Reviewer" \(\.github\/agents\/reviewer\.agent\.md\)\n\nReview the supplied/,
+      );
       assert.equal(loaded.tools?.allows('bash'), false);
       assert.equal(await library.read('coding'), 'BUNDLED CODING');
     });
@@ -200,7 +218,12 @@ describe('custom agents as presets (issue 35, item 4)', () => {
       const { entries, problems } = await library.catalog();
       assert.deepEqual(
         entries.map((entry) => `${entry.name}@${entry.source}`),
-        ['Helper@.github/agents/a.agent.md', 'coding@bundled', 'docs@.openagent/prompts/docs/PROMPT.md', 'work@bundled'],
+        [
+          'Helper@.github/agents/a.agent.md',
+          'coding@bundled',
+          'docs@.openagent/prompts/docs/PROMPT.md',
+          'work@bundled',
+        ],
       );
       assert.deepEqual(
         problems.map((problem) => problem.file),
@@ -234,7 +257,9 @@ describe('custom agents as presets (issue 35, item 4)', () => {
       assert.deepEqual(choice.settings(user), user, 'nothing chosen yet: the user model');
       await choice.prepare(user);
       assert.deepEqual(choice.settings(user), { provider: 'ollama', model: 'qwen3', baseUrl: '' });
-      assert.deepEqual(reported, [{ file: '.claude/agents/fast.md', message: 'OpenAgent has no tool for "WebFetch"; it is left out' }]);
+      assert.deepEqual(reported, [
+        { file: '.claude/agents/fast.md', message: 'OpenAgent has no tool for "WebFetch"; it is left out' },
+      ]);
       name = 'coding';
       await choice.prepare(user);
       assert.deepEqual(choice.settings(user), user);
