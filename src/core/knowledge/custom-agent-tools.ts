@@ -127,7 +127,7 @@ export function mapToolNames(listed: readonly string[]): MappedTools {
     const written = raw.trim();
     if (!written) continue;
     const shown = printable(written);
-    if (written.length > MAX_TOOL_NAME_CHARS || /[\u0000-\u001f\u007f]/.test(written)) {
+    if (written.length > MAX_TOOL_NAME_CHARS || hasHiddenCharacters(written)) {
       problems.push(`the tool name "${shown}" is not a tool name; it is left out`);
       continue;
     }
@@ -180,11 +180,24 @@ function serverPrefix(server: string): string {
   return `mcp__${server.replace(/[^a-zA-Z0-9_-]/g, '_')}__`;
 }
 
-/** A name as it can be shown: control characters visible, long ones cut. */
+/**
+ * Control characters, invisible ones and bidirectional overrides: what can make a name look
+ * like another, or rewrite a terminal line, when shown.
+ */
+// eslint-disable-next-line no-control-regex
+const HIDDEN_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g;
+
+export function hasHiddenCharacters(text: string): boolean {
+  return new RegExp(HIDDEN_CHARACTERS.source).test(text);
+}
+
+/** `text` with each run of hidden characters replaced by `by`. */
+export function withoutHiddenCharacters(text: string, by: string): string {
+  return text.replace(new RegExp(`${HIDDEN_CHARACTERS.source}+`, 'g'), by);
+}
+
+/** A name as it can be shown: hidden characters made visible, long ones cut. */
 export function printable(text: string): string {
-  const shown = text.replace(
-    /[\u0000-\u001f\u007f]/g,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  const shown = text.replace(HIDDEN_CHARACTERS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return shown.length > 80 ? `${shown.slice(0, 80)}…` : shown;
 }

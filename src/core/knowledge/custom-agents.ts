@@ -16,7 +16,13 @@ import type { KnowledgeFiles } from '../ports';
 import { yaml } from '../text/yaml';
 import * as path from 'node:path';
 import { readInstructionFile, type InstructionProblem } from './instruction-files';
-import { mapToolNames, printable, type ToolAllowance } from './custom-agent-tools';
+import {
+  hasHiddenCharacters,
+  mapToolNames,
+  printable,
+  withoutHiddenCharacters,
+  type ToolAllowance,
+} from './custom-agent-tools';
 import { modelNames } from './custom-agent-model';
 
 export type CustomAgentFormat = 'vscode' | 'claude';
@@ -194,10 +200,7 @@ function toolNames(value: unknown): string[] | undefined {
 
 function descriptionOf(value: unknown): string {
   if (typeof value !== 'string') return '';
-  const flat = value
-    .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]+/g, ' ')
-    .replace(/\$\(/g, '$ (')
-    .trim();
+  const flat = withoutHiddenCharacters(value, ' ').replace(/\$\(/g, '$ (').trim();
   return redactText(flat.length > MAX_DESCRIPTION_CHARS ? `${flat.slice(0, MAX_DESCRIPTION_CHARS)}…` : flat);
 }
 
@@ -217,8 +220,7 @@ function instructions(file: string, body: string): string {
 export function unusableName(name: string): string | undefined {
   if (!name) return 'is empty';
   if (name.length > MAX_NAME_CHARS) return `is longer than ${MAX_NAME_CHARS} characters`;
-  if (/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/.test(name))
-    return 'has control or invisible characters';
+  if (hasHiddenCharacters(name)) return 'has control or invisible characters';
   if (/[/\\]/.test(name) || name.includes('..') || name.startsWith('.')) return 'looks like a path';
   // `$(name)` is an icon in VS Code's pickers: a name must not draw one.
   if (name.includes('$(')) return 'has icon syntax ($(…))';

@@ -68,7 +68,9 @@ export function assembleConversation(
   );
   // A preset's tool list narrows what plan mode, trust and policy offer (sub-agents inherit it).
   const presetOffers = input.system.offersTool;
-  const offerTool = presetOffers ? (tool: AnyTool) => presetOffers(tool.name) && parts.offerTool(tool) : parts.offerTool;
+  const offerTool = presetOffers
+    ? (tool: AnyTool) => presetOffers(tool.name) && parts.offerTool(tool)
+    : parts.offerTool;
   const offerTeammateTool = presetOffers
     ? (tool: AnyTool) => presetOffers(tool.name) && parts.offerTeammateTool(tool)
     : parts.offerTeammateTool;
