@@ -40,6 +40,8 @@ import { visibleText } from '../core/text/visible-text';
 import { findRipgrep, RipgrepSearch } from '../node/ripgrep-search';
 import { systemClock } from '../node/system-clock';
 import { PresetLibrary } from '../core/knowledge/presets';
+import { presetTools } from '../core/knowledge/preset-choice';
+import { cliPresetChoice } from './cli-presets';
 import { StoreOpener } from '../kit/store-opener';
 import type { HeldSecrets } from '../core/llm/held-secrets';
 import { sendingToTeam } from '../kit/team-opener';
@@ -101,6 +103,15 @@ export function createCliContext(deps: CliDeps): CliContext {
   const knowledgeFiles = new NodeKnowledgeFiles(() => workspaceRoot);
   // The CLI runs where the user started it: that folder's own presets count.
   const presets = new PresetLibrary(knowledgeFiles, bundledFile('prompts'), () => workspaceRoot);
+  // The preset of each new conversation; a custom agent's model and tools with it.
+  const presetChoice = cliPresetChoice(
+    presets,
+    () => settings.preset,
+    deps.env,
+    () => providerBaseUrls(deps.env),
+    deps.warn,
+  );
+  const userModel = () => ({ provider: settings.provider, model: settings.model, baseUrl: settings.baseUrl });
   const knowledge = new ProjectKnowledge({
     files: knowledgeFiles,
     workspaceRoot: () => workspaceRoot,
@@ -151,7 +162,7 @@ export function createCliContext(deps: CliDeps): CliContext {
   const shell = new ChildProcessShell(undefined, sandbox);
 
   const session = new ConversationSession({
-    readSettings: () => ({ provider: settings.provider, model: settings.model, baseUrl: settings.baseUrl }),
+    readSettings: () => presetChoice.settings(userModel()),
     modelPolicy: () => policy.current?.model_policy,
     providerBaseUrls: () => providerBaseUrls(deps.env),
     budget,
@@ -197,6 +208,7 @@ export function createCliContext(deps: CliDeps): CliContext {
     prepare: async () => {
       await team.refresh();
       policy.refresh();
+      await presetChoice.prepare(userModel());
     },
     toolPolicy: {
       ...toolPolicyFrom(
@@ -229,8 +241,9 @@ export function createCliContext(deps: CliDeps): CliContext {
         deps.warn(`openagent: skipped the skill ${problem.file}: ${problem.message}`);
       for (const problem of instructionProblems)
         deps.warn(`openagent: instruction file ${problem.file}: ${problem.message}`);
+      const preset = await presetChoice.preset(userModel);
       const text = buildSystemPrompt(
-        await presets.read(settings.preset),
+        preset.text,
         {
           os: `${os.type()} ${os.release()}`,
           shell: deps.env.SHELL ?? 'unknown',
@@ -239,7 +252,7 @@ export function createCliContext(deps: CliDeps): CliContext {
         },
         sections,
       );
-      return { text, knowledge: rulesAndMemory, ...(instructions ? { instructions } : {}) };
+      return { text, knowledge: rulesAndMemory, ...(instructions ? { instructions } : {}), ...presetTools(preset) };
     },
   });
 

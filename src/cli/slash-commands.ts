@@ -135,10 +135,15 @@ export const COMMANDS: readonly Command[] = [
     usage: '/preset [name]',
     help: 'list the presets (system prompts) or choose one for new conversations',
     async run(argument, { cli, output }) {
-      const names = await cli.presets.list();
+      const { entries } = await cli.presets.catalog();
+      const names = entries.map((entry) => entry.name);
       const wanted = argument.trim();
       if (!wanted) {
-        for (const name of names) output.line(`${name === cli.settings.preset ? '*' : ' '} ${name}`);
+        // Custom agents say which file they come from and what they do.
+        for (const { name, source, description } of entries)
+          output.line(
+            `${name === cli.settings.preset ? '*' : ' '} ${name}${source === 'bundled' ? '' : `  (${source})`}${description ? `  ${description}` : ''}`,
+          );
         return;
       }
       if (!names.includes(wanted)) return output.error(`Unknown preset "${wanted}". Presets: ${names.join(', ')}.`);

@@ -36,6 +36,7 @@ import type { HeldSecrets } from '../core/llm/held-secrets';
 import { loadSdkOf } from '../core/llm/sdk-modules';
 import { yaml } from '../core/text/yaml';
 import { chooseModel, choosePreset } from '../host/commands/choose-model';
+import { editorPresetChoice, presetTools } from './custom-agents-wiring';
 import { paletteCommands, type CommandHandler } from '../host/commands/palette';
 import { revertTurn } from '../host/commands/revert-turn';
 import { findLocalServers, useLocalServer } from '../host/commands/local-servers';
@@ -142,10 +143,9 @@ export function createRuntime(shell: RuntimeShell): Runtime {
   const presets = new PresetLibrary(knowledgeFiles, vscode.Uri.joinPath(context.extensionUri, 'prompts').fsPath, () =>
     vscode.workspace.isTrusted ? workspaceRoot() : undefined,
   );
+  const presetChoice = editorPresetChoice(presets, secrets, workspaceRoot);
   const systemPrompt = async (root: string | undefined) => {
-    const presetText = await presets.read(
-      vscode.workspace.getConfiguration('openagent').get<string>('preset', 'coding'),
-    );
+    const preset = await presetChoice.preset(readModelSettings);
     const {
       sections,
       knowledge: rulesAndMemory,
@@ -159,7 +159,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
       instructionProblems.map((problem) => ({ ...problem, file: path.join(root ?? '', problem.file) })),
     );
     const text = buildSystemPrompt(
-      presetText,
+      preset.text,
       {
         os: `${os.type()} ${os.release()}`,
         shell: vscode.env.shell || process.env.SHELL || 'unknown',
@@ -168,7 +168,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
       },
       sections,
     );
-    return { text, knowledge: rulesAndMemory, ...(instructions ? { instructions } : {}) };
+    return { text, knowledge: rulesAndMemory, ...(instructions ? { instructions } : {}), ...presetTools(preset) };
   };
 
   const openStore = stores.open;
@@ -219,7 +219,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
 
   // Everything a session shares with the others of the window; its place's parts are its own.
   const windowParts: WindowParts = {
-    readSettings: readModelSettings,
+    readSettings: () => presetChoice.settings(readModelSettings()),
     readConnection,
     hooks,
     modelPolicy: () => policy.current()?.model_policy,
@@ -245,7 +245,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     secretFiles: new SecretFiles().find,
     protectedPaths: protectedPlaces,
     prepare: async () => {
-      await Promise.all([policy.refresh(), team.refresh()]);
+      await Promise.all([policy.refresh(), team.refresh(), presetChoice.prepare(readModelSettings())]);
     },
     connectedTools: () => mcp.tools(),
     toolPolicy: {

@@ -11,6 +11,11 @@ export interface SystemPrompt {
   knowledge: readonly string[];
   /** Instructions for some files only, given to the conversation as those files come into play. */
   instructions?: ConversationInstructions;
+  /**
+   * The preset's tools (a custom agent's list): a tool it does not name is neither offered nor
+   * run, for the conversation, its sub-agents and teammates. Unset: every tool.
+   */
+  offersTool?: (toolName: string) => boolean;
 }
 
 export interface EnvironmentFacts {

@@ -66,6 +66,14 @@ export function assembleConversation(
     input.teamsOn,
     reopened ? lastTurn(reopened.restored.events) : 0,
   );
+  // A preset's tool list narrows what plan mode, trust and policy offer (sub-agents inherit it).
+  const presetOffers = input.system.offersTool;
+  const offerTool = presetOffers
+    ? (tool: AnyTool) => presetOffers(tool.name) && parts.offerTool(tool)
+    : parts.offerTool;
+  const offerTeammateTool = presetOffers
+    ? (tool: AnyTool) => presetOffers(tool.name) && parts.offerTeammateTool(tool)
+    : parts.offerTeammateTool;
   // The parts' own array: the session and a team add their inboxes to it later.
   if (instructions) parts.inboxes.push(instructions.inbox);
   const shared = {
@@ -93,7 +101,7 @@ export function assembleConversation(
     transcripts: deps.transcripts,
     tools: parts.tools,
     inboxes: parts.inboxes,
-    offerTool: parts.offerTool,
+    offerTool,
   });
   // Files read, edited or mentioned bring the instructions about them (scoped-instructions.ts).
   if (instructions) conversation.subscribe((event) => instructions.observe(event));
@@ -108,7 +116,7 @@ export function assembleConversation(
       system: `${system}\n\n${spec.brief}`,
       tools: spec.tools,
       inboxes: [spec.inbox],
-      offerTool: parts.offerTeammateTool,
+      offerTool: offerTeammateTool,
       subagents: false,
     });
     // Its tool calls reach the lead's stream (team.ts); what it was asked to do, only its own.

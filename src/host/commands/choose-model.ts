@@ -56,9 +56,17 @@ export async function chooseModel(secrets: SecretSource): Promise<void> {
 export async function choosePreset(presets: PresetLibrary): Promise<void> {
   const config = vscode.workspace.getConfiguration(CONFIG_SECTION);
   const current = config.get<string>('preset', 'coding');
+  // Custom agents (.github/agents, .claude/agents) show where they come from and what they do.
+  const { entries } = await presets.catalog();
   const picked = await vscode.window.showQuickPick(
-    (await presets.list()).map((name) => ({ label: name, description: name === current ? 'current' : '' })),
-    { placeHolder: 'Choose the preset (system prompt) for new conversations' },
+    entries.map((entry) => ({
+      label: entry.name,
+      description: [entry.name === current ? 'current' : '', entry.source === 'bundled' ? '' : entry.source]
+        .filter(Boolean)
+        .join(' · '),
+      ...(entry.description ? { detail: entry.description } : {}),
+    })),
+    { placeHolder: 'Choose the preset (system prompt or custom agent) for new conversations', matchOnDetail: true },
   );
   if (!picked) return;
   await config.update('preset', picked.label, vscode.ConfigurationTarget.Global);
