@@ -15,7 +15,11 @@ const win = path.win32;
  * An NTFS-like machine: `entries` exist (with their real case), `links` are junctions (from →
  * to), `shortNames` are 8.3 aliases (the short path → the long name in the same folder).
  */
-function ntfs(entries: string[], links: Record<string, string> = {}, shortNames: Record<string, string> = {}): RealPathPort {
+function ntfs(
+  entries: string[],
+  links: Record<string, string> = {},
+  shortNames: Record<string, string> = {},
+): RealPathPort {
   const existing = new Map(entries.map((entry) => [entry.toLowerCase(), entry]));
   const junctions = new Map(Object.entries(links).map(([from, to]) => [from.toLowerCase(), to]));
   const aliases = new Map(Object.entries(shortNames).map(([short, long]) => [short.toLowerCase(), long]));

@@ -116,7 +116,8 @@ export function windowsPathProblem(input: string): string | undefined {
     if (RESERVED_NAME.test(segment)) return `"${segment}" is a device name on Windows, not a file.`;
     if (SHORT_NAME.test(segment))
       return `"${segment}" looks like a Windows short (8.3) name; give the long name instead.`;
-    if (/[<>"|?*\x01-\x1f]/.test(segment)) return `"${segment}" has characters Windows does not allow in names.`;
+    if (/[<>"|?*]/.test(segment) || [...segment].some((character) => character.charCodeAt(0) < 0x20))
+      return `"${segment}" has characters Windows does not allow in names.`;
   }
   return undefined;
 }

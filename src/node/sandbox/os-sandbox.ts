@@ -89,7 +89,9 @@ export class OsSandbox implements CommandSandbox {
     } = {},
   ) {}
 
-  private readonly windowsBashes = new WindowsBashCache(() => this.options.windowsPorts ?? machinePorts(this.options.env));
+  private readonly windowsBashes = new WindowsBashCache(
+    () => this.options.windowsPorts ?? machinePorts(this.options.env),
+  );
 
   /** On Windows, the bash commands run in, or why there is none; undefined elsewhere. */
   windowsBash(): FoundBash | undefined {
@@ -145,7 +147,9 @@ export class OsSandbox implements CommandSandbox {
     // Let out only where the mode allows it: `required` never runs anything unconfined.
     if (!status.confined || (options.unconfined && status.mode !== 'required')) {
       const windows = this.windowsBash();
-      const plain = windows ? windowsLaunch(windows, command, options.cwd, env) : { file: BASH, args: ['-c', command], env };
+      const plain = windows
+        ? windowsLaunch(windows, command, options.cwd, env)
+        : { file: BASH, args: ['-c', command], env };
       return { ...plain, confined: false, files: [], afterRun: () => undefined };
     }
     const root = this.realRoot();

@@ -8,7 +8,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { visibleText } from '../../core/text/visible-text';
-import { commandLaunch, findWindowsBash, toShellPath, type FoundBash, type WindowsBash, type WindowsShellPorts } from './windows-shell';
+import {
+  commandLaunch,
+  findWindowsBash,
+  toShellPath,
+  type FoundBash,
+  type WindowsBash,
+  type WindowsShellPorts,
+} from './windows-shell';
 
 /** The bash found for a setting, looked for again only when the setting changes. */
 export class WindowsBashCache {

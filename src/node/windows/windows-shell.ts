@@ -66,7 +66,9 @@ function fromSetting(setting: string, ports: WindowsShellPorts): FoundBash {
       : { missing: `openagent.windowsShell is "${setting}", but ${wsl.missing}. ${HOW_TO}` };
   }
   if (!win.isAbsolute(setting) || !/^([a-zA-Z]:[\\/]|\\\\)/.test(setting))
-    return { missing: `openagent.windowsShell must be a full path to bash.exe, "git-bash" or "wsl"; it is "${setting}". ${HOW_TO}` };
+    return {
+      missing: `openagent.windowsShell must be a full path to bash.exe, "git-bash" or "wsl"; it is "${setting}". ${HOW_TO}`,
+    };
   if (!ports.exists(setting))
     return { missing: `openagent.windowsShell points at ${setting}, which does not exist. ${HOW_TO}` };
   if (isWslLauncher(setting, ports)) {
@@ -74,7 +76,9 @@ function fromSetting(setting: string, ports: WindowsShellPorts): FoundBash {
     const wsl = findWsl(ports, undefined);
     return 'bash' in wsl
       ? { bash: { ...wsl.bash, source: `openagent.windowsShell (${setting} is WSL's launcher, used as WSL)` } }
-      : { missing: `openagent.windowsShell points at ${setting}, which is WSL's launcher, but ${wsl.missing}. ${HOW_TO}` };
+      : {
+          missing: `openagent.windowsShell points at ${setting}, which is WSL's launcher, but ${wsl.missing}. ${HOW_TO}`,
+        };
   }
   return { bash: { kind: 'git-bash', path: setting, source: 'openagent.windowsShell' } };
 }
@@ -129,8 +133,7 @@ function isWslLauncher(file: string, ports: WindowsShellPorts): boolean {
   const systemRoot = variableOf(ports.env, 'SystemRoot') ?? variableOf(ports.env, 'windir') ?? 'C:\\Windows';
   const lowered = win.normalize(file).toLowerCase();
   return (
-    lowered.startsWith(`${win.normalize(systemRoot).toLowerCase()}\\`) ||
-    /\\microsoft\\windowsapps\\/.test(lowered)
+    lowered.startsWith(`${win.normalize(systemRoot).toLowerCase()}\\`) || /\\microsoft\\windowsapps\\/.test(lowered)
   );
 }
 
@@ -158,7 +161,9 @@ export function toShellPath(windowsPath: string, kind: WindowsBash['kind']): str
     const rest = (unc[3] ?? '').split('\\').filter(Boolean).join('/');
     if (kind === 'wsl') {
       if (/^wsl(\$|\.localhost)$/i.test(unc[1]!)) return `/${rest}`;
-      throw new Error(`WSL cannot reach the network folder ${windowsPath}; open the workspace from a drive or inside WSL.`);
+      throw new Error(
+        `WSL cannot reach the network folder ${windowsPath}; open the workspace from a drive or inside WSL.`,
+      );
     }
     return `//${unc[1]}/${unc[2]}${rest ? `/${rest}` : ''}`;
   }
@@ -182,7 +187,11 @@ export function commandLaunch(
 }
 
 /** The OpenAgent terminal's shell, so that the line typed into it is read as bash. */
-export function terminalShell(bash: WindowsBash): { shellPath: string; shellArgs: string[]; env: Record<string, string> } {
+export function terminalShell(bash: WindowsBash): {
+  shellPath: string;
+  shellArgs: string[];
+  env: Record<string, string>;
+} {
   if (bash.kind === 'wsl')
     return { shellPath: bash.path, shellArgs: bash.distribution ? ['-d', bash.distribution] : [], env: {} };
   return { shellPath: bash.path, shellArgs: ['--login', '-i'], env: { CHERE_INVOKING: '1' } };

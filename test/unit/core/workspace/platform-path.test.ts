@@ -86,7 +86,22 @@ describe('platform-path: POSIX stays as it was', () => {
 
 describe('platform-path: a random Windows path is inside iff its normalized form is', () => {
   // Hostile segments: climbs, trailing dots and spaces, case, streams, devices, short names, both separators.
-  const segments = ['..', '.', 'repo', 'REPO', 'repo.', 'repo ', 'src', '.. ', '...', 'nul', 'PROGRA~1', 'a:b', 'x.txt.', ''];
+  const segments = [
+    '..',
+    '.',
+    'repo',
+    'REPO',
+    'repo.',
+    'repo ',
+    'src',
+    '.. ',
+    '...',
+    'nul',
+    'PROGRA~1',
+    'a:b',
+    'x.txt.',
+    '',
+  ];
   const separators = ['\\', '/'];
 
   /** Independent oracle: strip each name as Windows does, then let path.win32.normalize apply the climbs. */
@@ -150,10 +165,22 @@ describe('platform-path: paths Windows reads as something else', () => {
     ['PROGRA~1/x', /short \(8\.3\) name/],
     ['GIT~1/config', /short \(8\.3\) name/],
     ['a?b', /characters Windows does not allow/],
+    ['a\u0001b', /characters Windows does not allow/],
   ] as const;
   for (const [input, reason] of refused)
     it(`refuses ${JSON.stringify(input)}`, () => assert.match(windowsPathProblem(input) ?? '', reason));
 
-  for (const input of ['src/a.ts', 'C:/Work/Repo/a.ts', 'C:\\Work\\a.ts', '../x', 'console.log.ts', 'nullable.ts', 'com10', '.env', 'a~b/c', 'a.b.c'])
+  for (const input of [
+    'src/a.ts',
+    'C:/Work/Repo/a.ts',
+    'C:\\Work\\a.ts',
+    '../x',
+    'console.log.ts',
+    'nullable.ts',
+    'com10',
+    '.env',
+    'a~b/c',
+    'a.b.c',
+  ])
     it(`lets ${JSON.stringify(input)} through`, () => assert.equal(windowsPathProblem(input), undefined));
 });

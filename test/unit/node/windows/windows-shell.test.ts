@@ -54,7 +54,11 @@ describe('windows-shell: finding bash', () => {
     const found = bashOf(
       findWindowsBash(undefined, machine(['C:\\Program Files\\Git\\bin\\bash.exe', 'C:\\Windows\\System32\\wsl.exe'])),
     );
-    assert.deepEqual(found, { kind: 'git-bash', path: 'C:\\Program Files\\Git\\bin\\bash.exe', source: 'Git for Windows' });
+    assert.deepEqual(found, {
+      kind: 'git-bash',
+      path: 'C:\\Program Files\\Git\\bin\\bash.exe',
+      source: 'Git for Windows',
+    });
   });
 
   it('finds it under Program Files (x86), the per-user install and usr\\bin', () => {
@@ -63,7 +67,8 @@ describe('windows-shell: finding bash', () => {
       'C:\\Program Files (x86)\\Git\\bin\\bash.exe',
     );
     assert.equal(
-      bashOf(findWindowsBash(undefined, machine(['C:\\Users\\Me\\AppData\\Local\\Programs\\Git\\usr\\bin\\bash.exe']))).path,
+      bashOf(findWindowsBash(undefined, machine(['C:\\Users\\Me\\AppData\\Local\\Programs\\Git\\usr\\bin\\bash.exe'])))
+        .path,
       'C:\\Users\\Me\\AppData\\Local\\Programs\\Git\\usr\\bin\\bash.exe',
     );
   });
@@ -120,7 +125,11 @@ describe('windows-shell: finding bash', () => {
   });
 
   it('takes the setting first: a path, git-bash, wsl, wsl:<distribution>', () => {
-    const files = ['E:\\PortableGit\\bin\\bash.exe', 'C:\\Program Files\\Git\\bin\\bash.exe', 'C:\\Windows\\System32\\wsl.exe'];
+    const files = [
+      'E:\\PortableGit\\bin\\bash.exe',
+      'C:\\Program Files\\Git\\bin\\bash.exe',
+      'C:\\Windows\\System32\\wsl.exe',
+    ];
     const ports = machine(files, BASE_ENV, ['Ubuntu', 'Debian']);
     assert.deepEqual(bashOf(findWindowsBash('E:\\PortableGit\\bin\\bash.exe', ports)), {
       kind: 'git-bash',
@@ -193,7 +202,11 @@ describe('windows-shell: how commands start', () => {
       args: ['--login', '-c', 'ls -la'],
       env: { CHERE_INVOKING: '1' },
     });
-    assert.deepEqual(terminalShell(git), { shellPath: git.path, shellArgs: ['--login', '-i'], env: { CHERE_INVOKING: '1' } });
+    assert.deepEqual(terminalShell(git), {
+      shellPath: git.path,
+      shellArgs: ['--login', '-i'],
+      env: { CHERE_INVOKING: '1' },
+    });
   });
 
   it('runs WSL with its distribution, in the translated folder, through bash -lc', () => {
@@ -211,7 +224,7 @@ describe('windows-shell: how commands start', () => {
   });
 
   it('writes the terminal line as bash: the command in a file, the folder translated', () => {
-    const script = windowsScript(`echo 'it''s' && cd sub`, 'C:\\Users\\Me\\O\'Brien', 'git-bash');
+    const script = windowsScript(`echo 'it''s' && cd sub`, "C:\\Users\\Me\\O'Brien", 'git-bash');
     assert.equal(
       script,
       `cd -- '/c/Users/Me/O'\\''Brien' || exit 1\nprintf '%s\\n' '$ echo '\\''it'\\'''\\''s'\\'' && cd sub'\necho 'it''s' && cd sub\n`,
@@ -262,7 +275,9 @@ describe('windows-shell: the sandbox on Windows', () => {
   });
 
   it('follows the setting, then OPENAGENT_WINDOWS_SHELL (the CLI), and is silent elsewhere', () => {
-    const ports = machine(['C:\\Program Files\\Git\\bin\\bash.exe', 'C:\\Windows\\System32\\wsl.exe'], BASE_ENV, ['Ubuntu']);
+    const ports = machine(['C:\\Program Files\\Git\\bin\\bash.exe', 'C:\\Windows\\System32\\wsl.exe'], BASE_ENV, [
+      'Ubuntu',
+    ]);
     let chosen = 'wsl';
     const sandbox = new OsSandbox(
       { ...settings(), windowsShell: () => chosen },
@@ -270,7 +285,11 @@ describe('windows-shell: the sandbox on Windows', () => {
     );
     assert.equal(sandbox.launch('ls', { cwd: 'C:\\Repo' }).file, 'C:\\Windows\\System32\\wsl.exe');
     chosen = '';
-    assert.equal(sandbox.launch('ls', {}).file, 'C:\\Program Files\\Git\\bin\\bash.exe', 'a changed setting is read again');
+    assert.equal(
+      sandbox.launch('ls', {}).file,
+      'C:\\Program Files\\Git\\bin\\bash.exe',
+      'a changed setting is read again',
+    );
     const cli = new OsSandbox(settings(), {
       platform: 'win32',
       env: { ...env, OPENAGENT_WINDOWS_SHELL: 'wsl' },
