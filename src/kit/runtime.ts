@@ -238,6 +238,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
       network: () => policy.current()?.commands?.network === true,
       passEnv: () => policy.current()?.commands?.pass_env ?? [],
       hidden: () => [context.globalStorageUri.fsPath],
+      windowsShell: () => vscode.workspace.getConfiguration('openagent').get<string>('windowsShell') || undefined,
     },
     ripgrep,
     navigation: new VscodeCodeNavigation(),

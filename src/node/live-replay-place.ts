@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import type { RunManifest } from '../core/replay/recording';
 import { WorktreeError, type Worktree } from '../core/session/worktree-port';
 import { GitWorktrees } from './worktrees/git-worktrees';
+import { isInsidePath as isInside, samePath } from '../core/workspace/platform-path';
 
 export interface LivePlace {
   /** The folder the live tools are rooted in (absolute, real). */
@@ -153,8 +154,8 @@ function linkInside(root: string, link: string): string | undefined {
   } catch {
     return undefined; // dangling, or a loop: nothing to copy
   }
+  if (!isInside(root, real) || samePath(root, real)) return undefined;
   const relative = path.relative(root, real);
-  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
   return relative.split(path.sep).join('/');
 }
 

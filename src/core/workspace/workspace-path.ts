@@ -3,7 +3,7 @@
  * the model can act on. Containment is checked on resolved real paths: a symlink inside the
  * workspace that points outside, or a new file under such a link, is outside.
  */
-import * as path from 'node:path';
+import { HOST_PLATFORM, isInsidePath, pathFlavor, windowsPathProblem, type PathPlatform } from './platform-path';
 
 export class PathError extends Error {
   constructor(message: string) {
@@ -23,7 +23,7 @@ export interface RealPathPort {
 const MAX_LINKS = 40;
 
 /** Syntactic checks first: these inputs are refused before any file system call. */
-export function checkPathSyntax(input: string): void {
+export function checkPathSyntax(input: string, platform: PathPlatform = HOST_PLATFORM): void {
   if (input.length === 0) throw new PathError('The path is empty.');
   if (input.includes('\0')) throw new PathError('The path contains a NUL byte.');
   if (input.length > 4_096) throw new PathError('The path is too long.');
@@ -33,6 +33,8 @@ export function checkPathSyntax(input: string): void {
   if (/%2e|%2f|%5c/i.test(input))
     throw new PathError('The path contains percent-encoded characters; give it as plain text.');
   if (input.includes('\\')) throw new PathError('Use forward slashes (/) in paths.');
+  const windowsProblem = platform === 'win32' ? windowsPathProblem(input) : undefined;
+  if (windowsProblem) throw new PathError(`${windowsProblem} (${input})`);
 }
 
 /**
@@ -40,8 +42,15 @@ export function checkPathSyntax(input: string): void {
  * location is inside the real workspace root. The file need not exist (for writes); the
  * nearest existing ancestor is resolved instead.
  */
-export async function resolveWorkspacePath(root: string, input: string, port: RealPathPort): Promise<string> {
-  checkPathSyntax(input);
+export async function resolveWorkspacePath(
+  root: string,
+  input: string,
+  port: RealPathPort,
+  platform: PathPlatform = HOST_PLATFORM,
+): Promise<string> {
+  checkPathSyntax(input, platform);
+  const path = pathFlavor(platform);
+  const isInside = (folder: string, candidate: string) => isInsidePath(folder, candidate, platform);
   const realRoot = (await port.realpath(root)) ?? root;
   const absolute = path.resolve(root, input);
   if (!isInside(root, absolute) && !isInside(realRoot, absolute))
@@ -73,9 +82,9 @@ export async function resolveWorkspacePath(root: string, input: string, port: Re
   return resolved;
 }
 
+/** Whether `candidate` is `root` or under it, by the rules of the platform this runs on (platform-path.ts). */
 export function isInside(root: string, candidate: string): boolean {
-  const relative = path.relative(root, candidate);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+  return isInsidePath(root, candidate);
 }
 
 /**
@@ -84,6 +93,7 @@ export function isInside(root: string, candidate: string): boolean {
  * link's target, not the folder the link is in). Missing parts are taken as written.
  */
 export async function resolveLikeKernel(from: string, word: string, port: RealPathPort): Promise<string> {
+  const path = pathFlavor(HOST_PLATFORM);
   const parts = word.split('/').filter((part) => part !== '' && part !== '.');
   let current = word.startsWith('/') ? '/' : from;
   let links = 0;

@@ -9,6 +9,7 @@ import { onAbort } from '../../core/abort';
 import type { Shell, ShellResult, ShellRunOptions } from '../../core/ports';
 import { OutputCollector } from '../../core/text/terminal-output';
 import type { OsSandbox } from '../../node/sandbox/os-sandbox';
+import { terminalShell } from '../../node/windows/windows-shell';
 
 export const TERMINAL_NAME = 'OpenAgent';
 /** Commands running longer than this show a cancellable progress notification. */
@@ -58,6 +59,10 @@ export class TerminalShell implements Shell, vscode.Disposable {
   }
 
   private async runVisible(command: string, options: ShellRunOptions): Promise<ShellResult> {
+    // Windows without a bash: nothing runs (no terminal is opened), and the result says what to install.
+    const windows = this.sandbox?.windowsBash();
+    if (windows && 'missing' in windows)
+      return { output: windows.missing, exitCode: undefined, timedOut: false, via: 'shell-integration' };
     const terminal = this.ensureTerminal();
     const integration = await this.shellIntegration(terminal);
     if (!integration) {
@@ -86,7 +91,9 @@ export class TerminalShell implements Shell, vscode.Disposable {
   private async shellIntegration(terminal: vscode.Terminal): Promise<vscode.TerminalShellIntegration | undefined> {
     if (terminal.shellIntegration) return terminal.shellIntegration;
     if (this.withoutIntegration.has(terminal)) return undefined;
-    const integration = await waitForShellIntegration(terminal, shellIntegrationWaitMs());
+    const windows = this.sandbox?.windowsBash();
+    const shell = windows && 'bash' in windows ? windows.bash.path : undefined;
+    const integration = await waitForShellIntegration(terminal, shellIntegrationWaitMs(shell));
     if (!integration) this.withoutIntegration.add(terminal);
     return integration;
   }
@@ -107,11 +114,15 @@ export class TerminalShell implements Shell, vscode.Disposable {
               .map((name) => [name, null]),
           )
         : undefined;
+      // On Windows the terminal runs the bash commands run in, so the line typed is read as bash.
+      const windows = this.sandbox?.windowsBash();
+      const shell = windows && 'bash' in windows ? terminalShell(windows.bash) : undefined;
       this.terminal = vscode.window.createTerminal({
         name: this.name,
         cwd: this.cwd(),
         isTransient: true,
-        ...(env ? { env } : {}),
+        ...(shell ? { shellPath: shell.shellPath, shellArgs: shell.shellArgs } : {}),
+        ...(env || shell ? { env: { ...env, ...shell?.env } } : {}),
       });
     }
     this.terminal.show(true);
@@ -130,10 +141,10 @@ function showProgress(command: string, running: Promise<unknown>, cancel: AbortC
   );
 }
 
-function shellIntegrationWaitMs(): number {
+function shellIntegrationWaitMs(shellPath: string | undefined): number {
   const settings = vscode.workspace.getConfiguration('terminal.integrated');
   if (!settings.get<boolean>('shellIntegration.enabled', true)) return 0;
-  const shell = (vscode.env.shell || process.env.SHELL || '').split(/[\\/]/).pop() ?? '';
+  const shell = (shellPath || vscode.env.shell || process.env.SHELL || '').split(/[\\/]/).pop() ?? '';
   return INJECTED_SHELLS.test(shell) ? SHELL_INTEGRATION_WAIT_MS.injected : SHELL_INTEGRATION_WAIT_MS.other;
 }
 

@@ -16,6 +16,7 @@
 import { lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ProtectedSet } from './protected-set';
+import { isInsidePath as isInside } from '../../core/workspace/platform-path';
 
 /** Top-level entries of the workspace that confined commands may not change. */
 export const PROTECTED_TOP = ['.git', '.github', '.openagent', '.vscode', '.husky', '.githooks', '.devcontainer'];
@@ -83,8 +84,7 @@ export function protectedEntries(root: string): Array<{ name: string; absolute: 
 
 /** Whether `root` is the home folder or holds it: then the home's secrets cannot be hidden. */
 export function holdsHome(root: string, home: string): boolean {
-  const relative = path.relative(root, home);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+  return isInside(root, home);
 }
 
 /**

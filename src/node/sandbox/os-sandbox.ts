@@ -31,6 +31,8 @@ import { seccompFilter } from './seccomp';
 import { seatbeltProfile } from './seatbelt';
 import { probeAsync, probeBlocking, SANDBOX_EXEC, type Probe } from './sandbox-probe';
 import { realOr } from './quiet-fs';
+import { WindowsBashCache, windowsLaunch, windowsTerminalLine } from '../windows/windows-commands';
+import { machinePorts, type FoundBash, type WindowsShellPorts } from '../windows/windows-shell';
 
 export interface SandboxSettings {
   /** The strictest of the user's setting and the policies. */
@@ -43,6 +45,8 @@ export interface SandboxSettings {
   root(): string | undefined;
   /** More paths to hide (the editor's storage of conversations). */
   hidden?: () => readonly string[];
+  /** Windows: the bash to run commands in (`openagent.windowsShell`; else OPENAGENT_WINDOWS_SHELL). */
+  windowsShell?: () => string | undefined;
 }
 
 /** How to start one command: a program, its arguments, its environment. */
@@ -80,8 +84,21 @@ export class OsSandbox implements CommandSandbox {
        */
       accountHome?: string;
       platform?: NodeJS.Platform;
+      /** Windows: how the machine is read to find bash (tests give their own). */
+      windowsPorts?: WindowsShellPorts;
     } = {},
   ) {}
+
+  private readonly windowsBashes = new WindowsBashCache(
+    () => this.options.windowsPorts ?? machinePorts(this.options.env),
+  );
+
+  /** On Windows, the bash commands run in, or why there is none; undefined elsewhere. */
+  windowsBash(): FoundBash | undefined {
+    if (this.platform() !== 'win32') return undefined;
+    const env = this.options.env ?? process.env;
+    return this.windowsBashes.find(this.settings.windowsShell?.() ?? env.OPENAGENT_WINDOWS_SHELL);
+  }
 
   status(): SandboxStatus {
     const mode = this.settings.mode();
@@ -129,7 +146,11 @@ export class OsSandbox implements CommandSandbox {
     if (status.refusal !== undefined) throw new Error(status.refusal);
     // Let out only where the mode allows it: `required` never runs anything unconfined.
     if (!status.confined || (options.unconfined && status.mode !== 'required')) {
-      return { file: BASH, args: ['-c', command], env, confined: false, files: [], afterRun: () => undefined };
+      const windows = this.windowsBash();
+      const plain = windows
+        ? windowsLaunch(windows, command, options.cwd, env)
+        : { file: BASH, args: ['-c', command], env };
+      return { ...plain, confined: false, files: [], afterRun: () => undefined };
     }
     const root = this.realRoot();
     const before = root ? protectedEntries(root) : [];
@@ -214,6 +235,11 @@ export class OsSandbox implements CommandSandbox {
     options: { cwd?: string; unconfined?: boolean },
   ): { line: string; afterRun(): string | undefined } {
     const launch = this.launch(command, options);
+    const windows = this.windowsBash();
+    if (windows) {
+      const typed = windowsTerminalLine(windows, command, options.cwd ?? this.settings.root());
+      return { line: typed.line, afterRun: () => (typed.cleanup(), undefined) };
+    }
     const folder = mkdtempSync(path.join(os.tmpdir(), 'openagent-run-'));
     const script = path.join(folder, 'command');
     writeFileSync(script, `printf '%s\\n' ${shellQuote(`$ ${visibleText(command)}`)}\n${command}\n`, { mode: 0o600 });

@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import { ForkFileRefusal, type ForkFileAccess } from '../../core/session/worktree-fork';
 import type { Worktree } from '../../core/session/worktree-port';
 import { MAX_CHECKPOINT_BYTES } from '../../core/workspace/checkpoints';
+import { isInsidePath as isInside, samePath } from '../../core/workspace/platform-path';
 
 /**
  * `sourceRoot`: the folder the conversation worked in (its paths are relative to it). When it is
@@ -112,7 +113,8 @@ function repositoryPrefix(folder: string): string {
 }
 
 function inside(root: string, real: string, orSame = false): boolean {
-  return (orSame && real === root) || real.startsWith(root.endsWith(path.sep) ? root : `${root}${path.sep}`);
+  if (samePath(root, real)) return orSame;
+  return isInside(root, real);
 }
 
 async function lstatOrUndefined(file: string) {
