@@ -27,8 +27,7 @@ export function wireSharedHooks(
   const permits = new AskingHookPermits({
     store,
     fingerprint: (hook) => hookFingerprint(root() ?? '', hook),
-    ask: async (question) =>
-      (await vscode.window.showWarningMessage(question, { modal: true }, 'Allow')) === 'Allow',
+    ask: async (question) => (await vscode.window.showWarningMessage(question, { modal: true }, 'Allow')) === 'Allow',
   });
   const remove = installSharedHooks(hooks, {
     load: () => files.load(),

@@ -113,7 +113,8 @@ export class SandboxedHookRunner implements HookRunner {
         child.stderr?.destroy();
         plan.afterRun();
         const reason =
-          failure ?? (runaway ? `printed more than ${HOOK_OUTPUT_LIMITS.totalBytes / 1024 / 1024} MB and was stopped` : undefined);
+          failure ??
+          (runaway ? `printed more than ${HOOK_OUTPUT_LIMITS.totalBytes / 1024 / 1024} MB and was stopped` : undefined);
         resolve({
           exitCode: timedOut || runaway ? undefined : exitCode,
           stdout,

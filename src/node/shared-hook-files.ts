@@ -12,12 +12,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, realpathSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import {
-  hookIdentity,
-  MAX_HOOK_FILE_BYTES,
-  parseHookFile,
-  type SharedHook,
-} from '../core/hooks/shared-hook-config';
+import { hookIdentity, MAX_HOOK_FILE_BYTES, parseHookFile, type SharedHook } from '../core/hooks/shared-hook-config';
 import { readRegularFile, UnusableFileError } from '../store/regular-file';
 import { LockedJsonFiles } from './locked-json-file';
 
@@ -63,7 +58,9 @@ export class SharedHookFiles {
         // No folder: no hooks there.
       }
       if (names.length > MAX_GITHUB_HOOK_FILES)
-        problems.push(`.github/hooks holds more than ${MAX_GITHUB_HOOK_FILES} files: only the first ${MAX_GITHUB_HOOK_FILES} are read.`);
+        problems.push(
+          `.github/hooks holds more than ${MAX_GITHUB_HOOK_FILES} files: only the first ${MAX_GITHUB_HOOK_FILES} are read.`,
+        );
       for (const name of names.slice(0, MAX_GITHUB_HOOK_FILES))
         await read(path.join(folder, name), `.github/hooks/${name}`, 'workspace', root);
     }
@@ -112,7 +109,9 @@ interface AllowedDocument {
 
 /** The fingerprint of one hook in one workspace: what an allow is kept under. */
 export function hookFingerprint(root: string, hook: SharedHook): string {
-  return createHash('sha256').update(JSON.stringify([root, hookIdentity(hook)])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([root, hookIdentity(hook)]))
+    .digest('hex');
 }
 
 /** The repository hooks the user allowed, in a JSON file (`allowed-hooks.json` in the app's storage). */

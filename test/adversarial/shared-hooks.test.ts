@@ -24,15 +24,6 @@ async function preToolUse(rig: HookRig, input: unknown = { command: 'echo hi' },
   });
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describe('hostile shared-format hooks (issue 35, item 5)', function () {
   this.timeout(120_000);
 
@@ -41,7 +32,12 @@ describe('hostile shared-format hooks (issue 35, item 5)', function () {
     const pidFile = path.join(rig.root, 'pids');
     rig.write(
       '.claude/settings.json',
-      claudeSettings('PreToolUse', 'Bash', `(sleep 300 & echo $! >> pids; wait) & sleep 300 & echo $! >> pids; wait`, 2),
+      claudeSettings(
+        'PreToolUse',
+        'Bash',
+        `(sleep 300 & echo $! >> pids; wait) & sleep 300 & echo $! >> pids; wait`,
+        2,
+      ),
     );
     const started = Date.now();
     const decision = await preToolUse(rig);
@@ -49,7 +45,10 @@ describe('hostile shared-format hooks (issue 35, item 5)', function () {
     assert.ok(Date.now() - started < 30_000);
     assert.ok(rig.reports.some((report) => /did not finish within 2 s/.test(report)));
     // The pids are the sandbox's own (its PID namespace): none of its processes may remain.
-    const leftovers = execFileSync('ps', ['-eo', 'pid,args']).toString().split('\n').filter((line) => /sleep 300/.test(line));
+    const leftovers = execFileSync('ps', ['-eo', 'pid,args'])
+      .toString()
+      .split('\n')
+      .filter((line) => /sleep 300/.test(line));
     assert.deepEqual(leftovers, [], `left running: ${leftovers.join('; ')}`);
     assert.ok(fs.existsSync(pidFile));
   });
@@ -61,12 +60,17 @@ describe('hostile shared-format hooks (issue 35, item 5)', function () {
     const before = process.memoryUsage().rss;
     const decision = await preToolUse(rig);
     assert.equal(decision, undefined);
-    assert.ok(rig.reports.some((report) => /printed more than 16 MB and was stopped/.test(report)), rig.reports.join('\n'));
+    assert.ok(
+      rig.reports.some((report) => /printed more than 16 MB and was stopped/.test(report)),
+      rig.reports.join('\n'),
+    );
     assert.ok(process.memoryUsage().rss - before < 200 * 1024 * 1024);
   });
 
   it('invalid JSON on stdout blocks nothing and is reported', async () => {
-    const rig = hookRig({ '.claude/settings.json': claudeSettings('PreToolUse', 'Bash', `cat >/dev/null; echo '{"hookSpecificOutput": {'`) });
+    const rig = hookRig({
+      '.claude/settings.json': claudeSettings('PreToolUse', 'Bash', `cat >/dev/null; echo '{"hookSpecificOutput": {'`),
+    });
     assert.equal(await preToolUse(rig), undefined);
     assert.ok(rig.reports.some((report) => /not JSON|is not/.test(report)));
   });
@@ -81,7 +85,10 @@ describe('hostile shared-format hooks (issue 35, item 5)', function () {
     });
     await preToolUse(rig);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const leftovers = execFileSync('ps', ['-eo', 'pid,args']).toString().split('\n').filter((line) => /sleep 301/.test(line));
+    const leftovers = execFileSync('ps', ['-eo', 'pid,args'])
+      .toString()
+      .split('\n')
+      .filter((line) => /sleep 301/.test(line));
     assert.deepEqual(leftovers, []);
   });
 
@@ -91,7 +98,11 @@ describe('hostile shared-format hooks (issue 35, item 5)', function () {
     fs.writeFileSync(victim, 'original\n');
     rig.write(
       '.claude/settings.json',
-      claudeSettings('PreToolUse', 'Bash', `cat >/dev/null; echo pwned > ${victim}; echo pwned >> .git/config; echo ok > inside.txt`),
+      claudeSettings(
+        'PreToolUse',
+        'Bash',
+        `cat >/dev/null; echo pwned > ${victim}; echo pwned >> .git/config; echo ok > inside.txt`,
+      ),
     );
     await preToolUse(rig);
     assert.equal(fs.readFileSync(victim, 'utf8'), 'original\n');
@@ -100,11 +111,18 @@ describe('hostile shared-format hooks (issue 35, item 5)', function () {
   });
 
   it('a hook that never reads its stdin does not deadlock on a large tool_input', async () => {
-    const rig = hookRig({ '.claude/settings.json': claudeSettings('PreToolUse', 'Bash', `sleep 1; echo done >&2; exit 2`, 30) });
+    const rig = hookRig({
+      '.claude/settings.json': claudeSettings('PreToolUse', 'Bash', `sleep 1; echo done >&2; exit 2`, 30),
+    });
     const decision = await preToolUse(rig, { command: `echo ${'x'.repeat(5_000_000)}` });
     assert.deepEqual(decision, { block: 'done' });
     const slow = hookRig({
-      '.claude/settings.json': claudeSettings('PreToolUse', 'Bash', `while IFS= read -r -n 1000 line; do sleep 0.001; done; exit 0`, 3),
+      '.claude/settings.json': claudeSettings(
+        'PreToolUse',
+        'Bash',
+        `while IFS= read -r -n 1000 line; do sleep 0.001; done; exit 0`,
+        3,
+      ),
     });
     const started = Date.now();
     await preToolUse(slow, { command: `echo ${'y'.repeat(5_000_000)}` });
@@ -117,7 +135,10 @@ describe('hostile shared-format hooks (issue 35, item 5)', function () {
     setTimeout(() => controller.abort(), 1_000);
     await assert.rejects(preToolUse(rig, undefined, controller.signal));
     await new Promise((resolve) => setTimeout(resolve, 2_500));
-    const leftovers = execFileSync('ps', ['-eo', 'pid,args']).toString().split('\n').filter((line) => /sleep 302/.test(line));
+    const leftovers = execFileSync('ps', ['-eo', 'pid,args'])
+      .toString()
+      .split('\n')
+      .filter((line) => /sleep 302/.test(line));
     assert.deepEqual(leftovers, []);
   });
 
@@ -137,7 +158,11 @@ describe('hostile shared-format hooks (issue 35, item 5)', function () {
 
   it('10,000 hooks in a file: the first 100 are kept, the rest reported', async () => {
     const many = Array.from({ length: 10_000 }, (_, index) => ({ type: 'command', command: `exit ${index % 2}` }));
-    const parsed = parseHookFile('.claude/settings.json', JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: many }] } }), 'workspace');
+    const parsed = parseHookFile(
+      '.claude/settings.json',
+      JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: many }] } }),
+      'workspace',
+    );
     assert.equal(parsed.hooks.length, MAX_HOOKS_PER_FILE);
     assert.match(parsed.problems.join('\n'), /more than 100 hooks: 9900 of them do not run/);
   });

@@ -243,7 +243,10 @@ export class Conversation {
       const text = decision && 'prompt' in decision ? decision.prompt : prompt;
       // Attached context follows the prompt for the model (with what hooks added); the chat shows only its labels.
       const hookContext = decision && 'context' in decision ? decision.context : undefined;
-      appendUserText(this.history, promptWithContext(text, [context?.text, hookContext].filter(Boolean).join('\n\n') || undefined));
+      appendUserText(
+        this.history,
+        promptWithContext(text, [context?.text, hookContext].filter(Boolean).join('\n\n') || undefined),
+      );
       this.emit({
         type: 'user_message',
         text,

@@ -45,7 +45,11 @@ export async function passGates(
   const { input, hookAsk } = checked;
   // The traits count even where nothing assesses calls: a plan is put to a person regardless.
   // Assessing reads the file system (links, real paths): a hung mount must not hold a Stop.
-  const assessed = withTraits(tool, input, deps.assess ? await untilAborted(deps.assess(tool, input), signal) : NO_RISK);
+  const assessed = withTraits(
+    tool,
+    input,
+    deps.assess ? await untilAborted(deps.assess(tool, input), signal) : NO_RISK,
+  );
   // A hook that asks puts this call to a person whatever a rule or "Always" says (not a reason
   // to let it out of the sandbox: reasons are what an approval lets out).
   const risk = hookAsk === undefined ? assessed : { ...assessed, inPerson: assessed.inPerson ?? hookAsk };

@@ -34,7 +34,10 @@ export async function vetPrompt(
         prompt: text,
         signal: controller.signal,
       });
-      return { decision: withStartContext(decision ?? (text === prompt ? undefined : { prompt: text }), text, started), controller };
+      return {
+        decision: withStartContext(decision ?? (text === prompt ? undefined : { prompt: text }), text, started),
+        controller,
+      };
     } catch (error) {
       if (!controller.signal.aborted) throw error;
       const feedback = vetting.interrupted();

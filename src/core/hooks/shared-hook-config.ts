@@ -101,7 +101,9 @@ export function parseHookFile(
       const matcher = typeof entry.matcher === 'string' ? entry.matcher : '';
       const unsafe = matcherProblem(matcher);
       if (unsafe) {
-        problems.push(`${source}: the ${name} matcher ${JSON.stringify(matcher.slice(0, 80))} ${unsafe}; its hooks do not run.`);
+        problems.push(
+          `${source}: the ${name} matcher ${JSON.stringify(matcher.slice(0, 80))} ${unsafe}; its hooks do not run.`,
+        );
         continue;
       }
       for (const command of grouped ? (entry.hooks as unknown[]) : [entry]) {
@@ -130,7 +132,9 @@ function commandHook(
     return undefined;
   }
   if (entry.type !== 'command') {
-    problems.push(`${source}: ${event} hooks of type ${JSON.stringify(entry.type)} are not supported; only "command" runs.`);
+    problems.push(
+      `${source}: ${event} hooks of type ${JSON.stringify(entry.type)} are not supported; only "command" runs.`,
+    );
     return undefined;
   }
   const own = platform === 'win32' ? entry.windows : platform === 'darwin' ? entry.osx : entry.linux;
@@ -141,12 +145,16 @@ function commandHook(
     return undefined;
   }
   if (command.length > MAX_COMMAND_CHARS) {
-    problems.push(`${source}: a ${event} hook's command is longer than ${MAX_COMMAND_CHARS} characters; it does not run.`);
+    problems.push(
+      `${source}: a ${event} hook's command is longer than ${MAX_COMMAND_CHARS} characters; it does not run.`,
+    );
     return undefined;
   }
   const timeout = typeof entry.timeout === 'number' ? entry.timeout : entry.timeoutSec;
   const env = isObject(entry.env)
-    ? Object.fromEntries(Object.entries(entry.env).filter((pair): pair is [string, string] => typeof pair[1] === 'string'))
+    ? Object.fromEntries(
+        Object.entries(entry.env).filter((pair): pair is [string, string] => typeof pair[1] === 'string'),
+      )
     : undefined;
   return {
     source,

@@ -36,7 +36,8 @@ const MAX_CONTEXT_CHARS = 10_000;
 export function readOutcome(event: SharedHookEvent, result: HookProcessResult, timeoutSeconds: number): HookVerdict {
   if (result.failure !== undefined) return { notice: `could not run: ${result.failure}` };
   if (result.timedOut) return { notice: `did not finish within ${timeoutSeconds} s and was stopped` };
-  if (result.exitCode === 2) return { block: cut(result.stderr.trim(), MAX_REASON_CHARS) || 'a hook exited with code 2' };
+  if (result.exitCode === 2)
+    return { block: cut(result.stderr.trim(), MAX_REASON_CHARS) || 'a hook exited with code 2' };
   if (result.exitCode !== 0) {
     const said = cut(result.stderr.trim(), 500);
     return {
@@ -56,7 +57,8 @@ export function readOutcome(event: SharedHookEvent, result: HookProcessResult, t
 }
 
 function plainText(event: SharedHookEvent, text: string): HookVerdict {
-  if (text && (event === 'UserPromptSubmit' || event === 'SessionStart')) return { context: cut(text, MAX_CONTEXT_CHARS) };
+  if (text && (event === 'UserPromptSubmit' || event === 'SessionStart'))
+    return { context: cut(text, MAX_CONTEXT_CHARS) };
   return {};
 }
 

@@ -112,7 +112,11 @@ class SharedHookBridge {
         tool_response: { output: context.output, is_error: context.isError },
         tool_use_id: context.toolCallId,
         ...(hook.dialect === 'copilot'
-          ? { toolName: call.name, toolArgs: JSON.stringify(call.input), toolResult: { textResultForLlm: context.output } }
+          ? {
+              toolName: call.name,
+              toolArgs: JSON.stringify(call.input),
+              toolResult: { textResultForLlm: context.output },
+            }
           : {}),
       });
       const said = verdict.block ?? verdict.context;
@@ -124,7 +128,10 @@ class SharedHookBridge {
   async userPromptSubmit(context: Parameters<Hooks['userPromptSubmit']>[0]) {
     const contexts: string[] = [];
     for (const hook of await this.hooksFor('UserPromptSubmit')) {
-      const verdict = await this.run(hook, context.signal, { session_id: context.conversationId, prompt: context.prompt });
+      const verdict = await this.run(hook, context.signal, {
+        session_id: context.conversationId,
+        prompt: context.prompt,
+      });
       if (verdict.block !== undefined) return { block: `${verdict.block} (hook ${describeHook(hook)})` };
       if (verdict.context) contexts.push(verdict.context);
     }
@@ -174,7 +181,11 @@ class SharedHookBridge {
   }
 
   /** Runs one hook (asking first for a repository's) and reads what it said; never throws but for a Stop. */
-  private async run(hook: SharedHook, signal: AbortSignal | undefined, fields: Record<string, unknown>): Promise<HookVerdict> {
+  private async run(
+    hook: SharedHook,
+    signal: AbortSignal | undefined,
+    fields: Record<string, unknown>,
+  ): Promise<HookVerdict> {
     if (hook.scope === 'workspace' && !(await this.deps.permits.permit(hook, signal))) {
       signal?.throwIfAborted();
       this.once(`The hook ${describeHook(hook)} is not allowed, so it did not run.`);

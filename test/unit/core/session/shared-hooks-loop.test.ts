@@ -167,7 +167,9 @@ describe('shared-format hooks through the agent loop (issue 35, item 5)', functi
       '.claude/settings.json': JSON.stringify({
         hooks: {
           Stop: [{ hooks: [{ type: 'command', command: 'cat >/dev/null; echo "RUN_THE_TESTS_FIRST" >&2; exit 2' }] }],
-          UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'cat >/dev/null; echo PROMPT_CONTEXT_FROM_HOOK' }] }],
+          UserPromptSubmit: [
+            { hooks: [{ type: 'command', command: 'cat >/dev/null; echo PROMPT_CONTEXT_FROM_HOOK' }] },
+          ],
         },
       }),
     });
