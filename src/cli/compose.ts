@@ -27,6 +27,7 @@ import { createWorkspaceTools } from '../core/tools/builtin/workspace-tools';
 import { ChildProcessRunner } from '../node/child-process-runner';
 import { ChildProcessShell } from '../node/child-process-shell';
 import { OsSandbox } from '../node/sandbox/os-sandbox';
+import { cliSharedHooks, type CliHookDeps } from './shared-hooks-cli';
 import { SecretFiles } from '../node/secret-files';
 import { protectedPlaces } from '../node/sandbox/protected-set';
 import { stricterSandbox, type SandboxMode } from '../core/policy/sandbox-modes';
@@ -74,6 +75,8 @@ export interface CliDeps {
   heldSecrets: HeldSecrets;
   /** The gate that asks about tool calls in `workspace` (it shows their diffs). */
   approvals(workspace: WorkspaceFiles): ApprovalGate;
+  /** Asks about a repository's hook on the terminal (shared-hooks-cli.ts); absent: no terminal. */
+  readHookAnswer?: CliHookDeps['readLine'];
   /** Something the user should know that is not an error of the run (a policy file with mistakes). */
   warn(message: string): void;
 }
@@ -183,6 +186,13 @@ export function createCliContext(deps: CliDeps): CliContext {
     teamStamp: () => team.stamp(),
     transcripts: new FileTranscriptSink(path.join(storeDirectory, 'transcripts')),
     approvals: deps.approvals(workspace),
+    hooks: cliSharedHooks({
+      workspaceRoot,
+      storeDirectory,
+      launcher: sandbox,
+      warn: deps.warn,
+      readLine: deps.readHookAnswer,
+    }),
     clock: systemClock,
     newId: randomUUID,
     isTrusted: () => true,

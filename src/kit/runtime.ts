@@ -67,6 +67,7 @@ import { askRewindFiles } from '../host/chat/rewind-question';
 import { ChatKeeper } from '../core/session/chat-keeper';
 import { SecretFiles } from '../node/secret-files';
 import { protectedPlaces } from '../node/sandbox/protected-set';
+import { wireSharedHooks } from './shared-hooks-wiring';
 import { stricterSandbox } from '../core/policy/sandbox-modes';
 import { describeSandbox } from '../core/policy/sandbox-status';
 import { VscodeWorkspace } from '../host/workspace/vscode-workspace';
@@ -281,6 +282,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
   const here = composeSession({ kind: 'workspace', root: workspaceRoot() }, 'Workspace', windowParts);
   const { session, sandbox } = here;
   context.subscriptions.push({ dispose: () => here.dispose() });
+  wireSharedHooks(context, hooks, sandbox, workspaceRoot);
 
   // Mentions (@file, @selection, @problems, @git) read the folder of the session the chat shows:
   // a worktree session's own files. Set once the sessions are composed, below.

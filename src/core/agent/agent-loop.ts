@@ -93,6 +93,9 @@ export interface LoopOutcome {
   turns: number;
 }
 
+/** How often Stop hooks may make one prompt's run go on (a hook that always objects must not loop for ever). */
+export const MAX_STOP_CONTINUATIONS = 3;
+
 const CONTINUE_PROMPT =
   'Your answer was cut off by the output limit. Continue exactly where you stopped, without repeating anything.';
 const FINAL_SUMMARY_PROMPT =
@@ -102,6 +105,7 @@ const FINAL_SUMMARY_PROMPT =
 export async function runAgentLoop(history: ModelMessage[], deps: LoopDeps, signal: AbortSignal): Promise<LoopOutcome> {
   const offered = new OfferedTools(deps);
   let turns = 0;
+  let stopContinuations = 0;
   while (turns < deps.limits.maxTurns) {
     turns++;
     // Re-read each turn: approving a plan mid-run (leaving plan mode) offers the writing tools.
@@ -114,7 +118,22 @@ export async function runAgentLoop(history: ModelMessage[], deps: LoopDeps, sign
     const hint = remaining <= deps.limits.wrapUpTurns ? wrapUpHint(remaining) : undefined;
     const turn = await callModel(history, deps, tools, signal, hint);
     const assistant = history.at(-1);
-    if (turn.toolCalls.length === 0 || assistant?.role !== 'assistant') return { stopReason: turn.stopReason, turns };
+    if (turn.toolCalls.length === 0 || assistant?.role !== 'assistant') {
+      // Stop hooks may send the agent back to work, a bounded number of times per prompt.
+      const again =
+        stopContinuations < MAX_STOP_CONTINUATIONS && assistant?.role === 'assistant'
+          ? await deps.hooks.stop({
+              conversationId: deps.conversationId,
+              agentId: deps.agentId,
+              continuations: stopContinuations,
+              signal,
+            })
+          : undefined;
+      if (!again) return { stopReason: turn.stopReason, turns };
+      stopContinuations++;
+      appendUserText(history, again.continue);
+      continue;
+    }
     await runToolCalls(turn, assistant, history, deps, { tools, toolTokens }, signal);
   }
   await finalSummary(history, deps, offered.current().tools, signal);

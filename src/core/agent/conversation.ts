@@ -241,8 +241,12 @@ export class Conversation {
         return;
       }
       const text = decision && 'prompt' in decision ? decision.prompt : prompt;
-      // Attached context follows the prompt for the model; the chat shows only its labels.
-      appendUserText(this.history, promptWithContext(text, context?.text));
+      // Attached context follows the prompt for the model (with what hooks added); the chat shows only its labels.
+      const hookContext = decision && 'context' in decision ? decision.context : undefined;
+      appendUserText(
+        this.history,
+        promptWithContext(text, [context?.text, hookContext].filter(Boolean).join('\n\n') || undefined),
+      );
       this.emit({
         type: 'user_message',
         text,

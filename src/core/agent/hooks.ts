@@ -11,8 +11,13 @@
  */
 import { abortError, isAbortError, untilAborted } from '../abort';
 
-export type PromptDecision = { block: string } | { prompt: string };
-export type ToolUseDecision = { block: string } | { input: unknown };
+/** Blocked; or rewritten (`prompt`), with `context` the model reads after the prompt (not shown as the user's words). */
+export type PromptDecision = { block: string } | { prompt: string; context?: string };
+/**
+ * Blocked; or its input rewritten; `ask` puts the call to the user even where policy would
+ * allow it (a hook can make a call ask, never let one through that would ask).
+ */
+export type ToolUseDecision = { block: string } | { input: unknown; ask?: string } | { ask: string };
 
 export interface UserPromptSubmitContext {
   conversationId: string;
@@ -36,12 +41,44 @@ export interface PostToolUseContext extends PreToolUseContext {
   isError: boolean;
 }
 
+/** A note a PostToolUse hook adds to the result the model reads (the user saw the result as it was). */
+export interface PostToolUseNote {
+  note: string;
+}
+
+export interface StopContext {
+  conversationId: string;
+  agentId: string;
+  /** How many times Stop hooks already made this run go on (bounded by the loop). */
+  continuations: number;
+  signal?: AbortSignal;
+}
+
+/** Keep working: the reason is given to the model as the next message. */
+export interface StopDecision {
+  continue: string;
+}
+
+export interface SessionStartContext {
+  conversationId: string;
+  signal?: AbortSignal;
+}
+
+/** What the model reads with the first prompt of the session. */
+export interface SessionStartDecision {
+  context: string;
+}
+
 type Maybe<T> = T | null | undefined | void;
 
 export interface HookMap {
   UserPromptSubmit: (context: UserPromptSubmitContext) => Maybe<PromptDecision> | Promise<Maybe<PromptDecision>>;
   PreToolUse: (context: PreToolUseContext) => Maybe<ToolUseDecision> | Promise<Maybe<ToolUseDecision>>;
-  PostToolUse: (context: PostToolUseContext) => void | Promise<void>;
+  PostToolUse: (context: PostToolUseContext) => Maybe<PostToolUseNote> | Promise<Maybe<PostToolUseNote>>;
+  /** When the agent would end its turn: a decision makes it go on (the loop bounds how often). */
+  Stop: (context: StopContext) => Maybe<StopDecision> | Promise<Maybe<StopDecision>>;
+  /** Once per conversation in this process, before its first prompt is vetted. */
+  SessionStart: (context: SessionStartContext) => Maybe<SessionStartDecision> | Promise<Maybe<SessionStartDecision>>;
 }
 
 export type HookName = keyof HookMap;
@@ -59,7 +96,11 @@ export class Hooks {
     UserPromptSubmit: [],
     PreToolUse: [],
     PostToolUse: [],
+    Stop: [],
+    SessionStart: [],
   };
+  /** Conversations whose SessionStart hooks ran in this process. */
+  private readonly started = new Set<string>();
 
   /** Adds a hook; returns a function that removes it. */
   add<Name extends HookName>(name: Name, hook: HookMap[Name]): () => void {
@@ -79,14 +120,29 @@ export class Hooks {
     return this.firstDecision('PreToolUse', this.hooks.PreToolUse, context);
   }
 
-  async postToolUse(context: PostToolUseContext): Promise<void> {
+  /** Runs every PostToolUse hook; returns the notes they added for the model (none: []). */
+  async postToolUse(context: PostToolUseContext): Promise<string[]> {
+    const notes: string[] = [];
     for (const hook of [...this.hooks.PostToolUse]) {
       try {
-        await untilAborted(call(hook, context), context.signal);
+        const added = await untilAborted(call(hook, context), context.signal);
+        if (added && typeof added.note === 'string' && added.note) notes.push(added.note);
       } catch (error) {
         throw stoppedOr('PostToolUse', error, context.signal);
       }
     }
+    return notes;
+  }
+
+  async stop(context: StopContext): Promise<StopDecision | undefined> {
+    return this.firstDecision('Stop', this.hooks.Stop, context);
+  }
+
+  /** The SessionStart hooks' context, the first time a conversation asks in this process; after, undefined. */
+  async sessionStart(context: SessionStartContext): Promise<SessionStartDecision | undefined> {
+    if (this.started.has(context.conversationId)) return undefined;
+    this.started.add(context.conversationId);
+    return this.firstDecision('SessionStart', this.hooks.SessionStart, context);
   }
 
   private async firstDecision<Context extends { signal?: AbortSignal }, Decision>(

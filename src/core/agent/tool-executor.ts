@@ -58,7 +58,7 @@ export async function executeToolCall(
   const cleared = await passGates(call, deps, signal);
   if ('refusal' in cleared) return finish({ output: cleared.refusal, isError: true });
   const result = finish(await runTool(call, cleared, deps, signal));
-  await deps.hooks.postToolUse({
+  const notes = await deps.hooks.postToolUse({
     conversationId: deps.conversationId,
     agentId: deps.agentId,
     toolCallId: call.id,
@@ -68,7 +68,8 @@ export async function executeToolCall(
     isError: result.isError,
     signal,
   });
-  return result;
+  // What PostToolUse hooks said about the result reaches the model with it.
+  return notes.length === 0 ? result : { ...result, output: [result.output, ...notes].join('\n\n') };
 }
 
 /** The tool's outcome as a promise: one that throws at once is a rejection like any other. */

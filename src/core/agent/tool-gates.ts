@@ -42,10 +42,17 @@ export async function passGates(
   if ('refusal' in tool) return tool;
   const checked = await checkedInput(call, tool, deps, signal);
   if ('refusal' in checked) return checked;
-  const { input } = checked;
+  const { input, hookAsk } = checked;
   // The traits count even where nothing assesses calls: a plan is put to a person regardless.
   // Assessing reads the file system (links, real paths): a hung mount must not hold a Stop.
-  const risk = withTraits(tool, input, deps.assess ? await untilAborted(deps.assess(tool, input), signal) : NO_RISK);
+  const assessed = withTraits(
+    tool,
+    input,
+    deps.assess ? await untilAborted(deps.assess(tool, input), signal) : NO_RISK,
+  );
+  // A hook that asks puts this call to a person whatever a rule or "Always" says (not a reason
+  // to let it out of the sandbox: reasons are what an approval lets out).
+  const risk = hookAsk === undefined ? assessed : { ...assessed, inPerson: assessed.inPerson ?? hookAsk };
   signal.throwIfAborted();
   // What could never run is refused before anyone is asked about it.
   if (risk.refusal !== undefined) {
@@ -76,7 +83,7 @@ async function checkedInput(
   tool: AnyTool,
   deps: ToolExecutorDeps,
   signal: AbortSignal,
-): Gate<{ input: unknown }> {
+): Gate<{ input: unknown; hookAsk?: string }> {
   let input = call.input;
   const decision = await deps.hooks.preToolUse({
     conversationId: deps.conversationId,
@@ -90,12 +97,19 @@ async function checkedInput(
     emitDecision(deps, call.id, { approved: false, source: 'hook', reason: decision.block });
     return { refusal: `${HOOK_PREFIX}${decision.block}` };
   }
-  if (decision && 'input' in decision) input = decision.input;
+  const rewritten = decision !== undefined && 'input' in decision;
+  if (rewritten) input = decision.input;
+  const hookAsk = decision && 'ask' in decision ? decision.ask : undefined;
   const parsed = tool.inputSchema.safeParse(input);
-  if (parsed.success) return { input: parsed.data };
+  if (parsed.success) return { input: parsed.data, ...(hookAsk !== undefined ? { hookAsk } : {}) };
   const problems = parsed.error.issues
     .map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`)
     .join('; ');
+  if (rewritten) {
+    const reason = `a PreToolUse hook rewrote the input of ${call.name} into one that is not valid (${problems})`;
+    emitDecision(deps, call.id, { approved: false, source: 'hook', reason });
+    return { refusal: `${HOOK_PREFIX}${reason}` };
+  }
   return { refusal: `Invalid input for ${call.name}: ${problems}` };
 }
 

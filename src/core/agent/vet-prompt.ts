@@ -22,14 +22,22 @@ export async function vetPrompt(
 ): Promise<{ decision: PromptDecision | undefined; controller: AbortController } | undefined> {
   let controller = first;
   let text = prompt;
+  let started: string | undefined;
   for (;;) {
     try {
+      // The session's start hooks run once, before its first prompt; their context goes with it.
+      started ??=
+        (await vetting.hooks.sessionStart({ conversationId: vetting.conversationId, signal: controller.signal }))
+          ?.context ?? '';
       const decision = await vetting.hooks.userPromptSubmit({
         conversationId: vetting.conversationId,
         prompt: text,
         signal: controller.signal,
       });
-      return { decision: decision ?? (text === prompt ? undefined : { prompt: text }), controller };
+      return {
+        decision: withStartContext(decision ?? (text === prompt ? undefined : { prompt: text }), text, started),
+        controller,
+      };
     } catch (error) {
       if (!controller.signal.aborted) throw error;
       const feedback = vetting.interrupted();
@@ -39,4 +47,16 @@ export async function vetPrompt(
       vetting.restarted(controller);
     }
   }
+}
+
+/** The decision with the session's start context joined to what the prompt hooks added. */
+function withStartContext(
+  decision: PromptDecision | undefined,
+  text: string,
+  started: string,
+): PromptDecision | undefined {
+  if (!started || (decision && 'block' in decision)) return decision;
+  const prompt = decision?.prompt ?? text;
+  const context = [started, decision?.context].filter(Boolean).join('\n\n');
+  return { prompt, context };
 }
