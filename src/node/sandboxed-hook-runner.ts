@@ -60,6 +60,18 @@ export class SandboxedHookRunner implements HookRunner {
         resolve({ exitCode: undefined, stdout: '', stderr: '', timedOut: false, failure: (error as Error).message });
         return;
       }
+      if (request.confinedOnly && !plan.confined) {
+        // The user allowed it to run in the sandbox; with none (off, missing, Windows) it does not run.
+        resolve({
+          exitCode: undefined,
+          stdout: '',
+          stderr: '',
+          timedOut: false,
+          failure:
+            "a repository's hooks run only in the sandbox, and commands are not confined here (see the sandbox status)",
+        });
+        return;
+      }
       const descriptors = plan.files.map((file) => openSync(file, 'r'));
       const child = spawn(plan.file, plan.args, {
         cwd: request.cwd,

@@ -1,8 +1,11 @@
 /**
  * Hooks let other code steer the agent (SPEC 2.5): UserPromptSubmit may block or rewrite a
  * prompt, PreToolUse may block or rewrite a tool call's input, PostToolUse observes results.
- * Hooks run in the order they were added; the first one that returns a decision wins; a hook
- * that throws aborts the turn (the loop reports it as an `error` event).
+ * Hooks run in the order they were added; a hook that throws aborts the turn (the loop reports
+ * it as an `error` event). For prompts and tool calls every hook has its say: each sees the
+ * prompt or input as the hooks before it left it, the first block wins, asks and context add
+ * up. One hook's rewrite or "ask" never keeps a later hook from blocking (a repository's hook
+ * must not silence another extension's guard); Stop and SessionStart take the first decision.
  *
  * A hook is waited on only until the run is stopped: Stop ends the wait at once, whatever the
  * hook is doing (a slow network check, a process it started). The run's signal is in the
@@ -113,11 +116,49 @@ export class Hooks {
   }
 
   async userPromptSubmit(context: UserPromptSubmitContext): Promise<PromptDecision | undefined> {
-    return this.firstDecision('UserPromptSubmit', this.hooks.UserPromptSubmit, context);
+    let prompt = context.prompt;
+    let rewritten = false;
+    const contexts: string[] = [];
+    for (const hook of [...this.hooks.UserPromptSubmit]) {
+      const decision = await this.oneDecision('UserPromptSubmit', hook, { ...context, prompt });
+      if (!decision) continue;
+      if ('block' in decision) return decision;
+      rewritten ||= decision.prompt !== prompt;
+      prompt = decision.prompt;
+      if (decision.context) contexts.push(decision.context);
+    }
+    if (contexts.length > 0) return { prompt, context: contexts.join('\n\n') };
+    return rewritten ? { prompt } : undefined;
   }
 
   async preToolUse(context: PreToolUseContext): Promise<ToolUseDecision | undefined> {
-    return this.firstDecision('PreToolUse', this.hooks.PreToolUse, context);
+    let input = context.input;
+    let rewritten = false;
+    let ask: string | undefined;
+    for (const hook of [...this.hooks.PreToolUse]) {
+      const decision = await this.oneDecision('PreToolUse', hook, { ...context, input });
+      if (!decision) continue;
+      if ('block' in decision) return decision;
+      if ('input' in decision) {
+        input = decision.input;
+        rewritten = true;
+      }
+      if (decision.ask !== undefined) ask ??= decision.ask;
+    }
+    if (rewritten) return { input, ...(ask !== undefined ? { ask } : {}) };
+    return ask !== undefined ? { ask } : undefined;
+  }
+
+  private async oneDecision<Context extends { signal?: AbortSignal }, Decision>(
+    name: HookName,
+    hook: (context: Context) => Maybe<Decision> | Promise<Maybe<Decision>>,
+    context: Context,
+  ): Promise<Decision | undefined> {
+    try {
+      return (await untilAborted(call(hook, context), context.signal)) ?? undefined;
+    } catch (error) {
+      throw stoppedOr(name, error, context.signal);
+    }
   }
 
   /** Runs every PostToolUse hook; returns the notes they added for the model (none: []). */

@@ -5,7 +5,7 @@
  * changed hook asks again. A "no" holds for the rest of this process (the hook is reported as
  * not run, not asked about at every tool call). One question at a time.
  */
-import { describeHook, type SharedHook } from './shared-hook-config';
+import { describeHookInFull, type SharedHook } from './shared-hook-config';
 import type { HookPermits } from './shared-hooks';
 
 export interface AllowedHooksStore {
@@ -52,5 +52,5 @@ export class AskingHookPermits implements HookPermits {
 }
 
 export function hookQuestion(hook: SharedHook): string {
-  return `Allow hook ${describeHook(hook)} to run? It is code from the repository; it runs in the sandbox.`;
+  return `Allow hook ${describeHookInFull(hook)} to run? It is code from the repository; it runs only in the sandbox.`;
 }

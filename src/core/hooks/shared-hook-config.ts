@@ -11,6 +11,7 @@
  * match safely) is reported and skipped, never guessed at. Bounded: a file holds at most
  * MAX_HOOKS_PER_FILE commands; the rest are reported.
  */
+import { visibleText } from '../text/visible-text';
 import { matcherProblem } from './shared-hook-tools';
 
 export type SharedHookEvent = 'PreToolUse' | 'PostToolUse' | 'UserPromptSubmit' | 'Stop' | 'SessionStart';
@@ -177,11 +178,32 @@ export function hookIdentity(hook: SharedHook): string {
   return JSON.stringify([hook.source, hook.event, hook.matcher, hook.command, hook.cwd ?? '', hook.env ?? {}]);
 }
 
-/** How the question names it: `cmd` from .claude/settings.json on PreToolUse(Bash). */
+/**
+ * How a notice names it: `cmd` from .claude/settings.json on PreToolUse(Bash). Every character
+ * that could hide or fake text (a `\r`, an ANSI escape, a bidi override) is shown escaped.
+ */
 export function describeHook(hook: SharedHook): string {
-  const shown = hook.command.length > 200 ? `${hook.command.slice(0, 199)}…` : hook.command;
+  const command = visibleText(hook.command, { keepNewlines: false });
+  const shown = command.length > 200 ? `${command.slice(0, 199)}…` : command;
   const on = hook.matcher ? `${hook.event}(${hook.matcher})` : hook.event;
-  return `\`${shown}\` from ${hook.source} on ${on}`;
+  return `\`${shown}\` from ${visibleText(hook.source, { keepNewlines: false })} on ${on}`;
+}
+
+/**
+ * Everything the user allows, as the allow question shows it: the whole command (never cut:
+ * what is not shown would run unseen), where it is defined, its event and matcher, its folder and
+ * its environment (a variable such as BASH_ENV or GIT_CONFIG_PARAMETERS makes a harmless-looking
+ * command run other code), each hiding character escaped.
+ */
+export function describeHookInFull(hook: SharedHook): string {
+  const visible = (text: string) => visibleText(text, { keepNewlines: false });
+  const on = hook.matcher ? `${hook.event}(${hook.matcher})` : hook.event;
+  const env = Object.entries(hook.env ?? {}).map(([name, value]) => `${visible(name)}=${visible(value)}`);
+  return [
+    `\`${visible(hook.command)}\` from ${visible(hook.source)} on ${on}`,
+    hook.cwd !== undefined ? ` in the folder ${visible(hook.cwd)}` : '',
+    env.length > 0 ? ` with the environment ${env.join(' ')}` : '',
+  ].join('');
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -8,6 +8,7 @@
  *   stdout is context for UserPromptSubmit and SessionStart, and ignored elsewhere;
  * - any other exit, a timeout, a failure to start: reported to the user, and nothing blocks.
  */
+import { visibleText } from '../text/visible-text';
 import type { SharedHookEvent } from './shared-hook-config';
 
 /** One hook process as it ended (the runner caps what it keeps). */
@@ -75,7 +76,8 @@ function fromJson(event: SharedHookEvent, data: Record<string, unknown>): HookVe
   if (data.continue === false) verdict.block = text(data.stopReason) || 'a hook asked to stop';
   else if (data.decision === 'block') verdict.block = text(data.reason) || 'a hook blocked it';
   else if (decision === 'deny') verdict.block = decisionReason || 'a hook denied it';
-  else if (decision === 'ask') verdict.ask = decisionReason || 'a hook asks you to approve this call';
+  else if (decision === 'ask')
+    verdict.ask = cut(decisionReason || 'a hook asks you to approve this call', MAX_REASON_CHARS);
   if (verdict.block) verdict.block = cut(verdict.block, MAX_REASON_CHARS);
   const updated = specific.updatedInput ?? data.modifiedArgs;
   if (event === 'PreToolUse' && typeof updated === 'object' && updated !== null && !Array.isArray(updated))
@@ -85,6 +87,10 @@ function fromJson(event: SharedHookEvent, data: Record<string, unknown>): HookVe
   return verdict;
 }
 
+/**
+ * What a hook said, cut to `max` and with every hiding character escaped: its words reach the
+ * chat, the terminal and notices, where a `\r` or an ANSI escape must not fake or erase text.
+ */
 function cut(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
+  return visibleText(text.length > max ? `${text.slice(0, max)}…` : text);
 }

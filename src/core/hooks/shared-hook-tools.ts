@@ -54,6 +54,24 @@ export const TOOL_MAPPINGS: readonly ToolMapping[] = [
       }),
   },
   {
+    // A command started in the background is still a command: Claude Code's Bash with
+    // `run_in_background`, so a hook guarding Bash guards it too.
+    ours: 'background_run',
+    theirs: () => 'Bash',
+    names: ['Bash'],
+    toTheirs: (input) =>
+      defined({
+        command: input.command,
+        timeout: typeof input.timeoutSeconds === 'number' ? input.timeoutSeconds * 1000 : undefined,
+        run_in_background: true,
+      }),
+    toOurs: (updated) =>
+      defined({
+        command: updated.command,
+        timeoutSeconds: typeof updated.timeout === 'number' ? Math.ceil(updated.timeout / 1000) : undefined,
+      }),
+  },
+  {
     ours: 'read_file',
     theirs: () => 'Read',
     names: ['Read'],

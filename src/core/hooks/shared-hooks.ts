@@ -15,6 +15,7 @@
  */
 import * as path from 'node:path';
 import type { Hooks } from '../agent/hooks';
+import { visibleText } from '../text/visible-text';
 import { describeHook, type SharedHook, type SharedHookEvent } from './shared-hook-config';
 import { readOutcome, type HookProcessResult, type HookVerdict } from './shared-hook-outcome';
 import { callForHook, inputFromHook, matcherMatches, namesForMatching } from './shared-hook-tools';
@@ -27,6 +28,11 @@ export interface HookRunRequest {
   /** The event's JSON, written to its stdin. */
   stdin: string;
   timeoutMs: number;
+  /**
+   * A repository's hook: it runs confined or not at all (no sandbox here, or it is off: the
+   * runner refuses rather than run the repository's code unconfined on a one-time allow).
+   */
+  confinedOnly?: boolean;
   signal?: AbortSignal;
 }
 
@@ -58,7 +64,9 @@ export const MAX_HOOK_TIMEOUT_SECONDS = 600;
 
 /** Adds the shared-format hooks to `hooks`; returns a function that removes them. */
 export function installSharedHooks(hooks: Hooks, deps: SharedHookDeps): () => void {
-  const bridge = new SharedHookBridge(deps);
+  // A notice quotes file names, commands and what hooks printed: nothing in it may hide or fake text.
+  const report = (message: string) => deps.report(visibleText(message, { keepNewlines: false }));
+  const bridge = new SharedHookBridge({ ...deps, report });
   const removers = [
     hooks.add('PreToolUse', (context) => bridge.preToolUse(context)),
     hooks.add('PostToolUse', (context) => bridge.postToolUse(context)),
@@ -208,6 +216,7 @@ class SharedHookBridge {
       env: { ...hook.env, CLAUDE_PROJECT_DIR: root },
       stdin,
       timeoutMs: timeoutSeconds * 1000,
+      ...(hook.scope === 'workspace' ? { confinedOnly: true } : {}),
       ...(signal ? { signal } : {}),
     });
     signal?.throwIfAborted();
