@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { buildSystemPrompt } from '../core/agent/system-prompt';
 import { ProjectKnowledge } from '../core/knowledge/project-knowledge';
 import { PresetLibrary } from '../core/knowledge/presets';
+import { presetTools } from '../core/knowledge/preset-choice';
 import { createLlmClient } from '../core/llm/create-llm-client';
 import { HeldSecrets } from '../core/llm/held-secrets';
 import { parseAgentPolicy, type AgentPolicy } from '../core/policy/agent-policy';
@@ -243,12 +244,19 @@ async function changeFrom(
     changedPolicy = policy;
     change.policy = toolPolicyFrom(() => policy);
   }
-  if (flags.preset !== undefined) change.system = await presetSystem(flags.preset, env);
+  if (flags.preset !== undefined) {
+    const preset = await presetSystem(flags.preset, env);
+    change.system = preset.system;
+    if (preset.offersTool) change.offersTool = preset.offersTool;
+  }
   return { change, ...(changedPolicy ? { policy: changedPolicy } : {}) };
 }
 
-/** The system prompt a preset makes in this folder, as the CLI builds it for a run. */
-async function presetSystem(name: string, env: NodeJS.ProcessEnv): Promise<string> {
+/** The system prompt a preset makes in this folder, as the CLI builds it for a run, and its tool list. */
+async function presetSystem(
+  name: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ system: string; offersTool?: (toolName: string) => boolean }> {
   const root = process.cwd();
   const files = new NodeKnowledgeFiles(() => root);
   const presets = new PresetLibrary(files, bundled('prompts'), () => root);
@@ -262,11 +270,13 @@ async function presetSystem(name: string, env: NodeJS.ProcessEnv): Promise<strin
     globalMemory: path.join(env.HOME || os.homedir(), '.openagent', 'memory.md'),
   });
   const { sections } = await knowledge.load();
-  return buildSystemPrompt(
-    await presets.read(name),
+  const preset = await presets.load(name);
+  const system = buildSystemPrompt(
+    preset.text,
     { os: `${os.type()} ${os.release()}`, shell: env.SHELL ?? 'unknown', workspaceRoot: root, date: new Date() },
     sections,
   );
+  return { system, ...presetTools(preset) };
 }
 
 /**

@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { buildSystemPrompt } from '../core/agent/system-prompt';
 import type { PresetLibrary } from '../core/knowledge/presets';
+import { presetTools } from '../core/knowledge/preset-choice';
 import { createLlmClient } from '../core/llm/create-llm-client';
 import type { HeldSecrets } from '../core/llm/held-secrets';
 import type { ConversationStore, SecretSource } from '../core/ports';
@@ -87,13 +88,16 @@ export function wireReplay(deps: ReplayWiringDeps): Record<string, () => unknown
       chooseChange: (options) => chooseChange(options, step),
       models: () => configuredModels(deps.secrets),
       presets: () => deps.presets.list(),
-      presetSystem: async (name) =>
-        buildSystemPrompt(await deps.presets.read(name), {
+      presetSystem: async (name) => {
+        const preset = await deps.presets.load(name);
+        const system = buildSystemPrompt(preset.text, {
           os: `${os.type()} ${os.release()}`,
           shell: vscode.env.shell || process.env.SHELL || 'unknown',
           workspaceRoot: loaded.recording.manifest.place.root,
           date: new Date(),
-        }),
+        });
+        return { system, ...presetTools(preset) };
+      },
       place: (manifest, short) =>
         makeRerunPlace({
           manifest,

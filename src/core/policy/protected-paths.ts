@@ -1,6 +1,7 @@
 /**
  * Paths that always need an explicit, modal yes to change, whatever the policy says (SPEC 4.1):
- * version control, editor, OpenAgent and dev-container configuration, `.github` (CI workflows), git hooks
+ * version control, editor, OpenAgent and dev-container configuration, `.github` (CI workflows, VS Code's
+ * custom agents), `.claude` (Claude Code's agents, hooks and rules, which we honour too), git hooks
  * (`.husky`, `.githooks`), environment files, package manifests (their scripts run on a later
  * `npm test`), package-manager settings and lock files. And files whose *reading* asks: secrets.
  *
@@ -16,6 +17,8 @@ const PROTECTED = [
   /(^|\/)\.vscode(\/|$)/,
   /(^|\/)\.openagent(\/|$)/,
   /(^|\/)\.github(\/|$)/,
+  // A custom agent's own file lists its tools: an agent that could rewrite it could give itself any.
+  /(^|\/)\.claude(\/|$)/,
   /(^|\/)\.husky(\/|$)/,
   /(^|\/)\.githooks(\/|$)/,
   /(^|\/)\.devcontainer(\/|$)/,

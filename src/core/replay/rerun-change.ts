@@ -17,6 +17,11 @@ export interface RerunChange {
   provider?: string;
   /** Another system prompt (a preset's prompt) for the calls from N on. */
   system?: string;
+  /**
+   * The changed preset's tool list (a custom agent's `tools:`): from N on, a tool it does not
+   * list is neither offered nor run, as in a conversation under that preset.
+   */
+  offersTool?: (toolName: string) => boolean;
   /** Another policy for the tool calls from N on; default: the caller's usual one. */
   policy?: ToolPolicy;
   /** Step N is a tool call: it returns this instead of running. */

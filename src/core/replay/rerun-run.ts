@@ -160,6 +160,7 @@ export async function rerunFrom(
         live: () => deps.modelClient({ ...chosen, work }),
         liveModel: chosen.model,
         ...(change.system !== undefined ? { system: { recorded: loaded.system, changed: change.system } } : {}),
+        ...(change.offersTool ? { offersTool: change.offersTool } : {}),
       }),
     };
   };
@@ -195,6 +196,9 @@ export async function rerunFrom(
     policy: switchingPolicy(state, live, livePolicy, lastRecorded),
     approvals: switchingApprovals(state, live, deps.approvals, lastRecorded),
     limits: { ...recordedLimits(manifest.limits), ...deps.limits },
+    // The replayed steps offered what they offered; once live, the changed preset's tools only
+    // (a live request declares only those: switchingModelClient), and no other runs.
+    ...(change.offersTool ? { offerTool: (tool: AnyTool) => !live.live || change.offersTool!(tool.name) } : {}),
     // Recorded failures are retried at once; live ones wait as any run does.
     retry: { sleep: (ms, signal) => (live.live ? abortableSleep(ms, signal) : Promise.resolve()) },
   });

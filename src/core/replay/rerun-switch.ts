@@ -54,6 +54,8 @@ export interface SwitchingModelOptions {
   liveModel: string;
   /** The recorded lead system prompt, and the one to send instead from N on (a changed preset). */
   system?: { recorded: string; changed: string };
+  /** The changed preset's tool list: a live request declares only the tools it lists. */
+  offersTool?: (toolName: string) => boolean;
 }
 
 /** Recorded answers before N, the live model's from N on. */
@@ -75,7 +77,9 @@ export function switchingModelClient(state: ReplayState, live: LiveSwitch, optio
       liveClient ??= options.record(options.live());
       const system =
         options.system && request.system === options.system.recorded ? options.system.changed : request.system;
-      yield* liveClient.stream({ ...request, model: options.liveModel, system });
+      const offers = options.offersTool;
+      const tools = offers ? request.tools.filter((tool) => offers(tool.name)) : request.tools;
+      yield* liveClient.stream({ ...request, model: options.liveModel, system, tools });
     },
   };
 }

@@ -4,10 +4,13 @@
  * paths are compared the way Windows names files, not the way they are spelled:
  *
  * - drive letters and names are case-insensitive (`C:\Work` = `c:\work`), `\` and `/` are one
- *   separator;
- * - Windows drops trailing dots and spaces from names (`secret.txt.` opens `secret.txt`): they
- *   are dropped before comparing, and a name that becomes `..` that way climbs (the comparison
- *   never places a path deeper than Windows could);
+ *   separator; only ASCII letters are folded here, because JavaScript's case mappings join names
+ *   NTFS keeps apart (the Kelvin sign `\u212A` lowers to `k`, but `C:\wor\u212A` is not `C:\work`):
+ *   two names are the same here only when Windows surely takes them as one;
+ * - Windows reads a name ending in dots or spaces differently by where it stands (`secret.txt.`
+ *   opens `secret.txt`, `...` between separators is a folder of that name, `ws ` mid-path is not
+ *   `ws`): such a path has no reading here, so it is never inside anything (tools refuse those
+ *   names before: windowsPathProblem);
  * - `\\server\share\…` (UNC) compares like a drive whose root is the share; `\\?\…` and
  *   `\\.\…` (the paths that skip Windows' normalization, and devices) are never inside anything;
  * - 8.3 short names (`PROGRA~1`) cannot be expanded without the file system: callers compare
@@ -66,6 +69,7 @@ export function windowsPathKey(absolute: string): { volume: string; names: strin
     // `\\?\`, `\\.\` and their look-alikes: long-path and device namespaces, never compared.
     const unc = /^\\\\([^\\]+)\\([^\\]+)(?:\\(.*))?$/s.exec(unified);
     if (!unc || unc[1] === '?' || unc[1] === '.') return undefined;
+    if (/[. ]$/.test(unc[1]!) || /[. ]$/.test(unc[2]!)) return undefined;
     volume = `\\\\${windowsName(unc[1]!)}\\${windowsName(unc[2]!)}`;
     rest = unc[3] ?? '';
   } else {
@@ -73,23 +77,28 @@ export function windowsPathKey(absolute: string): { volume: string; names: strin
   }
   const names: string[] = [];
   for (const segment of rest.split('\\')) {
-    const name = windowsName(segment);
-    if (name === '' || name === '.') continue;
-    if (name === '..') names.pop();
-    else names.push(name);
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') {
+      names.pop();
+      continue;
+    }
+    // `...`, `.. `, `ws.`, `ws `: Windows' reading depends on the name's place; none is taken.
+    if (/[. ]$/.test(segment)) return undefined;
+    names.push(windowsName(segment));
   }
   return { volume, names };
 }
 
-/** A name as Windows compares it: trailing dots and spaces dropped, case folded. */
+/** A name as it is compared: ASCII letters folded, nothing else (see the module's comment). */
 function windowsName(segment: string): string {
-  // Only dots and spaces (`.. `, `...`): read as the climb it could be, never deeper.
-  if (/^[. ]+$/.test(segment)) return segment.startsWith('..') ? '..' : '.';
-  return segment.replace(/[. ]+$/, '').toLowerCase();
+  return segment.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 }
 
-/** Device names Windows opens in every folder, with any extension (`nul.txt` is NUL). */
-const RESERVED_NAME = /^(con|prn|aux|nul|conin\$|conout\$|clock\$|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i;
+/**
+ * Device names Windows opens in every folder, with any extension (`nul.txt` is NUL) and with
+ * spaces before it (`NUL .txt`, `con  .log`: Windows trims them before comparing).
+ */
+const RESERVED_NAME = /^(con|prn|aux|nul|conin\$|conout\$|clock\$|com[0-9¹²³]|lpt[0-9¹²³]) *(\..*)?$/i;
 /** An 8.3 short name's tail (`PROGRA~1`, `GIT~1.CFG`). */
 const SHORT_NAME = /~[0-9]+(\.[^.]{0,3})?$/;
 

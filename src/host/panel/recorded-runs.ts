@@ -175,8 +175,8 @@ export interface RerunFlowDeps {
   chooseChange(options: RerunOption[]): Promise<{ option: RerunOption; message?: string } | undefined>;
   models(): Promise<readonly string[]>;
   presets(): Promise<readonly string[]>;
-  /** A preset's system prompt. */
-  presetSystem(name: string): Promise<string>;
+  /** A preset's system prompt, and its tool list when it has one (a custom agent's). */
+  presetSystem(name: string): Promise<{ system: string; offersTool?: (toolName: string) => boolean }>;
   /** A fresh worktree at the recorded commit (makeRerunPlace, node), named by `short`. */
   place(
     manifest: RunManifest,
@@ -223,7 +223,11 @@ export async function rerunInEditor(
   const change: RerunChange = {};
   const { option } = chosen;
   if (option.kind === 'model' && option.value) change.model = option.value;
-  if (option.kind === 'preset' && option.value) change.system = await deps.presetSystem(option.value);
+  if (option.kind === 'preset' && option.value) {
+    const preset = await deps.presetSystem(option.value);
+    change.system = preset.system;
+    if (preset.offersTool) change.offersTool = preset.offersTool;
+  }
   if (option.kind === 'message') {
     if (chosen.message === undefined || chosen.message.trim() === '') return undefined;
     change.message = { step, text: chosen.message };

@@ -19,7 +19,17 @@ import type { ProtectedSet } from './protected-set';
 import { isInsidePath as isInside } from '../../core/workspace/platform-path';
 
 /** Top-level entries of the workspace that confined commands may not change. */
-export const PROTECTED_TOP = ['.git', '.github', '.openagent', '.vscode', '.husky', '.githooks', '.devcontainer'];
+export const PROTECTED_TOP = [
+  '.git',
+  '.github',
+  '.openagent',
+  '.vscode',
+  '.husky',
+  '.githooks',
+  '.devcontainer',
+  // Claude Code's agents (tool lists), hooks and rules: honoured as configuration (issue 35).
+  '.claude',
+];
 
 /** One confined run: where, with what, allowed what. */
 export interface ConfinementPlan {

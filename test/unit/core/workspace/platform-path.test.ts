@@ -30,10 +30,11 @@ describe('platform-path: Windows containment', () => {
     assert.equal(inside('C:\\', 'C:\\..\\..\\Windows'), true, 'C:\\.. is C:\\ itself');
   });
 
-  it('drops trailing dots and spaces, as Windows does when it opens a name', () => {
-    assert.equal(samePath('C:\\Repo\\secret.txt.', 'C:\\Repo\\secret.txt', 'win32'), true);
-    assert.equal(samePath('C:\\Repo\\.git  ', 'C:\\Repo\\.GIT', 'win32'), true);
-    // A name of dots and spaces only is read as the climb it could be, never as a folder below.
+  it('gives no reading to names ending in dots or spaces: never inside (Windows reads them by place)', () => {
+    assert.equal(samePath('C:\\Repo\\secret.txt.', 'C:\\Repo\\secret.txt', 'win32'), false);
+    assert.equal(samePath('C:\\Repo\\.git  ', 'C:\\Repo\\.GIT', 'win32'), false);
+    assert.equal(inside('C:\\Repo', 'C:\\Repo \\x'), false, '`Repo ` mid-path is another folder');
+    assert.equal(inside('C:\\a', 'C:\\x\\a\\...\\..\\a'), false, '`...` mid-path is a folder, not a climb');
     assert.equal(inside('C:\\Repo', 'C:\\Repo\\.. \\Other'), false);
     assert.equal(inside('C:\\Repo', 'C:\\Repo\\...\\x'), false, '"..." is taken as a climb');
     assert.equal(inside('C:\\Repo\\a', 'C:\\Repo\\a\\...\\..\\x'), false);
@@ -106,15 +107,17 @@ describe('platform-path: a random Windows path is inside iff its normalized form
 
   /** Independent oracle: strip each name as Windows does, then let path.win32.normalize apply the climbs. */
   function oracleInside(root: string, candidate: string): boolean {
+    let unreadable = false;
     const clean = (p: string) =>
       path.win32
         .normalize(
           p
             .split(/[\\/]/)
             .map((name, at) => {
-              if (at === 0) return name;
-              if (/^[. ]+$/.test(name)) return name.startsWith('..') ? '..' : '.';
-              return name.replace(/[. ]+$/, '');
+              if (at === 0 || name === '.' || name === '..') return name;
+              // A name ending in dots or spaces has no sure reading: the path is outside everything.
+              if (/[. ]$/.test(name)) unreadable = true;
+              return name;
             })
             .join('\\'),
         )
@@ -122,6 +125,7 @@ describe('platform-path: a random Windows path is inside iff its normalized form
         .replace(/\\$/, '');
     const normalRoot = clean(root);
     const normalCandidate = clean(candidate);
+    if (unreadable) return false;
     return normalCandidate === normalRoot || normalCandidate.startsWith(`${normalRoot}\\`);
   }
 
@@ -141,7 +145,7 @@ describe('platform-path: a random Windows path is inside iff its normalized form
       if (expected) insideCount++;
       assert.equal(isInsidePath(root, candidate, 'win32'), expected, candidate);
     }
-    assert.ok(insideCount > 500 && insideCount < 4500, `both outcomes exercised (${insideCount} inside)`);
+    assert.ok(insideCount > 200 && insideCount < 4500, `both outcomes exercised (${insideCount} inside)`);
   });
 });
 

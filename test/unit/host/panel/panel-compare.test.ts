@@ -96,7 +96,7 @@ describe('the Compare tab and the editor replay, host side', function () {
       chooseChange: pick,
       models: async () => ['fake-model', 'fake-model-large'],
       presets: async () => ['coding', 'review'],
-      presetSystem: async (name) => `You are the ${name} preset.`,
+      presetSystem: async (name) => ({ system: `You are the ${name} preset.` }),
       place: (manifest, short) => makeRerunPlace({ manifest, cwd: repository.root, baseFolder: places, short }),
       tools: (root) => {
         const workspace = new NodeWorkspace(root);
