@@ -1,0 +1,135 @@
+/**
+ * From definitions to servers that may start: the env file read, a workspace definition
+ * checked against the user's decisions (and asked about — without waiting: the conversation goes
+ * on without that server until "Allow" restarts them), the inputs asked, the variables resolved.
+ * A server that does not start gets a status saying why, for the developer panel.
+ */
+import type { McpConfigProblem, McpServerConfig } from '../core/mcp/mcp-config';
+import {
+  definitionFingerprint,
+  describeDefinition,
+  inputIdsOf,
+  McpVariableError,
+  parseEnvFile,
+  resolveDefinition,
+  resolveVariables,
+} from '../core/mcp/mcp-definitions';
+import type { McpDefinition, McpInputDefinition } from '../core/mcp/vscode-mcp-json';
+import { McpFileError, readEnvFileText } from '../node/mcp/mcp-files';
+import type { McpServerStatus } from '../node/mcp/mcp-connections';
+import type { McpDefinitionApprovals, McpInputValues } from './mcp-consent';
+import { editorVariableContext } from './mcp-sources';
+
+export interface McpStartPlan {
+  servers: Record<string, McpServerConfig>;
+  /** The servers that do not start, and why. */
+  held: McpServerStatus[];
+  problems: McpConfigProblem[];
+}
+
+export interface McpStartupDeps {
+  approvals: McpDefinitionApprovals;
+  inputs: McpInputValues;
+  workspaceRoot: () => string | undefined;
+  userFolder: string;
+  /** Called when the user allowed a definition: the servers restart with it. */
+  onAllowed: () => void;
+  /** Called when a held server's status changed (refused). */
+  onChanged: () => void;
+}
+
+export async function planMcpStart(
+  definitions: McpDefinition[],
+  inputs: McpInputDefinition[],
+  deps: McpStartupDeps,
+): Promise<McpStartPlan> {
+  const plan: McpStartPlan = { servers: {}, held: [], problems: [] };
+  for (const definition of definitions) {
+    const hold = (state: McpServerStatus['state'], error: string) => {
+      const status: McpServerStatus = {
+        name: definition.name,
+        transport: transportOf(definition),
+        state,
+        toolCount: 0,
+        error,
+      };
+      plan.held.push(status);
+      return status;
+    };
+    try {
+      const envFromFile = definition.envFile ? await readEnvFile(definition, deps) : {};
+      if (definition.origin === 'workspace' && !(await allowed(definition, Object.keys(envFromFile), deps, hold)))
+        continue;
+      const values = new Map<string, string>();
+      for (const id of inputIdsOf(definition)) {
+        const declared = inputs.find((input) => input.id === id && input.source === definition.source);
+        if (!declared)
+          throw new McpVariableError(`\${input:${id}} is used but not declared under "inputs" of ${definition.source}`);
+        const value = await deps.inputs.value(declared);
+        if (value === undefined)
+          throw new McpVariableError(`the input "${id}" was not given (Restart MCP Servers asks again)`);
+        values.set(id, value);
+      }
+      const context = editorVariableContext((id) => values.get(id));
+      plan.servers[definition.name] = resolveDefinition(definition, context, envFromFile);
+    } catch (error) {
+      if (!(error instanceof McpVariableError || error instanceof McpFileError)) throw error;
+      hold('error', `${definition.source}: ${error.message}`);
+      plan.problems.push({ source: definition.source, server: definition.name, message: error.message });
+    }
+  }
+  return plan;
+}
+
+/** Whether a workspace definition may start now; asks (without waiting) when it was never decided. */
+async function allowed(
+  definition: McpDefinition,
+  envFileNames: string[],
+  deps: McpStartupDeps,
+  hold: (state: McpServerStatus['state'], error: string) => McpServerStatus,
+): Promise<boolean> {
+  const fingerprint = definitionFingerprint(definition, envFileNames);
+  const decision = deps.approvals.decision(fingerprint);
+  if (decision === 'allowed') return true;
+  if (decision === 'refused') {
+    hold(
+      'stopped',
+      `not allowed: you refused this definition in ${definition.source}; it is asked again when it changes`,
+    );
+    return false;
+  }
+  const status = hold('stopped', `waiting for your approval of its definition in ${definition.source}`);
+  void deps.approvals
+    .ask(fingerprint, definition.name, definition.source, describeDefinition(definition, envFileNames))
+    .then((answer) => {
+      if (answer === 'allowed') deps.onAllowed();
+      else {
+        status.error =
+          answer === 'refused'
+            ? `not allowed: you refused this definition in ${definition.source}; it is asked again when it changes`
+            : 'not started: the question was dismissed (Restart MCP Servers asks again)';
+        deps.onChanged();
+      }
+    });
+  return false;
+}
+
+async function readEnvFile(definition: McpDefinition, deps: McpStartupDeps): Promise<Record<string, string>> {
+  // The env file's path may name the folder (`${workspaceFolder}/.env`), never an input.
+  const file = resolveVariables(
+    definition.envFile!,
+    definition.variables,
+    editorVariableContext(() => {
+      throw new McpVariableError('envFile cannot use ${input:…}');
+    }),
+  );
+  const text = await readEnvFileText(
+    file,
+    definition.origin === 'workspace' ? { workspaceRoot: deps.workspaceRoot() } : { userFolder: deps.userFolder },
+  );
+  return parseEnvFile(text);
+}
+
+function transportOf(definition: McpDefinition): McpServerStatus['transport'] {
+  return definition.transport;
+}
