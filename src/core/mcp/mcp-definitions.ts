@@ -108,7 +108,9 @@ export function inputIdsOf(definition: McpDefinition): string[] {
   if (definition.variables !== 'vscode') return [];
   const ids = new Set<string>();
   for (const text of stringsOf(definition))
-    for (const match of text.matchAll(VARIABLE)) if (match[1]!.startsWith('input:')) ids.add(match[1]!.slice(6));
+    for (const match of text.matchAll(VARIABLE))
+      // An invalid id is never asked for: resolving it fails with the id escaped.
+      if (match[1]!.startsWith('input:') && MCP_INPUT_ID.test(match[1]!.slice(6))) ids.add(match[1]!.slice(6));
   return [...ids];
 }
 

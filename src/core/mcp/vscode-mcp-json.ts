@@ -283,10 +283,13 @@ function parseServers(
 
 /**
  * A name the tools can carry (`mcp__<name>__<tool>`): VS Code's names may hold dots, slashes and
- * spaces ("io.github.github/github-mcp-server"); each run of other characters becomes "_".
+ * spaces. A gallery name ("io.github.github/github-mcp-server") is known by its last part; each
+ * run of other characters becomes "_", and the name is cut at 32. Two names that end up the
+ * same are reported as a collision.
  */
 export function toolSafeName(written: string): string {
-  const safe = written.replace(/[^a-zA-Z0-9_-]+/g, '_').slice(0, 32);
+  const last = written.includes('/') ? written.slice(written.lastIndexOf('/') + 1) || written : written;
+  const safe = last.replace(/[^a-zA-Z0-9_-]+/g, '_').slice(0, 32);
   return MCP_SERVER_NAME.test(safe) ? safe : 'server';
 }
 
