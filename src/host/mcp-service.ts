@@ -54,11 +54,9 @@ export class McpService implements McpStatusSource, vscode.Disposable {
     const folder = vscode.workspace.workspaceFolders?.[0];
     const watchers = [
       ...(folder
-        ? [
-            vscode.workspace.createFileSystemWatcher(
-              new vscode.RelativePattern(folder, `{${WORKSPACE_MCP_FILES.join(',')}}`),
-            ),
-          ]
+        ? WORKSPACE_MCP_FILES.map((file) =>
+            vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, file)),
+          )
         : []),
       vscode.workspace.createFileSystemWatcher(
         new vscode.RelativePattern(
@@ -101,7 +99,10 @@ export class McpService implements McpStatusSource, vscode.Disposable {
 
   /** Stops every server and starts them again from the configuration as it is now. */
   async restart(): Promise<McpServerStatus[]> {
-    this.started = this.start();
+    // One start at a time: two at once (a file saved while "Allow" restarts them) would each
+    // start the same servers and leave one set running unseen.
+    const previous = this.started?.catch(() => undefined);
+    this.started = (previous ?? Promise.resolve()).then(() => this.start());
     await this.started;
     await this.made?.ready();
     return this.statuses() ?? [];

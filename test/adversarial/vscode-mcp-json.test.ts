@@ -29,7 +29,11 @@ const context = (values: Record<string, string>) => ({
 });
 
 function server(definition: object, inputs: object[] = []) {
-  const file = parseVscodeMcpJson(JSON.stringify({ inputs, servers: { s: definition } }), '.vscode/mcp.json', 'workspace');
+  const file = parseVscodeMcpJson(
+    JSON.stringify({ inputs, servers: { s: definition } }),
+    '.vscode/mcp.json',
+    'workspace',
+  );
   assert.deepEqual(file.problems, []);
   return file.definitions[0]!;
 }
@@ -46,7 +50,10 @@ describe('hostile .vscode/mcp.json', () => {
     assert.deepEqual(inputIdsOf(definition), []);
     assert.throws(
       () => resolveDefinition(definition, context({ y: 'SECRET-Y' })),
-      (error: Error) => error instanceof McpVariableError && !error.message.includes('SECRET') && /not a valid input id/.test(error.message),
+      (error: Error) =>
+        error instanceof McpVariableError &&
+        !error.message.includes('SECRET') &&
+        /not a valid input id/.test(error.message),
     );
     assert.equal(resolveVariables('${input:y}}', 'vscode', context({ y: 'v' })), 'v}');
   });
@@ -63,15 +70,24 @@ describe('hostile .vscode/mcp.json', () => {
 
   it('an input id with control characters is refused, shown escaped', () => {
     const file = parseVscodeMcpJson(
-      JSON.stringify({ inputs: [{ type: 'promptString', id: 'key\u001b[2J\u0000\u202e' }], servers: { s: { command: 'x', args: ['${input:key\u001b[2J}'] } } }),
+      JSON.stringify({
+        inputs: [{ type: 'promptString', id: 'key\u001b[2J\u0000\u202e' }],
+        servers: { s: { command: 'x', args: ['${input:key\u001b[2J}'] } },
+      }),
       '.vscode/mcp.json',
       'workspace',
     );
     assert.deepEqual(file.inputs, []);
-    assert.equal(file.problems[0]!.message, 'input id "key\\u{1b}[2J\\u{0}\\u{202e}": letters, digits, _ . and -, at most 64');
+    assert.equal(
+      file.problems[0]!.message,
+      'input id "key\\u{1b}[2J\\u{0}\\u{202e}": letters, digits, _ . and -, at most 64',
+    );
     assert.doesNotMatch(JSON.stringify(file.problems), /\u001b|\u0000|\u202e/);
     assert.deepEqual(inputIdsOf(file.definitions[0]!), []);
-    assert.throws(() => resolveDefinition(file.definitions[0]!, context({})), (error: Error) => !/\u001b/.test(error.message));
+    assert.throws(
+      () => resolveDefinition(file.definitions[0]!, context({})),
+      (error: Error) => !/\u001b/.test(error.message),
+    );
   });
 
   it('a file over the cap is refused unparsed; JSON nested 100,000 deep is refused without overflowing', () => {
@@ -88,7 +104,10 @@ describe('hostile .vscode/mcp.json', () => {
     const inputs = [{ type: 'promptString', id: 'k' }];
     const first = server({ command: 'node', args: ['s.js'], env: { TOKEN: '${input:k}' } }, inputs);
     const value = server({ command: 'node', args: ['s.js'], env: { TOKEN: 'pasted-literal' } }, inputs);
-    const renamed = server({ command: 'node', args: ['s.js'], env: { TOKEN: '${input:k}', NODE_OPTIONS: '--require x' } }, inputs);
+    const renamed = server(
+      { command: 'node', args: ['s.js'], env: { TOKEN: '${input:k}', NODE_OPTIONS: '--require x' } },
+      inputs,
+    );
     assert.equal(definitionFingerprint(value), definitionFingerprint(first));
     assert.notEqual(definitionFingerprint(renamed), definitionFingerprint(first));
   });
@@ -97,7 +116,10 @@ describe('hostile .vscode/mcp.json', () => {
     const cyrillic = server({ command: 'n\u043ede', args: ['safe.js\u202e\u0073\u006a.live', 'a\nrm -rf ~'] });
     const shown = describeDefinition(cyrillic);
     assert.equal(shown, "n\\u{43e}de safe.js\\u{202e}sj.live 'a\\u{a}rm -rf ~'");
-    assert.notEqual(definitionFingerprint(cyrillic), definitionFingerprint(server({ command: 'node', args: cyrillic.args })));
+    assert.notEqual(
+      definitionFingerprint(cyrillic),
+      definitionFingerprint(server({ command: 'node', args: cyrillic.args })),
+    );
     const long = describeDefinition(server({ command: 'x', args: Array.from({ length: 500 }, () => 'argument') }));
     assert.ok(long.length <= 701, `${long.length}`);
   });
@@ -152,6 +174,9 @@ describe('hostile env files', () => {
     fs.mkdirSync(path.join(root, '.vscode'));
     fs.writeFileSync(path.join(outside, 'mcp.json'), '{"servers": {}}');
     fs.symlinkSync(path.join(outside, 'mcp.json'), path.join(root, '.vscode', 'mcp.json'));
-    await assert.rejects(readWorkspaceText(root, path.join(root, '.vscode', 'mcp.json'), MAX_MCP_FILE_BYTES), McpFileError);
+    await assert.rejects(
+      readWorkspaceText(root, path.join(root, '.vscode', 'mcp.json'), MAX_MCP_FILE_BYTES),
+      McpFileError,
+    );
   });
 });

@@ -90,14 +90,24 @@ describe("VS Code's mcp.json and .mcp.json", () => {
       ['ok'],
     );
     const messages = file.problems.map((problem) => `${problem.server ?? '-'}: ${problem.message}`);
-    assert.ok(messages.some((message) => /only promptString/.test(message)), messages.join('\n'));
+    assert.ok(
+      messages.some((message) => /only promptString/.test(message)),
+      messages.join('\n'),
+    );
     assert.ok(messages.includes('no-command: a stdio server needs "command"'), messages.join('\n'));
     assert.ok(messages.includes('no-url: an http server needs "url"'), messages.join('\n'));
-    assert.ok(messages.some((message) => message.startsWith('bad-args: args')), messages.join('\n'));
+    assert.ok(
+      messages.some((message) => message.startsWith('bad-args: args')),
+      messages.join('\n'),
+    );
   });
 
   it('says where JSON is broken, by line', () => {
-    const file = parseVscodeMcpJson('{\n  "servers": {\n    "a": { "command": "x" }\n    "b": {}\n  }\n}', 'user mcp.json', 'user');
+    const file = parseVscodeMcpJson(
+      '{\n  "servers": {\n    "a": { "command": "x" }\n    "b": {}\n  }\n}',
+      'user mcp.json',
+      'user',
+    );
     assert.match(file.problems[0]!.message, /^not valid JSON: CommaExpected at line 4$/);
     assert.deepEqual(file.definitions, []);
   });
@@ -141,11 +151,14 @@ describe("VS Code's mcp.json and .mcp.json", () => {
       url: 'https://example.com/mcp',
       headers: { Authorization: 'Bearer k' },
     });
-    assert.throws(() => resolveDefinition(perplexity!, context()), (error: Error) => {
-      assert.ok(error instanceof McpVariableError);
-      assert.equal(error.message, 'the input "perplexity-key" was not given');
-      return true;
-    });
+    assert.throws(
+      () => resolveDefinition(perplexity!, context()),
+      (error: Error) => {
+        assert.ok(error instanceof McpVariableError);
+        assert.equal(error.message, 'the input "perplexity-key" was not given');
+        return true;
+      },
+    );
     const home = parseVscodeMcpJson(
       '{"servers": {"h": {"command": "${userHome}${/}bin${pathSeparator}tool", "args": ["${env:LANG}", "${workspaceFolderBasename}", "${env:UNSET}"]}}}',
       'user mcp.json',
@@ -156,21 +169,29 @@ describe("VS Code's mcp.json and .mcp.json", () => {
       args: ['C', 'project', ''],
       env: {},
     });
-    const unknown = parseVscodeMcpJson('{"servers": {"u": {"command": "${command:pick}"}}}', 'f', 'user').definitions[0]!;
+    const unknown = parseVscodeMcpJson('{"servers": {"u": {"command": "${command:pick}"}}}', 'f', 'user')
+      .definitions[0]!;
     assert.throws(() => resolveDefinition(unknown, context()), /\$\{command:pick\} is not a variable OpenAgent knows/);
     const noFolder = { ...context(), workspaceFolder: undefined };
-    const folderBound = parseVscodeMcpJson('{"servers": {"f": {"command": "${workspaceFolder}/x"}}}', 'f', 'user').definitions[0]!;
+    const folderBound = parseVscodeMcpJson('{"servers": {"f": {"command": "${workspaceFolder}/x"}}}', 'f', 'user')
+      .definitions[0]!;
     assert.throws(() => resolveDefinition(folderBound, noFolder), /needs an open folder/);
   });
 
   it('refuses a URL that is not http(s) once resolved', () => {
-    const definition = parseVscodeMcpJson('{"servers": {"f": {"type": "http", "url": "${env:URL}"}}}', 'f', 'user').definitions[0]!;
-    assert.throws(() => resolveDefinition(definition, context({}, { URL: 'file:///etc/passwd' })), /http:\/\/ or https:\/\//);
+    const definition = parseVscodeMcpJson('{"servers": {"f": {"type": "http", "url": "${env:URL}"}}}', 'f', 'user')
+      .definitions[0]!;
+    assert.throws(
+      () => resolveDefinition(definition, context({}, { URL: 'file:///etc/passwd' })),
+      /http:\/\/ or https:\/\//,
+    );
   });
 
   it('parses env files: export, comments, quotes', () => {
     assert.deepEqual(
-      parseEnvFile('# comment\nexport A=1\nB = "two words"\nC=\'$raw\'\nD=value # trailing\nnot a line\nE="line\\nbreak"\r\n'),
+      parseEnvFile(
+        '# comment\nexport A=1\nB = "two words"\nC=\'$raw\'\nD=value # trailing\nnot a line\nE="line\\nbreak"\r\n',
+      ),
       { A: '1', B: 'two words', C: '$raw', D: 'value', E: 'line\nbreak' },
     );
   });
@@ -186,7 +207,11 @@ describe("VS Code's mcp.json and .mcp.json", () => {
       '.vscode/mcp.json',
       'workspace',
     ).definitions;
-    const portable = parseClaudeMcpJson('{"mcpServers": {"docs": {"command": "other-docs"}}}', '.mcp.json', 'workspace').definitions;
+    const portable = parseClaudeMcpJson(
+      '{"mcpServers": {"docs": {"command": "other-docs"}}}',
+      '.mcp.json',
+      'workspace',
+    ).definitions;
     const { definitions, problems } = combineDefinitions([settings, vscodeFile, portable]);
     assert.deepEqual(
       definitions.map((definition) => [definition.name, definition.command, definition.source]),
@@ -198,7 +223,10 @@ describe("VS Code's mcp.json and .mcp.json", () => {
     assert.equal(problems.length, 2);
     assert.equal(problems[0]!.source, '.vscode/mcp.json');
     assert.match(problems[0]!.message, /^also defined in settings \(openagent.mcpServers\), which wins/);
-    assert.match(problems[1]!.message, /also defined in \.vscode\/mcp\.json, which wins \(order: settings .* > \.mcp\.json\)/);
+    assert.match(
+      problems[1]!.message,
+      /also defined in \.vscode\/mcp\.json, which wins \(order: settings .* > \.mcp\.json\)/,
+    );
   });
 
   it('fingerprints what runs: env and header values do not count, their names do', () => {
@@ -210,16 +238,30 @@ describe("VS Code's mcp.json and .mcp.json", () => {
     assert.notEqual(definitionFingerprint(parse({ command: 'node', args: ['b.js'], env: { KEY: 'one' } })), base);
     assert.notEqual(definitionFingerprint(parse({ command: 'nodejs', args: ['a.js'], env: { KEY: 'one' } })), base);
     assert.notEqual(definitionFingerprint(parse({ command: 'node', args: ['a.js'], env: { KEY2: 'one' } })), base);
-    assert.notEqual(definitionFingerprint(parse({ command: 'node', args: ['a.js'], env: { KEY: 'one' }, cwd: '/tmp' })), base);
+    assert.notEqual(
+      definitionFingerprint(parse({ command: 'node', args: ['a.js'], env: { KEY: 'one' }, cwd: '/tmp' })),
+      base,
+    );
     assert.notEqual(
       definitionFingerprint(parse({ command: 'node', args: ['a.js'], env: { KEY: 'one' } }), ['NODE_OPTIONS']),
       base,
       'a new variable in the env file asks again',
     );
-    const other = parseVscodeMcpJson(JSON.stringify({ servers: { s: { command: 'node', args: ['a.js'], env: { KEY: 'one' } } } }), '.mcp.json', 'workspace');
-    assert.notEqual(definitionFingerprint(other.definitions[0]!), base, 'the same definition in another file is another decision');
+    const other = parseVscodeMcpJson(
+      JSON.stringify({ servers: { s: { command: 'node', args: ['a.js'], env: { KEY: 'one' } } } }),
+      '.mcp.json',
+      'workspace',
+    );
+    assert.notEqual(
+      definitionFingerprint(other.definitions[0]!),
+      base,
+      'the same definition in another file is another decision',
+    );
     const http = (server: object) => definitionFingerprint(parse({ type: 'http', ...server }));
-    assert.equal(http({ url: 'https://a.example/mcp', headers: { Authorization: 'x' } }), http({ url: 'https://a.example/mcp', headers: { authorization: 'y' } }));
+    assert.equal(
+      http({ url: 'https://a.example/mcp', headers: { Authorization: 'x' } }),
+      http({ url: 'https://a.example/mcp', headers: { authorization: 'y' } }),
+    );
     assert.notEqual(http({ url: 'https://a.example/mcp' }), http({ url: 'https://b.example/mcp' }));
   });
 
@@ -230,7 +272,8 @@ describe("VS Code's mcp.json and .mcp.json", () => {
       'npx -y server-perplexity-ask --root ${workspaceFolder} · env: PERPLEXITY_API_KEY, PORT, FROM_FILE · env file: ${workspaceFolder}/.env',
     );
     assert.equal(describeDefinition(fetch!), 'HTTP https://example.com/mcp · headers: Authorization');
-    const spaced = parseVscodeMcpJson('{"servers": {"s": {"command": "my tool", "args": ["it\'s"]}}}', 'f', 'user').definitions[0]!;
+    const spaced = parseVscodeMcpJson('{"servers": {"s": {"command": "my tool", "args": ["it\'s"]}}}', 'f', 'user')
+      .definitions[0]!;
     assert.equal(describeDefinition(spaced), "'my tool' 'it'\\''s'");
   });
 
