@@ -47,6 +47,10 @@ describe('MCP servers an untrusted folder defines', () => {
         offered.filter((name) => name.startsWith('mcp__')),
         [],
       );
+      // Nothing asked to start them either (were the files read, each would be waiting for "Allow").
+      const screen = await (await fetch(`${process.env.OPENAGENT_TEST_DRIVER}/screen`, { method: 'POST' })).text();
+      assert.ok(screen.includes('toasts'), screen);
+      assert.doesNotMatch(screen, /Start MCP server/);
       for (const name of ['vscode', 'portable', 'own'])
         assert.equal(fs.existsSync(marker(name)), false, `the ${name} server ran`);
     } finally {
