@@ -89,6 +89,41 @@ describe('MCP servers from .vscode/mcp.json', function () {
     fs.rmSync(file, { force: true });
   });
 
+  it("the user's own mcp.json starts without asking, and wins a name the workspace also defines (reported)", async () => {
+    // code-server's user data folder is beside the workspace copy; VS Code keeps mcp.json in its User folder.
+    const userFile = path.join(path.dirname(root), 'user-data', 'User', 'mcp.json');
+    const marker = path.join(root, 'workspace-shared-ran.txt');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        servers: {
+          shared: {
+            command: process.execPath,
+            args: ['-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`],
+          },
+        },
+      }),
+    );
+    fs.writeFileSync(
+      userFile,
+      JSON.stringify({ servers: { shared: { command: process.execPath, args: [everything, 'stdio'] } } }),
+    );
+    try {
+      await vscode.commands.executeCommand('openagent.restartMcpServers');
+      await clickNotification(
+        'MCP server "shared" in .vscode/mcp.json: also defined in user mcp.json, which wins',
+        'Open mcp.json',
+      );
+      const [first] = await conversation('user mcp.json probe');
+      assert.ok(offeredTools(first!).includes('mcp__shared__echo'), offeredTools(first!).join(', '));
+      assert.equal(fs.existsSync(marker), false, "the workspace's losing definition ran");
+    } finally {
+      fs.rmSync(userFile, { force: true });
+      fs.rmSync(file, { force: true });
+    }
+  });
+
   it('asks to start the server, then for its input; its tools reach the model, the input value never does', async () => {
     writeMcpJson({ EVERYTHING_TOKEN: '${input:everything-token}' }, [
       { id: 'everything-token', description: 'Token for the everything server' },
