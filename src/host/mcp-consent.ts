@@ -9,8 +9,7 @@ import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { HeldSecrets } from '../core/llm/held-secrets';
 import type { McpInputDefinition } from '../core/mcp/vscode-mcp-json';
-
-export type McpDecision = 'allowed' | 'refused';
+import type { McpApprovalPort, McpDecision, McpInputPort } from '../node/mcp/mcp-startup';
 
 const APPROVALS_KEY = 'openagent.mcpDefinitionDecisions';
 /** Old decisions beyond this many are dropped (each change of a definition adds one). */
@@ -18,7 +17,7 @@ const MAX_DECISIONS = 200;
 const ALLOW = 'Allow';
 const DONT_ALLOW = "Don't Allow";
 
-export class McpDefinitionApprovals {
+export class McpDefinitionApprovals implements McpApprovalPort {
   /** Questions on screen, by fingerprint: a restart meanwhile does not ask twice. */
   private readonly asking = new Map<string, Promise<McpDecision | undefined>>();
 
@@ -61,7 +60,7 @@ export class McpDefinitionApprovals {
   }
 }
 
-export class McpInputValues {
+export class McpInputValues implements McpInputPort {
   private readonly asking = new Map<string, Promise<string | undefined>>();
 
   constructor(

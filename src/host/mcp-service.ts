@@ -16,8 +16,9 @@ import { lazyModule } from '../core/lazy-module';
 import type { McpConnections, McpServerStatus } from '../node/mcp/mcp-connections';
 import type { McpStatusSource } from './panel/panel-controller';
 import { McpDefinitionApprovals, McpInputValues } from './mcp-consent';
-import { readMcpSources, SETTINGS_SOURCE, userMcpJsonPath, WORKSPACE_MCP_FILES } from './mcp-sources';
-import { planMcpStart } from './mcp-startup';
+import { editorVariableContext, readMcpSources, userMcpJsonPath } from './mcp-sources';
+import { SETTINGS_SOURCE, WORKSPACE_MCP_FILES } from '../node/mcp/mcp-sources';
+import { planMcpStart } from '../node/mcp/mcp-startup';
 import { CONFIG_SECTION } from './settings';
 import type * as McpConnectionsModule from '../node/mcp/mcp-connections';
 
@@ -128,6 +129,7 @@ export class McpService implements McpStatusSource, vscode.Disposable {
     const plan = await planMcpStart(sources.definitions, sources.inputs, {
       approvals: this.approvals,
       inputs: this.inputs,
+      variables: editorVariableContext,
       workspaceRoot: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
       userFolder: path.dirname(userMcpJsonPath(this.context.globalStorageUri)),
       onAllowed: () => this.restartIfStarted(),

@@ -4,21 +4,20 @@
  * on without that server until "Allow" restarts them), the inputs asked, the variables resolved.
  * A server that does not start gets a status saying why, for the developer panel.
  */
-import type { McpConfigProblem, McpServerConfig } from '../core/mcp/mcp-config';
+import type { McpConfigProblem, McpServerConfig } from '../../core/mcp/mcp-config';
 import {
   definitionFingerprint,
   describeDefinition,
   inputIdsOf,
   McpVariableError,
   parseEnvFile,
+  type McpVariableContext,
   resolveDefinition,
   resolveVariables,
-} from '../core/mcp/mcp-definitions';
-import type { McpDefinition, McpInputDefinition } from '../core/mcp/vscode-mcp-json';
-import { McpFileError, readEnvFileText } from '../node/mcp/mcp-files';
-import type { McpServerStatus } from '../node/mcp/mcp-connections';
-import type { McpDefinitionApprovals, McpInputValues } from './mcp-consent';
-import { editorVariableContext } from './mcp-sources';
+} from '../../core/mcp/mcp-definitions';
+import type { McpDefinition, McpInputDefinition } from '../../core/mcp/vscode-mcp-json';
+import type { McpServerStatus } from './mcp-connections';
+import { McpFileError, readEnvFileText } from './mcp-files';
 
 export interface McpStartPlan {
   servers: Record<string, McpServerConfig>;
@@ -27,9 +26,25 @@ export interface McpStartPlan {
   problems: McpConfigProblem[];
 }
 
+export type McpDecision = 'allowed' | 'refused';
+
+/** The user's decisions on workspace definitions (the editor keeps them in workspaceState). */
+export interface McpApprovalPort {
+  decision(fingerprint: string): McpDecision | undefined;
+  /** Asks once at a time per fingerprint; undefined when the question was dismissed. */
+  ask(fingerprint: string, name: string, source: string, description: string): Promise<McpDecision | undefined>;
+}
+
+/** The values of `${input:…}` (the editor asks once and keeps them in SecretStorage). */
+export interface McpInputPort {
+  value(input: McpInputDefinition): Promise<string | undefined>;
+}
+
 export interface McpStartupDeps {
-  approvals: McpDefinitionApprovals;
-  inputs: McpInputValues;
+  approvals: McpApprovalPort;
+  inputs: McpInputPort;
+  /** Where variables get their values, with the inputs given. */
+  variables(input: (id: string) => string | undefined): McpVariableContext;
   workspaceRoot: () => string | undefined;
   userFolder: string;
   /** Called when the user allowed a definition: the servers restart with it. */
@@ -70,7 +85,7 @@ export async function planMcpStart(
           throw new McpVariableError(`the input "${id}" was not given (Restart MCP Servers asks again)`);
         values.set(id, value);
       }
-      const context = editorVariableContext((id) => values.get(id));
+      const context = deps.variables((id) => values.get(id));
       plan.servers[definition.name] = resolveDefinition(definition, context, envFromFile);
     } catch (error) {
       if (!(error instanceof McpVariableError || error instanceof McpFileError)) throw error;
@@ -119,7 +134,7 @@ async function readEnvFile(definition: McpDefinition, deps: McpStartupDeps): Pro
   const file = resolveVariables(
     definition.envFile!,
     definition.variables,
-    editorVariableContext(() => {
+    deps.variables(() => {
       throw new McpVariableError('envFile cannot use ${input:…}');
     }),
   );
