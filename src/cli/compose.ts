@@ -44,6 +44,7 @@ import { StoreOpener } from '../kit/store-opener';
 import type { HeldSecrets } from '../core/llm/held-secrets';
 import { sendingToTeam } from '../kit/team-opener';
 import { CliTeam } from './cli-team';
+import { CliMcp } from './cli-mcp';
 import { packageVersion, startCliTelemetry } from './cli-telemetry';
 import { gitHead } from '../node/git-head';
 
@@ -74,6 +75,8 @@ export interface CliDeps {
   approvals(workspace: WorkspaceFiles): ApprovalGate;
   /** Something the user should know that is not an error of the run (a policy file with mistakes). */
   warn(message: string): void;
+  /** Asks one line on the terminal (MCP servers to allow, their inputs); absent without one. */
+  ask?: (question: string) => Promise<string | undefined>;
 }
 
 export interface CliContext {
@@ -149,6 +152,7 @@ export function createCliContext(deps: CliDeps): CliContext {
     { env: deps.env },
   );
   const shell = new ChildProcessShell(undefined, sandbox);
+  const mcp = new CliMcp({ ...deps, version: packageVersion() ?? 'unknown' });
 
   const session = new ConversationSession({
     readSettings: () => ({ provider: settings.provider, model: settings.model, baseUrl: settings.baseUrl }),
@@ -172,6 +176,7 @@ export function createCliContext(deps: CliDeps): CliContext {
     teamStamp: () => team.stamp(),
     transcripts: new FileTranscriptSink(path.join(storeDirectory, 'transcripts')),
     approvals: deps.approvals(workspace),
+    connectedTools: () => mcp.tools(),
     clock: systemClock,
     newId: randomUUID,
     isTrusted: () => true,
@@ -269,6 +274,7 @@ export function createCliContext(deps: CliDeps): CliContext {
     },
     close: async () => {
       await session.dispose();
+      await mcp.close();
       await team.close();
       await telemetry?.shutdown();
       await stores.close();

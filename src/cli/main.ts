@@ -140,6 +140,9 @@ export async function main(
         () => approveAll.on,
       ),
     warn: (message) => output.error(message),
+    ask: reader
+      ? (question) => reader.readLine(question).then((line) => (line.kind === 'line' ? line.text : undefined))
+      : undefined,
   });
   if (!(await cli.presets.has(options.preset))) {
     output.error(`openagent: unknown preset "${options.preset}". Presets: ${(await cli.presets.list()).join(', ')}.`);

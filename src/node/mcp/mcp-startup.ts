@@ -51,6 +51,13 @@ export interface McpStartupDeps {
   onAllowed: () => void;
   /** Called when a held server's status changed (refused). */
   onChanged: () => void;
+  /**
+   * Wait for the answer to "Allow?" and start an allowed server in this very plan (the CLI, on
+   * a terminal), instead of asking in the background and restarting on "Allow" (the editor).
+   */
+  waitForAnswers?: boolean;
+  /** Why a server waits when the question got no answer (the editor: "Restart MCP Servers asks again"). */
+  unanswered?: string;
 }
 
 export async function planMcpStart(
@@ -82,7 +89,9 @@ export async function planMcpStart(
           throw new McpVariableError(`\${input:${id}} is used but not declared under "inputs" of ${definition.source}`);
         const value = await deps.inputs.value(declared);
         if (value === undefined)
-          throw new McpVariableError(`the input "${id}" was not given (Restart MCP Servers asks again)`);
+          throw new McpVariableError(
+            `the input "${id}" was not given (${deps.unanswered ?? 'Restart MCP Servers asks again'})`,
+          );
         values.set(id, value);
       }
       const context = deps.variables((id) => values.get(id));
@@ -96,7 +105,7 @@ export async function planMcpStart(
   return plan;
 }
 
-/** Whether a workspace definition may start now; asks (without waiting) when it was never decided. */
+/** Whether a workspace definition may start now; asks when it was never decided (waiting for the answer or not). */
 async function allowed(
   definition: McpDefinition,
   envFileNames: string[],
@@ -105,27 +114,33 @@ async function allowed(
 ): Promise<boolean> {
   const fingerprint = definitionFingerprint(definition, envFileNames);
   const decision = deps.approvals.decision(fingerprint);
+  const refusedText = `not allowed: you refused this definition in ${definition.source}; it is asked again when it changes`;
   if (decision === 'allowed') return true;
   if (decision === 'refused') {
-    hold(
-      'stopped',
-      `not allowed: you refused this definition in ${definition.source}; it is asked again when it changes`,
-    );
+    hold('stopped', refusedText);
+    return false;
+  }
+  const unansweredText = `not started: the question got no answer (${deps.unanswered ?? 'Restart MCP Servers asks again'})`;
+  const question = deps.approvals.ask(
+    fingerprint,
+    definition.name,
+    definition.source,
+    describeDefinition(definition, envFileNames),
+  );
+  if (deps.waitForAnswers) {
+    const answer = await question;
+    if (answer === 'allowed') return true;
+    hold('stopped', answer === 'refused' ? refusedText : unansweredText);
     return false;
   }
   const status = hold('stopped', `waiting for your approval of its definition in ${definition.source}`);
-  void deps.approvals
-    .ask(fingerprint, definition.name, definition.source, describeDefinition(definition, envFileNames))
-    .then((answer) => {
-      if (answer === 'allowed') deps.onAllowed();
-      else {
-        status.error =
-          answer === 'refused'
-            ? `not allowed: you refused this definition in ${definition.source}; it is asked again when it changes`
-            : 'not started: the question was dismissed (Restart MCP Servers asks again)';
-        deps.onChanged();
-      }
-    });
+  void question.then((answer) => {
+    if (answer === 'allowed') deps.onAllowed();
+    else {
+      status.error = answer === 'refused' ? refusedText : unansweredText;
+      deps.onChanged();
+    }
+  });
   return false;
 }
 
