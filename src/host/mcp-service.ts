@@ -2,12 +2,13 @@
  * The MCP servers in the editor: configured in the user's `openagent.mcpServers` setting and
  * VS Code's user `mcp.json`, and, in a trusted workspace, in `.openagent/mcp.json`,
  * `.vscode/mcp.json` and `.mcp.json` (SPEC 2.10, 4.2; mcp-sources.ts) — a workspace's server
- * only once the user allowed its definition (mcp-startup.ts). They start with the first
+ * only once the user allowed its definition (src/node/mcp/mcp-startup.ts). They start with the first
  * conversation (not at activation), restart when their configuration changes or on "Restart MCP
  * Servers", and report their status to the developer panel. Configuration problems are shown
  * once each, with a way to the file.
  */
 import * as vscode from 'vscode';
+import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import { mcpCredentialSettings, type McpConfigProblem } from '../core/mcp/mcp-config';
 import type { HeldSecrets } from '../core/llm/held-secrets';
@@ -39,6 +40,8 @@ export class McpService implements McpStatusSource, vscode.Disposable {
   private readonly approvals: McpDefinitionApprovals;
   private readonly inputs: McpInputValues;
   private files = new Map<string, string>();
+  /** The digest of the servers last started (see restart). */
+  private running: string | undefined;
 
   constructor(
     private readonly version: string,
@@ -98,12 +101,17 @@ export class McpService implements McpStatusSource, vscode.Disposable {
     return (await this.made?.tools()) ?? [];
   }
 
-  /** Stops every server and starts them again from the configuration as it is now. */
-  async restart(): Promise<McpServerStatus[]> {
+  /**
+   * Stops every server and starts them again from the configuration as it is now ("Restart MCP
+   * Servers"). Without `always` (a file or setting changed, an "Allow") the servers keep running
+   * when what they would start with is the same: a watcher's late or repeated event never cuts
+   * a conversation's tools away.
+   */
+  async restart(always = true): Promise<McpServerStatus[]> {
     // One start at a time: two at once (a file saved while "Allow" restarts them) would each
     // start the same servers and leave one set running unseen.
     const previous = this.started?.catch(() => undefined);
-    this.started = (previous ?? Promise.resolve()).then(() => this.start());
+    this.started = (previous ?? Promise.resolve()).then(() => this.start(always));
     await this.started;
     await this.made?.ready();
     return this.statuses() ?? [];
@@ -123,7 +131,7 @@ export class McpService implements McpStatusSource, vscode.Disposable {
     void this.made?.stop();
   }
 
-  private async start(): Promise<void> {
+  private async start(always = true): Promise<void> {
     const sources = await readMcpSources(this.context.globalStorageUri);
     this.files = sources.files;
     const plan = await planMcpStart(sources.definitions, sources.inputs, {
@@ -142,13 +150,17 @@ export class McpService implements McpStatusSource, vscode.Disposable {
     this.heldSecrets?.addEnvironment(credentials.env);
     this.heldSecrets?.addHeaders(credentials.headers);
     this.report(problems);
+    // A digest, not a copy: the servers' settings hold their keys.
+    const running = createHash('sha256').update(JSON.stringify(servers)).digest('hex');
+    const same = running === this.running && !always;
+    this.running = running;
     // With no server configured (and none running) MCP's SDK is not even loaded.
-    if (this.made || Object.keys(servers).length > 0) await this.connections.start(servers);
+    if (!same && (this.made || Object.keys(servers).length > 0)) await this.connections.start(servers);
     this.changed();
   }
 
   private restartIfStarted(): void {
-    if (this.started) void this.restart();
+    if (this.started) void this.restart(false);
   }
 
   private changed(): void {
