@@ -18,6 +18,8 @@ const common = {
   sourcesContent: false,
   logLevel: 'warning',
   legalComments: 'none',
+  // jsonc-parser's main build is UMD, whose require() of its own parts esbuild cannot follow.
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
 };
 
 /**

@@ -47,6 +47,7 @@ import { StoreOpener } from '../kit/store-opener';
 import type { HeldSecrets } from '../core/llm/held-secrets';
 import { sendingToTeam } from '../kit/team-opener';
 import { CliTeam } from './cli-team';
+import { CliMcp } from './cli-mcp';
 import { packageVersion, startCliTelemetry } from './cli-telemetry';
 import { gitHead } from '../node/git-head';
 
@@ -79,6 +80,8 @@ export interface CliDeps {
   readHookAnswer?: CliHookDeps['readLine'];
   /** Something the user should know that is not an error of the run (a policy file with mistakes). */
   warn(message: string): void;
+  /** Asks one line on the terminal (MCP servers to allow, their inputs); absent without one. */
+  ask?: (question: string) => Promise<string | undefined>;
 }
 
 export interface CliContext {
@@ -163,6 +166,7 @@ export function createCliContext(deps: CliDeps): CliContext {
     { env: deps.env },
   );
   const shell = new ChildProcessShell(undefined, sandbox);
+  const mcp = new CliMcp({ ...deps, version: packageVersion() ?? 'unknown' });
 
   const session = new ConversationSession({
     readSettings: () => presetChoice.settings(userModel()),
@@ -193,6 +197,7 @@ export function createCliContext(deps: CliDeps): CliContext {
       warn: deps.warn,
       readLine: deps.readHookAnswer,
     }),
+    connectedTools: () => mcp.tools(),
     clock: systemClock,
     newId: randomUUID,
     isTrusted: () => true,
@@ -292,6 +297,7 @@ export function createCliContext(deps: CliDeps): CliContext {
     },
     close: async () => {
       await session.dispose();
+      await mcp.close();
       await team.close();
       await telemetry?.shutdown();
       await stores.close();

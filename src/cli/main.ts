@@ -141,6 +141,9 @@ export async function main(
       ),
     warn: (message) => output.error(message),
     ...(reader ? { readHookAnswer: (question, signal) => reader.readLine(question, { signal }) } : {}),
+    ask: reader
+      ? (question) => reader.readLine(question).then((line) => (line.kind === 'line' ? line.text : undefined))
+      : undefined,
   });
   if (!(await cli.presets.has(options.preset))) {
     output.error(`openagent: unknown preset "${options.preset}". Presets: ${(await cli.presets.list()).join(', ')}.`);

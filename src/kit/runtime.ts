@@ -198,7 +198,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
   context.subscriptions.push(approvalDetails);
 
   // MCP servers start with the first conversation; their status shows in the developer panel.
-  const mcp = new McpService(context.extension.packageJSON.version as string, shell.heldSecrets);
+  const mcp = new McpService(context.extension.packageJSON.version as string, shell.heldSecrets, context);
   context.subscriptions.push(mcp, policy);
   // Budgets over every conversation of this window and what they start; past spending from the store.
   const ledger = storeLedger(() => openStore().catch(() => undefined));

@@ -17,7 +17,7 @@ export interface SuiteResults {
 
 export async function run(): Promise<void> {
   const resultsFile = process.env.OPENAGENT_TEST_RESULTS;
-  const mocha = new Mocha({ ui: 'bdd', timeout: TEST_TIMEOUT_MS, color: false, reporter: 'dot' });
+  const mocha = new Mocha({ ui: 'bdd', timeout: TEST_TIMEOUT_MS, color: false, reporter: 'spec' });
   const grep = process.env.OPENAGENT_TEST_GREP;
   if (grep) mocha.grep(grep);
   for (const file of fs

@@ -25,7 +25,7 @@ export async function restartMcpServers(restart: () => Promise<McpServerStatus[]
   if (statuses.length === 0) {
     void vscode.window
       .showInformationMessage(
-        'OpenAgent has no MCP servers configured (openagent.mcpServers, or .openagent/mcp.json in a trusted workspace).',
+        'OpenAgent has no MCP servers configured (openagent.mcpServers, your mcp.json, or .openagent/mcp.json, .vscode/mcp.json or .mcp.json in a trusted workspace).',
         'Open Settings',
       )
       .then(

@@ -32,6 +32,8 @@ export function cleanEnv(): Record<string, string | undefined> {
     OPENAGENT_BASE_URL: undefined,
     OPENAGENT_STORE: undefined,
     OPENAGENT_PRESET: undefined,
+    // VS Code's user mcp.json is found under it (Linux): never the developer's own.
+    XDG_CONFIG_HOME: undefined,
   };
 }
 
