@@ -8,6 +8,7 @@ import { OpenAiClient } from './openai/openai-client';
 import { OpenAiServerInfo } from './openai/server-info';
 import { isProviderId, PROVIDER_PRESETS, type ProviderPreset } from './provider-presets';
 import { displayAddress } from './server-address';
+import { EDITOR_ONLY_MESSAGE, type EditorModels } from './editor-models';
 
 export interface ModelSettings {
   provider: string;
@@ -21,7 +22,7 @@ export type ModelSetup =
   | { ok: true; client: LlmClient; model: string; preset: ProviderPreset; baseUrl: string | undefined }
   | {
       ok: false;
-      reason: 'unknown_provider' | 'missing_api_key' | 'missing_base_url';
+      reason: 'unknown_provider' | 'missing_api_key' | 'missing_base_url' | 'editor_only';
       message: string;
       preset?: ProviderPreset;
     };
@@ -43,6 +44,8 @@ export function createLlmClient(
   settings: ModelSettings,
   apiKey: string | undefined,
   connection: ConnectionOptions = {},
+  /** The editor's own models (the "vscode" provider); absent outside the editor. */
+  editorModels?: EditorModels,
 ): ModelSetup {
   const providerId = settings.provider.trim();
   if (!isProviderId(providerId)) {
@@ -58,6 +61,10 @@ export function createLlmClient(
   const model = settings.model.trim() || preset.defaultModel;
   const key = apiKey?.trim();
 
+  if (preset.protocol === 'editor') {
+    if (!editorModels) return { ok: false, reason: 'editor_only', preset, message: EDITOR_ONLY_MESSAGE };
+    return { ok: true, client: editorModels.client(model), model, preset, baseUrl: undefined };
+  }
   if (preset.id === 'openai-compatible' && !baseUrl) {
     return {
       ok: false,

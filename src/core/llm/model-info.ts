@@ -74,6 +74,9 @@ export function contextWindowOf(model: string, override?: number): number {
 export function priceOf(provider: string, model: string): ModelPrice | undefined {
   if (isProviderId(provider) && PROVIDER_PRESETS[provider].local)
     return { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
+  // The editor's models are paid for through the editor (a Copilot plan), not by the token at
+  // list price: no price, so budgets count them in tokens.
+  if (isProviderId(provider) && PROVIDER_PRESETS[provider].protocol === 'editor') return undefined;
   return facts(model)?.price;
 }
 

@@ -2,12 +2,21 @@
  * The providers OpenAgent knows. Local servers speak the OpenAI Chat Completions protocol at
  * a default address; "openai-compatible" is any other such server, at a base URL the user gives.
  */
-export type ProviderId = 'anthropic' | 'openai' | 'ollama' | 'lmstudio' | 'llamacpp' | 'vllm' | 'openai-compatible';
+export type ProviderId =
+  | 'anthropic'
+  | 'openai'
+  | 'ollama'
+  | 'lmstudio'
+  | 'llamacpp'
+  | 'vllm'
+  | 'openai-compatible'
+  | 'vscode';
 
 export interface ProviderPreset {
   id: ProviderId;
   label: string;
-  protocol: 'anthropic' | 'openai';
+  /** "editor": the models VS Code offers (vscode.lm), reachable only inside the editor. */
+  protocol: 'anthropic' | 'openai' | 'editor';
   /** Where the server listens by default; undefined means the vendor SDK's own default. */
   defaultBaseUrl?: string;
   defaultModel: string;
@@ -83,6 +92,15 @@ export const PROVIDER_PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
     apiKeyEnvVar: 'OPENAI_API_KEY',
     local: false,
   },
+  vscode: {
+    id: 'vscode',
+    label: 'VS Code',
+    protocol: 'editor',
+    // Empty: the first chat model VS Code offers (Copilot's, or another extension's).
+    defaultModel: '',
+    requiresApiKey: false,
+    local: false,
+  },
 };
 
 export function isProviderId(value: string): value is ProviderId {
@@ -98,5 +116,5 @@ export function modelLabel(provider: string, model: string): string {
   const name = model.trim();
   if (name && name !== 'default') return name;
   if (!preset) return name || 'no model';
-  return preset.defaultModel === 'default' ? preset.label : preset.defaultModel;
+  return preset.defaultModel === 'default' || !preset.defaultModel ? preset.label : preset.defaultModel;
 }

@@ -25,6 +25,7 @@ export function isSdkError(
 /** Loads the SDK `provider`'s clients use, ahead of the first one (while the user writes a prompt). */
 export function loadSdkOf(provider: string): void {
   if (!isProviderId(provider)) return;
-  if (PROVIDER_PRESETS[provider].protocol === 'anthropic') anthropicSdk();
-  else openAiSdk();
+  const protocol = PROVIDER_PRESETS[provider].protocol;
+  if (protocol === 'anthropic') anthropicSdk();
+  else if (protocol === 'openai') openAiSdk();
 }

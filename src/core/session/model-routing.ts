@@ -7,6 +7,7 @@
 import type { ModelBinding } from '../agent/agent-loop';
 import { createLlmClient, type ConnectionOptions, type ModelSettings } from '../llm/create-llm-client';
 import type { LlmClient } from '../llm/llm-client';
+import type { EditorModels } from '../llm/editor-models';
 import { routeModel, type ModelPolicy, type WorkKind } from '../policy/model-routes';
 import type { SecretSource } from '../ports';
 
@@ -19,6 +20,8 @@ export interface ModelRoutingDeps {
   /** Addresses of providers other than the one in the settings (provider → base URL). */
   providerBaseUrls?: () => Readonly<Record<string, string>>;
   secrets: SecretSource;
+  /** The editor's own models (provider "vscode"); absent outside the editor. */
+  editorModels?: EditorModels;
 }
 
 /** The models a prompt's run uses, one per kind of work. */
@@ -39,7 +42,7 @@ export interface RoutedModels {
  * while the run was being set up (the policy file, MCP servers, the store); the prompt was not sent.
  */
 export interface SetupProblem {
-  reason: 'unknown_provider' | 'missing_api_key' | 'missing_base_url' | 'stopped';
+  reason: 'unknown_provider' | 'missing_api_key' | 'missing_base_url' | 'editor_only' | 'stopped';
   message: string;
 }
 
@@ -60,7 +63,7 @@ export async function routeModels(deps: ModelRoutingDeps, work: WorkKind): Promi
     const route = routeModel(kind, settings, policy, baseUrls);
     const provider = route.settings.provider.trim();
     const apiKey = await deps.secrets.getApiKey(provider);
-    const setup = createLlmClient(route.settings, apiKey, deps.readConnection?.());
+    const setup = createLlmClient(route.settings, apiKey, deps.readConnection?.(), deps.editorModels);
     if (!setup.ok) {
       const why =
         route.source === 'settings'
