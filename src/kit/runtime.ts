@@ -84,6 +84,7 @@ import { wireReplay } from './replay-wiring';
 import type { SessionListView } from '../host/sessions/session-list-view';
 import { ReviewEditor } from '../host/review/review-editor';
 import { ReviewCommands } from '../host/review/review-commands';
+import { wireVscodeLm } from './vscode-lm-wiring';
 
 /** What activation made (it shows or listens from the start) and hands over. */
 export interface RuntimeShell {
@@ -212,6 +213,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
   // What other extensions add through the API: hooks for every conversation, tools for new ones.
   const hooks = new Hooks();
   const extensionTools = new ExtensionTools();
+  const vscodeLm = wireVscodeLm(context);
   const warnShadowing = onceEach((name: string) =>
     vscode.window.showWarningMessage(
       `OpenAgent left out the tool "${name}" another extension registered: a built-in tool has that name.`,
@@ -221,6 +223,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
   // Everything a session shares with the others of the window; its place's parts are its own.
   const windowParts: WindowParts = {
     readSettings: () => presetChoice.settings(readModelSettings()),
+    editorModels: vscodeLm.editorModels,
     readConnection,
     hooks,
     modelPolicy: () => policy.current()?.model_policy,
@@ -265,7 +268,8 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     extraTools: (builtIn) => {
       const { tools: added, shadowing } = extensionTools.usable(new Set(builtIn.map((tool) => tool.name)));
       shadowing.forEach(warnShadowing);
-      return [...(team.current()?.tools() ?? []), ...added];
+      const teamTools = team.current()?.tools() ?? [];
+      return [...teamTools, ...added, ...vscodeLm.tools([...builtIn, ...teamTools, ...added])];
     },
     secrets,
     heldSecrets: shell.heldSecrets,
@@ -450,6 +454,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     product: context.extension.packageJSON.version as string,
   });
   const commands = {
+    ...vscodeLm.commands,
     ...replayCommands,
     ...reviewCommands.handlers(),
     ...sessions.commands,

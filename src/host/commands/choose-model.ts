@@ -10,6 +10,8 @@ import { PROVIDER_PRESETS } from '../../core/llm/provider-presets';
 import type { SecretSource } from '../../core/ports';
 import type { PresetLibrary } from '../../core/knowledge/presets';
 import { CONFIG_SECTION, readModelSettings } from '../settings';
+import { vscodeLmSurface } from '../llm/editor-lm-surface';
+import { pickVscodeModel } from './vscode-lm-commands';
 
 const TYPE_NAME = '$(edit) Type a model name…';
 
@@ -18,12 +20,14 @@ export async function chooseModel(secrets: SecretSource): Promise<void> {
   const provider = await vscode.window.showQuickPick(
     Object.values(PROVIDER_PRESETS).map((preset) => ({
       label: preset.label,
-      description: preset.id === current.provider ? 'current' : preset.defaultModel,
+      description: preset.id === current.provider ? 'current' : preset.defaultModel || 'the models VS Code offers',
       id: preset.id,
     })),
     { placeHolder: 'Choose the provider OpenAgent talks to' },
   );
   if (!provider) return;
+  // VS Code's models are listed by VS Code, with their vendor and family.
+  if (provider.id === 'vscode') return saveChoice(provider, await pickVscodeModel(vscodeLmSurface(), current.model));
   const baseUrl = provider.id === current.provider ? current.baseUrl : '';
   const setup = createLlmClient(
     { provider: provider.id, model: 'probe', baseUrl },
@@ -45,7 +49,12 @@ export async function chooseModel(secrets: SecretSource): Promise<void> {
     picked === TYPE_NAME
       ? await vscode.window.showInputBox({ prompt: `Model name for ${provider.label}`, value: current.model })
       : picked;
+  await saveChoice(provider, model);
+}
+
+async function saveChoice(provider: { id: string; label: string }, model: string | undefined): Promise<void> {
   if (!model) return;
+  const current = readModelSettings();
   const config = vscode.workspace.getConfiguration(CONFIG_SECTION);
   await config.update('provider', provider.id, vscode.ConfigurationTarget.Global);
   await config.update('model', model.trim(), vscode.ConfigurationTarget.Global);
