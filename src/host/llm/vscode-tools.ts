@@ -19,6 +19,7 @@
 import { createHash } from 'node:crypto';
 import type * as vscode from 'vscode';
 import { z } from 'zod';
+import { untilAborted } from '../../core/abort';
 import { nestedTooDeep } from '../../core/mcp/mcp-tool';
 import type { AnyTool, ToolContext, ToolOutput } from '../../core/tools/tool';
 import { tokenFor, type VscodeLmSurface } from './vscode-lm-surface';
@@ -188,11 +189,17 @@ function adaptTool(
     async execute(input: Record<string, unknown>, context: ToolContext): Promise<ToolOutput> {
       const cancellation = tokenFor(surface, context.signal);
       try {
-        const result = await surface.lm.invokeTool(
-          info.name,
-          // No chat request is behind the call: VS Code shows no confirmation of its own.
-          { input, toolInvocationToken: undefined },
-          cancellation.token,
+        // Raced with the Stop: a tool that ignores the cancellation cannot hold the run.
+        const result = await untilAborted(
+          Promise.resolve(
+            surface.lm.invokeTool(
+              info.name,
+              // No chat request is behind the call: VS Code shows no confirmation of its own.
+              { input, toolInvocationToken: undefined },
+              cancellation.token,
+            ),
+          ),
+          context.signal,
         );
         return { output: resultText(surface, result) };
       } catch (error) {
