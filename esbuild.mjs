@@ -85,6 +85,7 @@ if (withTests) {
     'test/integration-untrusted',
     'test/integration-team',
     'test/integration-sessions',
+    'test/integration-lm',
   ]) {
     const suites = (await readdir(dir)).filter((name) => name.endsWith('.test.ts'));
     // The runner executes every *.test.js it finds: no bundle of a deleted test may linger.

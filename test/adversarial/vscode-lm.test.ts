@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import type { ApprovalGate } from '../../src/core/policy/approval';
 import { ToolRegistry } from '../../src/core/tools/registry';
-import type { AnyTool, ToolContext } from '../../src/core/tools/tool';
+import type { ToolContext } from '../../src/core/tools/tool';
 import { Conversation } from '../../src/core/agent/conversation';
 import type { AgentEvent } from '../../src/core/events/events';
 import { VscodeLmClient } from '../../src/host/llm/vscode-lm-client';
@@ -56,7 +56,10 @@ describe('adversarial: VS Code tools’ names', () => {
       ['vscode_bash', 'vscode_read_file'],
     );
     const registry = new ToolRegistry([...TEST_TOOLS, ...tools]);
-    assert.equal(registry.get('read_file'), TEST_TOOLS.find((tool) => tool.name === 'read_file'));
+    assert.equal(
+      registry.get('read_file'),
+      TEST_TOOLS.find((tool) => tool.name === 'read_file'),
+    );
   });
 
   it('characters models refuse, 200-character names and names that clean up the same all get distinct valid names', () => {

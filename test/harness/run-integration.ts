@@ -79,7 +79,29 @@ const SUITES: IntegrationSuite[] = [
     workspaceTrust: false,
     setUp: gitRepositoryWithModelServer,
   },
+  {
+    title: "Integration tests inside VS Code 1.100.3 (code-server), VS Code's models and other extensions' tools",
+    folder: 'integration-lm',
+    workspace: 'sample',
+    workspaceTrust: false,
+    extraExtensions: ['test/fixtures/extensions/lm-provider'],
+    setUp: modelServerWithKey,
+  },
 ];
+
+/** A fake model server the user settings name, with its key in the environment. */
+async function modelServerWithKey(): Promise<SuiteSetUp> {
+  const server = await FakeModelServer.start();
+  return {
+    settings: {
+      'openagent.provider': 'anthropic',
+      'openagent.model': 'fake-model',
+      'openagent.baseUrl': server.anthropicBaseUrl,
+    },
+    env: { ANTHROPIC_API_KEY: 'sk-ant-Lm4vQ8zR2pXw7Kd9', OPENAGENT_TEST_MODEL: server.anthropicBaseUrl },
+    tearDown: () => server.close(),
+  };
+}
 
 /**
  * The sample folder as a git repository with one commit, a fake model server the user settings

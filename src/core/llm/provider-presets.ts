@@ -3,14 +3,7 @@
  * a default address; "openai-compatible" is any other such server, at a base URL the user gives.
  */
 export type ProviderId =
-  | 'anthropic'
-  | 'openai'
-  | 'ollama'
-  | 'lmstudio'
-  | 'llamacpp'
-  | 'vllm'
-  | 'openai-compatible'
-  | 'vscode';
+  'anthropic' | 'openai' | 'ollama' | 'lmstudio' | 'llamacpp' | 'vllm' | 'openai-compatible' | 'vscode';
 
 export interface ProviderPreset {
   id: ProviderId;

@@ -21,7 +21,11 @@ export async function listVscodeToolsCommand(
     listings.map((listing) => ({
       label: listing.offeredAs ?? listing.name,
       description: `${listing.extension ? `from ${listing.extension}` : 'from VS Code'}${
-        listing.leftOut ? ` · not offered: ${listing.leftOut}` : listing.offeredAs !== listing.name ? ` · ${listing.name}` : ''
+        listing.leftOut
+          ? ` · not offered: ${listing.leftOut}`
+          : listing.offeredAs !== listing.name
+            ? ` · ${listing.name}`
+            : ''
       }`,
       detail: listing.description || undefined,
     })),

@@ -10,13 +10,7 @@
  */
 import type * as vscode from 'vscode';
 import type { EditorModels } from '../../core/llm/editor-models';
-import type {
-  LlmClient,
-  LlmRequest,
-  LlmStreamPart,
-  ModelServerInfo,
-  StopReason,
-} from '../../core/llm/llm-client';
+import type { LlmClient, LlmRequest, LlmStreamPart, ModelServerInfo, StopReason } from '../../core/llm/llm-client';
 import { abortError, LlmError } from '../../core/llm/llm-client';
 import { estimateUsage } from '../../core/llm/token-estimate';
 import { untilAborted } from '../../core/abort';

@@ -89,7 +89,8 @@ export function toolSources(surface: Pick<VscodeLmSurface, 'extensions'>): Map<s
 /** Why a tool's schema cannot be offered, or undefined when it can. */
 function schemaProblem(schema: unknown): string | undefined {
   if (schema === undefined) return undefined;
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return 'its input schema is not an object';
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+    return 'its input schema is not an object';
   // Deep or cyclic: walking, hashing or sending it would overflow a stack or never end.
   if (nestedTooDeep(schema)) return 'its input schema is nested too deeply';
   try {

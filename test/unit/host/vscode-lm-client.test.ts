@@ -229,7 +229,7 @@ describe('VS Code provider: failures', () => {
     assert.ok(caught instanceof LlmError && caught.kind === 'rate_limit');
   });
 
-  it('Stop cancels VS Code\'s token and ends the stream at once, even when the model never answers', async () => {
+  it("Stop cancels VS Code's token and ends the stream at once, even when the model never answers", async () => {
     const model = gpt();
     model.answer = () => new Promise<never>(() => undefined);
     const controller = new AbortController();

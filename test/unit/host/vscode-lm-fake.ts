@@ -139,7 +139,11 @@ export function fakeSurface(options: { models?: FakeChatModel[]; tools?: FakeToo
       get tools() {
         return tools.map((tool) => tool.info);
       },
-      invokeTool: async (name: string, invocation: { input: object; toolInvocationToken: unknown }, token: FakeToken) => {
+      invokeTool: async (
+        name: string,
+        invocation: { input: object; toolInvocationToken: unknown },
+        token: FakeToken,
+      ) => {
         invocations.push({ name, input: invocation.input, toolInvocationToken: invocation.toolInvocationToken });
         const tool = tools.find((candidate) => candidate.info.name === name);
         if (!tool) throw new Error(`no tool ${name}`);

@@ -35,7 +35,10 @@ describe('VS Code tools: offered as ours', () => {
   it('names them vscode_<name>, says where they come from, and keeps their schema (engine-safe for the model)', () => {
     const { surface } = fakeSurface({ tools: [weather] });
     const tool = only(vscodeTools(surface, OWN, new Set()), 'vscode_get_weather');
-    assert.match(tool.description, /^Tells the weather of a city\. \(a VS Code tool from the extension acme\.weather\)$/);
+    assert.match(
+      tool.description,
+      /^Tells the weather of a city\. \(a VS Code tool from the extension acme\.weather\)$/,
+    );
     const [definition] = new ToolRegistry([tool]).definitions();
     assert.deepEqual(definition!.inputSchema, {
       type: 'object',
@@ -112,7 +115,15 @@ describe('VS Code tools: results', () => {
 
   it('joins text parts, reads prompt-tsx parts as their text, describes data parts', () => {
     const tsx = new PromptTsxPart({
-      node: { type: 1, ctor: 2, props: {}, children: [{ type: 2, text: 'From ' }, { type: 2, text: 'TSX' }] },
+      node: {
+        type: 1,
+        ctor: 2,
+        props: {},
+        children: [
+          { type: 2, text: 'From ' },
+          { type: 2, text: 'TSX' },
+        ],
+      },
     });
     const data = { mimeType: 'image/png', data: new Uint8Array(12) };
     assert.equal(
