@@ -80,7 +80,7 @@ const SUITES: IntegrationSuite[] = [
     setUp: gitRepositoryWithModelServer,
   },
   {
-    title: "Integration tests inside VS Code 1.100.3 (code-server), VS Code's models and other extensions' tools",
+    title: "VS Code's models and other extensions' tools",
     folder: 'integration-lm',
     workspace: 'sample',
     workspaceTrust: false,
