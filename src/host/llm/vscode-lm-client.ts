@@ -128,6 +128,8 @@ export class VscodeLmClient implements LlmClient {
           outputChars += part.value.length;
           yield { type: 'text_delta', text: part.value };
         } else if (part instanceof this.surface.LanguageModelToolCallPart) {
+          // VS Code has no "none" tool mode: a call the request forbade is dropped here.
+          if (request.toolChoice === 'none') continue;
           calls++;
           const id = typeof part.callId === 'string' && part.callId ? part.callId : `vscode_call_${calls}`;
           const name = String(part.name);

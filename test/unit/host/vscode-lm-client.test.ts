@@ -140,6 +140,26 @@ describe('VS Code provider: the answer streamed', () => {
     assert.ok(usage && usage.type === 'usage' && !usage.reported && usage.usage.inputTokens > 0);
   });
 
+  it('drops tool calls when the request forbids them (VS Code has no "none" tool mode)', async () => {
+    const model = gpt();
+    model.answer = async function* () {
+      yield new TextPart('Summary.');
+      yield new ToolCallPart('c1', 'bash', { command: 'ls' });
+    };
+    const tools = [{ name: 'bash', description: 'Runs', inputSchema: { type: 'object' } }];
+    const parts = await collect(
+      new VscodeLmClient(fakeSurface({ models: [model] }).surface, '').stream(request({ tools, toolChoice: 'none' })),
+    );
+    assert.deepEqual(
+      parts.filter((part) => part.type !== 'usage'),
+      [
+        { type: 'text_delta', text: 'Summary.' },
+        { type: 'finish', stopReason: 'end_turn' },
+      ],
+    );
+    assert.ok(model.requests[0]!.options.tools?.length, 'the tools stay declared for the history');
+  });
+
   it('finishes with end_turn for a text answer', async () => {
     const parts = await collect(new VscodeLmClient(fakeSurface({ models: [gpt()] }).surface, '').stream(request()));
     assert.deepEqual(parts.at(-1), { type: 'finish', stopReason: 'end_turn' });
