@@ -10,6 +10,7 @@
  *     input box whose title, placeholder or prompt contains `expect`, types `text` and presses
  *     Enter; with `pick`, once the item the text filters to has the focus (the save dialog, a
  *     quick pick of folder entries, takes a typed path without `pick`).
+ *   POST /dialog {"text": "...", "button": "..."} → clicks that button of the modal dialog
  *   POST /screen → 200 and what the workbench shows as text (notifications, quick input, dialogs,
  *     the chat's last lines): the suite asks when a test fails, so the report says what was there.
  */
@@ -59,7 +60,13 @@ interface DriverRequest {
 
 async function handle(request: http.IncomingMessage, page: Page | undefined): Promise<string | void> {
   const route = request.method === 'POST' ? request.url : undefined;
-  if (route !== '/chat/prompt' && route !== '/quick-input' && route !== '/notification' && route !== '/screen')
+  if (
+    route !== '/chat/prompt' &&
+    route !== '/quick-input' &&
+    route !== '/notification' &&
+    route !== '/dialog' &&
+    route !== '/screen'
+  )
     throw new Error(`chat driver: no route for ${request.method} ${request.url}`);
   if (!page) throw new Error('chat driver: the workbench page is not open');
   if (route === '/screen') return describeScreen(page);
@@ -75,6 +82,11 @@ async function handle(request: http.IncomingMessage, page: Page | undefined): Pr
       throw new Error(`${error.message}\nNotifications on screen: ${shown.join(' | ') || 'none'}`);
     });
     return clickNotificationButton(toast, button);
+  }
+  if (route === '/dialog') {
+    if (typeof text !== 'string' || typeof button !== 'string')
+      throw new Error('chat driver: /dialog needs "text" and "button" strings');
+    return clickDialogButton(page, text, button);
   }
   if (typeof text !== 'string') throw new Error('chat driver: the body needs a "text" string');
   if (route === '/chat/prompt') {
@@ -111,6 +123,16 @@ async function describeScreen(page: Page): Promise<string> {
     ['chat', [chat.slice(-2_000)]],
   ];
   return parts.map(([name, lines]) => `${name}: ${lines.join(' | ') || 'none'}`).join('\n');
+}
+
+/** Clicks `button` of the modal dialog saying `text`, once it shows: what a user does. */
+async function clickDialogButton(page: Page, text: string, button: string): Promise<void> {
+  const dialog = page.locator('.monaco-dialog-box').filter({ hasText: text });
+  await dialog.waitFor({ state: 'visible' }).catch(async (error: Error) => {
+    const shown = await page.locator('.monaco-dialog-box').allInnerTexts();
+    throw new Error(`${error.message}\nDialogs on screen: ${shown.join(' | ') || 'none'}`);
+  });
+  await dialog.getByRole('button', { name: button, exact: true }).click();
 }
 
 /** Answers the open quick input as a user does: types into its box and presses Enter. */

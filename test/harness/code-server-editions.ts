@@ -27,8 +27,6 @@ export interface CodeServerEdition {
   linkRipgrep: boolean;
   /** The remote CLI and browser helper files are missing from the package: link them. */
   linkHelpers: boolean;
-  /** More arguments for code-server. */
-  serverArgs: string[];
 }
 
 /**
@@ -54,7 +52,6 @@ export const EDITIONS: Record<CodeServerEdition['id'], CodeServerEdition> = {
     ],
     linkRipgrep: true,
     linkHelpers: true,
-    serverArgs: [],
   },
   newest: {
     id: 'newest',
@@ -73,9 +70,6 @@ export const EDITIONS: Record<CodeServerEdition['id'], CodeServerEdition> = {
     ],
     linkRipgrep: false,
     linkHelpers: false,
-    // A built VS Code honours the tests' payload (extensionDevelopmentPath, extensionTestsPath)
-    // only with the smoke-test driver on; code-server passes VS Code's own flag through this way.
-    serverArgs: ['--vscode-option', 'enable-smoke-test-driver'],
   },
 };
 

@@ -303,7 +303,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<Runni
     options.extensionsDir,
   ];
   if (!options.workspaceTrust) args.push('--disable-workspace-trust');
-  args.push(...edition.serverArgs, options.folder);
+  args.push(options.folder);
   const log = fs.openSync(options.logFile, 'w');
   const child = spawn(placesOf(edition).node, args, {
     cwd: projectRoot,

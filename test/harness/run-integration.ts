@@ -300,6 +300,20 @@ function editionsToRun(): CodeServerEdition[] {
   return ids.map((id) => selectedEdition({ OPENAGENT_VSCODE: id }));
 }
 
+/** Runs the suite named by OPENAGENT_TEST_ENTRY inside the extension host once the workbench started. */
+const SUITE_RUNNER = 'test/fixtures/extensions/suite-runner';
+
+/** Installs the extension in a project folder into an extensions folder, as a link. */
+function linkExtension(folder: string, extensionsDir: string): void {
+  const manifest = JSON.parse(fs.readFileSync(path.join(projectRoot, folder, 'package.json'), 'utf8')) as {
+    publisher: string;
+    name: string;
+    version: string;
+  };
+  const id = `${manifest.publisher}.${manifest.name}-${manifest.version}`;
+  fs.symlinkSync(path.resolve(projectRoot, folder), path.join(extensionsDir, id), 'dir');
+}
+
 async function runSuite(suite: IntegrationSuite, edition: CodeServerEdition): Promise<SuiteTally> {
   const testsEntry = path.join(projectRoot, 'out', 'test', suite.folder, 'index.js');
   if (!fs.existsSync(testsEntry))
@@ -316,33 +330,26 @@ async function runSuite(suite: IntegrationSuite, edition: CodeServerEdition): Pr
       settings: setUp?.settings,
       // The extension host inherits code-server's environment: that is how the suite learns
       // where to write its results and where the chat driver listens.
-      env: { ...setUp?.env, OPENAGENT_TEST_RESULTS: resultsFile, [CHAT_DRIVER_ENV]: driver.url },
+      env: {
+        ...setUp?.env,
+        OPENAGENT_TEST_ENTRY: testsEntry,
+        OPENAGENT_TEST_RESULTS: resultsFile,
+        [CHAT_DRIVER_ENV]: driver.url,
+      },
       prepare: ({ workspaceDir, extensionsDir }) => {
         setUp?.prepareWorkspace?.(workspaceDir);
-        // Only one development folder reaches code-server's extension host, so other extensions
-        // are installed: linked into the fresh extensions folder, which the editor scans when it
-        // has no extensions.json yet. A link keeps the extension's require() resolving from the project.
-        for (const folder of suite.extraExtensions ?? []) {
-          const manifest = JSON.parse(fs.readFileSync(path.join(projectRoot, folder, 'package.json'), 'utf8')) as {
-            publisher: string;
-            name: string;
-            version: string;
-          };
-          const id = `${manifest.publisher}.${manifest.name}-${manifest.version}`;
-          fs.symlinkSync(path.join(projectRoot, folder), path.join(extensionsDir, id), 'dir');
-        }
+        // OpenAgent, the suite runner and the suite's other extensions are installed: linked into
+        // the fresh extensions folder, which the editor scans when it has no extensions.json yet
+        // (a link keeps each extension's require() resolving from the project). Not the test
+        // payload (extensionDevelopmentPath, extensionTestsPath): a built VS Code 1.139 honours it
+        // only with the smoke-test driver on, which hides every notification toast.
+        for (const folder of ['.', SUITE_RUNNER, ...(suite.extraExtensions ?? [])])
+          linkExtension(folder, extensionsDir);
       },
     });
     try {
-      const authority = `127.0.0.1:${session.server.port}`;
-      const payload = [
-        ['extensionDevelopmentPath', `vscode-remote://${authority}${projectRoot}`],
-        ['extensionTestsPath', `vscode-remote://${authority}${testsEntry}`],
-      ];
       const started = Date.now();
-      page = await session.openPage(
-        `folder=${encodeURIComponent(session.workspaceDir)}&payload=${encodeURIComponent(JSON.stringify(payload))}`,
-      );
+      page = await session.openPage(`folder=${encodeURIComponent(session.workspaceDir)}`);
       page.on('pageerror', (error) => console.log(`[workbench] page error: ${error.message}`));
       if (!(await waitForResults(session, resultsFile, started))) return NO_RESULTS;
       const heading = `Integration tests inside ${editionTitle(edition)}, ${suite.title}, ${((Date.now() - started) / 1000).toFixed(1)} s`;

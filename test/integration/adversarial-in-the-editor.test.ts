@@ -15,6 +15,7 @@ import type { RecordedRequest } from '../fixtures/fake-model-server/server';
 import {
   activateOpenAgent,
   answerQuickInput,
+  clickDialog,
   clickNotification,
   FakeModelControl,
   sendChatPrompt,
@@ -81,21 +82,16 @@ describe('adversarial: in the real editor', function () {
     await runScenario('link write', [
       { id: 'call_link', name: 'write_file', arguments: { path: 'cfg/agent.yaml', content: 'tools: {}\n' } },
     ]);
-    // VS Code's extension-test mode refuses every modal dialog ("refused to show dialog in
-    // tests") and says what it would have shown: that is how this test sees the modal.
-    await waitFor(
-      () => events.some((event) => event.type === 'error' && /refused to show dialog/.test(event.message)),
-      'the modal question',
-    );
+    // The modal dialog itself, as the user sees it: Deny.
+    await clickDialog('OpenAgent wants to write cfg/agent.yaml — a protected path', 'Deny');
+    const [, second] = await untilIdleAfter(2);
     const request = events.find((event) => event.type === 'tool_approval_request');
-    const refusal = events.find((event) => event.type === 'error');
     assert.ok(request?.type === 'tool_approval_request' && request.warning === true);
     assert.match(
       request.reasons?.join(' ') ?? '',
       /cfg\/agent\.yaml is a protected path \(it leads to \.openagent\/agent\.yaml\)/,
     );
-    assert.ok(refusal?.type === 'error');
-    assert.match(refusal.message, /OpenAgent wants to write cfg\/agent\.yaml — a protected path/);
+    assert.equal(results(second!).get('call_link')?.is_error, true, 'the model hears the write was denied');
     assert.equal(fs.readFileSync(policyFile, 'utf8'), POLICY, 'the policy is unchanged');
   });
 

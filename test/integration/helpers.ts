@@ -38,6 +38,11 @@ export async function clickNotification(text: string, button: string): Promise<v
   await askDriver('/notification', { text, button }, `click "${button}"`);
 }
 
+/** Clicks `button` of the modal dialog whose text contains `text`, once it shows (through the launcher). */
+export async function clickDialog(text: string, button: string): Promise<void> {
+  await askDriver('/dialog', { text, button }, `click "${button}" in the dialog`);
+}
+
 async function askDriver(route: string, body: object, what: string): Promise<void> {
   const driver = process.env.OPENAGENT_TEST_DRIVER;
   if (!driver) throw new Error('OPENAGENT_TEST_DRIVER is not set: run the suite with npm run test:integration');

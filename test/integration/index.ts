@@ -17,7 +17,7 @@ export interface SuiteResults {
 
 export async function run(): Promise<void> {
   const resultsFile = process.env.OPENAGENT_TEST_RESULTS;
-  const mocha = new Mocha({ ui: 'bdd', timeout: TEST_TIMEOUT_MS, color: false, reporter: 'spec' });
+  const mocha = new Mocha({ ui: 'bdd', timeout: TEST_TIMEOUT_MS, color: false, reporter: 'dot' });
   const grep = process.env.OPENAGENT_TEST_GREP;
   if (grep) mocha.grep(grep);
   for (const file of fs
@@ -41,6 +41,8 @@ export async function run(): Promise<void> {
     });
     runner.on('fail', (test, error: Error) => {
       results.failed++;
+      // Said at once in the editor's log (where the dots go), not only when the suite ends.
+      process.stdout.write(`\n✘ ${test.fullTitle()}: ${(error.message ?? '').split('\n')[0]?.slice(0, 300)}\n`);
       results.tests.push({
         title: test.fullTitle(),
         state: 'failed',

@@ -1,7 +1,8 @@
 /**
  * "Show Details" on an approval: a diff (vscode.diff) of what an edit or write would do, the
  * full command for bash and background jobs, the plan as markdown, the raw input otherwise.
- * Proposed file contents are served read-only from memory under the openagent-proposal scheme.
+ * What is shown is served read-only from memory under the openagent-proposal scheme (never an
+ * untitled document, which closing would offer to save).
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -37,11 +38,12 @@ export class ApprovalDetails extends Disposable implements vscode.TextDocumentCo
   private async show(request: ApprovalRequest, workspaceOf: () => WorkspaceFiles | undefined): Promise<void> {
     const input = (request.input ?? {}) as { command?: unknown; plan?: unknown };
     // Shown as it will run: a carriage return or an escape sequence is written out, not obeyed.
-    if (typeof input.command === 'string') return this.showText(visibleText(input.command), 'shellscript');
-    if (typeof input.plan === 'string') return this.showText(input.plan, 'markdown');
+    if (typeof input.command === 'string')
+      return this.showText(visibleText(input.command), 'shellscript', 'command.sh');
+    if (typeof input.plan === 'string') return this.showText(input.plan, 'markdown', 'plan.md');
     const workspace = workspaceOf();
     const change = workspace && (await proposedChange(workspace, request.toolName, request.input));
-    if (!change) return this.showText(JSON.stringify(request.input, null, 2), 'json');
+    if (!change) return this.showText(JSON.stringify(request.input, null, 2), 'json', `${request.toolName}.json`);
     if (!change.ok) {
       void vscode.window.showWarningMessage(`This ${request.toolName} call would fail: ${change.reason}`);
       return;
@@ -77,8 +79,14 @@ export class ApprovalDetails extends Disposable implements vscode.TextDocumentCo
     return vscode.Uri.from({ scheme: SCHEME, path: `/${label}`, query: key });
   }
 
-  private async showText(content: string, language: string): Promise<void> {
-    const document = await vscode.workspace.openTextDocument({ content, language });
-    await vscode.window.showTextDocument(document, { preview: true, preserveFocus: false });
+  /**
+   * Read-only, from memory: an untitled document would count as unsaved, and closing the editor
+   * (or the window) would ask the user whether to save a command they only looked at.
+   */
+  private async showText(content: string, language: string, label: string): Promise<void> {
+    const document = await vscode.workspace.openTextDocument(this.serve(label, content));
+    const shown =
+      document.languageId === language ? document : await vscode.languages.setTextDocumentLanguage(document, language);
+    await vscode.window.showTextDocument(shown, { preview: true, preserveFocus: false });
   }
 }

@@ -138,8 +138,12 @@ export function listVscodeTools(
       tags: Array.isArray(tool.tags) ? tool.tags.filter((tag) => typeof tag === 'string') : [],
       extension,
     };
-    const leftOut =
-      extension?.toLowerCase() === options.ownExtensionId.toLowerCase()
+    // VS Code's own tools (no extension contributes them: its terminal, tasks, edits,
+    // confirmations, sub-agents) are its agent's: they duplicate OpenAgent's tools, run outside
+    // its sandbox and checkpoints, and would swell every request by dozens of schemas.
+    const leftOut = !extension
+      ? "VS Code's own tool (its agent's, not an extension's)"
+      : extension.toLowerCase() === options.ownExtensionId.toLowerCase()
         ? "OpenAgent's own tool"
         : !tool.name.trim()
           ? 'it has no name'

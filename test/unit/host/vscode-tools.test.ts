@@ -78,7 +78,7 @@ describe('VS Code tools: offered as ours', () => {
     assert.equal(seenToken?.isCancellationRequested, false);
   });
 
-  it('leaves out OpenAgent’s own tools and says why; a tool no extension contributes is "from VS Code"', () => {
+  it('leaves out OpenAgent’s own tools and VS Code’s own (no extension contributes them), saying why', () => {
     const { surface } = fakeSurface({
       tools: [
         weather,
@@ -90,23 +90,27 @@ describe('VS Code tools: offered as ours', () => {
     assert.deepEqual(
       listings.map((listing) => [listing.name, listing.offeredAs, listing.extension, listing.leftOut]),
       [
-        ['core_tool', 'vscode_core_tool', undefined, undefined],
+        ['core_tool', undefined, undefined, "VS Code's own tool (its agent's, not an extension's)"],
         ['get_weather', 'vscode_get_weather', 'acme.weather', undefined],
         ['openagent_thing', undefined, 'openagent.openagent', "OpenAgent's own tool"],
       ],
     );
-    assert.match(only(vscodeTools(surface, OWN, new Set()), 'vscode_core_tool').description, /from VS Code\)$/);
+    assert.deepEqual(
+      vscodeTools(surface, OWN, new Set()).map((tool) => tool.name),
+      ['vscode_get_weather'],
+    );
   });
 
   it('gives a tool without a schema (or a non-object one) an empty object schema', () => {
     const { surface } = fakeSurface({
       tools: [
-        { info: toolInfo('bare'), invoke: () => textResult('') },
-        { info: toolInfo('stringy', { type: 'string' }), invoke: () => textResult('') },
+        { info: toolInfo('bare'), extension: 'acme.bare', invoke: () => textResult('') },
+        { info: toolInfo('stringy', { type: 'string' }), extension: 'acme.bare', invoke: () => textResult('') },
       ],
     });
-    for (const tool of vscodeTools(surface, OWN, new Set()))
-      assert.deepEqual(tool.inputJsonSchema, { type: 'object', properties: {} });
+    const tools = vscodeTools(surface, OWN, new Set());
+    assert.equal(tools.length, 2);
+    for (const tool of tools) assert.deepEqual(tool.inputJsonSchema, { type: 'object', properties: {} });
   });
 });
 
