@@ -393,7 +393,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
   };
   const notifyBudget = budgetNotifier({
     raise: (scope, unit) => raiseBudget(scope, unit, policy),
-    showUsage: () => showUsage(session, openStore, budgetView),
+    showUsage: () => showUsage(session, openStore, budgetView, approvalDetails.documents),
   });
   // OpenTelemetry export of model and tool calls, while the user's settings name a collector.
   const telemetry = new TelemetryExport({
@@ -459,6 +459,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     ...reviewCommands.handlers(),
     ...sessions.commands,
     ...paletteCommands({
+      documents: approvalDetails.documents,
       session: sessions.shown,
       secrets,
       openStore,

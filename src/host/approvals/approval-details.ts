@@ -11,21 +11,13 @@ import { proposedChange } from '../../core/tools/builtin/proposed-change';
 import type { WorkspaceFiles } from '../../core/ports';
 import { Disposable } from '../disposable';
 import { visibleText } from '../../core/text/visible-text';
+import { ReadOnlyDocuments } from '../read-only-documents';
 
 const SCHEME = 'openagent-proposal';
 
-export class ApprovalDetails extends Disposable implements vscode.TextDocumentContentProvider {
-  private readonly contents = new Map<string, string>();
-  private next = 0;
-
-  constructor() {
-    super();
-    this._register(vscode.workspace.registerTextDocumentContentProvider(SCHEME, this));
-  }
-
-  provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.contents.get(uri.query) ?? '';
-  }
+export class ApprovalDetails extends Disposable {
+  /** Also what other commands show to be read (the usage table): see read-only-documents.ts. */
+  readonly documents = this._register(new ReadOnlyDocuments(SCHEME));
 
   /**
    * Show Details for the approvals of a session working in `workspace`: an edit's "current" side
@@ -72,11 +64,7 @@ export class ApprovalDetails extends Disposable implements vscode.TextDocumentCo
   }
 
   private serve(label: string, content: string): vscode.Uri {
-    const key = String(++this.next);
-    this.contents.set(key, content);
-    // Proposals of earlier approvals are not needed once newer ones exist.
-    if (this.contents.size > 20) this.contents.delete(this.contents.keys().next().value!);
-    return vscode.Uri.from({ scheme: SCHEME, path: `/${label}`, query: key });
+    return this.documents.serve(label, content);
   }
 
   /**

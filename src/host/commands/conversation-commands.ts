@@ -4,6 +4,7 @@
  * Show Usage and Budget.
  */
 import * as vscode from 'vscode';
+import type { ReadOnlyDocuments } from '../read-only-documents';
 import type { ConversationSession } from '../../core/session/conversation-session';
 import type { AuditRecord, ConversationStore, UsageTotals } from '../../core/ports';
 import type { AuditScope } from '../../protocol/messages';
@@ -130,6 +131,7 @@ export async function showUsage(
   session: ConversationSession,
   openStore: OpenStore,
   budgets: BudgetView,
+  documents: ReadOnlyDocuments,
 ): Promise<void> {
   const store = await openStore();
   if (!store) return;
@@ -201,7 +203,7 @@ export async function showUsage(
     '',
     ...policyLines,
   ].join('\n');
-  const document = await vscode.workspace.openTextDocument({ content, language: 'markdown' });
+  const document = await documents.open('OpenAgent usage.md', content, 'markdown');
   await vscode.commands.executeCommand('markdown.showPreview', document.uri);
 }
 

@@ -4,6 +4,7 @@
  */
 import type { PresetLibrary } from '../../core/knowledge/presets';
 import * as vscode from 'vscode';
+import type { ReadOnlyDocuments } from '../read-only-documents';
 import type { ConversationSession } from '../../core/session/conversation-session';
 import type { MentionResolver } from '../../core/session/mentions';
 import type { Memory } from '../../core/knowledge/memory';
@@ -46,6 +47,8 @@ export interface PaletteDeps {
   restartMcpServers(): Promise<McpServerStatus[]>;
   openWalkthrough(): Promise<void>;
   budgets: BudgetView;
+  /** Where text to be read (the usage table) is shown from. */
+  documents: ReadOnlyDocuments;
 }
 
 /** A command's handler, as vscode.commands.registerCommand takes it. */
@@ -97,7 +100,7 @@ export function paletteCommands(deps: PaletteDeps): Record<string, CommandHandle
     'openagent.exportConversation': () => exportCurrentConversation(session(), openStore),
     'openagent.showAuditLog': () => deps.showAuditLog(),
     'openagent.exportAuditLog': () => exportAuditLog(session(), openStore),
-    'openagent.showUsage': () => showUsage(session(), openStore, deps.budgets),
+    'openagent.showUsage': () => showUsage(session(), openStore, deps.budgets, deps.documents),
     'openagent.openPolicy': openAgentPolicy,
     'openagent.restartMcpServers': () => restartMcpServers(deps.restartMcpServers),
     'openagent.generateCommitMessage': (scm?: { rootUri?: vscode.Uri }) => generateCommitMessage(secrets, scm),
