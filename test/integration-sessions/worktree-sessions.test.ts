@@ -16,6 +16,7 @@ import * as vscode from 'vscode';
 import type { ScenarioInput } from '../fixtures/fake-model-server/scenario';
 import {
   activateOpenAgent,
+  closeAllEditors,
   answerQuickInput,
   clickNotification,
   FakeModelControl,
@@ -160,7 +161,7 @@ describe('sessions side by side in git worktrees', function () {
       const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input as { result?: vscode.Uri } | undefined;
       return input?.result?.fsPath === fs.realpathSync(greetFile) || input?.result?.fsPath === greetFile;
     }, 'the merge editor open on src/greet.js');
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await closeAllEditors();
     git('merge', '--abort');
     assert.equal(
       fs.readFileSync(greetFile, 'utf8'),
@@ -219,7 +220,7 @@ describe('sessions side by side in git worktrees', function () {
       return true;
     }, 'the diff of the proposed write');
     assert.equal(current, greet('Delta'), "the diff's current side is the worktree's file");
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await closeAllEditors();
     await vscode.commands.executeCommand('notifications.showList');
     await clickNotification('OpenAgent (session “Delta”) wants to write src/greet.js', 'Deny');
   });

@@ -14,7 +14,7 @@ import { Checkpoints } from '../../src/core/workspace/checkpoints';
 import { ApprovalDetails } from '../../src/host/approvals/approval-details';
 import { VscodeWorkspace } from '../../src/host/workspace/vscode-workspace';
 import { runTool } from '../unit/core/tools/run-tool';
-import { activateOpenAgent, waitFor } from './helpers';
+import { activateOpenAgent, closeAllEditors, waitFor } from './helpers';
 
 function request(toolName: string, input: unknown): ApprovalRequest {
   return {
@@ -42,7 +42,7 @@ describe('approval details and checkpoints through VS Code', () => {
     details = { show: provider.showIn(() => workspace) };
   });
   after(() => provider.dispose());
-  afterEach(() => vscode.commands.executeCommand('workbench.action.closeAllEditors'));
+  afterEach(() => closeAllEditors());
 
   it('shows an edit as a diff of current and proposed text, changing nothing', async () => {
     const file = path.join(root, 'src', 'greet.js');

@@ -15,6 +15,7 @@ import type { OpenAgentApi } from '../../src/extension';
 import type { RecordedRequest } from '../fixtures/fake-model-server/server';
 import {
   activateOpenAgent,
+  closeAllEditors,
   answerQuickInput,
   clickNotification,
   FakeModelControl,
@@ -69,7 +70,7 @@ describe('palette commands with the model', function () {
     await waitFor(() => api.isChatViewReady, 'the chat webview to say it is ready');
   });
   beforeEach(() => model.clearRequests());
-  afterEach(() => vscode.commands.executeCommand('workbench.action.closeAllEditors'));
+  afterEach(() => closeAllEditors());
 
   it('Set API Key asks for the key and keeps it in SecretStorage: the model calls carry it', async () => {
     const done = vscode.commands.executeCommand('openagent.setApiKey');

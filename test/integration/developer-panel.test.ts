@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { activateOpenAgent, waitFor } from './helpers';
+import { activateOpenAgent, closeAllEditors, waitFor } from './helpers';
 
 function developerPanelTabs(): vscode.Tab[] {
   return vscode.window.tabGroups.all
@@ -29,6 +29,6 @@ describe('developer panel', () => {
 
     await vscode.window.tabGroups.close(developerPanelTabs());
     await waitFor(() => !api.isDeveloperPanelReady, 'the closed panel to be gone');
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await closeAllEditors();
   });
 });

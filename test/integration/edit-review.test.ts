@@ -14,7 +14,7 @@ import { ReviewEditor } from '../../src/host/review/review-editor';
 import { oneSessionReviews } from '../../src/host/review/session-reviews';
 import { VscodeReviewedFiles } from '../../src/host/review/vscode-reviewed-files';
 import { ReviewEvents } from '../fixtures/review-events';
-import { activateOpenAgent, waitFor } from './helpers';
+import { activateOpenAgent, closeAllEditors, waitFor } from './helpers';
 
 const BEFORE = [
   'export function area(width, height) {',
@@ -59,7 +59,7 @@ describe('edit review through VS Code', () => {
     // Nothing left unsaved: closing a dirty editor would ask (a modal the next tests would wait behind).
     for (const document of vscode.workspace.textDocuments)
       if (document.isDirty && document.uri.fsPath.startsWith(folder)) await document.save();
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await closeAllEditors();
   });
 
   it('undoes a hunk as one WorkspaceEdit that Ctrl+Z takes back, and then does not tell the model', async () => {

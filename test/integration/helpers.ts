@@ -38,6 +38,20 @@ export async function clickNotification(text: string, button: string): Promise<v
   await askDriver('/notification', { text, button }, `click "${button}"`);
 }
 
+/**
+ * Closes every editor, dropping unsaved changes first: an untitled or edited document a test
+ * left would otherwise bring up "Do you want to save?", a real modal now that the suites run as
+ * installed extensions (test/fixtures/extensions/suite-runner), and block every later test.
+ */
+export async function closeAllEditors(): Promise<void> {
+  for (const document of vscode.workspace.textDocuments) {
+    if (!document.isDirty || document.isClosed) continue;
+    await vscode.window.showTextDocument(document, { preview: false, preserveFocus: false });
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  }
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+}
+
 /** Clicks `button` of the modal dialog whose text contains `text`, once it shows (through the launcher). */
 export async function clickDialog(text: string, button: string): Promise<void> {
   await askDriver('/dialog', { text, button }, `click "${button}" in the dialog`);

@@ -7,12 +7,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { waitUntil } from '../harness/patience';
-import { activateOpenAgent, waitFor } from './helpers';
+import { activateOpenAgent, closeAllEditors, waitFor } from './helpers';
 
 describe('palette commands', () => {
   const root = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
   before(() => activateOpenAgent());
-  afterEach(() => vscode.commands.executeCommand('workbench.action.closeAllEditors'));
+  afterEach(() => closeAllEditors());
 
   it('Open Agent Policy creates a commented starter .openagent/agent.yaml and opens it, keeping an existing one', async () => {
     const file = path.join(root, '.openagent', 'agent.yaml');
