@@ -14,6 +14,7 @@ export { presetTools } from '../core/knowledge/preset-choice';
 import type { PresetLibrary } from '../core/knowledge/presets';
 import type { SecretSource } from '../core/ports';
 import { CONFIG_SECTION, readProviderBaseUrls } from '../host/settings';
+import { fileProblemNotices } from '../host/file-problem-notices';
 
 export function editorPresetChoice(
   presets: PresetLibrary,
@@ -31,16 +32,8 @@ export function editorPresetChoice(
 
 /** Each problem once per window, as a warning with "Open File". */
 function customAgentReporter(workspaceRoot: () => string | undefined): (problems: InstructionProblem[]) => void {
-  const shown = new Set<string>();
-  return (problems) => {
-    for (const problem of problems) {
-      const key = `${problem.file}\n${problem.message}`;
-      if (shown.has(key)) continue;
-      shown.add(key);
-      const file = vscode.Uri.file(path.join(workspaceRoot() ?? '', ...problem.file.split('/')));
-      void vscode.window
-        .showWarningMessage(`OpenAgent custom agent ${problem.file}: ${problem.message}.`, 'Open File')
-        .then((choice) => choice && vscode.window.showTextDocument(file));
-    }
-  };
+  return fileProblemNotices((problem: InstructionProblem) => ({
+    file: vscode.Uri.file(path.join(workspaceRoot() ?? '', ...problem.file.split('/'))),
+    text: `OpenAgent custom agent ${problem.file}: ${problem.message}.`,
+  }));
 }

@@ -81,6 +81,7 @@ import { composeSession, type WindowParts } from './session-composer';
 import { gitHead } from '../node/git-head';
 import { createWindowSessions, worktreesFolder } from './window-sessions';
 import { wireReplay } from './replay-wiring';
+import { fileProblemNotices } from '../host/file-problem-notices';
 import type { SessionListView } from '../host/sessions/session-list-view';
 import { ReviewEditor } from '../host/review/review-editor';
 import { ReviewCommands } from '../host/review/review-commands';
@@ -523,19 +524,8 @@ function onceEach(show: (key: string) => unknown): (key: string) => void {
  * the skill, the instruction file), by absolute path; the file is skipped.
  */
 function skillProblemReporter(what: string): (problems: SkillProblem[]) => void {
-  const shown = new Set<string>();
-  return (problems) => {
-    for (const problem of problems) {
-      const key = `${problem.file}\n${problem.message}`;
-      if (shown.has(key)) continue;
-      shown.add(key);
-      const file = vscode.Uri.file(problem.file);
-      void vscode.window
-        .showWarningMessage(
-          `OpenAgent skipped ${what} ${vscode.workspace.asRelativePath(file)}: ${problem.message}`,
-          'Open File',
-        )
-        .then((choice) => choice && vscode.window.showTextDocument(file));
-    }
-  };
+  return fileProblemNotices((problem: SkillProblem) => {
+    const file = vscode.Uri.file(problem.file);
+    return { file, text: `OpenAgent skipped ${what} ${vscode.workspace.asRelativePath(file)}: ${problem.message}` };
+  });
 }
