@@ -19,6 +19,7 @@ import { FakeModelServer } from '../fixtures/fake-model-server/server';
 import { PgTeamStore } from '../../src/team/pg-team-store';
 import { initTeamDatabase, startPostgres } from './postgres';
 import { CHAT_DRIVER_ENV, startChatDriver } from './chat-driver';
+import { PATIENCE_MS } from './patience';
 import { NO_RESULTS, reportSuiteResults, type SuiteTally } from './suite-report';
 import { projectRoot, summaryLine, WorkbenchSession } from './workbench-session';
 import { EDITIONS, editionTitle, selectedEdition, type CodeServerEdition } from './code-server';
@@ -371,7 +372,9 @@ async function waitForResults(session: WorkbenchSession, resultsFile: string, st
         ? `no results after ${TIMEOUT_MS / 1000} s — the suite hung or the extension host died`
         : session.server.process.exitCode !== null
           ? 'code-server exited before the suite finished'
-          : undefined;
+          : Date.now() - started > 2 * PATIENCE_MS && !fs.existsSync(`${resultsFile}.started`)
+            ? `the suite runner did not start within ${(2 * PATIENCE_MS) / 1000} s (not installed, disabled — e.g. in Restricted Mode — or the extension host never came up)`
+            : undefined;
     if (problem) {
       console.log(session.diagnostics());
       console.log(`integration: ${problem}`);
