@@ -24,9 +24,9 @@ import { TEST_TIMEOUT_MS, waitUntil } from '../harness/patience';
 import { projectRoot, WorkbenchSession } from '../harness/workbench-session';
 import { API_KEY, openChat, screenshot, send, VSIX } from './chat-helpers';
 import {
+  chooseInQuickPick,
   clickNotificationButton,
   findWebviewFrame,
-  quickPickRow,
   runCommand,
   waitForNotification,
 } from './workbench-ui';
@@ -216,7 +216,7 @@ describe('sessions side by side in git worktrees (packaged extension, real VS Co
 
     // Alpha applied from its row's context menu: merged, then its branch kept.
     await list.contextMenu('Alpha', 'Apply Session to Working Tree');
-    await quickPickRow(page, 'Merge').click();
+    await chooseInQuickPick(page, 'Merge');
     await clickNotificationButton(await waitForNotification(page, 'The session “Alpha” was merged'), 'Keep Branch');
     await list.row('Alpha').waitFor({ state: 'detached' });
     await waitUntil(() => !fs.existsSync(folders.Alpha!), 'Alpha’s worktree folder removed');
@@ -292,7 +292,7 @@ async function answerNewSession(page: Page, name: string): Promise<void> {
   await page.locator('.quick-input-widget', { hasText: 'A name for the session' }).waitFor();
   await input.fill(name);
   await input.press('Enter');
-  await quickPickRow(page, 'In a new worktree').click();
+  await chooseInQuickPick(page, 'In a new worktree');
 }
 
 /** Clicks a button in a view's title bar (shown when the pointer is over the view). */

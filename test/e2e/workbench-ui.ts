@@ -110,6 +110,22 @@ export function quickPickRow(page: Page, label: string): Locator {
 }
 
 /**
+ * Chooses `label` in the open quick pick as a keyboard user does: types it to filter the list,
+ * waits until the focused row is that one, presses Enter. Sturdier than a click while the quick
+ * input is still turning from an input box into a list (VS Code 1.139 reuses the widget).
+ */
+export async function chooseInQuickPick(page: Page, label: string): Promise<void> {
+  await quickPickRow(page, label).waitFor();
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.fill(label);
+  await page.waitForFunction((wanted) => {
+    const focused = document.querySelector('.quick-input-widget .quick-input-list .monaco-list-row.focused');
+    return focused?.querySelector('.label-name')?.textContent?.trim() === wanted;
+  }, label);
+  await input.press('Enter');
+}
+
+/**
  * Runs a command from the Command Palette by its title, as a user does. The palette lists the
  * commands registered when it opens: in a window that just (re)loaded, the extensions' commands
  * come a moment after the workbench shows, and an open palette never adds them. So it is opened

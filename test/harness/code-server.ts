@@ -242,6 +242,12 @@ export function writeUserSettings(
     ...settings,
   };
   fs.writeFileSync(file, JSON.stringify(all, null, 2));
+  // code-server is VS Code's remote server: settings scoped to the machine (a worktrees folder,
+  // the Windows shell) come from the remote machine's settings, which VS Code 1.139 no longer
+  // takes from the user's. The same settings there, so each is read wherever its scope says.
+  const machineDir = path.join(userDataDir, 'Machine');
+  fs.mkdirSync(machineDir, { recursive: true });
+  fs.writeFileSync(path.join(machineDir, 'settings.json'), JSON.stringify(all, null, 2));
 }
 
 /** Installs a packaged extension into an extensions folder with code-server's own CLI. */

@@ -5,8 +5,8 @@
  * their session; each change lands only
  * in its own worktree. Then one is applied (merged into the workspace), one kept (its branch
  * stays, its folder goes), and Discard of the third asks before removing anything: the
- * workspace ends with exactly the applied change. (The editor refuses modal questions under
- * test, so the discard itself is proven in the unit tests of the worktrees port.)
+ * workspace ends with exactly the applied change: its modal question is answered Cancel, as the
+ * user sees it. (The discard itself is proven in the unit tests of the worktrees port.)
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -16,6 +16,7 @@ import * as vscode from 'vscode';
 import type { ScenarioInput } from '../fixtures/fake-model-server/scenario';
 import {
   activateOpenAgent,
+  clickDialog,
   closeAllEditors,
   answerQuickInput,
   clickNotification,
@@ -132,9 +133,10 @@ describe('sessions side by side in git worktrees', function () {
     assert.ok(!fs.existsSync(sessions.Beta!.root));
     assert.equal(git('show', 'openagent/beta:src/greet.js') + '\n', greet('Beta'));
 
-    // Gamma: Discard asks first, in a modal question the editor does not show under test (as a
-    // user pressing Escape): without a yes, nothing is removed.
-    await vscode.commands.executeCommand('openagent.discardSession', sessions.Gamma!.id);
+    // Gamma: Discard asks first, in a modal question: Cancel, and nothing is removed.
+    const discarded = vscode.commands.executeCommand('openagent.discardSession', sessions.Gamma!.id);
+    await clickDialog('Discard the session “Gamma”?', 'Cancel');
+    await discarded;
     assert.equal(fs.readFileSync(path.join(sessions.Gamma!.root, 'src', 'greet.js'), 'utf8'), greet('Gamma'));
     assert.equal(git('branch', '--list', 'openagent/gamma').replace(/^[*+ ]+/, ''), 'openagent/gamma');
 
