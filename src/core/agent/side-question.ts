@@ -36,6 +36,15 @@ export function cleanSideQuestion(raw: string): string {
   );
 }
 
+/**
+ * The answer as shown: control characters other than newline and tab go, so an answer cannot
+ * move the cursor or recolour a terminal (the CLI prints it beside a running turn).
+ */
+export function cleanSideAnswer(text: string): string {
+  // eslint-disable-next-line no-control-regex -- removing control characters is the point.
+  return text.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
+}
+
 /** Why a (cleaned) question is not sent, in words for the user; undefined when it can be. */
 export function sideQuestionProblem(question: string): string | undefined {
   if (!question) return 'Nothing to ask: type the question after /btw, e.g. "/btw why did you pick sql.js?".';

@@ -18,6 +18,7 @@ import { OUTPUT_ALLOWANCE_TOKENS } from '../agent/conversation';
 import { estimateInputTokens, withMetering, type MeteredCall } from '../agent/metered-llm';
 import {
   answerSideQuestion,
+  cleanSideAnswer,
   cleanSideQuestion,
   ignoredToolsNote,
   SIDE_ANSWER_MAX_OUTPUT_TOKENS,
@@ -300,7 +301,7 @@ export class SideQuestions {
   }
 
   private redact(text: string): string {
-    return redactKnown(text, this.deps.secrets());
+    return cleanSideAnswer(redactKnown(text, this.deps.secrets()));
   }
 
   private track(work: Promise<unknown>): void {
