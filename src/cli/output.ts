@@ -17,6 +17,8 @@ export class Output {
   private waiting: { timer: ReturnType<typeof setInterval>; shown: boolean } | undefined;
   /** Output held back while the user types on the terminal, written in order when released. */
   private held: Array<() => void> | undefined;
+  /** Blocks beside the answer (side answers) waiting for the streamed line to end. */
+  private asides: string[] = [];
 
   constructor(
     /** The answer's text. */
@@ -38,8 +40,35 @@ export class Output {
     if (this.held) return void this.held.push(() => this.write(raw));
     const text = this.redact(raw);
     this.stopWaiting();
+    // A side answer waiting goes in at the last line break of this piece.
+    const cut = this.asides.length > 0 ? text.lastIndexOf('\n') + 1 : 0;
+    if (cut > 0 && cut < text.length) {
+      this.text.write(text.slice(0, cut));
+      this.atLineStart = true;
+      this.writeAsides();
+      this.text.write(text.slice(cut));
+      this.atLineStart = false;
+      return;
+    }
     this.text.write(text);
     this.atLineStart = text.endsWith('\n');
+    this.writeAsides();
+  }
+
+  /**
+   * A block beside the answer (a side question's): written at once at the start of a line,
+   * else as soon as the line being streamed ends, so the agent's sentence stays whole.
+   */
+  aside(text: string): void {
+    if (this.held) return void this.held.push(() => this.aside(text));
+    this.asides.push(text);
+    this.writeAsides();
+  }
+
+  private writeAsides(): void {
+    if (!this.atLineStart || this.asides.length === 0) return;
+    this.stopWaiting();
+    for (const text of this.asides.splice(0)) this.status.write(`${this.redact(text)}\n`);
   }
 
   /** A status line of its own. */
@@ -60,9 +89,10 @@ export class Output {
   /** Ends a half-written line. */
   newline(): void {
     if (this.held) return void this.held.push(() => this.newline());
-    if (this.atLineStart) return;
+    if (this.atLineStart) return this.writeAsides();
     this.text.write('\n');
     this.atLineStart = true;
+    this.writeAsides();
   }
 
   /**

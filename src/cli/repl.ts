@@ -17,6 +17,7 @@ import type { SubmitProblem } from '../core/session/conversation-session';
 import type { QueuedPrompt } from '../core/session/prompt-queue';
 import { describeHold } from './queue-command';
 import { runSlashCommand, type CommandContext } from './slash-commands';
+import { askAside, isSideQuestion } from './side-question-command';
 
 export const PROMPT = 'openagent> ';
 export const FEEDBACK_PROMPT = 'feedback> ';
@@ -125,7 +126,9 @@ export class Repl {
       const feedback = await reader.readLine(FEEDBACK_PROMPT, { history: true });
       if (feedback.kind === 'eof') this.quitting = true;
       const text = feedback.kind === 'line' ? feedback.text.trim() : '';
-      if (text) start = () => cli.session.submit(text);
+      // A side question here is one too: answered apart, never the agent's next message.
+      if (isSideQuestion(text)) await this.command(text);
+      else if (text) start = () => cli.session.submit(text);
     }
     const state = cli.session.queue.state;
     if (state.held && state.items.length > 0)
@@ -139,6 +142,8 @@ export class Repl {
   /** A line typed while the agent works: queued, or (the agent stopping or done) the next prompt's start. */
   private readonly queueTyped = (text: string): void => {
     const { cli, output, reader } = this.deps;
+    // A side question is asked now, beside the agent; never queued as a prompt.
+    if (isSideQuestion(text)) return askAside(text, { cli, output });
     const queued = cli.session.queue.enqueue(text.trim());
     if (!queued) return reader.carry(text);
     if ('reason' in queued) {

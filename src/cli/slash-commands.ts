@@ -18,6 +18,7 @@ import { setupMessage } from './run-prompt';
 import { queueCommand } from './queue-command';
 import { forkCommand, forksCommand, messagesCommand, rewindCommand } from './fork-commands';
 import { sessionsCommand } from './session-commands';
+import { sideQuestionCommand } from './side-question-command';
 
 export interface CommandContext {
   cli: CliContext;
@@ -235,6 +236,7 @@ export const COMMANDS: readonly Command[] = [
     },
   },
   queueCommand,
+  sideQuestionCommand,
   messagesCommand,
   forkCommand,
   rewindCommand,

@@ -79,6 +79,10 @@ export const webviewToHostSchema = z.discriminatedUnion('type', [
     turn: z.number().int().positive().max(1_000_000),
     path: z.string().min(1).max(4_096),
   }),
+  /** `/btw …` typed in the composer: a side question (empty or too long: the host says why). */
+  z.strictObject({ type: z.literal('side_question_ask'), text: z.string().max(MAX_PROMPT_CHARS) }),
+  /** The Stop of one side answer (the agent's run is not touched). */
+  z.strictObject({ type: z.literal('side_question_stop'), id: z.string().min(1).max(64) }),
   /** The review of a turn's edits: open a file at its hunks, keep or undo a file's (or the turn's) hunks. */
   z.strictObject({
     type: z.literal('edits_review'),
@@ -117,6 +121,23 @@ export const hostToWebviewSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('composer_insert'), text: z.string().max(MAX_PROMPT_CHARS) }),
   /** The half-typed prompt kept for this window, for an empty composer (after a reload, or the view shown again). */
   z.strictObject({ type: z.literal('draft_restore'), text: z.string().max(MAX_PROMPT_CHARS) }),
+  /** A side question's answer (`/btw`) as it stands: shown apart from the transcript, never part of it. */
+  z.strictObject({
+    type: z.literal('side_answer'),
+    id: z.string().max(64),
+    question: z.string().max(1_000),
+    status: z.enum(['waiting', 'answering', 'answered', 'refused', 'failed', 'stopped']),
+    text: z.string(),
+    note: z.string().max(10_000).optional(),
+    usage: z
+      .strictObject({
+        inputTokens: z.number().nonnegative(),
+        outputTokens: z.number().nonnegative(),
+        costUsd: z.number().nonnegative(),
+        model: z.string().max(200),
+      })
+      .optional(),
+  }),
   /** The queued messages, in order, whenever they change. */
   z.strictObject({
     type: z.literal('queue_state'),

@@ -10,6 +10,8 @@ import type { WebviewToHost } from '../../src/protocol/messages';
 import { DraftKeeper } from './draft';
 
 const SEND_PLACEHOLDER = 'Ask OpenAgent… (Enter to send, Shift+Enter for a new line)';
+/** A side question longer than the host answers is sent cut just past that length: refused, with its reason. */
+const SIDE_QUESTION_SENT_CHARS = 20_001;
 const QUEUE_PLACEHOLDER = 'Queue a message… (Enter queues it, Ctrl+Enter sends it now)';
 
 /**
@@ -21,6 +23,7 @@ export const CHAT_LAYOUT = `
   <div id="notices"></div>
   <div id="activity" class="activity" hidden></div>
   <div id="meter" class="meter"></div>
+  <div id="side-answers" aria-label="Side answers" hidden></div>
   <form id="composer">
     <vscode-textarea id="prompt" rows="3" resize="vertical" placeholder="${SEND_PLACEHOLDER}" aria-label="Prompt"></vscode-textarea>
     <div class="composer-actions">
@@ -161,6 +164,13 @@ export class Composer {
   private submit(sendNow = false): void {
     const text = this.prompt.value.trim();
     if (!text) return;
+    // `/btw …`: a side question, answered apart; the host refuses an empty or too long one, saying why.
+    if (/^\/btw(\s|$)/i.test(text)) {
+      this.post({ type: 'side_question_ask', text: text.slice(4, 4 + SIDE_QUESTION_SENT_CHARS) });
+      this.prompt.value = '';
+      this.draft.changedNow();
+      return;
+    }
     const requestId = `r${++this.requestCounter}`;
     this.post({ type: 'prompt_submit', requestId, text, ...(sendNow ? { sendNow: true as const } : {}) });
     this.sentPrompts.set(requestId, text);

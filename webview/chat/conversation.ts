@@ -10,6 +10,7 @@ import { ChatView } from './chat-view';
 import type { Composer } from './composer';
 import { ContextMeter } from './context-meter';
 import { QueueView } from './queue-view';
+import { SideAnswersView } from './side-answers';
 
 /** A host message as the chat lets it in: event batches checked by their envelope, the rest parsed whole. */
 export type ChatMessage = ChatUpdate | { type: 'agent_events'; events: AgentEvent[] };
@@ -46,6 +47,8 @@ export function mountConversation(
     giveBack: (text) => composer.insert(text),
   });
 
+  const sideAnswers = new SideAnswersView(byId('side-answers'), (id) => post({ type: 'side_question_stop', id }));
+
   // Links in rendered markdown never navigate the webview: the host opens them after asking.
   byId('transcript').addEventListener('click', (event) => {
     const link = (event.target as Element | null)?.closest('a[href]');
@@ -70,6 +73,7 @@ export function mountConversation(
       case 'chat_reset':
         view.reset();
         meter.reset();
+        sideAnswers.reset();
         break;
       case 'chat_status':
         composer.showStatus(message.model, message.preset);
@@ -83,6 +87,9 @@ export function mountConversation(
         break;
       case 'queue_state':
         queue.show(message);
+        break;
+      case 'side_answer':
+        sideAnswers.show(message);
         break;
       default:
         message satisfies never;

@@ -182,6 +182,11 @@ export class Conversation {
     return structuredClone(this.history);
   }
 
+  /** The system prompt (rules, memory), for a side question about this conversation. */
+  get systemPrompt(): string {
+    return this.options.system;
+  }
+
   /** Switches the model for the next run; the history carries over. */
   useModel(model: ModelBinding, work: WorkKind = 'chat'): void {
     this.main = this.wrap(model, work);

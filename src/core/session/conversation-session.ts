@@ -36,6 +36,7 @@ import { SessionQueue, type PromptRequest, type SubmitProblem } from './session-
 import { HeldSecrets } from '../llm/held-secrets';
 import { SessionForks } from './session-forks';
 import { createSessionRecorder, type SessionRecordingOptions } from '../replay/session-recording';
+import { sideQuestionsOf, type SideQuestionContext, type SideQuestions } from './side-questions';
 
 export type { SetupProblem } from './model-routing';
 export type { RetryRefusal, RetryTarget } from './prompt-retries';
@@ -122,11 +123,38 @@ export class ConversationSession {
   /** Records every run for replay (deps.recording). */
   private readonly runs: ReturnType<typeof createSessionRecorder> | undefined;
   private routed: RoutedModels | undefined;
+  /** Side questions (/btw) about the conversation on screen, answered beside it (side-questions.ts). */
+  readonly sideQuestions: SideQuestions;
 
   constructor(private readonly deps: ConversationSessionDeps) {
     this.library = new ConversationLibrary(() => this.openStore());
     this.heldSecrets = deps.heldSecrets ?? new HeldSecrets();
     this.runs = deps.recording && this.recordingOf(deps.recording);
+    this.sideQuestions = sideQuestionsOf(
+      deps,
+      this.heldSecrets,
+      () => this.sideContext(),
+      () => this.openStore(),
+    );
+  }
+
+  /** A copy of the conversation on screen (running or reopened) for a side question; none before the first prompt. */
+  private async sideContext(): Promise<SideQuestionContext | undefined> {
+    const { conversation, reopened } = this;
+    if (conversation)
+      return {
+        conversationId: conversation.id,
+        system: conversation.systemPrompt,
+        history: [...conversation.messages],
+      };
+    if (!reopened) return undefined;
+    const system = await this.deps.systemPrompt();
+    const text = typeof system === 'string' ? system : system.text;
+    return {
+      conversationId: reopened.conversation.id,
+      system: text,
+      history: structuredClone(reopened.restored.history),
+    };
   }
 
   get isRunning(): boolean {
@@ -326,8 +354,9 @@ export class ConversationSession {
     this.unsubscribe = undefined;
     this.events = [];
     this.retries.clear();
-    // The queued messages were follow-ups to the conversation that is gone.
+    // The queued messages and side questions were about the conversation that is gone.
     this.queue.reset();
+    this.sideQuestions.stop();
     for (const listener of this.resetListeners) listener();
   }
 
@@ -479,7 +508,8 @@ export class ConversationSession {
    */
   async dispose(): Promise<void> {
     this.conversation?.stop();
-    await Promise.all([this.parts?.dispose(), ...this.ending]);
+    this.sideQuestions.stop();
+    await Promise.all([this.parts?.dispose(), ...this.ending, this.sideQuestions.settled()]);
     await this.flush();
   }
 

@@ -20,6 +20,7 @@ import { ChatQueueLink } from './chat-queue-link';
 import type { ChatWebview } from './held-webview';
 import { ChatForks, type ChatForkSurface } from './chat-forks';
 import type { RewindAnswer, RewindFilePlan } from '../../core/session/session-forks';
+import { sideAnswerMessage } from './side-answer-message';
 
 export interface ChatActions {
   setApiKey(): Promise<void>;
@@ -95,6 +96,8 @@ export class ChatController extends Disposable {
       ...(actions.placeFork ? { placeFork: (request) => actions.placeFork!(request) } : {}),
     });
     this._register(webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)));
+    // Side answers (/btw) go to their own block of the page, never into the transcript.
+    this._register({ dispose: session.sideQuestions.onUpdate((answer) => this.post(sideAnswerMessage(answer))) });
   }
 
   /** The webview was hidden: an edit of a queued message it had open is over. */
@@ -218,6 +221,13 @@ export class ChatController extends Disposable {
         return;
       case 'edits_review':
         await this.actions.reviewEdits(message.action, message.turn, message.path);
+        return;
+      case 'side_question_ask':
+        // Its answer reaches the page through onUpdate, like one asked from the palette.
+        void this.session.sideQuestions.ask(message.text);
+        return;
+      case 'side_question_stop':
+        this.session.sideQuestions.stop(message.id);
         return;
       default:
         return message satisfies never;

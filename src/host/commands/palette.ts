@@ -27,6 +27,7 @@ import { revertTurn } from './revert-turn';
 import { askAboutSelection, selectionAction } from './selection-actions';
 import { setApiKey } from './set-api-key';
 import { showHistory } from './show-history';
+import { askSideQuestion } from './side-question-command';
 import { togglePlanMode } from './toggle-plan-mode';
 
 export interface PaletteDeps {
@@ -97,6 +98,7 @@ export function paletteCommands(deps: PaletteDeps): Record<string, CommandHandle
     'openagent.chooseModel': () => chooseModel(secrets),
     'openagent.choosePreset': () => choosePreset(deps.presets),
     'openagent.compact': () => compactConversation(session()),
+    'openagent.askSideQuestion': () => askSideQuestion(session(), focusChat),
     'openagent.exportConversation': () => exportCurrentConversation(session(), openStore),
     'openagent.showAuditLog': () => deps.showAuditLog(),
     'openagent.exportAuditLog': () => exportAuditLog(session(), openStore),
