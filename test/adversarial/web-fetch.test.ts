@@ -93,7 +93,11 @@ describe('web_fetch against local servers (adversarial)', function () {
     assert.match(result.output, /^## Syntax$/m);
     assert.match(result.output, /```\nmap\(callbackFn\)\nmap\(callbackFn, thisArg\)\n```/);
     assert.match(result.output, /\[filter\(\)\]\(http:\/\/docs\.example:\d+\/docs\/filter\)/, 'links made absolute');
-    assert.doesNotMatch(result.output, /alert\("tracked"\)|© Example docs/, 'scripts and the footer are not article text');
+    assert.doesNotMatch(
+      result.output,
+      /alert\("tracked"\)|© Example docs/,
+      'scripts and the footer are not article text',
+    );
     assert.match(result.output, /<\/web_content>$/);
   });
 
@@ -124,7 +128,10 @@ describe('web_fetch against local servers (adversarial)', function () {
   it('does not follow a redirect to another host the policy does not allow: it says where it leads', async () => {
     const tool = makeTool({ network: { fetch_private: ['docs.example'] } }, { resolver: resolver() });
     const result = await run(tool, { url: `${base}/to-metadata` });
-    assert.match(result.output, /redirects \(307\) to http:\/\/169\.254\.169\.254\/latest\/meta-data\/iam\/, another host/);
+    assert.match(
+      result.output,
+      /redirects \(307\) to http:\/\/169\.254\.169\.254\/latest\/meta-data\/iam\/, another host/,
+    );
   });
 
   it('refuses redirects to credentials and to file: URLs without echoing the password', async () => {
@@ -208,7 +215,10 @@ describe('web_fetch against local servers (adversarial)', function () {
   });
 
   it('cuts a 50 MB page at 5 MB with a clear note', async () => {
-    const result = await run(makeTool(USER_POLICY, { resolver: resolver() }), { url: `${base}/huge`, max_chars: 200_000 });
+    const result = await run(makeTool(USER_POLICY, { resolver: resolver() }), {
+      url: `${base}/huge`,
+      max_chars: 200_000,
+    });
     assert.equal(result.isError, undefined);
     assert.match(result.output, /Note: The page is larger than 5 MB: it was cut there\./);
     assert.match(result.output, /Note: The page's text is 5242880 characters: only the first 200000 are shown\./);
@@ -238,7 +248,10 @@ describe('web_fetch against local servers (adversarial)', function () {
     const result = await run(makeTool(USER_POLICY, { resolver: resolver() }), { url: `${base}/nested` });
     assert.equal(result.isError, undefined);
     assert.match(result.output, /deep inside/);
-    assert.match(result.output, /Note: The page nests elements 10002 levels deep \(more than 400\): it is shown as plain text\./);
+    assert.match(
+      result.output,
+      /Note: The page nests elements 10002 levels deep \(more than 400\): it is shown as plain text\./,
+    );
   });
 
   it('refuses content it does not read, with the reason', async () => {

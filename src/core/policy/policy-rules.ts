@@ -75,7 +75,8 @@ export function toolPolicyFrom(
           (call.confined && call.command !== undefined && auto.includes('confined') ? 'confined' : undefined);
         if (pattern) verdict = { action: 'allow', source: 'policy', rule: `approvals.auto_approve "${pattern}"` };
       }
-      const site = call.fetchHost !== undefined ? hostMatchesAny(current.network?.fetch_allow, call.fetchHost) : undefined;
+      const site =
+        call.fetchHost !== undefined ? hostMatchesAny(current.network?.fetch_allow, call.fetchHost) : undefined;
       if (!verdict && site !== undefined)
         verdict = { action: 'allow', source: 'policy', rule: `network.fetch_allow "${site}"` };
       // A protected path, a secret or a path decided at run time still asks: the executor sees to it.

@@ -50,7 +50,7 @@ export function blockedAddressReason(address: string): string | undefined {
 function ipv4Reason(value: number): string | undefined {
   for (const range of IPV4_BLOCKED) {
     const mask = range.bits === 0 ? 0 : (~0 << (32 - range.bits)) >>> 0;
-    if (((value & mask) >>> 0) === ((range.base & mask) >>> 0)) return range.why;
+    if ((value & mask) >>> 0 === (range.base & mask) >>> 0) return range.why;
   }
   return undefined;
 }

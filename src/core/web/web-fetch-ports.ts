@@ -59,8 +59,11 @@ export interface ConvertedPage {
   markdown: string;
   /** Why the page was shown as plain text instead (nested too deeply…), if it was. */
   note?: string;
+  /** The characters of text the whole page has, when only its first `maxChars` were converted. */
+  textChars?: number;
 }
 
 export interface HtmlConverter {
-  toMarkdown(html: string, url: string): ConvertedPage;
+  /** The page as Markdown; the text after the first `maxChars` characters may be left out (not converted). */
+  toMarkdown(html: string, url: string, maxChars?: number): ConvertedPage;
 }

@@ -21,7 +21,10 @@ export function checkFetchUrl(text: string): CheckedUrl {
   // The URL parser drops tabs and newlines silently: a URL holding any control character is refused instead.
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f-\u009f]/.test(text))
-    return { ok: false, problem: 'The URL holds control characters (a newline, a tab, a NUL…); write it without them.' };
+    return {
+      ok: false,
+      problem: 'The URL holds control characters (a newline, a tab, a NUL…); write it without them.',
+    };
   let url: URL;
   try {
     url = new URL(text.trim());
@@ -44,7 +47,10 @@ export function checkFetchUrl(text: string): CheckedUrl {
 
 /** The host as the checks and policy patterns see it: lower case, punycode, IPv6 without brackets. */
 export function urlHost(url: URL): string {
-  return url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  return url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
 }
 
 /** The URL as shown to people and the model: punycode host, no credentials, no fragment. */

@@ -16,7 +16,20 @@ export const MAX_NESTING = 400;
 
 /** Elements that never have content or a closing tag. */
 const VOID = new Set([
-  'area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr',
+  'area',
+  'base',
+  'br',
+  'col',
+  'embed',
+  'hr',
+  'img',
+  'input',
+  'link',
+  'meta',
+  'param',
+  'source',
+  'track',
+  'wbr',
 ]);
 
 let turndown: TurndownService | undefined;
@@ -31,7 +44,7 @@ function markdownWriter(): TurndownService {
 }
 
 export const htmlToMarkdown: HtmlConverter = {
-  toMarkdown(html: string, url: string): ConvertedPage {
+  toMarkdown(html: string, url: string, maxChars = Number.POSITIVE_INFINITY): ConvertedPage {
     const depth = nestingDepth(html);
     if (depth > MAX_NESTING)
       return {
@@ -39,7 +52,7 @@ export const htmlToMarkdown: HtmlConverter = {
         note: `The page nests elements ${depth} levels deep (more than ${MAX_NESTING}): it is shown as plain text.`,
       };
     try {
-      return convert(html, url);
+      return convert(html, url, maxChars);
     } catch (error) {
       const why = error instanceof RangeError ? 'it is nested too deeply to convert' : 'it could not be converted';
       return { markdown: plainText(html), note: `The page is shown as plain text: ${why}.` };
@@ -47,32 +60,72 @@ export const htmlToMarkdown: HtmlConverter = {
   },
 };
 
-function convert(html: string, url: string): ConvertedPage {
+function convert(html: string, url: string, maxChars: number): ConvertedPage {
   const { document } = parseHTML(html);
   const title = document.title?.trim() || undefined;
-  // Readability changes the document it reads: it gets a copy, the original stays for the fallback.
-  const article = new Readability(document.cloneNode(true) as unknown as Document, {
-    charThreshold: 200,
-    keepClasses: false,
-  }).parse();
-  let root: unknown;
-  if (article?.content) {
-    root = parseHTML(`<!doctype html><html><body>${article.content}</body></html>`).document.body;
+  // A page that marks its content (<main>, <article>: most documentation sites) is taken at its
+  // word; Readability's scoring, slow on large pages, is for the pages that do not.
+  let root = document.querySelector('main, [role="main"], article') as Element | null;
+  let heading = title;
+  if (root) {
+    for (const element of Array.from(root.querySelectorAll('nav, aside, header, footer, [role="navigation"]')))
+      element.remove();
   } else {
-    root = document.body ?? document.documentElement;
+    // Readability changes the document it reads; the fallback works from the text, not the tree.
+    const article = new Readability(document as unknown as Document, {
+      charThreshold: 200,
+      keepClasses: false,
+      serializer: (element: Node) => element,
+    }).parse();
+    root = (article?.content as unknown as Element | null | undefined) ?? document.body ?? document.documentElement;
+    heading = article?.title?.trim() || title;
   }
-  absoluteLinks(root as Element, url);
+  if (!root) return { markdown: plainText(html) };
+  const textChars = root.textContent?.length ?? 0;
+  const shortened = textChars > maxChars && keepFirstText(root, maxChars);
+  absoluteLinks(root, url);
   const markdown = markdownWriter()
-    .turndown(root as HTMLElement)
+    .turndown(root as unknown as HTMLElement)
     .replace(/\n{3,}/g, '\n\n')
     .trim();
-  const heading = article?.title?.trim() || title;
-  return { ...(heading ? { title: heading } : {}), markdown: markdown || plainText(html) };
+  return {
+    ...(heading ? { title: heading } : {}),
+    markdown: markdown || plainText(html),
+    ...(shortened ? { textChars } : {}),
+  };
+}
+
+/**
+ * Drops what follows the first `maxChars` characters of text: the model is shown no more than
+ * that, and converting the rest of a large page was most of the time it took.
+ */
+function keepFirstText(root: Element, maxChars: number): boolean {
+  let budget = maxChars;
+  let cut = false;
+  for (let element: Element | null = root; element;) {
+    let crossing: Element | null = null;
+    for (const child of Array.from(element.children)) {
+      if (crossing || budget <= 0) {
+        child.remove();
+        cut = true;
+        continue;
+      }
+      const length = child.textContent?.length ?? 0;
+      // The child that crosses the limit is kept and trimmed the same way, one level down.
+      if (length > budget) crossing = child;
+      else budget -= length;
+    }
+    element = crossing;
+  }
+  return cut;
 }
 
 /** Links and images as full URLs, so the model can fetch what a page links to. */
 function absoluteLinks(root: Element, base: string): void {
-  for (const [selector, attribute] of [['a[href]', 'href'], ['img[src]', 'src']] as const) {
+  for (const [selector, attribute] of [
+    ['a[href]', 'href'],
+    ['img[src]', 'src'],
+  ] as const) {
     for (const element of Array.from(root.querySelectorAll(selector))) {
       try {
         element.setAttribute(attribute, new URL(element.getAttribute(attribute) ?? '', base).href);

@@ -74,7 +74,9 @@ export class HttpPageFetcher implements WebFetcher {
         if (REDIRECTS.has(response.statusCode ?? 0) && location) {
           response.destroy();
           if (hop >= limits.maxRedirects)
-            throw new Refusal(`${displayUrl(request.url)} redirects more than ${limits.maxRedirects} times; web_fetch stopped.`);
+            throw new Refusal(
+              `${displayUrl(request.url)} redirects more than ${limits.maxRedirects} times; web_fetch stopped.`,
+            );
           const next = checkFetchUrl(safeResolve(location, url));
           if (!next.ok) throw new Refusal(`${displayUrl(url)} redirects to a URL web_fetch refuses: ${next.problem}`);
           if (!request.mayFollow(next.url))
@@ -208,7 +210,7 @@ function networkWords(error: unknown): string {
   if (code === 'ECONNREFUSED') return 'the connection was refused.';
   if (code === 'ECONNRESET') return 'the connection was reset.';
   if (code === 'ENOTFOUND') return 'the host could not be found.';
-  if (typeof code === 'string' && code.startsWith('ERR_TLS') || /certificate/i.test(String(error)))
+  if ((typeof code === 'string' && code.startsWith('ERR_TLS')) || /certificate/i.test(String(error)))
     return 'its TLS certificate is not valid.';
   const message = error instanceof Error ? error.message : String(error);
   return message.split('\n')[0]!.slice(0, 200);
@@ -222,7 +224,9 @@ interface Body {
 
 /** The body, decompressed, up to `maxBytes`; what arrived by the deadline when time runs out. */
 async function readBody(response: http.IncomingMessage, maxBytes: number, timedOut: () => boolean): Promise<Body> {
-  const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const encoding = String(response.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
   let stream: Readable = response;
   if (encoding === 'gzip' || encoding === 'x-gzip') stream = response.pipe(zlib.createGunzip());
   else if (encoding === 'deflate') stream = response.pipe(zlib.createInflate());

@@ -84,7 +84,8 @@ export function createWebFetchTool(deps: WebFetchDeps): AnyTool {
         limits,
         allowsPrivate: (host) => hostMatchesAny(deps.privateHosts(), host) !== undefined,
         // The user approved this host: another one is followed only if the policy lets it run unasked.
-        mayFollow: (next) => urlHost(next) === origin || hostMatchesAny(deps.allowedHosts(), urlHost(next)) !== undefined,
+        mayFollow: (next) =>
+          urlHost(next) === origin || hostMatchesAny(deps.allowedHosts(), urlHost(next)) !== undefined,
         refusesType: (mediaType) => refusedType(mediaType),
       });
       return present(result, input.max_chars ?? DEFAULT_CHARS, deps.converter);
@@ -132,8 +133,10 @@ function present(result: FetchResult, maxChars: number, converter: () => HtmlCon
   let content: string;
   const html = HTML_TYPES.has(mediaType) || (mediaType === '' && /^\s*(<!doctype html|<html)/i.test(text));
   if (html) {
-    const page = converter().toMarkdown(text, shownUrl);
+    const page = converter().toMarkdown(text, shownUrl, maxChars);
     if (page.note) notes.push(page.note);
+    if (page.textChars !== undefined)
+      notes.push(`The page's text is ${page.textChars} characters: only about the first ${maxChars} are shown.`);
     content = page.title ? `# ${page.title}\n\n${page.markdown}` : page.markdown;
   } else {
     if (mediaType === '' && text.includes('\u0000'))
@@ -141,7 +144,8 @@ function present(result: FetchResult, maxChars: number, converter: () => HtmlCon
     content = text;
   }
   if (content.length > maxChars) {
-    notes.push(`The page's text is ${content.length} characters: only the first ${maxChars} are shown.`);
+    if (!html || !notes.some((note) => note.startsWith("The page's text")))
+      notes.push(`The page's text is ${content.length} characters: only the first ${maxChars} are shown.`);
     content = content.slice(0, maxChars);
   }
   return { output: wrapUntrusted(shownUrl, content, notes) };

@@ -64,7 +64,11 @@ describe('web_fetch policy and address rules', () => {
     const policy = toolPolicyFrom(() => ({ network: { fetch_allow: ['docs.*', '*.python.org'] } }));
     const call = (fetchHost: string) =>
       policy.evaluate({ toolName: 'web_fetch', input: {}, readOnly: false, needsApproval: true, fetchHost });
-    assert.deepEqual(call('docs.python.org'), { action: 'allow', source: 'policy', rule: 'network.fetch_allow "docs.*"' });
+    assert.deepEqual(call('docs.python.org'), {
+      action: 'allow',
+      source: 'policy',
+      rule: 'network.fetch_allow "docs.*"',
+    });
     assert.deepEqual(call('peps.python.org'), {
       action: 'allow',
       source: 'policy',
