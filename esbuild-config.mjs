@@ -22,6 +22,8 @@ export const LAZY_MODULES = [
   { file: 'lazy-team.js', module: './src/kit/team-plane-opener.ts' },
   { file: 'lazy-telemetry.js', module: './src/node/telemetry/genai-exporter.ts' },
   { file: 'lazy-yaml.js', module: 'yaml' },
+  // web_fetch's HTML-to-Markdown (linkedom, Readability, turndown): loaded by the first fetch of a page.
+  { file: 'lazy-web-markdown.js', module: './src/node/web/html-to-markdown.ts' },
   // The policy file's schema: the runtime's, and the editor's diagnostics of agent.yaml.
   { file: 'lazy-policy.js', module: './src/core/policy/agent-policy.ts' },
   // Used by most of the above: one copy in the process.

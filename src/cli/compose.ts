@@ -37,6 +37,7 @@ import { FileTranscriptSink } from '../node/file-transcript-sink';
 import { NodeKnowledgeFiles } from '../node/node-knowledge-files';
 import { NodeWorkspace } from '../node/node-workspace';
 import { readPolicyText } from '../node/policy-text';
+import { webFetchTool } from '../node/web/web-fetch-tool';
 import { visibleText } from '../core/text/visible-text';
 import { findRipgrep, RipgrepSearch } from '../node/ripgrep-search';
 import { systemClock } from '../node/system-clock';
@@ -240,7 +241,7 @@ export function createCliContext(deps: CliDeps): CliContext {
         search: ripgrep,
         shell,
         cwd: () => workspaceRoot,
-        knowledge: knowledge.tools(),
+        knowledge: [...knowledge.tools(), webFetchTool(() => policy.current)],
       }),
       ...(team.current()?.tools() ?? []),
     ],

@@ -18,6 +18,7 @@ import { FileTaskStorage } from '../node/file-task-storage';
 import { FileTeamStorage } from '../node/file-team-storage';
 import { McpService } from '../host/mcp-service';
 import { PolicySource } from '../host/policy-source';
+import { webFetchTool } from '../node/web/web-fetch-tool';
 import { policyOffers, toolPolicyFrom } from '../core/policy/policy-rules';
 import { BudgetGuard } from '../core/policy/budget';
 import { routeModel } from '../core/policy/model-routes';
@@ -265,7 +266,8 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     teamStorage: new FileTeamStorage(vscode.Uri.joinPath(context.globalStorageUri, 'teams').fsPath),
     maxTeammates: () => vscode.workspace.getConfiguration('openagent').get<number>('maxTeammates', 5),
     taskStorage: new FileTaskStorage(vscode.Uri.joinPath(context.globalStorageUri, 'tasks').fsPath),
-    knowledgeTools: () => knowledge.tools(),
+    // web_fetch rides with the knowledge tools: offered with or without a folder, off when untrusted.
+    knowledgeTools: () => [...knowledge.tools(), webFetchTool(() => policy.current())],
     extraTools: (builtIn) => {
       const { tools: added, shadowing } = extensionTools.usable(new Set(builtIn.map((tool) => tool.name)));
       shadowing.forEach(warnShadowing);

@@ -128,6 +128,7 @@ async function decide(
   let risk = assessed;
   const needsApproval = typeof tool.needsApproval === 'function' ? tool.needsApproval(input) : tool.needsApproval;
   const command = tool.traits?.command?.(input);
+  const fetchHost = tool.traits?.fetchHost?.(input);
   let verdict = deps.policy.evaluate({
     toolName: tool.name,
     input,
@@ -135,6 +136,7 @@ async function decide(
     needsApproval,
     ...(command !== undefined ? { command } : {}),
     ...(risk.confined ? { confined: true } : {}),
+    ...(fetchHost !== undefined ? { fetchHost } : {}),
   });
   // A protected path, a secret, a path decided at run time…: asked whatever a rule allows.
   if (verdict.action === 'allow' && mustAsk(risk)) verdict = { action: 'ask' };

@@ -33,6 +33,11 @@ const commandPattern = z
   .min(1)
   .max(MAX_PATTERN_CHARS)
   .describe('A command; * at the end matches any arguments ("git push*")');
+const hostPattern = z
+  .string()
+  .min(1)
+  .max(MAX_PATTERN_CHARS)
+  .describe('A host name; * matches any run of characters (docs.*, *.python.org)');
 const usd = z.number().positive().describe('US dollars');
 const tokens = z.number().int().positive().describe('tokens (input + output)');
 
@@ -134,6 +139,23 @@ export const agentPolicySchema = z
           .describe("Secret-looking environment variables commands still get (only the user's policy can pass them)"),
       })
       .optional(),
+    network: z
+      .strictObject({
+        fetch_allow: z
+          .array(hostPattern)
+          .max(MAX_PATTERNS)
+          .optional()
+          .describe('Hosts web_fetch reads without asking ("docs.*", "*.python.org")'),
+        fetch_private: z
+          .array(hostPattern)
+          .max(MAX_PATTERNS)
+          .optional()
+          .describe(
+            "Hosts web_fetch may read at loopback, private or link-local addresses (only the user's policy can grant it)",
+          ),
+      })
+      .optional()
+      .describe('What web_fetch may read'),
     worktree: z
       .strictObject({
         setup: z

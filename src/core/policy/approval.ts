@@ -55,6 +55,8 @@ export interface ToolPolicy {
     command?: string;
     /** That command will run in the sandbox. */
     confined?: boolean;
+    /** The web host the call fetches from (from the tool's traits), if any. */
+    fetchHost?: string;
   }): PolicyVerdict;
 }
 

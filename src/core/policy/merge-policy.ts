@@ -6,9 +6,12 @@
  * - budgets add up — both sets of limits apply (the lower of two for the same limit), and
  *   `block` wins over `warn`: a cloned repository cannot raise the user's spending limits;
  * - the sandbox takes the stricter mode (a workspace's `off` is ignored), and only the user's policy can grant confined commands
- *   the network or pass them secret variables — even when there is no user policy at all.
+ *   the network or pass them secret variables — even when there is no user policy at all;
+ * - web_fetch: the workspace's `network.fetch_allow` counts only where the user's covers it (when
+ *   the user has one), and only the user's `network.fetch_private` lets a host reach private addresses.
  */
 import type { AgentPolicy } from './agent-policy';
+import { matchesPattern } from './rule-patterns';
 import { stricterSandbox } from './sandbox-modes';
 
 export function mergePolicies(
@@ -46,6 +49,29 @@ function withCommandLimits(merged: AgentPolicy, user: AgentPolicy | undefined, w
   if (user?.commands || workspace.commands) {
     merged.commands = { ...(network ? { network } : {}), ...(pass.length ? { pass_env: pass } : {}) };
   }
+  return withFetchLimits(merged, user?.network, workspace.network);
+}
+
+type Network = NonNullable<AgentPolicy['network']>;
+
+/** The web_fetch rules of `above` under `below`'s: `below` may only be narrowed, private hosts only granted by it. */
+export function withFetchLimits(
+  merged: AgentPolicy,
+  below: Network | undefined,
+  above: Network | undefined,
+  covers: (belowPattern: string, pattern: string) => boolean = (outer, inner) => matchesPattern(outer, inner),
+): AgentPolicy {
+  if (!below && !above) return merged;
+  const within = (outer: string[] | undefined, inner: string[] | undefined) =>
+    outer && inner ? inner.filter((pattern) => outer.some((allowed) => covers(allowed, pattern))) : (outer ?? inner);
+  const allow = within(below?.fetch_allow, above?.fetch_allow);
+  // Granted by the lower layer only; the upper one can keep part of it, never add.
+  const granted = below?.fetch_private;
+  const privateHosts = granted && above?.fetch_private ? within(granted, above.fetch_private) : granted;
+  merged.network = {
+    ...(allow ? { fetch_allow: allow } : {}),
+    ...(privateHosts?.length ? { fetch_private: privateHosts } : {}),
+  };
   return merged;
 }
 

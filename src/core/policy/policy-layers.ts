@@ -15,7 +15,7 @@
  * and Budget".
  */
 import type { AgentPolicy } from './agent-policy';
-import { mergePolicies } from './merge-policy';
+import { mergePolicies, withFetchLimits } from './merge-policy';
 import { stricterSandbox } from './sandbox-modes';
 import { allowsAllOf, matchesPattern } from './rule-patterns';
 
@@ -59,6 +59,13 @@ function underTeam(team: AgentPolicy | undefined, above: AgentPolicy | undefined
     const passed = above.commands?.pass_env ?? [];
     const pass = team.commands?.pass_env ? passed.filter((name) => team.commands!.pass_env!.includes(name)) : passed;
     merged.commands = { ...(network ? { network } : {}), ...(pass.length ? { pass_env: pass } : {}) };
+  }
+  // The team's fetch rules narrow what the layers above say; without a team list, theirs stand.
+  if (team.network) {
+    delete merged.network;
+    withFetchLimits(merged, team.network, above.network);
+    if (!team.network.fetch_private && above.network?.fetch_private)
+      merged.network = { ...(merged.network ?? {}), fetch_private: above.network.fetch_private };
   }
   return merged;
 }

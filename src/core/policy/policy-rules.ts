@@ -13,6 +13,7 @@ import { defaultToolPolicy, type PolicyVerdict, type ToolPolicy } from './approv
 import { deniedInText, deniedSegment } from './denied-programs';
 import { matchesPattern, matchesWords } from './rule-patterns';
 import { analyseCommand } from './shell-command';
+import { hostMatchesAny } from '../web/web-urls';
 
 const FILE = '.openagent/agent.yaml';
 
@@ -74,6 +75,10 @@ export function toolPolicyFrom(
           (call.confined && call.command !== undefined && auto.includes('confined') ? 'confined' : undefined);
         if (pattern) verdict = { action: 'allow', source: 'policy', rule: `approvals.auto_approve "${pattern}"` };
       }
+      const site =
+        call.fetchHost !== undefined ? hostMatchesAny(current.network?.fetch_allow, call.fetchHost) : undefined;
+      if (!verdict && site !== undefined)
+        verdict = { action: 'allow', source: 'policy', rule: `network.fetch_allow "${site}"` };
       // A protected path, a secret or a path decided at run time still asks: the executor sees to it.
       return verdict ?? defaultToolPolicy.evaluate(call);
     },

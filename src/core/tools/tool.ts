@@ -57,6 +57,8 @@ export interface ToolTraits<Input = unknown> {
    * Such a call never offers "Always" and no standing answer covers it. Undefined: it may be.
    */
   asksEveryTime?(input: Input): string | undefined;
+  /** The web host the call fetches from (web_fetch), for `network.fetch_allow`. */
+  fetchHost?(input: Input): string | undefined;
 }
 
 export interface Tool<Input = unknown> {
