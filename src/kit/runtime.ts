@@ -81,6 +81,7 @@ import { composeSession, type WindowParts } from './session-composer';
 import { gitHead } from '../node/git-head';
 import { createWindowSessions, worktreesFolder } from './window-sessions';
 import { wireReplay } from './replay-wiring';
+import { wireReviewComments } from './review-comments-wiring';
 import type { SessionListView } from '../host/sessions/session-list-view';
 import { ReviewEditor } from '../host/review/review-editor';
 import { ReviewCommands } from '../host/review/review-commands';
@@ -457,6 +458,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     ...vscodeLm.commands,
     ...replayCommands,
     ...reviewCommands.handlers(),
+    ...wireReviewComments(context, sessions),
     ...sessions.commands,
     ...paletteCommands({
       session: sessions.shown,

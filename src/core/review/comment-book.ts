@@ -10,6 +10,8 @@ import { reviewCommentsMessage, type CommentToSend } from './comment-message';
 
 /** Comments kept at once in a window; past that, a new one is refused with the reason. */
 export const MAX_REVIEW_COMMENTS = 1_000;
+/** A comment longer than this is refused (the message carries only its first 4,000 characters anyway). */
+export const MAX_COMMENT_CHARS = 100_000;
 
 export type CommentState = 'draft' | 'sent' | 'received';
 
@@ -83,9 +85,13 @@ export class CommentBook {
   add(comment: NewComment): ReviewComment | { refused: string } {
     if (this.comments.size >= MAX_REVIEW_COMMENTS)
       return {
-        refused: `OpenAgent keeps at most ${MAX_REVIEW_COMMENTS.toLocaleString('en-US')} review comments: send or delete some first.`,
+        refused: `there are already ${MAX_REVIEW_COMMENTS.toLocaleString('en-US')} review comments, the most OpenAgent keeps; send or delete some first.`,
       };
-    if (!comment.body.trim()) return { refused: 'An empty comment cannot be added.' };
+    if (!comment.body.trim()) return { refused: 'an empty comment says nothing to the agent.' };
+    if (comment.body.length > MAX_COMMENT_CHARS)
+      return {
+        refused: `the comment is ${comment.body.length.toLocaleString('en-US')} characters; at most ${MAX_COMMENT_CHARS.toLocaleString('en-US')} (attach long text in the chat instead).`,
+      };
     const code = linesOf(comment.lines, comment.range);
     const made: ReviewComment = {
       id: this.nextId++,
@@ -176,9 +182,16 @@ export class CommentBook {
     this.fire();
   }
 
-  /** A run of the session ended: comments it received are answered (done) and go, or wait again. */
-  runEnded(session: string, outcome: 'done' | 'failed' | 'stopped'): void {
-    this.drop(session, (batch) => batch.received, outcome === 'done' ? 'answered' : 'draft');
+  /**
+   * A run of the session ended: comments it received are answered (done) and go, or wait again.
+   * `next`: the queued message the end started (if it is comments, their run is only beginning).
+   */
+  runEnded(session: string, outcome: 'done' | 'failed' | 'stopped', next?: string): void {
+    this.drop(
+      session,
+      (batch) => batch.received && (next === undefined || batch.text.trim() !== next.trim()),
+      outcome === 'done' ? 'answered' : 'draft',
+    );
   }
 
   /** A session's conversation was cleared (New Chat): comments on their way go back to waiting. */
