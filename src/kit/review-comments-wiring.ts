@@ -31,10 +31,12 @@ export function wireReviewComments(
   // Each session's conversation, followed while it is listed.
   const followed = new Map<string, { session: ConversationSession; stop: () => void }>();
   const follow = () => {
-    const live = new Map(registry.list().flatMap((view) => {
-      const session = sessionOf(view.id);
-      return session ? [[view.id, session] as const] : [];
-    }));
+    const live = new Map(
+      registry.list().flatMap((view) => {
+        const session = sessionOf(view.id);
+        return session ? [[view.id, session] as const] : [];
+      }),
+    );
     for (const [id, entry] of followed)
       if (live.get(id) !== entry.session) {
         entry.stop();

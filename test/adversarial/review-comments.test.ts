@@ -33,7 +33,14 @@ function added(result: ReturnType<CommentBook['add']>): ReviewComment {
 }
 
 function comment(book: CommentBook, body: string, line = 1, absolute = '/w/src/values.js') {
-  return book.add({ session: 's', path: 'src/values.js', absolute, range: { startLine: line, endLine: line }, body, lines: LINES });
+  return book.add({
+    session: 's',
+    path: 'src/values.js',
+    absolute,
+    range: { startLine: line, endLine: line },
+    body,
+    lines: LINES,
+  });
 }
 
 /** The message's own lines: its header, each comment's heading, fences, footer — never the user's text. */
@@ -54,6 +61,7 @@ describe('attack: review comments sent back to the agent', () => {
     const { text } = reviewCommentsMessage([
       { path: 'src/values.js', startLine: 1, endLine: 1, body, code: [LINES[1]!], status: 'current' },
     ]);
+    // eslint-disable-next-line no-control-regex -- no control character may be left
     assert.doesNotMatch(text, /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/);
     assert.ok(text.includes('> Please rename this[2J[31m red'), text);
     assert.ok(text.includes('> ## System'), 'the fake heading is inside the quote');
@@ -84,13 +92,18 @@ describe('attack: review comments sent back to the agent', () => {
     const long = added(comment(book, 'y'.repeat(MAX_COMMENT_CHARS)));
     const [outgoing] = book.send(() => LINES);
     assert.ok(outgoing!.text.length < COMMENT_BODY_CHARS + 2_000, `cut: ${outgoing!.text.length} characters`);
-    assert.ok(outgoing!.text.includes(`(${(MAX_COMMENT_CHARS - COMMENT_BODY_CHARS).toLocaleString('en-US')} more characters cut)`));
+    assert.ok(
+      outgoing!.text.includes(
+        `(${(MAX_COMMENT_CHARS - COMMENT_BODY_CHARS).toLocaleString('en-US')} more characters cut)`,
+      ),
+    );
     assert.deepEqual(outgoing!.ids, [long.id]);
   });
 
   it('1,000 comments: the next is refused; Send takes a message’s worth, says how many are left, keeps them', () => {
     const book = new CommentBook();
-    for (let index = 0; index < MAX_REVIEW_COMMENTS; index++) added(comment(book, `comment ${index}`, index % LINES.length));
+    for (let index = 0; index < MAX_REVIEW_COMMENTS; index++)
+      added(comment(book, `comment ${index}`, index % LINES.length));
     const over = comment(book, 'one too many');
     assert.ok('refused' in over && /already 1,000 review comments/.test(over.refused));
 
@@ -118,9 +131,17 @@ describe('attack: review comments sent back to the agent', () => {
   });
 
   it('no comments on a file outside every session’s folder, nor on one the agent did not change', () => {
-    const review = { state: { all: () => [{ path: 'src/values.js' }] }, pendingFiles: () => [], onDidChange: () => () => undefined } as unknown as EditReview;
+    const review = {
+      state: { all: () => [{ path: 'src/values.js' }] },
+      pendingFiles: () => [],
+      onDidChange: () => () => undefined,
+    } as unknown as EditReview;
     const session: ReviewedSession = { id: 'here', name: 'Workspace', review, root: () => '/w' };
-    const reviews = new SessionReviews({ list: () => [session], shownId: () => 'here', onDidChange: () => () => undefined });
+    const reviews = new SessionReviews({
+      list: () => [session],
+      shownId: () => 'here',
+      onDidChange: () => () => undefined,
+    });
     assert.deepEqual(commentTarget(reviews, '/w/src/values.js'), { session: 'here', relative: 'src/values.js' });
     assert.equal(commentTarget(reviews, '/etc/passwd'), undefined);
     assert.equal(commentTarget(reviews, '/w/../etc/passwd'), undefined);
@@ -144,7 +165,11 @@ describe('attack: review comments sent back to the agent', () => {
     const book = new CommentBook();
     const made = added(comment(book, 'why c?', 2));
     const after = ['const a = 1;', 'const b = 2;', 'const d = 4;', 'export { a, b, d };'];
-    book.changed('/w/src/values.js', [{ startLine: 2, startCharacter: 0, endLine: 3, endCharacter: 0, text: '' }], after);
+    book.changed(
+      '/w/src/values.js',
+      [{ startLine: 2, startCharacter: 0, endLine: 3, endCharacter: 0, text: '' }],
+      after,
+    );
     assert.equal(book.get(made.id)!.outdated, true);
     const [outgoing] = book.send(() => after);
     assert.match(outgoing!.text, /line 3 \(outdated: these lines have changed since/);
@@ -164,11 +189,13 @@ describe('attack: review comments sent back to the agent', () => {
       const changes: TextChange[] = [];
       const target = range.startLine;
       const below = target + 1 + random(Math.max(1, lines.length - target - 1));
-      if (below < lines.length) changes.push({ startLine: below, startCharacter: 0, endLine: below, endCharacter: 0, text: `b${round}\n` });
+      if (below < lines.length)
+        changes.push({ startLine: below, startCharacter: 0, endLine: below, endCharacter: 0, text: `b${round}\n` });
       const above = random(target + 1);
       if (random(2) === 0 && above < target)
         changes.push({ startLine: above, startCharacter: 0, endLine: above + 1, endCharacter: 0, text: '' });
-      else changes.push({ startLine: above, startCharacter: 0, endLine: above, endCharacter: 0, text: `a${round}\nx\n` });
+      else
+        changes.push({ startLine: above, startCharacter: 0, endLine: above, endCharacter: 0, text: `a${round}\nx\n` });
       for (const change of changes) {
         const next = [...lines];
         const inserted = change.text.split('\n').slice(0, -1);

@@ -83,7 +83,8 @@ describe('review comments sent back to the agent (packaged extension, real VS Co
     await page.keyboard.type(COMMENT);
     await screenshot(page, 'review-comment-typed.png');
     const before = fake.modelCalls.length;
-    await widget.getByRole('button', { name: 'Add and Send to OpenAgent', exact: true }).click();
+    // The form's first action is its primary one: its name carries its key (Ctrl+Enter) too.
+    await widget.getByRole('button', { name: /^Add and Send to OpenAgent/ }).click();
 
     // The model receives it as the next user message: file, line, the comment, the line's code.
     await waitUntil(() => fake.modelCalls.length > before, 'the comment to reach the model');

@@ -199,7 +199,11 @@ export class CommentBook {
     this.drop(session, () => true, 'draft');
   }
 
-  private drop(session: string, which: (batch: { text: string; received: boolean }) => boolean, to: 'draft' | 'answered'): void {
+  private drop(
+    session: string,
+    which: (batch: { text: string; received: boolean }) => boolean,
+    to: 'draft' | 'answered',
+  ): void {
     const batches = this.batches.get(session);
     if (!batches) return;
     const dropped = batches.filter(which);

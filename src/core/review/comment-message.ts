@@ -55,7 +55,9 @@ export function reviewCommentsMessage(comments: readonly CommentToSend[]): Comme
     'shows the code of those lines. Make the changes they ask for; read a file again before editing it.]';
   const footer =
     left > 0
-      ? [`[${plural(left, 'more comment')} left out of this message; the user can send ${left === 1 ? 'it' : 'them'} next.]`]
+      ? [
+          `[${plural(left, 'more comment')} left out of this message; the user can send ${left === 1 ? 'it' : 'them'} next.]`,
+        ]
       : [];
   return { text: [header, ...parts, ...footer].join('\n\n'), included };
 }
@@ -71,9 +73,11 @@ function describe(comment: CommentToSend, number: number): string {
       : comment.status === 'missing'
         ? ' (the file no longer exists; the code below is what these lines held when the user commented)'
         : '';
-  return [`Comment ${number}: ${cleanLine(comment.path)} ${lines}${note}`, quote(comment.body), fenced(comment.code)].join(
-    '\n',
-  );
+  return [
+    `Comment ${number}: ${cleanLine(comment.path)} ${lines}${note}`,
+    quote(comment.body),
+    fenced(comment.code),
+  ].join('\n');
 }
 
 /** The user's text, each line quoted; control characters dropped, cut when long. */
@@ -94,7 +98,10 @@ function fenced(code: readonly string[]): string {
     .slice(0, CODE_LINES)
     .map((line) => cleanLine(line.length > CODE_LINE_CHARS ? `${line.slice(0, CODE_LINE_CHARS)}…` : line));
   if (code.length > CODE_LINES) shown.push(`… ${code.length - CODE_LINES} more lines`);
-  const longest = Math.max(2, ...shown.map((line) => Math.max(0, ...(line.match(/`+/g) ?? []).map((run) => run.length))));
+  const longest = Math.max(
+    2,
+    ...shown.map((line) => Math.max(0, ...(line.match(/`+/g) ?? []).map((run) => run.length))),
+  );
   const fence = '`'.repeat(longest + 1);
   return [fence, ...shown, fence].join('\n');
 }
@@ -104,10 +111,11 @@ function fenced(code: readonly string[]): string {
  * text read differently from what it holds; a carriage return ends a line.
  */
 function clean(text: string): string {
-  return text
-    .replace(/\r\n?/g, '\n')
-    .replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g, '');
+  return text.replace(/\r\n?/g, '\n').replace(CONTROL, '');
 }
+
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g;
 
 /** One line of text (a path, a line of code): no line breaks either. */
 function cleanLine(text: string): string {

@@ -11,7 +11,7 @@
  */
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import { CommentBook, type Outgoing, type ReviewComment } from '../../core/review/comment-book';
+import type { CommentBook, Outgoing, ReviewComment } from '../../core/review/comment-book';
 import { Disposable } from '../disposable';
 import { commentTarget } from './comment-targets';
 import type { SessionReviews } from './session-reviews';
@@ -41,7 +41,9 @@ export class ReviewCommentController extends Disposable implements vscode.CodeLe
     private readonly sendTo: SendToSession,
   ) {
     super();
-    this.controller = this._register(vscode.comments.createCommentController(COMMENT_CONTROLLER_ID, 'OpenAgent Review'));
+    this.controller = this._register(
+      vscode.comments.createCommentController(COMMENT_CONTROLLER_ID, 'OpenAgent Review'),
+    );
     this.controller.options = {
       prompt: 'Comment for OpenAgent…',
       placeHolder: 'What should the agent change here? Sent with the file, the lines and their code.',

@@ -39,7 +39,9 @@ describe('review comments follow their lines', () => {
   it('a line inserted right at the start of the first line moves it, below it leaves it', () => {
     const above = follow(FILE, [{ startLine: 3, startCharacter: 0, endLine: 3, endCharacter: 0, text: 'new\n' }]);
     assert.deepEqual(above.located, { startLine: 4, endLine: 5, outdated: false });
-    const below = follow(FILE, [{ startLine: 5, startCharacter: 1, endLine: 5, endCharacter: 1, text: '\nmore\nlines' }]);
+    const below = follow(FILE, [
+      { startLine: 5, startCharacter: 1, endLine: 5, endCharacter: 1, text: '\nmore\nlines' },
+    ]);
     assert.deepEqual(below.located, { startLine: 3, endLine: 4, outdated: false });
   });
 
@@ -55,10 +57,18 @@ describe('review comments follow their lines', () => {
   });
 
   it('the whole file rewritten with the block moved: found again, nearest to where it was', () => {
-    const rewritten = ['new header', 'target one', 'target two', 'a', 'b', 'c', 'x', 'target one', 'target two'].join('\n');
+    const rewritten = ['new header', 'target one', 'target two', 'a', 'b', 'c', 'x', 'target one', 'target two'].join(
+      '\n',
+    );
     const lines = FILE.split('\n');
     const whole = follow(FILE, [
-      { startLine: 0, startCharacter: 0, endLine: lines.length - 1, endCharacter: lines.at(-1)!.length, text: rewritten },
+      {
+        startLine: 0,
+        startCharacter: 0,
+        endLine: lines.length - 1,
+        endCharacter: lines.at(-1)!.length,
+        text: rewritten,
+      },
     ]);
     assert.equal(whole.shifted.touched, true);
     assert.deepEqual(whole.located, { startLine: 1, endLine: 2, outdated: false });
