@@ -83,6 +83,7 @@ import { gitHead } from '../node/git-head';
 import { createWindowSessions, worktreesFolder } from './window-sessions';
 import { wireReplay } from './replay-wiring';
 import { fileProblemNotices } from '../host/file-problem-notices';
+import { wireReviewComments } from './review-comments-wiring';
 import type { SessionListView } from '../host/sessions/session-list-view';
 import { ReviewEditor } from '../host/review/review-editor';
 import { ReviewCommands } from '../host/review/review-commands';
@@ -460,6 +461,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     ...vscodeLm.commands,
     ...replayCommands,
     ...reviewCommands.handlers(),
+    ...wireReviewComments(context, sessions),
     ...sessions.commands,
     ...paletteCommands({
       documents: approvalDetails.documents,
