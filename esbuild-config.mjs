@@ -22,6 +22,9 @@ export const LAZY_MODULES = [
   { file: 'lazy-team.js', module: './src/kit/team-plane-opener.ts' },
   { file: 'lazy-telemetry.js', module: './src/node/telemetry/genai-exporter.ts' },
   { file: 'lazy-yaml.js', module: 'yaml' },
+  // Images (issue 36): probed and scaled only when one is attached or read.
+  { file: 'lazy-jimp.js', module: 'jimp' },
+  { file: 'lazy-image-size.js', module: 'image-size' },
   // The policy file's schema: the runtime's, and the editor's diagnostics of agent.yaml.
   { file: 'lazy-policy.js', module: './src/core/policy/agent-policy.ts' },
   // Used by most of the above: one copy in the process.
