@@ -104,3 +104,18 @@ function holdsImage(part: ModelMessage['content'][number]): boolean {
 function olderImageNote(image: ImagePart): string {
   return `[An earlier image${image.name ? ` (${image.name})` : ''} is no longer sent: a request carries at most 100 images.]`;
 }
+
+/**
+ * A request payload as a trace keeps it: each image's base64 replaced by its sha256 (the store
+ * holds the bytes once; a trace of every call must not copy megabytes each time).
+ */
+export function elideImageData<T>(payload: T): T {
+  return JSON.parse(
+    JSON.stringify(payload, function (this: unknown, key: string, value: unknown) {
+      const holder = this as { type?: unknown; sha256?: unknown };
+      if (key === 'data' && holder?.type === 'image' && typeof holder.sha256 === 'string')
+        return `[image ${holder.sha256}, not repeated in traces]`;
+      return value;
+    }),
+  ) as T;
+}
