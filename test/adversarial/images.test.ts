@@ -109,7 +109,10 @@ async function jpeg(width: number, height: number): Promise<Buffer> {
 
 describe('hostile images', () => {
   it('a text file named .png is refused as not a picture', async () => {
-    assert.match(await refusal(Buffer.from('console.log("hi")\n'), 'fake.png'), /fake\.png is not a PNG, JPEG, GIF or WebP image/);
+    assert.match(
+      await refusal(Buffer.from('console.log("hi")\n'), 'fake.png'),
+      /fake\.png is not a PNG, JPEG, GIF or WebP image/,
+    );
   });
 
   it('a 0-byte file is refused as empty', async () => {
@@ -151,7 +154,11 @@ describe('hostile images', () => {
   it('a huge EXIF block is dropped: the image is re-encoded without it', async () => {
     const plain = await jpeg(200, 100);
     // An APP1 segment is at most 64 KB; forty of them make a 2.6 MB header before the picture.
-    const app1 = Buffer.concat([Buffer.from([0xff, 0xe1, 0xff, 0xff]), Buffer.from('Exif\0\0'), Buffer.alloc(0xffff - 8, 0x41)]);
+    const app1 = Buffer.concat([
+      Buffer.from([0xff, 0xe1, 0xff, 0xff]),
+      Buffer.from('Exif\0\0'),
+      Buffer.alloc(0xffff - 8, 0x41),
+    ]);
     const bloated = Buffer.concat([plain.subarray(0, 2), ...Array(40).fill(app1), plain.subarray(2)]);
     const image = await prepareImage(bloated, { name: 'exif.jpg' });
     const sent = Buffer.from(image.data, 'base64');
@@ -171,7 +178,11 @@ describe('hostile images', () => {
     });
     const history: ModelMessage[] = [{ role: 'user', content: [{ type: 'text', text: 'look' }] }];
     assert.throws(
-      () => appendUserImages(history, Array.from({ length: 100 }, (_, n) => image(n))),
+      () =>
+        appendUserImages(
+          history,
+          Array.from({ length: 100 }, (_, n) => image(n)),
+        ),
       /100 images attached; a message carries at most 20/,
     );
     assert.equal(countImages(history[0]!), 0, 'nothing half-added');
@@ -180,7 +191,10 @@ describe('hostile images', () => {
       content: Array.from({ length: 20 }, (_, n) => image(turn * 20 + n)),
     }));
     const capped = capImages(many, 100);
-    assert.equal(capped.reduce((sum, message) => sum + countImages(message), 0), 100);
+    assert.equal(
+      capped.reduce((sum, message) => sum + countImages(message), 0),
+      100,
+    );
     assert.match(JSON.stringify(capped[0]), /An earlier image is no longer sent/);
     assert.equal(countImages(capped[5]!), 20, 'the newest are kept');
   });

@@ -16,6 +16,7 @@ import { printMessageChecks } from './message-check-benchmarks';
 import { printSessionBenchmarks } from './session-report';
 import { printRecordingBenchmarks } from './recording-report';
 import { printReplayBenchmarks } from './replay-report';
+import { printImageBenchmarks } from './image-report';
 
 const PROTOCOLS: Protocol[] = ['anthropic', 'openai'];
 
@@ -129,6 +130,7 @@ async function main(): Promise<void> {
   await printSessionBenchmarks();
   await printRecordingBenchmarks();
   await printReplayBenchmarks();
+  await printImageBenchmarks();
 
   console.log(
     '\nStore: persisting 2 KB messages into a store holding 1 MB versus 100 MB (enough of them to include a fold at each size)\n',

@@ -34,7 +34,7 @@ import { HookError, Hooks } from './hooks';
 import { vetPrompt } from './vet-prompt';
 import { createSubagentTool } from './subagents';
 import { appendUserText, promptWithContext } from './history';
-import { appendUserImages, imageReference } from '../images/user-images';
+import { appendUserImages } from '../images/user-images';
 import { withImageSupport } from '../images/with-image-support';
 import { totalTokens } from '../events/usage';
 import { UsageMeter } from './usage-meter';
@@ -251,12 +251,11 @@ export class Conversation {
         this.history,
         promptWithContext(text, [context?.text, hookContext].filter(Boolean).join('\n\n') || undefined),
       );
-      const images = options.images ?? [];
-      if (images.length > 0) appendUserImages(this.history, images);
+      const images = appendUserImages(this.history, options.images ?? []);
       this.emit({
         type: 'user_message',
         text,
-        ...(images.length ? { images: images.map(imageReference) } : {}),
+        ...(images.length ? { images } : {}),
         ...(context?.labels.length ? { attachments: context.labels } : {}),
         ...(context?.text ? { context: context.text } : {}),
         ...(options.retryOf !== undefined ? { retryOf: options.retryOf } : {}),
@@ -495,8 +494,7 @@ export class Conversation {
     const call = { conversationId: this.id, agentId: this.agentId, work };
     if (this.options.recorder) llm = this.options.recorder.wrapModel(llm, call);
     // Tracing and recording inside retry: every attempt, failed ones included, is kept. Metering
-    // outside it: one budget check and one usage record per call, however many attempts it took.
-    // Outside tracing: the trace shows what the model was sent (an image, or the note in its place).
+    // outside it: one budget check and one usage record per call, however many attempts it took. Images outside tracing: the trace shows what was sent (an image, or the note in its place).
     llm = withImageSupport(llm, this.options.acceptsImages);
     const metered = withMetering(withRetry(llm, this.options.retry), work, {
       before: async (request, call) => {

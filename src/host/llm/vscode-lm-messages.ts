@@ -36,7 +36,8 @@ export function toVscodeMessages(
       for (const part of message.content) {
         if (part.type === 'text') parts.push(new LanguageModelTextPart(part.text));
         // The editor's model API is given text only here: the model reads why it sees no picture.
-        else if (part.type === 'image') parts.push(new LanguageModelTextPart(imageWithheldNote(part, 'this editor model')));
+        else if (part.type === 'image')
+          parts.push(new LanguageModelTextPart(imageWithheldNote(part, 'this editor model')));
         else
           parts.push(
             new LanguageModelToolResultPart(part.toolCallId, [

@@ -13,7 +13,9 @@ export function nodeImageFiles(modelSeesImages: ImageFiles['modelSeesImages']): 
     async read(absolute, name) {
       const { size } = await fs.stat(absolute);
       if (size > IMAGE_LIMITS.maxInputBytes)
-        throw new ImageError(`${name} is ${(size / 1_048_576).toFixed(1)} MB; images over ${IMAGE_LIMITS.maxInputBytes / 1_048_576} MB are not read.`);
+        throw new ImageError(
+          `${name} is ${(size / 1_048_576).toFixed(1)} MB; images over ${IMAGE_LIMITS.maxInputBytes / 1_048_576} MB are not read.`,
+        );
       return prepareImage(await fs.readFile(absolute), { name });
     },
   };

@@ -47,19 +47,27 @@ export async function prepareImage(bytes: Uint8Array, options: PrepareOptions = 
   const label = options.name ?? 'The image';
   if (bytes.length === 0) throw new ImageError(`${label} is empty (0 bytes).`);
   if (bytes.length > limits.maxInputBytes)
-    throw new ImageError(`${label} is ${megabytes(bytes.length)}; images over ${megabytes(limits.maxInputBytes)} are not read.`);
+    throw new ImageError(
+      `${label} is ${megabytes(bytes.length)}; images over ${megabytes(limits.maxInputBytes)} are not read.`,
+    );
   if (looksLikeSvg(bytes))
-    throw new ImageError(`${label} is SVG: that is text (markup), not a picture, and is never rasterized. Read it as text.`);
+    throw new ImageError(
+      `${label} is SVG: that is text (markup), not a picture, and is never rasterized. Read it as text.`,
+    );
 
   let probed: { width?: number; height?: number; type?: string };
   try {
     probed = imageSizeModule().imageSize(bytes);
   } catch {
-    throw new ImageError(`${label} is not a PNG, JPEG, GIF or WebP image (its content is not a picture format OpenAgent reads).`);
+    throw new ImageError(
+      `${label} is not a PNG, JPEG, GIF or WebP image (its content is not a picture format OpenAgent reads).`,
+    );
   }
   const mediaType = probed.type ? PROBED_TYPES[probed.type] : undefined;
   if (!mediaType)
-    throw new ImageError(`${label} is ${probed.type?.toUpperCase() ?? 'an unknown format'}; only PNG, JPEG, GIF and WebP are sent to models.`);
+    throw new ImageError(
+      `${label} is ${probed.type?.toUpperCase() ?? 'an unknown format'}; only PNG, JPEG, GIF and WebP are sent to models.`,
+    );
   const width = probed.width ?? 0;
   const height = probed.height ?? 0;
   if (width <= 0 || height <= 0) throw new ImageError(`${label} claims a size of ${width}×${height}: not a picture.`);
@@ -85,14 +93,20 @@ async function reencode(
   try {
     image = await Jimp.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   } catch (error) {
-    throw new ImageError(`${label} could not be decoded (${reason(error)}): the file is damaged or not what it claims.`);
+    throw new ImageError(
+      `${label} could not be decoded (${reason(error)}): the file is damaged or not what it claims.`,
+    );
   }
   if (Math.max(image.width, image.height) > limits.maxLongSide)
     image.scaleToFit({ w: limits.maxLongSide, h: limits.maxLongSide });
   // Screenshots and diagrams stay lossless; photographs stay JPEG. Too large either way: JPEG at falling quality.
   const attempts: Array<{ type: 'image/png' | 'image/jpeg'; quality?: number }> =
     mediaType === 'image/jpeg'
-      ? [{ type: 'image/jpeg', quality: 85 }, { type: 'image/jpeg', quality: 70 }, { type: 'image/jpeg', quality: 50 }]
+      ? [
+          { type: 'image/jpeg', quality: 85 },
+          { type: 'image/jpeg', quality: 70 },
+          { type: 'image/jpeg', quality: 50 },
+        ]
       : [{ type: 'image/png' }, { type: 'image/jpeg', quality: 85 }, { type: 'image/jpeg', quality: 60 }];
   for (const attempt of attempts) {
     const encoded =
@@ -134,8 +148,14 @@ function part(encoded: Buffer, mediaType: ImageMediaType, width: number, height:
 
 /** SVG (and any XML) starts with markup, after an optional byte-order mark and white space. */
 function looksLikeSvg(bytes: Uint8Array): boolean {
-  const head = Buffer.from(bytes.subarray(0, 512)).toString('utf8').replace(/^\uFEFF/, '').trimStart().toLowerCase();
-  return head.startsWith('<svg') || (head.startsWith('<?xml') && head.includes('<svg')) || head.startsWith('<!doctype svg');
+  const head = Buffer.from(bytes.subarray(0, 512))
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart()
+    .toLowerCase();
+  return (
+    head.startsWith('<svg') || (head.startsWith('<?xml') && head.includes('<svg')) || head.startsWith('<!doctype svg')
+  );
 }
 
 function megabytes(bytes: number): string {

@@ -52,7 +52,10 @@ function convertMessage(message: ModelMessage): WireMessage[] {
     if (part.type !== 'tool_result') continue;
     wire.push({ role: 'tool', tool_call_id: part.toolCallId, content: part.output });
     if (part.images?.length) {
-      images.push({ type: 'text', text: `The image${part.images.length > 1 ? 's' : ''} ${part.toolName} returned (call ${part.toolCallId}):` });
+      images.push({
+        type: 'text',
+        text: `The image${part.images.length > 1 ? 's' : ''} ${part.toolName} returned (call ${part.toolCallId}):`,
+      });
       images.push(...part.images.map(imageUrlPart));
     }
   }

@@ -62,7 +62,13 @@ const wires: Array<{ name: string; vision: string; client(server: FakeModelServe
     name: 'OpenAI Chat Completions',
     vision: 'gpt-4o',
     client: (server) =>
-      new OpenAiClient({ provider: 'ollama', label: 'Ollama', apiKey: 'x', baseUrl: server.openAiBaseUrl, maxRetries: 0 }),
+      new OpenAiClient({
+        provider: 'ollama',
+        label: 'Ollama',
+        apiKey: 'x',
+        baseUrl: server.openAiBaseUrl,
+        maxRetries: 0,
+      }),
   },
 ];
 
@@ -133,7 +139,11 @@ for (const wire of wires) {
       fs.writeFileSync(path.join(root, 'ui.png'), await bigPng(64, 48));
       server.setScenario({
         name: 'blind',
-        turns: [{ toolCalls: [{ id: 'r1', name: 'read_file', arguments: { path: 'ui.png' } }] }, { text: 'ok' }, { text: 'ok' }],
+        turns: [
+          { toolCalls: [{ id: 'r1', name: 'read_file', arguments: { path: 'ui.png' } }] },
+          { text: 'ok' },
+          { text: 'ok' },
+        ],
       });
       const { conversation: chat, events } = conversation('fake-model');
       const image = await prepareImage(await bigPng(64, 48), { name: 'pasted.png' });
