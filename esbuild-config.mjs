@@ -24,6 +24,9 @@ export const LAZY_MODULES = [
   { file: 'lazy-yaml.js', module: 'yaml' },
   // web_fetch's HTML-to-Markdown (linkedom, Readability, turndown): loaded by the first fetch of a page.
   { file: 'lazy-web-markdown.js', module: './src/node/web/html-to-markdown.ts' },
+  // Images (issue 36): probed and scaled only when one is attached or read.
+  { file: 'lazy-jimp.js', module: 'jimp' },
+  { file: 'lazy-image-size.js', module: 'image-size' },
   // The policy file's schema: the runtime's, and the editor's diagnostics of agent.yaml.
   { file: 'lazy-policy.js', module: './src/core/policy/agent-policy.ts' },
   // Used by most of the above: one copy in the process.

@@ -1,5 +1,6 @@
 import type { DecodedText, TextContent } from './workspace/text-file';
 import type { RecordingStore } from './replay/recording';
+import type { ImagePart } from './llm/llm-client';
 
 /** Recorded runs (replay): the port the store implements, and how it writes their content. */
 export type { ContentRef, RecordedStep, RecordingStore, RunManifest, RunRecording } from './replay/recording';
@@ -272,6 +273,17 @@ export interface CodeNavigation {
 export interface WrittenFile {
   /** Other hard links the replaced file had; they kept the old content (the link was broken). */
   otherLinks: number;
+}
+
+/**
+ * Image files for read_file (issue 36): the file prepared for a model (scaled, re-encoded within
+ * IMAGE_LIMITS; a bad one throws an Error whose message says why), and whether the model now
+ * answering sees images at all (otherwise read_file says so in text).
+ */
+export interface ImageFiles {
+  read(absolute: string, name: string): Promise<ImagePart>;
+  /** The model in use and whether it takes images (model-info and the setting decide). */
+  modelSeesImages(): { model: string; sees: boolean };
 }
 
 export interface WorkspaceFiles {

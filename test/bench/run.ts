@@ -17,6 +17,7 @@ import { printSessionBenchmarks } from './session-report';
 import { printRecordingBenchmarks } from './recording-report';
 import { printReplayBenchmarks } from './replay-report';
 import { printWebFetchBenchmarks } from './web-fetch-report';
+import { printImageBenchmarks } from './image-report';
 
 const PROTOCOLS: Protocol[] = ['anthropic', 'openai'];
 
@@ -131,6 +132,7 @@ async function main(): Promise<void> {
   await printRecordingBenchmarks();
   await printReplayBenchmarks();
   printWebFetchBenchmarks();
+  await printImageBenchmarks();
 
   console.log(
     '\nStore: persisting 2 KB messages into a store holding 1 MB versus 100 MB (enough of them to include a fold at each size)\n',

@@ -4,7 +4,7 @@
  * feedback, redirects it; `compact` shrinks the history on request. Everything a surface shows
  * comes from `subscribe`.
  */
-import type { LlmClient, LlmRequest, ModelMessage, ModelServerInfo } from '../llm/llm-client';
+import type { ImagePart, LlmClient, LlmRequest, ModelMessage, ModelServerInfo } from '../llm/llm-client';
 import { LlmError } from '../llm/llm-client';
 import { withRetry, type RetryOptions } from '../llm/retry';
 import { withTracing } from '../llm/tracing';
@@ -34,6 +34,8 @@ import { HookError, Hooks } from './hooks';
 import { vetPrompt } from './vet-prompt';
 import { createSubagentTool } from './subagents';
 import { appendUserText, promptWithContext } from './history';
+import { appendUserImages } from '../images/user-images';
+import { withImageSupport } from '../images/with-image-support';
 import { totalTokens } from '../events/usage';
 import { UsageMeter } from './usage-meter';
 import { withMetering, estimateInputTokens, type MeteredCall } from './metered-llm';
@@ -103,6 +105,8 @@ export interface ConversationOptions {
   /** Which tools the model is offered, read at each prompt (untrusted workspace, plan mode: read-only). */
   offerTool?: (tool: AnyTool) => boolean;
   agentId?: string;
+  /** The user's say on whether a model takes images (a setting); undefined: model-info guesses. */
+  acceptsImages?: (model: string) => boolean | undefined;
   /** A reopened conversation: the history to continue from, and where its event numbers go on. */
   resume?: { history: ModelMessage[]; nextSeq: number };
 }
@@ -221,7 +225,7 @@ export class Conversation {
   async submit(
     prompt: string,
     context?: { labels: string[]; text: string },
-    options: { retryOf?: number } = {},
+    options: { retryOf?: number; images?: ImagePart[] } = {},
   ): Promise<void> {
     if (this.running) throw new Error('A run is already in progress in this conversation.');
     let controller = new AbortController();
@@ -252,9 +256,11 @@ export class Conversation {
         this.history,
         promptWithContext(text, [context?.text, hookContext].filter(Boolean).join('\n\n') || undefined),
       );
+      const images = appendUserImages(this.history, options.images ?? []);
       this.emit({
         type: 'user_message',
         text,
+        ...(images.length ? { images } : {}),
         ...(context?.labels.length ? { attachments: context.labels } : {}),
         ...(context?.text ? { context: context.text } : {}),
         ...(options.retryOf !== undefined ? { retryOf: options.retryOf } : {}),
@@ -493,7 +499,8 @@ export class Conversation {
     const call = { conversationId: this.id, agentId: this.agentId, work };
     if (this.options.recorder) llm = this.options.recorder.wrapModel(llm, call);
     // Tracing and recording inside retry: every attempt, failed ones included, is kept. Metering
-    // outside it: one budget check and one usage record per call, however many attempts it took.
+    // outside it: one budget check and one usage record per call, however many attempts it took. Images outside tracing: the trace shows what was sent (an image, or the note in its place).
+    llm = withImageSupport(llm, this.options.acceptsImages);
     const metered = withMetering(withRetry(llm, this.options.retry), work, {
       before: async (request, call) => {
         const reservation = await this.checkBudget(request, call.provider, call.server);

@@ -42,7 +42,7 @@ export async function executeToolCall(
     const result =
       typeof output === 'string'
         ? { output, isError: false }
-        : { output: output.output, isError: output.isError ?? false };
+        : { output: output.output, isError: output.isError ?? false, images: output.images };
     const capped = capToolOutput(result.output, deps.maxToolOutputChars);
     deps.emit({
       type: 'tool_result',
@@ -52,7 +52,14 @@ export async function executeToolCall(
       isError: result.isError,
       durationMs: Math.max(0, deps.now() - started),
     });
-    return { type: 'tool_result', toolCallId: call.id, toolName: call.name, output: capped, isError: result.isError };
+    return {
+      type: 'tool_result',
+      toolCallId: call.id,
+      toolName: call.name,
+      output: capped,
+      isError: result.isError,
+      ...(result.images?.length ? { images: result.images } : {}),
+    };
   };
 
   const cleared = await passGates(call, deps, signal);

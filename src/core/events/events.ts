@@ -84,6 +84,18 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     ...eventBase,
     type: z.literal('user_message'),
     text: z.string(),
+    /** Images the user attached (issue 36): what they are, not their bytes (the store keeps those once, by sha256). */
+    images: z
+      .array(
+        z.object({
+          sha256: z.string(),
+          mediaType: z.string(),
+          width: z.number().int().positive(),
+          height: z.number().int().positive(),
+          name: z.string().optional(),
+        }),
+      )
+      .optional(),
     /** Context attached with mentions (@file:…, @problems…): the labels surfaces show. */
     attachments: z.array(z.string()).optional(),
     /** The attached text the model received after the prompt (kept so a reopened conversation has it). */

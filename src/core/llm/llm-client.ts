@@ -30,6 +30,22 @@ export interface ThinkingPart {
   redactedData?: string;
 }
 
+/** An image the model sees (issue 36). See src/core/images for the limits it was prepared to. */
+export interface ImagePart {
+  type: 'image';
+  mediaType: ImageMediaType;
+  /** The encoded image, base64 (already scaled and re-encoded to fit every provider's limits). */
+  data: string;
+  width: number;
+  height: number;
+  /** sha256 of the encoded bytes, hex: the image's key in the store. */
+  sha256: string;
+  /** The file or pasted name, for notes and the chat. */
+  name?: string;
+}
+
+export type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+
 /** The outcome of a tool call, sent back to the model. */
 export interface ToolResultPart {
   type: 'tool_result';
@@ -37,11 +53,13 @@ export interface ToolResultPart {
   toolName: string;
   output: string;
   isError: boolean;
+  /** Images the tool returned with its text (read_file of a picture, for a model that sees). */
+  images?: ImagePart[];
 }
 
 /** Model messages: what the loop keeps as history. Distinct from UI messages and wire messages. */
 export type ModelMessage =
-  | { role: 'user'; content: Array<TextPart | ToolResultPart> }
+  | { role: 'user'; content: Array<TextPart | ImagePart | ToolResultPart> }
   | { role: 'assistant'; content: Array<TextPart | ThinkingPart | ToolCallPart> };
 
 /** A tool as the model sees it: a JSON Schema for its input. */

@@ -3,6 +3,16 @@
  * About four characters per token for English and code; good enough for budgets and display.
  */
 import type { LlmRequest, TokenUsage } from './llm-client';
+import { imageTokens } from '../images/image-limits';
+
+function isImage(value: unknown): value is { width: number; height: number } {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { type?: unknown }).type === 'image' &&
+    typeof (value as { width?: unknown }).width === 'number'
+  );
+}
 
 export function estimateTokens(text: string): number {
   return tokensForChars(text.length);
@@ -17,12 +27,23 @@ export function estimateUsage(
   request: Pick<LlmRequest, 'system' | 'messages' | 'tools'>,
   outputChars: number,
 ): TokenUsage {
+  let imageTokenCount = 0;
+  // An image counts by its pixels, not by the length of its base64 (which would be ten times more).
+  const withoutImageData = function (this: unknown, key: string, value: unknown) {
+    if (key === 'data' && isImage(this)) return '';
+    if (isImage(value)) imageTokenCount += imageTokens(value.width, value.height);
+    return value;
+  };
   const inputChars =
-    request.system.length + JSON.stringify(request.messages).length + JSON.stringify(request.tools).length;
+    request.system.length +
+    JSON.stringify(request.messages, withoutImageData).length +
+    JSON.stringify(request.tools).length;
   return {
-    inputTokens: Math.ceil(inputChars / 4),
+    inputTokens: Math.ceil(inputChars / 4) + imageTokenCount,
     outputTokens: Math.ceil(outputChars / 4),
     cacheReadTokens: 0,
     cacheWriteTokens: 0,
   };
 }
+
+export { imageTokens };

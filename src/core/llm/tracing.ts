@@ -2,6 +2,7 @@
  * Emits `llm_request` / `llm_response` with the full payloads of every model call, paired by a
  * request id, for the developer panel's LLM traces. Secrets are redacted before anything leaves.
  */
+import { elideImageData } from '../images/image-notes';
 import type { EmitEvent } from '../events/events';
 import type { LlmClient, LlmRequest, LlmStreamPart } from './llm-client';
 import { redactValue, type KnownSecrets } from './redact';
@@ -41,7 +42,7 @@ export function withTracing(client: LlmClient, options: TracingOptions): LlmClie
         requestId,
         provider: client.provider,
         model: request.model,
-        payload: redactValue(payload, secrets),
+        payload: redactValue(elideImageData(payload), secrets),
       });
       const text: string[] = [];
       const toolCalls: unknown[] = [];

@@ -3,6 +3,7 @@
  * description for the model, a zod input schema, and a handler that acts through ports.
  */
 import type { z } from 'zod';
+import type { ImagePart } from '../llm/llm-client';
 
 export interface ToolContext {
   conversationId: string;
@@ -31,6 +32,8 @@ export interface ToolContext {
 export interface ToolOutput {
   output: string;
   isError?: boolean;
+  /** Pictures for the model with the text (read_file of an image); already within the image limits. */
+  images?: ImagePart[];
 }
 
 /**

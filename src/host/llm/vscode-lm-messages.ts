@@ -10,6 +10,7 @@
 import type * as vscode from 'vscode';
 import type { ModelMessage, ToolDefinition } from '../../core/llm/llm-client';
 import { abortError, LlmError } from '../../core/llm/llm-client';
+import { imageWithheldNote } from '../../core/images/image-notes';
 import type { VscodeLmSurface } from './vscode-lm-surface';
 
 type MessageClasses = Pick<
@@ -34,6 +35,9 @@ export function toVscodeMessages(
       const parts: Array<vscode.LanguageModelTextPart | vscode.LanguageModelToolResultPart> = [];
       for (const part of message.content) {
         if (part.type === 'text') parts.push(new LanguageModelTextPart(part.text));
+        // The editor's model API is given text only here: the model reads why it sees no picture.
+        else if (part.type === 'image')
+          parts.push(new LanguageModelTextPart(imageWithheldNote(part, 'this editor model')));
         else
           parts.push(
             new LanguageModelToolResultPart(part.toolCallId, [

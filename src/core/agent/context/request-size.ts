@@ -4,7 +4,7 @@
  * histories of thousands of messages, so only new or changed messages are measured again.
  */
 import type { ModelMessage, ToolDefinition } from '../../llm/llm-client';
-import { tokensForChars } from '../../llm/token-estimate';
+import { imageTokens, tokensForChars } from '../../llm/token-estimate';
 
 /** A message's characters: what was said (text, thinking, tool calls) and what tools returned. */
 export interface MessageChars {
@@ -24,10 +24,19 @@ export function messageChars(message: ModelMessage): MessageChars {
   const chars: MessageChars = { conversation: 0, toolResults: 0 };
   for (const part of message.content) {
     if (part.type === 'text' || part.type === 'thinking') chars.conversation += part.text.length;
-    else if (part.type === 'tool_result') chars.toolResults += part.output.length + part.toolName.length;
+    else if (part.type === 'tool_result')
+      chars.toolResults += part.output.length + part.toolName.length + imagesChars(part.images ?? []);
+    else if (part.type === 'image') chars.conversation += imagesChars([part]);
     else chars.conversation += JSON.stringify(part.input ?? {}).length + part.name.length;
   }
   messageSizes.set(message, { content: message.content, length: message.content.length, chars });
+  return chars;
+}
+
+/** Images are counted by their pixels, not their base64 (four characters a token, as elsewhere here). */
+function imagesChars(images: ReadonlyArray<{ width: number; height: number }>): number {
+  let chars = 0;
+  for (const image of images) chars += imageTokens(image.width, image.height) * 4;
   return chars;
 }
 

@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ModelMessage } from '../llm-client';
+import type { ImagePart, ModelMessage } from '../llm-client';
 
 /** How many of the most recent user messages get a prompt-cache breakpoint. */
 const CACHED_RECENT_TURNS = 2;
@@ -52,12 +52,24 @@ function convertMessage(message: ModelMessage): Anthropic.MessageParam {
   }
   return {
     role: 'user',
-    content: message.content.map((part): Anthropic.ContentBlockParam =>
-      part.type === 'text'
-        ? { type: 'text', text: part.text }
-        : { type: 'tool_result', tool_use_id: part.toolCallId, content: part.output, is_error: part.isError },
-    ),
+    content: message.content.map((part): Anthropic.ContentBlockParam => {
+      if (part.type === 'text') return { type: 'text', text: part.text };
+      if (part.type === 'image') return imageBlock(part);
+      return {
+        type: 'tool_result',
+        tool_use_id: part.toolCallId,
+        // A tool result may carry images (read_file of a picture): text first, then the images.
+        content: part.images?.length
+          ? [{ type: 'text', text: part.output }, ...part.images.map(imageBlock)]
+          : part.output,
+        is_error: part.isError,
+      };
+    }),
   };
+}
+
+function imageBlock(image: ImagePart): Anthropic.ImageBlockParam {
+  return { type: 'image', source: { type: 'base64', media_type: image.mediaType, data: image.data } };
 }
 
 /** Marks the last block of the most recent user messages, on copies: cached conversions stay clean. */
@@ -67,7 +79,7 @@ function markRecentUserTurnsForCaching(wire: Anthropic.MessageParam[]): void {
     const message = wire[index]!;
     if (message.role !== 'user' || !Array.isArray(message.content)) continue;
     const last = message.content.at(-1);
-    if (last && (last.type === 'text' || last.type === 'tool_result')) {
+    if (last && (last.type === 'text' || last.type === 'tool_result' || last.type === 'image')) {
       wire[index] = {
         ...message,
         content: [...message.content.slice(0, -1), { ...last, cache_control: { type: 'ephemeral' } }],

@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import type { ModelMessage } from '../llm-client';
+import type { ImagePart, ModelMessage } from '../llm-client';
 
 type WireMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
@@ -45,10 +45,33 @@ function convertMessage(message: ModelMessage): WireMessage[] {
     return [{ role: 'assistant', content: text || null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) }];
   }
   const wire: WireMessage[] = [];
+  // Chat Completions' tool messages carry text only: a tool's images follow in the user message,
+  // each introduced by the call it came from.
+  const images: UserPart[] = [];
   for (const part of message.content) {
-    if (part.type === 'tool_result') wire.push({ role: 'tool', tool_call_id: part.toolCallId, content: part.output });
+    if (part.type !== 'tool_result') continue;
+    wire.push({ role: 'tool', tool_call_id: part.toolCallId, content: part.output });
+    if (part.images?.length) {
+      images.push({
+        type: 'text',
+        text: `The image${part.images.length > 1 ? 's' : ''} ${part.toolName} returned (call ${part.toolCallId}):`,
+      });
+      images.push(...part.images.map(imageUrlPart));
+    }
   }
+  for (const part of message.content) if (part.type === 'image') images.push(imageUrlPart(part));
   const text = message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
-  if (text) wire.push({ role: 'user', content: text });
+  if (images.length === 0) {
+    if (text) wire.push({ role: 'user', content: text });
+  } else {
+    wire.push({ role: 'user', content: [...(text ? [{ type: 'text' as const, text }] : []), ...images] });
+  }
   return wire;
+}
+
+type UserPart = OpenAI.Chat.Completions.ChatCompletionContentPart;
+
+/** A data: URL: what OpenAI and the local servers (llama.cpp, Ollama, LM Studio, vLLM) all accept. */
+function imageUrlPart(image: ImagePart): UserPart {
+  return { type: 'image_url', image_url: { url: `data:${image.mediaType};base64,${image.data}` } };
 }

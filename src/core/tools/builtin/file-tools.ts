@@ -5,7 +5,8 @@
  */
 import * as path from 'node:path';
 import { z } from 'zod';
-import type { WorkspaceFiles, WrittenFile } from '../../ports';
+import type { ImageFiles, WorkspaceFiles, WrittenFile } from '../../ports';
+import { readImageFile, isImageFileName } from './read-image';
 import { applyEdits } from '../../workspace/apply-edits';
 import { BYTE_PATH_MIN_BYTES, exactByteEdit } from '../../workspace/byte-edit';
 import { EditFailures } from './edit-failures';
@@ -19,7 +20,7 @@ export const MAX_READ_BYTES = 20 * 1024 * 1024;
 const DEFAULT_LINES = 2_000;
 const MAX_LINE_CHARS = 2_000;
 
-export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
+export function createFileTools(workspace: WorkspaceFiles, images?: ImageFiles): AnyTool[] {
   const failures = new EditFailures();
   const versions = new ReadVersions();
   const resolve = (input: string) => resolveWorkspacePath(workspace.root, input, workspace);
@@ -33,7 +34,7 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
 
   const readFile = defineTool({
     name: 'read_file',
-    description: `Read a text file of the workspace, with line numbers. Reads ${DEFAULT_LINES} lines from \`offset\` (1-based) unless \`limit\` says otherwise.`,
+    description: `Read a text file of the workspace, with line numbers (a PNG, JPEG, GIF or WebP file is returned as an image when the model accepts images). Reads ${DEFAULT_LINES} lines from \`offset\` (1-based) unless \`limit\` says otherwise.`,
     inputSchema: z.object({
       path: z.string().describe('Path relative to the workspace root.'),
       offset: z.number().int().min(1).optional().describe('First line to read (1-based).'),
@@ -56,6 +57,8 @@ export function createFileTools(workspace: WorkspaceFiles): AnyTool[] {
           output: `${input.path} is ${(stat.size / 1_048_576).toFixed(0)} MB, too large to read; use search_files to find what you need.`,
           isError: true,
         };
+      // A picture goes to a model that sees images as an image; SVG is text and is read as text.
+      if (images && isImageFileName(absolute)) return readImageFile(images, absolute, input.path);
       const { text } = await workspace.readText(absolute);
       const lines = text.split(/\r?\n/);
       const start = (input.offset ?? 1) - 1;

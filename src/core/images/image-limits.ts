@@ -1,0 +1,35 @@
+/**
+ * The limits an image is prepared to before any model sees it (issue 36). One set for every
+ * provider, the strictest of them, so an image prepared once (and stored once) can go to
+ * whichever model the conversation switches to:
+ * - Anthropic: at most 8000 px a side, 5 MB per image, 100 images per request, and images with
+ *   a long side over 1568 px are scaled down by the server anyway (costing time, not quality);
+ * - OpenAI: 20 MB per image; "high detail" works on a 2048 px square, then 768 px short side.
+ * So: the long side at most 1568 px, at most 4 MB encoded (base64 adds a third: under 5.4 MB
+ * of text, within every server's body limit), at most 20 images per message and 100 per request.
+ */
+export const IMAGE_LIMITS = {
+  /** The long side after scaling, in pixels (Anthropic's recommended maximum). */
+  maxLongSide: 1568,
+  /** Encoded bytes after scaling; a larger result is re-encoded as JPEG at falling quality. */
+  maxBytes: 4 * 1024 * 1024,
+  /** What we read of a file or paste before looking at it (a screenshot is rarely over 15 MB). */
+  maxInputBytes: 30 * 1024 * 1024,
+  /**
+   * Pixels the header may claim before anything is decoded: 50 megapixels (an 8K screenshot is
+   * 33). A decompression bomb — a tiny file claiming gigapixels — is refused here, by its header.
+   */
+  maxInputPixels: 50_000_000,
+  /** Images one message (a paste, a read) may carry. */
+  maxPerMessage: 20,
+  /** Images one request may carry (Anthropic's limit); the oldest are replaced by a note beyond it. */
+  maxPerRequest: 100,
+} as const;
+
+/** The formats we accept. SVG is text (a program, really) and is never rasterized. */
+export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
+
+/** Anthropic's estimate of an image's cost in tokens: width × height / 750 (about 1,600 at 1092²). */
+export function imageTokens(width: number, height: number): number {
+  return Math.ceil((width * height) / 750);
+}
