@@ -73,7 +73,7 @@ import { stricterSandbox } from '../core/policy/sandbox-modes';
 import { describeSandbox } from '../core/policy/sandbox-status';
 import { VscodeWorkspace } from '../host/workspace/vscode-workspace';
 import { VscodeCodeNavigation } from '../host/workspace/vscode-code-navigation';
-import { findRipgrep } from '../node/ripgrep-search';
+import { findRipgrep, vscodeRipgrepCandidates } from '../node/ripgrep-search';
 import { Hooks } from '../core/agent/hooks';
 import { ExtensionTools } from '../core/tools/extension-tools';
 import { createExtensionApi, type OpenAgentExtensionApi } from '../host/extension-api';
@@ -185,18 +185,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     () => team.policyBroken(),
   );
   // Search with the ripgrep VS Code ships; navigation through the editor's language features.
-  const ripgrep = findRipgrep(
-    ['node_modules', 'node_modules.asar.unpacked'].map((folder) =>
-      path.join(
-        vscode.env.appRoot,
-        folder,
-        '@vscode',
-        'ripgrep',
-        'bin',
-        process.platform === 'win32' ? 'rg.exe' : 'rg',
-      ),
-    ),
-  );
+  const ripgrep = findRipgrep(vscodeRipgrepCandidates(vscode.env.appRoot));
 
   const approvalDetails = new ApprovalDetails();
   context.subscriptions.push(approvalDetails);

@@ -173,6 +173,23 @@ function parseMatch(line: string): TextSearchResult['matches'][number] | undefin
 }
 
 /** The first ripgrep found among `candidates`, else `rg` from PATH. */
+/**
+ * Where a VS Code install keeps its ripgrep: `@vscode/ripgrep/bin` (VS Code 1.100) or, newer,
+ * `@vscode/ripgrep-universal/bin/<platform>-<arch>` (1.139 ships every platform's binary), each
+ * in node_modules or, packed, node_modules.asar.unpacked.
+ */
+export function vscodeRipgrepCandidates(
+  appRoot: string,
+  platform: string = process.platform,
+  arch: string = process.arch,
+): string[] {
+  const program = platform === 'win32' ? 'rg.exe' : 'rg';
+  return ['node_modules', 'node_modules.asar.unpacked'].flatMap((folder) => [
+    path.join(appRoot, folder, '@vscode', 'ripgrep', 'bin', program),
+    path.join(appRoot, folder, '@vscode', 'ripgrep-universal', 'bin', `${platform}-${arch}`, program),
+  ]);
+}
+
 export function findRipgrep(candidates: string[]): string {
   return candidates.find((candidate) => existsSync(candidate)) ?? 'rg';
 }

@@ -44,6 +44,8 @@ describe('how things ended (packaged extension, real VS Code UI)', function () {
   this.timeout(TEST_TIMEOUT_MS);
   let fake: FakeModelServer;
   let session: WorkbenchSession;
+  /** The page the current test drives: photographed when the test fails. */
+  let shown: Page | undefined;
 
   before(async () => {
     ({ fake, session } = await startWithFakeModel({ name: 'empty', turns: [] }));
@@ -58,6 +60,30 @@ describe('how things ended (packaged extension, real VS Code UI)', function () {
     await session?.stop();
     await fake?.close();
   });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && shown && !shown.isClosed()) {
+      await screenshot(shown, `outcomes-failure-${this.currentTest.title.slice(0, 20).replace(/\W+/g, '-')}.png`).catch(
+        () => undefined,
+      );
+    }
+  });
+
+  /**
+   * A new chat of its own: the window first comes back to the last test's conversation (`last`),
+   * then New Chat empties the transcript — only then is a prompt sent, so it cannot land in the old one.
+   */
+  async function newChatAfter(page: Page, chat: Frame, last: string): Promise<void> {
+    await chat.locator('.turn-user', { hasText: last }).first().waitFor();
+    await runCommand(page, 'OpenAgent: New Chat');
+    await waitUntil(
+      () =>
+        chat
+          .locator('.turn-user')
+          .count()
+          .then((count) => count === 0),
+      'an empty chat after New Chat',
+    );
+  }
 
   /** After a reload: the chat again, and the conversation reopened from history. */
   async function reopenFromHistory(page: Page, title: string): Promise<Frame> {
@@ -94,6 +120,7 @@ describe('how things ended (packaged extension, real VS Code UI)', function () {
       ],
     });
     const { page, chat } = await openChat(session);
+    shown = page;
     await send(chat, TIDY);
     const approve = await waitForNotification(page, 'OpenAgent wants to write notes/kept.md');
     // While the notification waits, the line says so.
@@ -143,8 +170,8 @@ describe('how things ended (packaged extension, real VS Code UI)', function () {
       turns: [{ match: 'long story', text: LONG_ANSWER, chunkSize: 4, delayMs: 250 }],
     });
     const { page, chat } = await openChat(session);
-    // A conversation of its own: the window would otherwise come back to the last test's.
-    await runCommand(page, 'OpenAgent: New Chat');
+    shown = page;
+    await newChatAfter(page, chat, TIDY);
     await send(chat, STORY);
     const answer = chat.locator('.turn-assistant').last();
     await answer.filter({ hasText: 'The build grew' }).waitFor();
@@ -191,8 +218,8 @@ describe('how things ended (packaged extension, real VS Code UI)', function () {
       ],
     });
     const { page, chat } = await openChat(session);
-    // A conversation of its own: the window would otherwise come back to the last test's.
-    await runCommand(page, 'OpenAgent: New Chat');
+    shown = page;
+    await newChatAfter(page, chat, STORY);
     await send(chat, 'Fix the failing test');
     const firstError = chat.locator('.turn-error', { hasText: 'scripted failure of the first try' });
     await firstError.waitFor();

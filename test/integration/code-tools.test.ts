@@ -4,12 +4,11 @@
  * for the TypeScript files of the sample workspace (ts/).
  */
 import assert from 'node:assert/strict';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { createNavigationTools, createSearchTool } from '../../src/core/tools/builtin/code-tools';
 import { VscodeCodeNavigation } from '../../src/host/workspace/vscode-code-navigation';
 import { VscodeWorkspace } from '../../src/host/workspace/vscode-workspace';
-import { findRipgrep, RipgrepSearch } from '../../src/node/ripgrep-search';
+import { findRipgrep, RipgrepSearch, vscodeRipgrepCandidates } from '../../src/node/ripgrep-search';
 import { runTool } from '../unit/core/tools/run-tool';
 import { waitFor } from './helpers';
 
@@ -43,7 +42,7 @@ describe('code tools through VS Code', function () {
   }
 
   it('searches with the ripgrep VS Code ships', async () => {
-    const rg = findRipgrep([path.join(vscode.env.appRoot, 'node_modules', '@vscode', 'ripgrep', 'bin', 'rg')]);
+    const rg = findRipgrep(vscodeRipgrepCandidates(vscode.env.appRoot));
     assert.notEqual(rg, 'rg', `VS Code's ripgrep was not found under ${vscode.env.appRoot}`);
     const search = createSearchTool(new RipgrepSearch(rg), workspace);
     const result = await runTool(search, { pattern: 'circleArea\\(', glob: '*.ts' });

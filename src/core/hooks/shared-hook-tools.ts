@@ -37,21 +37,29 @@ const relative = (file: unknown, root: string) => {
 const defined = (input: Input): Input =>
   Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
 
+/** Our bash input as Claude Code's Bash takes it (timeout in milliseconds). */
+function bashInput(input: Record<string, unknown>): Record<string, unknown> {
+  return defined({
+    command: input.command,
+    timeout: typeof input.timeoutSeconds === 'number' ? input.timeoutSeconds * 1000 : undefined,
+  });
+}
+
+/** A hook's Bash input back as ours (timeout in seconds), for bash and background_run alike. */
+function commandInput(updated: Record<string, unknown>): Record<string, unknown> {
+  return defined({
+    command: updated.command,
+    timeoutSeconds: typeof updated.timeout === 'number' ? Math.ceil(updated.timeout / 1000) : undefined,
+  });
+}
+
 export const TOOL_MAPPINGS: readonly ToolMapping[] = [
   {
     ours: 'bash',
     theirs: () => 'Bash',
     names: ['Bash'],
-    toTheirs: (input) =>
-      defined({
-        command: input.command,
-        timeout: typeof input.timeoutSeconds === 'number' ? input.timeoutSeconds * 1000 : undefined,
-      }),
-    toOurs: (updated) =>
-      defined({
-        command: updated.command,
-        timeoutSeconds: typeof updated.timeout === 'number' ? Math.ceil(updated.timeout / 1000) : undefined,
-      }),
+    toTheirs: (input) => bashInput(input),
+    toOurs: (updated) => commandInput(updated),
   },
   {
     // A command started in the background is still a command: Claude Code's Bash with
@@ -59,17 +67,8 @@ export const TOOL_MAPPINGS: readonly ToolMapping[] = [
     ours: 'background_run',
     theirs: () => 'Bash',
     names: ['Bash'],
-    toTheirs: (input) =>
-      defined({
-        command: input.command,
-        timeout: typeof input.timeoutSeconds === 'number' ? input.timeoutSeconds * 1000 : undefined,
-        run_in_background: true,
-      }),
-    toOurs: (updated) =>
-      defined({
-        command: updated.command,
-        timeoutSeconds: typeof updated.timeout === 'number' ? Math.ceil(updated.timeout / 1000) : undefined,
-      }),
+    toTheirs: (input) => ({ ...bashInput(input), run_in_background: true }),
+    toOurs: (updated) => commandInput(updated),
   },
   {
     ours: 'read_file',

@@ -102,13 +102,15 @@ export class ChatKeeper {
   }
 
   private async load(): Promise<void> {
+    const { session } = this.options;
+    // A New Chat (or another conversation opened) while this is read wins over it.
+    const generation = session.generation;
     const kept = await this.read();
     if (!kept || kept.workspace !== this.options.workspace) return;
-    const { session } = this.options;
     this.draftText = kept.draft;
     if (!kept.conversationId) return;
     // Only into an untouched session: a chat a palette command started meanwhile stays.
-    const opened = await session.open(kept.conversationId, { ifUntouched: true }).catch(() => false);
+    const opened = await session.open(kept.conversationId, { ifUntouchedSince: generation }).catch(() => false);
     // Deleted since, or the store cannot be read (the store says so itself): a fresh chat.
     if (!opened) return;
     if (kept.queue.length > 0) session.queue.restore(kept.queue, this.options.resolveMention);

@@ -74,6 +74,8 @@ export class ConversationSession {
   private conversation: Conversation | undefined;
   private unsubscribe: (() => void) | undefined;
   private events: AgentEvent[] = [];
+  /** How many times the chat started over (New Chat, another conversation opened). */
+  private resets = 0;
   private readonly eventListeners = new Set<(event: AgentEvent) => void>();
   private readonly resetListeners = new Set<() => void>();
   /** Which prompt a Retry (or a fixed setup) sends. */
@@ -340,6 +342,7 @@ export class ConversationSession {
 
   /** Starts over: the next prompt opens a new conversation with the settings of that moment. */
   reset(): void {
+    this.resets++;
     // The old conversation's background jobs end with it.
     this.track(this.parts?.dispose());
     this.parts = undefined;
@@ -399,13 +402,19 @@ export class ConversationSession {
   /**
    * Reopens a saved conversation: surfaces show it as it was (after a reset), and the next
    * prompt continues it with its history. False when it is not in the store (or, with
-   * `ifUntouched`, when the session already shows something).
+   * `ifUntouchedSince` a `generation`, when the session shows something or started over since).
    */
-  async open(id: string, options: { ifUntouched?: boolean } = {}): Promise<boolean> {
+  async open(id: string, options: { ifUntouchedSince?: number } = {}): Promise<boolean> {
     const loaded = await this.library.load(id);
     if (!loaded) return false;
-    // Reopening a window's last chat must not replace one the user started meanwhile.
-    if (options.ifUntouched && (this.currentId !== undefined || this.isBusy || this.events.length > 0)) return false;
+    // Reopening a window's last chat must not replace one the user started meanwhile, nor undo
+    // a New Chat chosen while it was being read.
+    const since = options.ifUntouchedSince;
+    if (
+      since !== undefined &&
+      (since !== this.resets || this.currentId !== undefined || this.isBusy || this.events.length > 0)
+    )
+      return false;
     this.reset();
     this.reopened = loaded;
     this.events = [...loaded.restored.events];
@@ -418,6 +427,11 @@ export class ConversationSession {
   async deleteConversation(id: string): Promise<void> {
     if (this.currentId === id) this.reset();
     await this.library.delete(id);
+  }
+
+  /** Changes whenever the chat starts over: what was read before it may no longer be shown. */
+  get generation(): number {
+    return this.resets;
   }
 
   /** The id of the conversation on screen (running or reopened), if any. */

@@ -170,6 +170,24 @@ describe('the chat that comes back (ChatKeeper)', function () {
     assert.equal(keeping.kept.conversationId, started, 'the chat on screen is now the one kept');
   });
 
+  it('keeps a New Chat the user chose while the last chat was still being read back', async () => {
+    const keeping = new MemoryKeeping();
+    const before = await openWindow(keeping);
+    await before.keeper.restore();
+    await before.run('the window’s last chat');
+    await before.keeper.flush();
+
+    const after = await openWindow(keeping);
+    // The chat view asks for its last chat; the user runs New Chat before it has been read.
+    const restoring = after.keeper.restore();
+    after.session.reset();
+    await restoring;
+    assert.equal(after.session.currentId, undefined, 'the old conversation did not come back over New Chat');
+    assert.equal(after.session.history.length, 0);
+    await after.keeper.flush();
+    assert.equal(keeping.kept.conversationId, undefined, 'the new, empty chat is the one kept');
+  });
+
   it('keeps each window’s own chat: two windows on two folders come back to their own', async () => {
     const keepingA = new MemoryKeeping();
     const keepingB = new MemoryKeeping();
