@@ -123,125 +123,135 @@ const p81 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite
 const p82 = /* @__PURE__ */ field('time', p81, 'required');
 const p83 = /* @__PURE__ */ leaf((x) => x === 'user_message');
 const p84 = /* @__PURE__ */ field('type', p83, 'required');
-const p85 = /* @__PURE__ */ array(p4);
-const p86 = /* @__PURE__ */ optional(p85);
-const p87 = /* @__PURE__ */ field('attachments', p86, 'optional');
-const p88 = /* @__PURE__ */ leaf((x) => x === undefined || typeof x === 'string');
-const p89 = /* @__PURE__ */ field('context', p88, 'optional');
-const p90 = /* @__PURE__ */ leaf(
+const p85 = /* @__PURE__ */ field('sha256', p4, 'required');
+const p86 = /* @__PURE__ */ field('mediaType', p4, 'required');
+const p87 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x > 0);
+const p88 = /* @__PURE__ */ field('width', p87, 'required');
+const p89 = /* @__PURE__ */ field('height', p87, 'required');
+const p90 = /* @__PURE__ */ leaf((x) => x === undefined || typeof x === 'string');
+const p91 = /* @__PURE__ */ field('name', p90, 'optional');
+const p92 = /* @__PURE__ */ object([p85, p86, p88, p89, p91]);
+const p93 = /* @__PURE__ */ array(p92);
+const p94 = /* @__PURE__ */ optional(p93);
+const p95 = /* @__PURE__ */ field('images', p94, 'optional');
+const p96 = /* @__PURE__ */ array(p4);
+const p97 = /* @__PURE__ */ optional(p96);
+const p98 = /* @__PURE__ */ field('attachments', p97, 'optional');
+const p99 = /* @__PURE__ */ field('context', p90, 'optional');
+const p100 = /* @__PURE__ */ leaf(
   (x) => x === undefined || (typeof x === 'number' && Number.isSafeInteger(x) && x >= 0),
 );
-const p91 = /* @__PURE__ */ field('retryOf', p90, 'optional');
-const p92 = /* @__PURE__ */ object([p77, p78, p80, p82, p84, p5, p87, p89, p91]);
-const p93 = /* @__PURE__ */ leaf((x) => x === 'text_delta');
-const p94 = /* @__PURE__ */ field('type', p93, 'required');
-const p95 = /* @__PURE__ */ object([p77, p78, p80, p82, p94, p5]);
-const p96 = /* @__PURE__ */ leaf((x) => x === 'tool_call');
-const p97 = /* @__PURE__ */ field('type', p96, 'required');
-const p98 = /* @__PURE__ */ field('toolCallId', p4, 'required');
-const p99 = /* @__PURE__ */ field('toolName', p4, 'required');
-const p100 = /* @__PURE__ */ leaf(() => true);
-const p101 = /* @__PURE__ */ field('input', p100, 'present');
-const p102 = /* @__PURE__ */ leaf((x) => x === 'tool_call_tag' || x === 'function_tag' || x === 'fenced_json');
-const p103 = /* @__PURE__ */ field('format', p102, 'required');
-const p104 = /* @__PURE__ */ leaf((x) => typeof x === 'boolean');
-const p105 = /* @__PURE__ */ field('repaired', p104, 'required');
-const p106 = /* @__PURE__ */ object([p103, p105]);
-const p107 = /* @__PURE__ */ optional(p106);
-const p108 = /* @__PURE__ */ field('fromText', p107, 'optional');
-const p109 = /* @__PURE__ */ object([p77, p78, p80, p82, p97, p98, p99, p101, p108]);
-const p110 = /* @__PURE__ */ leaf((x) => x === 'tool_approval_request');
-const p111 = /* @__PURE__ */ field('type', p110, 'required');
-const p112 = /* @__PURE__ */ field('summary', p4, 'required');
-const p113 = /* @__PURE__ */ field('reasons', p86, 'optional');
-const p114 = /* @__PURE__ */ leaf((x) => x === undefined || typeof x === 'boolean');
-const p115 = /* @__PURE__ */ field('warning', p114, 'optional');
-const p116 = /* @__PURE__ */ object([p77, p78, p80, p82, p111, p98, p99, p101, p112, p113, p115]);
-const p117 = /* @__PURE__ */ leaf((x) => x === 'tool_approval_result');
-const p118 = /* @__PURE__ */ field('type', p117, 'required');
-const p119 = /* @__PURE__ */ field('approved', p104, 'required');
-const p120 = /* @__PURE__ */ oneOf(['user', 'hook', 'session_rule', 'policy', 'timeout', 'no_gate', 'read_only']);
-const p121 = /* @__PURE__ */ leaf(p120);
-const p122 = /* @__PURE__ */ field('source', p121, 'required');
-const p123 = /* @__PURE__ */ field('reason', p88, 'optional');
-const p124 = /* @__PURE__ */ object([p77, p78, p80, p82, p118, p98, p119, p122, p123]);
-const p125 = /* @__PURE__ */ leaf((x) => x === 'tool_result');
-const p126 = /* @__PURE__ */ field('type', p125, 'required');
-const p127 = /* @__PURE__ */ field('output', p4, 'required');
-const p128 = /* @__PURE__ */ field('isError', p104, 'required');
-const p129 = /* @__PURE__ */ field('durationMs', p50, 'required');
-const p130 = /* @__PURE__ */ object([p77, p78, p80, p82, p126, p98, p99, p127, p128, p129]);
-const p131 = /* @__PURE__ */ leaf((x) => x === 'subagent_start');
-const p132 = /* @__PURE__ */ field('type', p131, 'required');
-const p133 = /* @__PURE__ */ field('subagentId', p4, 'required');
-const p134 = /* @__PURE__ */ field('kind', p4, 'required');
-const p135 = /* @__PURE__ */ field('description', p4, 'required');
-const p136 = /* @__PURE__ */ object([p77, p78, p80, p82, p132, p133, p134, p135]);
-const p137 = /* @__PURE__ */ leaf((x) => x === 'subagent_end');
-const p138 = /* @__PURE__ */ field('type', p137, 'required');
-const p139 = /* @__PURE__ */ field('cacheReadTokens', p50, 'required');
-const p140 = /* @__PURE__ */ field('cacheWriteTokens', p50, 'required');
-const p141 = /* @__PURE__ */ object([p51, p52, p139, p140]);
-const p142 = /* @__PURE__ */ field('usage', p141, 'required');
-const p143 = /* @__PURE__ */ field('costUsd', p81, 'required');
-const p144 = /* @__PURE__ */ object([p77, p78, p80, p82, p138, p133, p112, p142, p143]);
-const p145 = /* @__PURE__ */ leaf((x) => x === 'task_update');
-const p146 = /* @__PURE__ */ field('type', p145, 'required');
-const p147 = /* @__PURE__ */ field('taskId', p4, 'required');
-const p148 = /* @__PURE__ */ field('subject', p4, 'required');
-const p149 = /* @__PURE__ */ oneOf(['pending', 'in_progress', 'completed', 'deleted']);
-const p150 = /* @__PURE__ */ leaf(p149);
-const p151 = /* @__PURE__ */ field('status', p150, 'required');
-const p152 = /* @__PURE__ */ field('owner', p88, 'optional');
-const p153 = /* @__PURE__ */ object([p77, p78, p80, p82, p146, p147, p148, p151, p152]);
-const p154 = /* @__PURE__ */ leaf((x) => x === 'background_result');
-const p155 = /* @__PURE__ */ field('type', p154, 'required');
-const p156 = /* @__PURE__ */ field('jobId', p4, 'required');
-const p157 = /* @__PURE__ */ field('command', p4, 'required');
-const p158 = /* @__PURE__ */ leaf((x) => x === null || (typeof x === 'number' && Number.isFinite(x)));
-const p159 = /* @__PURE__ */ field('exitCode', p158, 'required');
-const p160 = /* @__PURE__ */ object([p77, p78, p80, p82, p155, p156, p157, p127, p159]);
-const p161 = /* @__PURE__ */ leaf((x) => x === 'teammate_status');
-const p162 = /* @__PURE__ */ field('type', p161, 'required');
-const p163 = /* @__PURE__ */ field('name', p4, 'required');
-const p164 = /* @__PURE__ */ leaf((x) => x === 'working' || x === 'idle' || x === 'shutdown');
-const p165 = /* @__PURE__ */ field('status', p164, 'required');
-const p166 = /* @__PURE__ */ object([p77, p78, p80, p82, p162, p163, p165]);
-const p167 = /* @__PURE__ */ leaf((x) => x === 'compact');
-const p168 = /* @__PURE__ */ field('type', p167, 'required');
-const p169 = /* @__PURE__ */ leaf((x) => x === 'micro' || x === 'auto' || x === 'manual');
-const p170 = /* @__PURE__ */ field('kind', p169, 'required');
-const p171 = /* @__PURE__ */ field('tokensBefore', p50, 'required');
-const p172 = /* @__PURE__ */ field('tokensAfter', p50, 'required');
-const p173 = /* @__PURE__ */ field('transcript', p88, 'optional');
-const p174 = /* @__PURE__ */ object([p77, p78, p80, p82, p168, p170, p171, p172, p173]);
-const p175 = /* @__PURE__ */ leaf((x) => x === 'model_call');
-const p176 = /* @__PURE__ */ field('type', p175, 'required');
-const p177 = /* @__PURE__ */ leaf((x) => x === 'waiting' || x === 'answering' || x === 'stalled');
-const p178 = /* @__PURE__ */ field('state', p177, 'required');
-const p179 = /* @__PURE__ */ field('provider', p4, 'required');
-const p180 = /* @__PURE__ */ field('model', p4, 'required');
-const p181 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'number' && Number.isFinite(x) && x >= 0));
-const p182 = /* @__PURE__ */ field('silentMs', p181, 'optional');
-const p183 = /* @__PURE__ */ object([p77, p78, p80, p82, p176, p178, p179, p180, p182]);
-const p184 = /* @__PURE__ */ leaf((x) => x === 'llm_request');
-const p185 = /* @__PURE__ */ field('type', p184, 'required');
-const p186 = /* @__PURE__ */ field('requestId', p4, 'required');
-const p187 = /* @__PURE__ */ field('payload', p100, 'present');
-const p188 = /* @__PURE__ */ object([p77, p78, p80, p82, p185, p186, p179, p180, p187]);
-const p189 = /* @__PURE__ */ leaf((x) => x === 'llm_response');
-const p190 = /* @__PURE__ */ field('type', p189, 'required');
-const p191 = /* @__PURE__ */ object([p77, p78, p80, p82, p190, p186, p179, p180, p187, p129]);
-const p192 = /* @__PURE__ */ leaf((x) => x === 'usage');
-const p193 = /* @__PURE__ */ field('type', p192, 'required');
-const p194 = /* @__PURE__ */ leaf((x) => x === 'call' || x === 'turn');
-const p195 = /* @__PURE__ */ field('scope', p194, 'required');
-const p196 = /* @__PURE__ */ field('provider', p88, 'optional');
-const p197 = /* @__PURE__ */ field('durationMs', p181, 'optional');
-const p198 = /* @__PURE__ */ field('work', p88, 'optional');
-const p199 = /* @__PURE__ */ field('reported', p104, 'required');
-const p200 = /* @__PURE__ */ field('reservationId', p88, 'optional');
-const p201 = /* @__PURE__ */ oneOf([
+const p101 = /* @__PURE__ */ field('retryOf', p100, 'optional');
+const p102 = /* @__PURE__ */ object([p77, p78, p80, p82, p84, p5, p95, p98, p99, p101]);
+const p103 = /* @__PURE__ */ leaf((x) => x === 'text_delta');
+const p104 = /* @__PURE__ */ field('type', p103, 'required');
+const p105 = /* @__PURE__ */ object([p77, p78, p80, p82, p104, p5]);
+const p106 = /* @__PURE__ */ leaf((x) => x === 'tool_call');
+const p107 = /* @__PURE__ */ field('type', p106, 'required');
+const p108 = /* @__PURE__ */ field('toolCallId', p4, 'required');
+const p109 = /* @__PURE__ */ field('toolName', p4, 'required');
+const p110 = /* @__PURE__ */ leaf(() => true);
+const p111 = /* @__PURE__ */ field('input', p110, 'present');
+const p112 = /* @__PURE__ */ leaf((x) => x === 'tool_call_tag' || x === 'function_tag' || x === 'fenced_json');
+const p113 = /* @__PURE__ */ field('format', p112, 'required');
+const p114 = /* @__PURE__ */ leaf((x) => typeof x === 'boolean');
+const p115 = /* @__PURE__ */ field('repaired', p114, 'required');
+const p116 = /* @__PURE__ */ object([p113, p115]);
+const p117 = /* @__PURE__ */ optional(p116);
+const p118 = /* @__PURE__ */ field('fromText', p117, 'optional');
+const p119 = /* @__PURE__ */ object([p77, p78, p80, p82, p107, p108, p109, p111, p118]);
+const p120 = /* @__PURE__ */ leaf((x) => x === 'tool_approval_request');
+const p121 = /* @__PURE__ */ field('type', p120, 'required');
+const p122 = /* @__PURE__ */ field('summary', p4, 'required');
+const p123 = /* @__PURE__ */ field('reasons', p97, 'optional');
+const p124 = /* @__PURE__ */ leaf((x) => x === undefined || typeof x === 'boolean');
+const p125 = /* @__PURE__ */ field('warning', p124, 'optional');
+const p126 = /* @__PURE__ */ object([p77, p78, p80, p82, p121, p108, p109, p111, p122, p123, p125]);
+const p127 = /* @__PURE__ */ leaf((x) => x === 'tool_approval_result');
+const p128 = /* @__PURE__ */ field('type', p127, 'required');
+const p129 = /* @__PURE__ */ field('approved', p114, 'required');
+const p130 = /* @__PURE__ */ oneOf(['user', 'hook', 'session_rule', 'policy', 'timeout', 'no_gate', 'read_only']);
+const p131 = /* @__PURE__ */ leaf(p130);
+const p132 = /* @__PURE__ */ field('source', p131, 'required');
+const p133 = /* @__PURE__ */ field('reason', p90, 'optional');
+const p134 = /* @__PURE__ */ object([p77, p78, p80, p82, p128, p108, p129, p132, p133]);
+const p135 = /* @__PURE__ */ leaf((x) => x === 'tool_result');
+const p136 = /* @__PURE__ */ field('type', p135, 'required');
+const p137 = /* @__PURE__ */ field('output', p4, 'required');
+const p138 = /* @__PURE__ */ field('isError', p114, 'required');
+const p139 = /* @__PURE__ */ field('durationMs', p50, 'required');
+const p140 = /* @__PURE__ */ object([p77, p78, p80, p82, p136, p108, p109, p137, p138, p139]);
+const p141 = /* @__PURE__ */ leaf((x) => x === 'subagent_start');
+const p142 = /* @__PURE__ */ field('type', p141, 'required');
+const p143 = /* @__PURE__ */ field('subagentId', p4, 'required');
+const p144 = /* @__PURE__ */ field('kind', p4, 'required');
+const p145 = /* @__PURE__ */ field('description', p4, 'required');
+const p146 = /* @__PURE__ */ object([p77, p78, p80, p82, p142, p143, p144, p145]);
+const p147 = /* @__PURE__ */ leaf((x) => x === 'subagent_end');
+const p148 = /* @__PURE__ */ field('type', p147, 'required');
+const p149 = /* @__PURE__ */ field('cacheReadTokens', p50, 'required');
+const p150 = /* @__PURE__ */ field('cacheWriteTokens', p50, 'required');
+const p151 = /* @__PURE__ */ object([p51, p52, p149, p150]);
+const p152 = /* @__PURE__ */ field('usage', p151, 'required');
+const p153 = /* @__PURE__ */ field('costUsd', p81, 'required');
+const p154 = /* @__PURE__ */ object([p77, p78, p80, p82, p148, p143, p122, p152, p153]);
+const p155 = /* @__PURE__ */ leaf((x) => x === 'task_update');
+const p156 = /* @__PURE__ */ field('type', p155, 'required');
+const p157 = /* @__PURE__ */ field('taskId', p4, 'required');
+const p158 = /* @__PURE__ */ field('subject', p4, 'required');
+const p159 = /* @__PURE__ */ oneOf(['pending', 'in_progress', 'completed', 'deleted']);
+const p160 = /* @__PURE__ */ leaf(p159);
+const p161 = /* @__PURE__ */ field('status', p160, 'required');
+const p162 = /* @__PURE__ */ field('owner', p90, 'optional');
+const p163 = /* @__PURE__ */ object([p77, p78, p80, p82, p156, p157, p158, p161, p162]);
+const p164 = /* @__PURE__ */ leaf((x) => x === 'background_result');
+const p165 = /* @__PURE__ */ field('type', p164, 'required');
+const p166 = /* @__PURE__ */ field('jobId', p4, 'required');
+const p167 = /* @__PURE__ */ field('command', p4, 'required');
+const p168 = /* @__PURE__ */ leaf((x) => x === null || (typeof x === 'number' && Number.isFinite(x)));
+const p169 = /* @__PURE__ */ field('exitCode', p168, 'required');
+const p170 = /* @__PURE__ */ object([p77, p78, p80, p82, p165, p166, p167, p137, p169]);
+const p171 = /* @__PURE__ */ leaf((x) => x === 'teammate_status');
+const p172 = /* @__PURE__ */ field('type', p171, 'required');
+const p173 = /* @__PURE__ */ field('name', p4, 'required');
+const p174 = /* @__PURE__ */ leaf((x) => x === 'working' || x === 'idle' || x === 'shutdown');
+const p175 = /* @__PURE__ */ field('status', p174, 'required');
+const p176 = /* @__PURE__ */ object([p77, p78, p80, p82, p172, p173, p175]);
+const p177 = /* @__PURE__ */ leaf((x) => x === 'compact');
+const p178 = /* @__PURE__ */ field('type', p177, 'required');
+const p179 = /* @__PURE__ */ leaf((x) => x === 'micro' || x === 'auto' || x === 'manual');
+const p180 = /* @__PURE__ */ field('kind', p179, 'required');
+const p181 = /* @__PURE__ */ field('tokensBefore', p50, 'required');
+const p182 = /* @__PURE__ */ field('tokensAfter', p50, 'required');
+const p183 = /* @__PURE__ */ field('transcript', p90, 'optional');
+const p184 = /* @__PURE__ */ object([p77, p78, p80, p82, p178, p180, p181, p182, p183]);
+const p185 = /* @__PURE__ */ leaf((x) => x === 'model_call');
+const p186 = /* @__PURE__ */ field('type', p185, 'required');
+const p187 = /* @__PURE__ */ leaf((x) => x === 'waiting' || x === 'answering' || x === 'stalled');
+const p188 = /* @__PURE__ */ field('state', p187, 'required');
+const p189 = /* @__PURE__ */ field('provider', p4, 'required');
+const p190 = /* @__PURE__ */ field('model', p4, 'required');
+const p191 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'number' && Number.isFinite(x) && x >= 0));
+const p192 = /* @__PURE__ */ field('silentMs', p191, 'optional');
+const p193 = /* @__PURE__ */ object([p77, p78, p80, p82, p186, p188, p189, p190, p192]);
+const p194 = /* @__PURE__ */ leaf((x) => x === 'llm_request');
+const p195 = /* @__PURE__ */ field('type', p194, 'required');
+const p196 = /* @__PURE__ */ field('requestId', p4, 'required');
+const p197 = /* @__PURE__ */ field('payload', p110, 'present');
+const p198 = /* @__PURE__ */ object([p77, p78, p80, p82, p195, p196, p189, p190, p197]);
+const p199 = /* @__PURE__ */ leaf((x) => x === 'llm_response');
+const p200 = /* @__PURE__ */ field('type', p199, 'required');
+const p201 = /* @__PURE__ */ object([p77, p78, p80, p82, p200, p196, p189, p190, p197, p139]);
+const p202 = /* @__PURE__ */ leaf((x) => x === 'usage');
+const p203 = /* @__PURE__ */ field('type', p202, 'required');
+const p204 = /* @__PURE__ */ leaf((x) => x === 'call' || x === 'turn');
+const p205 = /* @__PURE__ */ field('scope', p204, 'required');
+const p206 = /* @__PURE__ */ field('provider', p90, 'optional');
+const p207 = /* @__PURE__ */ field('durationMs', p191, 'optional');
+const p208 = /* @__PURE__ */ field('work', p90, 'optional');
+const p209 = /* @__PURE__ */ field('reported', p114, 'required');
+const p210 = /* @__PURE__ */ field('reservationId', p90, 'optional');
+const p211 = /* @__PURE__ */ oneOf([
   'authentication',
   'connection',
   'rate_limit',
@@ -254,66 +264,65 @@ const p201 = /* @__PURE__ */ oneOf([
   'budget',
   'internal',
 ]);
-const p202 = /* @__PURE__ */ leaf((x) => x === undefined || p201(x) || x === 'interrupted');
-const p203 = /* @__PURE__ */ field('failure', p202, 'optional');
-const p204 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x > 0);
-const p205 = /* @__PURE__ */ field('window', p204, 'required');
-const p206 = /* @__PURE__ */ field('systemAndTools', p79, 'required');
-const p207 = /* @__PURE__ */ field('rulesAndMemory', p79, 'required');
-const p208 = /* @__PURE__ */ field('conversation', p79, 'required');
-const p209 = /* @__PURE__ */ field('toolResults', p79, 'required');
-const p210 = /* @__PURE__ */ field('counted', p104, 'required');
-const p211 = /* @__PURE__ */ object([p205, p206, p207, p208, p209, p210]);
-const p212 = /* @__PURE__ */ optional(p211);
-const p213 = /* @__PURE__ */ field('context', p212, 'optional');
-const p214 = /* @__PURE__ */ object([
+const p212 = /* @__PURE__ */ leaf((x) => x === undefined || p211(x) || x === 'interrupted');
+const p213 = /* @__PURE__ */ field('failure', p212, 'optional');
+const p214 = /* @__PURE__ */ field('window', p87, 'required');
+const p215 = /* @__PURE__ */ field('systemAndTools', p79, 'required');
+const p216 = /* @__PURE__ */ field('rulesAndMemory', p79, 'required');
+const p217 = /* @__PURE__ */ field('conversation', p79, 'required');
+const p218 = /* @__PURE__ */ field('toolResults', p79, 'required');
+const p219 = /* @__PURE__ */ field('counted', p114, 'required');
+const p220 = /* @__PURE__ */ object([p214, p215, p216, p217, p218, p219]);
+const p221 = /* @__PURE__ */ optional(p220);
+const p222 = /* @__PURE__ */ field('context', p221, 'optional');
+const p223 = /* @__PURE__ */ object([
   p77,
   p78,
   p80,
   p82,
-  p193,
-  p195,
-  p180,
-  p196,
-  p197,
-  p198,
-  p142,
-  p53,
-  p199,
-  p200,
   p203,
+  p205,
+  p190,
+  p206,
+  p207,
+  p208,
+  p152,
+  p53,
+  p209,
+  p210,
   p213,
+  p222,
 ]);
-const p215 = /* @__PURE__ */ leaf((x) => x === 'cache_break');
-const p216 = /* @__PURE__ */ field('type', p215, 'required');
-const p217 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1);
-const p218 = /* @__PURE__ */ field('previousShare', p217, 'required');
-const p219 = /* @__PURE__ */ field('share', p217, 'required');
-const p220 = /* @__PURE__ */ field('missedTokens', p79, 'required');
-const p221 = /* @__PURE__ */ field('extraCostUsd', p50, 'required');
-const p222 = /* @__PURE__ */ oneOf([
+const p224 = /* @__PURE__ */ leaf((x) => x === 'cache_break');
+const p225 = /* @__PURE__ */ field('type', p224, 'required');
+const p226 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1);
+const p227 = /* @__PURE__ */ field('previousShare', p226, 'required');
+const p228 = /* @__PURE__ */ field('share', p226, 'required');
+const p229 = /* @__PURE__ */ field('missedTokens', p79, 'required');
+const p230 = /* @__PURE__ */ field('extraCostUsd', p50, 'required');
+const p231 = /* @__PURE__ */ oneOf([
   'model_switched',
   'system_prompt_changed',
   'tools_changed',
   'history_rewritten',
   'cache_expired',
 ]);
-const p223 = /* @__PURE__ */ leaf(p222);
-const p224 = /* @__PURE__ */ array(p223);
-const p225 = /* @__PURE__ */ field('reasons', p224, 'required');
-const p226 = /* @__PURE__ */ field('secondsSinceLastCall', p50, 'required');
-const p227 = /* @__PURE__ */ object([p77, p78, p80, p82, p216, p179, p180, p198, p218, p219, p220, p221, p225, p226]);
-const p228 = /* @__PURE__ */ leaf((x) => x === 'cost_warning');
-const p229 = /* @__PURE__ */ field('type', p228, 'required');
-const p230 = /* @__PURE__ */ field('inputTokens', p79, 'required');
-const p231 = /* @__PURE__ */ field('cachedTokens', p79, 'required');
-const p232 = /* @__PURE__ */ field('estimatedUsd', p50, 'required');
-const p233 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x > 0);
-const p234 = /* @__PURE__ */ field('thresholdUsd', p233, 'required');
-const p235 = /* @__PURE__ */ object([p77, p78, p80, p82, p229, p179, p180, p198, p230, p231, p232, p234]);
-const p236 = /* @__PURE__ */ leaf((x) => x === 'budget');
-const p237 = /* @__PURE__ */ field('type', p236, 'required');
-const p238 = /* @__PURE__ */ oneOf([
+const p232 = /* @__PURE__ */ leaf(p231);
+const p233 = /* @__PURE__ */ array(p232);
+const p234 = /* @__PURE__ */ field('reasons', p233, 'required');
+const p235 = /* @__PURE__ */ field('secondsSinceLastCall', p50, 'required');
+const p236 = /* @__PURE__ */ object([p77, p78, p80, p82, p225, p189, p190, p208, p227, p228, p229, p230, p234, p235]);
+const p237 = /* @__PURE__ */ leaf((x) => x === 'cost_warning');
+const p238 = /* @__PURE__ */ field('type', p237, 'required');
+const p239 = /* @__PURE__ */ field('inputTokens', p79, 'required');
+const p240 = /* @__PURE__ */ field('cachedTokens', p79, 'required');
+const p241 = /* @__PURE__ */ field('estimatedUsd', p50, 'required');
+const p242 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x > 0);
+const p243 = /* @__PURE__ */ field('thresholdUsd', p242, 'required');
+const p244 = /* @__PURE__ */ object([p77, p78, p80, p82, p238, p189, p190, p208, p239, p240, p241, p243]);
+const p245 = /* @__PURE__ */ leaf((x) => x === 'budget');
+const p246 = /* @__PURE__ */ field('type', p245, 'required');
+const p247 = /* @__PURE__ */ oneOf([
   'conversation',
   'daily',
   'monthly',
@@ -322,267 +331,267 @@ const p238 = /* @__PURE__ */ oneOf([
   'member_daily',
   'member_monthly',
 ]);
-const p239 = /* @__PURE__ */ leaf(p238);
-const p240 = /* @__PURE__ */ field('scope', p239, 'required');
-const p241 = /* @__PURE__ */ leaf((x) => x === 'usd' || x === 'tokens');
-const p242 = /* @__PURE__ */ field('unit', p241, 'required');
-const p243 = /* @__PURE__ */ field('spent', p50, 'required');
-const p244 = /* @__PURE__ */ field('limit', p233, 'required');
-const p245 = /* @__PURE__ */ leaf((x) => x === 'warning' || x === 'exceeded');
-const p246 = /* @__PURE__ */ field('level', p245, 'required');
-const p247 = /* @__PURE__ */ leaf((x) => x === 'warn' || x === 'block');
-const p248 = /* @__PURE__ */ field('action', p247, 'required');
-const p249 = /* @__PURE__ */ object([p77, p78, p80, p82, p237, p240, p242, p243, p244, p246, p248]);
-const p250 = /* @__PURE__ */ leaf((x) => x === 'plan_mode');
-const p251 = /* @__PURE__ */ field('type', p250, 'required');
-const p252 = /* @__PURE__ */ field('active', p104, 'required');
-const p253 = /* @__PURE__ */ leaf((x) => x === 'user' || x === 'plan_approved');
-const p254 = /* @__PURE__ */ field('reason', p253, 'required');
-const p255 = /* @__PURE__ */ object([p77, p78, p80, p82, p251, p252, p254]);
-const p256 = /* @__PURE__ */ leaf((x) => x === 'files_changed');
-const p257 = /* @__PURE__ */ field('type', p256, 'required');
-const p258 = /* @__PURE__ */ field('turn', p204, 'required');
-const p259 = /* @__PURE__ */ field('path', p4, 'required');
-const p260 = /* @__PURE__ */ leaf((x) => x === 'created' || x === 'modified');
-const p261 = /* @__PURE__ */ field('change', p260, 'required');
-const p262 = /* @__PURE__ */ object([p259, p261]);
-const p263 = /* @__PURE__ */ array(p262);
-const p264 = /* @__PURE__ */ field('files', p263, 'required');
-const p265 = /* @__PURE__ */ object([p77, p78, p80, p82, p257, p258, p264]);
-const p266 = /* @__PURE__ */ leaf((x) => x === 'turn_reverted');
-const p267 = /* @__PURE__ */ field('type', p266, 'required');
-const p268 = /* @__PURE__ */ field('restored', p85, 'required');
-const p269 = /* @__PURE__ */ field('deleted', p85, 'required');
-const p270 = /* @__PURE__ */ field('reason', p4, 'required');
-const p271 = /* @__PURE__ */ object([p259, p270]);
+const p248 = /* @__PURE__ */ leaf(p247);
+const p249 = /* @__PURE__ */ field('scope', p248, 'required');
+const p250 = /* @__PURE__ */ leaf((x) => x === 'usd' || x === 'tokens');
+const p251 = /* @__PURE__ */ field('unit', p250, 'required');
+const p252 = /* @__PURE__ */ field('spent', p50, 'required');
+const p253 = /* @__PURE__ */ field('limit', p242, 'required');
+const p254 = /* @__PURE__ */ leaf((x) => x === 'warning' || x === 'exceeded');
+const p255 = /* @__PURE__ */ field('level', p254, 'required');
+const p256 = /* @__PURE__ */ leaf((x) => x === 'warn' || x === 'block');
+const p257 = /* @__PURE__ */ field('action', p256, 'required');
+const p258 = /* @__PURE__ */ object([p77, p78, p80, p82, p246, p249, p251, p252, p253, p255, p257]);
+const p259 = /* @__PURE__ */ leaf((x) => x === 'plan_mode');
+const p260 = /* @__PURE__ */ field('type', p259, 'required');
+const p261 = /* @__PURE__ */ field('active', p114, 'required');
+const p262 = /* @__PURE__ */ leaf((x) => x === 'user' || x === 'plan_approved');
+const p263 = /* @__PURE__ */ field('reason', p262, 'required');
+const p264 = /* @__PURE__ */ object([p77, p78, p80, p82, p260, p261, p263]);
+const p265 = /* @__PURE__ */ leaf((x) => x === 'files_changed');
+const p266 = /* @__PURE__ */ field('type', p265, 'required');
+const p267 = /* @__PURE__ */ field('turn', p87, 'required');
+const p268 = /* @__PURE__ */ field('path', p4, 'required');
+const p269 = /* @__PURE__ */ leaf((x) => x === 'created' || x === 'modified');
+const p270 = /* @__PURE__ */ field('change', p269, 'required');
+const p271 = /* @__PURE__ */ object([p268, p270]);
 const p272 = /* @__PURE__ */ array(p271);
-const p273 = /* @__PURE__ */ field('failed', p272, 'required');
-const p274 = /* @__PURE__ */ object([p77, p78, p80, p82, p267, p258, p268, p269, p273]);
-const p275 = /* @__PURE__ */ leaf((x) => x === 'review_hunks');
+const p273 = /* @__PURE__ */ field('files', p272, 'required');
+const p274 = /* @__PURE__ */ object([p77, p78, p80, p82, p266, p267, p273]);
+const p275 = /* @__PURE__ */ leaf((x) => x === 'turn_reverted');
 const p276 = /* @__PURE__ */ field('type', p275, 'required');
-const p277 = /* @__PURE__ */ field('beforeLine', p79, 'required');
-const p278 = /* @__PURE__ */ field('afterLine', p79, 'required');
-const p279 = /* @__PURE__ */ field('removed', p85, 'required');
-const p280 = /* @__PURE__ */ field('added', p85, 'required');
-const p281 = /* @__PURE__ */ field('above', p85, 'required');
-const p282 = /* @__PURE__ */ field('below', p85, 'required');
-const p283 = /* @__PURE__ */ field('atStart', p104, 'required');
-const p284 = /* @__PURE__ */ field('atEnd', p104, 'required');
-const p285 = /* @__PURE__ */ object([p277, p278, p279, p280, p281, p282, p283, p284]);
-const p286 = /* @__PURE__ */ array(p285);
-const p287 = /* @__PURE__ */ optional(p286);
-const p288 = /* @__PURE__ */ field('hunks', p287, 'optional');
-const p289 = /* @__PURE__ */ field('unreviewable', p88, 'optional');
-const p290 = /* @__PURE__ */ object([p259, p261, p288, p289]);
-const p291 = /* @__PURE__ */ array(p290);
-const p292 = /* @__PURE__ */ field('files', p291, 'required');
-const p293 = /* @__PURE__ */ object([p77, p78, p80, p82, p276, p258, p292]);
-const p294 = /* @__PURE__ */ leaf((x) => x === 'review_decision');
-const p295 = /* @__PURE__ */ field('type', p294, 'required');
-const p296 = /* @__PURE__ */ array(p79);
-const p297 = /* @__PURE__ */ field('hunks', p296, 'required');
-const p298 = /* @__PURE__ */ leaf((x) => x === 'kept' || x === 'undone' || x === 'reopened');
-const p299 = /* @__PURE__ */ field('decision', p298, 'required');
-const p300 = /* @__PURE__ */ array(p204);
-const p301 = /* @__PURE__ */ optional(p300);
-const p302 = /* @__PURE__ */ field('lines', p301, 'optional');
-const p303 = /* @__PURE__ */ field('deleted', p114, 'optional');
-const p304 = /* @__PURE__ */ object([p77, p78, p80, p82, p295, p258, p259, p297, p299, p302, p303]);
-const p305 = /* @__PURE__ */ leaf((x) => x === 'review_note');
-const p306 = /* @__PURE__ */ field('type', p305, 'required');
-const p307 = /* @__PURE__ */ field('hunk', p79, 'required');
-const p308 = /* @__PURE__ */ object([p258, p259, p307]);
-const p309 = /* @__PURE__ */ array(p308);
-const p310 = /* @__PURE__ */ field('hunks', p309, 'required');
-const p311 = /* @__PURE__ */ object([p77, p78, p80, p82, p306, p5, p310]);
-const p312 = /* @__PURE__ */ leaf((x) => x === 'conversation_forked');
-const p313 = /* @__PURE__ */ field('type', p312, 'required');
-const p314 = /* @__PURE__ */ field('parentId', p76, 'required');
-const p315 = /* @__PURE__ */ field('forkId', p76, 'required');
-const p316 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= -1);
-const p317 = /* @__PURE__ */ field('atSeq', p316, 'required');
-const p318 = /* @__PURE__ */ leaf((x) => x === 'fork' || x === 'rewind');
-const p319 = /* @__PURE__ */ field('reason', p318, 'required');
-const p320 = /* @__PURE__ */ field('title', p4, 'required');
-const p321 = /* @__PURE__ */ object([p77, p78, p80, p82, p313, p314, p315, p317, p319, p320]);
-const p322 = /* @__PURE__ */ leaf((x) => x === 'interrupted');
-const p323 = /* @__PURE__ */ field('type', p322, 'required');
-const p324 = /* @__PURE__ */ field('feedback', p88, 'optional');
-const p325 = /* @__PURE__ */ object([p77, p78, p80, p82, p323, p270, p324]);
-const p326 = /* @__PURE__ */ leaf((x) => x === 'error');
-const p327 = /* @__PURE__ */ field('type', p326, 'required');
-const p328 = /* @__PURE__ */ field('message', p4, 'required');
-const p329 = /* @__PURE__ */ leaf(p201);
-const p330 = /* @__PURE__ */ field('kind', p329, 'required');
-const p331 = /* @__PURE__ */ object([p77, p78, p80, p82, p327, p328, p330]);
-const p332 = /* @__PURE__ */ leaf((x) => x === 'done');
-const p333 = /* @__PURE__ */ field('type', p332, 'required');
-const p334 = /* @__PURE__ */ field('stopReason', p4, 'required');
-const p335 = /* @__PURE__ */ field('turns', p79, 'required');
-const p336 = /* @__PURE__ */ object([p77, p78, p80, p82, p333, p334, p335]);
-const p337 = /* @__PURE__ */ tagged('type', [
-  ['user_message', p92],
-  ['text_delta', p95],
-  ['tool_call', p109],
-  ['tool_approval_request', p116],
-  ['tool_approval_result', p124],
-  ['tool_result', p130],
-  ['subagent_start', p136],
-  ['subagent_end', p144],
-  ['task_update', p153],
-  ['background_result', p160],
-  ['teammate_status', p166],
-  ['compact', p174],
-  ['model_call', p183],
-  ['llm_request', p188],
-  ['llm_response', p191],
-  ['usage', p214],
-  ['cache_break', p227],
-  ['cost_warning', p235],
-  ['budget', p249],
-  ['plan_mode', p255],
-  ['files_changed', p265],
-  ['turn_reverted', p274],
-  ['review_hunks', p293],
-  ['review_decision', p304],
-  ['review_note', p311],
-  ['conversation_forked', p321],
-  ['interrupted', p325],
-  ['error', p331],
-  ['done', p336],
-]);
-const p338 = /* @__PURE__ */ array(p337);
-const p339 = /* @__PURE__ */ field('events', p338, 'required');
-const p340 = /* @__PURE__ */ object([p75, p339], ['type', 'events']);
-const p341 = /* @__PURE__ */ leaf((x) => x === 'panel_reset');
+const p277 = /* @__PURE__ */ field('restored', p96, 'required');
+const p278 = /* @__PURE__ */ field('deleted', p96, 'required');
+const p279 = /* @__PURE__ */ field('reason', p4, 'required');
+const p280 = /* @__PURE__ */ object([p268, p279]);
+const p281 = /* @__PURE__ */ array(p280);
+const p282 = /* @__PURE__ */ field('failed', p281, 'required');
+const p283 = /* @__PURE__ */ object([p77, p78, p80, p82, p276, p267, p277, p278, p282]);
+const p284 = /* @__PURE__ */ leaf((x) => x === 'review_hunks');
+const p285 = /* @__PURE__ */ field('type', p284, 'required');
+const p286 = /* @__PURE__ */ field('beforeLine', p79, 'required');
+const p287 = /* @__PURE__ */ field('afterLine', p79, 'required');
+const p288 = /* @__PURE__ */ field('removed', p96, 'required');
+const p289 = /* @__PURE__ */ field('added', p96, 'required');
+const p290 = /* @__PURE__ */ field('above', p96, 'required');
+const p291 = /* @__PURE__ */ field('below', p96, 'required');
+const p292 = /* @__PURE__ */ field('atStart', p114, 'required');
+const p293 = /* @__PURE__ */ field('atEnd', p114, 'required');
+const p294 = /* @__PURE__ */ object([p286, p287, p288, p289, p290, p291, p292, p293]);
+const p295 = /* @__PURE__ */ array(p294);
+const p296 = /* @__PURE__ */ optional(p295);
+const p297 = /* @__PURE__ */ field('hunks', p296, 'optional');
+const p298 = /* @__PURE__ */ field('unreviewable', p90, 'optional');
+const p299 = /* @__PURE__ */ object([p268, p270, p297, p298]);
+const p300 = /* @__PURE__ */ array(p299);
+const p301 = /* @__PURE__ */ field('files', p300, 'required');
+const p302 = /* @__PURE__ */ object([p77, p78, p80, p82, p285, p267, p301]);
+const p303 = /* @__PURE__ */ leaf((x) => x === 'review_decision');
+const p304 = /* @__PURE__ */ field('type', p303, 'required');
+const p305 = /* @__PURE__ */ array(p79);
+const p306 = /* @__PURE__ */ field('hunks', p305, 'required');
+const p307 = /* @__PURE__ */ leaf((x) => x === 'kept' || x === 'undone' || x === 'reopened');
+const p308 = /* @__PURE__ */ field('decision', p307, 'required');
+const p309 = /* @__PURE__ */ array(p87);
+const p310 = /* @__PURE__ */ optional(p309);
+const p311 = /* @__PURE__ */ field('lines', p310, 'optional');
+const p312 = /* @__PURE__ */ field('deleted', p124, 'optional');
+const p313 = /* @__PURE__ */ object([p77, p78, p80, p82, p304, p267, p268, p306, p308, p311, p312]);
+const p314 = /* @__PURE__ */ leaf((x) => x === 'review_note');
+const p315 = /* @__PURE__ */ field('type', p314, 'required');
+const p316 = /* @__PURE__ */ field('hunk', p79, 'required');
+const p317 = /* @__PURE__ */ object([p267, p268, p316]);
+const p318 = /* @__PURE__ */ array(p317);
+const p319 = /* @__PURE__ */ field('hunks', p318, 'required');
+const p320 = /* @__PURE__ */ object([p77, p78, p80, p82, p315, p5, p319]);
+const p321 = /* @__PURE__ */ leaf((x) => x === 'conversation_forked');
+const p322 = /* @__PURE__ */ field('type', p321, 'required');
+const p323 = /* @__PURE__ */ field('parentId', p76, 'required');
+const p324 = /* @__PURE__ */ field('forkId', p76, 'required');
+const p325 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= -1);
+const p326 = /* @__PURE__ */ field('atSeq', p325, 'required');
+const p327 = /* @__PURE__ */ leaf((x) => x === 'fork' || x === 'rewind');
+const p328 = /* @__PURE__ */ field('reason', p327, 'required');
+const p329 = /* @__PURE__ */ field('title', p4, 'required');
+const p330 = /* @__PURE__ */ object([p77, p78, p80, p82, p322, p323, p324, p326, p328, p329]);
+const p331 = /* @__PURE__ */ leaf((x) => x === 'interrupted');
+const p332 = /* @__PURE__ */ field('type', p331, 'required');
+const p333 = /* @__PURE__ */ field('feedback', p90, 'optional');
+const p334 = /* @__PURE__ */ object([p77, p78, p80, p82, p332, p279, p333]);
+const p335 = /* @__PURE__ */ leaf((x) => x === 'error');
+const p336 = /* @__PURE__ */ field('type', p335, 'required');
+const p337 = /* @__PURE__ */ field('message', p4, 'required');
+const p338 = /* @__PURE__ */ leaf(p211);
+const p339 = /* @__PURE__ */ field('kind', p338, 'required');
+const p340 = /* @__PURE__ */ object([p77, p78, p80, p82, p336, p337, p339]);
+const p341 = /* @__PURE__ */ leaf((x) => x === 'done');
 const p342 = /* @__PURE__ */ field('type', p341, 'required');
-const p343 = /* @__PURE__ */ object([p342], ['type']);
-const p344 = /* @__PURE__ */ leaf((x) => x === 'toggles_change');
-const p345 = /* @__PURE__ */ field('type', p344, 'required');
-const p346 = /* @__PURE__ */ field('autoApprove', p104, 'required');
-const p347 = /* @__PURE__ */ field('planMode', p104, 'required');
-const p348 = /* @__PURE__ */ field('tracing', p104, 'required');
-const p349 = /* @__PURE__ */ field('teams', p104, 'required');
-const p350 = /* @__PURE__ */ object([p346, p347, p348, p349], ['autoApprove', 'planMode', 'tracing', 'teams']);
-const p351 = /* @__PURE__ */ field('toggles', p350, 'required');
-const p352 = /* @__PURE__ */ object([p345, p351], ['type', 'toggles']);
-const p353 = /* @__PURE__ */ leaf((x) => x === 'mcp_status');
+const p343 = /* @__PURE__ */ field('stopReason', p4, 'required');
+const p344 = /* @__PURE__ */ field('turns', p79, 'required');
+const p345 = /* @__PURE__ */ object([p77, p78, p80, p82, p342, p343, p344]);
+const p346 = /* @__PURE__ */ tagged('type', [
+  ['user_message', p102],
+  ['text_delta', p105],
+  ['tool_call', p119],
+  ['tool_approval_request', p126],
+  ['tool_approval_result', p134],
+  ['tool_result', p140],
+  ['subagent_start', p146],
+  ['subagent_end', p154],
+  ['task_update', p163],
+  ['background_result', p170],
+  ['teammate_status', p176],
+  ['compact', p184],
+  ['model_call', p193],
+  ['llm_request', p198],
+  ['llm_response', p201],
+  ['usage', p223],
+  ['cache_break', p236],
+  ['cost_warning', p244],
+  ['budget', p258],
+  ['plan_mode', p264],
+  ['files_changed', p274],
+  ['turn_reverted', p283],
+  ['review_hunks', p302],
+  ['review_decision', p313],
+  ['review_note', p320],
+  ['conversation_forked', p330],
+  ['interrupted', p334],
+  ['error', p340],
+  ['done', p345],
+]);
+const p347 = /* @__PURE__ */ array(p346);
+const p348 = /* @__PURE__ */ field('events', p347, 'required');
+const p349 = /* @__PURE__ */ object([p75, p348], ['type', 'events']);
+const p350 = /* @__PURE__ */ leaf((x) => x === 'panel_reset');
+const p351 = /* @__PURE__ */ field('type', p350, 'required');
+const p352 = /* @__PURE__ */ object([p351], ['type']);
+const p353 = /* @__PURE__ */ leaf((x) => x === 'toggles_change');
 const p354 = /* @__PURE__ */ field('type', p353, 'required');
-const p355 = /* @__PURE__ */ field('started', p104, 'required');
-const p356 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 100));
-const p357 = /* @__PURE__ */ field('name', p356, 'required');
-const p358 = /* @__PURE__ */ leaf((x) => x === 'stdio' || x === 'http' || x === 'sse');
-const p359 = /* @__PURE__ */ field('transport', p358, 'required');
-const p360 = /* @__PURE__ */ oneOf(['connecting', 'connected', 'error', 'stopped']);
-const p361 = /* @__PURE__ */ leaf(p360);
-const p362 = /* @__PURE__ */ field('state', p361, 'required');
-const p363 = /* @__PURE__ */ field('toolCount', p79, 'required');
-const p364 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 2000)));
-const p365 = /* @__PURE__ */ field('error', p364, 'optional');
-const p366 = /* @__PURE__ */ object(
-  [p357, p359, p362, p363, p365],
+const p355 = /* @__PURE__ */ field('autoApprove', p114, 'required');
+const p356 = /* @__PURE__ */ field('planMode', p114, 'required');
+const p357 = /* @__PURE__ */ field('tracing', p114, 'required');
+const p358 = /* @__PURE__ */ field('teams', p114, 'required');
+const p359 = /* @__PURE__ */ object([p355, p356, p357, p358], ['autoApprove', 'planMode', 'tracing', 'teams']);
+const p360 = /* @__PURE__ */ field('toggles', p359, 'required');
+const p361 = /* @__PURE__ */ object([p354, p360], ['type', 'toggles']);
+const p362 = /* @__PURE__ */ leaf((x) => x === 'mcp_status');
+const p363 = /* @__PURE__ */ field('type', p362, 'required');
+const p364 = /* @__PURE__ */ field('started', p114, 'required');
+const p365 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 100));
+const p366 = /* @__PURE__ */ field('name', p365, 'required');
+const p367 = /* @__PURE__ */ leaf((x) => x === 'stdio' || x === 'http' || x === 'sse');
+const p368 = /* @__PURE__ */ field('transport', p367, 'required');
+const p369 = /* @__PURE__ */ oneOf(['connecting', 'connected', 'error', 'stopped']);
+const p370 = /* @__PURE__ */ leaf(p369);
+const p371 = /* @__PURE__ */ field('state', p370, 'required');
+const p372 = /* @__PURE__ */ field('toolCount', p79, 'required');
+const p373 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 2000)));
+const p374 = /* @__PURE__ */ field('error', p373, 'optional');
+const p375 = /* @__PURE__ */ object(
+  [p366, p368, p371, p372, p374],
   ['name', 'transport', 'state', 'toolCount', 'error'],
 );
-const p367 = /* @__PURE__ */ array(p366, 0, 100);
-const p368 = /* @__PURE__ */ field('servers', p367, 'required');
-const p369 = /* @__PURE__ */ object([p354, p355, p368], ['type', 'started', 'servers']);
-const p370 = /* @__PURE__ */ leaf((x) => x === 'audit_records');
-const p371 = /* @__PURE__ */ field('type', p370, 'required');
-const p372 = /* @__PURE__ */ leaf((x) => x === 'conversation' || x === 'all');
-const p373 = /* @__PURE__ */ field('scope', p372, 'required');
-const p374 = /* @__PURE__ */ field('id', p28, 'required');
-const p375 = /* @__PURE__ */ field('conversationId', p28, 'required');
-const p376 = /* @__PURE__ */ oneOf(['model_call', 'tool_call', 'budget', 'policy']);
-const p377 = /* @__PURE__ */ leaf(p376);
-const p378 = /* @__PURE__ */ field('kind', p377, 'required');
-const p379 = /* @__PURE__ */ record(p100);
-const p380 = /* @__PURE__ */ field('data', p379, 'required');
-const p381 = /* @__PURE__ */ object([p374, p375, p82, p378, p380], ['id', 'conversationId', 'time', 'kind', 'data']);
-const p382 = /* @__PURE__ */ array(p381, 0, 2000);
-const p383 = /* @__PURE__ */ field('records', p382, 'required');
-const p384 = /* @__PURE__ */ field('total', p79, 'required');
-const p385 = /* @__PURE__ */ object([p371, p373, p383, p384], ['type', 'scope', 'records', 'total']);
-const p386 = /* @__PURE__ */ leaf((x) => x === 'audit_show');
-const p387 = /* @__PURE__ */ field('type', p386, 'required');
-const p388 = /* @__PURE__ */ object([p387], ['type']);
-const p389 = /* @__PURE__ */ leaf((x) => x === 'sandbox_status');
-const p390 = /* @__PURE__ */ field('type', p389, 'required');
-const p391 = /* @__PURE__ */ field('confined', p104, 'required');
-const p392 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 2000));
-const p393 = /* @__PURE__ */ field('text', p392, 'required');
-const p394 = /* @__PURE__ */ object([p390, p391, p393], ['type', 'confined', 'text']);
-const p395 = /* @__PURE__ */ leaf((x) => x === 'policy_status');
+const p376 = /* @__PURE__ */ array(p375, 0, 100);
+const p377 = /* @__PURE__ */ field('servers', p376, 'required');
+const p378 = /* @__PURE__ */ object([p363, p364, p377], ['type', 'started', 'servers']);
+const p379 = /* @__PURE__ */ leaf((x) => x === 'audit_records');
+const p380 = /* @__PURE__ */ field('type', p379, 'required');
+const p381 = /* @__PURE__ */ leaf((x) => x === 'conversation' || x === 'all');
+const p382 = /* @__PURE__ */ field('scope', p381, 'required');
+const p383 = /* @__PURE__ */ field('id', p28, 'required');
+const p384 = /* @__PURE__ */ field('conversationId', p28, 'required');
+const p385 = /* @__PURE__ */ oneOf(['model_call', 'tool_call', 'budget', 'policy']);
+const p386 = /* @__PURE__ */ leaf(p385);
+const p387 = /* @__PURE__ */ field('kind', p386, 'required');
+const p388 = /* @__PURE__ */ record(p110);
+const p389 = /* @__PURE__ */ field('data', p388, 'required');
+const p390 = /* @__PURE__ */ object([p383, p384, p82, p387, p389], ['id', 'conversationId', 'time', 'kind', 'data']);
+const p391 = /* @__PURE__ */ array(p390, 0, 2000);
+const p392 = /* @__PURE__ */ field('records', p391, 'required');
+const p393 = /* @__PURE__ */ field('total', p79, 'required');
+const p394 = /* @__PURE__ */ object([p380, p382, p392, p393], ['type', 'scope', 'records', 'total']);
+const p395 = /* @__PURE__ */ leaf((x) => x === 'audit_show');
 const p396 = /* @__PURE__ */ field('type', p395, 'required');
-const p397 = /* @__PURE__ */ leaf((x) => x === 'connecting' || x === 'connected' || x === 'unreachable');
-const p398 = /* @__PURE__ */ field('state', p397, 'required');
-const p399 = /* @__PURE__ */ object([p398, p393], ['state', 'text']);
-const p400 = /* @__PURE__ */ optional(p399);
-const p401 = /* @__PURE__ */ field('team', p400, 'optional');
-const p402 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 500));
-const p403 = /* @__PURE__ */ field('rule', p402, 'required');
-const p404 = /* @__PURE__ */ leaf((x) => x === 'team' || x === 'user' || x === 'workspace');
-const p405 = /* @__PURE__ */ field('layer', p404, 'required');
-const p406 = /* @__PURE__ */ field('decidedBy', p402, 'required');
-const p407 = /* @__PURE__ */ object([p403, p405, p406], ['rule', 'layer', 'decidedBy']);
-const p408 = /* @__PURE__ */ array(p407, 0, 500);
-const p409 = /* @__PURE__ */ field('rules', p408, 'required');
-const p410 = /* @__PURE__ */ object([p396, p401, p409, p384], ['type', 'team', 'rules', 'total']);
-const p411 = /* @__PURE__ */ leaf((x) => x === 'fork_tree');
-const p412 = /* @__PURE__ */ field('type', p411, 'required');
-const p413 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && minChars(x, 1) && maxChars(x, 200));
-const p414 = /* @__PURE__ */ field('id', p413, 'required');
-const p415 = /* @__PURE__ */ field('depth', p79, 'required');
-const p416 = /* @__PURE__ */ field('title', p28, 'required');
-const p417 = /* @__PURE__ */ field('createdAt', p81, 'required');
-const p418 = /* @__PURE__ */ field('shown', p104, 'required');
-const p419 = /* @__PURE__ */ field('seq', p316, 'required');
-const p420 = /* @__PURE__ */ leaf(
+const p397 = /* @__PURE__ */ object([p396], ['type']);
+const p398 = /* @__PURE__ */ leaf((x) => x === 'sandbox_status');
+const p399 = /* @__PURE__ */ field('type', p398, 'required');
+const p400 = /* @__PURE__ */ field('confined', p114, 'required');
+const p401 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 2000));
+const p402 = /* @__PURE__ */ field('text', p401, 'required');
+const p403 = /* @__PURE__ */ object([p399, p400, p402], ['type', 'confined', 'text']);
+const p404 = /* @__PURE__ */ leaf((x) => x === 'policy_status');
+const p405 = /* @__PURE__ */ field('type', p404, 'required');
+const p406 = /* @__PURE__ */ leaf((x) => x === 'connecting' || x === 'connected' || x === 'unreachable');
+const p407 = /* @__PURE__ */ field('state', p406, 'required');
+const p408 = /* @__PURE__ */ object([p407, p402], ['state', 'text']);
+const p409 = /* @__PURE__ */ optional(p408);
+const p410 = /* @__PURE__ */ field('team', p409, 'optional');
+const p411 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 500));
+const p412 = /* @__PURE__ */ field('rule', p411, 'required');
+const p413 = /* @__PURE__ */ leaf((x) => x === 'team' || x === 'user' || x === 'workspace');
+const p414 = /* @__PURE__ */ field('layer', p413, 'required');
+const p415 = /* @__PURE__ */ field('decidedBy', p411, 'required');
+const p416 = /* @__PURE__ */ object([p412, p414, p415], ['rule', 'layer', 'decidedBy']);
+const p417 = /* @__PURE__ */ array(p416, 0, 500);
+const p418 = /* @__PURE__ */ field('rules', p417, 'required');
+const p419 = /* @__PURE__ */ object([p405, p410, p418, p393], ['type', 'team', 'rules', 'total']);
+const p420 = /* @__PURE__ */ leaf((x) => x === 'fork_tree');
+const p421 = /* @__PURE__ */ field('type', p420, 'required');
+const p422 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && minChars(x, 1) && maxChars(x, 200));
+const p423 = /* @__PURE__ */ field('id', p422, 'required');
+const p424 = /* @__PURE__ */ field('depth', p79, 'required');
+const p425 = /* @__PURE__ */ field('title', p28, 'required');
+const p426 = /* @__PURE__ */ field('createdAt', p81, 'required');
+const p427 = /* @__PURE__ */ field('shown', p114, 'required');
+const p428 = /* @__PURE__ */ field('seq', p325, 'required');
+const p429 = /* @__PURE__ */ leaf(
   (x) => x === undefined || (typeof x === 'number' && Number.isSafeInteger(x) && x > 0),
 );
-const p421 = /* @__PURE__ */ field('number', p420, 'optional');
-const p422 = /* @__PURE__ */ leaf((x) => x === undefined || x === 'user' || x === 'assistant');
-const p423 = /* @__PURE__ */ field('role', p422, 'optional');
-const p424 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 200)));
-const p425 = /* @__PURE__ */ field('text', p424, 'optional');
-const p426 = /* @__PURE__ */ object([p319, p419, p421, p423, p425], ['reason', 'seq', 'number', 'role', 'text']);
-const p427 = /* @__PURE__ */ optional(p426);
-const p428 = /* @__PURE__ */ field('origin', p427, 'optional');
-const p429 = /* @__PURE__ */ field('parentGone', p114, 'optional');
-const p430 = /* @__PURE__ */ field('more', p420, 'optional');
-const p431 = /* @__PURE__ */ object(
-  [p414, p415, p416, p417, p418, p428, p429, p430],
+const p430 = /* @__PURE__ */ field('number', p429, 'optional');
+const p431 = /* @__PURE__ */ leaf((x) => x === undefined || x === 'user' || x === 'assistant');
+const p432 = /* @__PURE__ */ field('role', p431, 'optional');
+const p433 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 200)));
+const p434 = /* @__PURE__ */ field('text', p433, 'optional');
+const p435 = /* @__PURE__ */ object([p328, p428, p430, p432, p434], ['reason', 'seq', 'number', 'role', 'text']);
+const p436 = /* @__PURE__ */ optional(p435);
+const p437 = /* @__PURE__ */ field('origin', p436, 'optional');
+const p438 = /* @__PURE__ */ field('parentGone', p124, 'optional');
+const p439 = /* @__PURE__ */ field('more', p429, 'optional');
+const p440 = /* @__PURE__ */ object(
+  [p423, p424, p425, p426, p427, p437, p438, p439],
   ['id', 'depth', 'title', 'createdAt', 'shown', 'origin', 'parentGone', 'more'],
 );
-const p432 = /* @__PURE__ */ array(p431, 0, 300);
-const p433 = /* @__PURE__ */ field('rows', p432, 'required');
-const p434 = /* @__PURE__ */ object([p412, p433, p384], ['type', 'rows', 'total']);
-const p435 = /* @__PURE__ */ leaf((x) => x === 'forks_notice');
-const p436 = /* @__PURE__ */ field('type', p435, 'required');
-const p437 = /* @__PURE__ */ leaf((x) => x === 'info' || x === 'warning');
-const p438 = /* @__PURE__ */ field('level', p437, 'required');
-const p439 = /* @__PURE__ */ object([p436, p438, p393], ['type', 'level', 'text']);
-const p440 = /* @__PURE__ */ leaf((x) => x === 'compare_choices');
-const p441 = /* @__PURE__ */ field('type', p440, 'required');
-const p442 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 300));
-const p443 = /* @__PURE__ */ field('title', p442, 'required');
-const p444 = /* @__PURE__ */ field('recorded', p104, 'required');
-const p445 = /* @__PURE__ */ object([p414, p443, p417, p444], ['id', 'title', 'createdAt', 'recorded']);
-const p446 = /* @__PURE__ */ array(p445, 0, 200);
-const p447 = /* @__PURE__ */ field('choices', p446, 'required');
-const p448 = /* @__PURE__ */ object([p441, p447], ['type', 'choices']);
-const p449 = /* @__PURE__ */ leaf((x) => x === 'compare_view');
+const p441 = /* @__PURE__ */ array(p440, 0, 300);
+const p442 = /* @__PURE__ */ field('rows', p441, 'required');
+const p443 = /* @__PURE__ */ object([p421, p442, p393], ['type', 'rows', 'total']);
+const p444 = /* @__PURE__ */ leaf((x) => x === 'forks_notice');
+const p445 = /* @__PURE__ */ field('type', p444, 'required');
+const p446 = /* @__PURE__ */ leaf((x) => x === 'info' || x === 'warning');
+const p447 = /* @__PURE__ */ field('level', p446, 'required');
+const p448 = /* @__PURE__ */ object([p445, p447, p402], ['type', 'level', 'text']);
+const p449 = /* @__PURE__ */ leaf((x) => x === 'compare_choices');
 const p450 = /* @__PURE__ */ field('type', p449, 'required');
-const p451 = /* @__PURE__ */ field('steps', p79, 'required');
-const p452 = /* @__PURE__ */ field('modelCalls', p79, 'required');
-const p453 = /* @__PURE__ */ field('toolCalls', p79, 'required');
-const p454 = /* @__PURE__ */ field('tokens', p50, 'required');
-const p455 = /* @__PURE__ */ field('errors', p79, 'required');
-const p456 = /* @__PURE__ */ field('approvalsAsked', p79, 'required');
-const p457 = /* @__PURE__ */ field('denials', p79, 'required');
-const p458 = /* @__PURE__ */ field('files', p79, 'required');
-const p459 = /* @__PURE__ */ field('unfinished', p104, 'required');
-const p460 = /* @__PURE__ */ object(
-  [p375, p443, p451, p452, p453, p454, p53, p129, p455, p456, p457, p458, p459],
+const p451 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 300));
+const p452 = /* @__PURE__ */ field('title', p451, 'required');
+const p453 = /* @__PURE__ */ field('recorded', p114, 'required');
+const p454 = /* @__PURE__ */ object([p423, p452, p426, p453], ['id', 'title', 'createdAt', 'recorded']);
+const p455 = /* @__PURE__ */ array(p454, 0, 200);
+const p456 = /* @__PURE__ */ field('choices', p455, 'required');
+const p457 = /* @__PURE__ */ object([p450, p456], ['type', 'choices']);
+const p458 = /* @__PURE__ */ leaf((x) => x === 'compare_view');
+const p459 = /* @__PURE__ */ field('type', p458, 'required');
+const p460 = /* @__PURE__ */ field('steps', p79, 'required');
+const p461 = /* @__PURE__ */ field('modelCalls', p79, 'required');
+const p462 = /* @__PURE__ */ field('toolCalls', p79, 'required');
+const p463 = /* @__PURE__ */ field('tokens', p50, 'required');
+const p464 = /* @__PURE__ */ field('errors', p79, 'required');
+const p465 = /* @__PURE__ */ field('approvalsAsked', p79, 'required');
+const p466 = /* @__PURE__ */ field('denials', p79, 'required');
+const p467 = /* @__PURE__ */ field('files', p79, 'required');
+const p468 = /* @__PURE__ */ field('unfinished', p114, 'required');
+const p469 = /* @__PURE__ */ object(
+  [p384, p452, p460, p461, p462, p463, p53, p139, p464, p465, p466, p467, p468],
   [
     'conversationId',
     'title',
@@ -599,72 +608,72 @@ const p460 = /* @__PURE__ */ object(
     'unfinished',
   ],
 );
-const p461 = /* @__PURE__ */ field('a', p460, 'required');
-const p462 = /* @__PURE__ */ field('b', p460, 'required');
-const p463 = /* @__PURE__ */ field('index', p79, 'required');
-const p464 = /* @__PURE__ */ field('step', p79, 'required');
-const p465 = /* @__PURE__ */ oneOf(['model', 'tool', 'prompt', 'interrupt']);
-const p466 = /* @__PURE__ */ leaf(p465);
-const p467 = /* @__PURE__ */ field('kind', p466, 'required');
-const p468 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 300)));
-const p469 = /* @__PURE__ */ field('agentId', p468, 'optional');
-const p470 = /* @__PURE__ */ field('label', p442, 'required');
-const p471 = /* @__PURE__ */ object([p464, p467, p469, p470], ['step', 'kind', 'agentId', 'label']);
-const p472 = /* @__PURE__ */ optional(p471);
-const p473 = /* @__PURE__ */ field('a', p472, 'optional');
-const p474 = /* @__PURE__ */ field('b', p472, 'optional');
-const p475 = /* @__PURE__ */ field('same', p104, 'required');
-const p476 = /* @__PURE__ */ field('difference', p468, 'optional');
-const p477 = /* @__PURE__ */ object([p463, p473, p474, p475, p476], ['index', 'a', 'b', 'same', 'difference']);
-const p478 = /* @__PURE__ */ array(p477, 0, 400);
-const p479 = /* @__PURE__ */ field('rows', p478, 'required');
-const p480 = /* @__PURE__ */ field('offset', p79, 'required');
-const p481 = /* @__PURE__ */ field('firstIndex', p90, 'optional');
-const p482 = /* @__PURE__ */ field('what', p442, 'required');
-const p483 = /* @__PURE__ */ field('expected', p442, 'required');
-const p484 = /* @__PURE__ */ field('actual', p442, 'required');
-const p485 = /* @__PURE__ */ object([p464, p482, p483, p484], ['step', 'what', 'expected', 'actual']);
-const p486 = /* @__PURE__ */ optional(p485);
-const p487 = /* @__PURE__ */ field('firstDivergence', p486, 'optional');
-const p488 = /* @__PURE__ */ array(p442, 0, 100);
-const p489 = /* @__PURE__ */ field('onlyA', p488, 'required');
-const p490 = /* @__PURE__ */ field('onlyB', p488, 'required');
-const p491 = /* @__PURE__ */ field('both', p79, 'required');
-const p492 = /* @__PURE__ */ object([p489, p490, p491], ['onlyA', 'onlyB', 'both']);
-const p493 = /* @__PURE__ */ field('files', p492, 'required');
-const p494 = /* @__PURE__ */ field('reproduced', p104, 'required');
-const p495 = /* @__PURE__ */ field('divergence', p486, 'optional');
-const p496 = /* @__PURE__ */ object([p494, p495], ['reproduced', 'divergence']);
-const p497 = /* @__PURE__ */ optional(p496);
-const p498 = /* @__PURE__ */ field('replay', p497, 'optional');
-const p499 = /* @__PURE__ */ object(
-  [p450, p461, p462, p479, p480, p384, p481, p487, p493, p498],
+const p470 = /* @__PURE__ */ field('a', p469, 'required');
+const p471 = /* @__PURE__ */ field('b', p469, 'required');
+const p472 = /* @__PURE__ */ field('index', p79, 'required');
+const p473 = /* @__PURE__ */ field('step', p79, 'required');
+const p474 = /* @__PURE__ */ oneOf(['model', 'tool', 'prompt', 'interrupt']);
+const p475 = /* @__PURE__ */ leaf(p474);
+const p476 = /* @__PURE__ */ field('kind', p475, 'required');
+const p477 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 300)));
+const p478 = /* @__PURE__ */ field('agentId', p477, 'optional');
+const p479 = /* @__PURE__ */ field('label', p451, 'required');
+const p480 = /* @__PURE__ */ object([p473, p476, p478, p479], ['step', 'kind', 'agentId', 'label']);
+const p481 = /* @__PURE__ */ optional(p480);
+const p482 = /* @__PURE__ */ field('a', p481, 'optional');
+const p483 = /* @__PURE__ */ field('b', p481, 'optional');
+const p484 = /* @__PURE__ */ field('same', p114, 'required');
+const p485 = /* @__PURE__ */ field('difference', p477, 'optional');
+const p486 = /* @__PURE__ */ object([p472, p482, p483, p484, p485], ['index', 'a', 'b', 'same', 'difference']);
+const p487 = /* @__PURE__ */ array(p486, 0, 400);
+const p488 = /* @__PURE__ */ field('rows', p487, 'required');
+const p489 = /* @__PURE__ */ field('offset', p79, 'required');
+const p490 = /* @__PURE__ */ field('firstIndex', p100, 'optional');
+const p491 = /* @__PURE__ */ field('what', p451, 'required');
+const p492 = /* @__PURE__ */ field('expected', p451, 'required');
+const p493 = /* @__PURE__ */ field('actual', p451, 'required');
+const p494 = /* @__PURE__ */ object([p473, p491, p492, p493], ['step', 'what', 'expected', 'actual']);
+const p495 = /* @__PURE__ */ optional(p494);
+const p496 = /* @__PURE__ */ field('firstDivergence', p495, 'optional');
+const p497 = /* @__PURE__ */ array(p451, 0, 100);
+const p498 = /* @__PURE__ */ field('onlyA', p497, 'required');
+const p499 = /* @__PURE__ */ field('onlyB', p497, 'required');
+const p500 = /* @__PURE__ */ field('both', p79, 'required');
+const p501 = /* @__PURE__ */ object([p498, p499, p500], ['onlyA', 'onlyB', 'both']);
+const p502 = /* @__PURE__ */ field('files', p501, 'required');
+const p503 = /* @__PURE__ */ field('reproduced', p114, 'required');
+const p504 = /* @__PURE__ */ field('divergence', p495, 'optional');
+const p505 = /* @__PURE__ */ object([p503, p504], ['reproduced', 'divergence']);
+const p506 = /* @__PURE__ */ optional(p505);
+const p507 = /* @__PURE__ */ field('replay', p506, 'optional');
+const p508 = /* @__PURE__ */ object(
+  [p459, p470, p471, p488, p489, p393, p490, p496, p502, p507],
   ['type', 'a', 'b', 'rows', 'offset', 'total', 'firstIndex', 'firstDivergence', 'files', 'replay'],
 );
-const p500 = /* @__PURE__ */ leaf((x) => x === 'compare_notice');
-const p501 = /* @__PURE__ */ field('type', p500, 'required');
-const p502 = /* @__PURE__ */ object([p501, p438, p393], ['type', 'level', 'text']);
-const p503 = /* @__PURE__ */ leaf((x) => x === 'compare_show');
-const p504 = /* @__PURE__ */ field('type', p503, 'required');
-const p505 = /* @__PURE__ */ object([p504], ['type']);
-const p506 = /* @__PURE__ */ tagged('type', [
-  ['agent_events', p340],
-  ['panel_reset', p343],
-  ['toggles_change', p352],
-  ['mcp_status', p369],
-  ['audit_records', p385],
-  ['audit_show', p388],
-  ['sandbox_status', p394],
-  ['policy_status', p410],
-  ['fork_tree', p434],
-  ['forks_notice', p439],
-  ['compare_choices', p448],
-  ['compare_view', p499],
-  ['compare_notice', p502],
-  ['compare_show', p505],
+const p509 = /* @__PURE__ */ leaf((x) => x === 'compare_notice');
+const p510 = /* @__PURE__ */ field('type', p509, 'required');
+const p511 = /* @__PURE__ */ object([p510, p447, p402], ['type', 'level', 'text']);
+const p512 = /* @__PURE__ */ leaf((x) => x === 'compare_show');
+const p513 = /* @__PURE__ */ field('type', p512, 'required');
+const p514 = /* @__PURE__ */ object([p513], ['type']);
+const p515 = /* @__PURE__ */ tagged('type', [
+  ['agent_events', p349],
+  ['panel_reset', p352],
+  ['toggles_change', p361],
+  ['mcp_status', p378],
+  ['audit_records', p394],
+  ['audit_show', p397],
+  ['sandbox_status', p403],
+  ['policy_status', p419],
+  ['fork_tree', p443],
+  ['forks_notice', p448],
+  ['compare_choices', p457],
+  ['compare_view', p508],
+  ['compare_notice', p511],
+  ['compare_show', p514],
 ]);
 
 /** Parses like the zod schema's `safeParse`: the value (a copy) when it fits, else undefined. */
 export const parseChatUpdate = (raw: unknown) => parseWith<ChatUpdate>(p73, raw);
 /** Parses like the zod schema's `safeParse`: the value (a copy) when it fits, else undefined. */
-export const parseHostToPanel = (raw: unknown) => parseWith<HostToPanel>(p506, raw);
+export const parseHostToPanel = (raw: unknown) => parseWith<HostToPanel>(p515, raw);
