@@ -286,6 +286,18 @@ export interface ImageFiles {
   modelSeesImages(): { model: string; sees: boolean };
 }
 
+/**
+ * Images kept once, by the sha256 of their encoded bytes (issue 36): a conversation's events name
+ * an image by its sha256 (`user_message.images`, a tool result's images), never carry its bytes;
+ * the chat, the developer panel, a reopened conversation and the export read them back from here.
+ */
+export interface ImageStore {
+  /** Keeps the image (a second put of the same sha256 keeps the first: the bytes are the same). */
+  put(image: ImagePart): Promise<void>;
+  /** The image, or undefined when this store never had it. */
+  get(sha256: string): Promise<ImagePart | undefined>;
+}
+
 export interface WorkspaceFiles {
   /** The workspace folder (absolute). */
   readonly root: string;
