@@ -110,7 +110,9 @@ describe('attack: tool results fitted to a window that counts what the text cost
         files[`f${index}.txt`] = english.replaceAll('lorem', `file${index}`);
         calls.push({ name: 'read_file', arguments: { path: `f${index}.txt` } });
       }
-      const result = await readThrough({ files, calls, count: 'honest' });
+      // Six fit, cut, in a 9k window beside the system prompt and every tool's definition (8k held
+      // them until web_fetch's definition joined); twenty-four never do.
+      const result = await readThrough({ files, calls, count: 'honest', window: reads === 6 ? 9216 : 8192 });
       assertReadAndAnswered(result, 0);
       const sent = result.server.toolMessages();
       assert.equal(sent.length, reads);

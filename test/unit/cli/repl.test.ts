@@ -137,7 +137,7 @@ describe('openagent CLI (interactive session in a terminal)', function () {
     const screen = await cli.waitForPrompt(2);
     assert.match(
       screen,
-      /Unknown command \/frobnicate\. Commands: \/new \/history \/resume \/model \/preset \/plan \/compact \/cost \/queue \/messages \/fork \/rewind \/forks \/sessions \/approve-all \/help \/exit/,
+      /Unknown command \/frobnicate\. Commands: \/new \/history \/resume \/model \/preset \/plan \/compact \/cost \/queue \/btw \/messages \/fork \/rewind \/forks \/sessions \/approve-all \/help \/exit/,
     );
     assert.equal(server.modelCalls.length, 0, 'nothing went to the model');
     // Outside a git repository there are no sessions in worktrees, and it says why.
