@@ -76,12 +76,13 @@ export interface CliDeps {
   heldSecrets: HeldSecrets;
   /** The gate that asks about tool calls in `workspace` (it shows their diffs). */
   approvals(workspace: WorkspaceFiles): ApprovalGate;
-  /** Asks about a repository's hook on the terminal (shared-hooks-cli.ts); absent: no terminal. */
-  readHookAnswer?: CliHookDeps['readLine'];
+  /**
+   * Asks one line on the terminal (a repository's hook, an MCP server to allow, its inputs);
+   * absent without a terminal.
+   */
+  readLine?: CliHookDeps['readLine'];
   /** Something the user should know that is not an error of the run (a policy file with mistakes). */
   warn(message: string): void;
-  /** Asks one line on the terminal (MCP servers to allow, their inputs); absent without one. */
-  ask?: (question: string) => Promise<string | undefined>;
 }
 
 export interface CliContext {
@@ -166,7 +167,12 @@ export function createCliContext(deps: CliDeps): CliContext {
     { env: deps.env },
   );
   const shell = new ChildProcessShell(undefined, sandbox);
-  const mcp = new CliMcp({ ...deps, version: packageVersion() ?? 'unknown' });
+  const { readLine } = deps;
+  const mcp = new CliMcp({
+    ...deps,
+    version: packageVersion() ?? 'unknown',
+    ask: readLine && ((question) => readLine(question).then((line) => (line.kind === 'line' ? line.text : undefined))),
+  });
 
   const session = new ConversationSession({
     readSettings: () => presetChoice.settings(userModel()),
@@ -195,7 +201,7 @@ export function createCliContext(deps: CliDeps): CliContext {
       storeDirectory,
       launcher: sandbox,
       warn: deps.warn,
-      readLine: deps.readHookAnswer,
+      readLine: deps.readLine,
     }),
     connectedTools: () => mcp.tools(),
     clock: systemClock,
