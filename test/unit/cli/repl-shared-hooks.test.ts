@@ -12,7 +12,8 @@ import { cleanEnv, cliArgs, requestBody, tempFolder, textOf } from './cli-helper
 import { TmuxCli } from './tmux-cli';
 import { TEST_TIMEOUT_MS } from '../../harness/patience';
 
-const HOOK_QUESTION = /Allow hook .* to run\? It is code from the repository; it runs only in the sandbox\. \[y\]es \/ \[n\]o: /;
+const HOOK_QUESTION =
+  /Allow hook .* to run\? It is code from the repository; it runs only in the sandbox\. \[y\]es \/ \[n\]o: /;
 const APPROVAL_QUESTION = /Approve\? \[y\]es \/ \[n\]o \/ \[a\]lways this session: /;
 
 describe('openagent CLI (a repository’s hooks asked about on the terminal)', function () {
