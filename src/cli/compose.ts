@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConversationSession } from '../core/session/conversation-session';
-import { buildSystemPrompt } from '../core/agent/system-prompt';
+import { projectSystemPrompt } from '../core/agent/project-system-prompt';
 import { ProjectKnowledge } from '../core/knowledge/project-knowledge';
 import type { ModelSettings } from '../core/llm/create-llm-client';
 import type { AgentPolicy } from '../core/policy/agent-policy';
@@ -42,7 +42,6 @@ import { visibleText } from '../core/text/visible-text';
 import { findRipgrep, RipgrepSearch } from '../node/ripgrep-search';
 import { systemClock } from '../node/system-clock';
 import { PresetLibrary } from '../core/knowledge/presets';
-import { presetTools } from '../core/knowledge/preset-choice';
 import { cliPresetChoice } from './cli-presets';
 import { StoreOpener } from '../kit/store-opener';
 import type { HeldSecrets } from '../core/llm/held-secrets';
@@ -77,12 +76,13 @@ export interface CliDeps {
   heldSecrets: HeldSecrets;
   /** The gate that asks about tool calls in `workspace` (it shows their diffs). */
   approvals(workspace: WorkspaceFiles): ApprovalGate;
-  /** Asks about a repository's hook on the terminal (shared-hooks-cli.ts); absent: no terminal. */
-  readHookAnswer?: CliHookDeps['readLine'];
+  /**
+   * Asks one line on the terminal (a repository's hook, an MCP server to allow, its inputs);
+   * absent without a terminal.
+   */
+  readLine?: CliHookDeps['readLine'];
   /** Something the user should know that is not an error of the run (a policy file with mistakes). */
   warn(message: string): void;
-  /** Asks one line on the terminal (MCP servers to allow, their inputs); absent without one. */
-  ask?: (question: string) => Promise<string | undefined>;
 }
 
 export interface CliContext {
@@ -167,7 +167,12 @@ export function createCliContext(deps: CliDeps): CliContext {
     { env: deps.env },
   );
   const shell = new ChildProcessShell(undefined, sandbox);
-  const mcp = new CliMcp({ ...deps, version: packageVersion() ?? 'unknown' });
+  const { readLine } = deps;
+  const mcp = new CliMcp({
+    ...deps,
+    version: packageVersion() ?? 'unknown',
+    ask: readLine && ((question) => readLine(question).then((line) => (line.kind === 'line' ? line.text : undefined))),
+  });
 
   const session = new ConversationSession({
     readSettings: () => presetChoice.settings(userModel()),
@@ -196,7 +201,7 @@ export function createCliContext(deps: CliDeps): CliContext {
       storeDirectory,
       launcher: sandbox,
       warn: deps.warn,
-      readLine: deps.readHookAnswer,
+      readLine: deps.readLine,
     }),
     connectedTools: () => mcp.tools(),
     clock: systemClock,
@@ -245,31 +250,20 @@ export function createCliContext(deps: CliDeps): CliContext {
       }),
       ...(team.current()?.tools() ?? []),
     ],
-    systemPrompt: async () => {
-      const {
-        sections,
-        knowledge: rulesAndMemory,
-        skillProblems,
-        instructionProblems,
-        instructions,
-      } = await knowledge.load();
-      for (const problem of skillProblems)
-        deps.warn(`openagent: skipped the skill ${problem.file}: ${problem.message}`);
-      for (const problem of instructionProblems)
-        deps.warn(`openagent: instruction file ${problem.file}: ${problem.message}`);
-      const preset = await presetChoice.preset(userModel);
-      const text = buildSystemPrompt(
-        preset.text,
+    systemPrompt: () =>
+      projectSystemPrompt(
         {
-          os: `${os.type()} ${os.release()}`,
-          shell: deps.env.SHELL ?? 'unknown',
-          workspaceRoot,
-          date: new Date(),
+          knowledge,
+          preset: () => presetChoice.preset(userModel),
+          host: { os: `${os.type()} ${os.release()}`, shell: deps.env.SHELL ?? 'unknown' },
+          report: ({ skills, instructions }) => {
+            for (const problem of skills) deps.warn(`openagent: skipped the skill ${problem.file}: ${problem.message}`);
+            for (const problem of instructions)
+              deps.warn(`openagent: instruction file ${problem.file}: ${problem.message}`);
+          },
         },
-        sections,
-      );
-      return { text, knowledge: rulesAndMemory, ...(instructions ? { instructions } : {}), ...presetTools(preset) };
-    },
+        workspaceRoot,
+      ),
   });
 
   // OpenTelemetry export, when the environment names a collector.

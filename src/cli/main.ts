@@ -140,10 +140,7 @@ export async function main(
         () => approveAll.on,
       ),
     warn: (message) => output.error(message),
-    ...(reader ? { readHookAnswer: (question, signal) => reader.readLine(question, { signal }) } : {}),
-    ask: reader
-      ? (question) => reader.readLine(question).then((line) => (line.kind === 'line' ? line.text : undefined))
-      : undefined,
+    ...(reader ? { readLine: (question, signal) => reader.readLine(question, { signal }) } : {}),
   });
   if (!(await cli.presets.has(options.preset))) {
     output.error(`openagent: unknown preset "${options.preset}". Presets: ${(await cli.presets.list()).join(', ')}.`);

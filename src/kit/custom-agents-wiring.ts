@@ -10,7 +10,6 @@ import * as vscode from 'vscode';
 import type { InstructionProblem } from '../core/knowledge/instruction-files';
 import { PresetChoice } from '../core/knowledge/preset-choice';
 
-export { presetTools } from '../core/knowledge/preset-choice';
 import type { PresetLibrary } from '../core/knowledge/presets';
 import type { SecretSource } from '../core/ports';
 import { CONFIG_SECTION, readProviderBaseUrls } from '../host/settings';

@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ConversationSession } from '../core/session/conversation-session';
-import { buildSystemPrompt } from '../core/agent/system-prompt';
+import { projectSystemPrompt } from '../core/agent/project-system-prompt';
 import { ProjectKnowledge } from '../core/knowledge/project-knowledge';
 import type { SkillProblem } from '../core/knowledge/skills';
 import { NodeKnowledgeFiles } from '../node/node-knowledge-files';
@@ -37,7 +37,7 @@ import type { HeldSecrets } from '../core/llm/held-secrets';
 import { loadSdkOf } from '../core/llm/sdk-modules';
 import { yaml } from '../core/text/yaml';
 import { chooseModel, choosePreset } from '../host/commands/choose-model';
-import { editorPresetChoice, presetTools } from './custom-agents-wiring';
+import { editorPresetChoice } from './custom-agents-wiring';
 import { paletteCommands, type CommandHandler } from '../host/commands/palette';
 import { revertTurn } from '../host/commands/revert-turn';
 import { findLocalServers, useLocalServer } from '../host/commands/local-servers';
@@ -149,32 +149,22 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     vscode.workspace.isTrusted ? workspaceRoot() : undefined,
   );
   const presetChoice = editorPresetChoice(presets, secrets, workspaceRoot);
-  const systemPrompt = async (root: string | undefined) => {
-    const preset = await presetChoice.preset(readModelSettings);
-    const {
-      sections,
-      knowledge: rulesAndMemory,
-      skillProblems,
-      instructionProblems,
-      instructions,
-    } = await knowledge.load();
-    reportSkillProblems(skillProblems);
-    // Instruction files are named relative to the workspace; the notice opens them by full path.
-    reportInstructionProblems(
-      instructionProblems.map((problem) => ({ ...problem, file: path.join(root ?? '', problem.file) })),
-    );
-    const text = buildSystemPrompt(
-      preset.text,
+  const systemPrompt = (root: string | undefined) =>
+    projectSystemPrompt(
       {
-        os: `${os.type()} ${os.release()}`,
-        shell: vscode.env.shell || process.env.SHELL || 'unknown',
-        workspaceRoot: root,
-        date: new Date(),
+        knowledge,
+        preset: () => presetChoice.preset(readModelSettings),
+        host: { os: `${os.type()} ${os.release()}`, shell: vscode.env.shell || process.env.SHELL || 'unknown' },
+        report: ({ skills, instructions }) => {
+          reportSkillProblems(skills);
+          // Instruction files are named relative to the workspace; the notice opens them by full path.
+          reportInstructionProblems(
+            instructions.map((problem) => ({ ...problem, file: path.join(root ?? '', problem.file) })),
+          );
+        },
       },
-      sections,
+      root,
     );
-    return { text, knowledge: rulesAndMemory, ...(instructions ? { instructions } : {}), ...presetTools(preset) };
-  };
 
   const openStore = stores.open;
 

@@ -64,7 +64,10 @@ export function checkVariants(): CheckVariant[] {
     { label: 'zod/mini', source: zodMiniModule(HOST_MESSAGE_PARSERS) },
     {
       label: 'generated parsers (now)',
-      source: `export { parseChatUpdate, parseHostToPanel } from ${protocol('generated/host-message-parsers')};`,
+      source: [
+        `export { parseChatUpdate } from ${protocol('generated/chat-update-parser')};`,
+        `export { parseHostToPanel } from ${protocol('generated/panel-message-parser')};`,
+      ].join('\n'),
     },
   ];
 }
@@ -75,7 +78,7 @@ async function bundle(variant: CheckVariant, entry: esbuild.BuildOptions['entryP
     name: 'check-variant',
     setup(build) {
       // The variant itself may import the generated parsers: only others' imports are swapped.
-      build.onResolve({ filter: /(^checks:variant$|generated\/host-message-parsers$)/ }, (args) =>
+      build.onResolve({ filter: /(^checks:variant$|generated\/(chat-update|panel-message)-parser$)/ }, (args) =>
         args.namespace === 'checks' ? undefined : { path: 'variant', namespace: 'checks' },
       );
       build.onLoad({ filter: /.*/, namespace: 'checks' }, () => ({

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { agentPolicyJsonSchema } from '../../src/core/policy/agent-policy';
-import { HOST_MESSAGE_PARSERS_FILE, hostMessageParsersSource } from '../../src/protocol/codegen/host-message-parsers';
+import { GENERATED_PARSERS_DIR, hostMessageParserFiles } from '../../src/protocol/codegen/host-message-parsers';
 
 export const SCHEMA_FILE = path.resolve(__dirname, '..', '..', 'schemas', 'agent-policy.schema.json');
 
@@ -14,9 +14,13 @@ export function schemaText(): string {
 }
 
 async function main(): Promise<void> {
+  const parsers = await hostMessageParserFiles();
+  // The folder holds only what is generated now: a module no longer generated goes.
+  for (const name of fs.readdirSync(GENERATED_PARSERS_DIR))
+    if (!parsers.some(({ file }) => path.basename(file) === name)) fs.rmSync(path.join(GENERATED_PARSERS_DIR, name));
   fs.writeFileSync(SCHEMA_FILE, schemaText());
-  fs.writeFileSync(HOST_MESSAGE_PARSERS_FILE, await hostMessageParsersSource());
-  for (const file of [SCHEMA_FILE, HOST_MESSAGE_PARSERS_FILE])
+  for (const { file, source } of parsers) fs.writeFileSync(file, source);
+  for (const file of [SCHEMA_FILE, ...parsers.map(({ file }) => file)])
     console.log(`wrote ${path.relative(process.cwd(), file)}`);
 }
 

@@ -7,7 +7,7 @@
  * host sends is dropped or reordered on the way.
  */
 import type { AgentEvent } from '../../src/protocol/events';
-import { parseChatUpdate } from '../../src/protocol/generated/host-message-parsers';
+import { parseChatUpdate } from '../../src/protocol/generated/chat-update-parser';
 import { postToHost } from '../shared/vscode-api';
 import { CHAT_LAYOUT, Composer } from './composer';
 import type * as Conversation from './conversation';

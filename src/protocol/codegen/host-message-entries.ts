@@ -17,7 +17,8 @@ const [firstUpdate, ...otherUpdates] = hostToWebviewSchema.options.filter(
 );
 export const chatUpdateSchema = z.discriminatedUnion('type', [firstUpdate!, ...otherUpdates]);
 
-export const HOST_MESSAGE_PARSERS: ParserEntry[] = [
-  { name: 'ChatUpdate', schema: chatUpdateSchema, typeName: 'ChatUpdate' },
-  { name: 'HostToPanel', schema: hostToPanelSchema, typeName: 'HostToPanel' },
+/** Each webview's parser in a module of its own (src/protocol/generated/<file>): each bundles only its own. */
+export const HOST_MESSAGE_PARSERS: Array<ParserEntry & { file: string }> = [
+  { name: 'ChatUpdate', schema: chatUpdateSchema, typeName: 'ChatUpdate', file: 'chat-update-parser.ts' },
+  { name: 'HostToPanel', schema: hostToPanelSchema, typeName: 'HostToPanel', file: 'panel-message-parser.ts' },
 ];

@@ -9,13 +9,11 @@ import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import { z } from 'zod';
 import { HOST_MESSAGE_PARSERS } from '../../../src/protocol/codegen/host-message-entries';
-import {
-  HOST_MESSAGE_PARSERS_FILE,
-  hostMessageParsersSource,
-} from '../../../src/protocol/codegen/host-message-parsers';
+import { GENERATED_PARSERS_DIR, hostMessageParserFiles } from '../../../src/protocol/codegen/host-message-parsers';
 import { generateParserModule, UnsupportedSchema } from '../../../src/protocol/codegen/parser-codegen';
 import { hostToWebviewSchema } from '../../../src/protocol/messages';
-import { parseChatUpdate, parseHostToPanel } from '../../../src/protocol/generated/host-message-parsers';
+import { parseChatUpdate } from '../../../src/protocol/generated/chat-update-parser';
+import { parseHostToPanel } from '../../../src/protocol/generated/panel-message-parser';
 import { mutate, Random, validSample } from './zod-samples';
 
 type Parser = (raw: unknown) => unknown;
@@ -29,7 +27,7 @@ function compileParsers(schemas: Record<string, z.ZodType>): Record<string, Pars
     entries: Object.entries(schemas).map(([name, schema]) => ({ name, schema, typeName: 'unknown' })),
   });
   const { outputFiles } = esbuild.buildSync({
-    stdin: { contents: source, loader: 'ts', resolveDir: path.dirname(HOST_MESSAGE_PARSERS_FILE) },
+    stdin: { contents: source, loader: 'ts', resolveDir: GENERATED_PARSERS_DIR },
     bundle: true,
     write: false,
     format: 'cjs',
@@ -92,11 +90,14 @@ function fuzz(schema: z.ZodType, parse: Parser, seed: number, rounds: number): {
 
 describe('parsers generated from the protocol schemas', () => {
   it('are the ones in the repository (npm run schemas regenerates them)', async () => {
-    assert.equal(
-      fs.readFileSync(HOST_MESSAGE_PARSERS_FILE, 'utf8'),
-      await hostMessageParsersSource(),
-      'src/protocol/generated/host-message-parsers.ts is stale: run "npm run schemas"',
+    const generated = await hostMessageParserFiles();
+    assert.deepEqual(
+      fs.readdirSync(GENERATED_PARSERS_DIR).sort(),
+      generated.map(({ file }) => path.basename(file)).sort(),
+      'src/protocol/generated/ holds other files: run "npm run schemas"',
     );
+    for (const { file, source } of generated)
+      assert.equal(fs.readFileSync(file, 'utf8'), source, `${file} is stale: run "npm run schemas"`);
   });
 
   const shipped: Record<string, Parser> = { ChatUpdate: parseChatUpdate, HostToPanel: parseHostToPanel };
