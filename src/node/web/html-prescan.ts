@@ -23,6 +23,20 @@ const CLOSING = new Map<string, RegExp>(
 /** Elements a highlighter wraps tokens in: inside a code block, only their text is kept. */
 const INLINE = new Set('span a b i em strong font mark u s del ins sub sup small kbd samp var tt'.split(' '));
 
+/**
+ * Elements kept at most: a real documentation page has a few tens of thousands, and the time and
+ * memory the tree takes grow with them (a hostile page of nothing but empty tags has millions).
+ */
+export const MAX_ELEMENTS = 60_000;
+
+/** Elements laid out as blocks: white space between two of them is not shown. */
+const BLOCKS = new Set(
+  (
+    'address article aside blockquote body dd details dialog div dl dt fieldset figcaption figure footer form ' +
+    'h1 h2 h3 h4 h5 h6 head header hgroup hr html li main nav ol p section summary table tbody td tfoot th thead tr ul'
+  ).split(' '),
+);
+
 /** Elements that never have content or a closing tag. */
 const VOID = new Set([
   'area',
@@ -63,8 +77,11 @@ export interface PrescannedHtml {
   depth: number;
   /** Characters of text from where `html` starts to the end of the page (entities count as one). */
   textChars: number;
-  /** Whether text was left out at the end because it is past `keepTextChars`. */
-  shortened: boolean;
+  /**
+   * Why the end of the page was left out, if it was: its text is past the characters asked for,
+   * or it has more than MAX_ELEMENTS elements before that.
+   */
+  shortened: false | 'text' | 'elements';
 }
 
 export function prescanHtml(page: string, options: PrescanOptions): PrescannedHtml {
@@ -76,18 +93,27 @@ export function prescanHtml(page: string, options: PrescanOptions): PrescannedHt
   let depth = 0;
   let deepest = 0;
   let textChars = 0;
-  let shortened = false;
+  let shortened: PrescannedHtml['shortened'] = false;
+  let elements = 0;
   let inPre = false;
 
-  /** Text from `from` to `to`, counted; true once past the budget while the page is still kept. */
-  const countText = (from: number, to: number): boolean => {
-    if (to > from) textChars += textLength(page, from, to);
-    return keeping && textChars > (fromContent ? options.keepContentChars! : options.keepTextChars);
+  /** The text from `from` to `to`, counted; the rest of the page is left out from where it passes the budget. */
+  const keepText = (from: number, to: number): void => {
+    if (to <= from) return;
+    const before = textChars;
+    textChars += textLength(page, from, to);
+    const budget = fromContent ? options.keepContentChars! : options.keepTextChars;
+    if (!keeping || textChars <= budget) return;
+    // Cut inside the text (a page may be one long text): an entity counts as one character, so
+    // cutting at this offset keeps at most the budget; never between the halves of a surrogate pair.
+    let cut = from + Math.max(0, Math.floor(budget - before));
+    if (cut > from && cut < to && isHighSurrogate(page.charCodeAt(cut - 1))) cut--;
+    stopKeeping(Math.min(cut, to), 'text');
   };
-  const stopKeeping = (at: number) => {
+  const stopKeeping = (at: number, why: 'text' | 'elements') => {
     kept.push(page.slice(keptFrom, at));
     keeping = false;
-    shortened = true;
+    shortened = why;
   };
   /** Leaves out `from`..`to` of the page (a comment, a script). */
   const leaveOut = (from: number, to: number) => {
@@ -100,8 +126,13 @@ export function prescanHtml(page: string, options: PrescanOptions): PrescannedHt
   };
 
   let at = 0;
+  let afterBlock = false;
   for (let tag = nextTag(page, 0); tag; tag = nextTag(page, at)) {
-    if (countText(at, tag.start)) stopKeeping(tag.start);
+    const betweenBlocks = afterBlock && tag.kind === 'tag' && BLOCKS.has(tag.name) && !inPre;
+    afterBlock = false;
+    // The line breaks and indentation between two blocks are no text, only nodes to build.
+    if (betweenBlocks && isBlank(page, at, tag.start)) leaveOut(at, tag.start);
+    else keepText(at, tag.start);
     if (tag.kind !== 'tag') {
       // A comment, or a tag never closed: a parser drops it (to the end of the page for the latter).
       const close = tag.kind === 'comment' ? page.indexOf('-->', tag.start + 2) : -1;
@@ -135,7 +166,7 @@ export function prescanHtml(page: string, options: PrescanOptions): PrescannedHt
       }
       if (name === 'title' && title === undefined) title = page.slice(tag.end, textEnd);
       // Raw text: its content is text (no tags in it), its closing tag is skipped.
-      if (countText(tag.end, textEnd)) stopKeeping(textEnd);
+      keepText(tag.end, textEnd);
       at = end;
       continue;
     }
@@ -152,14 +183,19 @@ export function prescanHtml(page: string, options: PrescanOptions): PrescannedHt
       kept.push(`<!DOCTYPE html><html><head><title>${title ?? ''}</title></head><body>`);
       keptFrom = tag.start;
       textChars = 0;
+      elements = 0;
       depth = 0;
       deepest = 0;
     }
+    afterBlock = BLOCKS.has(name);
     if (VOID.has(name) || tag.selfClosing) continue;
     if (closing) depth = Math.max(0, depth - 1);
-    else if (keeping && ++depth > deepest) deepest = depth;
+    else if (keeping) {
+      if (++depth > deepest) deepest = depth;
+      if (++elements > MAX_ELEMENTS) stopKeeping(tag.start, 'elements');
+    }
   }
-  countText(at, page.length);
+  keepText(at, page.length);
   if (keeping) kept.push(page.slice(keptFrom));
   return { html: kept.join(''), fromContent, depth: deepest, textChars, shortened };
 }
@@ -181,6 +217,13 @@ type Tag =
 const isLetter = (code: number) => (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
 /** Space, tab, line feed, form feed or carriage return. */
 const isSpace = (code: number) => code === 32 || code === 9 || code === 10 || code === 12 || code === 13;
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+
+function isBlank(page: string, from: number, to: number): boolean {
+  for (let index = from; index < to; index++) if (!isSpace(page.charCodeAt(index))) return false;
+  return true;
+}
 /** The end of a tag's name: a space, `/` or `>`. */
 const endsName = (code: number) => isSpace(code) || code === 47 || code === 62;
 
@@ -236,11 +279,41 @@ function textLength(page: string, from: number, to: number): number {
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
 
-/** The page's text without markup, scripts or styles: built without a tree. */
+const BREAKS = new Set([
+  'p',
+  'div',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'li',
+  'tr',
+  'section',
+  'article',
+  'pre',
+  'blockquote',
+]);
+
+/** The page's text without markup, scripts or styles: built without a tree, in one pass. */
 export function plainText(html: string): string {
-  return prescanHtml(html, { keepTextChars: Number.POSITIVE_INFINITY })
-    .html.replace(/<\/(p|div|h[1-6]|li|tr|section|article|pre|blockquote)\s*>|<br\s*\/?>/gi, '\n')
-    .replace(/<[^>]*>/g, ' ')
+  const page = prescanHtml(html, { keepTextChars: Number.POSITIVE_INFINITY }).html;
+  const text: string[] = [];
+  let at = 0;
+  for (let tag = nextTag(page, 0); tag; tag = nextTag(page, at)) {
+    text.push(page.slice(at, tag.start));
+    if (tag.kind !== 'tag') {
+      const close = tag.kind === 'comment' ? page.indexOf('-->', tag.start + 2) : -1;
+      at = close === -1 ? page.length : close + 3;
+      continue;
+    }
+    text.push((tag.closing && BREAKS.has(tag.name)) || tag.name === 'br' ? '\n' : ' ');
+    at = tag.end;
+  }
+  text.push(page.slice(at));
+  return text
+    .join('')
     .replace(/&(#\d{1,8}|#x[0-9a-f]{1,8}|[a-z]{1,31});/gi, (entity, name: string) => {
       if (name.startsWith('#')) {
         const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
@@ -249,6 +322,6 @@ export function plainText(html: string): string {
       return ENTITIES[name.toLowerCase()] ?? entity;
     })
     .replace(/[ \t]+/g, ' ')
-    .replace(/ *\n\s*/g, '\n')
+    .replace(/ ?\n\s*/g, '\n')
     .trim();
 }

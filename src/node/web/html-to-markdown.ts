@@ -14,13 +14,15 @@ import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
 import type { ConvertedPage, HtmlConverter } from '../../core/web/web-fetch-ports';
-import { plainText, prescanHtml, type PrescannedHtml } from './html-prescan';
-import { addTableRules, dropHeadingAnchors, normalizeCodeBlocks } from './markdown-rules';
+import { MAX_ELEMENTS, plainText, prescanHtml, type PrescannedHtml } from './html-prescan';
+import { addTableRules, dropHeadingAnchors, escapeMarkdown, normalizeCodeBlocks } from './markdown-rules';
 
 export { plainText } from './html-prescan';
 
 /** Deeper than this, the page is read as plain text: real documentation pages nest a few dozen levels. */
 export const MAX_NESTING = 400;
+
+const TEXT_NODE = 3;
 
 /**
  * Text kept past the characters asked for, so that the prescan's count (which may differ a little
@@ -30,7 +32,7 @@ export const MAX_NESTING = 400;
  */
 const keptChars = (maxChars: number) => ({
   keepContentChars: maxChars * 1.25 + 4_096,
-  keepTextChars: maxChars * 3 + 50_000,
+  keepTextChars: maxChars * 1.5 + 20_000,
 });
 
 let turndown: TurndownService | undefined;
@@ -43,28 +45,41 @@ function markdownWriter(): TurndownService {
   turndown.remove(['script', 'style', 'noscript', 'iframe', 'template', 'canvas', 'button', 'select', 'input']);
   turndown.remove((node) => node.nodeName.toLowerCase() === 'svg');
   addTableRules(turndown);
+  turndown.escape = escapeMarkdown;
   return turndown;
 }
 
 export const htmlToMarkdown: HtmlConverter = {
   toMarkdown(html: string, url: string, maxChars = Number.POSITIVE_INFINITY): ConvertedPage {
     const prepared = prescanHtml(html, keptChars(maxChars));
-    if (prepared.depth > MAX_NESTING)
-      return {
-        ...asPlainText(prepared),
-        note: `The page nests elements ${prepared.depth} levels deep (more than ${MAX_NESTING}): it is shown as plain text.`,
-      };
-    try {
-      return convert(prepared, url, maxChars);
-    } catch (error) {
-      const why = error instanceof RangeError ? 'it is nested too deeply to convert' : 'it could not be converted';
-      return { ...asPlainText(prepared), note: `The page is shown as plain text: ${why}.` };
+    const notes =
+      prepared.shortened === 'elements'
+        ? [`The page has more than ${MAX_ELEMENTS.toLocaleString('en-US')} elements: what follows them is not read.`]
+        : [];
+    let page: ConvertedPage;
+    if (prepared.depth > MAX_NESTING) {
+      page = asPlainText(prepared);
+      notes.push(
+        `The page nests elements ${prepared.depth} levels deep (more than ${MAX_NESTING}): it is shown as plain text.`,
+      );
+    } else {
+      try {
+        page = convert(prepared, url, maxChars);
+      } catch (error) {
+        const why = error instanceof RangeError ? 'it is nested too deeply to convert' : 'it could not be converted';
+        page = asPlainText(prepared);
+        notes.push(`The page is shown as plain text: ${why}.`);
+      }
     }
+    return notes.length ? { ...page, note: notes.join(' ') } : page;
   },
 };
 
 function asPlainText(prepared: PrescannedHtml): Pick<ConvertedPage, 'markdown' | 'textChars'> {
-  return { markdown: plainText(prepared.html), ...(prepared.shortened ? { textChars: prepared.textChars } : {}) };
+  return {
+    markdown: plainText(prepared.html),
+    ...(prepared.shortened === 'text' ? { textChars: prepared.textChars } : {}),
+  };
 }
 
 function convert(prepared: PrescannedHtml, url: string, maxChars: number): ConvertedPage {
@@ -102,7 +117,7 @@ function convert(prepared: PrescannedHtml, url: string, maxChars: number): Conve
   return {
     ...(heading ? { title: heading } : {}),
     markdown: markdown || plainText(prepared.html),
-    ...(shortened ? { textChars: Math.max(rootChars, prepared.shortened ? prepared.textChars : 0) } : {}),
+    ...(shortened ? { textChars: Math.max(rootChars, prepared.shortened === 'text' ? prepared.textChars : 0) } : {}),
   };
 }
 
@@ -113,20 +128,24 @@ function convert(prepared: PrescannedHtml, url: string, maxChars: number): Conve
 function keepFirstText(root: Element, maxChars: number): boolean {
   let budget = maxChars;
   let cut = false;
-  for (let element: Element | null = root; element;) {
-    let crossing: Element | null = null;
-    for (const child of Array.from(element.children)) {
+  for (let parent: Node | null = root; parent;) {
+    let crossing: Node | null = null;
+    for (const child of Array.from(parent.childNodes)) {
       if (crossing || budget <= 0) {
-        child.remove();
+        child.parentNode?.removeChild(child);
         cut = true;
         continue;
       }
       const length = child.textContent?.length ?? 0;
-      // The child that crosses the limit is kept and trimmed the same way, one level down.
-      if (length > budget) crossing = child;
-      else budget -= length;
+      if (length <= budget) budget -= length;
+      else if (child.nodeType === TEXT_NODE) {
+        // One long text (a page may be nothing else): its start is kept.
+        (child as Text).data = (child as Text).data.slice(0, budget);
+        budget = 0;
+        cut = true;
+      } else crossing = child; // Kept, and trimmed the same way one level down.
     }
-    element = crossing;
+    parent = crossing;
   }
   return cut;
 }

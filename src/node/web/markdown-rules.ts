@@ -102,3 +102,17 @@ function isFirstRow(row: Element): boolean {
     if (/^(THEAD|TBODY|TFOOT|TR)$/.test(before.nodeName)) return false;
   return true;
 }
+
+/** Characters turndown escapes wherever they are in a text. */
+const ESCAPED_ANYWHERE = /[\\*`[\]_]/g;
+/** What turndown escapes at the start of a text: it would begin a list, a heading, a rule, a quote or a fence. */
+const ESCAPED_AT_START = /^(?:-|\+ |=+|#{1,6} |~~~|>|\d+\. )/;
+
+/**
+ * turndown's escaping, the same result in two passes instead of thirteen (one regular expression
+ * each, for every text of the page): on a large page it was a fifth of the conversion.
+ */
+export function escapeMarkdown(text: string): string {
+  const escaped = text.replace(ESCAPED_ANYWHERE, '\\$&');
+  return escaped.replace(ESCAPED_AT_START, (start) => (/^\d/.test(start) ? `${start.slice(0, -2)}\\. ` : `\\${start}`));
+}
