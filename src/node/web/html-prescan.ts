@@ -15,7 +15,6 @@ const DROPPED = ['script', 'style', 'svg', 'noscript', 'template', 'iframe', 'ca
 const RAW_TEXT = ['title', 'textarea', 'xmp'] as const;
 
 const DROPPED_SET = new Set<string>(DROPPED);
-const RAW_TEXT_SET = new Set<string>(RAW_TEXT);
 const CLOSING = new Map<string, RegExp>(
   [...DROPPED, ...RAW_TEXT].map((name) => [name, new RegExp(`</${name}[\\s/]*>`, 'gi')]),
 );
