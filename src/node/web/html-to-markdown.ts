@@ -2,66 +2,88 @@
  * A fetched HTML page as Markdown (issue 36): linkedom builds the DOM, Readability keeps the
  * article (dropping menus, footers, ads), turndown writes Markdown. Loaded on first use only
  * (a module of its own in dist/, esbuild-config.mjs): activation never reads these libraries.
- * All three walk the tree recursively, so a page nested thousands of levels deep (a hostile
- * one) would overflow the stack: such a page, or one any step fails on, is shown as plain text
- * instead, with a note saying so.
+ *
+ * Fast on a large page because little of it becomes a tree: html-prescan.ts leaves out, from the
+ * text, what is never shown (scripts, styles, SVG, comments), what comes before the page's main
+ * content element, and the text past what the model is given; turndown gets the tree itself (no
+ * copy) with code blocks reduced to their text. All three libraries walk the tree recursively, so
+ * a page nested thousands of levels deep (a hostile one) would overflow the stack: such a page,
+ * or one any step fails on, is shown as plain text instead, with a note saying so.
  */
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
 import type { ConvertedPage, HtmlConverter } from '../../core/web/web-fetch-ports';
+import { MAX_ELEMENTS, plainText, prescanHtml, type PrescannedHtml } from './html-prescan';
+import { addTableRules, dropHeadingAnchors, escapeMarkdown, normalizeCodeBlocks } from './markdown-rules';
+
+export { plainText } from './html-prescan';
 
 /** Deeper than this, the page is read as plain text: real documentation pages nest a few dozen levels. */
 export const MAX_NESTING = 400;
 
-/** Elements that never have content or a closing tag. */
-const VOID = new Set([
-  'area',
-  'base',
-  'br',
-  'col',
-  'embed',
-  'hr',
-  'img',
-  'input',
-  'link',
-  'meta',
-  'param',
-  'source',
-  'track',
-  'wbr',
-]);
+const TEXT_NODE = 3;
+
+/**
+ * Text kept past the characters asked for, so that the prescan's count (which may differ a little
+ * from the tree's) never leaves the model short: the exact cut is made on the tree. Without a
+ * content element Readability chooses the article from what is kept, menus and sidebars before it
+ * included, so more is kept.
+ */
+const keptChars = (maxChars: number) => ({
+  keepContentChars: maxChars * 1.25 + 4_096,
+  keepTextChars: maxChars * 1.5 + 20_000,
+});
 
 let turndown: TurndownService | undefined;
 
 function markdownWriter(): TurndownService {
   if (turndown) return turndown;
   turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
-  // What a reader of the page never sees is not worth the model's context either.
-  turndown.remove(['script', 'style', 'noscript', 'iframe', 'template', 'canvas', 'form', 'button']);
+  // What a reader of the page never sees is not worth the model's context either (most of it
+  // is already left out before parsing). A <form> stays: some sites wrap the whole page in one.
+  turndown.remove(['script', 'style', 'noscript', 'iframe', 'template', 'canvas', 'button', 'select', 'input']);
   turndown.remove((node) => node.nodeName.toLowerCase() === 'svg');
+  addTableRules(turndown);
+  turndown.escape = escapeMarkdown;
   return turndown;
 }
 
 export const htmlToMarkdown: HtmlConverter = {
   toMarkdown(html: string, url: string, maxChars = Number.POSITIVE_INFINITY): ConvertedPage {
-    const depth = nestingDepth(html);
-    if (depth > MAX_NESTING)
-      return {
-        markdown: plainText(html),
-        note: `The page nests elements ${depth} levels deep (more than ${MAX_NESTING}): it is shown as plain text.`,
-      };
-    try {
-      return convert(html, url, maxChars);
-    } catch (error) {
-      const why = error instanceof RangeError ? 'it is nested too deeply to convert' : 'it could not be converted';
-      return { markdown: plainText(html), note: `The page is shown as plain text: ${why}.` };
+    const prepared = prescanHtml(html, keptChars(maxChars));
+    const notes =
+      prepared.shortened === 'elements'
+        ? [`The page has more than ${MAX_ELEMENTS.toLocaleString('en-US')} elements: what follows them is not read.`]
+        : [];
+    let page: ConvertedPage;
+    if (prepared.depth > MAX_NESTING) {
+      page = asPlainText(prepared);
+      notes.push(
+        `The page nests elements ${prepared.depth} levels deep (more than ${MAX_NESTING}): it is shown as plain text.`,
+      );
+    } else {
+      try {
+        page = convert(prepared, url, maxChars);
+      } catch (error) {
+        const why = error instanceof RangeError ? 'it is nested too deeply to convert' : 'it could not be converted';
+        page = asPlainText(prepared);
+        notes.push(`The page is shown as plain text: ${why}.`);
+      }
     }
+    return notes.length ? { ...page, note: notes.join(' ') } : page;
   },
 };
 
-function convert(html: string, url: string, maxChars: number): ConvertedPage {
-  const { document } = parseHTML(html);
+function asPlainText(prepared: PrescannedHtml): Pick<ConvertedPage, 'markdown' | 'textChars'> {
+  return {
+    markdown: plainText(prepared.html),
+    ...(prepared.shortened === 'text' ? { textChars: prepared.textChars } : {}),
+  };
+}
+
+function convert(prepared: PrescannedHtml, url: string, maxChars: number): ConvertedPage {
+  const { document } = parseHTML(prepared.html);
   const title = document.title?.trim() || undefined;
   // A page that marks its content (<main>, <article>: most documentation sites) is taken at its
   // word; Readability's scoring, slow on large pages, is for the pages that do not.
@@ -74,24 +96,28 @@ function convert(html: string, url: string, maxChars: number): ConvertedPage {
     // Readability changes the document it reads; the fallback works from the text, not the tree.
     const article = new Readability(document as unknown as Document, {
       charThreshold: 200,
-      keepClasses: false,
+      keepClasses: true,
       serializer: (element: Node) => element,
     }).parse();
     root = (article?.content as unknown as Element | null | undefined) ?? document.body ?? document.documentElement;
     heading = article?.title?.trim() || title;
   }
-  if (!root) return { markdown: plainText(html) };
-  const textChars = root.textContent?.length ?? 0;
-  const shortened = textChars > maxChars && keepFirstText(root, maxChars);
+  if (!root) return asPlainText(prepared);
+  const rootChars = root.textContent?.length ?? 0;
+  const shortened = rootChars > maxChars && keepFirstText(root, maxChars);
+  normalizeCodeBlocks(root);
+  dropHeadingAnchors(root);
   absoluteLinks(root, url);
+  // turndown copies the tree it is given before changing it; this one is ours and thrown away after.
+  Object.defineProperty(root, 'cloneNode', { value: () => root, configurable: true });
   const markdown = markdownWriter()
     .turndown(root as unknown as HTMLElement)
     .replace(/\n{3,}/g, '\n\n')
     .trim();
   return {
     ...(heading ? { title: heading } : {}),
-    markdown: markdown || plainText(html),
-    ...(shortened ? { textChars } : {}),
+    markdown: markdown || plainText(prepared.html),
+    ...(shortened ? { textChars: Math.max(rootChars, prepared.shortened === 'text' ? prepared.textChars : 0) } : {}),
   };
 }
 
@@ -102,20 +128,24 @@ function convert(html: string, url: string, maxChars: number): ConvertedPage {
 function keepFirstText(root: Element, maxChars: number): boolean {
   let budget = maxChars;
   let cut = false;
-  for (let element: Element | null = root; element;) {
-    let crossing: Element | null = null;
-    for (const child of Array.from(element.children)) {
+  for (let parent: Node | null = root; parent;) {
+    let crossing: Node | null = null;
+    for (const child of Array.from(parent.childNodes)) {
       if (crossing || budget <= 0) {
-        child.remove();
+        child.parentNode?.removeChild(child);
         cut = true;
         continue;
       }
       const length = child.textContent?.length ?? 0;
-      // The child that crosses the limit is kept and trimmed the same way, one level down.
-      if (length > budget) crossing = child;
-      else budget -= length;
+      if (length <= budget) budget -= length;
+      else if (child.nodeType === TEXT_NODE) {
+        // One long text (a page may be nothing else): its start is kept.
+        (child as Text).data = (child as Text).data.slice(0, budget);
+        budget = 0;
+        cut = true;
+      } else crossing = child; // Kept, and trimmed the same way one level down.
     }
-    element = crossing;
+    parent = crossing;
   }
   return cut;
 }
@@ -134,39 +164,4 @@ function absoluteLinks(root: Element, base: string): void {
       }
     }
   }
-}
-
-/** The deepest nesting of elements in `html`, by a scan of its tags (no tree is built). */
-export function nestingDepth(html: string): number {
-  const tags = /<(\/?)([a-zA-Z][a-zA-Z0-9-]*)[^>]*?(\/?)>/g;
-  let depth = 0;
-  let deepest = 0;
-  for (let match = tags.exec(html); match; match = tags.exec(html)) {
-    const name = match[2]!.toLowerCase();
-    if (VOID.has(name) || match[3] === '/') continue;
-    if (match[1] === '/') depth = Math.max(0, depth - 1);
-    else if (++depth > deepest) deepest = depth;
-  }
-  return deepest;
-}
-
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
-
-/** The page's text without markup, scripts or styles: built with regular expressions, no tree. */
-export function plainText(html: string): string {
-  return html
-    .replace(/<(script|style|noscript|template)\b[\s\S]*?<\/\1\s*>/gi, ' ')
-    .replace(/<!--[\s\S]*?-->/g, ' ')
-    .replace(/<\/(p|div|h[1-6]|li|tr|section|article|pre|blockquote)\s*>|<br\s*\/?>/gi, '\n')
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/&(#\d+|#x[0-9a-f]+|[a-z]+);/gi, (entity, name: string) => {
-      if (name.startsWith('#')) {
-        const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
-        return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : ' ';
-      }
-      return ENTITIES[name.toLowerCase()] ?? entity;
-    })
-    .replace(/[ \t]+/g, ' ')
-    .replace(/ *\n[\s]*/g, '\n')
-    .trim();
 }
