@@ -85,24 +85,44 @@ const p57 = /* @__PURE__ */ object(
   [p41, p43, p45, p48, p5, p49, p56],
   ['type', 'id', 'question', 'status', 'text', 'note', 'usage'],
 );
-const p58 = /* @__PURE__ */ leaf((x) => x === 'queue_state');
+const p58 = /* @__PURE__ */ leaf((x) => x === 'image_previews');
 const p59 = /* @__PURE__ */ field('type', p58, 'required');
-const p60 = /* @__PURE__ */ field('id', p21, 'required');
-const p61 = /* @__PURE__ */ object([p60, p35], ['id', 'text']);
-const p62 = /* @__PURE__ */ array(p61, 0, 20);
-const p63 = /* @__PURE__ */ field('items', p62, 'required');
-const p64 = /* @__PURE__ */ leaf((x) => x === 'stopped' || x === 'failed' || x === 'reloaded');
-const p65 = /* @__PURE__ */ field('kind', p64, 'required');
-const p66 = /* @__PURE__ */ field('reason', p23, 'optional');
-const p67 = /* @__PURE__ */ object([p65, p66], ['kind', 'reason']);
-const p68 = /* @__PURE__ */ optional(p67);
-const p69 = /* @__PURE__ */ field('held', p68, 'optional');
-const p70 = /* @__PURE__ */ leaf(
+const p60 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && minChars(x, 64) && maxChars(x, 64));
+const p61 = /* @__PURE__ */ field('sha256', p60, 'required');
+const p62 = /* @__PURE__ */ field('url', p34, 'required');
+const p63 = /* @__PURE__ */ object([p61, p62], ['sha256', 'url']);
+const p64 = /* @__PURE__ */ array(p63, 0, 200);
+const p65 = /* @__PURE__ */ field('previews', p64, 'required');
+const p66 = /* @__PURE__ */ object([p59, p65], ['type', 'previews']);
+const p67 = /* @__PURE__ */ leaf((x) => x === 'queue_state');
+const p68 = /* @__PURE__ */ field('type', p67, 'required');
+const p69 = /* @__PURE__ */ field('id', p21, 'required');
+const p70 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 100));
+const p71 = /* @__PURE__ */ field('mediaType', p70, 'required');
+const p72 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x > 0);
+const p73 = /* @__PURE__ */ field('width', p72, 'required');
+const p74 = /* @__PURE__ */ field('height', p72, 'required');
+const p75 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 255)));
+const p76 = /* @__PURE__ */ field('name', p75, 'optional');
+const p77 = /* @__PURE__ */ object([p61, p71, p73, p74, p76], ['sha256', 'mediaType', 'width', 'height', 'name']);
+const p78 = /* @__PURE__ */ array(p77, 0, 20);
+const p79 = /* @__PURE__ */ optional(p78);
+const p80 = /* @__PURE__ */ field('images', p79, 'optional');
+const p81 = /* @__PURE__ */ object([p69, p35, p80], ['id', 'text', 'images']);
+const p82 = /* @__PURE__ */ array(p81, 0, 20);
+const p83 = /* @__PURE__ */ field('items', p82, 'required');
+const p84 = /* @__PURE__ */ leaf((x) => x === 'stopped' || x === 'failed' || x === 'reloaded');
+const p85 = /* @__PURE__ */ field('kind', p84, 'required');
+const p86 = /* @__PURE__ */ field('reason', p23, 'optional');
+const p87 = /* @__PURE__ */ object([p85, p86], ['kind', 'reason']);
+const p88 = /* @__PURE__ */ optional(p87);
+const p89 = /* @__PURE__ */ field('held', p88, 'optional');
+const p90 = /* @__PURE__ */ leaf(
   (x) => x === undefined || (typeof x === 'string' && minChars(x, 1) && maxChars(x, 64)),
 );
-const p71 = /* @__PURE__ */ field('editing', p70, 'optional');
-const p72 = /* @__PURE__ */ object([p59, p63, p69, p71], ['type', 'items', 'held', 'editing']);
-const p73 = /* @__PURE__ */ tagged('type', [
+const p91 = /* @__PURE__ */ field('editing', p90, 'optional');
+const p92 = /* @__PURE__ */ object([p68, p83, p89, p91], ['type', 'items', 'held', 'editing']);
+const p93 = /* @__PURE__ */ tagged('type', [
   ['chat_notice', p15],
   ['chat_reset', p18],
   ['prompt_result', p25],
@@ -110,148 +130,146 @@ const p73 = /* @__PURE__ */ tagged('type', [
   ['composer_insert', p36],
   ['draft_restore', p39],
   ['side_answer', p57],
-  ['queue_state', p72],
+  ['image_previews', p66],
+  ['queue_state', p92],
 ]);
-const p74 = /* @__PURE__ */ leaf((x) => x === 'agent_events');
-const p75 = /* @__PURE__ */ field('type', p74, 'required');
-const p76 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && minChars(x, 1));
-const p77 = /* @__PURE__ */ field('conversationId', p76, 'required');
-const p78 = /* @__PURE__ */ field('agentId', p76, 'required');
-const p79 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0);
-const p80 = /* @__PURE__ */ field('seq', p79, 'required');
-const p81 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x));
-const p82 = /* @__PURE__ */ field('time', p81, 'required');
-const p83 = /* @__PURE__ */ leaf((x) => x === 'user_message');
-const p84 = /* @__PURE__ */ field('type', p83, 'required');
-const p85 = /* @__PURE__ */ field('sha256', p4, 'required');
-const p86 = /* @__PURE__ */ field('mediaType', p4, 'required');
-const p87 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x > 0);
-const p88 = /* @__PURE__ */ field('width', p87, 'required');
-const p89 = /* @__PURE__ */ field('height', p87, 'required');
-const p90 = /* @__PURE__ */ leaf((x) => x === undefined || typeof x === 'string');
-const p91 = /* @__PURE__ */ field('name', p90, 'optional');
-const p92 = /* @__PURE__ */ object([p85, p86, p88, p89, p91]);
-const p93 = /* @__PURE__ */ array(p92);
-const p94 = /* @__PURE__ */ optional(p93);
-const p95 = /* @__PURE__ */ field('images', p94, 'optional');
-const p96 = /* @__PURE__ */ array(p4);
-const p97 = /* @__PURE__ */ optional(p96);
-const p98 = /* @__PURE__ */ field('attachments', p97, 'optional');
-const p99 = /* @__PURE__ */ field('context', p90, 'optional');
-const p100 = /* @__PURE__ */ leaf(
+const p94 = /* @__PURE__ */ leaf((x) => x === 'agent_events');
+const p95 = /* @__PURE__ */ field('type', p94, 'required');
+const p96 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && minChars(x, 1));
+const p97 = /* @__PURE__ */ field('conversationId', p96, 'required');
+const p98 = /* @__PURE__ */ field('agentId', p96, 'required');
+const p99 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0);
+const p100 = /* @__PURE__ */ field('seq', p99, 'required');
+const p101 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x));
+const p102 = /* @__PURE__ */ field('time', p101, 'required');
+const p103 = /* @__PURE__ */ leaf((x) => x === 'user_message');
+const p104 = /* @__PURE__ */ field('type', p103, 'required');
+const p105 = /* @__PURE__ */ field('sha256', p4, 'required');
+const p106 = /* @__PURE__ */ field('mediaType', p4, 'required');
+const p107 = /* @__PURE__ */ leaf((x) => x === undefined || typeof x === 'string');
+const p108 = /* @__PURE__ */ field('name', p107, 'optional');
+const p109 = /* @__PURE__ */ object([p105, p106, p73, p74, p108]);
+const p110 = /* @__PURE__ */ array(p109);
+const p111 = /* @__PURE__ */ optional(p110);
+const p112 = /* @__PURE__ */ field('images', p111, 'optional');
+const p113 = /* @__PURE__ */ array(p4);
+const p114 = /* @__PURE__ */ optional(p113);
+const p115 = /* @__PURE__ */ field('attachments', p114, 'optional');
+const p116 = /* @__PURE__ */ field('context', p107, 'optional');
+const p117 = /* @__PURE__ */ leaf(
   (x) => x === undefined || (typeof x === 'number' && Number.isSafeInteger(x) && x >= 0),
 );
-const p101 = /* @__PURE__ */ field('retryOf', p100, 'optional');
-const p102 = /* @__PURE__ */ object([p77, p78, p80, p82, p84, p5, p95, p98, p99, p101]);
-const p103 = /* @__PURE__ */ leaf((x) => x === 'text_delta');
-const p104 = /* @__PURE__ */ field('type', p103, 'required');
-const p105 = /* @__PURE__ */ object([p77, p78, p80, p82, p104, p5]);
-const p106 = /* @__PURE__ */ leaf((x) => x === 'tool_call');
-const p107 = /* @__PURE__ */ field('type', p106, 'required');
-const p108 = /* @__PURE__ */ field('toolCallId', p4, 'required');
-const p109 = /* @__PURE__ */ field('toolName', p4, 'required');
-const p110 = /* @__PURE__ */ leaf(() => true);
-const p111 = /* @__PURE__ */ field('input', p110, 'present');
-const p112 = /* @__PURE__ */ leaf((x) => x === 'tool_call_tag' || x === 'function_tag' || x === 'fenced_json');
-const p113 = /* @__PURE__ */ field('format', p112, 'required');
-const p114 = /* @__PURE__ */ leaf((x) => typeof x === 'boolean');
-const p115 = /* @__PURE__ */ field('repaired', p114, 'required');
-const p116 = /* @__PURE__ */ object([p113, p115]);
-const p117 = /* @__PURE__ */ optional(p116);
-const p118 = /* @__PURE__ */ field('fromText', p117, 'optional');
-const p119 = /* @__PURE__ */ object([p77, p78, p80, p82, p107, p108, p109, p111, p118]);
-const p120 = /* @__PURE__ */ leaf((x) => x === 'tool_approval_request');
+const p118 = /* @__PURE__ */ field('retryOf', p117, 'optional');
+const p119 = /* @__PURE__ */ object([p97, p98, p100, p102, p104, p5, p112, p115, p116, p118]);
+const p120 = /* @__PURE__ */ leaf((x) => x === 'text_delta');
 const p121 = /* @__PURE__ */ field('type', p120, 'required');
-const p122 = /* @__PURE__ */ field('summary', p4, 'required');
-const p123 = /* @__PURE__ */ field('reasons', p97, 'optional');
-const p124 = /* @__PURE__ */ leaf((x) => x === undefined || typeof x === 'boolean');
-const p125 = /* @__PURE__ */ field('warning', p124, 'optional');
-const p126 = /* @__PURE__ */ object([p77, p78, p80, p82, p121, p108, p109, p111, p122, p123, p125]);
-const p127 = /* @__PURE__ */ leaf((x) => x === 'tool_approval_result');
-const p128 = /* @__PURE__ */ field('type', p127, 'required');
-const p129 = /* @__PURE__ */ field('approved', p114, 'required');
-const p130 = /* @__PURE__ */ oneOf(['user', 'hook', 'session_rule', 'policy', 'timeout', 'no_gate', 'read_only']);
-const p131 = /* @__PURE__ */ leaf(p130);
-const p132 = /* @__PURE__ */ field('source', p131, 'required');
-const p133 = /* @__PURE__ */ field('reason', p90, 'optional');
-const p134 = /* @__PURE__ */ object([p77, p78, p80, p82, p128, p108, p129, p132, p133]);
-const p135 = /* @__PURE__ */ leaf((x) => x === 'tool_result');
-const p136 = /* @__PURE__ */ field('type', p135, 'required');
-const p137 = /* @__PURE__ */ field('output', p4, 'required');
-const p138 = /* @__PURE__ */ field('isError', p114, 'required');
-const p139 = /* @__PURE__ */ field('durationMs', p50, 'required');
-const p140 = /* @__PURE__ */ object([p77, p78, p80, p82, p136, p108, p109, p137, p138, p139]);
-const p141 = /* @__PURE__ */ leaf((x) => x === 'subagent_start');
-const p142 = /* @__PURE__ */ field('type', p141, 'required');
-const p143 = /* @__PURE__ */ field('subagentId', p4, 'required');
-const p144 = /* @__PURE__ */ field('kind', p4, 'required');
-const p145 = /* @__PURE__ */ field('description', p4, 'required');
-const p146 = /* @__PURE__ */ object([p77, p78, p80, p82, p142, p143, p144, p145]);
-const p147 = /* @__PURE__ */ leaf((x) => x === 'subagent_end');
-const p148 = /* @__PURE__ */ field('type', p147, 'required');
-const p149 = /* @__PURE__ */ field('cacheReadTokens', p50, 'required');
-const p150 = /* @__PURE__ */ field('cacheWriteTokens', p50, 'required');
-const p151 = /* @__PURE__ */ object([p51, p52, p149, p150]);
-const p152 = /* @__PURE__ */ field('usage', p151, 'required');
-const p153 = /* @__PURE__ */ field('costUsd', p81, 'required');
-const p154 = /* @__PURE__ */ object([p77, p78, p80, p82, p148, p143, p122, p152, p153]);
-const p155 = /* @__PURE__ */ leaf((x) => x === 'task_update');
-const p156 = /* @__PURE__ */ field('type', p155, 'required');
-const p157 = /* @__PURE__ */ field('taskId', p4, 'required');
-const p158 = /* @__PURE__ */ field('subject', p4, 'required');
-const p159 = /* @__PURE__ */ oneOf(['pending', 'in_progress', 'completed', 'deleted']);
-const p160 = /* @__PURE__ */ leaf(p159);
-const p161 = /* @__PURE__ */ field('status', p160, 'required');
-const p162 = /* @__PURE__ */ field('owner', p90, 'optional');
-const p163 = /* @__PURE__ */ object([p77, p78, p80, p82, p156, p157, p158, p161, p162]);
-const p164 = /* @__PURE__ */ leaf((x) => x === 'background_result');
+const p122 = /* @__PURE__ */ object([p97, p98, p100, p102, p121, p5]);
+const p123 = /* @__PURE__ */ leaf((x) => x === 'tool_call');
+const p124 = /* @__PURE__ */ field('type', p123, 'required');
+const p125 = /* @__PURE__ */ field('toolCallId', p4, 'required');
+const p126 = /* @__PURE__ */ field('toolName', p4, 'required');
+const p127 = /* @__PURE__ */ leaf(() => true);
+const p128 = /* @__PURE__ */ field('input', p127, 'present');
+const p129 = /* @__PURE__ */ leaf((x) => x === 'tool_call_tag' || x === 'function_tag' || x === 'fenced_json');
+const p130 = /* @__PURE__ */ field('format', p129, 'required');
+const p131 = /* @__PURE__ */ leaf((x) => typeof x === 'boolean');
+const p132 = /* @__PURE__ */ field('repaired', p131, 'required');
+const p133 = /* @__PURE__ */ object([p130, p132]);
+const p134 = /* @__PURE__ */ optional(p133);
+const p135 = /* @__PURE__ */ field('fromText', p134, 'optional');
+const p136 = /* @__PURE__ */ object([p97, p98, p100, p102, p124, p125, p126, p128, p135]);
+const p137 = /* @__PURE__ */ leaf((x) => x === 'tool_approval_request');
+const p138 = /* @__PURE__ */ field('type', p137, 'required');
+const p139 = /* @__PURE__ */ field('summary', p4, 'required');
+const p140 = /* @__PURE__ */ field('reasons', p114, 'optional');
+const p141 = /* @__PURE__ */ leaf((x) => x === undefined || typeof x === 'boolean');
+const p142 = /* @__PURE__ */ field('warning', p141, 'optional');
+const p143 = /* @__PURE__ */ object([p97, p98, p100, p102, p138, p125, p126, p128, p139, p140, p142]);
+const p144 = /* @__PURE__ */ leaf((x) => x === 'tool_approval_result');
+const p145 = /* @__PURE__ */ field('type', p144, 'required');
+const p146 = /* @__PURE__ */ field('approved', p131, 'required');
+const p147 = /* @__PURE__ */ oneOf(['user', 'hook', 'session_rule', 'policy', 'timeout', 'no_gate', 'read_only']);
+const p148 = /* @__PURE__ */ leaf(p147);
+const p149 = /* @__PURE__ */ field('source', p148, 'required');
+const p150 = /* @__PURE__ */ field('reason', p107, 'optional');
+const p151 = /* @__PURE__ */ object([p97, p98, p100, p102, p145, p125, p146, p149, p150]);
+const p152 = /* @__PURE__ */ leaf((x) => x === 'tool_result');
+const p153 = /* @__PURE__ */ field('type', p152, 'required');
+const p154 = /* @__PURE__ */ field('output', p4, 'required');
+const p155 = /* @__PURE__ */ field('isError', p131, 'required');
+const p156 = /* @__PURE__ */ field('durationMs', p50, 'required');
+const p157 = /* @__PURE__ */ object([p97, p98, p100, p102, p153, p125, p126, p154, p155, p156]);
+const p158 = /* @__PURE__ */ leaf((x) => x === 'subagent_start');
+const p159 = /* @__PURE__ */ field('type', p158, 'required');
+const p160 = /* @__PURE__ */ field('subagentId', p4, 'required');
+const p161 = /* @__PURE__ */ field('kind', p4, 'required');
+const p162 = /* @__PURE__ */ field('description', p4, 'required');
+const p163 = /* @__PURE__ */ object([p97, p98, p100, p102, p159, p160, p161, p162]);
+const p164 = /* @__PURE__ */ leaf((x) => x === 'subagent_end');
 const p165 = /* @__PURE__ */ field('type', p164, 'required');
-const p166 = /* @__PURE__ */ field('jobId', p4, 'required');
-const p167 = /* @__PURE__ */ field('command', p4, 'required');
-const p168 = /* @__PURE__ */ leaf((x) => x === null || (typeof x === 'number' && Number.isFinite(x)));
-const p169 = /* @__PURE__ */ field('exitCode', p168, 'required');
-const p170 = /* @__PURE__ */ object([p77, p78, p80, p82, p165, p166, p167, p137, p169]);
-const p171 = /* @__PURE__ */ leaf((x) => x === 'teammate_status');
-const p172 = /* @__PURE__ */ field('type', p171, 'required');
-const p173 = /* @__PURE__ */ field('name', p4, 'required');
-const p174 = /* @__PURE__ */ leaf((x) => x === 'working' || x === 'idle' || x === 'shutdown');
-const p175 = /* @__PURE__ */ field('status', p174, 'required');
-const p176 = /* @__PURE__ */ object([p77, p78, p80, p82, p172, p173, p175]);
-const p177 = /* @__PURE__ */ leaf((x) => x === 'compact');
-const p178 = /* @__PURE__ */ field('type', p177, 'required');
-const p179 = /* @__PURE__ */ leaf((x) => x === 'micro' || x === 'auto' || x === 'manual');
-const p180 = /* @__PURE__ */ field('kind', p179, 'required');
-const p181 = /* @__PURE__ */ field('tokensBefore', p50, 'required');
-const p182 = /* @__PURE__ */ field('tokensAfter', p50, 'required');
-const p183 = /* @__PURE__ */ field('transcript', p90, 'optional');
-const p184 = /* @__PURE__ */ object([p77, p78, p80, p82, p178, p180, p181, p182, p183]);
-const p185 = /* @__PURE__ */ leaf((x) => x === 'model_call');
-const p186 = /* @__PURE__ */ field('type', p185, 'required');
-const p187 = /* @__PURE__ */ leaf((x) => x === 'waiting' || x === 'answering' || x === 'stalled');
-const p188 = /* @__PURE__ */ field('state', p187, 'required');
-const p189 = /* @__PURE__ */ field('provider', p4, 'required');
-const p190 = /* @__PURE__ */ field('model', p4, 'required');
-const p191 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'number' && Number.isFinite(x) && x >= 0));
-const p192 = /* @__PURE__ */ field('silentMs', p191, 'optional');
-const p193 = /* @__PURE__ */ object([p77, p78, p80, p82, p186, p188, p189, p190, p192]);
-const p194 = /* @__PURE__ */ leaf((x) => x === 'llm_request');
+const p166 = /* @__PURE__ */ field('cacheReadTokens', p50, 'required');
+const p167 = /* @__PURE__ */ field('cacheWriteTokens', p50, 'required');
+const p168 = /* @__PURE__ */ object([p51, p52, p166, p167]);
+const p169 = /* @__PURE__ */ field('usage', p168, 'required');
+const p170 = /* @__PURE__ */ field('costUsd', p101, 'required');
+const p171 = /* @__PURE__ */ object([p97, p98, p100, p102, p165, p160, p139, p169, p170]);
+const p172 = /* @__PURE__ */ leaf((x) => x === 'task_update');
+const p173 = /* @__PURE__ */ field('type', p172, 'required');
+const p174 = /* @__PURE__ */ field('taskId', p4, 'required');
+const p175 = /* @__PURE__ */ field('subject', p4, 'required');
+const p176 = /* @__PURE__ */ oneOf(['pending', 'in_progress', 'completed', 'deleted']);
+const p177 = /* @__PURE__ */ leaf(p176);
+const p178 = /* @__PURE__ */ field('status', p177, 'required');
+const p179 = /* @__PURE__ */ field('owner', p107, 'optional');
+const p180 = /* @__PURE__ */ object([p97, p98, p100, p102, p173, p174, p175, p178, p179]);
+const p181 = /* @__PURE__ */ leaf((x) => x === 'background_result');
+const p182 = /* @__PURE__ */ field('type', p181, 'required');
+const p183 = /* @__PURE__ */ field('jobId', p4, 'required');
+const p184 = /* @__PURE__ */ field('command', p4, 'required');
+const p185 = /* @__PURE__ */ leaf((x) => x === null || (typeof x === 'number' && Number.isFinite(x)));
+const p186 = /* @__PURE__ */ field('exitCode', p185, 'required');
+const p187 = /* @__PURE__ */ object([p97, p98, p100, p102, p182, p183, p184, p154, p186]);
+const p188 = /* @__PURE__ */ leaf((x) => x === 'teammate_status');
+const p189 = /* @__PURE__ */ field('type', p188, 'required');
+const p190 = /* @__PURE__ */ field('name', p4, 'required');
+const p191 = /* @__PURE__ */ leaf((x) => x === 'working' || x === 'idle' || x === 'shutdown');
+const p192 = /* @__PURE__ */ field('status', p191, 'required');
+const p193 = /* @__PURE__ */ object([p97, p98, p100, p102, p189, p190, p192]);
+const p194 = /* @__PURE__ */ leaf((x) => x === 'compact');
 const p195 = /* @__PURE__ */ field('type', p194, 'required');
-const p196 = /* @__PURE__ */ field('requestId', p4, 'required');
-const p197 = /* @__PURE__ */ field('payload', p110, 'present');
-const p198 = /* @__PURE__ */ object([p77, p78, p80, p82, p195, p196, p189, p190, p197]);
-const p199 = /* @__PURE__ */ leaf((x) => x === 'llm_response');
-const p200 = /* @__PURE__ */ field('type', p199, 'required');
-const p201 = /* @__PURE__ */ object([p77, p78, p80, p82, p200, p196, p189, p190, p197, p139]);
-const p202 = /* @__PURE__ */ leaf((x) => x === 'usage');
+const p196 = /* @__PURE__ */ leaf((x) => x === 'micro' || x === 'auto' || x === 'manual');
+const p197 = /* @__PURE__ */ field('kind', p196, 'required');
+const p198 = /* @__PURE__ */ field('tokensBefore', p50, 'required');
+const p199 = /* @__PURE__ */ field('tokensAfter', p50, 'required');
+const p200 = /* @__PURE__ */ field('transcript', p107, 'optional');
+const p201 = /* @__PURE__ */ object([p97, p98, p100, p102, p195, p197, p198, p199, p200]);
+const p202 = /* @__PURE__ */ leaf((x) => x === 'model_call');
 const p203 = /* @__PURE__ */ field('type', p202, 'required');
-const p204 = /* @__PURE__ */ leaf((x) => x === 'call' || x === 'turn');
-const p205 = /* @__PURE__ */ field('scope', p204, 'required');
-const p206 = /* @__PURE__ */ field('provider', p90, 'optional');
-const p207 = /* @__PURE__ */ field('durationMs', p191, 'optional');
-const p208 = /* @__PURE__ */ field('work', p90, 'optional');
-const p209 = /* @__PURE__ */ field('reported', p114, 'required');
-const p210 = /* @__PURE__ */ field('reservationId', p90, 'optional');
-const p211 = /* @__PURE__ */ oneOf([
+const p204 = /* @__PURE__ */ leaf((x) => x === 'waiting' || x === 'answering' || x === 'stalled');
+const p205 = /* @__PURE__ */ field('state', p204, 'required');
+const p206 = /* @__PURE__ */ field('provider', p4, 'required');
+const p207 = /* @__PURE__ */ field('model', p4, 'required');
+const p208 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'number' && Number.isFinite(x) && x >= 0));
+const p209 = /* @__PURE__ */ field('silentMs', p208, 'optional');
+const p210 = /* @__PURE__ */ object([p97, p98, p100, p102, p203, p205, p206, p207, p209]);
+const p211 = /* @__PURE__ */ leaf((x) => x === 'llm_request');
+const p212 = /* @__PURE__ */ field('type', p211, 'required');
+const p213 = /* @__PURE__ */ field('requestId', p4, 'required');
+const p214 = /* @__PURE__ */ field('payload', p127, 'present');
+const p215 = /* @__PURE__ */ object([p97, p98, p100, p102, p212, p213, p206, p207, p214]);
+const p216 = /* @__PURE__ */ leaf((x) => x === 'llm_response');
+const p217 = /* @__PURE__ */ field('type', p216, 'required');
+const p218 = /* @__PURE__ */ object([p97, p98, p100, p102, p217, p213, p206, p207, p214, p156]);
+const p219 = /* @__PURE__ */ leaf((x) => x === 'usage');
+const p220 = /* @__PURE__ */ field('type', p219, 'required');
+const p221 = /* @__PURE__ */ leaf((x) => x === 'call' || x === 'turn');
+const p222 = /* @__PURE__ */ field('scope', p221, 'required');
+const p223 = /* @__PURE__ */ field('provider', p107, 'optional');
+const p224 = /* @__PURE__ */ field('durationMs', p208, 'optional');
+const p225 = /* @__PURE__ */ field('work', p107, 'optional');
+const p226 = /* @__PURE__ */ field('reported', p131, 'required');
+const p227 = /* @__PURE__ */ field('reservationId', p107, 'optional');
+const p228 = /* @__PURE__ */ oneOf([
   'authentication',
   'connection',
   'rate_limit',
@@ -264,65 +282,65 @@ const p211 = /* @__PURE__ */ oneOf([
   'budget',
   'internal',
 ]);
-const p212 = /* @__PURE__ */ leaf((x) => x === undefined || p211(x) || x === 'interrupted');
-const p213 = /* @__PURE__ */ field('failure', p212, 'optional');
-const p214 = /* @__PURE__ */ field('window', p87, 'required');
-const p215 = /* @__PURE__ */ field('systemAndTools', p79, 'required');
-const p216 = /* @__PURE__ */ field('rulesAndMemory', p79, 'required');
-const p217 = /* @__PURE__ */ field('conversation', p79, 'required');
-const p218 = /* @__PURE__ */ field('toolResults', p79, 'required');
-const p219 = /* @__PURE__ */ field('counted', p114, 'required');
-const p220 = /* @__PURE__ */ object([p214, p215, p216, p217, p218, p219]);
-const p221 = /* @__PURE__ */ optional(p220);
-const p222 = /* @__PURE__ */ field('context', p221, 'optional');
-const p223 = /* @__PURE__ */ object([
-  p77,
-  p78,
-  p80,
-  p82,
-  p203,
-  p205,
-  p190,
-  p206,
-  p207,
-  p208,
-  p152,
-  p53,
-  p209,
-  p210,
-  p213,
+const p229 = /* @__PURE__ */ leaf((x) => x === undefined || p228(x) || x === 'interrupted');
+const p230 = /* @__PURE__ */ field('failure', p229, 'optional');
+const p231 = /* @__PURE__ */ field('window', p72, 'required');
+const p232 = /* @__PURE__ */ field('systemAndTools', p99, 'required');
+const p233 = /* @__PURE__ */ field('rulesAndMemory', p99, 'required');
+const p234 = /* @__PURE__ */ field('conversation', p99, 'required');
+const p235 = /* @__PURE__ */ field('toolResults', p99, 'required');
+const p236 = /* @__PURE__ */ field('counted', p131, 'required');
+const p237 = /* @__PURE__ */ object([p231, p232, p233, p234, p235, p236]);
+const p238 = /* @__PURE__ */ optional(p237);
+const p239 = /* @__PURE__ */ field('context', p238, 'optional');
+const p240 = /* @__PURE__ */ object([
+  p97,
+  p98,
+  p100,
+  p102,
+  p220,
   p222,
+  p207,
+  p223,
+  p224,
+  p225,
+  p169,
+  p53,
+  p226,
+  p227,
+  p230,
+  p239,
 ]);
-const p224 = /* @__PURE__ */ leaf((x) => x === 'cache_break');
-const p225 = /* @__PURE__ */ field('type', p224, 'required');
-const p226 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1);
-const p227 = /* @__PURE__ */ field('previousShare', p226, 'required');
-const p228 = /* @__PURE__ */ field('share', p226, 'required');
-const p229 = /* @__PURE__ */ field('missedTokens', p79, 'required');
-const p230 = /* @__PURE__ */ field('extraCostUsd', p50, 'required');
-const p231 = /* @__PURE__ */ oneOf([
+const p241 = /* @__PURE__ */ leaf((x) => x === 'cache_break');
+const p242 = /* @__PURE__ */ field('type', p241, 'required');
+const p243 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1);
+const p244 = /* @__PURE__ */ field('previousShare', p243, 'required');
+const p245 = /* @__PURE__ */ field('share', p243, 'required');
+const p246 = /* @__PURE__ */ field('missedTokens', p99, 'required');
+const p247 = /* @__PURE__ */ field('extraCostUsd', p50, 'required');
+const p248 = /* @__PURE__ */ oneOf([
   'model_switched',
   'system_prompt_changed',
   'tools_changed',
   'history_rewritten',
   'cache_expired',
 ]);
-const p232 = /* @__PURE__ */ leaf(p231);
-const p233 = /* @__PURE__ */ array(p232);
-const p234 = /* @__PURE__ */ field('reasons', p233, 'required');
-const p235 = /* @__PURE__ */ field('secondsSinceLastCall', p50, 'required');
-const p236 = /* @__PURE__ */ object([p77, p78, p80, p82, p225, p189, p190, p208, p227, p228, p229, p230, p234, p235]);
-const p237 = /* @__PURE__ */ leaf((x) => x === 'cost_warning');
-const p238 = /* @__PURE__ */ field('type', p237, 'required');
-const p239 = /* @__PURE__ */ field('inputTokens', p79, 'required');
-const p240 = /* @__PURE__ */ field('cachedTokens', p79, 'required');
-const p241 = /* @__PURE__ */ field('estimatedUsd', p50, 'required');
-const p242 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x > 0);
-const p243 = /* @__PURE__ */ field('thresholdUsd', p242, 'required');
-const p244 = /* @__PURE__ */ object([p77, p78, p80, p82, p238, p189, p190, p208, p239, p240, p241, p243]);
-const p245 = /* @__PURE__ */ leaf((x) => x === 'budget');
-const p246 = /* @__PURE__ */ field('type', p245, 'required');
-const p247 = /* @__PURE__ */ oneOf([
+const p249 = /* @__PURE__ */ leaf(p248);
+const p250 = /* @__PURE__ */ array(p249);
+const p251 = /* @__PURE__ */ field('reasons', p250, 'required');
+const p252 = /* @__PURE__ */ field('secondsSinceLastCall', p50, 'required');
+const p253 = /* @__PURE__ */ object([p97, p98, p100, p102, p242, p206, p207, p225, p244, p245, p246, p247, p251, p252]);
+const p254 = /* @__PURE__ */ leaf((x) => x === 'cost_warning');
+const p255 = /* @__PURE__ */ field('type', p254, 'required');
+const p256 = /* @__PURE__ */ field('inputTokens', p99, 'required');
+const p257 = /* @__PURE__ */ field('cachedTokens', p99, 'required');
+const p258 = /* @__PURE__ */ field('estimatedUsd', p50, 'required');
+const p259 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x > 0);
+const p260 = /* @__PURE__ */ field('thresholdUsd', p259, 'required');
+const p261 = /* @__PURE__ */ object([p97, p98, p100, p102, p255, p206, p207, p225, p256, p257, p258, p260]);
+const p262 = /* @__PURE__ */ leaf((x) => x === 'budget');
+const p263 = /* @__PURE__ */ field('type', p262, 'required');
+const p264 = /* @__PURE__ */ oneOf([
   'conversation',
   'daily',
   'monthly',
@@ -331,267 +349,266 @@ const p247 = /* @__PURE__ */ oneOf([
   'member_daily',
   'member_monthly',
 ]);
-const p248 = /* @__PURE__ */ leaf(p247);
-const p249 = /* @__PURE__ */ field('scope', p248, 'required');
-const p250 = /* @__PURE__ */ leaf((x) => x === 'usd' || x === 'tokens');
-const p251 = /* @__PURE__ */ field('unit', p250, 'required');
-const p252 = /* @__PURE__ */ field('spent', p50, 'required');
-const p253 = /* @__PURE__ */ field('limit', p242, 'required');
-const p254 = /* @__PURE__ */ leaf((x) => x === 'warning' || x === 'exceeded');
-const p255 = /* @__PURE__ */ field('level', p254, 'required');
-const p256 = /* @__PURE__ */ leaf((x) => x === 'warn' || x === 'block');
-const p257 = /* @__PURE__ */ field('action', p256, 'required');
-const p258 = /* @__PURE__ */ object([p77, p78, p80, p82, p246, p249, p251, p252, p253, p255, p257]);
-const p259 = /* @__PURE__ */ leaf((x) => x === 'plan_mode');
-const p260 = /* @__PURE__ */ field('type', p259, 'required');
-const p261 = /* @__PURE__ */ field('active', p114, 'required');
-const p262 = /* @__PURE__ */ leaf((x) => x === 'user' || x === 'plan_approved');
-const p263 = /* @__PURE__ */ field('reason', p262, 'required');
-const p264 = /* @__PURE__ */ object([p77, p78, p80, p82, p260, p261, p263]);
-const p265 = /* @__PURE__ */ leaf((x) => x === 'files_changed');
-const p266 = /* @__PURE__ */ field('type', p265, 'required');
-const p267 = /* @__PURE__ */ field('turn', p87, 'required');
-const p268 = /* @__PURE__ */ field('path', p4, 'required');
-const p269 = /* @__PURE__ */ leaf((x) => x === 'created' || x === 'modified');
-const p270 = /* @__PURE__ */ field('change', p269, 'required');
-const p271 = /* @__PURE__ */ object([p268, p270]);
-const p272 = /* @__PURE__ */ array(p271);
-const p273 = /* @__PURE__ */ field('files', p272, 'required');
-const p274 = /* @__PURE__ */ object([p77, p78, p80, p82, p266, p267, p273]);
-const p275 = /* @__PURE__ */ leaf((x) => x === 'turn_reverted');
-const p276 = /* @__PURE__ */ field('type', p275, 'required');
-const p277 = /* @__PURE__ */ field('restored', p96, 'required');
-const p278 = /* @__PURE__ */ field('deleted', p96, 'required');
-const p279 = /* @__PURE__ */ field('reason', p4, 'required');
-const p280 = /* @__PURE__ */ object([p268, p279]);
-const p281 = /* @__PURE__ */ array(p280);
-const p282 = /* @__PURE__ */ field('failed', p281, 'required');
-const p283 = /* @__PURE__ */ object([p77, p78, p80, p82, p276, p267, p277, p278, p282]);
-const p284 = /* @__PURE__ */ leaf((x) => x === 'review_hunks');
-const p285 = /* @__PURE__ */ field('type', p284, 'required');
-const p286 = /* @__PURE__ */ field('beforeLine', p79, 'required');
-const p287 = /* @__PURE__ */ field('afterLine', p79, 'required');
-const p288 = /* @__PURE__ */ field('removed', p96, 'required');
-const p289 = /* @__PURE__ */ field('added', p96, 'required');
-const p290 = /* @__PURE__ */ field('above', p96, 'required');
-const p291 = /* @__PURE__ */ field('below', p96, 'required');
-const p292 = /* @__PURE__ */ field('atStart', p114, 'required');
-const p293 = /* @__PURE__ */ field('atEnd', p114, 'required');
-const p294 = /* @__PURE__ */ object([p286, p287, p288, p289, p290, p291, p292, p293]);
-const p295 = /* @__PURE__ */ array(p294);
-const p296 = /* @__PURE__ */ optional(p295);
-const p297 = /* @__PURE__ */ field('hunks', p296, 'optional');
-const p298 = /* @__PURE__ */ field('unreviewable', p90, 'optional');
-const p299 = /* @__PURE__ */ object([p268, p270, p297, p298]);
-const p300 = /* @__PURE__ */ array(p299);
-const p301 = /* @__PURE__ */ field('files', p300, 'required');
-const p302 = /* @__PURE__ */ object([p77, p78, p80, p82, p285, p267, p301]);
-const p303 = /* @__PURE__ */ leaf((x) => x === 'review_decision');
-const p304 = /* @__PURE__ */ field('type', p303, 'required');
-const p305 = /* @__PURE__ */ array(p79);
-const p306 = /* @__PURE__ */ field('hunks', p305, 'required');
-const p307 = /* @__PURE__ */ leaf((x) => x === 'kept' || x === 'undone' || x === 'reopened');
-const p308 = /* @__PURE__ */ field('decision', p307, 'required');
-const p309 = /* @__PURE__ */ array(p87);
-const p310 = /* @__PURE__ */ optional(p309);
-const p311 = /* @__PURE__ */ field('lines', p310, 'optional');
-const p312 = /* @__PURE__ */ field('deleted', p124, 'optional');
-const p313 = /* @__PURE__ */ object([p77, p78, p80, p82, p304, p267, p268, p306, p308, p311, p312]);
-const p314 = /* @__PURE__ */ leaf((x) => x === 'review_note');
-const p315 = /* @__PURE__ */ field('type', p314, 'required');
-const p316 = /* @__PURE__ */ field('hunk', p79, 'required');
-const p317 = /* @__PURE__ */ object([p267, p268, p316]);
-const p318 = /* @__PURE__ */ array(p317);
-const p319 = /* @__PURE__ */ field('hunks', p318, 'required');
-const p320 = /* @__PURE__ */ object([p77, p78, p80, p82, p315, p5, p319]);
-const p321 = /* @__PURE__ */ leaf((x) => x === 'conversation_forked');
-const p322 = /* @__PURE__ */ field('type', p321, 'required');
-const p323 = /* @__PURE__ */ field('parentId', p76, 'required');
-const p324 = /* @__PURE__ */ field('forkId', p76, 'required');
-const p325 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= -1);
-const p326 = /* @__PURE__ */ field('atSeq', p325, 'required');
-const p327 = /* @__PURE__ */ leaf((x) => x === 'fork' || x === 'rewind');
-const p328 = /* @__PURE__ */ field('reason', p327, 'required');
-const p329 = /* @__PURE__ */ field('title', p4, 'required');
-const p330 = /* @__PURE__ */ object([p77, p78, p80, p82, p322, p323, p324, p326, p328, p329]);
-const p331 = /* @__PURE__ */ leaf((x) => x === 'interrupted');
+const p265 = /* @__PURE__ */ leaf(p264);
+const p266 = /* @__PURE__ */ field('scope', p265, 'required');
+const p267 = /* @__PURE__ */ leaf((x) => x === 'usd' || x === 'tokens');
+const p268 = /* @__PURE__ */ field('unit', p267, 'required');
+const p269 = /* @__PURE__ */ field('spent', p50, 'required');
+const p270 = /* @__PURE__ */ field('limit', p259, 'required');
+const p271 = /* @__PURE__ */ leaf((x) => x === 'warning' || x === 'exceeded');
+const p272 = /* @__PURE__ */ field('level', p271, 'required');
+const p273 = /* @__PURE__ */ leaf((x) => x === 'warn' || x === 'block');
+const p274 = /* @__PURE__ */ field('action', p273, 'required');
+const p275 = /* @__PURE__ */ object([p97, p98, p100, p102, p263, p266, p268, p269, p270, p272, p274]);
+const p276 = /* @__PURE__ */ leaf((x) => x === 'plan_mode');
+const p277 = /* @__PURE__ */ field('type', p276, 'required');
+const p278 = /* @__PURE__ */ field('active', p131, 'required');
+const p279 = /* @__PURE__ */ leaf((x) => x === 'user' || x === 'plan_approved');
+const p280 = /* @__PURE__ */ field('reason', p279, 'required');
+const p281 = /* @__PURE__ */ object([p97, p98, p100, p102, p277, p278, p280]);
+const p282 = /* @__PURE__ */ leaf((x) => x === 'files_changed');
+const p283 = /* @__PURE__ */ field('type', p282, 'required');
+const p284 = /* @__PURE__ */ field('turn', p72, 'required');
+const p285 = /* @__PURE__ */ field('path', p4, 'required');
+const p286 = /* @__PURE__ */ leaf((x) => x === 'created' || x === 'modified');
+const p287 = /* @__PURE__ */ field('change', p286, 'required');
+const p288 = /* @__PURE__ */ object([p285, p287]);
+const p289 = /* @__PURE__ */ array(p288);
+const p290 = /* @__PURE__ */ field('files', p289, 'required');
+const p291 = /* @__PURE__ */ object([p97, p98, p100, p102, p283, p284, p290]);
+const p292 = /* @__PURE__ */ leaf((x) => x === 'turn_reverted');
+const p293 = /* @__PURE__ */ field('type', p292, 'required');
+const p294 = /* @__PURE__ */ field('restored', p113, 'required');
+const p295 = /* @__PURE__ */ field('deleted', p113, 'required');
+const p296 = /* @__PURE__ */ field('reason', p4, 'required');
+const p297 = /* @__PURE__ */ object([p285, p296]);
+const p298 = /* @__PURE__ */ array(p297);
+const p299 = /* @__PURE__ */ field('failed', p298, 'required');
+const p300 = /* @__PURE__ */ object([p97, p98, p100, p102, p293, p284, p294, p295, p299]);
+const p301 = /* @__PURE__ */ leaf((x) => x === 'review_hunks');
+const p302 = /* @__PURE__ */ field('type', p301, 'required');
+const p303 = /* @__PURE__ */ field('beforeLine', p99, 'required');
+const p304 = /* @__PURE__ */ field('afterLine', p99, 'required');
+const p305 = /* @__PURE__ */ field('removed', p113, 'required');
+const p306 = /* @__PURE__ */ field('added', p113, 'required');
+const p307 = /* @__PURE__ */ field('above', p113, 'required');
+const p308 = /* @__PURE__ */ field('below', p113, 'required');
+const p309 = /* @__PURE__ */ field('atStart', p131, 'required');
+const p310 = /* @__PURE__ */ field('atEnd', p131, 'required');
+const p311 = /* @__PURE__ */ object([p303, p304, p305, p306, p307, p308, p309, p310]);
+const p312 = /* @__PURE__ */ array(p311);
+const p313 = /* @__PURE__ */ optional(p312);
+const p314 = /* @__PURE__ */ field('hunks', p313, 'optional');
+const p315 = /* @__PURE__ */ field('unreviewable', p107, 'optional');
+const p316 = /* @__PURE__ */ object([p285, p287, p314, p315]);
+const p317 = /* @__PURE__ */ array(p316);
+const p318 = /* @__PURE__ */ field('files', p317, 'required');
+const p319 = /* @__PURE__ */ object([p97, p98, p100, p102, p302, p284, p318]);
+const p320 = /* @__PURE__ */ leaf((x) => x === 'review_decision');
+const p321 = /* @__PURE__ */ field('type', p320, 'required');
+const p322 = /* @__PURE__ */ array(p99);
+const p323 = /* @__PURE__ */ field('hunks', p322, 'required');
+const p324 = /* @__PURE__ */ leaf((x) => x === 'kept' || x === 'undone' || x === 'reopened');
+const p325 = /* @__PURE__ */ field('decision', p324, 'required');
+const p326 = /* @__PURE__ */ array(p72);
+const p327 = /* @__PURE__ */ optional(p326);
+const p328 = /* @__PURE__ */ field('lines', p327, 'optional');
+const p329 = /* @__PURE__ */ field('deleted', p141, 'optional');
+const p330 = /* @__PURE__ */ object([p97, p98, p100, p102, p321, p284, p285, p323, p325, p328, p329]);
+const p331 = /* @__PURE__ */ leaf((x) => x === 'review_note');
 const p332 = /* @__PURE__ */ field('type', p331, 'required');
-const p333 = /* @__PURE__ */ field('feedback', p90, 'optional');
-const p334 = /* @__PURE__ */ object([p77, p78, p80, p82, p332, p279, p333]);
-const p335 = /* @__PURE__ */ leaf((x) => x === 'error');
-const p336 = /* @__PURE__ */ field('type', p335, 'required');
-const p337 = /* @__PURE__ */ field('message', p4, 'required');
-const p338 = /* @__PURE__ */ leaf(p211);
-const p339 = /* @__PURE__ */ field('kind', p338, 'required');
-const p340 = /* @__PURE__ */ object([p77, p78, p80, p82, p336, p337, p339]);
-const p341 = /* @__PURE__ */ leaf((x) => x === 'done');
-const p342 = /* @__PURE__ */ field('type', p341, 'required');
-const p343 = /* @__PURE__ */ field('stopReason', p4, 'required');
-const p344 = /* @__PURE__ */ field('turns', p79, 'required');
-const p345 = /* @__PURE__ */ object([p77, p78, p80, p82, p342, p343, p344]);
-const p346 = /* @__PURE__ */ tagged('type', [
-  ['user_message', p102],
-  ['text_delta', p105],
-  ['tool_call', p119],
-  ['tool_approval_request', p126],
-  ['tool_approval_result', p134],
-  ['tool_result', p140],
-  ['subagent_start', p146],
-  ['subagent_end', p154],
-  ['task_update', p163],
-  ['background_result', p170],
-  ['teammate_status', p176],
-  ['compact', p184],
-  ['model_call', p193],
-  ['llm_request', p198],
-  ['llm_response', p201],
-  ['usage', p223],
-  ['cache_break', p236],
-  ['cost_warning', p244],
-  ['budget', p258],
-  ['plan_mode', p264],
-  ['files_changed', p274],
-  ['turn_reverted', p283],
-  ['review_hunks', p302],
-  ['review_decision', p313],
-  ['review_note', p320],
-  ['conversation_forked', p330],
-  ['interrupted', p334],
-  ['error', p340],
-  ['done', p345],
+const p333 = /* @__PURE__ */ field('hunk', p99, 'required');
+const p334 = /* @__PURE__ */ object([p284, p285, p333]);
+const p335 = /* @__PURE__ */ array(p334);
+const p336 = /* @__PURE__ */ field('hunks', p335, 'required');
+const p337 = /* @__PURE__ */ object([p97, p98, p100, p102, p332, p5, p336]);
+const p338 = /* @__PURE__ */ leaf((x) => x === 'conversation_forked');
+const p339 = /* @__PURE__ */ field('type', p338, 'required');
+const p340 = /* @__PURE__ */ field('parentId', p96, 'required');
+const p341 = /* @__PURE__ */ field('forkId', p96, 'required');
+const p342 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= -1);
+const p343 = /* @__PURE__ */ field('atSeq', p342, 'required');
+const p344 = /* @__PURE__ */ leaf((x) => x === 'fork' || x === 'rewind');
+const p345 = /* @__PURE__ */ field('reason', p344, 'required');
+const p346 = /* @__PURE__ */ field('title', p4, 'required');
+const p347 = /* @__PURE__ */ object([p97, p98, p100, p102, p339, p340, p341, p343, p345, p346]);
+const p348 = /* @__PURE__ */ leaf((x) => x === 'interrupted');
+const p349 = /* @__PURE__ */ field('type', p348, 'required');
+const p350 = /* @__PURE__ */ field('feedback', p107, 'optional');
+const p351 = /* @__PURE__ */ object([p97, p98, p100, p102, p349, p296, p350]);
+const p352 = /* @__PURE__ */ leaf((x) => x === 'error');
+const p353 = /* @__PURE__ */ field('type', p352, 'required');
+const p354 = /* @__PURE__ */ field('message', p4, 'required');
+const p355 = /* @__PURE__ */ leaf(p228);
+const p356 = /* @__PURE__ */ field('kind', p355, 'required');
+const p357 = /* @__PURE__ */ object([p97, p98, p100, p102, p353, p354, p356]);
+const p358 = /* @__PURE__ */ leaf((x) => x === 'done');
+const p359 = /* @__PURE__ */ field('type', p358, 'required');
+const p360 = /* @__PURE__ */ field('stopReason', p4, 'required');
+const p361 = /* @__PURE__ */ field('turns', p99, 'required');
+const p362 = /* @__PURE__ */ object([p97, p98, p100, p102, p359, p360, p361]);
+const p363 = /* @__PURE__ */ tagged('type', [
+  ['user_message', p119],
+  ['text_delta', p122],
+  ['tool_call', p136],
+  ['tool_approval_request', p143],
+  ['tool_approval_result', p151],
+  ['tool_result', p157],
+  ['subagent_start', p163],
+  ['subagent_end', p171],
+  ['task_update', p180],
+  ['background_result', p187],
+  ['teammate_status', p193],
+  ['compact', p201],
+  ['model_call', p210],
+  ['llm_request', p215],
+  ['llm_response', p218],
+  ['usage', p240],
+  ['cache_break', p253],
+  ['cost_warning', p261],
+  ['budget', p275],
+  ['plan_mode', p281],
+  ['files_changed', p291],
+  ['turn_reverted', p300],
+  ['review_hunks', p319],
+  ['review_decision', p330],
+  ['review_note', p337],
+  ['conversation_forked', p347],
+  ['interrupted', p351],
+  ['error', p357],
+  ['done', p362],
 ]);
-const p347 = /* @__PURE__ */ array(p346);
-const p348 = /* @__PURE__ */ field('events', p347, 'required');
-const p349 = /* @__PURE__ */ object([p75, p348], ['type', 'events']);
-const p350 = /* @__PURE__ */ leaf((x) => x === 'panel_reset');
-const p351 = /* @__PURE__ */ field('type', p350, 'required');
-const p352 = /* @__PURE__ */ object([p351], ['type']);
-const p353 = /* @__PURE__ */ leaf((x) => x === 'toggles_change');
-const p354 = /* @__PURE__ */ field('type', p353, 'required');
-const p355 = /* @__PURE__ */ field('autoApprove', p114, 'required');
-const p356 = /* @__PURE__ */ field('planMode', p114, 'required');
-const p357 = /* @__PURE__ */ field('tracing', p114, 'required');
-const p358 = /* @__PURE__ */ field('teams', p114, 'required');
-const p359 = /* @__PURE__ */ object([p355, p356, p357, p358], ['autoApprove', 'planMode', 'tracing', 'teams']);
-const p360 = /* @__PURE__ */ field('toggles', p359, 'required');
-const p361 = /* @__PURE__ */ object([p354, p360], ['type', 'toggles']);
-const p362 = /* @__PURE__ */ leaf((x) => x === 'mcp_status');
-const p363 = /* @__PURE__ */ field('type', p362, 'required');
-const p364 = /* @__PURE__ */ field('started', p114, 'required');
-const p365 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 100));
-const p366 = /* @__PURE__ */ field('name', p365, 'required');
-const p367 = /* @__PURE__ */ leaf((x) => x === 'stdio' || x === 'http' || x === 'sse');
-const p368 = /* @__PURE__ */ field('transport', p367, 'required');
-const p369 = /* @__PURE__ */ oneOf(['connecting', 'connected', 'error', 'stopped']);
-const p370 = /* @__PURE__ */ leaf(p369);
-const p371 = /* @__PURE__ */ field('state', p370, 'required');
-const p372 = /* @__PURE__ */ field('toolCount', p79, 'required');
-const p373 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 2000)));
-const p374 = /* @__PURE__ */ field('error', p373, 'optional');
-const p375 = /* @__PURE__ */ object(
-  [p366, p368, p371, p372, p374],
+const p364 = /* @__PURE__ */ array(p363);
+const p365 = /* @__PURE__ */ field('events', p364, 'required');
+const p366 = /* @__PURE__ */ object([p95, p365], ['type', 'events']);
+const p367 = /* @__PURE__ */ leaf((x) => x === 'panel_reset');
+const p368 = /* @__PURE__ */ field('type', p367, 'required');
+const p369 = /* @__PURE__ */ object([p368], ['type']);
+const p370 = /* @__PURE__ */ leaf((x) => x === 'toggles_change');
+const p371 = /* @__PURE__ */ field('type', p370, 'required');
+const p372 = /* @__PURE__ */ field('autoApprove', p131, 'required');
+const p373 = /* @__PURE__ */ field('planMode', p131, 'required');
+const p374 = /* @__PURE__ */ field('tracing', p131, 'required');
+const p375 = /* @__PURE__ */ field('teams', p131, 'required');
+const p376 = /* @__PURE__ */ object([p372, p373, p374, p375], ['autoApprove', 'planMode', 'tracing', 'teams']);
+const p377 = /* @__PURE__ */ field('toggles', p376, 'required');
+const p378 = /* @__PURE__ */ object([p371, p377], ['type', 'toggles']);
+const p379 = /* @__PURE__ */ leaf((x) => x === 'mcp_status');
+const p380 = /* @__PURE__ */ field('type', p379, 'required');
+const p381 = /* @__PURE__ */ field('started', p131, 'required');
+const p382 = /* @__PURE__ */ field('name', p70, 'required');
+const p383 = /* @__PURE__ */ leaf((x) => x === 'stdio' || x === 'http' || x === 'sse');
+const p384 = /* @__PURE__ */ field('transport', p383, 'required');
+const p385 = /* @__PURE__ */ oneOf(['connecting', 'connected', 'error', 'stopped']);
+const p386 = /* @__PURE__ */ leaf(p385);
+const p387 = /* @__PURE__ */ field('state', p386, 'required');
+const p388 = /* @__PURE__ */ field('toolCount', p99, 'required');
+const p389 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 2000)));
+const p390 = /* @__PURE__ */ field('error', p389, 'optional');
+const p391 = /* @__PURE__ */ object(
+  [p382, p384, p387, p388, p390],
   ['name', 'transport', 'state', 'toolCount', 'error'],
 );
-const p376 = /* @__PURE__ */ array(p375, 0, 100);
-const p377 = /* @__PURE__ */ field('servers', p376, 'required');
-const p378 = /* @__PURE__ */ object([p363, p364, p377], ['type', 'started', 'servers']);
-const p379 = /* @__PURE__ */ leaf((x) => x === 'audit_records');
-const p380 = /* @__PURE__ */ field('type', p379, 'required');
-const p381 = /* @__PURE__ */ leaf((x) => x === 'conversation' || x === 'all');
-const p382 = /* @__PURE__ */ field('scope', p381, 'required');
-const p383 = /* @__PURE__ */ field('id', p28, 'required');
-const p384 = /* @__PURE__ */ field('conversationId', p28, 'required');
-const p385 = /* @__PURE__ */ oneOf(['model_call', 'tool_call', 'budget', 'policy']);
-const p386 = /* @__PURE__ */ leaf(p385);
-const p387 = /* @__PURE__ */ field('kind', p386, 'required');
-const p388 = /* @__PURE__ */ record(p110);
-const p389 = /* @__PURE__ */ field('data', p388, 'required');
-const p390 = /* @__PURE__ */ object([p383, p384, p82, p387, p389], ['id', 'conversationId', 'time', 'kind', 'data']);
-const p391 = /* @__PURE__ */ array(p390, 0, 2000);
-const p392 = /* @__PURE__ */ field('records', p391, 'required');
-const p393 = /* @__PURE__ */ field('total', p79, 'required');
-const p394 = /* @__PURE__ */ object([p380, p382, p392, p393], ['type', 'scope', 'records', 'total']);
-const p395 = /* @__PURE__ */ leaf((x) => x === 'audit_show');
+const p392 = /* @__PURE__ */ array(p391, 0, 100);
+const p393 = /* @__PURE__ */ field('servers', p392, 'required');
+const p394 = /* @__PURE__ */ object([p380, p381, p393], ['type', 'started', 'servers']);
+const p395 = /* @__PURE__ */ leaf((x) => x === 'audit_records');
 const p396 = /* @__PURE__ */ field('type', p395, 'required');
-const p397 = /* @__PURE__ */ object([p396], ['type']);
-const p398 = /* @__PURE__ */ leaf((x) => x === 'sandbox_status');
-const p399 = /* @__PURE__ */ field('type', p398, 'required');
-const p400 = /* @__PURE__ */ field('confined', p114, 'required');
-const p401 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 2000));
-const p402 = /* @__PURE__ */ field('text', p401, 'required');
-const p403 = /* @__PURE__ */ object([p399, p400, p402], ['type', 'confined', 'text']);
-const p404 = /* @__PURE__ */ leaf((x) => x === 'policy_status');
-const p405 = /* @__PURE__ */ field('type', p404, 'required');
-const p406 = /* @__PURE__ */ leaf((x) => x === 'connecting' || x === 'connected' || x === 'unreachable');
-const p407 = /* @__PURE__ */ field('state', p406, 'required');
-const p408 = /* @__PURE__ */ object([p407, p402], ['state', 'text']);
-const p409 = /* @__PURE__ */ optional(p408);
-const p410 = /* @__PURE__ */ field('team', p409, 'optional');
-const p411 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 500));
-const p412 = /* @__PURE__ */ field('rule', p411, 'required');
-const p413 = /* @__PURE__ */ leaf((x) => x === 'team' || x === 'user' || x === 'workspace');
-const p414 = /* @__PURE__ */ field('layer', p413, 'required');
-const p415 = /* @__PURE__ */ field('decidedBy', p411, 'required');
-const p416 = /* @__PURE__ */ object([p412, p414, p415], ['rule', 'layer', 'decidedBy']);
-const p417 = /* @__PURE__ */ array(p416, 0, 500);
-const p418 = /* @__PURE__ */ field('rules', p417, 'required');
-const p419 = /* @__PURE__ */ object([p405, p410, p418, p393], ['type', 'team', 'rules', 'total']);
-const p420 = /* @__PURE__ */ leaf((x) => x === 'fork_tree');
+const p397 = /* @__PURE__ */ leaf((x) => x === 'conversation' || x === 'all');
+const p398 = /* @__PURE__ */ field('scope', p397, 'required');
+const p399 = /* @__PURE__ */ field('id', p28, 'required');
+const p400 = /* @__PURE__ */ field('conversationId', p28, 'required');
+const p401 = /* @__PURE__ */ oneOf(['model_call', 'tool_call', 'budget', 'policy']);
+const p402 = /* @__PURE__ */ leaf(p401);
+const p403 = /* @__PURE__ */ field('kind', p402, 'required');
+const p404 = /* @__PURE__ */ record(p127);
+const p405 = /* @__PURE__ */ field('data', p404, 'required');
+const p406 = /* @__PURE__ */ object([p399, p400, p102, p403, p405], ['id', 'conversationId', 'time', 'kind', 'data']);
+const p407 = /* @__PURE__ */ array(p406, 0, 2000);
+const p408 = /* @__PURE__ */ field('records', p407, 'required');
+const p409 = /* @__PURE__ */ field('total', p99, 'required');
+const p410 = /* @__PURE__ */ object([p396, p398, p408, p409], ['type', 'scope', 'records', 'total']);
+const p411 = /* @__PURE__ */ leaf((x) => x === 'audit_show');
+const p412 = /* @__PURE__ */ field('type', p411, 'required');
+const p413 = /* @__PURE__ */ object([p412], ['type']);
+const p414 = /* @__PURE__ */ leaf((x) => x === 'sandbox_status');
+const p415 = /* @__PURE__ */ field('type', p414, 'required');
+const p416 = /* @__PURE__ */ field('confined', p131, 'required');
+const p417 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 2000));
+const p418 = /* @__PURE__ */ field('text', p417, 'required');
+const p419 = /* @__PURE__ */ object([p415, p416, p418], ['type', 'confined', 'text']);
+const p420 = /* @__PURE__ */ leaf((x) => x === 'policy_status');
 const p421 = /* @__PURE__ */ field('type', p420, 'required');
-const p422 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && minChars(x, 1) && maxChars(x, 200));
-const p423 = /* @__PURE__ */ field('id', p422, 'required');
-const p424 = /* @__PURE__ */ field('depth', p79, 'required');
-const p425 = /* @__PURE__ */ field('title', p28, 'required');
-const p426 = /* @__PURE__ */ field('createdAt', p81, 'required');
-const p427 = /* @__PURE__ */ field('shown', p114, 'required');
-const p428 = /* @__PURE__ */ field('seq', p325, 'required');
-const p429 = /* @__PURE__ */ leaf(
+const p422 = /* @__PURE__ */ leaf((x) => x === 'connecting' || x === 'connected' || x === 'unreachable');
+const p423 = /* @__PURE__ */ field('state', p422, 'required');
+const p424 = /* @__PURE__ */ object([p423, p418], ['state', 'text']);
+const p425 = /* @__PURE__ */ optional(p424);
+const p426 = /* @__PURE__ */ field('team', p425, 'optional');
+const p427 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 500));
+const p428 = /* @__PURE__ */ field('rule', p427, 'required');
+const p429 = /* @__PURE__ */ leaf((x) => x === 'team' || x === 'user' || x === 'workspace');
+const p430 = /* @__PURE__ */ field('layer', p429, 'required');
+const p431 = /* @__PURE__ */ field('decidedBy', p427, 'required');
+const p432 = /* @__PURE__ */ object([p428, p430, p431], ['rule', 'layer', 'decidedBy']);
+const p433 = /* @__PURE__ */ array(p432, 0, 500);
+const p434 = /* @__PURE__ */ field('rules', p433, 'required');
+const p435 = /* @__PURE__ */ object([p421, p426, p434, p409], ['type', 'team', 'rules', 'total']);
+const p436 = /* @__PURE__ */ leaf((x) => x === 'fork_tree');
+const p437 = /* @__PURE__ */ field('type', p436, 'required');
+const p438 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && minChars(x, 1) && maxChars(x, 200));
+const p439 = /* @__PURE__ */ field('id', p438, 'required');
+const p440 = /* @__PURE__ */ field('depth', p99, 'required');
+const p441 = /* @__PURE__ */ field('title', p28, 'required');
+const p442 = /* @__PURE__ */ field('createdAt', p101, 'required');
+const p443 = /* @__PURE__ */ field('shown', p131, 'required');
+const p444 = /* @__PURE__ */ field('seq', p342, 'required');
+const p445 = /* @__PURE__ */ leaf(
   (x) => x === undefined || (typeof x === 'number' && Number.isSafeInteger(x) && x > 0),
 );
-const p430 = /* @__PURE__ */ field('number', p429, 'optional');
-const p431 = /* @__PURE__ */ leaf((x) => x === undefined || x === 'user' || x === 'assistant');
-const p432 = /* @__PURE__ */ field('role', p431, 'optional');
-const p433 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 200)));
-const p434 = /* @__PURE__ */ field('text', p433, 'optional');
-const p435 = /* @__PURE__ */ object([p328, p428, p430, p432, p434], ['reason', 'seq', 'number', 'role', 'text']);
-const p436 = /* @__PURE__ */ optional(p435);
-const p437 = /* @__PURE__ */ field('origin', p436, 'optional');
-const p438 = /* @__PURE__ */ field('parentGone', p124, 'optional');
-const p439 = /* @__PURE__ */ field('more', p429, 'optional');
-const p440 = /* @__PURE__ */ object(
-  [p423, p424, p425, p426, p427, p437, p438, p439],
+const p446 = /* @__PURE__ */ field('number', p445, 'optional');
+const p447 = /* @__PURE__ */ leaf((x) => x === undefined || x === 'user' || x === 'assistant');
+const p448 = /* @__PURE__ */ field('role', p447, 'optional');
+const p449 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 200)));
+const p450 = /* @__PURE__ */ field('text', p449, 'optional');
+const p451 = /* @__PURE__ */ object([p345, p444, p446, p448, p450], ['reason', 'seq', 'number', 'role', 'text']);
+const p452 = /* @__PURE__ */ optional(p451);
+const p453 = /* @__PURE__ */ field('origin', p452, 'optional');
+const p454 = /* @__PURE__ */ field('parentGone', p141, 'optional');
+const p455 = /* @__PURE__ */ field('more', p445, 'optional');
+const p456 = /* @__PURE__ */ object(
+  [p439, p440, p441, p442, p443, p453, p454, p455],
   ['id', 'depth', 'title', 'createdAt', 'shown', 'origin', 'parentGone', 'more'],
 );
-const p441 = /* @__PURE__ */ array(p440, 0, 300);
-const p442 = /* @__PURE__ */ field('rows', p441, 'required');
-const p443 = /* @__PURE__ */ object([p421, p442, p393], ['type', 'rows', 'total']);
-const p444 = /* @__PURE__ */ leaf((x) => x === 'forks_notice');
-const p445 = /* @__PURE__ */ field('type', p444, 'required');
-const p446 = /* @__PURE__ */ leaf((x) => x === 'info' || x === 'warning');
-const p447 = /* @__PURE__ */ field('level', p446, 'required');
-const p448 = /* @__PURE__ */ object([p445, p447, p402], ['type', 'level', 'text']);
-const p449 = /* @__PURE__ */ leaf((x) => x === 'compare_choices');
-const p450 = /* @__PURE__ */ field('type', p449, 'required');
-const p451 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 300));
-const p452 = /* @__PURE__ */ field('title', p451, 'required');
-const p453 = /* @__PURE__ */ field('recorded', p114, 'required');
-const p454 = /* @__PURE__ */ object([p423, p452, p426, p453], ['id', 'title', 'createdAt', 'recorded']);
-const p455 = /* @__PURE__ */ array(p454, 0, 200);
-const p456 = /* @__PURE__ */ field('choices', p455, 'required');
-const p457 = /* @__PURE__ */ object([p450, p456], ['type', 'choices']);
-const p458 = /* @__PURE__ */ leaf((x) => x === 'compare_view');
-const p459 = /* @__PURE__ */ field('type', p458, 'required');
-const p460 = /* @__PURE__ */ field('steps', p79, 'required');
-const p461 = /* @__PURE__ */ field('modelCalls', p79, 'required');
-const p462 = /* @__PURE__ */ field('toolCalls', p79, 'required');
-const p463 = /* @__PURE__ */ field('tokens', p50, 'required');
-const p464 = /* @__PURE__ */ field('errors', p79, 'required');
-const p465 = /* @__PURE__ */ field('approvalsAsked', p79, 'required');
-const p466 = /* @__PURE__ */ field('denials', p79, 'required');
-const p467 = /* @__PURE__ */ field('files', p79, 'required');
-const p468 = /* @__PURE__ */ field('unfinished', p114, 'required');
-const p469 = /* @__PURE__ */ object(
-  [p384, p452, p460, p461, p462, p463, p53, p139, p464, p465, p466, p467, p468],
+const p457 = /* @__PURE__ */ array(p456, 0, 300);
+const p458 = /* @__PURE__ */ field('rows', p457, 'required');
+const p459 = /* @__PURE__ */ object([p437, p458, p409], ['type', 'rows', 'total']);
+const p460 = /* @__PURE__ */ leaf((x) => x === 'forks_notice');
+const p461 = /* @__PURE__ */ field('type', p460, 'required');
+const p462 = /* @__PURE__ */ leaf((x) => x === 'info' || x === 'warning');
+const p463 = /* @__PURE__ */ field('level', p462, 'required');
+const p464 = /* @__PURE__ */ object([p461, p463, p418], ['type', 'level', 'text']);
+const p465 = /* @__PURE__ */ leaf((x) => x === 'compare_choices');
+const p466 = /* @__PURE__ */ field('type', p465, 'required');
+const p467 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 300));
+const p468 = /* @__PURE__ */ field('title', p467, 'required');
+const p469 = /* @__PURE__ */ field('recorded', p131, 'required');
+const p470 = /* @__PURE__ */ object([p439, p468, p442, p469], ['id', 'title', 'createdAt', 'recorded']);
+const p471 = /* @__PURE__ */ array(p470, 0, 200);
+const p472 = /* @__PURE__ */ field('choices', p471, 'required');
+const p473 = /* @__PURE__ */ object([p466, p472], ['type', 'choices']);
+const p474 = /* @__PURE__ */ leaf((x) => x === 'compare_view');
+const p475 = /* @__PURE__ */ field('type', p474, 'required');
+const p476 = /* @__PURE__ */ field('steps', p99, 'required');
+const p477 = /* @__PURE__ */ field('modelCalls', p99, 'required');
+const p478 = /* @__PURE__ */ field('toolCalls', p99, 'required');
+const p479 = /* @__PURE__ */ field('tokens', p50, 'required');
+const p480 = /* @__PURE__ */ field('errors', p99, 'required');
+const p481 = /* @__PURE__ */ field('approvalsAsked', p99, 'required');
+const p482 = /* @__PURE__ */ field('denials', p99, 'required');
+const p483 = /* @__PURE__ */ field('files', p99, 'required');
+const p484 = /* @__PURE__ */ field('unfinished', p131, 'required');
+const p485 = /* @__PURE__ */ object(
+  [p400, p468, p476, p477, p478, p479, p53, p156, p480, p481, p482, p483, p484],
   [
     'conversationId',
     'title',
@@ -608,72 +625,72 @@ const p469 = /* @__PURE__ */ object(
     'unfinished',
   ],
 );
-const p470 = /* @__PURE__ */ field('a', p469, 'required');
-const p471 = /* @__PURE__ */ field('b', p469, 'required');
-const p472 = /* @__PURE__ */ field('index', p79, 'required');
-const p473 = /* @__PURE__ */ field('step', p79, 'required');
-const p474 = /* @__PURE__ */ oneOf(['model', 'tool', 'prompt', 'interrupt']);
-const p475 = /* @__PURE__ */ leaf(p474);
-const p476 = /* @__PURE__ */ field('kind', p475, 'required');
-const p477 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 300)));
-const p478 = /* @__PURE__ */ field('agentId', p477, 'optional');
-const p479 = /* @__PURE__ */ field('label', p451, 'required');
-const p480 = /* @__PURE__ */ object([p473, p476, p478, p479], ['step', 'kind', 'agentId', 'label']);
-const p481 = /* @__PURE__ */ optional(p480);
-const p482 = /* @__PURE__ */ field('a', p481, 'optional');
-const p483 = /* @__PURE__ */ field('b', p481, 'optional');
-const p484 = /* @__PURE__ */ field('same', p114, 'required');
-const p485 = /* @__PURE__ */ field('difference', p477, 'optional');
-const p486 = /* @__PURE__ */ object([p472, p482, p483, p484, p485], ['index', 'a', 'b', 'same', 'difference']);
-const p487 = /* @__PURE__ */ array(p486, 0, 400);
-const p488 = /* @__PURE__ */ field('rows', p487, 'required');
-const p489 = /* @__PURE__ */ field('offset', p79, 'required');
-const p490 = /* @__PURE__ */ field('firstIndex', p100, 'optional');
-const p491 = /* @__PURE__ */ field('what', p451, 'required');
-const p492 = /* @__PURE__ */ field('expected', p451, 'required');
-const p493 = /* @__PURE__ */ field('actual', p451, 'required');
-const p494 = /* @__PURE__ */ object([p473, p491, p492, p493], ['step', 'what', 'expected', 'actual']);
-const p495 = /* @__PURE__ */ optional(p494);
-const p496 = /* @__PURE__ */ field('firstDivergence', p495, 'optional');
-const p497 = /* @__PURE__ */ array(p451, 0, 100);
-const p498 = /* @__PURE__ */ field('onlyA', p497, 'required');
-const p499 = /* @__PURE__ */ field('onlyB', p497, 'required');
-const p500 = /* @__PURE__ */ field('both', p79, 'required');
-const p501 = /* @__PURE__ */ object([p498, p499, p500], ['onlyA', 'onlyB', 'both']);
-const p502 = /* @__PURE__ */ field('files', p501, 'required');
-const p503 = /* @__PURE__ */ field('reproduced', p114, 'required');
-const p504 = /* @__PURE__ */ field('divergence', p495, 'optional');
-const p505 = /* @__PURE__ */ object([p503, p504], ['reproduced', 'divergence']);
-const p506 = /* @__PURE__ */ optional(p505);
-const p507 = /* @__PURE__ */ field('replay', p506, 'optional');
-const p508 = /* @__PURE__ */ object(
-  [p459, p470, p471, p488, p489, p393, p490, p496, p502, p507],
+const p486 = /* @__PURE__ */ field('a', p485, 'required');
+const p487 = /* @__PURE__ */ field('b', p485, 'required');
+const p488 = /* @__PURE__ */ field('index', p99, 'required');
+const p489 = /* @__PURE__ */ field('step', p99, 'required');
+const p490 = /* @__PURE__ */ oneOf(['model', 'tool', 'prompt', 'interrupt']);
+const p491 = /* @__PURE__ */ leaf(p490);
+const p492 = /* @__PURE__ */ field('kind', p491, 'required');
+const p493 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 300)));
+const p494 = /* @__PURE__ */ field('agentId', p493, 'optional');
+const p495 = /* @__PURE__ */ field('label', p467, 'required');
+const p496 = /* @__PURE__ */ object([p489, p492, p494, p495], ['step', 'kind', 'agentId', 'label']);
+const p497 = /* @__PURE__ */ optional(p496);
+const p498 = /* @__PURE__ */ field('a', p497, 'optional');
+const p499 = /* @__PURE__ */ field('b', p497, 'optional');
+const p500 = /* @__PURE__ */ field('same', p131, 'required');
+const p501 = /* @__PURE__ */ field('difference', p493, 'optional');
+const p502 = /* @__PURE__ */ object([p488, p498, p499, p500, p501], ['index', 'a', 'b', 'same', 'difference']);
+const p503 = /* @__PURE__ */ array(p502, 0, 400);
+const p504 = /* @__PURE__ */ field('rows', p503, 'required');
+const p505 = /* @__PURE__ */ field('offset', p99, 'required');
+const p506 = /* @__PURE__ */ field('firstIndex', p117, 'optional');
+const p507 = /* @__PURE__ */ field('what', p467, 'required');
+const p508 = /* @__PURE__ */ field('expected', p467, 'required');
+const p509 = /* @__PURE__ */ field('actual', p467, 'required');
+const p510 = /* @__PURE__ */ object([p489, p507, p508, p509], ['step', 'what', 'expected', 'actual']);
+const p511 = /* @__PURE__ */ optional(p510);
+const p512 = /* @__PURE__ */ field('firstDivergence', p511, 'optional');
+const p513 = /* @__PURE__ */ array(p467, 0, 100);
+const p514 = /* @__PURE__ */ field('onlyA', p513, 'required');
+const p515 = /* @__PURE__ */ field('onlyB', p513, 'required');
+const p516 = /* @__PURE__ */ field('both', p99, 'required');
+const p517 = /* @__PURE__ */ object([p514, p515, p516], ['onlyA', 'onlyB', 'both']);
+const p518 = /* @__PURE__ */ field('files', p517, 'required');
+const p519 = /* @__PURE__ */ field('reproduced', p131, 'required');
+const p520 = /* @__PURE__ */ field('divergence', p511, 'optional');
+const p521 = /* @__PURE__ */ object([p519, p520], ['reproduced', 'divergence']);
+const p522 = /* @__PURE__ */ optional(p521);
+const p523 = /* @__PURE__ */ field('replay', p522, 'optional');
+const p524 = /* @__PURE__ */ object(
+  [p475, p486, p487, p504, p505, p409, p506, p512, p518, p523],
   ['type', 'a', 'b', 'rows', 'offset', 'total', 'firstIndex', 'firstDivergence', 'files', 'replay'],
 );
-const p509 = /* @__PURE__ */ leaf((x) => x === 'compare_notice');
-const p510 = /* @__PURE__ */ field('type', p509, 'required');
-const p511 = /* @__PURE__ */ object([p510, p447, p402], ['type', 'level', 'text']);
-const p512 = /* @__PURE__ */ leaf((x) => x === 'compare_show');
-const p513 = /* @__PURE__ */ field('type', p512, 'required');
-const p514 = /* @__PURE__ */ object([p513], ['type']);
-const p515 = /* @__PURE__ */ tagged('type', [
-  ['agent_events', p349],
-  ['panel_reset', p352],
-  ['toggles_change', p361],
-  ['mcp_status', p378],
-  ['audit_records', p394],
-  ['audit_show', p397],
-  ['sandbox_status', p403],
-  ['policy_status', p419],
-  ['fork_tree', p443],
-  ['forks_notice', p448],
-  ['compare_choices', p457],
-  ['compare_view', p508],
-  ['compare_notice', p511],
-  ['compare_show', p514],
+const p525 = /* @__PURE__ */ leaf((x) => x === 'compare_notice');
+const p526 = /* @__PURE__ */ field('type', p525, 'required');
+const p527 = /* @__PURE__ */ object([p526, p463, p418], ['type', 'level', 'text']);
+const p528 = /* @__PURE__ */ leaf((x) => x === 'compare_show');
+const p529 = /* @__PURE__ */ field('type', p528, 'required');
+const p530 = /* @__PURE__ */ object([p529], ['type']);
+const p531 = /* @__PURE__ */ tagged('type', [
+  ['agent_events', p366],
+  ['panel_reset', p369],
+  ['toggles_change', p378],
+  ['mcp_status', p394],
+  ['audit_records', p410],
+  ['audit_show', p413],
+  ['sandbox_status', p419],
+  ['policy_status', p435],
+  ['fork_tree', p459],
+  ['forks_notice', p464],
+  ['compare_choices', p473],
+  ['compare_view', p524],
+  ['compare_notice', p527],
+  ['compare_show', p530],
 ]);
 
 /** Parses like the zod schema's `safeParse`: the value (a copy) when it fits, else undefined. */
-export const parseChatUpdate = (raw: unknown) => parseWith<ChatUpdate>(p73, raw);
+export const parseChatUpdate = (raw: unknown) => parseWith<ChatUpdate>(p93, raw);
 /** Parses like the zod schema's `safeParse`: the value (a copy) when it fits, else undefined. */
-export const parseHostToPanel = (raw: unknown) => parseWith<HostToPanel>(p515, raw);
+export const parseHostToPanel = (raw: unknown) => parseWith<HostToPanel>(p531, raw);
