@@ -31,6 +31,8 @@ const promptTextSchema = z.string().trim().min(1).max(MAX_PROMPT_CHARS);
  * bytes again and prepares them (prepare-image.ts) whatever name and type the page said.
  */
 export const ATTACHED_IMAGE_MAX_BYTES = 20 * 1024 * 1024;
+/** The most images one prompt carries (IMAGE_LIMITS.maxPerMessage), for the composer. */
+export const MAX_ATTACHED_IMAGES = IMAGE_LIMITS.maxPerMessage;
 const attachedImageSchema = z.strictObject({
   name: z.string().max(255),
   mediaType: z.string().max(100),

@@ -5,10 +5,14 @@
  * (kind, size, count) is for a quick answer only: the host probes the bytes again.
  */
 import type { AttachedImage } from '../../src/protocol/messages';
-import { IMAGE_LIMITS } from '../../src/core/images/image-limits';
 
-/** The most a single image may weigh before it is sent to the host (the host reads at most 30 MB). */
-export const MAX_ATTACH_BYTES = 20 * 1024 * 1024;
+/**
+ * The protocol's ATTACHED_IMAGE_MAX_BYTES and MAX_ATTACHED_IMAGES, repeated: this is the chat's
+ * first script, which must not load the protocol's schemas (a unit test keeps them equal).
+ */
+export const ATTACHED_IMAGE_MAX_BYTES = 20 * 1024 * 1024;
+export const MAX_ATTACHED_IMAGES = 20;
+
 const TYPES: Record<string, string> = {
   png: 'image/png',
   jpg: 'image/jpeg',
@@ -97,10 +101,10 @@ export class ComposerImages {
     if (/\.svg$/i.test(file.name) || file.type === 'image/svg+xml')
       return `${name} is not an image for this purpose (it is text: attach it as a file).`;
     if (!mediaTypeOf(file)) return `${name} is not a PNG, JPEG, GIF or WebP image, so it was not attached.`;
-    if (file.size > MAX_ATTACH_BYTES)
-      return `${name} is ${megabytes(file.size)}; an image may be at most ${megabytes(MAX_ATTACH_BYTES)}.`;
-    if (this.attached.length + acceptedSoFar >= IMAGE_LIMITS.maxPerMessage)
-      return `${name} was not attached: a message carries at most ${IMAGE_LIMITS.maxPerMessage} images.`;
+    if (file.size > ATTACHED_IMAGE_MAX_BYTES)
+      return `${name} is ${megabytes(file.size)}; an image may be at most ${megabytes(ATTACHED_IMAGE_MAX_BYTES)}.`;
+    if (this.attached.length + acceptedSoFar >= MAX_ATTACHED_IMAGES)
+      return `${name} was not attached: a message carries at most ${MAX_ATTACHED_IMAGES} images.`;
     return undefined;
   }
 

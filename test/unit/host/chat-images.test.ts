@@ -13,7 +13,8 @@ import { prepareImage } from '../../../src/node/images/prepare-image';
 import { imageThumbnail } from '../../../src/node/images/image-thumbnail';
 import { imageReference } from '../../../src/core/images/user-images';
 import type { ChatImageDeps } from '../../../src/host/chat/chat-images';
-import type { HostToWebview } from '../../../src/protocol/messages';
+import { ATTACHED_IMAGE_MAX_BYTES, MAX_ATTACHED_IMAGES, type HostToWebview } from '../../../src/protocol/messages';
+import * as composerLimits from '../../../webview/chat/composer-images';
 
 function imageDeps(sees = true): ChatImageDeps & { store: MemoryImageStore } {
   return {
@@ -127,5 +128,12 @@ describe('chat images: previews and the notice', () => {
     // A fresh page (a reload) is given its previews again.
     webview.send({ type: 'webview_ready' });
     await waitUntil(() => posted('image_previews').length > 1, 'the preview again after the reload');
+  });
+});
+
+describe('chat images: the composer limits', () => {
+  it("are the protocol's (the composer repeats them so its first script loads no schemas)", () => {
+    assert.equal(composerLimits.ATTACHED_IMAGE_MAX_BYTES, ATTACHED_IMAGE_MAX_BYTES);
+    assert.equal(composerLimits.MAX_ATTACHED_IMAGES, MAX_ATTACHED_IMAGES);
   });
 });
