@@ -35,6 +35,7 @@ import { EnvSecretSource } from '../node/env-secret-source';
 import { FileTaskStorage } from '../node/file-task-storage';
 import { FileTranscriptSink } from '../node/file-transcript-sink';
 import { NodeKnowledgeFiles } from '../node/node-knowledge-files';
+import { cliImageFiles, imageMentionResolver, type MentionResolver } from './cli-images';
 import { NodeWorkspace } from '../node/node-workspace';
 import { readPolicyText } from '../node/policy-text';
 import { webFetchTool } from '../node/web/web-fetch-tool';
@@ -102,6 +103,8 @@ export interface CliContext {
   teamStandings(): TeamStandings | undefined;
   /** Ends the run, saves what is queued and closes the store. */
   close(): Promise<void>;
+  /** `@image:path` in a prompt (issue 36); other mentions stay as typed. */
+  resolveMention: MentionResolver;
 }
 
 export function createCliContext(deps: CliDeps): CliContext {
@@ -276,6 +279,7 @@ export function createCliContext(deps: CliDeps): CliContext {
 
   return {
     session,
+    resolveMention: imageMentionResolver(() => workspace, cliImageFiles(settings)),
     sandbox,
     settings,
     presets,

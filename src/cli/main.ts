@@ -183,8 +183,12 @@ async function oneShot(
   // which one-shot keeps for status lines, so stdout stays the answer alone.
   const sandbox = cli.sandboxStatus();
   if (!sandbox.confined) output.error(`openagent: ${describeSandbox(sandbox)}`);
-  const outcome = await runPrompt(cli.session, prompt, (work, stop) =>
-    reader ? reader.busy(work, stop) : whileSigint(work, stop),
+  const outcome = await runPrompt(
+    cli.session,
+    prompt,
+    (work, stop) => (reader ? reader.busy(work, stop) : whileSigint(work, stop)),
+    undefined,
+    cli.resolveMention,
   );
   output.newline();
   if (outcome.kind === 'interrupted' && outcome.beforeRun) output.line(output.style.yellow('(interrupted)'));

@@ -77,7 +77,7 @@ export class Repl {
 
   /** Answers a prompt, and after each Ctrl+C the feedback that redirects the agent. */
   private answer(prompt: string): Promise<void> {
-    return this.drive(() => this.deps.cli.session.submit(prompt));
+    return this.drive(() => this.deps.cli.session.submitWithMentions(prompt, this.deps.cli.resolveMention));
   }
 
   /** `/queue send`: a held queue goes on, and the session is waited for as for a prompt. */
@@ -128,7 +128,7 @@ export class Repl {
       const text = feedback.kind === 'line' ? feedback.text.trim() : '';
       // A side question here is one too: answered apart, never the agent's next message.
       if (isSideQuestion(text)) await this.command(text);
-      else if (text) start = () => cli.session.submit(text);
+      else if (text) start = () => cli.session.submitWithMentions(text, cli.resolveMention);
     }
     const state = cli.session.queue.state;
     if (state.held && state.items.length > 0)

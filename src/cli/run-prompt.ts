@@ -8,6 +8,7 @@
 import type { ConversationSession, SubmitProblem } from '../core/session/conversation-session';
 import type { AgentEvent } from '../core/events/events';
 import type { QueuedPrompt } from '../core/session/prompt-queue';
+import type { MentionResolver } from '../core/session/mentions';
 import { PROVIDER_PRESETS, isProviderId } from '../core/llm/provider-presets';
 
 export type RunOutcome =
@@ -24,8 +25,10 @@ export async function runPrompt(
   prompt: string,
   during: During = (work) => work,
   onQueuedSent?: (prompt: QueuedPrompt) => void,
+  resolve?: MentionResolver,
 ): Promise<RunOutcome> {
-  return runUntilIdle(session, () => session.submit(prompt), during, onQueuedSent);
+  const submit = () => (resolve ? session.submitWithMentions(prompt, resolve) : session.submit(prompt));
+  return runUntilIdle(session, submit, during, onQueuedSent);
 }
 
 /**

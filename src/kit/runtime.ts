@@ -88,6 +88,7 @@ import type { SessionListView } from '../host/sessions/session-list-view';
 import { ReviewEditor } from '../host/review/review-editor';
 import { ReviewCommands } from '../host/review/review-commands';
 import { wireVscodeLm } from './vscode-lm-wiring';
+import { wireChatImages } from './image-chat-wiring';
 
 /** What activation made (it shows or listens from the start) and hands over. */
 export interface RuntimeShell {
@@ -275,14 +276,10 @@ export function createRuntime(shell: RuntimeShell): Runtime {
   // a worktree session's own files. Set once the sessions are composed, below.
   let shownRoot: () => string | undefined = workspaceRoot;
   let worktreeDiff: WorktreeDiff = async () => undefined;
-  const resolveMention = createMentionResolver(
-    () => {
-      const root = shownRoot();
-      return root ? new VscodeWorkspace(root) : undefined;
-    },
-    terminalHistory,
-    (root) => worktreeDiff(root),
-  );
+  const shownWorkspace = () => (shownRoot() ? new VscodeWorkspace(shownRoot()!) : undefined);
+  const chatModel = () => routeModel('chat', readModelSettings(), policy.current()?.model_policy).settings.model;
+  const mentionSources = createMentionResolver(shownWorkspace, terminalHistory, (root) => worktreeDiff(root));
+  const { resolveMention, chat: chatImages } = wireChatImages(chatModel, shownWorkspace, mentionSources);
   // Each window reopens its last chat when the chat view first shows (nothing is read before).
   const keeper = new ChatKeeper({
     session,
@@ -327,6 +324,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     confirmRewind: askRewindFiles,
     notify: (text) => void vscode.window.showInformationMessage(text),
     placeFork: (request) => sessions.placeFork(request),
+    images: chatImages,
   };
   const chatView = new ChatViewProvider({ session, keeper }, chatActions);
 

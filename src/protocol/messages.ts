@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { agentEventSchema } from '../core/events/events';
 import { MAX_QUEUED_PROMPTS } from '../core/session/prompt-queue';
+import { IMAGE_LIMITS } from '../core/images/image-limits';
 
 /** The longest prompt accepted from a webview (characters). */
 export const MAX_PROMPT_CHARS = 200_000;
@@ -24,6 +25,34 @@ const queueIdSchema = z.string().min(1).max(64);
 /** A prompt as the composer sends it (trimmed, not empty). */
 const promptTextSchema = z.string().trim().min(1).max(MAX_PROMPT_CHARS);
 
+/**
+ * An image the composer attaches (issue 36): its name, the type the page believed and its bytes
+ * as base64, at most ATTACHED_IMAGE_MAX_BYTES raw. Nothing here is trusted: the host probes the
+ * bytes again and prepares them (prepare-image.ts) whatever name and type the page said.
+ */
+export const ATTACHED_IMAGE_MAX_BYTES = 20 * 1024 * 1024;
+/** The most images one prompt carries (IMAGE_LIMITS.maxPerMessage), for the composer. */
+export const MAX_ATTACHED_IMAGES = IMAGE_LIMITS.maxPerMessage;
+const attachedImageSchema = z.strictObject({
+  name: z.string().max(255),
+  mediaType: z.string().max(100),
+  data: z
+    .string()
+    .min(1)
+    .max(Math.ceil(ATTACHED_IMAGE_MAX_BYTES / 3) * 4)
+    .regex(/^[A-Za-z0-9+/]*={0,2}$/),
+});
+export type AttachedImage = z.infer<typeof attachedImageSchema>;
+/** What a queued message or the transcript says of an image: its sha256 (the host's thumbnails are keyed on it). */
+const sha256Schema = z.string().min(64).max(64);
+const imageReferenceSchema = z.strictObject({
+  sha256: sha256Schema,
+  mediaType: z.string().max(100),
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
+  name: z.string().max(255).optional(),
+});
+
 /** Which of a notice's offered options an action picks (an index the host checks against what it offered). */
 const choiceSchema = z.number().int().min(0).max(20);
 export type WebviewAction = z.infer<typeof webviewActionSchema>;
@@ -37,6 +66,8 @@ export const webviewToHostSchema = z.discriminatedUnion('type', [
     requestId: z.string().min(1).max(64),
     text: promptTextSchema,
     sendNow: z.literal(true).optional(),
+    /** Images pasted, dropped or picked in the composer (issue 36). */
+    images: z.array(attachedImageSchema).min(1).max(IMAGE_LIMITS.maxPerMessage).optional(),
   }),
   /** The composer's text as the user types (debounced), kept for the chat that comes back. */
   z.strictObject({ type: z.literal('draft_change'), text: z.string().max(MAX_PROMPT_CHARS) }),
@@ -138,11 +169,25 @@ export const hostToWebviewSchema = z.discriminatedUnion('type', [
       })
       .optional(),
   }),
+  /**
+   * Small previews of images the chat shows (a prompt's, a queued one's, a tool's), by sha256:
+   * data URLs of a few kilobytes the host made from the stored image (issue 36).
+   */
+  z.strictObject({
+    type: z.literal('image_previews'),
+    previews: z.array(z.strictObject({ sha256: sha256Schema, url: z.string().max(200_000) })).max(200),
+  }),
   /** The queued messages, in order, whenever they change. */
   z.strictObject({
     type: z.literal('queue_state'),
     items: z
-      .array(z.strictObject({ id: queueIdSchema, text: z.string().max(MAX_PROMPT_CHARS) }))
+      .array(
+        z.strictObject({
+          id: queueIdSchema,
+          text: z.string().max(MAX_PROMPT_CHARS),
+          images: z.array(imageReferenceSchema).max(IMAGE_LIMITS.maxPerMessage).optional(),
+        }),
+      )
       .max(MAX_QUEUED_PROMPTS),
     /** The queue waits for the user: the run was stopped, failed, or the window reloaded. */
     held: z

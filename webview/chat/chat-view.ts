@@ -5,6 +5,7 @@
  * so a conversation of thousands of messages opens fast with few nodes. A streaming answer
  * re-renders only its last, still-open markdown blocks.
  */
+import { eventImages } from './image-previews';
 import { describeCacheBreak, describeCostWarning, modelLabel, type AgentEvent } from '../../src/protocol/events';
 import type { HostToWebview } from '../../src/protocol/messages';
 import type { TextMetrics } from '../shared/list-layout';
@@ -153,7 +154,13 @@ export class ChatView {
         this.finishCurrent();
         // A retried prompt is shown once: above the error whose Retry sent it again.
         if (this.runs.prompt(event))
-          this.add({ kind: 'user', text: event.text, attachments: event.attachments, at: messageAt(event) });
+          this.add({
+            kind: 'user',
+            text: event.text,
+            attachments: event.attachments,
+            ...(event.images?.length ? { images: event.images } : {}),
+            at: messageAt(event),
+          });
         this.setRunning(true);
         // Sending a prompt brings the reader back to the end of the conversation.
         this.list.followEnd();
@@ -201,6 +208,9 @@ export class ChatView {
         break;
       case 'tool_result':
         this.runs.toolEvent(event);
+        // read_file of a picture: what the model was shown, under the tool's line.
+        if (event.agentId === 'lead' && eventImages(event).length)
+          this.add({ kind: 'images', images: eventImages(event) });
         this.setActivity('Thinking…');
         break;
       case 'compact':

@@ -8,6 +8,7 @@ import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-textarea/index.js';
 import type { WebviewToHost } from '../../src/protocol/messages';
 import { DraftKeeper } from './draft';
+import { ComposerImages, filesOf } from './composer-images';
 
 const SEND_PLACEHOLDER = 'Ask OpenAgent… (Enter to send, Shift+Enter for a new line)';
 /** A side question longer than the host answers is sent cut just past that length: refused, with its reason. */
@@ -25,10 +26,12 @@ export const CHAT_LAYOUT = `
   <div id="meter" class="meter"></div>
   <div id="side-answers" aria-label="Side answers" hidden></div>
   <form id="composer">
+    <div id="image-chips" class="image-chips" aria-label="Attached images" hidden></div>
+    <p id="image-note" class="image-note" role="alert" hidden></p>
     <vscode-textarea id="prompt" rows="3" resize="vertical" placeholder="${SEND_PLACEHOLDER}" aria-label="Prompt"></vscode-textarea>
     <div class="composer-actions">
       <div class="composer-pickers">
-        <vscode-button id="pick-context" secondary title="Attach context: a file, the selection, problems, terminal, git (or type @)" aria-label="Attach context">@</vscode-button>
+        <vscode-button id="pick-context" secondary title="Attach context: a file, an image, the selection, problems, terminal, git (or type @; paste or drop images)" aria-label="Attach context">@</vscode-button>
         <vscode-button id="pick-model" secondary title="Choose the provider and model" aria-label="Choose the model"><span class="chip-label">model</span></vscode-button>
         <vscode-button id="pick-preset" secondary title="Choose the preset for new conversations" aria-label="Choose the preset"><span class="chip-label">preset</span></vscode-button>
       </div>
@@ -54,7 +57,9 @@ export class Composer {
   private readonly draft: DraftKeeper;
   private requestCounter = 0;
   /** Prompts sent, by request id, until the host answers (prompt_result): a refused one is put back. */
-  private readonly sentPrompts = new Map<string, string>();
+  private readonly sentPrompts = new Map<string, { text: string; images: ReturnType<ComposerImages['take']> }>();
+  /** Images pasted, dropped or picked for the next prompt. */
+  private readonly images = new ComposerImages(byId('image-chips'), byId('image-note'));
   /** A refused prompt put back in the input; cleared once it is sent after all (e.g. after Set API Key). */
   private restoredPrompt: string | undefined;
   /** The agent works (from the conversation's events). */
@@ -71,9 +76,26 @@ export class Composer {
       () => this.prompt.value,
       (text) => post({ type: 'draft_change', text }),
     );
-    byId('composer').addEventListener('submit', (event) => {
+    const form = byId('composer');
+    form.addEventListener('submit', (event) => {
       event.preventDefault();
       this.submit();
+    });
+    // A pasted screenshot or dropped image files become chips; pasted text is left to the textarea.
+    form.addEventListener('paste', (event: ClipboardEvent) => {
+      const files = filesOf(event.clipboardData);
+      if (files.length === 0) return;
+      event.preventDefault();
+      this.images.add(files);
+    });
+    form.addEventListener('dragover', (event: DragEvent) => {
+      if (event.dataTransfer?.types.includes('Files')) event.preventDefault();
+    });
+    form.addEventListener('drop', (event: DragEvent) => {
+      const files = filesOf(event.dataTransfer);
+      if (files.length === 0) return;
+      event.preventDefault();
+      this.images.add(files);
     });
     this.sendButton.addEventListener('click', () => this.submit());
     this.sendNowButton.addEventListener('click', () => this.submit(true));
@@ -118,7 +140,9 @@ export class Composer {
 
   /** The host's answer to a prompt: a refused one goes back into an empty composer. */
   promptAnswered(requestId: string, problem: string | undefined): void {
-    const text = this.sentPrompts.get(requestId);
+    const sent = this.sentPrompts.get(requestId);
+    const text = sent?.text;
+    if (problem !== undefined && sent) this.images.restore(sent.images);
     this.sentPrompts.delete(requestId);
     // Not started (a setup problem, Stop during the setup): nothing is starting any more.
     if (problem !== undefined && this.starting) {
@@ -162,8 +186,18 @@ export class Composer {
   }
 
   private submit(sendNow = false): void {
+    // Images still being read go with the prompt: it waits for them (a moment).
+    const reading = this.images.ready();
+    if (reading) void reading.then(() => this.submitNow(sendNow));
+    else this.submitNow(sendNow);
+  }
+
+  private submitNow(sendNow: boolean): void {
     const text = this.prompt.value.trim();
-    if (!text) return;
+    if (!text) {
+      if (this.images.count > 0) this.images.say(['Add a few words about the image, then send.']);
+      return;
+    }
     // `/btw …`: a side question, answered apart; the host refuses an empty or too long one, saying why.
     if (/^\/btw(\s|$)/i.test(text)) {
       this.post({ type: 'side_question_ask', text: text.slice(4, 4 + SIDE_QUESTION_SENT_CHARS) });
@@ -172,8 +206,15 @@ export class Composer {
       return;
     }
     const requestId = `r${++this.requestCounter}`;
-    this.post({ type: 'prompt_submit', requestId, text, ...(sendNow ? { sendNow: true as const } : {}) });
-    this.sentPrompts.set(requestId, text);
+    const images = this.images.take();
+    this.post({
+      type: 'prompt_submit',
+      requestId,
+      text,
+      ...(sendNow ? { sendNow: true as const } : {}),
+      ...(images.length ? { images: images.map((attachment) => attachment.image) } : {}),
+    });
+    this.sentPrompts.set(requestId, { text, images });
     if (!this.running && !this.starting) {
       this.starting = true;
       this.showBusy();

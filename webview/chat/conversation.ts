@@ -11,6 +11,7 @@ import type { Composer } from './composer';
 import { ContextMeter } from './context-meter';
 import { QueueView } from './queue-view';
 import { SideAnswersView } from './side-answers';
+import { addPreviews } from './image-previews';
 
 /** A host message as the chat lets it in: event batches checked by their envelope, the rest parsed whole. */
 export type ChatMessage = ChatUpdate | { type: 'agent_events'; events: AgentEvent[] };
@@ -90,6 +91,9 @@ export function mountConversation(
         break;
       case 'side_answer':
         sideAnswers.show(message);
+        break;
+      case 'image_previews':
+        addPreviews(message.previews);
         break;
       default:
         message satisfies never;

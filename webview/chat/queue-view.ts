@@ -5,6 +5,7 @@
  * it says and asks it for changes. An edit in progress is kept across updates (the host does
  * not send a message while it is being edited), so what the user is typing is never thrown away.
  */
+import { imageStrip } from './image-previews';
 import type { HostToWebview } from '../../src/protocol/messages';
 
 type QueueStateMessage = Extract<HostToWebview, { type: 'queue_state' }>;
@@ -85,7 +86,11 @@ export class QueueView {
       button('Send now', 'Stop the agent and send this message instead', () => this.actions.sendNow(item.id)),
       button('Remove', 'Remove this message from the queue', () => this.actions.remove(item.id)),
     );
-    element.append(text, buttons);
+    element.append(
+      text,
+      ...(item.images?.length ? [imageStrip(item.images, 'image-strip queued-images')] : []),
+      buttons,
+    );
     return element;
   }
 

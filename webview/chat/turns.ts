@@ -3,6 +3,7 @@
  * height before it is shown. The transcript (chat-view.ts) decides which turns are in the DOM;
  * this file only knows how one turn looks.
  */
+import { imageStrip, PREVIEW_PX, type ImageRef } from './image-previews';
 import type { AgentEvent, ToolOutcome } from '../../src/protocol/events';
 import type { HostToWebview } from '../../src/protocol/messages';
 import { estimateTextHeight, type TextMetrics } from '../shared/list-layout';
@@ -18,7 +19,16 @@ export type ChangedFile = Extract<AgentEvent, { type: 'files_changed' }>['files'
 
 export type TurnBody =
   /** What the user sent, with the labels of the context it attached (@file:…, @problems…). */
-  | { kind: 'user'; text: string; attachments?: string[]; at?: MessageAt; editing?: { draft: string } }
+  | {
+      kind: 'user';
+      text: string;
+      attachments?: string[];
+      images?: ImageRef[];
+      at?: MessageAt;
+      editing?: { draft: string };
+    }
+  /** Images a tool returned (read_file of a picture), under its line. */
+  | { kind: 'images'; images: ImageRef[] }
   /** A status line or a cost warning (plain text). */
   | { kind: 'status' | 'warning'; text: string }
   /** A tool call: the tool, what it works on ("src/a.ts", a command), and what became of it. */
@@ -108,6 +118,11 @@ export function renderTurn(turn: Turn, actions: TurnActions): HTMLElement {
   switch (turn.kind) {
     case 'user':
       renderUserMessage(element, turn, actions.onMessage);
+      if (turn.images?.length && !turn.editing)
+        element.insertBefore(imageStrip(turn.images), element.children[1] ?? null);
+      break;
+    case 'images':
+      element.append(imageStrip(turn.images));
       break;
     case 'status':
       element.textContent = turn.text;
@@ -203,6 +218,7 @@ export function estimateTurnHeight(turn: Turn, widthPx: number, metrics: TextMet
       return (
         estimateTextHeight(turn.text, widthPx - 18, metrics, 14) +
         (turn.attachments?.length ? metrics.lineHeight : 0) +
+        (turn.images?.length ? PREVIEW_PX + 8 : 0) +
         (turn.at ? metrics.lineHeight : 0) +
         (turn.editing ? buttonRow * 3 : 0)
       );
@@ -220,6 +236,8 @@ export function estimateTurnHeight(turn: Turn, widthPx: number, metrics: TextMet
       );
     case 'status':
       return estimateTextHeight(turn.text, widthPx, metrics);
+    case 'images':
+      return PREVIEW_PX + 8;
     case 'warning':
       return estimateTextHeight(turn.text, widthPx - 11, metrics, 8);
     case 'error':

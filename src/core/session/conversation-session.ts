@@ -11,7 +11,8 @@ import type { Inbox } from '../events/inbox';
 import type { ConversationStore, SecretSource, StoredConversation, TeamStamp } from '../ports';
 import type { RestoredConversation } from './restore';
 import { resolveMentions, type MentionResolver } from './mentions';
-import { PromptRetries, type PromptAttempt, type RetryRefusal, type RetryTarget } from './prompt-retries';
+import { PromptRetries, requestOf, type PromptAttempt, type RetryRefusal, type RetryTarget } from './prompt-retries';
+import type { ImagePart } from '../llm/llm-client';
 import type { RevertPlan } from '../workspace/checkpoints';
 import type { RevertOutcome } from '../agent/turn-checkpoints';
 import type { ConversationParts } from './conversation-parts';
@@ -203,16 +204,17 @@ export class ConversationSession {
     prompt: string,
     resolve: MentionResolver,
     work: WorkKind = 'chat',
+    images?: readonly ImagePart[],
   ): Promise<SubmitProblem | undefined> {
-    return this.queue.send({ text: prompt, resolve, work });
+    return this.queue.send({ text: prompt, resolve, work, ...(images?.length ? { images } : {}) });
   }
 
   /**
    * "Send now": interrupts the running agent and redirects it with `prompt` (SPEC 1.1, 2.6) —
    * the partial answer stays, the prompt is the next user message. Without a run, a prompt.
    */
-  async sendNow(prompt: string, resolve?: MentionResolver): Promise<SubmitProblem | undefined> {
-    return this.queue.sendNow(prompt, resolve);
+  async sendNow(prompt: string, resolve?: MentionResolver, images?: readonly ImagePart[]) {
+    return this.queue.sendNow(prompt, resolve, images);
   }
 
   /** Whether a run is going or being set up: a prompt sent now would be queued. */
@@ -233,6 +235,7 @@ export class ConversationSession {
       ...(request.resolve ? { resolver: request.resolve } : {}),
       ...(request.context ? { context: request.context } : {}),
       ...(request.retryOf !== undefined ? { retryOf: request.retryOf } : {}),
+      ...(request.images ? { images: request.images } : {}),
     };
     // Remembered before the setup check, so "Set API Key" can send it once the key is there.
     this.retries.attempting(attempt, !request.queued);
@@ -300,7 +303,9 @@ export class ConversationSession {
     }
     this.parts?.beginTurn();
     this.retries.started(attempt);
-    const options = attempt.retryOf !== undefined ? { retryOf: attempt.retryOf } : {};
+    // Images attached in the composer, then those of @image mentions (issue 36).
+    const images = [...(attempt.images ?? []), ...(context?.images ?? [])];
+    const options = { ...(attempt.retryOf !== undefined ? { retryOf: attempt.retryOf } : {}), images };
     const run = this.conversation!.submit(attempt.prompt, context, options);
     this.track(this.queue.runStarted(run.finally(() => this.retries.ended(attempt))));
     return undefined;
@@ -582,15 +587,4 @@ export class ConversationSession {
       return undefined;
     }
   }
-}
-
-/** A prompt to send again, as the queue takes it. */
-function requestOf(attempt: PromptAttempt): PromptRequest {
-  return {
-    text: attempt.prompt,
-    work: attempt.work,
-    ...(attempt.resolver ? { resolve: attempt.resolver } : {}),
-    ...(attempt.context ? { context: attempt.context } : {}),
-    ...(attempt.retryOf !== undefined ? { retryOf: attempt.retryOf } : {}),
-  };
 }

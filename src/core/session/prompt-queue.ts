@@ -7,6 +7,8 @@
  * one of its messages themselves. Both surfaces (the chat and the CLI) share this one queue.
  */
 import type { MentionResolver } from './mentions';
+import type { ImagePart } from '../llm/llm-client';
+import { imageReference, type ImageReference } from '../images/user-images';
 
 /** The most messages that can wait at once. */
 export const MAX_QUEUED_PROMPTS = 20;
@@ -22,6 +24,8 @@ export type QueueHold = 'stopped' | 'failed' | 'reloaded';
 export interface QueuedPrompt {
   readonly id: string;
   readonly text: string;
+  /** The images attached to it (issue 36), as the chat shows them: never their bytes. */
+  readonly images?: readonly ImageReference[];
 }
 
 export interface QueueState {
@@ -41,6 +45,8 @@ export interface QueueRefusal {
 /** A queued message with how to resolve its @mentions when it is sent (not kept across reloads). */
 export interface QueueEntry extends QueuedPrompt {
   readonly resolve?: MentionResolver;
+  /** The prepared images it goes out with (kept with it while it waits, edited or not). */
+  readonly attached?: readonly ImagePart[];
 }
 
 export class PromptQueue {
@@ -52,7 +58,7 @@ export class PromptQueue {
 
   get state(): QueueState {
     return {
-      items: this.entries.map(({ id, text }) => ({ id, text })),
+      items: this.entries.map(({ id, text, images }) => ({ id, text, ...(images ? { images } : {}) })),
       ...(this.held ? { held: this.held } : {}),
       ...(this.editing ? { editing: this.editing } : {}),
     };
@@ -72,7 +78,7 @@ export class PromptQueue {
   }
 
   /** Queues a message at the end; a refusal (and nothing queued) when it cannot wait here. */
-  add(text: string, resolve?: MentionResolver): QueuedPrompt | QueueRefusal {
+  add(text: string, resolve?: MentionResolver, attached?: readonly ImagePart[]): QueuedPrompt | QueueRefusal {
     const refusal = this.check(text, 0);
     if (refusal) return refusal;
     if (this.entries.length >= MAX_QUEUED_PROMPTS)
@@ -80,10 +86,15 @@ export class PromptQueue {
         reason: 'queue_full',
         message: `${MAX_QUEUED_PROMPTS} messages are already waiting: remove one, or send one now.`,
       };
-    const entry: QueueEntry = { id: `q${++this.counter}`, text: text.trim(), ...(resolve ? { resolve } : {}) };
+    const entry: QueueEntry = {
+      id: `q${++this.counter}`,
+      text: text.trim(),
+      ...(resolve ? { resolve } : {}),
+      ...(attached?.length ? { attached, images: attached.map(imageReference) } : {}),
+    };
     this.entries.push(entry);
     this.changed();
-    return { id: entry.id, text: entry.text };
+    return { id: entry.id, text: entry.text, ...(entry.images ? { images: entry.images } : {}) };
   }
 
   /**

@@ -8,8 +8,10 @@
  */
 import type { AgentEvent, ErrorKind } from '../events/events';
 import type { MentionResolver, ResolvedContext } from './mentions';
+import type { ImagePart } from '../llm/llm-client';
 import type { WorkKind } from '../policy/model-routes';
 import { lastFailedRun } from './run-ends';
+import type { PromptRequest } from './session-queue';
 
 /** A prompt as it was sent, to send again. */
 export interface PromptAttempt {
@@ -21,6 +23,8 @@ export interface PromptAttempt {
   context?: ResolvedContext;
   /** Sent by Retry: the `error` of the run it retries. */
   retryOf?: number;
+  /** The images attached to it (issue 36): a Retry sends them again. */
+  images?: readonly ImagePart[];
 }
 
 /** Why a Retry was not sent. */
@@ -153,4 +157,16 @@ export class PromptRetries {
 
 function sameTarget(a: RetryTarget, b: RetryTarget): boolean {
   return a.conversationId === b.conversationId && a.errorSeq === b.errorSeq;
+}
+
+/** A prompt to send again, as the queue takes it. */
+export function requestOf(attempt: PromptAttempt): PromptRequest {
+  return {
+    text: attempt.prompt,
+    work: attempt.work,
+    ...(attempt.resolver ? { resolve: attempt.resolver } : {}),
+    ...(attempt.context ? { context: attempt.context } : {}),
+    ...(attempt.retryOf !== undefined ? { retryOf: attempt.retryOf } : {}),
+    ...(attempt.images ? { images: attempt.images } : {}),
+  };
 }

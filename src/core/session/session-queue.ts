@@ -8,6 +8,7 @@
  */
 import type { AgentEvent } from '../events/events';
 import type { MentionResolver, ResolvedContext } from './mentions';
+import type { ImagePart } from '../llm/llm-client';
 import type { SetupProblem } from './model-routing';
 import type { WorkKind } from '../policy/model-routes';
 import { PromptQueue, type QueueEntry, type QueueRefusal, type QueuedPrompt, type QueueState } from './prompt-queue';
@@ -26,6 +27,8 @@ export interface PromptRequest {
   retryOf?: number;
   /** Taken from the queue: if it cannot start, it goes back there (not to wait for a fixed setup too). */
   queued?: boolean;
+  /** Images the user attached (issue 36), prepared: they go with the prompt, queued or not. */
+  images?: readonly ImagePart[];
 }
 
 /**
@@ -93,7 +96,7 @@ export class SessionQueue {
   async send(request: PromptRequest): Promise<SubmitProblem | undefined> {
     await this.afterStopping();
     if (this.isBusy) {
-      const queued = this.queue.add(request.text, request.resolve);
+      const queued = this.queue.add(request.text, request.resolve, request.images);
       return 'reason' in queued ? queued : undefined;
     }
     return this.start(request);
@@ -108,8 +111,20 @@ export class SessionQueue {
     return this.queue.add(text, resolve);
   }
 
-  /** "Send now": redirects the running agent with `text`; without a run, a prompt. */
-  async sendNow(text: string, resolve?: MentionResolver): Promise<SubmitProblem | undefined> {
+  /**
+   * "Send now": redirects the running agent with `text`; without a run, a prompt. With images it
+   * cannot redirect (a redirect carries words only): the run is stopped and the prompt goes out
+   * with its images once it has ended.
+   */
+  async sendNow(
+    text: string,
+    resolve?: MentionResolver,
+    images?: readonly ImagePart[],
+  ): Promise<SubmitProblem | undefined> {
+    if (images?.length) {
+      if (this.isBusy) this.stop();
+      return this.send({ text, resolve, work: 'chat', images });
+    }
     await this.afterStopping();
     // A run being set up is redirected once it runs.
     await this.starting?.catch(() => undefined);
@@ -185,7 +200,7 @@ export class SessionQueue {
   async sendQueuedNow(id: string): Promise<SubmitProblem | 'gone' | undefined> {
     const entry = this.queue.take(id);
     if (!entry) return 'gone';
-    return this.sendNow(entry.text, entry.resolve);
+    return this.sendNow(entry.text, entry.resolve, entry.attached);
   }
 
   /** The user lets a held queue go on. False when nothing is queued. */
@@ -261,7 +276,13 @@ export class SessionQueue {
   private async sendQueued(entry: QueueEntry): Promise<void> {
     let problem: SetupProblem | undefined;
     try {
-      problem = await this.start({ text: entry.text, resolve: entry.resolve, work: 'chat', queued: true });
+      problem = await this.start({
+        text: entry.text,
+        resolve: entry.resolve,
+        work: 'chat',
+        queued: true,
+        ...(entry.attached ? { images: entry.attached } : {}),
+      });
     } catch (error) {
       problem = { reason: 'unknown_provider', message: error instanceof Error ? error.message : String(error) };
     }

@@ -21,6 +21,7 @@ import type { ChatWebview } from './held-webview';
 import { ChatForks, type ChatForkSurface } from './chat-forks';
 import type { RewindAnswer, RewindFilePlan } from '../../core/session/session-forks';
 import { sideAnswerMessage } from './side-answer-message';
+import { ChatImages, type ChatImageDeps } from './chat-images';
 
 export interface ChatActions {
   setApiKey(): Promise<void>;
@@ -48,6 +49,8 @@ export interface ChatActions {
   notify?(text: string): void;
   /** "Fork from here": asks where the fork goes (see ChatForkSurface.placeFork). Without it, here. */
   placeFork?: ChatForkSurface['placeFork'];
+  /** Images (issue 36): the composer's prepared, previews from the store. Without it, images are refused. */
+  images?: ChatImageDeps;
 }
 
 /** How many local servers a notice offers at most. */
@@ -59,6 +62,7 @@ export class ChatController extends Disposable {
   private readonly feed: SessionFeed<HostToWebview>;
   private readonly queue: ChatQueueLink;
   private readonly forks: ChatForks;
+  private readonly images: ChatImages | undefined;
   /** The local servers the last notice offered; a `use_local_server` choice indexes this list. */
   private offeredServers: LocalServer[] = [];
   private heardReady = false;
@@ -73,18 +77,26 @@ export class ChatController extends Disposable {
     keeper?: ChatKeeper,
   ) {
     super();
+    this.images = actions.images && new ChatImages(actions.images, (message) => this.post(message));
     // Streamed text is merged per batch, so the bytes posted stay close to the text itself; LLM
     // traces (whole request/response payloads) are for the developer panel, never shown here.
     this.feed = this._register(
       new SessionFeed<HostToWebview>(webview, session, {
-        events: (events) => ({ type: 'agent_events', events: coalesceTextDeltas(events) }),
+        events: (events) => {
+          // After this batch is posted: its images' previews, a notice if the model sees none.
+          queueMicrotask(() => this.images?.shown(events));
+          return { type: 'agent_events', events: coalesceTextDeltas(events) };
+        },
         keep: (event) => !TRACE_EVENTS.has(event.type),
-        reset: () => ({ type: 'chat_reset' }),
+        reset: () => (this.images?.reset(), { type: 'chat_reset' }),
       }),
     );
     this.queue = new ChatQueueLink(
       session,
-      (message) => this.post(message),
+      (message) => {
+        this.post(message);
+        if (message.type === 'queue_state') this.images?.queued(message.items);
+      },
       (problem) => this.showProblem(problem),
       keeper,
     );
@@ -165,10 +177,17 @@ export class ChatController extends Disposable {
         return;
       }
       case 'prompt_submit': {
+        const images = await this.attachedImages(message);
+        if ('problem' in images) {
+          // Nothing is sent: the prompt and its images go back to the composer, the reason shown.
+          this.post({ type: 'prompt_result', requestId: message.requestId, problem: images.problem });
+          this.post({ type: 'chat_notice', level: 'warning', text: images.problem, actions: [] });
+          return;
+        }
         // While the agent works a prompt is queued; "Send now" interrupts and redirects instead.
         const problem = message.sendNow
-          ? await this.session.sendNow(message.text, this.actions.resolveMention)
-          : await this.session.submitWithMentions(message.text, this.actions.resolveMention);
+          ? await this.session.sendNow(message.text, this.actions.resolveMention, images)
+          : await this.session.submitWithMentions(message.text, this.actions.resolveMention, 'chat', images);
         this.post({
           type: 'prompt_result',
           requestId: message.requestId,
@@ -232,6 +251,12 @@ export class ChatController extends Disposable {
       default:
         return message satisfies never;
     }
+  }
+
+  private async attachedImages(message: Extract<WebviewToHost, { type: 'prompt_submit' }>) {
+    if (!message.images) return [];
+    if (!this.images) return { problem: 'The prompt was not sent: images cannot be attached here.' };
+    return this.images.prepare(message.images);
   }
 
   private async invoke(action: WebviewAction, choice: number | undefined): Promise<void> {

@@ -1,12 +1,17 @@
 /**
  * The composer's "@" picker: what to attach to the next prompt — a file of the workspace
- * (searchable list), the editor selection, the problems, the last terminal command, or the
+ * (searchable list), an image of it, the editor selection, the problems, the last terminal command, or the
  * uncommitted git changes. Returns the mention to insert, e.g. "@file:src/app.ts ".
  */
 import * as vscode from 'vscode';
 
 const SOURCES = [
   { label: '$(file) File…', detail: 'A file of the workspace', mention: 'file' },
+  {
+    label: '$(file-media) Image…',
+    detail: 'A PNG, JPEG, GIF or WebP of the workspace, sent as an image',
+    mention: 'image',
+  },
   { label: '$(selection) Selection', detail: 'The code selected in the editor', mention: '@selection ' },
   { label: '$(warning) Problems', detail: 'Errors and warnings from the language services', mention: '@problems ' },
   {
@@ -20,6 +25,7 @@ const SOURCES = [
 export async function pickContext(): Promise<string | undefined> {
   const source = await vscode.window.showQuickPick(SOURCES, { placeHolder: 'Attach to the next prompt' });
   if (!source) return undefined;
+  if (source.mention === 'image') return pickImage();
   if (source.mention !== 'file') return source.mention;
   const files = await vscode.workspace.findFiles('**/*', '**/{node_modules,.git}/**', 5_000);
   const picked = await vscode.window.showQuickPick(
@@ -28,4 +34,23 @@ export async function pickContext(): Promise<string | undefined> {
   );
   if (!picked) return undefined;
   return /\s/.test(picked) ? `@file:"${picked}" ` : `@file:${picked} `;
+}
+
+/** A picture of the workspace, as an @image mention (the host prepares it when the prompt is sent). */
+async function pickImage(): Promise<string | undefined> {
+  const files = await vscode.workspace.findFiles(
+    '**/*.{png,PNG,jpg,JPG,jpeg,JPEG,gif,GIF,webp,WEBP}',
+    '**/{node_modules,.git}/**',
+    5_000,
+  );
+  if (files.length === 0) {
+    void vscode.window.showInformationMessage('The workspace has no PNG, JPEG, GIF or WebP images.');
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(
+    files.map((uri) => vscode.workspace.asRelativePath(uri, false)).sort(),
+    { placeHolder: 'Attach an image (type to search)' },
+  );
+  if (!picked) return undefined;
+  return /\s/.test(picked) ? `@image:"${picked}" ` : `@image:${picked} `;
 }

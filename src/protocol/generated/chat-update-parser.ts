@@ -73,24 +73,44 @@ const p57 = /* @__PURE__ */ object(
   [p41, p43, p45, p48, p5, p49, p56],
   ['type', 'id', 'question', 'status', 'text', 'note', 'usage'],
 );
-const p58 = /* @__PURE__ */ leaf((x) => x === 'queue_state');
+const p58 = /* @__PURE__ */ leaf((x) => x === 'image_previews');
 const p59 = /* @__PURE__ */ field('type', p58, 'required');
-const p60 = /* @__PURE__ */ field('id', p21, 'required');
-const p61 = /* @__PURE__ */ object([p60, p35], ['id', 'text']);
-const p62 = /* @__PURE__ */ array(p61, 0, 20);
-const p63 = /* @__PURE__ */ field('items', p62, 'required');
-const p64 = /* @__PURE__ */ leaf((x) => x === 'stopped' || x === 'failed' || x === 'reloaded');
-const p65 = /* @__PURE__ */ field('kind', p64, 'required');
-const p66 = /* @__PURE__ */ field('reason', p23, 'optional');
-const p67 = /* @__PURE__ */ object([p65, p66], ['kind', 'reason']);
-const p68 = /* @__PURE__ */ optional(p67);
-const p69 = /* @__PURE__ */ field('held', p68, 'optional');
-const p70 = /* @__PURE__ */ leaf(
+const p60 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && minChars(x, 64) && maxChars(x, 64));
+const p61 = /* @__PURE__ */ field('sha256', p60, 'required');
+const p62 = /* @__PURE__ */ field('url', p34, 'required');
+const p63 = /* @__PURE__ */ object([p61, p62], ['sha256', 'url']);
+const p64 = /* @__PURE__ */ array(p63, 0, 200);
+const p65 = /* @__PURE__ */ field('previews', p64, 'required');
+const p66 = /* @__PURE__ */ object([p59, p65], ['type', 'previews']);
+const p67 = /* @__PURE__ */ leaf((x) => x === 'queue_state');
+const p68 = /* @__PURE__ */ field('type', p67, 'required');
+const p69 = /* @__PURE__ */ field('id', p21, 'required');
+const p70 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 100));
+const p71 = /* @__PURE__ */ field('mediaType', p70, 'required');
+const p72 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x > 0);
+const p73 = /* @__PURE__ */ field('width', p72, 'required');
+const p74 = /* @__PURE__ */ field('height', p72, 'required');
+const p75 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 255)));
+const p76 = /* @__PURE__ */ field('name', p75, 'optional');
+const p77 = /* @__PURE__ */ object([p61, p71, p73, p74, p76], ['sha256', 'mediaType', 'width', 'height', 'name']);
+const p78 = /* @__PURE__ */ array(p77, 0, 20);
+const p79 = /* @__PURE__ */ optional(p78);
+const p80 = /* @__PURE__ */ field('images', p79, 'optional');
+const p81 = /* @__PURE__ */ object([p69, p35, p80], ['id', 'text', 'images']);
+const p82 = /* @__PURE__ */ array(p81, 0, 20);
+const p83 = /* @__PURE__ */ field('items', p82, 'required');
+const p84 = /* @__PURE__ */ leaf((x) => x === 'stopped' || x === 'failed' || x === 'reloaded');
+const p85 = /* @__PURE__ */ field('kind', p84, 'required');
+const p86 = /* @__PURE__ */ field('reason', p23, 'optional');
+const p87 = /* @__PURE__ */ object([p85, p86], ['kind', 'reason']);
+const p88 = /* @__PURE__ */ optional(p87);
+const p89 = /* @__PURE__ */ field('held', p88, 'optional');
+const p90 = /* @__PURE__ */ leaf(
   (x) => x === undefined || (typeof x === 'string' && minChars(x, 1) && maxChars(x, 64)),
 );
-const p71 = /* @__PURE__ */ field('editing', p70, 'optional');
-const p72 = /* @__PURE__ */ object([p59, p63, p69, p71], ['type', 'items', 'held', 'editing']);
-const p73 = /* @__PURE__ */ tagged('type', [
+const p91 = /* @__PURE__ */ field('editing', p90, 'optional');
+const p92 = /* @__PURE__ */ object([p68, p83, p89, p91], ['type', 'items', 'held', 'editing']);
+const p93 = /* @__PURE__ */ tagged('type', [
   ['chat_notice', p15],
   ['chat_reset', p18],
   ['prompt_result', p25],
@@ -98,8 +118,9 @@ const p73 = /* @__PURE__ */ tagged('type', [
   ['composer_insert', p36],
   ['draft_restore', p39],
   ['side_answer', p57],
-  ['queue_state', p72],
+  ['image_previews', p66],
+  ['queue_state', p92],
 ]);
 
 /** Parses like the zod schema's `safeParse`: the value (a copy) when it fits, else undefined. */
-export const parseChatUpdate = (raw: unknown) => parseWith<ChatUpdate>(p73, raw);
+export const parseChatUpdate = (raw: unknown) => parseWith<ChatUpdate>(p93, raw);

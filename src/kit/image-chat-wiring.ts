@@ -1,0 +1,57 @@
+/**
+ * Images in the chat (issue 36), wired for the editor: where prepared images are kept (the
+ * ImageStore — swapped for the conversation store's in one line once it keeps them), how the
+ * composer's bytes are prepared, previews made, and @image:path read in the shown folder.
+ */
+import * as vscode from 'vscode';
+import { modelAcceptsImages } from '../core/images/image-notes';
+import { imageMentionResolver } from '../core/images/image-mention';
+import { MemoryImageStore } from '../core/images/memory-image-store';
+import type { MentionResolver } from '../core/session/mentions';
+import type { ImageStore, WorkspaceFiles } from '../core/ports';
+import type { ChatImageDeps } from '../host/chat/chat-images';
+import { nodeImageFiles } from '../node/images/node-image-files';
+import { prepareImage } from '../node/images/prepare-image';
+import { imageThumbnail } from '../node/images/image-thumbnail';
+
+export interface ChatImageWiring {
+  /** What the chat controller uses for the composer's images and the previews. */
+  chat: ChatImageDeps;
+  /** The window's mention resolver, with @image:path added. */
+  resolveMention: MentionResolver;
+}
+
+export function wireChatImages(
+  chatModel: () => string,
+  workspace: () => WorkspaceFiles | undefined,
+  others: MentionResolver,
+): ChatImageWiring {
+  // The one line to swap for the store's ImageStore.
+  const store: ImageStore = new MemoryImageStore();
+  const modelSeesImages = () => {
+    const model = chatModel();
+    const setting = vscode.workspace.getConfiguration('openagent').get<boolean | null>('model.acceptsImages');
+    return { model, sees: modelAcceptsImages(model, typeof setting === 'boolean' ? setting : undefined) };
+  };
+  const files = nodeImageFiles(modelSeesImages);
+  return {
+    chat: {
+      store,
+      prepare: (bytes, name) => prepareImage(bytes, { name }),
+      thumbnail: imageThumbnail,
+      modelSeesImages,
+    },
+    resolveMention: imageMentionResolver(
+      workspace,
+      {
+        // An @image is kept like a pasted one, so the chat can show its preview.
+        read: async (absolute, name) => {
+          const image = await files.read(absolute, name);
+          await store.put(image);
+          return image;
+        },
+      },
+      others,
+    ),
+  };
+}
