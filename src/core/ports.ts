@@ -207,6 +207,8 @@ export interface ConversationStore {
   listForks?(conversationId: string): Promise<StoredConversation[]>;
   /** Recorded runs (replay and compare); absent: runs are not recorded in this store. */
   readonly recordings?: RecordingStore;
+  /** Images the conversations use, kept once by sha256 (issue 36); absent: images are not kept. */
+  readonly images?: ImageStore;
   close(): Promise<void>;
 }
 
@@ -292,8 +294,12 @@ export interface ImageFiles {
  * the chat, the developer panel, a reopened conversation and the export read them back from here.
  */
 export interface ImageStore {
-  /** Keeps the image (a second put of the same sha256 keeps the first: the bytes are the same). */
-  put(image: ImagePart): Promise<void>;
+  /**
+   * Keeps the image (a second put of the same sha256 keeps the first: the bytes are the same).
+   * `conversationId`: the conversation that uses it, so deleting the last such conversation frees
+   * it. Refuses (throws) bytes whose sha256 is not `image.sha256`, or over IMAGE_LIMITS.maxBytes.
+   */
+  put(image: ImagePart, conversationId?: string): Promise<void>;
   /** The image, or undefined when this store never had it. */
   get(sha256: string): Promise<ImagePart | undefined>;
 }
