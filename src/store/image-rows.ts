@@ -130,7 +130,9 @@ export class SqlJsImages implements ImageStore {
 
   /** How many images the store keeps, and their bytes (for tests and the store's status). */
   async totals(): Promise<{ count: number; bytes: number }> {
-    const row = (await this.deps.read('SELECT COUNT(*) AS count, COALESCE(SUM(LENGTH(bytes)), 0) AS bytes FROM images', []))[0];
+    const row = (
+      await this.deps.read('SELECT COUNT(*) AS count, COALESCE(SUM(LENGTH(bytes)), 0) AS bytes FROM images', [])
+    )[0];
     return { count: Number(row?.count ?? 0), bytes: Number(row?.bytes ?? 0) };
   }
 

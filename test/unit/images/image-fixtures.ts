@@ -4,7 +4,12 @@ import { prepareImage } from '../../../src/node/images/prepare-image';
 import type { ImagePart } from '../../../src/core/llm/llm-client';
 
 /** A PNG of one colour (`seed` picks it, so different seeds are different images), prepared. */
-export async function preparedImage(seed: number, width = 40, height = 30, name = `shot-${seed}.png`): Promise<ImagePart> {
+export async function preparedImage(
+  seed: number,
+  width = 40,
+  height = 30,
+  name = `shot-${seed}.png`,
+): Promise<ImagePart> {
   const colour = ((seed * 2654435761) >>> 0) | 0xff;
   const image = new Jimp({ width, height, color: colour >>> 0 });
   // A pixel that differs per seed too: two seeds never encode to the same bytes.
