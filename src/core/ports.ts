@@ -293,6 +293,10 @@ export interface ImageFiles {
  * an image by its sha256 (`user_message.images`, a tool result's images), never carry its bytes;
  * the chat, the developer panel, a reopened conversation and the export read them back from here.
  */
+/** What an ImageStore implementation checks images against (the store imports only the ports). */
+export { IMAGE_LIMITS, IMAGE_MEDIA_TYPES } from './images/image-limits';
+export type { ImagePart };
+
 export interface ImageStore {
   /**
    * Keeps the image (a second put of the same sha256 keeps the first: the bytes are the same).

@@ -9,8 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { AuditRecord, ConversationStore, StoredConversation, StoredMessage } from '../core/ports';
-import type { ImagePart } from '../core/llm/llm-client';
+import type { AuditRecord, ConversationStore, ImagePart, StoredConversation, StoredMessage } from '../core/ports';
 import { verifiedBytes } from './image-rows';
 
 /**
@@ -130,7 +129,9 @@ export async function importConversation(
     try {
       verifiedBytes(image);
     } catch (error) {
-      throw new Error(`The file is not an OpenAgent conversation export: ${(error as Error).message}`);
+      throw new Error(`The file is not an OpenAgent conversation export: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
   const id = randomUUID();

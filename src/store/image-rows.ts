@@ -14,9 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Database, SqlValue } from 'sql.js';
-import type { ImagePart } from '../core/llm/llm-client';
-import type { ImageStore } from '../core/ports';
-import { IMAGE_LIMITS, IMAGE_MEDIA_TYPES } from '../core/images/image-limits';
+import { IMAGE_LIMITS, IMAGE_MEDIA_TYPES, type ImagePart, type ImageStore } from '../core/ports';
 
 /** An image as one journal entry carries it. */
 export interface ImageRow {
