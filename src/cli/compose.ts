@@ -51,6 +51,8 @@ import { CliTeam } from './cli-team';
 import { CliMcp } from './cli-mcp';
 import { packageVersion, startCliTelemetry } from './cli-telemetry';
 import { gitHead } from '../node/git-head';
+import { cliImages } from './cli-images';
+import type { AcceptsImagesChoice } from '../core/images/accepts-images';
 
 /** What the user can change during the session (/model, /preset), read at every prompt. */
 export interface CliSettings extends ModelSettings {
@@ -66,6 +68,8 @@ export interface CliSettings extends ModelSettings {
   probeTimeout?: number;
   /** The user's sandbox choice (--sandbox); a policy may make it stricter. */
   sandbox?: SandboxMode;
+  /** Whether the model takes images (--images): auto decides by its name (cli-images.ts). */
+  images?: AcceptsImagesChoice;
 }
 
 export interface CliDeps {
@@ -169,8 +173,10 @@ export function createCliContext(deps: CliDeps): CliContext {
   const shell = new ChildProcessShell(undefined, sandbox);
   const mcp = new CliMcp({ ...deps, version: packageVersion() ?? 'unknown' });
 
+  const images = cliImages(settings);
   const session = new ConversationSession({
     readSettings: () => presetChoice.settings(userModel()),
+    acceptsImages: images.acceptsImages,
     modelPolicy: () => policy.current?.model_policy,
     providerBaseUrls: () => providerBaseUrls(deps.env),
     budget,
@@ -242,6 +248,7 @@ export function createCliContext(deps: CliDeps): CliContext {
         shell,
         cwd: () => workspaceRoot,
         knowledge: [...knowledge.tools(), webFetchTool(() => policy.current)],
+        images: images.imageFiles,
       }),
       ...(team.current()?.tools() ?? []),
     ],

@@ -1,0 +1,24 @@
+/**
+ * Images in the CLI (issue 36): read_file reads pictures through the ImageFiles port on the local
+ * disk, and `--images auto|yes|no` (OPENAGENT_IMAGES) says whether the model takes them, as the
+ * editor's `openagent.modelAcceptsImages` does. Read at each call: /model applies at once.
+ */
+import type { ImageFiles } from '../core/ports';
+import { acceptsImagesOverride, settingsModelSeesImages } from '../core/images/accepts-images';
+import { nodeImageFiles } from '../node/images/node-image-files';
+import type { CliSettings } from './compose';
+
+export function cliImages(settings: CliSettings): {
+  acceptsImages: (model: string) => boolean | undefined;
+  imageFiles: ImageFiles;
+} {
+  return {
+    acceptsImages: () => acceptsImagesOverride(settings.images),
+    imageFiles: nodeImageFiles(
+      settingsModelSeesImages(
+        () => settings,
+        () => settings.images,
+      ),
+    ),
+  };
+}
