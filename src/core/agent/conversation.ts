@@ -493,8 +493,8 @@ export class Conversation {
     const call = { conversationId: this.id, agentId: this.agentId, work };
     if (this.options.recorder) llm = this.options.recorder.wrapModel(llm, call);
     // Tracing and recording inside retry: every attempt, failed ones included, is kept. Metering
-    // outside it: one budget check and one usage record per call, however many attempts it took. Images outside tracing: the trace shows what was sent (an image, or the note in its place).
-    llm = withImageSupport(llm, this.options.acceptsImages);
+    // outside it: one budget check and one usage record per call, however many attempts it took.
+    // Images outermost: the trace, the meter and the budget see what is sent (an image, or its note).
     const metered = withMetering(withRetry(llm, this.options.retry), work, {
       before: async (request, call) => {
         const reservation = await this.checkBudget(request, call.provider, call.server);
@@ -504,7 +504,7 @@ export class Conversation {
       after: (call, reservation) => this.recordCall(call, reservation),
       now: () => this.options.clock.now(),
     });
-    return { llm: metered, model: binding.model };
+    return { llm: withImageSupport(metered, this.options.acceptsImages), model: binding.model };
   }
 
   /** Events from beside the loop (a background job, checkpoints, the task board), in the same numbered stream. */
