@@ -68,6 +68,8 @@ export function verifiedBytes(image: ImagePart): Buffer {
     throw new ImageRefusedError(`${label}'s data is not base64.`);
   const bytes = Buffer.from(image.data, 'base64');
   if (bytes.length === 0) throw new ImageRefusedError(`${label} is empty.`);
+  if (bytes.length > IMAGE_LIMITS.maxBytes)
+    throw new ImageRefusedError(`${label} is over ${IMAGE_LIMITS.maxBytes} bytes: images are kept prepared, not raw.`);
   const actual = createHash('sha256').update(bytes).digest('hex');
   if (actual !== image.sha256)
     throw new ImageRefusedError(
