@@ -180,7 +180,7 @@ const p136 = /* @__PURE__ */ field('type', p135, 'required');
 const p137 = /* @__PURE__ */ field('output', p4, 'required');
 const p138 = /* @__PURE__ */ field('isError', p114, 'required');
 const p139 = /* @__PURE__ */ field('durationMs', p50, 'required');
-const p140 = /* @__PURE__ */ object([p77, p78, p80, p82, p136, p108, p109, p137, p138, p139]);
+const p140 = /* @__PURE__ */ object([p77, p78, p80, p82, p136, p108, p109, p137, p138, p139, p95]);
 const p141 = /* @__PURE__ */ leaf((x) => x === 'subagent_start');
 const p142 = /* @__PURE__ */ field('type', p141, 'required');
 const p143 = /* @__PURE__ */ field('subagentId', p4, 'required');
