@@ -109,6 +109,29 @@ describe('images kept in the store through a session', function () {
     await store.close();
   });
 
+  it('a fork keeps its images working, after its parent is deleted too', async () => {
+    const { store } = await openStore(tempDir());
+    const root = await pngWorkspace();
+    const first = imageSession(server, store, root);
+    await first.run('look at shot.png');
+    await first.session.flush();
+    const parentId = first.session.currentId!;
+    const points = await first.session.forks.points();
+    const forked = await first.session.forks.fork(points.at(-1)!.cutSeq);
+    assert.equal(forked.status, 'forked');
+    if (forked.status !== 'forked') return;
+    await first.session.library.delete(parentId);
+    const kept = (await store.images!.totals()).count;
+    assert.equal(kept, 1, 'the fork still uses the image');
+    const second = imageSession(server, store, root);
+    assert.equal(await second.session.open(forked.fork.id), true);
+    await second.run('and in the fork?');
+    assert.equal(sentImages(server.modelCalls.at(-1)?.body).length, 1, 'the fork sends the image');
+    await second.session.library.delete(forked.fork.id);
+    assert.equal((await store.images!.totals()).count, 0, 'freed with the last conversation using it');
+    await store.close();
+  });
+
   it('a reopened conversation whose image rows are gone sends a note instead, and goes on', async () => {
     const { store } = await openStore(tempDir());
     const root = await pngWorkspace();
