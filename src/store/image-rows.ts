@@ -79,15 +79,13 @@ export function verifiedBytes(image: ImagePart): Buffer {
 }
 
 export class SqlJsImages implements ImageStore {
-  /** Images this process put or read (sha256s): a second put of one writes only its use. */
-  private readonly known = new Set<string>();
-
   constructor(private readonly deps: ImagesDeps) {}
 
   async put(image: ImagePart, conversationId?: string): Promise<void> {
     verifiedBytes(image);
-    if (this.known.has(image.sha256) || (await this.has(image.sha256))) {
-      this.known.add(image.sha256);
+    // Asked of the store each time (not remembered): a deletion, here or in another window, may
+    // have freed it since, and then its bytes must be written again.
+    if (await this.has(image.sha256)) {
       if (conversationId !== undefined)
         await this.deps.write({ op: 'image_use', sha256: image.sha256, conversationId });
       return;
@@ -103,7 +101,6 @@ export class SqlJsImages implements ImageStore {
       time: this.deps.now(),
     };
     await this.deps.write({ op: 'image', image: row, ...(conversationId !== undefined ? { conversationId } : {}) });
-    this.known.add(image.sha256);
   }
 
   async get(sha256: string): Promise<ImagePart | undefined> {
@@ -116,7 +113,6 @@ export class SqlJsImages implements ImageStore {
     if (createHash('sha256').update(bytes).digest('hex') !== sha256) return undefined;
     const mediaType = String(row.media_type);
     if (!(IMAGE_MEDIA_TYPES as readonly string[]).includes(mediaType)) return undefined;
-    this.known.add(sha256);
     return {
       type: 'image',
       mediaType: mediaType as ImagePart['mediaType'],

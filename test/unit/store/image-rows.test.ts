@@ -54,6 +54,16 @@ describe('images in the sql.js store', () => {
     assert.deepEqual(await store.images.totals(), { count: 0, bytes: 0 });
   });
 
+  it('writes the bytes again when an image freed by a deletion is used again', async () => {
+    const image = await preparedImage(6);
+    await conversation('a');
+    await store.images.put(image, 'a');
+    await store.deleteConversation('a');
+    assert.equal(await store.images.get(image.sha256), undefined);
+    await store.images.put(image, 'b');
+    assert.deepEqual(await store.images.get(image.sha256), image);
+  });
+
   it("keeps a fork's images when its parent is deleted", async () => {
     const image = await preparedImage(5);
     await conversation('parent');
