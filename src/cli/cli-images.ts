@@ -4,11 +4,15 @@
  * editor's `openagent.modelAcceptsImages` does. Read at each call: /model applies at once.
  */
 import type { ImageFiles } from '../core/ports';
-import { acceptsImagesOverride, settingsModelSeesImages } from '../core/images/accepts-images';
+import {
+  acceptsImagesOverride,
+  settingsModelSeesImages,
+  type AcceptsImagesChoice,
+} from '../core/images/accepts-images';
 import { nodeImageFiles } from '../node/images/node-image-files';
-import type { CliSettings } from './compose';
 
-export function cliImages(settings: CliSettings): {
+/** `settings`: the CLI's, changed in place by /model (so read at each call). */
+export function cliImages(settings: { provider: string; model: string; images?: AcceptsImagesChoice }): {
   acceptsImages: (model: string) => boolean | undefined;
   imageFiles: ImageFiles;
 } {
