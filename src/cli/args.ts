@@ -4,6 +4,7 @@
  */
 import { PROVIDER_PRESETS } from '../core/llm/provider-presets';
 import { SANDBOX_MODES, type SandboxMode } from '../core/policy/sandbox-modes';
+import { ACCEPTS_IMAGES_CHOICES, type AcceptsImagesChoice } from '../core/images/accepts-images';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -36,6 +37,8 @@ Options:
                      on without them (default 5; OPENAGENT_PROBE_TIMEOUT). Ctrl+C ends the wait
   --sandbox <mode>   auto | required | off: whether commands run confined (bubblewrap on Linux;
                      default auto; OPENAGENT_SANDBOX). A policy can make it stricter, never looser
+  --images <choice>  auto | yes | no: whether the model takes images (read_file of a picture); auto
+                     decides by the model's name (default auto; OPENAGENT_IMAGES)
   --store <dir>      where conversations are kept (default ~/.openagent/store; same format as the extension)
   --worktree <name>  work in a git worktree of this repository on the branch openagent/<name>, made
                      outside it (OPENAGENT_WORKTREES, default ~/.openagent/worktrees) or worked in
@@ -69,6 +72,8 @@ export interface CliOptions {
   /** Work in the worktree of this name (--worktree); undefined: in the current folder. */
   worktree: string | undefined;
   sandbox: SandboxMode;
+  /** Whether the model takes images (--images); auto: its name decides. */
+  images?: AcceptsImagesChoice;
   approveAll: boolean;
   interactive: boolean;
   help: boolean;
@@ -98,6 +103,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv): ParsedArgs
         'probe-timeout': { type: 'string' },
         store: { type: 'string' },
         sandbox: { type: 'string' },
+        images: { type: 'string' },
         yes: { type: 'boolean', short: 'y' },
         'approve-all': { type: 'boolean' },
         interactive: { type: 'boolean', short: 'i' },
@@ -131,6 +137,9 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv): ParsedArgs
   const sandbox = values.sandbox ?? (env.OPENAGENT_SANDBOX || 'auto');
   if (!(SANDBOX_MODES as readonly string[]).includes(sandbox))
     return { ok: false, message: `--sandbox is auto, required or off, not "${sandbox}".` };
+  const images = values.images ?? (env.OPENAGENT_IMAGES || 'auto');
+  if (!(ACCEPTS_IMAGES_CHOICES as readonly string[]).includes(images))
+    return { ok: false, message: `--images is auto, yes or no, not "${images}".` };
   const worktree = values.worktree?.trim();
   if (values.worktree !== undefined && !worktree) return { ok: false, message: '--worktree needs a name.' };
   return {
@@ -151,6 +160,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv): ParsedArgs
       ),
       worktree,
       sandbox: sandbox as SandboxMode,
+      images: images as AcceptsImagesChoice,
       approveAll: Boolean(values.yes || values['approve-all']),
       interactive: Boolean(values.interactive),
       help: Boolean(values.help),

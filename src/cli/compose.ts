@@ -51,6 +51,8 @@ import { CliTeam } from './cli-team';
 import { CliMcp } from './cli-mcp';
 import { packageVersion, startCliTelemetry } from './cli-telemetry';
 import { gitHead } from '../node/git-head';
+import { cliImages } from './cli-images';
+import type { AcceptsImagesChoice } from '../core/images/accepts-images';
 
 /** What the user can change during the session (/model, /preset), read at every prompt. */
 export interface CliSettings extends ModelSettings {
@@ -66,6 +68,8 @@ export interface CliSettings extends ModelSettings {
   probeTimeout?: number;
   /** The user's sandbox choice (--sandbox); a policy may make it stricter. */
   sandbox?: SandboxMode;
+  /** Whether the model takes images (--images): auto decides by its name (cli-images.ts). */
+  images?: AcceptsImagesChoice;
 }
 
 export interface CliDeps {
@@ -177,8 +181,10 @@ export function createCliContext(deps: CliDeps): CliContext {
     ask: readLine && ((question) => readLine(question).then((line) => (line.kind === 'line' ? line.text : undefined))),
   });
 
+  const images = cliImages(settings);
   const session = new ConversationSession({
     readSettings: () => presetChoice.settings(userModel()),
+    acceptsImages: images.acceptsImages,
     modelPolicy: () => policy.current?.model_policy,
     providerBaseUrls: () => providerBaseUrls(deps.env),
     budget,
@@ -250,6 +256,7 @@ export function createCliContext(deps: CliDeps): CliContext {
         shell,
         cwd: () => workspaceRoot,
         knowledge: [...knowledge.tools(), webFetchTool(() => policy.current)],
+        images: images.imageFiles,
       }),
       ...(team.current()?.tools() ?? []),
     ],

@@ -121,6 +121,7 @@ export async function main(
       idleTimeout: options.idleTimeout,
       probeTimeout: options.probeTimeout,
       sandbox: options.sandbox,
+      images: options.images,
     },
     workspaceRoot,
     storeDirectory: options.storeDirectory,

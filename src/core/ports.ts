@@ -207,6 +207,8 @@ export interface ConversationStore {
   listForks?(conversationId: string): Promise<StoredConversation[]>;
   /** Recorded runs (replay and compare); absent: runs are not recorded in this store. */
   readonly recordings?: RecordingStore;
+  /** Images the conversations use, kept once by sha256 (issue 36); absent: images are not kept. */
+  readonly images?: ImageStore;
   close(): Promise<void>;
 }
 
@@ -291,9 +293,17 @@ export interface ImageFiles {
  * an image by its sha256 (`user_message.images`, a tool result's images), never carry its bytes;
  * the chat, the developer panel, a reopened conversation and the export read them back from here.
  */
+/** What an ImageStore implementation checks images against (the store imports only the ports). */
+export { IMAGE_LIMITS, IMAGE_MEDIA_TYPES } from './images/image-limits';
+export type { ImagePart };
+
 export interface ImageStore {
-  /** Keeps the image (a second put of the same sha256 keeps the first: the bytes are the same). */
-  put(image: ImagePart): Promise<void>;
+  /**
+   * Keeps the image (a second put of the same sha256 keeps the first: the bytes are the same).
+   * `conversationId`: the conversation that uses it, so deleting the last such conversation frees
+   * it. Refuses (throws) bytes whose sha256 is not `image.sha256`, or over IMAGE_LIMITS.maxBytes.
+   */
+  put(image: ImagePart, conversationId?: string): Promise<void>;
   /** The image, or undefined when this store never had it. */
   get(sha256: string): Promise<ImagePart | undefined>;
 }

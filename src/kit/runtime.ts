@@ -89,6 +89,7 @@ import { ReviewEditor } from '../host/review/review-editor';
 import { ReviewCommands } from '../host/review/review-commands';
 import { wireVscodeLm } from './vscode-lm-wiring';
 import { wireChatImages } from './image-chat-wiring';
+import { editorImages } from './image-wiring';
 
 /** What activation made (it shows or listens from the start) and hands over. */
 export interface RuntimeShell {
@@ -206,6 +207,8 @@ export function createRuntime(shell: RuntimeShell): Runtime {
   // Everything a session shares with the others of the window; its place's parts are its own.
   const windowParts: WindowParts = {
     readSettings: () => presetChoice.settings(readModelSettings()),
+    // Images: read_file's pictures and the openagent.modelAcceptsImages setting (image-wiring.ts).
+    ...editorImages(),
     editorModels: vscodeLm.editorModels,
     readConnection,
     hooks,

@@ -14,7 +14,7 @@ import { ConversationSession, type ConversationSessionDeps } from '../core/sessi
 import type { WorkPlace } from '../core/session/work-place';
 import { createWorkspaceTools } from '../core/tools/builtin/workspace-tools';
 import type { AnyTool } from '../core/tools/tool';
-import type { CodeNavigation } from '../core/ports';
+import type { CodeNavigation, ImageFiles } from '../core/ports';
 import { ChildProcessRunner } from '../node/child-process-runner';
 import { ChildProcessShell } from '../node/child-process-shell';
 import { OsSandbox, type SandboxSettings } from '../node/sandbox/os-sandbox';
@@ -44,6 +44,8 @@ export type WindowParts = Omit<
   knowledgeTools(): AnyTool[];
   /** The system prompt for a session working in `root`. */
   systemPrompt(root: string | undefined): ReturnType<ConversationSessionDeps['systemPrompt']>;
+  /** Pictures read_file returns as images (image-wiring.ts). */
+  imageFiles?: ImageFiles;
 };
 
 /** A session and the parts made for its place (the window shows the sandbox's state of its own). */
@@ -68,6 +70,7 @@ export function composeSession(place: WorkPlace, name: string, window: WindowPar
     approvalDetails,
     extraTools,
     knowledgeTools,
+    imageFiles,
     ...shared
   } = window;
   const root = place.root;
@@ -114,6 +117,7 @@ export function composeSession(place: WorkPlace, name: string, window: WindowPar
             // VS Code's language features answer for its open folders, not for a worktree.
             ...(here ? { navigation } : {}),
             knowledge: knowledgeTools(),
+            images: imageFiles,
           })
         : knowledgeTools();
       return [...builtIn, ...extraTools(builtIn)];

@@ -6,6 +6,7 @@ import type { Database } from 'sql.js';
 import type { AuditRecord, StoredConversation, StoredMessage, UsageRecord } from '../core/ports';
 import type { JournalEntry } from './journal';
 import { applyRecording, deleteRecording } from './recording-rows';
+import { applyImage, copyImageUses, deleteImageUses } from './image-rows';
 
 export function applyEntry(db: Database, entry: JournalEntry): void {
   switch (entry.op) {
@@ -25,6 +26,7 @@ export function applyEntry(db: Database, entry: JournalEntry): void {
         [conversation.id, conversation.id, parent, copyUpTo],
       );
       for (const message of add) putMessage(db, message);
+      copyImageUses(db, parent, conversation.id);
       break;
     }
     case 'rewind':
@@ -36,6 +38,11 @@ export function applyEntry(db: Database, entry: JournalEntry): void {
         db.run(`DELETE FROM ${table} WHERE ${table === 'conversations' ? 'id' : 'conversation_id'} = ?`, [entry.id]);
       }
       deleteRecording(db, entry.id);
+      deleteImageUses(db, entry.id);
+      break;
+    case 'image':
+    case 'image_use':
+      applyImage(db, entry);
       break;
     case 'recording':
       applyRecording(db, entry);

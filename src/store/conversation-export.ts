@@ -1,16 +1,24 @@
 /**
  * Conversation export and import (JSON and markdown) and audit export (JSONL and CSV). Works on
  * any ConversationStore; imported files are untrusted input and are validated.
+ *
+ * Images (issue 36): events name images by sha256; the JSON export carries each image's bytes
+ * once (base64, in `images`), however many messages use it, and import checks every one (its
+ * sha256, its size) before keeping it. The markdown export embeds them as data: URLs, so the one
+ * file it is stays whole wherever it is moved or sent (prepared images are at most 4 MB each).
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { AuditRecord, ConversationStore, StoredConversation, StoredMessage } from '../core/ports';
+import type { AuditRecord, ConversationStore, ImagePart, StoredConversation, StoredMessage } from '../core/ports';
+import { verifiedBytes } from './image-rows';
 
 /**
  * Deeper than any message the product writes (tool arguments stop at 64 levels): a file nesting
  * deeper is not an export of ours, and storing it would overflow the stack.
  */
 const MAX_IMPORTED_DEPTH = 256;
+/** More images than any conversation the product writes could hold (100 per request, compacted). */
+const MAX_IMPORTED_IMAGES = 2_000;
 
 const exportSchema = z.object({
   format: z.literal('openagent.conversation'),
@@ -32,6 +40,21 @@ const exportSchema = z.object({
       createdAt: z.number(),
     }),
   ),
+  /** The images the messages name, each once (absent in exports written before images). */
+  images: z
+    .array(
+      z.object({
+        type: z.literal('image'),
+        sha256: z.string(),
+        mediaType: z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp']),
+        width: z.number().int().positive(),
+        height: z.number().int().positive(),
+        name: z.string().optional(),
+        data: z.string(),
+      }),
+    )
+    .max(MAX_IMPORTED_IMAGES)
+    .optional(),
 });
 
 export type ConversationExport = z.infer<typeof exportSchema>;
@@ -39,7 +62,36 @@ export type ConversationExport = z.infer<typeof exportSchema>;
 export async function exportConversation(store: ConversationStore, id: string): Promise<ConversationExport> {
   const conversation = await store.getConversation(id);
   if (!conversation) throw new Error(`There is no conversation ${id}.`);
-  return { format: 'openagent.conversation', version: 1, conversation, messages: await store.listMessages(id) };
+  const messages = await store.listMessages(id);
+  const images: ImagePart[] = [];
+  for (const sha256 of imagesNamed(messages)) {
+    // An image the store no longer has is left out: the markdown says so where it was.
+    const image = await store.images?.get(sha256).catch(() => undefined);
+    if (image) images.push(image);
+  }
+  return {
+    format: 'openagent.conversation',
+    version: 1,
+    conversation,
+    messages,
+    ...(images.length ? { images } : {}),
+  };
+}
+
+type ImageReference = { sha256: string; width: number; height: number; name?: string };
+
+/** The image references of a stored message: a prompt's (`content.images`), a tool result's. */
+function referencesIn(message: { content: unknown }): ImageReference[] {
+  const images = (message.content as { images?: unknown } | null)?.images;
+  if (!Array.isArray(images)) return [];
+  return images.filter(
+    (image): image is ImageReference => typeof (image as { sha256?: unknown } | null)?.sha256 === 'string',
+  );
+}
+
+/** Every sha256 the messages name, once, in the order they first appear. */
+function imagesNamed(messages: readonly { content: unknown }[]): string[] {
+  return [...new Set(messages.flatMap((message) => referencesIn(message).map((image) => image.sha256)))];
 }
 
 /**
@@ -71,6 +123,17 @@ export async function importConversation(
       `The file is not an OpenAgent conversation export: ${deep === 0 ? 'its settings nest' : `message ${deep} nests`} ` +
         `more than ${MAX_IMPORTED_DEPTH} levels deep.`,
     );
+  // Every image checked (its bytes are its sha256, within the size cap) before anything is kept.
+  const images = result.data.images ?? [];
+  for (const image of images) {
+    try {
+      verifiedBytes(image);
+    } catch (error) {
+      throw new Error(`The file is not an OpenAgent conversation export: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  }
   const id = randomUUID();
   const conversation: StoredConversation = {
     ...result.data.conversation,
@@ -82,6 +145,7 @@ export async function importConversation(
   for (const message of result.data.messages) {
     await store.putMessage({ ...message, id: `${id}-${message.seq}`, conversationId: id } as StoredMessage);
   }
+  for (const image of images) await store.images?.put(image, id);
   return conversation;
 }
 
@@ -92,15 +156,27 @@ export function conversationToMarkdown(exported: ConversationExport): string {
     `_Exported from OpenAgent — ${new Date(exported.conversation.updatedAt).toISOString()}_`,
     '',
   ];
+  const images = new Map((exported.images ?? []).map((image) => [image.sha256, image]));
+  const pictures = (message: { content: unknown }) =>
+    referencesIn(message).map((reference) => imageMarkdown(reference, images.get(reference.sha256)));
   for (const message of exported.messages) {
     if (message.role === 'event') {
       const event = message.content as { type?: unknown; toolName?: unknown } | null;
       if (event?.type === 'tool_call' && typeof event.toolName === 'string') lines.push(`_Used ${event.toolName}_`, '');
+      if (event?.type === 'tool_result') for (const picture of pictures(message)) lines.push(picture, '');
       continue;
     }
     lines.push(`## ${message.role === 'user' ? 'You' : 'OpenAgent'}`, '', textOf(message.content), '');
+    for (const picture of pictures(message)) lines.push(picture, '');
   }
   return lines.join('\n');
+}
+
+/** An image embedded as a data: URL (one self-contained file), or a note where it is gone. */
+function imageMarkdown(reference: ImageReference, image: ImagePart | undefined): string {
+  const name = (reference.name ?? 'image').replace(/[[\]\\\r\n]/g, '_');
+  if (!image) return `_[image ${name}, ${reference.width}×${reference.height}: no longer stored]_`;
+  return `![${name}](data:${image.mediaType};base64,${image.data})`;
 }
 
 /** The readable text of a stored message (`{ text }` as the recorder writes it, a string, or a model message). */

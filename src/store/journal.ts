@@ -10,6 +10,7 @@
 import { constants } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { AuditRecord, ForkCopy, StoredConversation, StoredMessage, UsageRecord } from '../core/ports';
+import type { ImageEntry } from './image-rows';
 import type { RecordingBatch } from './recording-rows';
 
 export type JournalEntry =
@@ -27,7 +28,9 @@ export type JournalEntry =
   /** A conversation taken back to before `fromSeq` (its later part saved as a fork first). */
   | { op: 'rewind'; conversationId: string; fromSeq: number; marker: StoredMessage }
   /** Recorded runs (replay): content, manifests and steps written together (recording-rows.ts). */
-  | ({ op: 'recording' } & RecordingBatch);
+  | ({ op: 'recording' } & RecordingBatch)
+  /** Images (issue 36), kept once by sha256, and the conversations that use them (image-rows.ts). */
+  | ImageEntry;
 
 /**
  * The first line: the snapshot generation the journal applies to, and a hash of that snapshot

@@ -46,6 +46,13 @@ export const MIGRATIONS: readonly string[] = [
      conversation_id TEXT NOT NULL, step INTEGER NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL,
      PRIMARY KEY (conversation_id, step));
    CREATE TABLE recording_roots (conversation_id TEXT NOT NULL, ref TEXT NOT NULL, PRIMARY KEY (conversation_id, ref));`,
+  // 6: images (issue 36), kept once by the sha256 of their bytes, and which conversation uses
+  // which (so deleting the last conversation that uses an image frees it: image-rows.ts).
+  `CREATE TABLE images (
+     sha256 TEXT PRIMARY KEY, media_type TEXT NOT NULL, width INTEGER NOT NULL, height INTEGER NOT NULL,
+     name TEXT, bytes BLOB NOT NULL, created_at INTEGER NOT NULL);
+   CREATE TABLE image_uses (conversation_id TEXT NOT NULL, sha256 TEXT NOT NULL, PRIMARY KEY (conversation_id, sha256));
+   CREATE INDEX image_uses_by_image ON image_uses (sha256);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

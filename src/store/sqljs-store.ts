@@ -26,6 +26,7 @@ import { LockLostError, withFileLock, type LockFence } from './file-lock';
 import { JournalFiles } from './journal-files';
 import { applyEntry } from './apply-entry';
 import { SqlJsRecordings } from './recording-rows';
+import { SqlJsImages } from './image-rows';
 import {
   encodeEntry,
   firstLine,
@@ -99,16 +100,17 @@ export class SqlJsStore implements ConversationStore {
 
   /** Damaged files, and things not store files in their place, moved or copied aside. */
   private readonly aside: SetAside;
-
   /** The journal file among processes: taken for folds, installed, recovered. */
   private readonly journal: JournalFiles;
-
-  /** Recorded runs (replay): rows of their own, written through this journal, redacted before they are hashed. */
-  readonly recordings = new SqlJsRecordings({
-    write: (entry) => this.write(entry, true),
-    read: async (query, parameters) => (await this.sync(), this.rows(query, parameters)),
-    redact: (value) => this.options.redact(value),
-  });
+  /** Rows of their own (recorded runs, redacted before they are hashed; images), written through this journal. */
+  private readonly rowDeps = {
+    write: (entry: JournalEntry) => this.write(entry, true),
+    read: async (query: string, parameters: SqlValue[]) => (await this.sync(), this.rows(query, parameters)),
+    redact: <T>(value: T): T => this.options.redact(value),
+    now: () => this.options.now(),
+  };
+  readonly recordings = new SqlJsRecordings(this.rowDeps);
+  readonly images = new SqlJsImages(this.rowDeps);
 
   static async open(options: SqlJsStoreOptions): Promise<OpenedStore> {
     const resolved = { foldRatio: 0.25, minFoldBytes: 1024 * 1024, files: nodeStoreFiles, now: Date.now, ...options };
@@ -165,7 +167,6 @@ export class SqlJsStore implements ConversationStore {
   }
 
   // ---- reads -------------------------------------------------------------------------------
-
   async getConversation(id: string): Promise<StoredConversation | undefined> {
     await this.sync();
     return this.rows('SELECT * FROM conversations WHERE id = ?', [id]).map(toConversation)[0];
@@ -241,7 +242,6 @@ export class SqlJsStore implements ConversationStore {
   }
 
   // ---- writes ------------------------------------------------------------------------------
-
   saveConversation(conversation: StoredConversation): Promise<void> {
     return this.write({ op: 'conversation', value: conversation });
   }

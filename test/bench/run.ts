@@ -18,6 +18,7 @@ import { printRecordingBenchmarks } from './recording-report';
 import { printReplayBenchmarks } from './replay-report';
 import { printWebFetchBenchmarks } from './web-fetch-report';
 import { printImageBenchmarks } from './image-report';
+import { printImageStoreBenchmarks } from './image-store-report';
 
 const PROTOCOLS: Protocol[] = ['anthropic', 'openai'];
 
@@ -133,6 +134,7 @@ async function main(): Promise<void> {
   await printReplayBenchmarks();
   printWebFetchBenchmarks();
   await printImageBenchmarks();
+  await printImageStoreBenchmarks();
 
   console.log(
     '\nStore: persisting 2 KB messages into a store holding 1 MB versus 100 MB (enough of them to include a fold at each size)\n',

@@ -55,6 +55,22 @@ function fromTextNote(notes: Array<{ repaired?: unknown }>): string {
   return `${calls} read from the text${repaired > 0 ? `, JSON repaired${notes.length > 1 ? ` in ${repaired}` : ''}` : ''}`;
 }
 
+/**
+ * What an event's images are (issue 36): the event holds references, never bytes, so the row
+ * says the type, the size and the start of the sha256 each is kept under in the store.
+ */
+export function imagesNote(
+  images:
+    ReadonlyArray<{ sha256: string; mediaType: string; width: number; height: number; name?: string }> | undefined,
+): string {
+  if (!images?.length) return '';
+  const each = images.map(
+    (image) =>
+      `${image.name ? `${image.name} ` : ''}${image.mediaType.replace(/^image\//, '')} ${image.width}×${image.height} sha256 ${image.sha256.slice(0, 12)}…`,
+  );
+  return ` + ${images.length === 1 ? 'image' : `${images.length} images`}: ${each.join(', ')}`;
+}
+
 /** One line about an event for the inspector's row, at most `maxChars` long. */
 export function describeEvent(event: AgentEvent, maxChars = 200): string {
   const line = describeFully(event).replace(/\s+/g, ' ');
@@ -64,6 +80,7 @@ export function describeEvent(event: AgentEvent, maxChars = 200): string {
 function describeFully(event: AgentEvent): string {
   switch (event.type) {
     case 'user_message':
+      return `${JSON.stringify(event.text)}${imagesNote(event.images)}`;
     case 'text_delta':
       return JSON.stringify(event.text);
     case 'tool_call':
@@ -73,7 +90,7 @@ function describeFully(event: AgentEvent): string {
     case 'tool_approval_result':
       return `${event.approved ? 'approved' : 'denied'} (${event.source}) ${event.toolCallId}`;
     case 'tool_result':
-      return `${event.toolName} ${event.isError ? 'failed' : 'ok'} in ${event.durationMs} ms`;
+      return `${event.toolName} ${event.isError ? 'failed' : 'ok'} in ${event.durationMs} ms${imagesNote(event.images)}`;
     case 'usage':
       return `${event.scope} ${event.model}: ${event.usage.inputTokens} in, ${event.usage.outputTokens} out, $${event.costUsd.toFixed(4)}`;
     case 'llm_request':

@@ -5,7 +5,6 @@
  * comes from `subscribe`.
  */
 import type { ImagePart, LlmClient, LlmRequest, ModelMessage, ModelServerInfo } from '../llm/llm-client';
-import { LlmError } from '../llm/llm-client';
 import { withRetry, type RetryOptions } from '../llm/retry';
 import { withTracing } from '../llm/tracing';
 import { withSecretsWithheld } from '../llm/withheld-secrets';
@@ -27,10 +26,11 @@ import {
   type LoopDeps,
   type ModelBinding,
 } from './agent-loop';
-import type { AgentEvent, AgentEventBody, ErrorKind } from '../events/events';
+import type { AgentEventBody } from '../events/events';
 import type { TeamReport } from '../teams/team';
 import type { Inbox } from '../events/inbox';
-import { HookError, Hooks } from './hooks';
+import { Hooks } from './hooks';
+import { callFailure, describe, errorKind } from './run-errors';
 import { vetPrompt } from './vet-prompt';
 import { createSubagentTool } from './subagents';
 import { appendUserText, promptWithContext } from './history';
@@ -39,33 +39,23 @@ import { withImageSupport } from '../images/with-image-support';
 import { totalTokens } from '../events/usage';
 import { UsageMeter } from './usage-meter';
 import { withMetering, estimateInputTokens, type MeteredCall } from './metered-llm';
-import { BudgetExceededError, type BudgetGuard } from '../policy/budget';
+import type { BudgetGuard } from '../policy/budget';
 import type { WorkKind } from '../policy/model-routes';
 import { costOf, priceOf } from '../llm/model-info';
 import { ContextMeasure } from './context/context-measure';
 import { CallInsights } from './call-insights';
-import { redactKnownValue, redactValue, type KnownSecrets } from '../llm/redact';
-import { matcherOfKnown, SecretStream } from '../llm/held-secrets';
+import { redactValue, type KnownSecrets } from '../llm/redact';
+import { matcherOfKnown } from '../llm/held-secrets';
+import { ConversationEvents, type EventListener } from './conversation-events';
 import type { RunRecorder } from '../replay/run-recorder';
 
-export type EventListener = (event: AgentEvent) => void;
+export type { EventListener } from './conversation-events';
 
 /**
  * The answer tokens a team budget reservation holds for a call (at most the request's maximum):
  * an answer longer than this is the only way a team budget can be passed, by its excess.
  */
 export const OUTPUT_ALLOWANCE_TOKENS = 8_192;
-
-/** Events whose text comes from outside the model's answer (servers, tools, files): redacted. */
-const TRACED = new Set<AgentEventBody['type']>(['llm_request', 'llm_response']);
-const CARRIES_OUTSIDE_TEXT = new Set<AgentEventBody['type']>([
-  'error',
-  'tool_call',
-  'tool_result',
-  'tool_approval_request',
-  'tool_approval_result',
-  'background_result',
-]);
 
 export interface ConversationOptions {
   id: string;
@@ -107,6 +97,11 @@ export interface ConversationOptions {
   agentId?: string;
   /** The user's say on whether a model takes images (a setting); undefined: model-info guesses. */
   acceptsImages?: (model: string) => boolean | undefined;
+  /**
+   * Keeps images in the store before an event names them (the prompt's, a tool result's): the
+   * session's ImageKeeper, which never throws (a failing store is told once; the run goes on).
+   */
+  keepImages?: (images: readonly ImagePart[]) => Promise<void>;
   /** A reopened conversation: the history to continue from, and where its event numbers go on. */
   resume?: { history: ModelMessage[]; nextSeq: number };
 }
@@ -118,13 +113,13 @@ export class Conversation {
   /** Usage and cost over the whole conversation. */
   readonly meter = new UsageMeter();
   private readonly history: ModelMessage[] = [];
-  private readonly listeners = new Set<EventListener>();
+  /** Every event, numbered, stamped, redacted and given to subscribers (conversation-events.ts). */
+  private readonly events: ConversationEvents;
   private readonly agentId: string;
   /** The main model's window and the requests' sizes, as its server counts them. */
   private readonly context = new ContextMeasure(() => this.configuredLimits().contextWindow);
   /** Each call's context breakdown, cache breaks and cost warnings. */
   private readonly insights: CallInsights;
-  private seq = 0;
   private running: AbortController | undefined;
   private pendingFeedback: string[] = [];
   private compactionRequest: { focus?: string } | undefined;
@@ -136,11 +131,9 @@ export class Conversation {
   private subagentModel: ModelBinding | undefined;
   /** The usage of the prompt being answered (its token budget, its `turn` usage event). */
   private runMeter: UsageMeter | undefined;
-  /** Each agent's answer text as it streams, with a held secret cut between two deltas still found. */
-  private readonly answerTexts = new Map<string, SecretStream>();
-
   constructor(private readonly options: ConversationOptions) {
     this.id = options.id;
+    this.events = new ConversationEvents(options.id, options.clock, this.secrets);
     this.agentId = options.agentId ?? 'lead';
     this.hooks = options.hooks ?? new Hooks();
     this.insights = new CallInsights({
@@ -159,14 +152,14 @@ export class Conversation {
             createSubagentTool({
               runDeps: () => this.runDeps,
               emit: (body, agentId) => this.emit(body, agentId),
-              nextSubagentId: () => `sub-${this.seq}`,
+              nextSubagentId: () => `sub-${this.events.seq}`,
             }),
           ]),
       ...(options.tools ?? []),
     ]);
     if (options.resume) {
       this.history.push(...structuredClone(options.resume.history));
-      this.seq = options.resume.nextSeq;
+      this.events.seq = options.resume.nextSeq;
     }
     this.useModels({
       main: options.model,
@@ -212,8 +205,7 @@ export class Conversation {
 
   /** Subscribes to every event from now on; returns the unsubscribe function. */
   subscribe(listener: EventListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.events.subscribe(listener);
   }
 
   /**
@@ -257,6 +249,7 @@ export class Conversation {
         promptWithContext(text, [context?.text, hookContext].filter(Boolean).join('\n\n') || undefined),
       );
       const images = appendUserImages(this.history, options.images ?? []);
+      if (images.length) await this.options.keepImages?.(options.images!);
       this.emit({
         type: 'user_message',
         text,
@@ -391,6 +384,7 @@ export class Conversation {
       },
       meter,
       now: () => this.options.clock.now(),
+      keepImages: this.options.keepImages,
     };
   }
 
@@ -493,14 +487,14 @@ export class Conversation {
         now: () => this.options.clock.now(),
         // Named after the seq its llm_request event is about to get: unique in the conversation
         // across every model it uses, and after it is reopened.
-        nextRequestId: () => `llm-${this.seq}`,
+        nextRequestId: () => `llm-${this.events.seq}`,
       });
     }
     const call = { conversationId: this.id, agentId: this.agentId, work };
     if (this.options.recorder) llm = this.options.recorder.wrapModel(llm, call);
     // Tracing and recording inside retry: every attempt, failed ones included, is kept. Metering
-    // outside it: one budget check and one usage record per call, however many attempts it took. Images outside tracing: the trace shows what was sent (an image, or the note in its place).
-    llm = withImageSupport(llm, this.options.acceptsImages);
+    // outside it: one budget check and one usage record per call, however many attempts it took.
+    // Images outermost: the trace, the meter and the budget see what is sent (an image, or its note).
     const metered = withMetering(withRetry(llm, this.options.retry), work, {
       before: async (request, call) => {
         const reservation = await this.checkBudget(request, call.provider, call.server);
@@ -510,7 +504,7 @@ export class Conversation {
       after: (call, reservation) => this.recordCall(call, reservation),
       now: () => this.options.clock.now(),
     });
-    return { llm: metered, model: binding.model };
+    return { llm: withImageSupport(metered, this.options.acceptsImages), model: binding.model };
   }
 
   /** Events from beside the loop (a background job, checkpoints, the task board), in the same numbered stream. */
@@ -537,69 +531,10 @@ export class Conversation {
     this.emit(body, agentId);
   }
 
-  private emit(original: AgentEventBody, agentId = this.agentId): void {
-    if (original.type === 'text_delta') {
-      // The end of a delta that could begin a secret waits for the next one (SecretStream).
-      let stream = this.answerTexts.get(agentId);
-      if (!stream) this.answerTexts.set(agentId, (stream = new SecretStream(this.secrets)));
-      const text = stream.push(original.text);
-      if (text) this.stamp({ ...original, text }, agentId);
-      return;
-    }
-    // Any other event ends that agent's text; the end of a run ends everyone's.
-    const ends = original.type === 'done' || original.type === 'error' || original.type === 'interrupted';
-    for (const [streamAgent, stream] of this.answerTexts) {
-      if (streamAgent !== agentId && !ends) continue;
-      const rest = stream.end();
-      if (rest) this.stamp({ type: 'text_delta', text: rest }, streamAgent);
-    }
-    // An error may quote the server, and a server may echo the key it was sent (a 400 body); a
-    // tool's input or output may hold a key (`cat .env`, `printenv`): every surface — chat,
-    // panel, CLI, store, audit, exports — shows or keeps these, so keys never reach them.
-    // Every other event (a sub-agent's summary, an attachment, a review's diff) loses the held
-    // secrets only; traces were redacted whole by tracing.ts.
-    const body = CARRIES_OUTSIDE_TEXT.has(original.type)
-      ? redactValue(original, this.secrets())
-      : TRACED.has(original.type)
-        ? original
-        : redactKnownValue(original, this.secrets());
-    this.stamp(body, agentId);
+  private emit(body: AgentEventBody, agentId = this.agentId): void {
+    this.events.emit(body, agentId);
   }
 
   /** Every secret the product holds (the session's HeldSecrets, through the tracing options). */
   private readonly secrets = matcherOfKnown(() => this.options.tracing?.secrets?.() ?? []);
-
-  private stamp(body: AgentEventBody, agentId: string): void {
-    // Bodies are fresh literals made for this call: stamping them in place saves a copy per event.
-    const event = Object.assign(body, {
-      conversationId: this.id,
-      agentId,
-      seq: this.seq++,
-      time: this.options.clock.now(),
-    }) as AgentEvent;
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch {
-        // A faulty subscriber must not break the run or the other subscribers.
-      }
-    }
-  }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** How a model call ended early: the user stopping it is no error of the call. */
-function callFailure(error: unknown): ErrorKind | 'interrupted' {
-  const aborted = error instanceof Error && (error.name === 'AbortError' || error.name === 'APIUserAbortError');
-  return aborted ? 'interrupted' : errorKind(error);
-}
-
-function errorKind(error: unknown): ErrorKind {
-  if (error instanceof LlmError) return error.kind;
-  if (error instanceof HookError) return 'hook';
-  if (error instanceof BudgetExceededError) return 'budget';
-  return 'internal';
 }

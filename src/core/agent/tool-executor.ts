@@ -4,7 +4,8 @@
  * capped, PostToolUse hooks. Whatever goes wrong with a call becomes an error result the
  * model reads and adapts to; only a throwing hook or a cancellation stops the run.
  */
-import type { ToolResultPart } from '../llm/llm-client';
+import type { ImagePart, ToolResultPart } from '../llm/llm-client';
+import { imageReference } from '../images/user-images';
 import type { ApprovalGate, ToolPolicy } from '../policy/approval';
 import type { CallRisk } from '../policy/call-risk';
 import type { ToolRegistry } from '../tools/registry';
@@ -30,6 +31,8 @@ export interface ToolExecutorDeps {
   maxToolOutputChars: number;
   emit: EmitEvent;
   now: () => number;
+  /** Keeps a tool result's images in the store before its event names them (never throws). */
+  keepImages?: (images: readonly ImagePart[]) => Promise<void>;
 }
 
 export async function executeToolCall(
@@ -38,19 +41,23 @@ export async function executeToolCall(
   signal: AbortSignal,
 ): Promise<ToolResultPart> {
   const started = deps.now();
-  const finish = (output: ToolOutput | string): ToolResultPart => {
+  const finish = async (output: ToolOutput | string): Promise<ToolResultPart> => {
     const result =
       typeof output === 'string'
         ? { output, isError: false }
         : { output: output.output, isError: output.isError ?? false, images: output.images };
     const capped = capToolOutput(result.output, deps.maxToolOutputChars);
+    const durationMs = Math.max(0, deps.now() - started);
+    // The bytes reach the store before the event that names them (which carries no bytes).
+    if (result.images?.length) await deps.keepImages?.(result.images);
     deps.emit({
       type: 'tool_result',
       toolCallId: call.id,
       toolName: call.name,
       output: capped,
       isError: result.isError,
-      durationMs: Math.max(0, deps.now() - started),
+      durationMs,
+      ...(result.images?.length ? { images: result.images.map(imageReference) } : {}),
     });
     return {
       type: 'tool_result',
@@ -64,7 +71,7 @@ export async function executeToolCall(
 
   const cleared = await passGates(call, deps, signal);
   if ('refusal' in cleared) return finish({ output: cleared.refusal, isError: true });
-  const result = finish(await runTool(call, cleared, deps, signal));
+  const result = await finish(await runTool(call, cleared, deps, signal));
   const notes = await deps.hooks.postToolUse({
     conversationId: deps.conversationId,
     agentId: deps.agentId,

@@ -151,6 +151,18 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     output: z.string(),
     isError: z.boolean(),
     durationMs: z.number().nonnegative(),
+    /** Images the tool returned (read_file of a PNG, issue 36): references, the store keeps the bytes. */
+    images: z
+      .array(
+        z.object({
+          sha256: z.string(),
+          mediaType: z.string(),
+          width: z.number().int().positive(),
+          height: z.number().int().positive(),
+          name: z.string().optional(),
+        }),
+      )
+      .optional(),
   }),
   z.object({
     ...eventBase,

@@ -5,7 +5,7 @@
  * Ollama, LM Studio, vLLM) says nothing about vision in its name reliably, so it is assumed NOT
  * to see images — sending one to a text-only model fails the whole request on most servers —
  * unless its name names a well-known vision family, or the user says so with the
- * `openagent.model.acceptsImages` setting (true / false override the guess).
+ * `openagent.modelAcceptsImages` setting ("yes" / "no" override the guess).
  */
 import type { ImagePart, ModelMessage } from '../llm/llm-client';
 
@@ -32,7 +32,7 @@ export function imageWithheldNote(image: Pick<ImagePart, 'name' | 'width' | 'hei
   return (
     `[The user attached ${what} (${image.width}×${image.height}), but ${model} does not accept images, ` +
     `so it was not sent. Say so if the image matters; the user can switch to a model that sees images ` +
-    `or set openagent.model.acceptsImages if this model does.]`
+    `or set openagent.modelAcceptsImages to "yes" if this model does.]`
   );
 }
 

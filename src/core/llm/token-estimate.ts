@@ -28,11 +28,12 @@ export function estimateUsage(
   outputChars: number,
 ): TokenUsage {
   let imageTokenCount = 0;
-  // An image counts by its pixels, not by the length of its base64 (which would be ten times more).
-  const withoutImageData = function (this: unknown, key: string, value: unknown) {
-    if (key === 'data' && isImage(this)) return '';
-    if (isImage(value)) imageTokenCount += imageTokens(value.width, value.height);
-    return value;
+  // An image counts by its pixels, not by the length of its base64 (which would be ten times
+  // more) nor its sha256 and name (which the server never reads as text).
+  const withoutImageData = function (key: string, value: unknown) {
+    if (!isImage(value)) return value;
+    imageTokenCount += imageTokens(value.width, value.height);
+    return undefined;
   };
   const inputChars =
     request.system.length +

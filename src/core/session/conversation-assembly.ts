@@ -9,7 +9,8 @@ import { Conversation } from '../agent/conversation';
 import type { Hooks } from '../agent/hooks';
 import type { ApprovalGate } from '../policy/approval';
 import type { BudgetGuard } from '../policy/budget';
-import type { StoredConversation, TranscriptSink } from '../ports';
+import type { ImageStore, StoredConversation, TranscriptSink } from '../ports';
+import { ImageKeeper } from '../images/image-keeper';
 import type { KnownSecrets } from '../llm/redact';
 import type { AnyTool } from '../tools/tool';
 import { ConversationParts, type ConversationPartsDeps } from './conversation-parts';
@@ -28,6 +29,10 @@ export interface AssemblyDeps extends ConversationPartsDeps {
   /** Budgets every model call of every conversation is checked against. */
   budget?: BudgetGuard;
   newId(): string;
+  /** The user's say on whether a model takes images (the setting); undefined: model-info guesses. */
+  acceptsImages?(model: string): boolean | undefined;
+  /** A store failure (an image not kept), for the host to show once. */
+  onStoreError?: (error: unknown) => void;
 }
 
 export interface AssemblyInput {
@@ -44,6 +49,8 @@ export interface AssemblyInput {
   reopened?: { conversation: StoredConversation; restored: RestoredConversation };
   /** Records every run for replay: the lead's and its teammates' model calls, and the teammates' prompts. */
   recorder?: RunRecorder;
+  /** Where the conversation's images are kept (the store's); undefined: they are not kept. */
+  images?: ImageStore;
 }
 
 /**
@@ -76,6 +83,9 @@ export function assembleConversation(
     : parts.offerTeammateTool;
   // The parts' own array: the session and a team add their inboxes to it later.
   if (instructions) parts.inboxes.push(instructions.inbox);
+  const id = reopened?.conversation.id ?? deps.newId();
+  // The lead's and its teammates' images (prompts, read_file results), kept under the conversation.
+  const keeper = input.images && new ImageKeeper(input.images, id, (error) => deps.onStoreError?.(error));
   const shared = {
     compactionModel: routed.compaction,
     finalSummaryModel: routed.finalSummary,
@@ -89,13 +99,15 @@ export function assembleConversation(
     policy: deps.toolPolicy,
     assessor: parts.assessor,
     recorder: input.recorder,
+    keepImages: keeper?.keep,
+    acceptsImages: deps.acceptsImages && ((model: string) => deps.acceptsImages?.(model)),
   };
   const conversation = new Conversation({
     ...shared,
     model: routed.main,
     work: routed.work,
     subagentModel: routed.subagent,
-    id: reopened?.conversation.id ?? deps.newId(),
+    id,
     resume: reopened && { history: reopened.restored.history, nextSeq: reopened.restored.nextSeq },
     system,
     transcripts: deps.transcripts,

@@ -3,8 +3,9 @@
  * deleted, and loaded to be reopened. The store is opened on first use; without one (it could
  * not be opened, already reported) the library is empty.
  */
-import type { ConversationStore, StoredConversation } from '../ports';
+import type { ConversationStore, ImageStore, StoredConversation } from '../ports';
 import { restoreConversation, type RestoredConversation } from './restore';
+import { withStoredImages } from '../images/stored-images';
 
 export class ConversationLibrary {
   constructor(private readonly openStore: () => Promise<ConversationStore | undefined>) {}
@@ -20,7 +21,14 @@ export class ConversationLibrary {
     const store = await this.openStore();
     const conversation = await store?.getConversation(id);
     if (!store || !conversation) return undefined;
-    return { conversation, restored: restoreConversation(id, await store.listMessages(id)) };
+    const restored = restoreConversation(id, await store.listMessages(id));
+    // The images its events name, read back (or a note where one is gone): a continued conversation sends them.
+    return { conversation, restored: { ...restored, history: await withStoredImages(restored.history, store.images) } };
+  }
+
+  /** The images conversations use, kept once by sha256 (the chat and the panel read them here). */
+  async images(): Promise<ImageStore | undefined> {
+    return (await this.openStore())?.images;
   }
 
   async rename(id: string, title: string): Promise<void> {

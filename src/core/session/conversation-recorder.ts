@@ -62,6 +62,8 @@ export class ConversationRecorder {
           'user',
           {
             text: event.text,
+            // References only: the bytes were put in the ImageStore before this event (ImageKeeper).
+            ...(event.images?.length ? { images: event.images } : {}),
             ...(event.attachments ? { attachments: event.attachments } : {}),
             ...(event.context ? { context: event.context } : {}),
             ...(event.retryOf !== undefined ? { retryOf: event.retryOf } : {}),

@@ -286,6 +286,7 @@ export class ConversationSession {
           tracing: this.tracingSwitch,
           reopened,
           recorder: this.runs?.recorder,
+          images: store?.images,
         },
         (conversation, parts) => {
           this.parts = parts;

@@ -4,13 +4,16 @@
  * and (b) the model history the agent continues from — prompts, answers, tool calls paired with
  * their results. A tool call whose result was never stored (the window closed mid-call) is left
  * out, and a prompt whose run failed before any answer is dropped (as the live conversation drops
- * it, so Retry sends it once): the history is always valid to send.
+ * it, so Retry sends it once): the history is always valid to send. Images are references here
+ * (ImageParts without bytes): withStoredImages (images/stored-images.ts) reads them back.
  */
 import type { ModelMessage, ToolCallPart, ToolResultPart } from '../llm/llm-client';
 import type { StoredMessage } from '../ports';
 import { agentEventSchema, type AgentEvent } from '../events/events';
 import { appendUserText, promptWithContext } from '../agent/history';
 import { endUnfinishedRuns, isRunEnd } from './run-ends';
+import { pendingImage } from '../images/stored-images';
+import type { ImageReference } from '../images/user-images';
 
 export interface RestoredConversation {
   events: AgentEvent[];
@@ -28,6 +31,7 @@ export function restoreConversation(conversationId: string, stored: readonly Sto
       attachments?: unknown;
       context?: unknown;
       retryOf?: unknown;
+      images?: unknown;
     };
     const time = message.createdAt;
     if (message.role === 'user' && typeof content.text === 'string')
@@ -57,6 +61,7 @@ function historyFrom(events: readonly AgentEvent[]): ModelMessage[] {
         toolName: event.toolName,
         output: event.output,
         isError: event.isError,
+        ...(event.images?.length ? { images: event.images.map(pendingImage) } : {}),
       });
 
   const history: ModelMessage[] = [];
@@ -85,9 +90,10 @@ function historyFrom(events: readonly AgentEvent[]): ModelMessage[] {
       if (!inRun) unanswered = { length: history.length, lastParts: history.at(-1)?.content.length ?? 0 };
       inRun = true;
       const text = promptWithContext(event.text, event.context);
+      const parts = [{ type: 'text' as const, text }, ...(event.images ?? []).map(pendingImage)];
       const last = history.at(-1);
-      if (last?.role === 'user') last.content = [...last.content, { type: 'text', text }];
-      else history.push({ role: 'user', content: [{ type: 'text', text }] });
+      if (last?.role === 'user') last.content = [...last.content, ...parts];
+      else history.push({ role: 'user', content: parts });
     } else if (event.type === 'review_note') {
       // Given to the model at the top of a turn, after what came before it: the same place again.
       closeAssistant();
@@ -125,17 +131,38 @@ function rollBack(history: ModelMessage[], mark: { length: number; lastParts: nu
 }
 
 /** A stored prompt as its event: the labels of what was attached and the attached text, when stored. */
-function userMessage(text: string, stored: { attachments?: unknown; context?: unknown; retryOf?: unknown }) {
+function userMessage(
+  text: string,
+  stored: { attachments?: unknown; context?: unknown; retryOf?: unknown; images?: unknown },
+) {
   const attachments = Array.isArray(stored.attachments)
     ? stored.attachments.filter((label): label is string => typeof label === 'string')
     : [];
+  const images = Array.isArray(stored.images) ? stored.images.filter(isImageReference) : [];
   return {
     type: 'user_message' as const,
     text,
+    ...(images.length ? { images } : {}),
     ...(attachments.length ? { attachments } : {}),
     ...(typeof stored.context === 'string' && stored.context ? { context: stored.context } : {}),
     ...(Number.isSafeInteger(stored.retryOf) && (stored.retryOf as number) >= 0
       ? { retryOf: stored.retryOf as number }
       : {}),
   };
+}
+
+/** A stored image reference as the recorder writes it (anything else in its place is skipped). */
+function isImageReference(value: unknown): value is ImageReference {
+  const image = value as Partial<ImageReference> | null;
+  return (
+    typeof image === 'object' &&
+    image !== null &&
+    typeof image.sha256 === 'string' &&
+    typeof image.mediaType === 'string' &&
+    Number.isSafeInteger(image.width) &&
+    Number.isSafeInteger(image.height) &&
+    (image.width as number) > 0 &&
+    (image.height as number) > 0 &&
+    (image.name === undefined || typeof image.name === 'string')
+  );
 }

@@ -86,7 +86,7 @@ const p65 = /* @__PURE__ */ field('output', p11, 'required');
 const p66 = /* @__PURE__ */ field('isError', p42, 'required');
 const p67 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0);
 const p68 = /* @__PURE__ */ field('durationMs', p67, 'required');
-const p69 = /* @__PURE__ */ object([p3, p4, p6, p8, p64, p36, p37, p65, p66, p68]);
+const p69 = /* @__PURE__ */ object([p3, p4, p6, p8, p64, p36, p37, p65, p66, p68, p23]);
 const p70 = /* @__PURE__ */ leaf((x) => x === 'subagent_start');
 const p71 = /* @__PURE__ */ field('type', p70, 'required');
 const p72 = /* @__PURE__ */ field('subagentId', p11, 'required');

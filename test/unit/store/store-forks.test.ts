@@ -22,7 +22,7 @@ const conversation = (id: string, extra: Partial<StoredConversation> = {}): Stor
 });
 
 describe('the store: forks', () => {
-  it('is schema 5 (forks came with 4, recordings with 5)', () => assert.equal(SCHEMA_VERSION, 5));
+  it('is schema 6 (forks came with 4, recordings with 5, images with 6)', () => assert.equal(SCHEMA_VERSION, 6));
 
   it('a store of schema 3 (before forks) opens with what it held, and can fork', async () => {
     const directory = tempDir();

@@ -19,7 +19,7 @@ export async function readImageFile(images: ImageFiles, absolute: string, shownP
     return {
       output:
         `${shownPath} is an image, and ${model} does not accept images, so it cannot see it. ` +
-        'Ask the user to describe it or to switch to a model that sees images (or to set openagent.model.acceptsImages).',
+        'Ask the user to describe it or to switch to a model that sees images (or to set openagent.modelAcceptsImages to "yes").',
       isError: true,
     };
   try {

@@ -3,7 +3,7 @@
  * shell, plus code navigation where the host has language features (the editor), and the
  * knowledge tools (memory, skills). Hosts differ only in the adapters they pass in.
  */
-import type { CodeNavigation, Shell, TextSearch, WorkspaceFiles } from '../../ports';
+import type { CodeNavigation, ImageFiles, Shell, TextSearch, WorkspaceFiles } from '../../ports';
 import type { AnyTool } from '../tool';
 import { createBashTool } from './bash';
 import { createNavigationTools, createSearchTool } from './code-tools';
@@ -20,12 +20,14 @@ export interface WorkspaceToolsDeps {
   navigation?: CodeNavigation;
   /** Memory and skill tools. */
   knowledge: AnyTool[];
+  /** Pictures read_file returns as images (issue 36); absent: it says an image is not text. */
+  images?: ImageFiles;
 }
 
 export function createWorkspaceTools(deps: WorkspaceToolsDeps): AnyTool[] {
   return [
     ...deps.knowledge,
-    ...createFileTools(deps.files),
+    ...createFileTools(deps.files, deps.images),
     createSearchTool(deps.search, deps.files),
     ...(deps.navigation ? createNavigationTools(deps.navigation, deps.files) : []),
     createBashTool(deps.shell, deps.cwd),
