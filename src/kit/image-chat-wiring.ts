@@ -1,10 +1,9 @@
 /**
  * Images in the chat (issue 36), wired for the editor: where prepared images are kept (the
- * ImageStore — swapped for the conversation store's in one line once it keeps them), how the
- * composer's bytes are prepared, previews made, and @image:path read in the shown folder.
+ * conversation store's ImageStore, so previews come back with a reopened conversation; memory
+ * when the store cannot be opened), how the composer's bytes are prepared, previews made, and
+ * @image:path read in the shown folder.
  */
-import * as vscode from 'vscode';
-import { modelAcceptsImages } from '../core/images/image-notes';
 import { imageMentionResolver } from '../core/images/image-mention';
 import { MemoryImageStore } from '../core/images/memory-image-store';
 import type { MentionResolver } from '../core/session/mentions';
@@ -22,16 +21,15 @@ export interface ChatImageWiring {
 }
 
 export function wireChatImages(
-  chatModel: () => string,
+  stored: () => Promise<ImageStore | undefined>,
+  modelSeesImages: () => { model: string; sees: boolean },
   workspace: () => WorkspaceFiles | undefined,
   others: MentionResolver,
 ): ChatImageWiring {
-  // The one line to swap for the store's ImageStore.
-  const store: ImageStore = new MemoryImageStore();
-  const modelSeesImages = () => {
-    const model = chatModel();
-    const setting = vscode.workspace.getConfiguration('openagent').get<boolean | null>('model.acceptsImages');
-    return { model, sees: modelAcceptsImages(model, typeof setting === 'boolean' ? setting : undefined) };
+  const memory = new MemoryImageStore();
+  const store: ImageStore = {
+    put: async (image) => ((await stored()) ?? memory).put(image),
+    get: async (sha256) => (await (await stored())?.get(sha256)) ?? memory.get(sha256),
   };
   const files = nodeImageFiles(modelSeesImages);
   return {

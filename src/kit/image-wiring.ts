@@ -18,6 +18,13 @@ function readChoice(): unknown {
 export function editorImages(): { acceptsImages: (model: string) => boolean | undefined; imageFiles: ImageFiles } {
   return {
     acceptsImages: () => acceptsImagesOverride(readChoice()),
-    imageFiles: nodeImageFiles(settingsModelSeesImages(readModelSettings, readChoice)),
+    imageFiles: nodeImageFiles(editorModelSeesImages(readModelSettings)),
   };
+}
+
+/** The model `settings` name and whether it takes images (the setting, else its name). */
+export function editorModelSeesImages(
+  settings: () => { provider: string; model: string },
+): () => { model: string; sees: boolean } {
+  return settingsModelSeesImages(settings, readChoice);
 }

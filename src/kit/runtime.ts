@@ -89,7 +89,7 @@ import { ReviewEditor } from '../host/review/review-editor';
 import { ReviewCommands } from '../host/review/review-commands';
 import { wireVscodeLm } from './vscode-lm-wiring';
 import { wireChatImages } from './image-chat-wiring';
-import { editorImages } from './image-wiring';
+import { editorImages, editorModelSeesImages } from './image-wiring';
 
 /** What activation made (it shows or listens from the start) and hands over. */
 export interface RuntimeShell {
@@ -280,9 +280,13 @@ export function createRuntime(shell: RuntimeShell): Runtime {
   let shownRoot: () => string | undefined = workspaceRoot;
   let worktreeDiff: WorktreeDiff = async () => undefined;
   const shownWorkspace = () => (shownRoot() ? new VscodeWorkspace(shownRoot()!) : undefined);
-  const chatModel = () => routeModel('chat', readModelSettings(), policy.current()?.model_policy).settings.model;
   const mentionSources = createMentionResolver(shownWorkspace, terminalHistory, (root) => worktreeDiff(root));
-  const { resolveMention, chat: chatImages } = wireChatImages(chatModel, shownWorkspace, mentionSources);
+  const { resolveMention, chat: chatImages } = wireChatImages(
+    () => session.library.images(),
+    editorModelSeesImages(() => routeModel('chat', readModelSettings(), policy.current()?.model_policy).settings),
+    shownWorkspace,
+    mentionSources,
+  );
   // Each window reopens its last chat when the chat view first shows (nothing is read before).
   const keeper = new ChatKeeper({
     session,

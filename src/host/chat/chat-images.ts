@@ -87,7 +87,7 @@ export class ChatImages {
       level: 'info',
       text:
         `${model} does not accept images: it was told what they are, not shown them — ` +
-        'set openagent.model.acceptsImages if it does.',
+        'set openagent.modelAcceptsImages to "yes" if it does.',
       actions: [{ action: 'open_settings', label: 'Open Settings' }],
     });
   }

@@ -113,7 +113,7 @@ describe('chat images: previews and the notice', () => {
     assert.equal(notices.length, 1);
     assert.equal(
       notices[0]!.text,
-      'qwen2.5-coder:7b does not accept images: it was told what they are, not shown them — set openagent.model.acceptsImages if it does.',
+      'qwen2.5-coder:7b does not accept images: it was told what they are, not shown them — set openagent.modelAcceptsImages to "yes" if it does.',
     );
   });
 
