@@ -79,23 +79,24 @@ export const approvalDecisionSourceSchema = z.enum([
   'read_only',
 ]);
 
+/** Images an event names (issue 36): what they are, never their bytes (the store keeps those once, by sha256). */
+const imageReferencesSchema = z.array(
+  z.object({
+    sha256: z.string(),
+    mediaType: z.string(),
+    width: z.number().int().positive(),
+    height: z.number().int().positive(),
+    name: z.string().optional(),
+  }),
+);
+
 export const agentEventSchema = z.discriminatedUnion('type', [
   z.object({
     ...eventBase,
     type: z.literal('user_message'),
     text: z.string(),
     /** Images the user attached (issue 36): what they are, not their bytes (the store keeps those once, by sha256). */
-    images: z
-      .array(
-        z.object({
-          sha256: z.string(),
-          mediaType: z.string(),
-          width: z.number().int().positive(),
-          height: z.number().int().positive(),
-          name: z.string().optional(),
-        }),
-      )
-      .optional(),
+    images: imageReferencesSchema.optional(),
     /** Context attached with mentions (@file:…, @problems…): the labels surfaces show. */
     attachments: z.array(z.string()).optional(),
     /** The attached text the model received after the prompt (kept so a reopened conversation has it). */
@@ -152,17 +153,7 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     isError: z.boolean(),
     durationMs: z.number().nonnegative(),
     /** Images the tool returned (read_file of a PNG, issue 36): references, the store keeps the bytes. */
-    images: z
-      .array(
-        z.object({
-          sha256: z.string(),
-          mediaType: z.string(),
-          width: z.number().int().positive(),
-          height: z.number().int().positive(),
-          name: z.string().optional(),
-        }),
-      )
-      .optional(),
+    images: imageReferencesSchema.optional(),
   }),
   z.object({
     ...eventBase,
