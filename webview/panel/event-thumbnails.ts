@@ -114,7 +114,10 @@ export class EventThumbnails {
     // Rows the inspector dropped before they were ever seen are let go now and then.
     if (this.observed.size >= 2_000)
       for (const element of this.observed)
-        if (!element.isConnected) (this.observer.unobserve(element), this.observed.delete(element));
+        if (!element.isConnected) {
+          this.observer.unobserve(element);
+          this.observed.delete(element);
+        }
     this.observed.add(strip);
     this.observer.observe(strip);
   }

@@ -88,7 +88,10 @@ describe('developer panel thumbnails: a real run with a pasted picture', () => {
       { store, thumbnail: imageThumbnail },
     );
     webview.send({ type: 'panel_ready' });
-    assert.equal(await session.submitWithMentions('what is this?', undefined, 'chat', [picture]), undefined);
+    assert.equal(
+      await session.submitWithMentions('what is this?', async () => undefined, 'chat', [picture]),
+      undefined,
+    );
     await waitUntil(() => webview.events().some((event) => event.type === 'done'), 'the run to end');
 
     const prompt = webview.events().find((event) => event.type === 'user_message');
