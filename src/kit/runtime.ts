@@ -362,6 +362,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     sandbox,
     policyStatusSource(policy, team),
   );
+  developerPanel.imagesWith(chatImages);
   const budgetView = {
     policy: () => policy.current()?.budget,
     ledger,

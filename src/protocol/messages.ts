@@ -225,6 +225,22 @@ export type PanelToggles = z.infer<typeof panelTogglesSchema>;
 export const auditScopeSchema = z.enum(['conversation', 'all']);
 export type AuditScope = z.infer<typeof auditScopeSchema>;
 
+/** The most thumbnails one image_thumbnails_request asks for, and one image_thumbnails answers. */
+export const MAX_THUMBNAILS_PER_MESSAGE = 48;
+/** A sha256 as the store keys images: 64 lower-case hex digits (the panel asks for nothing else). */
+const hexSha256Schema = z.string().regex(/^[0-9a-f]{64}$/);
+/**
+ * One thumbnail for the panel: a small image data URL, or why there is none — 'gone': the store no
+ * longer has the image; 'no_preview': none could be made. (The webview's generated parser knows no
+ * regex: the panel itself takes only `data:image/…;base64,` URLs.)
+ */
+export const panelThumbnailSchema = z.strictObject({
+  sha256: sha256Schema,
+  url: z.string().max(200_000).optional(),
+  problem: z.enum(['gone', 'no_preview']).optional(),
+});
+export type PanelThumbnail = z.infer<typeof panelThumbnailSchema>;
+
 /** Messages the developer panel sends to the host; validated like the chat's. */
 export const panelToHostSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('panel_ready') }),
@@ -240,6 +256,11 @@ export const panelToHostSchema = z.discriminatedUnion('type', [
     type: z.literal('compare_request'),
     a: z.string().min(1).max(200).optional(),
     b: z.string().min(1).max(200).optional(),
+  }),
+  /** Thumbnails of the images inspector rows on screen name (issue 36), by sha256; answered by image_thumbnails. */
+  z.strictObject({
+    type: z.literal('image_thumbnails_request'),
+    sha256s: z.array(hexSha256Schema).min(1).max(MAX_THUMBNAILS_PER_MESSAGE),
   }),
   /** "Re-run from here with…" on a step of a compared run (the host asks what to change). */
   z.strictObject({
@@ -466,6 +487,11 @@ export const hostToPanelSchema = z.discriminatedUnion('type', [
   }),
   /** "Show in Developer Panel" from a replay or a re-run: bring the Compare tab forward. */
   z.strictObject({ type: z.literal('compare_show') }),
+  /** Thumbnails the panel asked for (image_thumbnails_request), each with its URL or why it has none. */
+  z.strictObject({
+    type: z.literal('image_thumbnails'),
+    thumbnails: z.array(panelThumbnailSchema).max(MAX_THUMBNAILS_PER_MESSAGE),
+  }),
 ]);
 export type HostToPanel = z.infer<typeof hostToPanelSchema>;
 

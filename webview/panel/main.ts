@@ -19,6 +19,7 @@ import { AuditView, type AuditScope } from './audit-view';
 import { renderPolicy } from './policy-section';
 import { renderForkTree } from './forks-section';
 import { fillPicker, renderComparison } from './compare-section';
+import { EventThumbnails } from './event-thumbnails';
 
 const RUN_ENDS: ReadonlySet<string> = new Set(['done', 'error', 'interrupted']);
 
@@ -187,6 +188,8 @@ const view = new PanelView({
     traces: byId('count-traces'),
   },
 });
+const thumbnails = new EventThumbnails((sha256s) => postPanelMessage({ type: 'image_thumbnails_request', sha256s }));
+view.showThumbnails(thumbnails);
 
 // What survives the panel being hidden and shown again: the open tab and the filter.
 interface SavedState {
@@ -329,6 +332,9 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
     case 'compare_show':
       tabs.selectedIndex = COMPARE_TAB;
       applyFilter();
+      break;
+    case 'image_thumbnails':
+      thumbnails.receive(message.thumbnails);
       break;
     default:
       message satisfies never;

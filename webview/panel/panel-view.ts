@@ -8,6 +8,7 @@ import { collapsible, emptyNote, updateCollapsible } from './dom';
 import { formatTokens } from './panel-format';
 import { filterEvents, matchesFilter, type EventFilter } from './event-inspector';
 import { PanelModel, type TracePair } from './panel-model';
+import type { EventThumbnails } from './event-thumbnails';
 import {
   eventBody,
   eventSummary,
@@ -52,13 +53,22 @@ export class PanelView {
   private matched = 0;
   private tracing = false;
 
+  /** Thumbnails of the images a row's event names (issue 36). */
+  private thumbnails: EventThumbnails | undefined;
+
   constructor(private readonly elements: PanelElements) {
     this.reset();
+  }
+
+  /** Rows drawn from now on show their events' images as thumbnails. */
+  showThumbnails(thumbnails: EventThumbnails): void {
+    this.thumbnails = thumbnails;
   }
 
   /** A new conversation (or a reload): everything starts empty. */
   reset(): void {
     this.model = new PanelModel();
+    this.thumbnails?.reset();
     this.toolElements.clear();
     this.traceElements.clear();
     this.matched = 0;
@@ -167,6 +177,8 @@ export class PanelView {
   private eventRow(event: AgentEvent): HTMLDetailsElement {
     const row = collapsible('event-row', eventSummary(event), () => eventBody(event));
     row.dataset.type = event.type;
+    const strip = this.thumbnails?.strip(event);
+    if (strip) row.querySelector(':scope > summary')?.append(strip);
     return row;
   }
 

@@ -16,6 +16,7 @@ import {
 } from './panel-controller';
 import { openInSession, type ConversationOpener } from './panel-forks';
 import type { CompareSource } from './panel-compare';
+import type { PanelImageSource } from './panel-thumbnails';
 import type { Divergence } from '../../core/replay/divergence';
 
 export class DeveloperPanel extends Disposable {
@@ -27,6 +28,8 @@ export class DeveloperPanel extends Disposable {
   private openConversation: ConversationOpener | undefined;
   /** Recorded runs for the Compare tab (set once the store can be opened). */
   private compareSource: CompareSource | undefined;
+  /** Where the inspector's image thumbnails are read (issue 36; set with the chat's images). */
+  private imageSource: PanelImageSource | undefined;
   private readonly readyEmitter = this._register(new vscode.EventEmitter<void>());
   /** Fires each time the panel's webview has loaded its script and said it is ready. */
   readonly onDidBecomeReady = this.readyEmitter.event;
@@ -104,6 +107,11 @@ export class DeveloperPanel extends Disposable {
     this.compareSource = source;
   }
 
+  /** Where the inspector reads the images its rows name, for their thumbnails. */
+  imagesWith(source: PanelImageSource): void {
+    this.imageSource = source;
+  }
+
   /** "Show in Developer Panel" after a replay or a re-run: the Compare tab with A and B. */
   showCompare(a: string, b: string, replay?: { reproduced: boolean; divergence?: Divergence }): void {
     this.show();
@@ -144,6 +152,7 @@ export class DeveloperPanel extends Disposable {
       this.policy,
       (conversationId, session) => (this.openConversation ?? openInSession)(conversationId, session),
       this.compareSource,
+      this.imageSource,
     );
     controller.onDidBecomeReady(() => this.readyEmitter.fire());
     this.controller = controller;

@@ -23,6 +23,7 @@ import { SessionFeed } from '../chat/session-feed';
 import type { PolicyStatus } from './policy-status';
 import { PanelForks, type ConversationOpener } from './panel-forks';
 import { PanelCompare, type CompareSource } from './panel-compare';
+import { PanelThumbnails, type PanelImageSource } from './panel-thumbnails';
 
 /** What the panel needs of the session. */
 export type PanelSession = Pick<
@@ -69,6 +70,8 @@ export class PanelController extends Disposable {
   private readonly forks: PanelForks;
   /** The Compare tab: two recorded runs side by side. */
   readonly compare: PanelCompare;
+  /** Thumbnails of the images the inspector's rows name (issue 36). */
+  private readonly thumbnails: PanelThumbnails;
 
   constructor(
     webview: Pick<vscode.Webview, 'postMessage' | 'onDidReceiveMessage'>,
@@ -82,6 +85,8 @@ export class PanelController extends Disposable {
     openConversation?: ConversationOpener,
     /** Recorded runs for the Compare tab, and re-runs (absent: the tab says it has none). */
     compareSource?: CompareSource,
+    /** Where images are read back for thumbnails (absent: each is said to have no preview). */
+    images?: PanelImageSource,
   ) {
     super();
     this.feed = this._register(
@@ -92,6 +97,7 @@ export class PanelController extends Disposable {
     );
     this.forks = this._register(new PanelForks(session, (message) => this.feed.post(message), openConversation));
     this.compare = new PanelCompare(compareSource, (message) => this.feed.post(message));
+    this.thumbnails = new PanelThumbnails(images, (message) => this.feed.post(message));
     this._register(webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)));
     const stopSwitches = session.switches.onChange(() => this.postToggles());
     // Approving the agent's plan leaves plan mode from inside the run.
@@ -169,6 +175,9 @@ export class PanelController extends Disposable {
         return;
       case 'compare_rerun':
         void this.compare.rerun(message.conversationId, message.step);
+        return;
+      case 'image_thumbnails_request':
+        void this.thumbnails.request(message.sha256s);
         return;
       default:
         return message satisfies never;

@@ -566,7 +566,19 @@ const p444 = /* @__PURE__ */ object([p443, p380, p335], ['type', 'level', 'text'
 const p445 = /* @__PURE__ */ leaf((x) => x === 'compare_show');
 const p446 = /* @__PURE__ */ field('type', p445, 'required');
 const p447 = /* @__PURE__ */ object([p446], ['type']);
-const p448 = /* @__PURE__ */ tagged('type', [
+const p448 = /* @__PURE__ */ leaf((x) => x === 'image_thumbnails');
+const p449 = /* @__PURE__ */ field('type', p448, 'required');
+const p450 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && minChars(x, 64) && maxChars(x, 64));
+const p451 = /* @__PURE__ */ field('sha256', p450, 'required');
+const p452 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 200000)));
+const p453 = /* @__PURE__ */ field('url', p452, 'optional');
+const p454 = /* @__PURE__ */ leaf((x) => x === undefined || x === 'gone' || x === 'no_preview');
+const p455 = /* @__PURE__ */ field('problem', p454, 'optional');
+const p456 = /* @__PURE__ */ object([p451, p453, p455], ['sha256', 'url', 'problem']);
+const p457 = /* @__PURE__ */ array(p456, 0, 48);
+const p458 = /* @__PURE__ */ field('thumbnails', p457, 'required');
+const p459 = /* @__PURE__ */ object([p449, p458], ['type', 'thumbnails']);
+const p460 = /* @__PURE__ */ tagged('type', [
   ['agent_events', p281],
   ['panel_reset', p284],
   ['toggles_change', p293],
@@ -581,7 +593,8 @@ const p448 = /* @__PURE__ */ tagged('type', [
   ['compare_view', p441],
   ['compare_notice', p444],
   ['compare_show', p447],
+  ['image_thumbnails', p459],
 ]);
 
 /** Parses like the zod schema's `safeParse`: the value (a copy) when it fits, else undefined. */
-export const parseHostToPanel = (raw: unknown) => parseWith<HostToPanel>(p448, raw);
+export const parseHostToPanel = (raw: unknown) => parseWith<HostToPanel>(p460, raw);
