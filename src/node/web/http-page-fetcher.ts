@@ -24,6 +24,7 @@ import type {
   ResolvedAddress,
   WebFetcher,
 } from '../../core/web/web-fetch-ports';
+import { plainToken } from '../../core/web/untrusted-text';
 import { checkFetchUrl, displayUrl, urlHost } from '../../core/web/web-urls';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -259,7 +260,11 @@ async function readBody(response: http.IncomingMessage, maxBytes: number, timedO
   else if (encoding === 'br') stream = response.pipe(zlib.createBrotliDecompress());
   else if (encoding !== '' && encoding !== 'identity') {
     response.destroy();
-    throw new Refusal(`The page is compressed as "${encoding.slice(0, 40)}", which web_fetch does not read.`);
+    // The server's words reach the model outside the untrusted marking: only a plain token is quoted.
+    const named = plainToken(encoding, 40);
+    throw new Refusal(
+      `The page is compressed${named ? ` as "${named}"` : ' in a way it does not name plainly'}, which web_fetch does not read.`,
+    );
   }
   const decoded = stream !== response;
   // A failing response ends its decompressor with an error too.
