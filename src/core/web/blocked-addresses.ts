@@ -63,14 +63,18 @@ function ipv6Reason(hextets: number[]): string | undefined {
   if (zeroUpTo(7) && hextets[7] === 1) return 'a loopback address';
   // ::ffff:a.b.c.d (mapped) and ::a.b.c.d (compatible): the IPv4 address inside decides.
   if (zeroUpTo(5) && hextets[5] === 0xffff) return carried(embedded(6));
+  // ::ffff:0:a.b.c.d (IPv4-translated, SIIT): a translator sends it to the IPv4 address inside.
+  if (zeroUpTo(4) && hextets[4] === 0xffff && hextets[5] === 0) return carried(embedded(6));
   if (zeroUpTo(6)) return 'an IPv4-compatible address';
-  // NAT64 (64:ff9b::/96, 64:ff9b:1::/48): translated to the IPv4 address in its last 32 bits.
+  // NAT64 for the local network (64:ff9b:1::/48): where the IPv4 address sits is the network's choice.
+  if (first === 0x64 && second === 0xff9b && hextets[2] === 1) return 'a local-use NAT64 address';
+  // NAT64 (64:ff9b::/96): translated to the IPv4 address in its last 32 bits.
   if (first === 0x64 && second === 0xff9b) return carried(embedded(6));
   // 6to4 (2002::/16): the IPv4 address of the relay is in bits 16–47.
   if (first === 0x2002) return carried(embedded(1));
   if (first === 0x2001 && second === 0) return 'a Teredo address';
   if (first === 0x2001 && second === 0x0db8) return 'a documentation address';
-  if (first === 0x0100 && zeroUpTo(4)) return 'a discard address';
+  if (first === 0x0100 && hextets.slice(1, 4).every((part) => part === 0)) return 'a discard address';
   if (first === 0xfd00 && second === 0x0ec2 && hextets[7] === 0x254 && hextets.slice(2, 7).every((part) => part === 0))
     return 'the cloud metadata address';
   if ((first & 0xfe00) === 0xfc00) return 'a private (unique local) address';

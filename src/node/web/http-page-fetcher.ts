@@ -11,7 +11,9 @@
 import { promises as dns } from 'node:dns';
 import * as http from 'node:http';
 import * as https from 'node:https';
+import * as net from 'node:net';
 import { isIP, type Socket } from 'node:net';
+import * as tls from 'node:tls';
 import type { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { blockedAddressReason } from '../../core/web/blocked-addresses';
@@ -22,6 +24,7 @@ import type {
   ResolvedAddress,
   WebFetcher,
 } from '../../core/web/web-fetch-ports';
+import { plainToken } from '../../core/web/untrusted-text';
 import { checkFetchUrl, displayUrl, urlHost } from '../../core/web/web-urls';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -68,7 +71,7 @@ export class HttpPageFetcher implements WebFetcher {
     try {
       let url = request.url;
       for (let hop = 0; ; hop++) {
-        const target = await this.checkedAddress(url, request);
+        const target = await this.checkedAddress(url, request, stop.signal);
         const response = await this.open(url, target, request, stop.signal);
         const location = response.headers.location;
         if (REDIRECTS.has(response.statusCode ?? 0) && location) {
@@ -121,15 +124,17 @@ export class HttpPageFetcher implements WebFetcher {
    * The address to connect to for `url`, once every address its host resolves to is shown not to
    * be a private one (a name answering public and private both is refused: it could go either way).
    */
-  private async checkedAddress(url: URL, request: FetchRequest): Promise<ResolvedAddress> {
+  private async checkedAddress(url: URL, request: FetchRequest, signal: AbortSignal): Promise<ResolvedAddress> {
     const host = urlHost(url);
     const family = isIP(host);
     let addresses: ResolvedAddress[];
     if (family !== 0) addresses = [{ address: host, family: family === 6 ? 6 : 4 }];
     else {
       try {
-        addresses = await this.resolver.lookup(host);
-      } catch {
+        // A resolver that never answers must not outlast the fetch's time limit or its cancel.
+        addresses = await untilAborted(this.resolver.lookup(host), signal);
+      } catch (error) {
+        if (signal.aborted) throw error;
         throw new Refusal(`The host ${host} could not be found (no DNS answer).`);
       }
     }
@@ -152,15 +157,18 @@ export class HttpPageFetcher implements WebFetcher {
     const host = urlHost(url);
     const secure = url.protocol === 'https:';
     return new Promise((resolve, reject) => {
-      const outgoing = (secure ? https : http).request({
+      // A ClientRequest of our own with a connection of our own, no agent: nothing between the
+      // check and the socket can send the request elsewhere — not VS Code's proxy support (it
+      // replaces http.request and its agent in the extension host), not HTTP_PROXY/HTTPS_PROXY
+      // (NODE_USE_ENV_PROXY), not a global agent. A proxy would resolve the name itself, after the check.
+      const outgoing = new http.ClientRequest({
+        _defaultAgent: secure ? https.globalAgent : http.globalAgent,
         protocol: url.protocol,
         hostname: host,
         port: url.port || (secure ? 443 : 80),
         path: `${url.pathname}${url.search}`,
         method: 'GET',
-        agent: false,
         signal,
-        ...(secure && isIP(host) === 0 ? { servername: host } : {}),
         headers: {
           host: url.host,
           'user-agent': 'OpenAgent-web_fetch/1 (+https://openagent.dev)',
@@ -168,11 +176,8 @@ export class HttpPageFetcher implements WebFetcher {
           'accept-encoding': 'gzip, deflate, br',
         },
         // The connection goes to the address that was checked, whatever a second lookup would answer.
-        lookup: ((_name: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-          if (options?.all) callback(null, [{ address: target.address, family: target.family }]);
-          else callback(null, target.address, target.family);
-        }) as never,
-      });
+        createConnection: () => connectTo(target, Number(url.port || (secure ? 443 : 80)), secure ? host : undefined),
+      } as http.ClientRequestArgs);
       outgoing.on('socket', (socket: Socket) => {
         const check = () => {
           const remote = socket.remoteAddress ?? '';
@@ -187,6 +192,28 @@ export class HttpPageFetcher implements WebFetcher {
       outgoing.end();
     });
   }
+}
+
+/** A socket to `target` itself (TLS for `tlsHost`, the certificate checked against that name). */
+function connectTo(target: ResolvedAddress, port: number, tlsHost: string | undefined): Socket {
+  const plain = { host: target.address, port, family: target.family };
+  if (tlsHost === undefined) return net.connect(plain);
+  return tls.connect({
+    ...plain,
+    // The certificate is checked against the name in the URL (its address when it names one).
+    ...(isIP(tlsHost) === 0 ? { servername: tlsHost } : {}),
+    ALPNProtocols: ['http/1.1'],
+  });
+}
+
+/** `work`, or the abort's reason once `signal` aborts, whichever comes first. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error('aborted'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function privateWords(host: string, address: string, reason: string): string {
@@ -233,7 +260,11 @@ async function readBody(response: http.IncomingMessage, maxBytes: number, timedO
   else if (encoding === 'br') stream = response.pipe(zlib.createBrotliDecompress());
   else if (encoding !== '' && encoding !== 'identity') {
     response.destroy();
-    throw new Refusal(`The page is compressed as "${encoding.slice(0, 40)}", which web_fetch does not read.`);
+    // The server's words reach the model outside the untrusted marking: only a plain token is quoted.
+    const named = plainToken(encoding, 40);
+    throw new Refusal(
+      `The page is compressed${named ? ` as "${named}"` : ' in a way it does not name plainly'}, which web_fetch does not read.`,
+    );
   }
   const decoded = stream !== response;
   // A failing response ends its decompressor with an error too.
