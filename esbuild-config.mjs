@@ -27,6 +27,8 @@ export const LAZY_MODULES = [
   // Images (issue 36): probed and scaled only when one is attached or read.
   { file: 'lazy-jimp.js', module: 'jimp' },
   { file: 'lazy-image-size.js', module: 'image-size' },
+  // WebP decoding (libwebp in WebAssembly; its ES-module glue made CommonJS here, webp_dec.wasm beside it).
+  { file: 'lazy-webp.js', module: './src/node/images/webp-decode.ts' },
   // The policy file's schema: the runtime's, and the editor's diagnostics of agent.yaml.
   { file: 'lazy-policy.js', module: './src/core/policy/agent-policy.ts' },
   // Used by most of the above: one copy in the process.

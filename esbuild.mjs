@@ -111,6 +111,8 @@ async function copyAssets() {
   await mkdir('dist', { recursive: true });
   // sql.js loads its WebAssembly at run time; it ships inside the .vsix next to the bundle.
   await copyFile('node_modules/sql.js/dist/sql-wasm.wasm', 'dist/sql-wasm.wasm');
+  // The WebP decoder's WebAssembly (src/node/images/webp-decode.ts compiles it itself; nothing is fetched).
+  await copyFile('node_modules/@jsquash/webp/codec/dec/webp_dec.wasm', 'dist/webp_dec.wasm');
 }
 
 await copyAssets();

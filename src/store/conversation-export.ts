@@ -174,9 +174,30 @@ export function conversationToMarkdown(exported: ConversationExport): string {
 
 /** An image embedded as a data: URL (one self-contained file), or a note where it is gone. */
 function imageMarkdown(reference: ImageReference, image: ImagePart | undefined): string {
-  const name = (reference.name ?? 'image').replace(/[[\]\\\r\n]/g, '_');
-  if (!image) return `_[image ${name}, ${reference.width}×${reference.height}: no longer stored]_`;
+  const name = markdownText(typeof reference.name === 'string' ? reference.name : 'image');
+  if (!image) return `_[image ${name}, ${side(reference.width)}×${side(reference.height)}: no longer stored]_`;
   return `![${name}](data:${image.mediaType};base64,${image.data})`;
+}
+
+/**
+ * A name as Markdown text that stays text: control, line-breaking and bidi characters dropped
+ * (a name cannot start a new block or reorder what follows), and every character that could open
+ * a link, an image, emphasis, code, a table cell or HTML backslash-escaped (CommonMark's escapes).
+ * A name never starts a line here, so what only matters there (#, -, 1.) stays as it is.
+ */
+function markdownText(name: string): string {
+  return (
+    name
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/g, ' ')
+      .slice(0, 200)
+      .replace(/[\\[\]()<>*_`!|~&]/g, (character) => `\\${character}`)
+  );
+}
+
+/** A side as the note shows it: a number, or "?" for what an imported file put there instead. */
+function side(value: unknown): string {
+  return typeof value === 'number' && Number.isFinite(value) ? String(value) : '?';
 }
 
 /** The readable text of a stored message (`{ text }` as the recorder writes it, a string, or a model message). */

@@ -59,7 +59,9 @@ export function verifiedBytes(image: ImagePart): Buffer {
     throw new ImageRefusedError(`${label} has no valid sha256 (64 hex digits).`);
   if (!(IMAGE_MEDIA_TYPES as readonly string[]).includes(image.mediaType))
     throw new ImageRefusedError(`${label} is ${String(image.mediaType)}, not PNG, JPEG, GIF or WebP.`);
-  if (!Number.isSafeInteger(image.width) || !Number.isSafeInteger(image.height) || image.width < 1 || image.height < 1)
+  // A prepared image is at most maxLongSide a side: a larger claim is forged (and would inflate estimates).
+  const side = (value: number) => Number.isSafeInteger(value) && value >= 1 && value <= IMAGE_LIMITS.maxLongSide;
+  if (!side(image.width) || !side(image.height))
     throw new ImageRefusedError(`${label} has no valid size (${image.width}×${image.height}).`);
   // Measured before decoding: base64 is 4 characters for 3 bytes.
   if (typeof image.data !== 'string' || image.data.length > Math.ceil(IMAGE_LIMITS.maxBytes / 3) * 4)

@@ -29,7 +29,17 @@ export const IMAGE_LIMITS = {
 /** The formats we accept. SVG is text (a program, really) and is never rasterized. */
 export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
 
-/** Anthropic's estimate of an image's cost in tokens: width × height / 750 (about 1,600 at 1092²). */
+/**
+ * Anthropic's estimate of an image's cost in tokens: width × height / 750 (about 1,600 at 1092²).
+ * The sizes come from events and imported files too, so each side is taken within 1..maxLongSide
+ * (what a prepared image is; a missing or hostile size counts as the largest): the meter and the
+ * cost estimate never go negative, NaN or astronomical because of what a file claims.
+ */
 export function imageTokens(width: number, height: number): number {
-  return Math.ceil((width * height) / 750);
+  return Math.ceil((boundedSide(width) * boundedSide(height)) / 750);
+}
+
+function boundedSide(side: number): number {
+  if (typeof side !== 'number' || !Number.isFinite(side)) return IMAGE_LIMITS.maxLongSide;
+  return Math.min(Math.max(Math.round(side), 1), IMAGE_LIMITS.maxLongSide);
 }

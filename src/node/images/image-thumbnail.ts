@@ -1,7 +1,7 @@
 /**
  * A small preview of a prepared image for the chat (issue 36): at most PREVIEW_SIDE pixels a side,
  * as a data URL of a few kilobytes, so the webview is never posted megabytes to draw a chip.
- * A WebP (jimp does not decode it here) is shown as it is when it is small enough, else not at all.
+ * A WebP (stored before WebPs were re-encoded as PNG or JPEG) is shown as it is when small enough.
  */
 import type * as JimpModule from 'jimp';
 import { lazyModule } from '../../core/lazy-module';

@@ -7,19 +7,24 @@
  * 3. the picture is decoded, scaled to fit IMAGE_LIMITS and encoded again (jimp, pure JS): this
  *    also drops EXIF (a huge one, or a GPS position the user did not mean to send), proves the
  *    file is whole (a truncated JPEG fails here) and takes an animated GIF's first frame only.
- * WebP is probed but not decoded (jimp's WebP codec loads as an ES module only, which the
- * extension bundle cannot): a WebP within the limits goes as it is, a larger one is refused.
- * jimp and image-size are loaded on first use: activation never reads them.
+ *    A GIF's first frame is measured too (it may claim more than the screen the header gives);
+ *    a WebP is decoded by libwebp in WebAssembly (webp-decode.ts) and goes on as PNG or JPEG.
+ * One picture is decoded at a time in the process: a prompt of twenty 50-megapixel @image
+ * mentions (or twenty read_file calls at once) costs the memory of one, not of twenty.
+ * jimp, image-size and the WebP decoder are loaded on first use: activation never reads them.
  */
 import { createHash } from 'node:crypto';
 import type * as ImageSizeModule from 'image-size';
 import type * as JimpModule from 'jimp';
 import { lazyModule } from '../../core/lazy-module';
 import { IMAGE_LIMITS } from '../../core/images/image-limits';
+import { gifFirstFrame } from './gif-frames';
+import type * as WebpDecodeModule from './webp-decode';
 import type { ImageMediaType, ImagePart } from '../../core/llm/llm-client';
 
 const imageSizeModule = lazyModule(() => require('image-size') as typeof ImageSizeModule);
 const jimpModule = lazyModule(() => require('jimp') as typeof JimpModule);
+const webpModule = lazyModule(() => require('./webp-decode') as typeof WebpDecodeModule);
 
 /** An image refused, with the reason in words for the user (and the model, in a tool result). */
 export class ImageError extends Error {
@@ -77,8 +82,30 @@ export async function prepareImage(bytes: Uint8Array, options: PrepareOptions = 
         `images over ${limits.maxInputPixels / 1e6} megapixels are refused before decoding.`,
     );
 
-  if (mediaType === 'image/webp') return passWebpThrough(bytes, width, height, label, limits, options.name);
-  return reencode(bytes, mediaType, label, limits, options.name);
+  if (mediaType === 'image/gif') {
+    // The decoder draws the first frame at its own size, which the header's screen size does not bound.
+    const frame = gifFirstFrame(bytes);
+    if (!frame) throw new ImageError(`${label} is a GIF without a picture in it: the file is damaged.`);
+    if (
+      frame.width * frame.height > limits.maxInputPixels ||
+      frame.left + frame.width > width ||
+      frame.top + frame.height > height
+    )
+      throw new ImageError(
+        `${label} is a GIF whose first frame (${frame.width}×${frame.height} at ${frame.left},${frame.top}) does not fit ` +
+          `its ${width}×${height} screen: the file is damaged or hostile, and is not decoded.`,
+      );
+  }
+  return oneAtATime(() => reencode(bytes, mediaType, label, limits, options.name));
+}
+
+let decoding: Promise<unknown> = Promise.resolve();
+
+/** Runs `work` after every decode asked before it: decoded pictures never pile up in memory. */
+function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+  const result = decoding.then(work, work);
+  decoding = result.catch(() => undefined);
+  return result;
 }
 
 async function reencode(
@@ -88,10 +115,15 @@ async function reencode(
   limits: typeof IMAGE_LIMITS,
   name: string | undefined,
 ): Promise<ImagePart> {
+  if (mediaType === 'image/webp' && isAnimatedWebp(bytes))
+    throw new ImageError(`${label} is an animated WebP; only still pictures are read. Send a screenshot of one frame.`);
   const { Jimp } = jimpModule();
   let image: Awaited<ReturnType<typeof Jimp.read>>;
   try {
-    image = await Jimp.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    image =
+      mediaType === 'image/webp'
+        ? Jimp.fromBitmap(await webpModule().decodeWebpPixels(bytes))
+        : await Jimp.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   } catch (error) {
     throw new ImageError(
       `${label} could not be decoded (${reason(error)}): the file is damaged or not what it claims.`,
@@ -118,22 +150,6 @@ async function reencode(
   throw new ImageError(`${label} is still over ${megabytes(limits.maxBytes)} after scaling down; not sent.`);
 }
 
-function passWebpThrough(
-  bytes: Uint8Array,
-  width: number,
-  height: number,
-  label: string,
-  limits: typeof IMAGE_LIMITS,
-  name: string | undefined,
-): ImagePart {
-  if (Math.max(width, height) > limits.maxLongSide || bytes.length > limits.maxBytes)
-    throw new ImageError(
-      `${label} is a WebP of ${width}×${height} (${megabytes(bytes.length)}); a WebP larger than ` +
-        `${limits.maxLongSide} px a side or ${megabytes(limits.maxBytes)} cannot be scaled here. Convert it to PNG or JPEG.`,
-    );
-  return part(Buffer.from(bytes), 'image/webp', width, height, name);
-}
-
 function part(encoded: Buffer, mediaType: ImageMediaType, width: number, height: number, name?: string): ImagePart {
   return {
     type: 'image',
@@ -144,6 +160,11 @@ function part(encoded: Buffer, mediaType: ImageMediaType, width: number, height:
     sha256: createHash('sha256').update(encoded).digest('hex'),
     ...(name ? { name } : {}),
   };
+}
+
+/** A WebP whose extended header (VP8X) sets the animation flag. */
+function isAnimatedWebp(bytes: Uint8Array): boolean {
+  return Buffer.from(bytes.subarray(12, 16)).toString('latin1') === 'VP8X' && ((bytes[20] ?? 0) & 0x02) !== 0;
 }
 
 /** SVG (and any XML) starts with markup, after an optional byte-order mark and white space. */
