@@ -2,10 +2,11 @@
  * Images in the real editor (issue 36; packaged .vsix in code-server, driven with Playwright;
  * the fake model server records every request): a 4000×3000 screenshot pasted into the composer
  * shows as a chip, reaches the model scaled to 1568 px on its long side — as an Anthropic `image`
- * block and, after switching the provider, as an OpenAI-compatible `image_url` data URL — and
+ * block and, on an OpenAI-compatible server, as an `image_url` data URL — and
  * the prompt in the chat shows its preview; read_file of a PNG in the workspace gives the model
  * the picture in both wire shapes; a dropped file becomes a chip and a dropped SVG is refused
- * with the typed text kept; a model that takes no images gets a note instead, and the user sees why.
+ * with the typed text kept; a model that takes no images (by its name, as model-info tells) gets a
+ * note instead, and the user sees why.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -13,11 +14,13 @@ import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { Jimp } from 'jimp';
 import type { Frame, Page } from 'playwright-core';
-import type { FakeModelServer, RecordedRequest } from '../fixtures/fake-model-server/server';
+import type { RecordedRequest } from '../fixtures/fake-model-server/server';
 import type { WorkbenchSession } from '../harness/workbench-session';
 import { TEST_TIMEOUT_MS, waitUntil } from '../harness/patience';
-import { openChat, screenshot, send, startWithFakeModel } from './chat-helpers';
-import { runCommand } from './workbench-ui';
+import { parseScenario } from '../fixtures/fake-model-server/scenario';
+import { FakeModelServer } from '../fixtures/fake-model-server/server';
+import { API_KEY, openChat, screenshot, send, startPackagedSession } from './chat-helpers';
+import { quickPickRow, runCommand } from './workbench-ui';
 
 /** The long side every image is prepared to (IMAGE_LIMITS.maxLongSide), whichever the provider. */
 const LONG_SIDE = 1568;
@@ -235,17 +238,24 @@ async function waitForTurnPreviews(chat: Frame, text: string, count: number): Pr
 
 // ---------------------------------------------------------------- the tests
 
-describe('images in the chat (packaged extension, real VS Code UI)', function () {
-  this.timeout(TEST_TIMEOUT_MS);
-  let fake: FakeModelServer;
-  let session: WorkbenchSession;
-  let page: Page;
-  let chat: Frame;
-  /** A 4000×3000 screenshot, as pasted. */
-  const screenshotPng = makePng(4000, 3000);
+// One session per wire format: code-server does not pass a settings.json written from outside
+// on to the running extension, and the palette's provider switch clears the base URL.
+let fake: FakeModelServer;
+let session: WorkbenchSession;
+let page: Page;
+let chat: Frame;
+/** A 4000×3000 screenshot, as pasted. */
+const screenshotPng = makePng(4000, 3000);
 
+/** In the calling describe: the fake model server, a packaged session set up by `settings`, its chat open. */
+function useSession(settings: (fake: FakeModelServer) => Record<string, unknown>): void {
   before(async () => {
-    ({ fake, session } = await startWithFakeModel({ name: 'empty', turns: [] }, 'claude-sonnet-4-6'));
+    fake = await FakeModelServer.start({ scenario: parseScenario({ name: 'empty', turns: [] }) });
+    session = await startPackagedSession({
+      workspace: 'sample',
+      settings: settings(fake),
+      env: { ANTHROPIC_API_KEY: API_KEY, OPENAI_API_KEY: undefined, OPENAGENT_API_KEY: undefined },
+    });
     fs.mkdirSync(path.join(session.workspaceDir, 'docs'), { recursive: true });
     fs.writeFileSync(path.join(session.workspaceDir, 'docs', 'layout.png'), makePng(2000, 1000));
     ({ page, chat } = await openChat(session));
@@ -261,35 +271,38 @@ describe('images in the chat (packaged extension, real VS Code UI)', function ()
       );
     }
   });
+}
 
-  /** A new chat: New Chat, then an empty transcript before anything is sent. */
-  async function newChat(): Promise<void> {
-    await runCommand(page, 'OpenAgent: New Chat');
-    await waitUntil(
-      () =>
-        chat
-          .locator('.turn-user')
-          .count()
-          .then((count) => count === 0),
-      'an empty chat after New Chat',
-    );
-  }
+/** A new chat: New Chat, then an empty transcript before anything is sent. */
+async function newChat(): Promise<void> {
+  await runCommand(page, 'OpenAgent: New Chat');
+  await waitUntil(
+    () =>
+      chat
+        .locator('.turn-user')
+        .count()
+        .then((count) => count === 0),
+    'an empty chat after New Chat',
+  );
+}
 
-  /** Several user settings in one write (VS Code then sees them change together), and the model chip naming `model`. */
-  async function switchSettings(settings: Record<string, unknown>, model: string): Promise<void> {
-    const file = path.join(session.userDataDir, 'User', 'settings.json');
-    const current = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
-    fs.writeFileSync(file, JSON.stringify({ ...current, ...settings }, null, 2));
-    await chat.locator('#pick-model .chip-label', { hasText: model }).waitFor();
-  }
+/** Sends `text` and waits for the scripted answer `answer`; returns the requests it took. */
+async function sendAndWait(text: string, answer: string): Promise<RecordedRequest[]> {
+  const before = fake.modelCalls.length;
+  await send(chat, text);
+  await chat.locator('.turn-assistant', { hasText: answer }).waitFor();
+  // The run is over (Stop goes): what is photographed next is the chat at rest.
+  await chat.locator('#stop').waitFor({ state: 'hidden' });
+  return fake.modelCalls.slice(before);
+}
 
-  /** Sends `text` and waits for the scripted answer `answer`; returns the requests it took. */
-  async function sendAndWait(text: string, answer: string): Promise<RecordedRequest[]> {
-    const before = fake.modelCalls.length;
-    await send(chat, text);
-    await chat.locator('.turn-assistant', { hasText: answer }).waitFor();
-    return fake.modelCalls.slice(before);
-  }
+describe('images in the chat, Anthropic wire (packaged extension, real VS Code UI)', function () {
+  this.timeout(TEST_TIMEOUT_MS);
+  useSession((fake) => ({
+    'openagent.provider': 'anthropic',
+    'openagent.model': 'claude-sonnet-4-6',
+    'openagent.baseUrl': fake.anthropicBaseUrl,
+  }));
 
   it('a pasted 4000×3000 screenshot: a chip with its preview, an Anthropic image block of 1568 px, the preview in the chat', async () => {
     fake.setScenario({ name: 'paste-anthropic', turns: [{ match: 'What is wrong', text: 'The header overlaps.' }] });
@@ -397,18 +410,18 @@ describe('images in the chat (packaged extension, real VS Code UI)', function ()
     assert.ok(!JSON.stringify(fake.modelCalls.at(-1)!.body).includes('<svg'), 'nothing of the SVG reached the model');
     await waitForTurnPreviews(chat, 'Compare with the dropped photo', 1);
   });
+});
+
+describe('images in the chat, OpenAI-compatible wire (packaged extension, real VS Code UI)', function () {
+  this.timeout(TEST_TIMEOUT_MS);
+  useSession((fake) => ({
+    'openagent.provider': 'openai-compatible',
+    'openagent.model': 'gpt-4.1',
+    'openagent.baseUrl': fake.openAiBaseUrl,
+  }));
 
   it('on an OpenAI-compatible server: the pasted screenshot goes as an image_url data URL of 1568 px', async () => {
-    await switchSettings(
-      {
-        'openagent.provider': 'openai-compatible',
-        'openagent.model': 'gpt-4.1',
-        'openagent.baseUrl': fake.openAiBaseUrl,
-      },
-      'gpt-4.1',
-    );
     fake.setScenario({ name: 'paste-openai', turns: [{ match: 'What is wrong', text: 'The footer is cut.' }] });
-    await newChat();
     await pasteFiles(chat, [{ name: 'shot.png', type: 'image/png', bytes: screenshotPng }]);
     await waitForChips(chat, ['shot.png']);
     const [request, ...more] = await sendAndWait('What is wrong in this one?', 'The footer is cut.');
@@ -455,9 +468,12 @@ describe('images in the chat (packaged extension, real VS Code UI)', function ()
     assert.deepEqual([sent.width, sent.height], [LONG_SIDE, 784]);
   });
 
-  it('a model that takes no images: the chat says so, and the request carries the note instead', async () => {
-    // Both in one write: once the chip names the new model, the setting has arrived too.
-    await switchSettings({ 'openagent.model': 'gpt-4o', 'openagent.modelAcceptsImages': 'no' }, 'gpt-4o');
+  it('a model that takes no images (by its name): the chat says so, and the request carries the note instead', async () => {
+    // The user picks the server's other model, whose name model-info does not know to see images.
+    await runCommand(page, 'OpenAgent: Choose Provider and Model');
+    await quickPickRow(page, 'OpenAI-compatible server').click();
+    await quickPickRow(page, 'fake-model').click();
+    await chat.locator('#pick-model .chip-label', { hasText: /^fake-model$/ }).waitFor();
     fake.setScenario({ name: 'blind', turns: [{ match: 'Describe', text: 'I cannot see it.' }] });
     await newChat();
     await pasteFiles(chat, [{ name: 'shot.png', type: 'image/png', bytes: screenshotPng }]);
@@ -467,14 +483,14 @@ describe('images in the chat (packaged extension, real VS Code UI)', function ()
     await notice.waitFor();
     assert.match(
       await notice.innerText(),
-      /gpt-4o does not accept images: it was told what they are, not shown them — set openagent\.modelAcceptsImages to "yes" if it does\./,
+      /fake-model does not accept images: it was told what they are, not shown them — set openagent\.modelAcceptsImages to "yes" if it does\./,
     );
     const body = JSON.stringify(request!.body);
     assert.ok(!body.includes('image_url') && !body.includes('"type":"image"'), 'no image went to the model');
     const text = blocksOf(lastUserMessage(request))
       .map((part) => String(part.text ?? ''))
       .join('\n');
-    assert.match(text, /\[The user attached the image shot\.png \(1568×1176\), but .*gpt-4o does not accept images/);
+    assert.match(text, /\[The user attached the image shot\.png \(1568×1176\), but fake-model does not accept images/);
     assert.match(text, /Describe the screenshot/);
     // The user still sees what was attached.
     await waitForTurnPreviews(chat, 'Describe the screenshot', 1);
