@@ -496,4 +496,45 @@ describe('images in the chat, OpenAI-compatible wire (packaged extension, real V
     await waitForTurnPreviews(chat, 'Describe the screenshot', 1);
     await screenshot(page, 'images-not-accepted.png');
   });
+
+  it('the setting says the model takes images after all: the next screenshot goes to it', async () => {
+    // As a user does: the Settings editor, the setting found by its id, "yes" chosen.
+    await runCommand(page, 'Preferences: Open User Settings');
+    const search = page.locator(
+      '.settings-editor .suggest-input-container textarea, .settings-editor .search-container input',
+    );
+    await search.first().waitFor();
+    await search.first().fill('openagent.modelAcceptsImages');
+    const item = page.locator('.settings-editor .setting-item-enum', { hasText: 'Model Accepts Images' });
+    const choice = item.locator('select');
+    await choice.waitFor();
+    await choice.selectOption('yes');
+    // The workbench holds the value once the setting shows as changed from its default.
+    await waitUntil(
+      () =>
+        item.evaluate(
+          (element) => element.classList.contains('is-configured') || !!element.querySelector('.is-configured'),
+        ),
+      'the setting shown as set',
+    );
+    await screenshot(page, 'images-setting-yes.png');
+    // Then the user switches to the server's other model (also unknown to see images). The palette's
+    // write follows the setting's in the extension's configuration: once the chip names the model,
+    // the extension has both.
+    await runCommand(page, 'OpenAgent: Choose Provider and Model');
+    await quickPickRow(page, 'OpenAI-compatible server').click();
+    await quickPickRow(page, 'fake-model-large').click();
+    await chat.locator('#pick-model .chip-label', { hasText: /^fake-model-large$/ }).waitFor();
+    fake.setScenario({ name: 'sees', turns: [{ match: 'Now look', text: 'Now I see it.' }] });
+    await newChat();
+    await pasteFiles(chat, [{ name: 'shot.png', type: 'image/png', bytes: screenshotPng }]);
+    await waitForChips(chat, ['shot.png']);
+    const [request] = await sendAndWait('Now look at the screenshot', 'Now I see it.');
+    const images = blocksOf(lastUserMessage(request)).filter((part) => part.type === 'image_url');
+    assert.equal(images.length, 1, 'the image went to fake-model-large');
+    assert.equal((request!.body as { model: string }).model, 'fake-model-large');
+    const sent = dimensionsOf(openAiImage(images[0]!));
+    assert.deepEqual([sent.width, sent.height], [LONG_SIDE, 1176]);
+    assert.equal(await chat.locator('.notice', { hasText: 'does not accept images' }).count(), 0, 'no notice now');
+  });
 });
