@@ -500,11 +500,11 @@ describe('images in the chat, OpenAI-compatible wire (packaged extension, real V
   it('the setting says the model takes images after all: the next screenshot goes to it', async () => {
     // As a user does: the Settings editor, the setting found by its id, "yes" chosen.
     await runCommand(page, 'Preferences: Open User Settings');
-    const search = page.locator(
-      '.settings-editor .suggest-input-container textarea, .settings-editor .search-container input',
-    );
-    await search.first().waitFor();
-    await search.first().fill('openagent.modelAcceptsImages');
+    // The search box is a small editor (a textarea in older VS Codes, an EditContext in newer
+    // ones): clicked and typed into, as a user does.
+    const search = page.locator('.settings-editor .search-container .monaco-editor').first();
+    await search.click();
+    await page.keyboard.type('openagent.modelAcceptsImages');
     const item = page.locator('.settings-editor .setting-item-enum', { hasText: 'Model Accepts Images' });
     const choice = item.locator('select');
     await choice.waitFor();
