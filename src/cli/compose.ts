@@ -47,6 +47,7 @@ import { StoreOpener } from '../kit/store-opener';
 import type { HeldSecrets } from '../core/llm/held-secrets';
 import { sendingToTeam } from '../kit/team-opener';
 import { CliTeam } from './cli-team';
+import { cliTeamApprovals } from './team-approvals-wiring';
 import { CliMcp } from './cli-mcp';
 import { packageVersion, startCliTelemetry } from './cli-telemetry';
 import { gitHead } from '../node/git-head';
@@ -167,6 +168,7 @@ export function createCliContext(deps: CliDeps): CliContext {
   );
   const shell = new ChildProcessShell(undefined, sandbox);
   const mcp = new CliMcp({ ...deps, version: packageVersion() ?? 'unknown' });
+  const approvers = cliTeamApprovals(deps, { root: workspaceRoot, policy: () => policy.current, team, workspace });
 
   const session = new ConversationSession({
     readSettings: () => presetChoice.settings(userModel()),
@@ -189,7 +191,7 @@ export function createCliContext(deps: CliDeps): CliContext {
     onStoreError: stores.reportError,
     teamStamp: () => team.stamp(),
     transcripts: new FileTranscriptSink(path.join(storeDirectory, 'transcripts')),
-    approvals: deps.approvals(workspace),
+    approvals: approvers.gate(deps.approvals(workspace)),
     hooks: cliSharedHooks({
       workspaceRoot,
       storeDirectory,
@@ -225,14 +227,14 @@ export function createCliContext(deps: CliDeps): CliContext {
       policy.refresh();
       await presetChoice.prepare(userModel());
     },
-    toolPolicy: {
+    toolPolicy: approvers.policy({
       ...toolPolicyFrom(
         () => policy.current,
         (rule) => layerOf(policy.decisions, rule),
         () => policy.broken(),
       ),
       offers: (name: string) => policyOffers(policy.current, name),
-    },
+    }),
     // `tracked` is the checkpointed workspace: file tools must write through it.
     tools: (tracked) => [
       ...createWorkspaceTools({
@@ -271,6 +273,7 @@ export function createCliContext(deps: CliDeps): CliContext {
     },
   });
 
+  session.onEvent((event) => approvers.record(event));
   // OpenTelemetry export, when the environment names a collector.
   const telemetry = startCliTelemetry(session, {
     env: deps.env,
@@ -299,6 +302,7 @@ export function createCliContext(deps: CliDeps): CliContext {
       await session.dispose();
       await mcp.close();
       await team.close();
+      await approvers.close();
       await telemetry?.shutdown();
       await stores.close();
     },

@@ -90,7 +90,8 @@ export class PgTeamApprovals implements TeamApprovals {
       tool: request.tool,
       arguments: request.arguments ?? null,
       shown: bounded(request.shown, MAX_SHOWN_CHARS),
-      last_user_message: request.lastUserMessage === undefined ? null : bounded(request.lastUserMessage, MAX_PROMPT_CHARS),
+      last_user_message:
+        request.lastUserMessage === undefined ? null : bounded(request.lastUserMessage, MAX_PROMPT_CHARS),
       matched: request.matched,
       approvers: request.approvers,
       timeout_ms: Math.max(1, Math.round(request.timeoutMs)),

@@ -25,7 +25,10 @@ export const approverName = z
   .string()
   .min(1)
   .max(320)
-  .regex(/^(team:[A-Za-z0-9._-]+|[^\s:@]+@[^\s@]+)$/, 'an approver is a member\'s e-mail ("alice@corp") or a group ("team:leads")');
+  .regex(
+    /^(team:[A-Za-z0-9._-]+|[^\s:@]+@[^\s@]+)$/,
+    'an approver is a member\'s e-mail ("alice@corp") or a group ("team:leads")',
+  );
 
 export const approverRuleSchema = z.strictObject({
   match: z

@@ -17,7 +17,9 @@ export interface ApproverInboxPort {
    * Called after every read that changed the list: the whole list, and the requests new since
    * the last call (each request is "new" once per inbox: notify on those).
    */
-  onChange(listener: (pending: readonly TeamApprovalRecord[], added: readonly TeamApprovalRecord[]) => void): () => void;
+  onChange(
+    listener: (pending: readonly TeamApprovalRecord[], added: readonly TeamApprovalRecord[]) => void,
+  ): () => void;
   /** Reads the list now. */
   refresh(): Promise<readonly TeamApprovalRecord[]>;
   /** Decides as me; `won` false: someone (or the timeout) decided first — `record` says who. */
@@ -65,7 +67,9 @@ export class ApproverInbox implements ApproverInboxPort {
     return this.list;
   }
 
-  onChange(listener: (pending: readonly TeamApprovalRecord[], added: readonly TeamApprovalRecord[]) => void): () => void {
+  onChange(
+    listener: (pending: readonly TeamApprovalRecord[], added: readonly TeamApprovalRecord[]) => void,
+  ): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }

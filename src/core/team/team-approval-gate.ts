@@ -81,7 +81,13 @@ export class TeamApprovalGate implements ApprovalGate {
     const id = this.deps.newId();
     const names = requirement.approvers;
     const tell = (event: Omit<TeamEvent, 'type' | 'toolCallId' | 'requestId' | 'approvers'>) =>
-      request.emit?.({ type: 'team_approval', toolCallId: request.toolCallId, requestId: id, approvers: names, ...event });
+      request.emit?.({
+        type: 'team_approval',
+        toolCallId: request.toolCallId,
+        requestId: id,
+        approvers: names,
+        ...event,
+      });
     const refuse = (reason: string): ApprovalDecision => {
       tell({ state: 'refused', reason });
       return { approved: false, source: 'policy', reason };
@@ -118,7 +124,8 @@ export class TeamApprovalGate implements ApprovalGate {
       try {
         filed = await approvals.request(filing);
       } catch (error) {
-        if (error instanceof TeamApprovalRefusedError) return refuse(`The team database refused the request: ${error.message}`);
+        if (error instanceof TeamApprovalRefusedError)
+          return refuse(`The team database refused the request: ${error.message}`);
         if (!(error instanceof TeamUnreachableError)) throw error;
         if (block) return refuse(unreachableDenial(error.message));
         if (!toldAway) tell({ state: 'unreachable', reason: error.message });
@@ -152,7 +159,10 @@ export class TeamApprovalGate implements ApprovalGate {
     }
   }
 
-  private decision(record: TeamApprovalRecord, tell: (event: Omit<TeamEvent, 'type' | 'toolCallId' | 'requestId' | 'approvers'>) => void): ApprovalDecision {
+  private decision(
+    record: TeamApprovalRecord,
+    tell: (event: Omit<TeamEvent, 'type' | 'toolCallId' | 'requestId' | 'approvers'>) => void,
+  ): ApprovalDecision {
     const said = record.reason ? `: ${record.reason}` : '';
     const by = record.decidedBy ?? 'an approver';
     const fields = {

@@ -63,12 +63,17 @@ describe('team approvals on a real PostgreSQL: the database decides who decides'
   });
 
   it('files a request with the deadline from the database clock and lists it for the named approvers only', async () => {
-    const { record, unknown } = await bob.request(newRequest({ approvers: ['alice@corp', 'team:leads', 'nobody@corp'] }));
+    const { record, unknown } = await bob.request(
+      newRequest({ approvers: ['alice@corp', 'team:leads', 'nobody@corp'] }),
+    );
     assert.deepEqual(unknown, ['nobody@corp']);
     assert.equal(record.state, 'pending');
     assert.ok(Math.abs(record.deadline - record.createdAt - 60_000) < 5, 'deadline = created + timeout');
     assert.ok((await alice.pendingForMe()).some((each) => each.id === record.id));
-    assert.ok((await carol.pendingForMe()).some((each) => each.id === record.id), 'carol is in team:leads');
+    assert.ok(
+      (await carol.pendingForMe()).some((each) => each.id === record.id),
+      'carol is in team:leads',
+    );
     // bob is in team:leads too, but never sees (or decides) his own request.
     assert.ok(!(await bob.pendingForMe()).some((each) => each.id === record.id));
     assert.ok(!(await mallory.pendingForMe()).some((each) => each.id === record.id));
