@@ -97,9 +97,12 @@ const expressions = new Map<string, RegExp>();
 function pathExpression(glob: string): RegExp {
   let expression = expressions.get(glob);
   if (!expression) {
-    // `infra/` and `infra` both mean the folder and everything in it.
-    const normalized = path.posix.normalize(glob.replace(/\\/g, '/')).replace(/^\.\//, '');
-    const folder = normalized.endsWith('/') || !/[*?[{]/.test(normalized);
+    // `infra/`, `infra` and `infra/**` all mean the folder and everything in it (`rm -rf infra`
+    // removes what is under it).
+    let normalized = path.posix.normalize(glob.replace(/\\/g, '/')).replace(/^\.\//, '');
+    const under = normalized.endsWith('/**');
+    if (under) normalized = normalized.slice(0, -3);
+    const folder = under || normalized.endsWith('/') || !/[*?[{]/.test(normalized);
     const source = globSource(normalized.replace(/\/+$/, ''));
     expression = new RegExp(folder ? `${source.replace(/\$$/, '')}(?:/.*)?$` : source);
     if (expressions.size > 1_000) expressions.clear();

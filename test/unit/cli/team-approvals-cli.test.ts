@@ -91,7 +91,12 @@ describe('openagent team approvals: named approvers across CLI members on a real
 
   /** What the model was told the tool call returned. */
   const toolResult = () =>
-    textOf(requestBody(model.modelCalls.at(-1)).messages.find((message) => message.role === 'tool') ?? { role: '', content: '' });
+    textOf(
+      requestBody(model.modelCalls.at(-1)).messages.find((message) => message.role === 'tool') ?? {
+        role: '',
+        content: '',
+      },
+    );
 
   before(async function () {
     requirePostgres(this);
@@ -181,12 +186,18 @@ describe('openagent team approvals: named approvers across CLI members on a real
 
   it('warns when the team policy names approvers the directory does not know', async () => {
     const file = path.join(tempFolder('policy'), 'agent.yaml');
-    fs.writeFileSync(file, 'approvals:\n  approvers:\n    - match: { tools: [write_file] }\n      by: [alice@corp, zed@corp, team:ops]\n');
+    fs.writeFileSync(
+      file,
+      'approvals:\n  approvers:\n    - match: { tools: [write_file] }\n      by: [alice@corp, zed@corp, team:ops]\n',
+    );
     const set = await runCli(['team', 'policy', 'set', file], {
       cwd: tempFolder('admin'),
       env: { OPENAGENT_TEAM_DATABASE_URL: database.url, OPENAGENT_TEAM_MEMBER: 'admin@corp' },
     });
     assert.equal(set.code, 0, set.stderr);
-    assert.match(set.stderr, /warning: approvals\.approvers names 2 approvers the member directory does not know: zed@corp, team:ops/);
+    assert.match(
+      set.stderr,
+      /warning: approvals\.approvers names 2 approvers the member directory does not know: zed@corp, team:ops/,
+    );
   });
 });
