@@ -141,6 +141,30 @@ describe('openagent team approvals: named approvers across CLI members on a real
     assert.match(ran.stderr, /approved by alice@corp: release day/);
     assert.ok(remoteHasMain(remote), 'the push ran');
     assert.doesNotMatch(toolResult(), /denied/i);
+    // The audit trail (written locally, then sent to the team's) says who decided, when and why.
+    let audited: Array<Record<string, unknown>> = [];
+    for (let tries = 0; tries < 100 && audited.length === 0; tries++) {
+      audited = await database.query(
+        `SELECT member, data->'teamApproval' AS team, data->'approval' AS approval FROM audit
+         WHERE kind = 'tool_call' AND data->'teamApproval'->>'requestId' = $1`,
+        [id],
+      );
+      if (!audited.length) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(audited.length, 1);
+    assert.equal(audited[0]!.member, 'bob@corp');
+    assert.deepEqual(
+      { ...(audited[0]!.team as Record<string, unknown>), decidedAt: 0 },
+      {
+        requestId: id,
+        approvers: ['alice@corp', 'team:leads'],
+        state: 'approved',
+        decidedBy: 'alice@corp',
+        decidedAt: 0,
+        reason: 'release day',
+      },
+    );
+    assert.match(JSON.stringify(audited[0]!.approval), /approved by alice@corp: release day/);
     const again = await as('carol', ['approvals', 'deny', id, '--reason', 'late']);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /already approved by alice@corp/);
