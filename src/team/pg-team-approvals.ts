@@ -146,7 +146,12 @@ export class PgTeamApprovals implements TeamApprovals {
     return this.refusing(async () => {
       const result = await this.pool.query<{ result: { won: boolean } }>(
         'SELECT openagent_decide_approval($1, $2, $3) AS result',
-        [id, verdict === 'approve', reason === undefined ? null : bounded(reason, MAX_REASON_CHARS)],
+        // A NUL or a lone surrogate cannot be stored in text: replaced, as in every record sent.
+        [
+          id,
+          verdict === 'approve',
+          reason === undefined ? null : (JSON.parse(jsonForPostgres(bounded(reason, MAX_REASON_CHARS))) as string),
+        ],
       );
       const record = await this.read(id);
       return { won: result.rows[0]!.result.won, record: record! };
