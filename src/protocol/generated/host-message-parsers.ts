@@ -143,87 +143,106 @@ const p103 = /* @__PURE__ */ leaf(p102);
 const p104 = /* @__PURE__ */ field('source', p103, 'required');
 const p105 = /* @__PURE__ */ field('reason', p70, 'optional');
 const p106 = /* @__PURE__ */ object([p59, p60, p62, p64, p100, p80, p101, p104, p105]);
-const p107 = /* @__PURE__ */ leaf((x) => x === 'tool_result');
+const p107 = /* @__PURE__ */ leaf((x) => x === 'team_approval');
 const p108 = /* @__PURE__ */ field('type', p107, 'required');
-const p109 = /* @__PURE__ */ field('output', p4, 'required');
-const p110 = /* @__PURE__ */ field('isError', p86, 'required');
-const p111 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0);
-const p112 = /* @__PURE__ */ field('durationMs', p111, 'required');
-const p113 = /* @__PURE__ */ object([p59, p60, p62, p64, p108, p80, p81, p109, p110, p112]);
-const p114 = /* @__PURE__ */ leaf((x) => x === 'subagent_start');
-const p115 = /* @__PURE__ */ field('type', p114, 'required');
-const p116 = /* @__PURE__ */ field('subagentId', p4, 'required');
-const p117 = /* @__PURE__ */ field('kind', p4, 'required');
-const p118 = /* @__PURE__ */ field('description', p4, 'required');
-const p119 = /* @__PURE__ */ object([p59, p60, p62, p64, p115, p116, p117, p118]);
-const p120 = /* @__PURE__ */ leaf((x) => x === 'subagent_end');
-const p121 = /* @__PURE__ */ field('type', p120, 'required');
-const p122 = /* @__PURE__ */ field('inputTokens', p111, 'required');
-const p123 = /* @__PURE__ */ field('outputTokens', p111, 'required');
-const p124 = /* @__PURE__ */ field('cacheReadTokens', p111, 'required');
-const p125 = /* @__PURE__ */ field('cacheWriteTokens', p111, 'required');
-const p126 = /* @__PURE__ */ object([p122, p123, p124, p125]);
-const p127 = /* @__PURE__ */ field('usage', p126, 'required');
-const p128 = /* @__PURE__ */ field('costUsd', p63, 'required');
-const p129 = /* @__PURE__ */ object([p59, p60, p62, p64, p121, p116, p94, p127, p128]);
-const p130 = /* @__PURE__ */ leaf((x) => x === 'task_update');
-const p131 = /* @__PURE__ */ field('type', p130, 'required');
-const p132 = /* @__PURE__ */ field('taskId', p4, 'required');
-const p133 = /* @__PURE__ */ field('subject', p4, 'required');
-const p134 = /* @__PURE__ */ oneOf(['pending', 'in_progress', 'completed', 'deleted']);
-const p135 = /* @__PURE__ */ leaf(p134);
-const p136 = /* @__PURE__ */ field('status', p135, 'required');
-const p137 = /* @__PURE__ */ field('owner', p70, 'optional');
-const p138 = /* @__PURE__ */ object([p59, p60, p62, p64, p131, p132, p133, p136, p137]);
-const p139 = /* @__PURE__ */ leaf((x) => x === 'background_result');
-const p140 = /* @__PURE__ */ field('type', p139, 'required');
-const p141 = /* @__PURE__ */ field('jobId', p4, 'required');
-const p142 = /* @__PURE__ */ field('command', p4, 'required');
-const p143 = /* @__PURE__ */ leaf((x) => x === null || (typeof x === 'number' && Number.isFinite(x)));
-const p144 = /* @__PURE__ */ field('exitCode', p143, 'required');
-const p145 = /* @__PURE__ */ object([p59, p60, p62, p64, p140, p141, p142, p109, p144]);
-const p146 = /* @__PURE__ */ leaf((x) => x === 'teammate_status');
-const p147 = /* @__PURE__ */ field('type', p146, 'required');
-const p148 = /* @__PURE__ */ field('name', p4, 'required');
-const p149 = /* @__PURE__ */ leaf((x) => x === 'working' || x === 'idle' || x === 'shutdown');
-const p150 = /* @__PURE__ */ field('status', p149, 'required');
-const p151 = /* @__PURE__ */ object([p59, p60, p62, p64, p147, p148, p150]);
-const p152 = /* @__PURE__ */ leaf((x) => x === 'compact');
-const p153 = /* @__PURE__ */ field('type', p152, 'required');
-const p154 = /* @__PURE__ */ leaf((x) => x === 'micro' || x === 'auto' || x === 'manual');
-const p155 = /* @__PURE__ */ field('kind', p154, 'required');
-const p156 = /* @__PURE__ */ field('tokensBefore', p111, 'required');
-const p157 = /* @__PURE__ */ field('tokensAfter', p111, 'required');
-const p158 = /* @__PURE__ */ field('transcript', p70, 'optional');
-const p159 = /* @__PURE__ */ object([p59, p60, p62, p64, p153, p155, p156, p157, p158]);
-const p160 = /* @__PURE__ */ leaf((x) => x === 'model_call');
-const p161 = /* @__PURE__ */ field('type', p160, 'required');
-const p162 = /* @__PURE__ */ leaf((x) => x === 'waiting' || x === 'answering' || x === 'stalled');
-const p163 = /* @__PURE__ */ field('state', p162, 'required');
-const p164 = /* @__PURE__ */ field('provider', p4, 'required');
-const p165 = /* @__PURE__ */ field('model', p4, 'required');
-const p166 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'number' && Number.isFinite(x) && x >= 0));
-const p167 = /* @__PURE__ */ field('silentMs', p166, 'optional');
-const p168 = /* @__PURE__ */ object([p59, p60, p62, p64, p161, p163, p164, p165, p167]);
-const p169 = /* @__PURE__ */ leaf((x) => x === 'llm_request');
-const p170 = /* @__PURE__ */ field('type', p169, 'required');
-const p171 = /* @__PURE__ */ field('requestId', p4, 'required');
-const p172 = /* @__PURE__ */ field('payload', p82, 'present');
-const p173 = /* @__PURE__ */ object([p59, p60, p62, p64, p170, p171, p164, p165, p172]);
-const p174 = /* @__PURE__ */ leaf((x) => x === 'llm_response');
-const p175 = /* @__PURE__ */ field('type', p174, 'required');
-const p176 = /* @__PURE__ */ object([p59, p60, p62, p64, p175, p171, p164, p165, p172, p112]);
-const p177 = /* @__PURE__ */ leaf((x) => x === 'usage');
-const p178 = /* @__PURE__ */ field('type', p177, 'required');
-const p179 = /* @__PURE__ */ leaf((x) => x === 'call' || x === 'turn');
-const p180 = /* @__PURE__ */ field('scope', p179, 'required');
-const p181 = /* @__PURE__ */ field('provider', p70, 'optional');
-const p182 = /* @__PURE__ */ field('durationMs', p166, 'optional');
-const p183 = /* @__PURE__ */ field('work', p70, 'optional');
-const p184 = /* @__PURE__ */ field('costUsd', p111, 'required');
-const p185 = /* @__PURE__ */ field('reported', p86, 'required');
-const p186 = /* @__PURE__ */ field('reservationId', p70, 'optional');
-const p187 = /* @__PURE__ */ oneOf([
+const p109 = /* @__PURE__ */ field('requestId', p4, 'required');
+const p110 = /* @__PURE__ */ field('approvers', p67, 'required');
+const p111 = /* @__PURE__ */ oneOf([
+  'waiting',
+  'unreachable',
+  'approved',
+  'denied',
+  'timed_out',
+  'withdrawn',
+  'refused',
+]);
+const p112 = /* @__PURE__ */ leaf(p111);
+const p113 = /* @__PURE__ */ field('state', p112, 'required');
+const p114 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'number' && Number.isFinite(x)));
+const p115 = /* @__PURE__ */ field('deadline', p114, 'optional');
+const p116 = /* @__PURE__ */ field('by', p70, 'optional');
+const p117 = /* @__PURE__ */ field('unknown', p68, 'optional');
+const p118 = /* @__PURE__ */ object([p59, p60, p62, p64, p108, p80, p109, p110, p113, p115, p116, p105, p117]);
+const p119 = /* @__PURE__ */ leaf((x) => x === 'tool_result');
+const p120 = /* @__PURE__ */ field('type', p119, 'required');
+const p121 = /* @__PURE__ */ field('output', p4, 'required');
+const p122 = /* @__PURE__ */ field('isError', p86, 'required');
+const p123 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0);
+const p124 = /* @__PURE__ */ field('durationMs', p123, 'required');
+const p125 = /* @__PURE__ */ object([p59, p60, p62, p64, p120, p80, p81, p121, p122, p124]);
+const p126 = /* @__PURE__ */ leaf((x) => x === 'subagent_start');
+const p127 = /* @__PURE__ */ field('type', p126, 'required');
+const p128 = /* @__PURE__ */ field('subagentId', p4, 'required');
+const p129 = /* @__PURE__ */ field('kind', p4, 'required');
+const p130 = /* @__PURE__ */ field('description', p4, 'required');
+const p131 = /* @__PURE__ */ object([p59, p60, p62, p64, p127, p128, p129, p130]);
+const p132 = /* @__PURE__ */ leaf((x) => x === 'subagent_end');
+const p133 = /* @__PURE__ */ field('type', p132, 'required');
+const p134 = /* @__PURE__ */ field('inputTokens', p123, 'required');
+const p135 = /* @__PURE__ */ field('outputTokens', p123, 'required');
+const p136 = /* @__PURE__ */ field('cacheReadTokens', p123, 'required');
+const p137 = /* @__PURE__ */ field('cacheWriteTokens', p123, 'required');
+const p138 = /* @__PURE__ */ object([p134, p135, p136, p137]);
+const p139 = /* @__PURE__ */ field('usage', p138, 'required');
+const p140 = /* @__PURE__ */ field('costUsd', p63, 'required');
+const p141 = /* @__PURE__ */ object([p59, p60, p62, p64, p133, p128, p94, p139, p140]);
+const p142 = /* @__PURE__ */ leaf((x) => x === 'task_update');
+const p143 = /* @__PURE__ */ field('type', p142, 'required');
+const p144 = /* @__PURE__ */ field('taskId', p4, 'required');
+const p145 = /* @__PURE__ */ field('subject', p4, 'required');
+const p146 = /* @__PURE__ */ oneOf(['pending', 'in_progress', 'completed', 'deleted']);
+const p147 = /* @__PURE__ */ leaf(p146);
+const p148 = /* @__PURE__ */ field('status', p147, 'required');
+const p149 = /* @__PURE__ */ field('owner', p70, 'optional');
+const p150 = /* @__PURE__ */ object([p59, p60, p62, p64, p143, p144, p145, p148, p149]);
+const p151 = /* @__PURE__ */ leaf((x) => x === 'background_result');
+const p152 = /* @__PURE__ */ field('type', p151, 'required');
+const p153 = /* @__PURE__ */ field('jobId', p4, 'required');
+const p154 = /* @__PURE__ */ field('command', p4, 'required');
+const p155 = /* @__PURE__ */ leaf((x) => x === null || (typeof x === 'number' && Number.isFinite(x)));
+const p156 = /* @__PURE__ */ field('exitCode', p155, 'required');
+const p157 = /* @__PURE__ */ object([p59, p60, p62, p64, p152, p153, p154, p121, p156]);
+const p158 = /* @__PURE__ */ leaf((x) => x === 'teammate_status');
+const p159 = /* @__PURE__ */ field('type', p158, 'required');
+const p160 = /* @__PURE__ */ field('name', p4, 'required');
+const p161 = /* @__PURE__ */ leaf((x) => x === 'working' || x === 'idle' || x === 'shutdown');
+const p162 = /* @__PURE__ */ field('status', p161, 'required');
+const p163 = /* @__PURE__ */ object([p59, p60, p62, p64, p159, p160, p162]);
+const p164 = /* @__PURE__ */ leaf((x) => x === 'compact');
+const p165 = /* @__PURE__ */ field('type', p164, 'required');
+const p166 = /* @__PURE__ */ leaf((x) => x === 'micro' || x === 'auto' || x === 'manual');
+const p167 = /* @__PURE__ */ field('kind', p166, 'required');
+const p168 = /* @__PURE__ */ field('tokensBefore', p123, 'required');
+const p169 = /* @__PURE__ */ field('tokensAfter', p123, 'required');
+const p170 = /* @__PURE__ */ field('transcript', p70, 'optional');
+const p171 = /* @__PURE__ */ object([p59, p60, p62, p64, p165, p167, p168, p169, p170]);
+const p172 = /* @__PURE__ */ leaf((x) => x === 'model_call');
+const p173 = /* @__PURE__ */ field('type', p172, 'required');
+const p174 = /* @__PURE__ */ leaf((x) => x === 'waiting' || x === 'answering' || x === 'stalled');
+const p175 = /* @__PURE__ */ field('state', p174, 'required');
+const p176 = /* @__PURE__ */ field('provider', p4, 'required');
+const p177 = /* @__PURE__ */ field('model', p4, 'required');
+const p178 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'number' && Number.isFinite(x) && x >= 0));
+const p179 = /* @__PURE__ */ field('silentMs', p178, 'optional');
+const p180 = /* @__PURE__ */ object([p59, p60, p62, p64, p173, p175, p176, p177, p179]);
+const p181 = /* @__PURE__ */ leaf((x) => x === 'llm_request');
+const p182 = /* @__PURE__ */ field('type', p181, 'required');
+const p183 = /* @__PURE__ */ field('payload', p82, 'present');
+const p184 = /* @__PURE__ */ object([p59, p60, p62, p64, p182, p109, p176, p177, p183]);
+const p185 = /* @__PURE__ */ leaf((x) => x === 'llm_response');
+const p186 = /* @__PURE__ */ field('type', p185, 'required');
+const p187 = /* @__PURE__ */ object([p59, p60, p62, p64, p186, p109, p176, p177, p183, p124]);
+const p188 = /* @__PURE__ */ leaf((x) => x === 'usage');
+const p189 = /* @__PURE__ */ field('type', p188, 'required');
+const p190 = /* @__PURE__ */ leaf((x) => x === 'call' || x === 'turn');
+const p191 = /* @__PURE__ */ field('scope', p190, 'required');
+const p192 = /* @__PURE__ */ field('provider', p70, 'optional');
+const p193 = /* @__PURE__ */ field('durationMs', p178, 'optional');
+const p194 = /* @__PURE__ */ field('work', p70, 'optional');
+const p195 = /* @__PURE__ */ field('costUsd', p123, 'required');
+const p196 = /* @__PURE__ */ field('reported', p86, 'required');
+const p197 = /* @__PURE__ */ field('reservationId', p70, 'optional');
+const p198 = /* @__PURE__ */ oneOf([
   'authentication',
   'connection',
   'rate_limit',
@@ -236,66 +255,66 @@ const p187 = /* @__PURE__ */ oneOf([
   'budget',
   'internal',
 ]);
-const p188 = /* @__PURE__ */ leaf((x) => x === undefined || p187(x) || x === 'interrupted');
-const p189 = /* @__PURE__ */ field('failure', p188, 'optional');
-const p190 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x > 0);
-const p191 = /* @__PURE__ */ field('window', p190, 'required');
-const p192 = /* @__PURE__ */ field('systemAndTools', p61, 'required');
-const p193 = /* @__PURE__ */ field('rulesAndMemory', p61, 'required');
-const p194 = /* @__PURE__ */ field('conversation', p61, 'required');
-const p195 = /* @__PURE__ */ field('toolResults', p61, 'required');
-const p196 = /* @__PURE__ */ field('counted', p86, 'required');
-const p197 = /* @__PURE__ */ object([p191, p192, p193, p194, p195, p196]);
-const p198 = /* @__PURE__ */ optional(p197);
-const p199 = /* @__PURE__ */ field('context', p198, 'optional');
-const p200 = /* @__PURE__ */ object([
+const p199 = /* @__PURE__ */ leaf((x) => x === undefined || p198(x) || x === 'interrupted');
+const p200 = /* @__PURE__ */ field('failure', p199, 'optional');
+const p201 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x > 0);
+const p202 = /* @__PURE__ */ field('window', p201, 'required');
+const p203 = /* @__PURE__ */ field('systemAndTools', p61, 'required');
+const p204 = /* @__PURE__ */ field('rulesAndMemory', p61, 'required');
+const p205 = /* @__PURE__ */ field('conversation', p61, 'required');
+const p206 = /* @__PURE__ */ field('toolResults', p61, 'required');
+const p207 = /* @__PURE__ */ field('counted', p86, 'required');
+const p208 = /* @__PURE__ */ object([p202, p203, p204, p205, p206, p207]);
+const p209 = /* @__PURE__ */ optional(p208);
+const p210 = /* @__PURE__ */ field('context', p209, 'optional');
+const p211 = /* @__PURE__ */ object([
   p59,
   p60,
   p62,
   p64,
-  p178,
-  p180,
-  p165,
-  p181,
-  p182,
-  p183,
-  p127,
-  p184,
-  p185,
-  p186,
   p189,
-  p199,
+  p191,
+  p177,
+  p192,
+  p193,
+  p194,
+  p139,
+  p195,
+  p196,
+  p197,
+  p200,
+  p210,
 ]);
-const p201 = /* @__PURE__ */ leaf((x) => x === 'cache_break');
-const p202 = /* @__PURE__ */ field('type', p201, 'required');
-const p203 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1);
-const p204 = /* @__PURE__ */ field('previousShare', p203, 'required');
-const p205 = /* @__PURE__ */ field('share', p203, 'required');
-const p206 = /* @__PURE__ */ field('missedTokens', p61, 'required');
-const p207 = /* @__PURE__ */ field('extraCostUsd', p111, 'required');
-const p208 = /* @__PURE__ */ oneOf([
+const p212 = /* @__PURE__ */ leaf((x) => x === 'cache_break');
+const p213 = /* @__PURE__ */ field('type', p212, 'required');
+const p214 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1);
+const p215 = /* @__PURE__ */ field('previousShare', p214, 'required');
+const p216 = /* @__PURE__ */ field('share', p214, 'required');
+const p217 = /* @__PURE__ */ field('missedTokens', p61, 'required');
+const p218 = /* @__PURE__ */ field('extraCostUsd', p123, 'required');
+const p219 = /* @__PURE__ */ oneOf([
   'model_switched',
   'system_prompt_changed',
   'tools_changed',
   'history_rewritten',
   'cache_expired',
 ]);
-const p209 = /* @__PURE__ */ leaf(p208);
-const p210 = /* @__PURE__ */ array(p209);
-const p211 = /* @__PURE__ */ field('reasons', p210, 'required');
-const p212 = /* @__PURE__ */ field('secondsSinceLastCall', p111, 'required');
-const p213 = /* @__PURE__ */ object([p59, p60, p62, p64, p202, p164, p165, p183, p204, p205, p206, p207, p211, p212]);
-const p214 = /* @__PURE__ */ leaf((x) => x === 'cost_warning');
-const p215 = /* @__PURE__ */ field('type', p214, 'required');
-const p216 = /* @__PURE__ */ field('inputTokens', p61, 'required');
-const p217 = /* @__PURE__ */ field('cachedTokens', p61, 'required');
-const p218 = /* @__PURE__ */ field('estimatedUsd', p111, 'required');
-const p219 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x > 0);
-const p220 = /* @__PURE__ */ field('thresholdUsd', p219, 'required');
-const p221 = /* @__PURE__ */ object([p59, p60, p62, p64, p215, p164, p165, p183, p216, p217, p218, p220]);
-const p222 = /* @__PURE__ */ leaf((x) => x === 'budget');
-const p223 = /* @__PURE__ */ field('type', p222, 'required');
-const p224 = /* @__PURE__ */ oneOf([
+const p220 = /* @__PURE__ */ leaf(p219);
+const p221 = /* @__PURE__ */ array(p220);
+const p222 = /* @__PURE__ */ field('reasons', p221, 'required');
+const p223 = /* @__PURE__ */ field('secondsSinceLastCall', p123, 'required');
+const p224 = /* @__PURE__ */ object([p59, p60, p62, p64, p213, p176, p177, p194, p215, p216, p217, p218, p222, p223]);
+const p225 = /* @__PURE__ */ leaf((x) => x === 'cost_warning');
+const p226 = /* @__PURE__ */ field('type', p225, 'required');
+const p227 = /* @__PURE__ */ field('inputTokens', p61, 'required');
+const p228 = /* @__PURE__ */ field('cachedTokens', p61, 'required');
+const p229 = /* @__PURE__ */ field('estimatedUsd', p123, 'required');
+const p230 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x > 0);
+const p231 = /* @__PURE__ */ field('thresholdUsd', p230, 'required');
+const p232 = /* @__PURE__ */ object([p59, p60, p62, p64, p226, p176, p177, p194, p227, p228, p229, p231]);
+const p233 = /* @__PURE__ */ leaf((x) => x === 'budget');
+const p234 = /* @__PURE__ */ field('type', p233, 'required');
+const p235 = /* @__PURE__ */ oneOf([
   'conversation',
   'daily',
   'monthly',
@@ -304,267 +323,268 @@ const p224 = /* @__PURE__ */ oneOf([
   'member_daily',
   'member_monthly',
 ]);
-const p225 = /* @__PURE__ */ leaf(p224);
-const p226 = /* @__PURE__ */ field('scope', p225, 'required');
-const p227 = /* @__PURE__ */ leaf((x) => x === 'usd' || x === 'tokens');
-const p228 = /* @__PURE__ */ field('unit', p227, 'required');
-const p229 = /* @__PURE__ */ field('spent', p111, 'required');
-const p230 = /* @__PURE__ */ field('limit', p219, 'required');
-const p231 = /* @__PURE__ */ leaf((x) => x === 'warning' || x === 'exceeded');
-const p232 = /* @__PURE__ */ field('level', p231, 'required');
-const p233 = /* @__PURE__ */ leaf((x) => x === 'warn' || x === 'block');
-const p234 = /* @__PURE__ */ field('action', p233, 'required');
-const p235 = /* @__PURE__ */ object([p59, p60, p62, p64, p223, p226, p228, p229, p230, p232, p234]);
-const p236 = /* @__PURE__ */ leaf((x) => x === 'plan_mode');
-const p237 = /* @__PURE__ */ field('type', p236, 'required');
-const p238 = /* @__PURE__ */ field('active', p86, 'required');
-const p239 = /* @__PURE__ */ leaf((x) => x === 'user' || x === 'plan_approved');
-const p240 = /* @__PURE__ */ field('reason', p239, 'required');
-const p241 = /* @__PURE__ */ object([p59, p60, p62, p64, p237, p238, p240]);
-const p242 = /* @__PURE__ */ leaf((x) => x === 'files_changed');
-const p243 = /* @__PURE__ */ field('type', p242, 'required');
-const p244 = /* @__PURE__ */ field('turn', p190, 'required');
-const p245 = /* @__PURE__ */ field('path', p4, 'required');
-const p246 = /* @__PURE__ */ leaf((x) => x === 'created' || x === 'modified');
-const p247 = /* @__PURE__ */ field('change', p246, 'required');
-const p248 = /* @__PURE__ */ object([p245, p247]);
-const p249 = /* @__PURE__ */ array(p248);
-const p250 = /* @__PURE__ */ field('files', p249, 'required');
-const p251 = /* @__PURE__ */ object([p59, p60, p62, p64, p243, p244, p250]);
-const p252 = /* @__PURE__ */ leaf((x) => x === 'turn_reverted');
-const p253 = /* @__PURE__ */ field('type', p252, 'required');
-const p254 = /* @__PURE__ */ field('restored', p67, 'required');
-const p255 = /* @__PURE__ */ field('deleted', p67, 'required');
-const p256 = /* @__PURE__ */ field('reason', p4, 'required');
-const p257 = /* @__PURE__ */ object([p245, p256]);
-const p258 = /* @__PURE__ */ array(p257);
-const p259 = /* @__PURE__ */ field('failed', p258, 'required');
-const p260 = /* @__PURE__ */ object([p59, p60, p62, p64, p253, p244, p254, p255, p259]);
-const p261 = /* @__PURE__ */ leaf((x) => x === 'review_hunks');
-const p262 = /* @__PURE__ */ field('type', p261, 'required');
-const p263 = /* @__PURE__ */ field('beforeLine', p61, 'required');
-const p264 = /* @__PURE__ */ field('afterLine', p61, 'required');
-const p265 = /* @__PURE__ */ field('removed', p67, 'required');
-const p266 = /* @__PURE__ */ field('added', p67, 'required');
-const p267 = /* @__PURE__ */ field('above', p67, 'required');
-const p268 = /* @__PURE__ */ field('below', p67, 'required');
-const p269 = /* @__PURE__ */ field('atStart', p86, 'required');
-const p270 = /* @__PURE__ */ field('atEnd', p86, 'required');
-const p271 = /* @__PURE__ */ object([p263, p264, p265, p266, p267, p268, p269, p270]);
-const p272 = /* @__PURE__ */ array(p271);
-const p273 = /* @__PURE__ */ optional(p272);
-const p274 = /* @__PURE__ */ field('hunks', p273, 'optional');
-const p275 = /* @__PURE__ */ field('unreviewable', p70, 'optional');
-const p276 = /* @__PURE__ */ object([p245, p247, p274, p275]);
-const p277 = /* @__PURE__ */ array(p276);
-const p278 = /* @__PURE__ */ field('files', p277, 'required');
-const p279 = /* @__PURE__ */ object([p59, p60, p62, p64, p262, p244, p278]);
-const p280 = /* @__PURE__ */ leaf((x) => x === 'review_decision');
-const p281 = /* @__PURE__ */ field('type', p280, 'required');
-const p282 = /* @__PURE__ */ array(p61);
-const p283 = /* @__PURE__ */ field('hunks', p282, 'required');
-const p284 = /* @__PURE__ */ leaf((x) => x === 'kept' || x === 'undone' || x === 'reopened');
-const p285 = /* @__PURE__ */ field('decision', p284, 'required');
-const p286 = /* @__PURE__ */ array(p190);
-const p287 = /* @__PURE__ */ optional(p286);
-const p288 = /* @__PURE__ */ field('lines', p287, 'optional');
-const p289 = /* @__PURE__ */ field('deleted', p96, 'optional');
-const p290 = /* @__PURE__ */ object([p59, p60, p62, p64, p281, p244, p245, p283, p285, p288, p289]);
-const p291 = /* @__PURE__ */ leaf((x) => x === 'review_note');
+const p236 = /* @__PURE__ */ leaf(p235);
+const p237 = /* @__PURE__ */ field('scope', p236, 'required');
+const p238 = /* @__PURE__ */ leaf((x) => x === 'usd' || x === 'tokens');
+const p239 = /* @__PURE__ */ field('unit', p238, 'required');
+const p240 = /* @__PURE__ */ field('spent', p123, 'required');
+const p241 = /* @__PURE__ */ field('limit', p230, 'required');
+const p242 = /* @__PURE__ */ leaf((x) => x === 'warning' || x === 'exceeded');
+const p243 = /* @__PURE__ */ field('level', p242, 'required');
+const p244 = /* @__PURE__ */ leaf((x) => x === 'warn' || x === 'block');
+const p245 = /* @__PURE__ */ field('action', p244, 'required');
+const p246 = /* @__PURE__ */ object([p59, p60, p62, p64, p234, p237, p239, p240, p241, p243, p245]);
+const p247 = /* @__PURE__ */ leaf((x) => x === 'plan_mode');
+const p248 = /* @__PURE__ */ field('type', p247, 'required');
+const p249 = /* @__PURE__ */ field('active', p86, 'required');
+const p250 = /* @__PURE__ */ leaf((x) => x === 'user' || x === 'plan_approved');
+const p251 = /* @__PURE__ */ field('reason', p250, 'required');
+const p252 = /* @__PURE__ */ object([p59, p60, p62, p64, p248, p249, p251]);
+const p253 = /* @__PURE__ */ leaf((x) => x === 'files_changed');
+const p254 = /* @__PURE__ */ field('type', p253, 'required');
+const p255 = /* @__PURE__ */ field('turn', p201, 'required');
+const p256 = /* @__PURE__ */ field('path', p4, 'required');
+const p257 = /* @__PURE__ */ leaf((x) => x === 'created' || x === 'modified');
+const p258 = /* @__PURE__ */ field('change', p257, 'required');
+const p259 = /* @__PURE__ */ object([p256, p258]);
+const p260 = /* @__PURE__ */ array(p259);
+const p261 = /* @__PURE__ */ field('files', p260, 'required');
+const p262 = /* @__PURE__ */ object([p59, p60, p62, p64, p254, p255, p261]);
+const p263 = /* @__PURE__ */ leaf((x) => x === 'turn_reverted');
+const p264 = /* @__PURE__ */ field('type', p263, 'required');
+const p265 = /* @__PURE__ */ field('restored', p67, 'required');
+const p266 = /* @__PURE__ */ field('deleted', p67, 'required');
+const p267 = /* @__PURE__ */ field('reason', p4, 'required');
+const p268 = /* @__PURE__ */ object([p256, p267]);
+const p269 = /* @__PURE__ */ array(p268);
+const p270 = /* @__PURE__ */ field('failed', p269, 'required');
+const p271 = /* @__PURE__ */ object([p59, p60, p62, p64, p264, p255, p265, p266, p270]);
+const p272 = /* @__PURE__ */ leaf((x) => x === 'review_hunks');
+const p273 = /* @__PURE__ */ field('type', p272, 'required');
+const p274 = /* @__PURE__ */ field('beforeLine', p61, 'required');
+const p275 = /* @__PURE__ */ field('afterLine', p61, 'required');
+const p276 = /* @__PURE__ */ field('removed', p67, 'required');
+const p277 = /* @__PURE__ */ field('added', p67, 'required');
+const p278 = /* @__PURE__ */ field('above', p67, 'required');
+const p279 = /* @__PURE__ */ field('below', p67, 'required');
+const p280 = /* @__PURE__ */ field('atStart', p86, 'required');
+const p281 = /* @__PURE__ */ field('atEnd', p86, 'required');
+const p282 = /* @__PURE__ */ object([p274, p275, p276, p277, p278, p279, p280, p281]);
+const p283 = /* @__PURE__ */ array(p282);
+const p284 = /* @__PURE__ */ optional(p283);
+const p285 = /* @__PURE__ */ field('hunks', p284, 'optional');
+const p286 = /* @__PURE__ */ field('unreviewable', p70, 'optional');
+const p287 = /* @__PURE__ */ object([p256, p258, p285, p286]);
+const p288 = /* @__PURE__ */ array(p287);
+const p289 = /* @__PURE__ */ field('files', p288, 'required');
+const p290 = /* @__PURE__ */ object([p59, p60, p62, p64, p273, p255, p289]);
+const p291 = /* @__PURE__ */ leaf((x) => x === 'review_decision');
 const p292 = /* @__PURE__ */ field('type', p291, 'required');
-const p293 = /* @__PURE__ */ field('hunk', p61, 'required');
-const p294 = /* @__PURE__ */ object([p244, p245, p293]);
-const p295 = /* @__PURE__ */ array(p294);
-const p296 = /* @__PURE__ */ field('hunks', p295, 'required');
-const p297 = /* @__PURE__ */ object([p59, p60, p62, p64, p292, p5, p296]);
-const p298 = /* @__PURE__ */ leaf((x) => x === 'conversation_forked');
-const p299 = /* @__PURE__ */ field('type', p298, 'required');
-const p300 = /* @__PURE__ */ field('parentId', p58, 'required');
-const p301 = /* @__PURE__ */ field('forkId', p58, 'required');
-const p302 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= -1);
-const p303 = /* @__PURE__ */ field('atSeq', p302, 'required');
-const p304 = /* @__PURE__ */ leaf((x) => x === 'fork' || x === 'rewind');
-const p305 = /* @__PURE__ */ field('reason', p304, 'required');
-const p306 = /* @__PURE__ */ field('title', p4, 'required');
-const p307 = /* @__PURE__ */ object([p59, p60, p62, p64, p299, p300, p301, p303, p305, p306]);
-const p308 = /* @__PURE__ */ leaf((x) => x === 'interrupted');
-const p309 = /* @__PURE__ */ field('type', p308, 'required');
-const p310 = /* @__PURE__ */ field('feedback', p70, 'optional');
-const p311 = /* @__PURE__ */ object([p59, p60, p62, p64, p309, p256, p310]);
-const p312 = /* @__PURE__ */ leaf((x) => x === 'error');
-const p313 = /* @__PURE__ */ field('type', p312, 'required');
-const p314 = /* @__PURE__ */ field('message', p4, 'required');
-const p315 = /* @__PURE__ */ leaf(p187);
-const p316 = /* @__PURE__ */ field('kind', p315, 'required');
-const p317 = /* @__PURE__ */ object([p59, p60, p62, p64, p313, p314, p316]);
-const p318 = /* @__PURE__ */ leaf((x) => x === 'done');
-const p319 = /* @__PURE__ */ field('type', p318, 'required');
-const p320 = /* @__PURE__ */ field('stopReason', p4, 'required');
-const p321 = /* @__PURE__ */ field('turns', p61, 'required');
-const p322 = /* @__PURE__ */ object([p59, p60, p62, p64, p319, p320, p321]);
-const p323 = /* @__PURE__ */ tagged('type', [
+const p293 = /* @__PURE__ */ array(p61);
+const p294 = /* @__PURE__ */ field('hunks', p293, 'required');
+const p295 = /* @__PURE__ */ leaf((x) => x === 'kept' || x === 'undone' || x === 'reopened');
+const p296 = /* @__PURE__ */ field('decision', p295, 'required');
+const p297 = /* @__PURE__ */ array(p201);
+const p298 = /* @__PURE__ */ optional(p297);
+const p299 = /* @__PURE__ */ field('lines', p298, 'optional');
+const p300 = /* @__PURE__ */ field('deleted', p96, 'optional');
+const p301 = /* @__PURE__ */ object([p59, p60, p62, p64, p292, p255, p256, p294, p296, p299, p300]);
+const p302 = /* @__PURE__ */ leaf((x) => x === 'review_note');
+const p303 = /* @__PURE__ */ field('type', p302, 'required');
+const p304 = /* @__PURE__ */ field('hunk', p61, 'required');
+const p305 = /* @__PURE__ */ object([p255, p256, p304]);
+const p306 = /* @__PURE__ */ array(p305);
+const p307 = /* @__PURE__ */ field('hunks', p306, 'required');
+const p308 = /* @__PURE__ */ object([p59, p60, p62, p64, p303, p5, p307]);
+const p309 = /* @__PURE__ */ leaf((x) => x === 'conversation_forked');
+const p310 = /* @__PURE__ */ field('type', p309, 'required');
+const p311 = /* @__PURE__ */ field('parentId', p58, 'required');
+const p312 = /* @__PURE__ */ field('forkId', p58, 'required');
+const p313 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= -1);
+const p314 = /* @__PURE__ */ field('atSeq', p313, 'required');
+const p315 = /* @__PURE__ */ leaf((x) => x === 'fork' || x === 'rewind');
+const p316 = /* @__PURE__ */ field('reason', p315, 'required');
+const p317 = /* @__PURE__ */ field('title', p4, 'required');
+const p318 = /* @__PURE__ */ object([p59, p60, p62, p64, p310, p311, p312, p314, p316, p317]);
+const p319 = /* @__PURE__ */ leaf((x) => x === 'interrupted');
+const p320 = /* @__PURE__ */ field('type', p319, 'required');
+const p321 = /* @__PURE__ */ field('feedback', p70, 'optional');
+const p322 = /* @__PURE__ */ object([p59, p60, p62, p64, p320, p267, p321]);
+const p323 = /* @__PURE__ */ leaf((x) => x === 'error');
+const p324 = /* @__PURE__ */ field('type', p323, 'required');
+const p325 = /* @__PURE__ */ field('message', p4, 'required');
+const p326 = /* @__PURE__ */ leaf(p198);
+const p327 = /* @__PURE__ */ field('kind', p326, 'required');
+const p328 = /* @__PURE__ */ object([p59, p60, p62, p64, p324, p325, p327]);
+const p329 = /* @__PURE__ */ leaf((x) => x === 'done');
+const p330 = /* @__PURE__ */ field('type', p329, 'required');
+const p331 = /* @__PURE__ */ field('stopReason', p4, 'required');
+const p332 = /* @__PURE__ */ field('turns', p61, 'required');
+const p333 = /* @__PURE__ */ object([p59, p60, p62, p64, p330, p331, p332]);
+const p334 = /* @__PURE__ */ tagged('type', [
   ['user_message', p74],
   ['text_delta', p77],
   ['tool_call', p91],
   ['tool_approval_request', p98],
   ['tool_approval_result', p106],
-  ['tool_result', p113],
-  ['subagent_start', p119],
-  ['subagent_end', p129],
-  ['task_update', p138],
-  ['background_result', p145],
-  ['teammate_status', p151],
-  ['compact', p159],
-  ['model_call', p168],
-  ['llm_request', p173],
-  ['llm_response', p176],
-  ['usage', p200],
-  ['cache_break', p213],
-  ['cost_warning', p221],
-  ['budget', p235],
-  ['plan_mode', p241],
-  ['files_changed', p251],
-  ['turn_reverted', p260],
-  ['review_hunks', p279],
-  ['review_decision', p290],
-  ['review_note', p297],
-  ['conversation_forked', p307],
-  ['interrupted', p311],
-  ['error', p317],
-  ['done', p322],
+  ['team_approval', p118],
+  ['tool_result', p125],
+  ['subagent_start', p131],
+  ['subagent_end', p141],
+  ['task_update', p150],
+  ['background_result', p157],
+  ['teammate_status', p163],
+  ['compact', p171],
+  ['model_call', p180],
+  ['llm_request', p184],
+  ['llm_response', p187],
+  ['usage', p211],
+  ['cache_break', p224],
+  ['cost_warning', p232],
+  ['budget', p246],
+  ['plan_mode', p252],
+  ['files_changed', p262],
+  ['turn_reverted', p271],
+  ['review_hunks', p290],
+  ['review_decision', p301],
+  ['review_note', p308],
+  ['conversation_forked', p318],
+  ['interrupted', p322],
+  ['error', p328],
+  ['done', p333],
 ]);
-const p324 = /* @__PURE__ */ array(p323);
-const p325 = /* @__PURE__ */ field('events', p324, 'required');
-const p326 = /* @__PURE__ */ object([p57, p325], ['type', 'events']);
-const p327 = /* @__PURE__ */ leaf((x) => x === 'panel_reset');
-const p328 = /* @__PURE__ */ field('type', p327, 'required');
-const p329 = /* @__PURE__ */ object([p328], ['type']);
-const p330 = /* @__PURE__ */ leaf((x) => x === 'toggles_change');
-const p331 = /* @__PURE__ */ field('type', p330, 'required');
-const p332 = /* @__PURE__ */ field('autoApprove', p86, 'required');
-const p333 = /* @__PURE__ */ field('planMode', p86, 'required');
-const p334 = /* @__PURE__ */ field('tracing', p86, 'required');
-const p335 = /* @__PURE__ */ field('teams', p86, 'required');
-const p336 = /* @__PURE__ */ object([p332, p333, p334, p335], ['autoApprove', 'planMode', 'tracing', 'teams']);
-const p337 = /* @__PURE__ */ field('toggles', p336, 'required');
-const p338 = /* @__PURE__ */ object([p331, p337], ['type', 'toggles']);
-const p339 = /* @__PURE__ */ leaf((x) => x === 'mcp_status');
-const p340 = /* @__PURE__ */ field('type', p339, 'required');
-const p341 = /* @__PURE__ */ field('started', p86, 'required');
-const p342 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 100));
-const p343 = /* @__PURE__ */ field('name', p342, 'required');
-const p344 = /* @__PURE__ */ leaf((x) => x === 'stdio' || x === 'http' || x === 'sse');
-const p345 = /* @__PURE__ */ field('transport', p344, 'required');
-const p346 = /* @__PURE__ */ oneOf(['connecting', 'connected', 'error', 'stopped']);
-const p347 = /* @__PURE__ */ leaf(p346);
-const p348 = /* @__PURE__ */ field('state', p347, 'required');
-const p349 = /* @__PURE__ */ field('toolCount', p61, 'required');
-const p350 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 2000)));
-const p351 = /* @__PURE__ */ field('error', p350, 'optional');
-const p352 = /* @__PURE__ */ object(
-  [p343, p345, p348, p349, p351],
+const p335 = /* @__PURE__ */ array(p334);
+const p336 = /* @__PURE__ */ field('events', p335, 'required');
+const p337 = /* @__PURE__ */ object([p57, p336], ['type', 'events']);
+const p338 = /* @__PURE__ */ leaf((x) => x === 'panel_reset');
+const p339 = /* @__PURE__ */ field('type', p338, 'required');
+const p340 = /* @__PURE__ */ object([p339], ['type']);
+const p341 = /* @__PURE__ */ leaf((x) => x === 'toggles_change');
+const p342 = /* @__PURE__ */ field('type', p341, 'required');
+const p343 = /* @__PURE__ */ field('autoApprove', p86, 'required');
+const p344 = /* @__PURE__ */ field('planMode', p86, 'required');
+const p345 = /* @__PURE__ */ field('tracing', p86, 'required');
+const p346 = /* @__PURE__ */ field('teams', p86, 'required');
+const p347 = /* @__PURE__ */ object([p343, p344, p345, p346], ['autoApprove', 'planMode', 'tracing', 'teams']);
+const p348 = /* @__PURE__ */ field('toggles', p347, 'required');
+const p349 = /* @__PURE__ */ object([p342, p348], ['type', 'toggles']);
+const p350 = /* @__PURE__ */ leaf((x) => x === 'mcp_status');
+const p351 = /* @__PURE__ */ field('type', p350, 'required');
+const p352 = /* @__PURE__ */ field('started', p86, 'required');
+const p353 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 100));
+const p354 = /* @__PURE__ */ field('name', p353, 'required');
+const p355 = /* @__PURE__ */ leaf((x) => x === 'stdio' || x === 'http' || x === 'sse');
+const p356 = /* @__PURE__ */ field('transport', p355, 'required');
+const p357 = /* @__PURE__ */ oneOf(['connecting', 'connected', 'error', 'stopped']);
+const p358 = /* @__PURE__ */ leaf(p357);
+const p359 = /* @__PURE__ */ field('state', p358, 'required');
+const p360 = /* @__PURE__ */ field('toolCount', p61, 'required');
+const p361 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 2000)));
+const p362 = /* @__PURE__ */ field('error', p361, 'optional');
+const p363 = /* @__PURE__ */ object(
+  [p354, p356, p359, p360, p362],
   ['name', 'transport', 'state', 'toolCount', 'error'],
 );
-const p353 = /* @__PURE__ */ array(p352, 0, 100);
-const p354 = /* @__PURE__ */ field('servers', p353, 'required');
-const p355 = /* @__PURE__ */ object([p340, p341, p354], ['type', 'started', 'servers']);
-const p356 = /* @__PURE__ */ leaf((x) => x === 'audit_records');
-const p357 = /* @__PURE__ */ field('type', p356, 'required');
-const p358 = /* @__PURE__ */ leaf((x) => x === 'conversation' || x === 'all');
-const p359 = /* @__PURE__ */ field('scope', p358, 'required');
-const p360 = /* @__PURE__ */ field('id', p28, 'required');
-const p361 = /* @__PURE__ */ field('conversationId', p28, 'required');
-const p362 = /* @__PURE__ */ oneOf(['model_call', 'tool_call', 'budget', 'policy']);
-const p363 = /* @__PURE__ */ leaf(p362);
-const p364 = /* @__PURE__ */ field('kind', p363, 'required');
-const p365 = /* @__PURE__ */ record(p82);
-const p366 = /* @__PURE__ */ field('data', p365, 'required');
-const p367 = /* @__PURE__ */ object([p360, p361, p64, p364, p366], ['id', 'conversationId', 'time', 'kind', 'data']);
-const p368 = /* @__PURE__ */ array(p367, 0, 2000);
-const p369 = /* @__PURE__ */ field('records', p368, 'required');
-const p370 = /* @__PURE__ */ field('total', p61, 'required');
-const p371 = /* @__PURE__ */ object([p357, p359, p369, p370], ['type', 'scope', 'records', 'total']);
-const p372 = /* @__PURE__ */ leaf((x) => x === 'audit_show');
-const p373 = /* @__PURE__ */ field('type', p372, 'required');
-const p374 = /* @__PURE__ */ object([p373], ['type']);
-const p375 = /* @__PURE__ */ leaf((x) => x === 'sandbox_status');
-const p376 = /* @__PURE__ */ field('type', p375, 'required');
-const p377 = /* @__PURE__ */ field('confined', p86, 'required');
-const p378 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 2000));
-const p379 = /* @__PURE__ */ field('text', p378, 'required');
-const p380 = /* @__PURE__ */ object([p376, p377, p379], ['type', 'confined', 'text']);
-const p381 = /* @__PURE__ */ leaf((x) => x === 'policy_status');
-const p382 = /* @__PURE__ */ field('type', p381, 'required');
-const p383 = /* @__PURE__ */ leaf((x) => x === 'connecting' || x === 'connected' || x === 'unreachable');
-const p384 = /* @__PURE__ */ field('state', p383, 'required');
-const p385 = /* @__PURE__ */ object([p384, p379], ['state', 'text']);
-const p386 = /* @__PURE__ */ optional(p385);
-const p387 = /* @__PURE__ */ field('team', p386, 'optional');
-const p388 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 500));
-const p389 = /* @__PURE__ */ field('rule', p388, 'required');
-const p390 = /* @__PURE__ */ leaf((x) => x === 'team' || x === 'user' || x === 'workspace');
-const p391 = /* @__PURE__ */ field('layer', p390, 'required');
-const p392 = /* @__PURE__ */ field('decidedBy', p388, 'required');
-const p393 = /* @__PURE__ */ object([p389, p391, p392], ['rule', 'layer', 'decidedBy']);
-const p394 = /* @__PURE__ */ array(p393, 0, 500);
-const p395 = /* @__PURE__ */ field('rules', p394, 'required');
-const p396 = /* @__PURE__ */ object([p382, p387, p395, p370], ['type', 'team', 'rules', 'total']);
-const p397 = /* @__PURE__ */ leaf((x) => x === 'fork_tree');
-const p398 = /* @__PURE__ */ field('type', p397, 'required');
-const p399 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && minChars(x, 1) && maxChars(x, 200));
-const p400 = /* @__PURE__ */ field('id', p399, 'required');
-const p401 = /* @__PURE__ */ field('depth', p61, 'required');
-const p402 = /* @__PURE__ */ field('title', p28, 'required');
-const p403 = /* @__PURE__ */ field('createdAt', p63, 'required');
-const p404 = /* @__PURE__ */ field('shown', p86, 'required');
-const p405 = /* @__PURE__ */ field('seq', p302, 'required');
-const p406 = /* @__PURE__ */ leaf(
+const p364 = /* @__PURE__ */ array(p363, 0, 100);
+const p365 = /* @__PURE__ */ field('servers', p364, 'required');
+const p366 = /* @__PURE__ */ object([p351, p352, p365], ['type', 'started', 'servers']);
+const p367 = /* @__PURE__ */ leaf((x) => x === 'audit_records');
+const p368 = /* @__PURE__ */ field('type', p367, 'required');
+const p369 = /* @__PURE__ */ leaf((x) => x === 'conversation' || x === 'all');
+const p370 = /* @__PURE__ */ field('scope', p369, 'required');
+const p371 = /* @__PURE__ */ field('id', p28, 'required');
+const p372 = /* @__PURE__ */ field('conversationId', p28, 'required');
+const p373 = /* @__PURE__ */ oneOf(['model_call', 'tool_call', 'budget', 'policy']);
+const p374 = /* @__PURE__ */ leaf(p373);
+const p375 = /* @__PURE__ */ field('kind', p374, 'required');
+const p376 = /* @__PURE__ */ record(p82);
+const p377 = /* @__PURE__ */ field('data', p376, 'required');
+const p378 = /* @__PURE__ */ object([p371, p372, p64, p375, p377], ['id', 'conversationId', 'time', 'kind', 'data']);
+const p379 = /* @__PURE__ */ array(p378, 0, 2000);
+const p380 = /* @__PURE__ */ field('records', p379, 'required');
+const p381 = /* @__PURE__ */ field('total', p61, 'required');
+const p382 = /* @__PURE__ */ object([p368, p370, p380, p381], ['type', 'scope', 'records', 'total']);
+const p383 = /* @__PURE__ */ leaf((x) => x === 'audit_show');
+const p384 = /* @__PURE__ */ field('type', p383, 'required');
+const p385 = /* @__PURE__ */ object([p384], ['type']);
+const p386 = /* @__PURE__ */ leaf((x) => x === 'sandbox_status');
+const p387 = /* @__PURE__ */ field('type', p386, 'required');
+const p388 = /* @__PURE__ */ field('confined', p86, 'required');
+const p389 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 2000));
+const p390 = /* @__PURE__ */ field('text', p389, 'required');
+const p391 = /* @__PURE__ */ object([p387, p388, p390], ['type', 'confined', 'text']);
+const p392 = /* @__PURE__ */ leaf((x) => x === 'policy_status');
+const p393 = /* @__PURE__ */ field('type', p392, 'required');
+const p394 = /* @__PURE__ */ leaf((x) => x === 'connecting' || x === 'connected' || x === 'unreachable');
+const p395 = /* @__PURE__ */ field('state', p394, 'required');
+const p396 = /* @__PURE__ */ object([p395, p390], ['state', 'text']);
+const p397 = /* @__PURE__ */ optional(p396);
+const p398 = /* @__PURE__ */ field('team', p397, 'optional');
+const p399 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 500));
+const p400 = /* @__PURE__ */ field('rule', p399, 'required');
+const p401 = /* @__PURE__ */ leaf((x) => x === 'team' || x === 'user' || x === 'workspace');
+const p402 = /* @__PURE__ */ field('layer', p401, 'required');
+const p403 = /* @__PURE__ */ field('decidedBy', p399, 'required');
+const p404 = /* @__PURE__ */ object([p400, p402, p403], ['rule', 'layer', 'decidedBy']);
+const p405 = /* @__PURE__ */ array(p404, 0, 500);
+const p406 = /* @__PURE__ */ field('rules', p405, 'required');
+const p407 = /* @__PURE__ */ object([p393, p398, p406, p381], ['type', 'team', 'rules', 'total']);
+const p408 = /* @__PURE__ */ leaf((x) => x === 'fork_tree');
+const p409 = /* @__PURE__ */ field('type', p408, 'required');
+const p410 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && minChars(x, 1) && maxChars(x, 200));
+const p411 = /* @__PURE__ */ field('id', p410, 'required');
+const p412 = /* @__PURE__ */ field('depth', p61, 'required');
+const p413 = /* @__PURE__ */ field('title', p28, 'required');
+const p414 = /* @__PURE__ */ field('createdAt', p63, 'required');
+const p415 = /* @__PURE__ */ field('shown', p86, 'required');
+const p416 = /* @__PURE__ */ field('seq', p313, 'required');
+const p417 = /* @__PURE__ */ leaf(
   (x) => x === undefined || (typeof x === 'number' && Number.isSafeInteger(x) && x > 0),
 );
-const p407 = /* @__PURE__ */ field('number', p406, 'optional');
-const p408 = /* @__PURE__ */ leaf((x) => x === undefined || x === 'user' || x === 'assistant');
-const p409 = /* @__PURE__ */ field('role', p408, 'optional');
-const p410 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 200)));
-const p411 = /* @__PURE__ */ field('text', p410, 'optional');
-const p412 = /* @__PURE__ */ object([p305, p405, p407, p409, p411], ['reason', 'seq', 'number', 'role', 'text']);
-const p413 = /* @__PURE__ */ optional(p412);
-const p414 = /* @__PURE__ */ field('origin', p413, 'optional');
-const p415 = /* @__PURE__ */ field('parentGone', p96, 'optional');
-const p416 = /* @__PURE__ */ field('more', p406, 'optional');
-const p417 = /* @__PURE__ */ object(
-  [p400, p401, p402, p403, p404, p414, p415, p416],
+const p418 = /* @__PURE__ */ field('number', p417, 'optional');
+const p419 = /* @__PURE__ */ leaf((x) => x === undefined || x === 'user' || x === 'assistant');
+const p420 = /* @__PURE__ */ field('role', p419, 'optional');
+const p421 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 200)));
+const p422 = /* @__PURE__ */ field('text', p421, 'optional');
+const p423 = /* @__PURE__ */ object([p316, p416, p418, p420, p422], ['reason', 'seq', 'number', 'role', 'text']);
+const p424 = /* @__PURE__ */ optional(p423);
+const p425 = /* @__PURE__ */ field('origin', p424, 'optional');
+const p426 = /* @__PURE__ */ field('parentGone', p96, 'optional');
+const p427 = /* @__PURE__ */ field('more', p417, 'optional');
+const p428 = /* @__PURE__ */ object(
+  [p411, p412, p413, p414, p415, p425, p426, p427],
   ['id', 'depth', 'title', 'createdAt', 'shown', 'origin', 'parentGone', 'more'],
 );
-const p418 = /* @__PURE__ */ array(p417, 0, 300);
-const p419 = /* @__PURE__ */ field('rows', p418, 'required');
-const p420 = /* @__PURE__ */ object([p398, p419, p370], ['type', 'rows', 'total']);
-const p421 = /* @__PURE__ */ leaf((x) => x === 'forks_notice');
-const p422 = /* @__PURE__ */ field('type', p421, 'required');
-const p423 = /* @__PURE__ */ leaf((x) => x === 'info' || x === 'warning');
-const p424 = /* @__PURE__ */ field('level', p423, 'required');
-const p425 = /* @__PURE__ */ object([p422, p424, p379], ['type', 'level', 'text']);
-const p426 = /* @__PURE__ */ leaf((x) => x === 'compare_choices');
-const p427 = /* @__PURE__ */ field('type', p426, 'required');
-const p428 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 300));
-const p429 = /* @__PURE__ */ field('title', p428, 'required');
-const p430 = /* @__PURE__ */ field('recorded', p86, 'required');
-const p431 = /* @__PURE__ */ object([p400, p429, p403, p430], ['id', 'title', 'createdAt', 'recorded']);
-const p432 = /* @__PURE__ */ array(p431, 0, 200);
-const p433 = /* @__PURE__ */ field('choices', p432, 'required');
-const p434 = /* @__PURE__ */ object([p427, p433], ['type', 'choices']);
-const p435 = /* @__PURE__ */ leaf((x) => x === 'compare_view');
-const p436 = /* @__PURE__ */ field('type', p435, 'required');
-const p437 = /* @__PURE__ */ field('steps', p61, 'required');
-const p438 = /* @__PURE__ */ field('modelCalls', p61, 'required');
-const p439 = /* @__PURE__ */ field('toolCalls', p61, 'required');
-const p440 = /* @__PURE__ */ field('tokens', p111, 'required');
-const p441 = /* @__PURE__ */ field('errors', p61, 'required');
-const p442 = /* @__PURE__ */ field('approvalsAsked', p61, 'required');
-const p443 = /* @__PURE__ */ field('denials', p61, 'required');
-const p444 = /* @__PURE__ */ field('files', p61, 'required');
-const p445 = /* @__PURE__ */ field('unfinished', p86, 'required');
-const p446 = /* @__PURE__ */ object(
-  [p361, p429, p437, p438, p439, p440, p184, p112, p441, p442, p443, p444, p445],
+const p429 = /* @__PURE__ */ array(p428, 0, 300);
+const p430 = /* @__PURE__ */ field('rows', p429, 'required');
+const p431 = /* @__PURE__ */ object([p409, p430, p381], ['type', 'rows', 'total']);
+const p432 = /* @__PURE__ */ leaf((x) => x === 'forks_notice');
+const p433 = /* @__PURE__ */ field('type', p432, 'required');
+const p434 = /* @__PURE__ */ leaf((x) => x === 'info' || x === 'warning');
+const p435 = /* @__PURE__ */ field('level', p434, 'required');
+const p436 = /* @__PURE__ */ object([p433, p435, p390], ['type', 'level', 'text']);
+const p437 = /* @__PURE__ */ leaf((x) => x === 'compare_choices');
+const p438 = /* @__PURE__ */ field('type', p437, 'required');
+const p439 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 300));
+const p440 = /* @__PURE__ */ field('title', p439, 'required');
+const p441 = /* @__PURE__ */ field('recorded', p86, 'required');
+const p442 = /* @__PURE__ */ object([p411, p440, p414, p441], ['id', 'title', 'createdAt', 'recorded']);
+const p443 = /* @__PURE__ */ array(p442, 0, 200);
+const p444 = /* @__PURE__ */ field('choices', p443, 'required');
+const p445 = /* @__PURE__ */ object([p438, p444], ['type', 'choices']);
+const p446 = /* @__PURE__ */ leaf((x) => x === 'compare_view');
+const p447 = /* @__PURE__ */ field('type', p446, 'required');
+const p448 = /* @__PURE__ */ field('steps', p61, 'required');
+const p449 = /* @__PURE__ */ field('modelCalls', p61, 'required');
+const p450 = /* @__PURE__ */ field('toolCalls', p61, 'required');
+const p451 = /* @__PURE__ */ field('tokens', p123, 'required');
+const p452 = /* @__PURE__ */ field('errors', p61, 'required');
+const p453 = /* @__PURE__ */ field('approvalsAsked', p61, 'required');
+const p454 = /* @__PURE__ */ field('denials', p61, 'required');
+const p455 = /* @__PURE__ */ field('files', p61, 'required');
+const p456 = /* @__PURE__ */ field('unfinished', p86, 'required');
+const p457 = /* @__PURE__ */ object(
+  [p372, p440, p448, p449, p450, p451, p195, p124, p452, p453, p454, p455, p456],
   [
     'conversationId',
     'title',
@@ -581,72 +601,72 @@ const p446 = /* @__PURE__ */ object(
     'unfinished',
   ],
 );
-const p447 = /* @__PURE__ */ field('a', p446, 'required');
-const p448 = /* @__PURE__ */ field('b', p446, 'required');
-const p449 = /* @__PURE__ */ field('index', p61, 'required');
-const p450 = /* @__PURE__ */ field('step', p61, 'required');
-const p451 = /* @__PURE__ */ oneOf(['model', 'tool', 'prompt', 'interrupt']);
-const p452 = /* @__PURE__ */ leaf(p451);
-const p453 = /* @__PURE__ */ field('kind', p452, 'required');
-const p454 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 300)));
-const p455 = /* @__PURE__ */ field('agentId', p454, 'optional');
-const p456 = /* @__PURE__ */ field('label', p428, 'required');
-const p457 = /* @__PURE__ */ object([p450, p453, p455, p456], ['step', 'kind', 'agentId', 'label']);
-const p458 = /* @__PURE__ */ optional(p457);
-const p459 = /* @__PURE__ */ field('a', p458, 'optional');
-const p460 = /* @__PURE__ */ field('b', p458, 'optional');
-const p461 = /* @__PURE__ */ field('same', p86, 'required');
-const p462 = /* @__PURE__ */ field('difference', p454, 'optional');
-const p463 = /* @__PURE__ */ object([p449, p459, p460, p461, p462], ['index', 'a', 'b', 'same', 'difference']);
-const p464 = /* @__PURE__ */ array(p463, 0, 400);
-const p465 = /* @__PURE__ */ field('rows', p464, 'required');
-const p466 = /* @__PURE__ */ field('offset', p61, 'required');
-const p467 = /* @__PURE__ */ field('firstIndex', p72, 'optional');
-const p468 = /* @__PURE__ */ field('what', p428, 'required');
-const p469 = /* @__PURE__ */ field('expected', p428, 'required');
-const p470 = /* @__PURE__ */ field('actual', p428, 'required');
-const p471 = /* @__PURE__ */ object([p450, p468, p469, p470], ['step', 'what', 'expected', 'actual']);
-const p472 = /* @__PURE__ */ optional(p471);
-const p473 = /* @__PURE__ */ field('firstDivergence', p472, 'optional');
-const p474 = /* @__PURE__ */ array(p428, 0, 100);
-const p475 = /* @__PURE__ */ field('onlyA', p474, 'required');
-const p476 = /* @__PURE__ */ field('onlyB', p474, 'required');
-const p477 = /* @__PURE__ */ field('both', p61, 'required');
-const p478 = /* @__PURE__ */ object([p475, p476, p477], ['onlyA', 'onlyB', 'both']);
-const p479 = /* @__PURE__ */ field('files', p478, 'required');
-const p480 = /* @__PURE__ */ field('reproduced', p86, 'required');
-const p481 = /* @__PURE__ */ field('divergence', p472, 'optional');
-const p482 = /* @__PURE__ */ object([p480, p481], ['reproduced', 'divergence']);
+const p458 = /* @__PURE__ */ field('a', p457, 'required');
+const p459 = /* @__PURE__ */ field('b', p457, 'required');
+const p460 = /* @__PURE__ */ field('index', p61, 'required');
+const p461 = /* @__PURE__ */ field('step', p61, 'required');
+const p462 = /* @__PURE__ */ oneOf(['model', 'tool', 'prompt', 'interrupt']);
+const p463 = /* @__PURE__ */ leaf(p462);
+const p464 = /* @__PURE__ */ field('kind', p463, 'required');
+const p465 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 300)));
+const p466 = /* @__PURE__ */ field('agentId', p465, 'optional');
+const p467 = /* @__PURE__ */ field('label', p439, 'required');
+const p468 = /* @__PURE__ */ object([p461, p464, p466, p467], ['step', 'kind', 'agentId', 'label']);
+const p469 = /* @__PURE__ */ optional(p468);
+const p470 = /* @__PURE__ */ field('a', p469, 'optional');
+const p471 = /* @__PURE__ */ field('b', p469, 'optional');
+const p472 = /* @__PURE__ */ field('same', p86, 'required');
+const p473 = /* @__PURE__ */ field('difference', p465, 'optional');
+const p474 = /* @__PURE__ */ object([p460, p470, p471, p472, p473], ['index', 'a', 'b', 'same', 'difference']);
+const p475 = /* @__PURE__ */ array(p474, 0, 400);
+const p476 = /* @__PURE__ */ field('rows', p475, 'required');
+const p477 = /* @__PURE__ */ field('offset', p61, 'required');
+const p478 = /* @__PURE__ */ field('firstIndex', p72, 'optional');
+const p479 = /* @__PURE__ */ field('what', p439, 'required');
+const p480 = /* @__PURE__ */ field('expected', p439, 'required');
+const p481 = /* @__PURE__ */ field('actual', p439, 'required');
+const p482 = /* @__PURE__ */ object([p461, p479, p480, p481], ['step', 'what', 'expected', 'actual']);
 const p483 = /* @__PURE__ */ optional(p482);
-const p484 = /* @__PURE__ */ field('replay', p483, 'optional');
-const p485 = /* @__PURE__ */ object(
-  [p436, p447, p448, p465, p466, p370, p467, p473, p479, p484],
+const p484 = /* @__PURE__ */ field('firstDivergence', p483, 'optional');
+const p485 = /* @__PURE__ */ array(p439, 0, 100);
+const p486 = /* @__PURE__ */ field('onlyA', p485, 'required');
+const p487 = /* @__PURE__ */ field('onlyB', p485, 'required');
+const p488 = /* @__PURE__ */ field('both', p61, 'required');
+const p489 = /* @__PURE__ */ object([p486, p487, p488], ['onlyA', 'onlyB', 'both']);
+const p490 = /* @__PURE__ */ field('files', p489, 'required');
+const p491 = /* @__PURE__ */ field('reproduced', p86, 'required');
+const p492 = /* @__PURE__ */ field('divergence', p483, 'optional');
+const p493 = /* @__PURE__ */ object([p491, p492], ['reproduced', 'divergence']);
+const p494 = /* @__PURE__ */ optional(p493);
+const p495 = /* @__PURE__ */ field('replay', p494, 'optional');
+const p496 = /* @__PURE__ */ object(
+  [p447, p458, p459, p476, p477, p381, p478, p484, p490, p495],
   ['type', 'a', 'b', 'rows', 'offset', 'total', 'firstIndex', 'firstDivergence', 'files', 'replay'],
 );
-const p486 = /* @__PURE__ */ leaf((x) => x === 'compare_notice');
-const p487 = /* @__PURE__ */ field('type', p486, 'required');
-const p488 = /* @__PURE__ */ object([p487, p424, p379], ['type', 'level', 'text']);
-const p489 = /* @__PURE__ */ leaf((x) => x === 'compare_show');
-const p490 = /* @__PURE__ */ field('type', p489, 'required');
-const p491 = /* @__PURE__ */ object([p490], ['type']);
-const p492 = /* @__PURE__ */ tagged('type', [
-  ['agent_events', p326],
-  ['panel_reset', p329],
-  ['toggles_change', p338],
-  ['mcp_status', p355],
-  ['audit_records', p371],
-  ['audit_show', p374],
-  ['sandbox_status', p380],
-  ['policy_status', p396],
-  ['fork_tree', p420],
-  ['forks_notice', p425],
-  ['compare_choices', p434],
-  ['compare_view', p485],
-  ['compare_notice', p488],
-  ['compare_show', p491],
+const p497 = /* @__PURE__ */ leaf((x) => x === 'compare_notice');
+const p498 = /* @__PURE__ */ field('type', p497, 'required');
+const p499 = /* @__PURE__ */ object([p498, p435, p390], ['type', 'level', 'text']);
+const p500 = /* @__PURE__ */ leaf((x) => x === 'compare_show');
+const p501 = /* @__PURE__ */ field('type', p500, 'required');
+const p502 = /* @__PURE__ */ object([p501], ['type']);
+const p503 = /* @__PURE__ */ tagged('type', [
+  ['agent_events', p337],
+  ['panel_reset', p340],
+  ['toggles_change', p349],
+  ['mcp_status', p366],
+  ['audit_records', p382],
+  ['audit_show', p385],
+  ['sandbox_status', p391],
+  ['policy_status', p407],
+  ['fork_tree', p431],
+  ['forks_notice', p436],
+  ['compare_choices', p445],
+  ['compare_view', p496],
+  ['compare_notice', p499],
+  ['compare_show', p502],
 ]);
 
 /** Parses like the zod schema's `safeParse`: the value (a copy) when it fits, else undefined. */
 export const parseChatUpdate = (raw: unknown) => parseWith<ChatUpdate>(p55, raw);
 /** Parses like the zod schema's `safeParse`: the value (a copy) when it fits, else undefined. */
-export const parseHostToPanel = (raw: unknown) => parseWith<HostToPanel>(p492, raw);
+export const parseHostToPanel = (raw: unknown) => parseWith<HostToPanel>(p503, raw);
