@@ -31,7 +31,11 @@ export function mergePolicies(
   }
   // Approver rules add up: a workspace adds approvers, never removes the user's.
   if (user.approvals || workspace.approvals)
-    merged.approvals = withMergedApprovers({ ...user.approvals, ...workspace.approvals }, user.approvals, workspace.approvals);
+    merged.approvals = withMergedApprovers(
+      { ...user.approvals, ...workspace.approvals },
+      user.approvals,
+      workspace.approvals,
+    );
   const budget = mergeBudgets(user.budget, workspace.budget);
   if (budget) merged.budget = budget;
   return withCommandLimits(merged, user, workspace);
