@@ -46,6 +46,7 @@ import { StoreOpener } from '../kit/store-opener';
 import type { HeldSecrets } from '../core/llm/held-secrets';
 import { sendingToTeam } from '../kit/team-opener';
 import { CliTeam } from './cli-team';
+import { cliTeamApprovals } from './team-approvals-wiring';
 import { CliMcp } from './cli-mcp';
 import { packageVersion, startCliTelemetry } from './cli-telemetry';
 import { gitHead } from '../node/git-head';
@@ -172,6 +173,7 @@ export function createCliContext(deps: CliDeps): CliContext {
     version: packageVersion() ?? 'unknown',
     ask: readLine && ((question) => readLine(question).then((line) => (line.kind === 'line' ? line.text : undefined))),
   });
+  const approvers = cliTeamApprovals(deps, { root: workspaceRoot, policy: () => policy.current, team, workspace });
 
   const session = new ConversationSession({
     readSettings: () => presetChoice.settings(userModel()),
@@ -194,7 +196,7 @@ export function createCliContext(deps: CliDeps): CliContext {
     onStoreError: stores.reportError,
     teamStamp: () => team.stamp(),
     transcripts: new FileTranscriptSink(path.join(storeDirectory, 'transcripts')),
-    approvals: deps.approvals(workspace),
+    approvals: approvers.gate(deps.approvals(workspace)),
     hooks: cliSharedHooks({
       workspaceRoot,
       storeDirectory,
@@ -230,14 +232,14 @@ export function createCliContext(deps: CliDeps): CliContext {
       policy.refresh();
       await presetChoice.prepare(userModel());
     },
-    toolPolicy: {
+    toolPolicy: approvers.policy({
       ...toolPolicyFrom(
         () => policy.current,
         (rule) => layerOf(policy.decisions, rule),
         () => policy.broken(),
       ),
       offers: (name: string) => policyOffers(policy.current, name),
-    },
+    }),
     // `tracked` is the checkpointed workspace: file tools must write through it.
     tools: (tracked) => [
       ...createWorkspaceTools({
@@ -265,6 +267,7 @@ export function createCliContext(deps: CliDeps): CliContext {
       ),
   });
 
+  session.onEvent((event) => approvers.record(event));
   // OpenTelemetry export, when the environment names a collector.
   const telemetry = startCliTelemetry(session, {
     env: deps.env,
@@ -293,6 +296,7 @@ export function createCliContext(deps: CliDeps): CliContext {
       await session.dispose();
       await mcp.close();
       await team.close();
+      await approvers.close();
       await telemetry?.shutdown();
       await stores.close();
     },

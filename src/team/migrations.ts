@@ -73,8 +73,14 @@ export async function initTeamSchema(
         for (const migration of MIGRATIONS.filter((each) => each.version > fromVersion)) {
           await inTransaction(client, async () => {
             await client.query(migration.sql(schema));
-            for (const signature of [...MEMBER_FUNCTIONS, ...INTERNAL_FUNCTIONS])
-              await client.query(`REVOKE ALL ON FUNCTION ${signature} FROM PUBLIC`);
+            // Functions of later migrations do not exist yet: each is revoked once it does.
+            for (const signature of [...MEMBER_FUNCTIONS, ...INTERNAL_FUNCTIONS]) {
+              const exists = await client.query<{ present: boolean }>(
+                'SELECT to_regprocedure($1) IS NOT NULL AS present',
+                [signature],
+              );
+              if (exists.rows[0]?.present) await client.query(`REVOKE ALL ON FUNCTION ${signature} FROM PUBLIC`);
+            }
             await client.query('INSERT INTO openagent_schema_version (version, description) VALUES ($1, $2)', [
               migration.version,
               migration.description,

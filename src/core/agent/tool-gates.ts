@@ -173,6 +173,7 @@ async function decide(
           argumentsHash: hashArguments(input),
           risk,
           signal,
+          emit: deps.emit,
         }),
         signal,
       )

@@ -131,6 +131,25 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     source: approvalDecisionSourceSchema,
     reason: z.string().optional(),
   }),
+  /**
+   * A call waits for a named teammate (team approvals, issue 37): who may decide, and how the
+   * wait stands — the team database unreachable, then the decision, the timeout or the Stop.
+   */
+  z.object({
+    ...eventBase,
+    type: z.literal('team_approval'),
+    toolCallId: z.string(),
+    requestId: z.string(),
+    approvers: z.array(z.string()),
+    state: z.enum(['waiting', 'unreachable', 'approved', 'denied', 'timed_out', 'withdrawn', 'refused']),
+    /** Epoch milliseconds by the database's clock. */
+    deadline: z.number().optional(),
+    /** The approver who decided. */
+    by: z.string().optional(),
+    reason: z.string().optional(),
+    /** Named approvers the team's directory does not know. */
+    unknown: z.array(z.string()).optional(),
+  }),
   z.object({
     ...eventBase,
     type: z.literal('tool_result'),

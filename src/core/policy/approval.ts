@@ -4,7 +4,7 @@
  * only ever approve the call it was asked about.
  */
 import { createHash } from 'node:crypto';
-import type { ApprovalDecisionSource } from '../events/events';
+import type { ApprovalDecisionSource, EmitEvent } from '../events/events';
 import type { CallRisk } from './call-risk';
 
 export interface ApprovalRequest {
@@ -19,6 +19,8 @@ export interface ApprovalRequest {
   /** What the call can reach (call-risk.ts): reasons it asks, a protected path, cautions. */
   risk: CallRisk;
   signal: AbortSignal;
+  /** Puts an event in the conversation's stream (a gate that waits says for whom). */
+  emit?: EmitEvent;
 }
 
 export interface ApprovalDecision {

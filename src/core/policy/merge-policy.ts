@@ -9,6 +9,7 @@
  *   the network or pass them secret variables — even when there is no user policy at all.
  */
 import type { AgentPolicy } from './agent-policy';
+import { withMergedApprovers } from './approver-rules';
 import { stricterSandbox } from './sandbox-modes';
 
 export function mergePolicies(
@@ -28,6 +29,13 @@ export function mergePolicies(
       if (bashDeny) merged.tools.bash.deny = bashDeny;
     }
   }
+  // Approver rules add up: a workspace adds approvers, never removes the user's.
+  if (user.approvals || workspace.approvals)
+    merged.approvals = withMergedApprovers(
+      { ...user.approvals, ...workspace.approvals },
+      user.approvals,
+      workspace.approvals,
+    );
   const budget = mergeBudgets(user.budget, workspace.budget);
   if (budget) merged.budget = budget;
   return withCommandLimits(merged, user, workspace);

@@ -15,6 +15,7 @@
  * and Budget".
  */
 import type { AgentPolicy } from './agent-policy';
+import { withMergedApprovers } from './approver-rules';
 import { mergePolicies } from './merge-policy';
 import { stricterSandbox } from './sandbox-modes';
 import { allowsAllOf, matchesPattern } from './rule-patterns';
@@ -46,6 +47,7 @@ function underTeam(team: AgentPolicy | undefined, above: AgentPolicy | undefined
     const auto = autoApprovedUnder(team, above.approvals?.auto_approve);
     if (auto) merged.approvals.auto_approve = auto;
     else delete merged.approvals.auto_approve;
+    withMergedApprovers(merged.approvals, team.approvals, above.approvals);
   }
   // mergePolicies already takes the lowest limits and `block` over `warn`: the same rules hold here.
   const budget = mergePolicies({ budget: team.budget }, { budget: above.budget })?.budget;

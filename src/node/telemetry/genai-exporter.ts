@@ -59,6 +59,8 @@ interface PendingToolCall {
   input: unknown;
   approved?: boolean;
   approvalSource?: string;
+  /** A named approver's decision (team approvals). */
+  team?: { requestId: string; approvers: string[]; by?: string; state: string };
 }
 
 /** Tool calls that never get a result (a stopped run) are forgotten beyond this many. */
@@ -135,6 +137,17 @@ export class GenAiExporter {
       case 'tool_approval_result': {
         const pending = this.toolCalls.get(`${event.conversationId}\n${event.toolCallId}`);
         if (pending) Object.assign(pending, { approved: event.approved, approvalSource: event.source });
+        break;
+      }
+      case 'team_approval': {
+        const pending = this.toolCalls.get(`${event.conversationId}\n${event.toolCallId}`);
+        if (pending)
+          pending.team = {
+            requestId: event.requestId,
+            approvers: event.approvers,
+            state: event.state,
+            ...(event.by ? { by: event.by } : {}),
+          };
         break;
       }
       case 'tool_result':
@@ -331,6 +344,14 @@ export class GenAiExporter {
           ...(call ? { [GEN_AI.toolCallArguments]: toolArgumentsAttribute(call.input, this.secrets()) } : {}),
           ...(call?.approved !== undefined ? { [OPENAGENT.approval]: call.approved ? 'approved' : 'denied' } : {}),
           ...(call?.approvalSource ? { [OPENAGENT.approvalSource]: call.approvalSource } : {}),
+          ...(call?.team
+            ? {
+                [OPENAGENT.approvalRequest]: call.team.requestId,
+                [OPENAGENT.approvalApprovers]: call.team.approvers.join(', '),
+                [OPENAGENT.approvalSource]: 'team_approver',
+                ...(call.team.by ? { [OPENAGENT.approvalBy]: call.team.by } : {}),
+              }
+            : {}),
         }),
       },
       parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT,
