@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { ApprovalDecisionSource } from '../events/events';
 import type { CallRisk } from './call-risk';
+import type { ToolReviewer } from './reviewer';
 
 export interface ApprovalRequest {
   conversationId: string;
@@ -56,6 +57,8 @@ export interface ToolPolicy {
     /** That command will run in the sandbox. */
     confined?: boolean;
   }): PolicyVerdict;
+  /** The reviewer program (approvals.reviewer), shown each call not denied; absent: none. */
+  review?: ToolReviewer['review'];
 }
 
 /** Without a policy file: read-only tools run, everything else asks. */

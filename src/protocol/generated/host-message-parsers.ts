@@ -138,92 +138,108 @@ const p98 = /* @__PURE__ */ object([p59, p60, p62, p64, p93, p80, p81, p83, p94,
 const p99 = /* @__PURE__ */ leaf((x) => x === 'tool_approval_result');
 const p100 = /* @__PURE__ */ field('type', p99, 'required');
 const p101 = /* @__PURE__ */ field('approved', p86, 'required');
-const p102 = /* @__PURE__ */ oneOf(['user', 'hook', 'session_rule', 'policy', 'timeout', 'no_gate', 'read_only']);
+const p102 = /* @__PURE__ */ oneOf([
+  'user',
+  'hook',
+  'session_rule',
+  'policy',
+  'timeout',
+  'no_gate',
+  'read_only',
+  'reviewer',
+]);
 const p103 = /* @__PURE__ */ leaf(p102);
 const p104 = /* @__PURE__ */ field('source', p103, 'required');
 const p105 = /* @__PURE__ */ field('reason', p70, 'optional');
-const p106 = /* @__PURE__ */ object([p59, p60, p62, p64, p100, p80, p101, p104, p105]);
-const p107 = /* @__PURE__ */ leaf((x) => x === 'tool_result');
-const p108 = /* @__PURE__ */ field('type', p107, 'required');
-const p109 = /* @__PURE__ */ field('output', p4, 'required');
-const p110 = /* @__PURE__ */ field('isError', p86, 'required');
-const p111 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0);
-const p112 = /* @__PURE__ */ field('durationMs', p111, 'required');
-const p113 = /* @__PURE__ */ object([p59, p60, p62, p64, p108, p80, p81, p109, p110, p112]);
-const p114 = /* @__PURE__ */ leaf((x) => x === 'subagent_start');
+const p106 = /* @__PURE__ */ leaf((x) => x === 'allow' || x === 'ask' || x === 'deny');
+const p107 = /* @__PURE__ */ field('decision', p106, 'required');
+const p108 = /* @__PURE__ */ field('reason', p4, 'required');
+const p109 = /* @__PURE__ */ field('failed', p96, 'optional');
+const p110 = /* @__PURE__ */ object([p107, p108, p109]);
+const p111 = /* @__PURE__ */ optional(p110);
+const p112 = /* @__PURE__ */ field('reviewer', p111, 'optional');
+const p113 = /* @__PURE__ */ object([p59, p60, p62, p64, p100, p80, p101, p104, p105, p112]);
+const p114 = /* @__PURE__ */ leaf((x) => x === 'tool_result');
 const p115 = /* @__PURE__ */ field('type', p114, 'required');
-const p116 = /* @__PURE__ */ field('subagentId', p4, 'required');
-const p117 = /* @__PURE__ */ field('kind', p4, 'required');
-const p118 = /* @__PURE__ */ field('description', p4, 'required');
-const p119 = /* @__PURE__ */ object([p59, p60, p62, p64, p115, p116, p117, p118]);
-const p120 = /* @__PURE__ */ leaf((x) => x === 'subagent_end');
-const p121 = /* @__PURE__ */ field('type', p120, 'required');
-const p122 = /* @__PURE__ */ field('inputTokens', p111, 'required');
-const p123 = /* @__PURE__ */ field('outputTokens', p111, 'required');
-const p124 = /* @__PURE__ */ field('cacheReadTokens', p111, 'required');
-const p125 = /* @__PURE__ */ field('cacheWriteTokens', p111, 'required');
-const p126 = /* @__PURE__ */ object([p122, p123, p124, p125]);
-const p127 = /* @__PURE__ */ field('usage', p126, 'required');
-const p128 = /* @__PURE__ */ field('costUsd', p63, 'required');
-const p129 = /* @__PURE__ */ object([p59, p60, p62, p64, p121, p116, p94, p127, p128]);
-const p130 = /* @__PURE__ */ leaf((x) => x === 'task_update');
-const p131 = /* @__PURE__ */ field('type', p130, 'required');
-const p132 = /* @__PURE__ */ field('taskId', p4, 'required');
-const p133 = /* @__PURE__ */ field('subject', p4, 'required');
-const p134 = /* @__PURE__ */ oneOf(['pending', 'in_progress', 'completed', 'deleted']);
-const p135 = /* @__PURE__ */ leaf(p134);
-const p136 = /* @__PURE__ */ field('status', p135, 'required');
-const p137 = /* @__PURE__ */ field('owner', p70, 'optional');
-const p138 = /* @__PURE__ */ object([p59, p60, p62, p64, p131, p132, p133, p136, p137]);
-const p139 = /* @__PURE__ */ leaf((x) => x === 'background_result');
-const p140 = /* @__PURE__ */ field('type', p139, 'required');
-const p141 = /* @__PURE__ */ field('jobId', p4, 'required');
-const p142 = /* @__PURE__ */ field('command', p4, 'required');
-const p143 = /* @__PURE__ */ leaf((x) => x === null || (typeof x === 'number' && Number.isFinite(x)));
-const p144 = /* @__PURE__ */ field('exitCode', p143, 'required');
-const p145 = /* @__PURE__ */ object([p59, p60, p62, p64, p140, p141, p142, p109, p144]);
-const p146 = /* @__PURE__ */ leaf((x) => x === 'teammate_status');
+const p116 = /* @__PURE__ */ field('output', p4, 'required');
+const p117 = /* @__PURE__ */ field('isError', p86, 'required');
+const p118 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0);
+const p119 = /* @__PURE__ */ field('durationMs', p118, 'required');
+const p120 = /* @__PURE__ */ object([p59, p60, p62, p64, p115, p80, p81, p116, p117, p119]);
+const p121 = /* @__PURE__ */ leaf((x) => x === 'subagent_start');
+const p122 = /* @__PURE__ */ field('type', p121, 'required');
+const p123 = /* @__PURE__ */ field('subagentId', p4, 'required');
+const p124 = /* @__PURE__ */ field('kind', p4, 'required');
+const p125 = /* @__PURE__ */ field('description', p4, 'required');
+const p126 = /* @__PURE__ */ object([p59, p60, p62, p64, p122, p123, p124, p125]);
+const p127 = /* @__PURE__ */ leaf((x) => x === 'subagent_end');
+const p128 = /* @__PURE__ */ field('type', p127, 'required');
+const p129 = /* @__PURE__ */ field('inputTokens', p118, 'required');
+const p130 = /* @__PURE__ */ field('outputTokens', p118, 'required');
+const p131 = /* @__PURE__ */ field('cacheReadTokens', p118, 'required');
+const p132 = /* @__PURE__ */ field('cacheWriteTokens', p118, 'required');
+const p133 = /* @__PURE__ */ object([p129, p130, p131, p132]);
+const p134 = /* @__PURE__ */ field('usage', p133, 'required');
+const p135 = /* @__PURE__ */ field('costUsd', p63, 'required');
+const p136 = /* @__PURE__ */ object([p59, p60, p62, p64, p128, p123, p94, p134, p135]);
+const p137 = /* @__PURE__ */ leaf((x) => x === 'task_update');
+const p138 = /* @__PURE__ */ field('type', p137, 'required');
+const p139 = /* @__PURE__ */ field('taskId', p4, 'required');
+const p140 = /* @__PURE__ */ field('subject', p4, 'required');
+const p141 = /* @__PURE__ */ oneOf(['pending', 'in_progress', 'completed', 'deleted']);
+const p142 = /* @__PURE__ */ leaf(p141);
+const p143 = /* @__PURE__ */ field('status', p142, 'required');
+const p144 = /* @__PURE__ */ field('owner', p70, 'optional');
+const p145 = /* @__PURE__ */ object([p59, p60, p62, p64, p138, p139, p140, p143, p144]);
+const p146 = /* @__PURE__ */ leaf((x) => x === 'background_result');
 const p147 = /* @__PURE__ */ field('type', p146, 'required');
-const p148 = /* @__PURE__ */ field('name', p4, 'required');
-const p149 = /* @__PURE__ */ leaf((x) => x === 'working' || x === 'idle' || x === 'shutdown');
-const p150 = /* @__PURE__ */ field('status', p149, 'required');
-const p151 = /* @__PURE__ */ object([p59, p60, p62, p64, p147, p148, p150]);
-const p152 = /* @__PURE__ */ leaf((x) => x === 'compact');
-const p153 = /* @__PURE__ */ field('type', p152, 'required');
-const p154 = /* @__PURE__ */ leaf((x) => x === 'micro' || x === 'auto' || x === 'manual');
-const p155 = /* @__PURE__ */ field('kind', p154, 'required');
-const p156 = /* @__PURE__ */ field('tokensBefore', p111, 'required');
-const p157 = /* @__PURE__ */ field('tokensAfter', p111, 'required');
-const p158 = /* @__PURE__ */ field('transcript', p70, 'optional');
-const p159 = /* @__PURE__ */ object([p59, p60, p62, p64, p153, p155, p156, p157, p158]);
-const p160 = /* @__PURE__ */ leaf((x) => x === 'model_call');
-const p161 = /* @__PURE__ */ field('type', p160, 'required');
-const p162 = /* @__PURE__ */ leaf((x) => x === 'waiting' || x === 'answering' || x === 'stalled');
-const p163 = /* @__PURE__ */ field('state', p162, 'required');
-const p164 = /* @__PURE__ */ field('provider', p4, 'required');
-const p165 = /* @__PURE__ */ field('model', p4, 'required');
-const p166 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'number' && Number.isFinite(x) && x >= 0));
-const p167 = /* @__PURE__ */ field('silentMs', p166, 'optional');
-const p168 = /* @__PURE__ */ object([p59, p60, p62, p64, p161, p163, p164, p165, p167]);
-const p169 = /* @__PURE__ */ leaf((x) => x === 'llm_request');
-const p170 = /* @__PURE__ */ field('type', p169, 'required');
-const p171 = /* @__PURE__ */ field('requestId', p4, 'required');
-const p172 = /* @__PURE__ */ field('payload', p82, 'present');
-const p173 = /* @__PURE__ */ object([p59, p60, p62, p64, p170, p171, p164, p165, p172]);
-const p174 = /* @__PURE__ */ leaf((x) => x === 'llm_response');
-const p175 = /* @__PURE__ */ field('type', p174, 'required');
-const p176 = /* @__PURE__ */ object([p59, p60, p62, p64, p175, p171, p164, p165, p172, p112]);
-const p177 = /* @__PURE__ */ leaf((x) => x === 'usage');
-const p178 = /* @__PURE__ */ field('type', p177, 'required');
-const p179 = /* @__PURE__ */ leaf((x) => x === 'call' || x === 'turn');
-const p180 = /* @__PURE__ */ field('scope', p179, 'required');
-const p181 = /* @__PURE__ */ field('provider', p70, 'optional');
-const p182 = /* @__PURE__ */ field('durationMs', p166, 'optional');
-const p183 = /* @__PURE__ */ field('work', p70, 'optional');
-const p184 = /* @__PURE__ */ field('costUsd', p111, 'required');
-const p185 = /* @__PURE__ */ field('reported', p86, 'required');
-const p186 = /* @__PURE__ */ field('reservationId', p70, 'optional');
-const p187 = /* @__PURE__ */ oneOf([
+const p148 = /* @__PURE__ */ field('jobId', p4, 'required');
+const p149 = /* @__PURE__ */ field('command', p4, 'required');
+const p150 = /* @__PURE__ */ leaf((x) => x === null || (typeof x === 'number' && Number.isFinite(x)));
+const p151 = /* @__PURE__ */ field('exitCode', p150, 'required');
+const p152 = /* @__PURE__ */ object([p59, p60, p62, p64, p147, p148, p149, p116, p151]);
+const p153 = /* @__PURE__ */ leaf((x) => x === 'teammate_status');
+const p154 = /* @__PURE__ */ field('type', p153, 'required');
+const p155 = /* @__PURE__ */ field('name', p4, 'required');
+const p156 = /* @__PURE__ */ leaf((x) => x === 'working' || x === 'idle' || x === 'shutdown');
+const p157 = /* @__PURE__ */ field('status', p156, 'required');
+const p158 = /* @__PURE__ */ object([p59, p60, p62, p64, p154, p155, p157]);
+const p159 = /* @__PURE__ */ leaf((x) => x === 'compact');
+const p160 = /* @__PURE__ */ field('type', p159, 'required');
+const p161 = /* @__PURE__ */ leaf((x) => x === 'micro' || x === 'auto' || x === 'manual');
+const p162 = /* @__PURE__ */ field('kind', p161, 'required');
+const p163 = /* @__PURE__ */ field('tokensBefore', p118, 'required');
+const p164 = /* @__PURE__ */ field('tokensAfter', p118, 'required');
+const p165 = /* @__PURE__ */ field('transcript', p70, 'optional');
+const p166 = /* @__PURE__ */ object([p59, p60, p62, p64, p160, p162, p163, p164, p165]);
+const p167 = /* @__PURE__ */ leaf((x) => x === 'model_call');
+const p168 = /* @__PURE__ */ field('type', p167, 'required');
+const p169 = /* @__PURE__ */ leaf((x) => x === 'waiting' || x === 'answering' || x === 'stalled');
+const p170 = /* @__PURE__ */ field('state', p169, 'required');
+const p171 = /* @__PURE__ */ field('provider', p4, 'required');
+const p172 = /* @__PURE__ */ field('model', p4, 'required');
+const p173 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'number' && Number.isFinite(x) && x >= 0));
+const p174 = /* @__PURE__ */ field('silentMs', p173, 'optional');
+const p175 = /* @__PURE__ */ object([p59, p60, p62, p64, p168, p170, p171, p172, p174]);
+const p176 = /* @__PURE__ */ leaf((x) => x === 'llm_request');
+const p177 = /* @__PURE__ */ field('type', p176, 'required');
+const p178 = /* @__PURE__ */ field('requestId', p4, 'required');
+const p179 = /* @__PURE__ */ field('payload', p82, 'present');
+const p180 = /* @__PURE__ */ object([p59, p60, p62, p64, p177, p178, p171, p172, p179]);
+const p181 = /* @__PURE__ */ leaf((x) => x === 'llm_response');
+const p182 = /* @__PURE__ */ field('type', p181, 'required');
+const p183 = /* @__PURE__ */ object([p59, p60, p62, p64, p182, p178, p171, p172, p179, p119]);
+const p184 = /* @__PURE__ */ leaf((x) => x === 'usage');
+const p185 = /* @__PURE__ */ field('type', p184, 'required');
+const p186 = /* @__PURE__ */ leaf((x) => x === 'call' || x === 'turn');
+const p187 = /* @__PURE__ */ field('scope', p186, 'required');
+const p188 = /* @__PURE__ */ field('provider', p70, 'optional');
+const p189 = /* @__PURE__ */ field('durationMs', p173, 'optional');
+const p190 = /* @__PURE__ */ field('work', p70, 'optional');
+const p191 = /* @__PURE__ */ field('costUsd', p118, 'required');
+const p192 = /* @__PURE__ */ field('reported', p86, 'required');
+const p193 = /* @__PURE__ */ field('reservationId', p70, 'optional');
+const p194 = /* @__PURE__ */ oneOf([
   'authentication',
   'connection',
   'rate_limit',
@@ -236,66 +252,66 @@ const p187 = /* @__PURE__ */ oneOf([
   'budget',
   'internal',
 ]);
-const p188 = /* @__PURE__ */ leaf((x) => x === undefined || p187(x) || x === 'interrupted');
-const p189 = /* @__PURE__ */ field('failure', p188, 'optional');
-const p190 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x > 0);
-const p191 = /* @__PURE__ */ field('window', p190, 'required');
-const p192 = /* @__PURE__ */ field('systemAndTools', p61, 'required');
-const p193 = /* @__PURE__ */ field('rulesAndMemory', p61, 'required');
-const p194 = /* @__PURE__ */ field('conversation', p61, 'required');
-const p195 = /* @__PURE__ */ field('toolResults', p61, 'required');
-const p196 = /* @__PURE__ */ field('counted', p86, 'required');
-const p197 = /* @__PURE__ */ object([p191, p192, p193, p194, p195, p196]);
-const p198 = /* @__PURE__ */ optional(p197);
-const p199 = /* @__PURE__ */ field('context', p198, 'optional');
-const p200 = /* @__PURE__ */ object([
+const p195 = /* @__PURE__ */ leaf((x) => x === undefined || p194(x) || x === 'interrupted');
+const p196 = /* @__PURE__ */ field('failure', p195, 'optional');
+const p197 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x > 0);
+const p198 = /* @__PURE__ */ field('window', p197, 'required');
+const p199 = /* @__PURE__ */ field('systemAndTools', p61, 'required');
+const p200 = /* @__PURE__ */ field('rulesAndMemory', p61, 'required');
+const p201 = /* @__PURE__ */ field('conversation', p61, 'required');
+const p202 = /* @__PURE__ */ field('toolResults', p61, 'required');
+const p203 = /* @__PURE__ */ field('counted', p86, 'required');
+const p204 = /* @__PURE__ */ object([p198, p199, p200, p201, p202, p203]);
+const p205 = /* @__PURE__ */ optional(p204);
+const p206 = /* @__PURE__ */ field('context', p205, 'optional');
+const p207 = /* @__PURE__ */ object([
   p59,
   p60,
   p62,
   p64,
-  p178,
-  p180,
-  p165,
-  p181,
-  p182,
-  p183,
-  p127,
-  p184,
   p185,
-  p186,
+  p187,
+  p172,
+  p188,
   p189,
-  p199,
+  p190,
+  p134,
+  p191,
+  p192,
+  p193,
+  p196,
+  p206,
 ]);
-const p201 = /* @__PURE__ */ leaf((x) => x === 'cache_break');
-const p202 = /* @__PURE__ */ field('type', p201, 'required');
-const p203 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1);
-const p204 = /* @__PURE__ */ field('previousShare', p203, 'required');
-const p205 = /* @__PURE__ */ field('share', p203, 'required');
-const p206 = /* @__PURE__ */ field('missedTokens', p61, 'required');
-const p207 = /* @__PURE__ */ field('extraCostUsd', p111, 'required');
-const p208 = /* @__PURE__ */ oneOf([
+const p208 = /* @__PURE__ */ leaf((x) => x === 'cache_break');
+const p209 = /* @__PURE__ */ field('type', p208, 'required');
+const p210 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1);
+const p211 = /* @__PURE__ */ field('previousShare', p210, 'required');
+const p212 = /* @__PURE__ */ field('share', p210, 'required');
+const p213 = /* @__PURE__ */ field('missedTokens', p61, 'required');
+const p214 = /* @__PURE__ */ field('extraCostUsd', p118, 'required');
+const p215 = /* @__PURE__ */ oneOf([
   'model_switched',
   'system_prompt_changed',
   'tools_changed',
   'history_rewritten',
   'cache_expired',
 ]);
-const p209 = /* @__PURE__ */ leaf(p208);
-const p210 = /* @__PURE__ */ array(p209);
-const p211 = /* @__PURE__ */ field('reasons', p210, 'required');
-const p212 = /* @__PURE__ */ field('secondsSinceLastCall', p111, 'required');
-const p213 = /* @__PURE__ */ object([p59, p60, p62, p64, p202, p164, p165, p183, p204, p205, p206, p207, p211, p212]);
-const p214 = /* @__PURE__ */ leaf((x) => x === 'cost_warning');
-const p215 = /* @__PURE__ */ field('type', p214, 'required');
-const p216 = /* @__PURE__ */ field('inputTokens', p61, 'required');
-const p217 = /* @__PURE__ */ field('cachedTokens', p61, 'required');
-const p218 = /* @__PURE__ */ field('estimatedUsd', p111, 'required');
-const p219 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x > 0);
-const p220 = /* @__PURE__ */ field('thresholdUsd', p219, 'required');
-const p221 = /* @__PURE__ */ object([p59, p60, p62, p64, p215, p164, p165, p183, p216, p217, p218, p220]);
-const p222 = /* @__PURE__ */ leaf((x) => x === 'budget');
-const p223 = /* @__PURE__ */ field('type', p222, 'required');
-const p224 = /* @__PURE__ */ oneOf([
+const p216 = /* @__PURE__ */ leaf(p215);
+const p217 = /* @__PURE__ */ array(p216);
+const p218 = /* @__PURE__ */ field('reasons', p217, 'required');
+const p219 = /* @__PURE__ */ field('secondsSinceLastCall', p118, 'required');
+const p220 = /* @__PURE__ */ object([p59, p60, p62, p64, p209, p171, p172, p190, p211, p212, p213, p214, p218, p219]);
+const p221 = /* @__PURE__ */ leaf((x) => x === 'cost_warning');
+const p222 = /* @__PURE__ */ field('type', p221, 'required');
+const p223 = /* @__PURE__ */ field('inputTokens', p61, 'required');
+const p224 = /* @__PURE__ */ field('cachedTokens', p61, 'required');
+const p225 = /* @__PURE__ */ field('estimatedUsd', p118, 'required');
+const p226 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x > 0);
+const p227 = /* @__PURE__ */ field('thresholdUsd', p226, 'required');
+const p228 = /* @__PURE__ */ object([p59, p60, p62, p64, p222, p171, p172, p190, p223, p224, p225, p227]);
+const p229 = /* @__PURE__ */ leaf((x) => x === 'budget');
+const p230 = /* @__PURE__ */ field('type', p229, 'required');
+const p231 = /* @__PURE__ */ oneOf([
   'conversation',
   'daily',
   'monthly',
@@ -304,267 +320,266 @@ const p224 = /* @__PURE__ */ oneOf([
   'member_daily',
   'member_monthly',
 ]);
-const p225 = /* @__PURE__ */ leaf(p224);
-const p226 = /* @__PURE__ */ field('scope', p225, 'required');
-const p227 = /* @__PURE__ */ leaf((x) => x === 'usd' || x === 'tokens');
-const p228 = /* @__PURE__ */ field('unit', p227, 'required');
-const p229 = /* @__PURE__ */ field('spent', p111, 'required');
-const p230 = /* @__PURE__ */ field('limit', p219, 'required');
-const p231 = /* @__PURE__ */ leaf((x) => x === 'warning' || x === 'exceeded');
-const p232 = /* @__PURE__ */ field('level', p231, 'required');
-const p233 = /* @__PURE__ */ leaf((x) => x === 'warn' || x === 'block');
-const p234 = /* @__PURE__ */ field('action', p233, 'required');
-const p235 = /* @__PURE__ */ object([p59, p60, p62, p64, p223, p226, p228, p229, p230, p232, p234]);
-const p236 = /* @__PURE__ */ leaf((x) => x === 'plan_mode');
-const p237 = /* @__PURE__ */ field('type', p236, 'required');
-const p238 = /* @__PURE__ */ field('active', p86, 'required');
-const p239 = /* @__PURE__ */ leaf((x) => x === 'user' || x === 'plan_approved');
-const p240 = /* @__PURE__ */ field('reason', p239, 'required');
-const p241 = /* @__PURE__ */ object([p59, p60, p62, p64, p237, p238, p240]);
-const p242 = /* @__PURE__ */ leaf((x) => x === 'files_changed');
-const p243 = /* @__PURE__ */ field('type', p242, 'required');
-const p244 = /* @__PURE__ */ field('turn', p190, 'required');
-const p245 = /* @__PURE__ */ field('path', p4, 'required');
-const p246 = /* @__PURE__ */ leaf((x) => x === 'created' || x === 'modified');
-const p247 = /* @__PURE__ */ field('change', p246, 'required');
-const p248 = /* @__PURE__ */ object([p245, p247]);
-const p249 = /* @__PURE__ */ array(p248);
-const p250 = /* @__PURE__ */ field('files', p249, 'required');
-const p251 = /* @__PURE__ */ object([p59, p60, p62, p64, p243, p244, p250]);
-const p252 = /* @__PURE__ */ leaf((x) => x === 'turn_reverted');
-const p253 = /* @__PURE__ */ field('type', p252, 'required');
-const p254 = /* @__PURE__ */ field('restored', p67, 'required');
-const p255 = /* @__PURE__ */ field('deleted', p67, 'required');
-const p256 = /* @__PURE__ */ field('reason', p4, 'required');
-const p257 = /* @__PURE__ */ object([p245, p256]);
-const p258 = /* @__PURE__ */ array(p257);
-const p259 = /* @__PURE__ */ field('failed', p258, 'required');
-const p260 = /* @__PURE__ */ object([p59, p60, p62, p64, p253, p244, p254, p255, p259]);
-const p261 = /* @__PURE__ */ leaf((x) => x === 'review_hunks');
-const p262 = /* @__PURE__ */ field('type', p261, 'required');
-const p263 = /* @__PURE__ */ field('beforeLine', p61, 'required');
-const p264 = /* @__PURE__ */ field('afterLine', p61, 'required');
-const p265 = /* @__PURE__ */ field('removed', p67, 'required');
-const p266 = /* @__PURE__ */ field('added', p67, 'required');
-const p267 = /* @__PURE__ */ field('above', p67, 'required');
-const p268 = /* @__PURE__ */ field('below', p67, 'required');
-const p269 = /* @__PURE__ */ field('atStart', p86, 'required');
-const p270 = /* @__PURE__ */ field('atEnd', p86, 'required');
-const p271 = /* @__PURE__ */ object([p263, p264, p265, p266, p267, p268, p269, p270]);
-const p272 = /* @__PURE__ */ array(p271);
-const p273 = /* @__PURE__ */ optional(p272);
-const p274 = /* @__PURE__ */ field('hunks', p273, 'optional');
-const p275 = /* @__PURE__ */ field('unreviewable', p70, 'optional');
-const p276 = /* @__PURE__ */ object([p245, p247, p274, p275]);
-const p277 = /* @__PURE__ */ array(p276);
-const p278 = /* @__PURE__ */ field('files', p277, 'required');
-const p279 = /* @__PURE__ */ object([p59, p60, p62, p64, p262, p244, p278]);
-const p280 = /* @__PURE__ */ leaf((x) => x === 'review_decision');
-const p281 = /* @__PURE__ */ field('type', p280, 'required');
-const p282 = /* @__PURE__ */ array(p61);
-const p283 = /* @__PURE__ */ field('hunks', p282, 'required');
-const p284 = /* @__PURE__ */ leaf((x) => x === 'kept' || x === 'undone' || x === 'reopened');
-const p285 = /* @__PURE__ */ field('decision', p284, 'required');
-const p286 = /* @__PURE__ */ array(p190);
-const p287 = /* @__PURE__ */ optional(p286);
-const p288 = /* @__PURE__ */ field('lines', p287, 'optional');
-const p289 = /* @__PURE__ */ field('deleted', p96, 'optional');
-const p290 = /* @__PURE__ */ object([p59, p60, p62, p64, p281, p244, p245, p283, p285, p288, p289]);
-const p291 = /* @__PURE__ */ leaf((x) => x === 'review_note');
-const p292 = /* @__PURE__ */ field('type', p291, 'required');
-const p293 = /* @__PURE__ */ field('hunk', p61, 'required');
-const p294 = /* @__PURE__ */ object([p244, p245, p293]);
-const p295 = /* @__PURE__ */ array(p294);
-const p296 = /* @__PURE__ */ field('hunks', p295, 'required');
-const p297 = /* @__PURE__ */ object([p59, p60, p62, p64, p292, p5, p296]);
-const p298 = /* @__PURE__ */ leaf((x) => x === 'conversation_forked');
-const p299 = /* @__PURE__ */ field('type', p298, 'required');
-const p300 = /* @__PURE__ */ field('parentId', p58, 'required');
-const p301 = /* @__PURE__ */ field('forkId', p58, 'required');
-const p302 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= -1);
-const p303 = /* @__PURE__ */ field('atSeq', p302, 'required');
-const p304 = /* @__PURE__ */ leaf((x) => x === 'fork' || x === 'rewind');
-const p305 = /* @__PURE__ */ field('reason', p304, 'required');
-const p306 = /* @__PURE__ */ field('title', p4, 'required');
-const p307 = /* @__PURE__ */ object([p59, p60, p62, p64, p299, p300, p301, p303, p305, p306]);
-const p308 = /* @__PURE__ */ leaf((x) => x === 'interrupted');
-const p309 = /* @__PURE__ */ field('type', p308, 'required');
-const p310 = /* @__PURE__ */ field('feedback', p70, 'optional');
-const p311 = /* @__PURE__ */ object([p59, p60, p62, p64, p309, p256, p310]);
-const p312 = /* @__PURE__ */ leaf((x) => x === 'error');
-const p313 = /* @__PURE__ */ field('type', p312, 'required');
-const p314 = /* @__PURE__ */ field('message', p4, 'required');
-const p315 = /* @__PURE__ */ leaf(p187);
-const p316 = /* @__PURE__ */ field('kind', p315, 'required');
-const p317 = /* @__PURE__ */ object([p59, p60, p62, p64, p313, p314, p316]);
-const p318 = /* @__PURE__ */ leaf((x) => x === 'done');
+const p232 = /* @__PURE__ */ leaf(p231);
+const p233 = /* @__PURE__ */ field('scope', p232, 'required');
+const p234 = /* @__PURE__ */ leaf((x) => x === 'usd' || x === 'tokens');
+const p235 = /* @__PURE__ */ field('unit', p234, 'required');
+const p236 = /* @__PURE__ */ field('spent', p118, 'required');
+const p237 = /* @__PURE__ */ field('limit', p226, 'required');
+const p238 = /* @__PURE__ */ leaf((x) => x === 'warning' || x === 'exceeded');
+const p239 = /* @__PURE__ */ field('level', p238, 'required');
+const p240 = /* @__PURE__ */ leaf((x) => x === 'warn' || x === 'block');
+const p241 = /* @__PURE__ */ field('action', p240, 'required');
+const p242 = /* @__PURE__ */ object([p59, p60, p62, p64, p230, p233, p235, p236, p237, p239, p241]);
+const p243 = /* @__PURE__ */ leaf((x) => x === 'plan_mode');
+const p244 = /* @__PURE__ */ field('type', p243, 'required');
+const p245 = /* @__PURE__ */ field('active', p86, 'required');
+const p246 = /* @__PURE__ */ leaf((x) => x === 'user' || x === 'plan_approved');
+const p247 = /* @__PURE__ */ field('reason', p246, 'required');
+const p248 = /* @__PURE__ */ object([p59, p60, p62, p64, p244, p245, p247]);
+const p249 = /* @__PURE__ */ leaf((x) => x === 'files_changed');
+const p250 = /* @__PURE__ */ field('type', p249, 'required');
+const p251 = /* @__PURE__ */ field('turn', p197, 'required');
+const p252 = /* @__PURE__ */ field('path', p4, 'required');
+const p253 = /* @__PURE__ */ leaf((x) => x === 'created' || x === 'modified');
+const p254 = /* @__PURE__ */ field('change', p253, 'required');
+const p255 = /* @__PURE__ */ object([p252, p254]);
+const p256 = /* @__PURE__ */ array(p255);
+const p257 = /* @__PURE__ */ field('files', p256, 'required');
+const p258 = /* @__PURE__ */ object([p59, p60, p62, p64, p250, p251, p257]);
+const p259 = /* @__PURE__ */ leaf((x) => x === 'turn_reverted');
+const p260 = /* @__PURE__ */ field('type', p259, 'required');
+const p261 = /* @__PURE__ */ field('restored', p67, 'required');
+const p262 = /* @__PURE__ */ field('deleted', p67, 'required');
+const p263 = /* @__PURE__ */ object([p252, p108]);
+const p264 = /* @__PURE__ */ array(p263);
+const p265 = /* @__PURE__ */ field('failed', p264, 'required');
+const p266 = /* @__PURE__ */ object([p59, p60, p62, p64, p260, p251, p261, p262, p265]);
+const p267 = /* @__PURE__ */ leaf((x) => x === 'review_hunks');
+const p268 = /* @__PURE__ */ field('type', p267, 'required');
+const p269 = /* @__PURE__ */ field('beforeLine', p61, 'required');
+const p270 = /* @__PURE__ */ field('afterLine', p61, 'required');
+const p271 = /* @__PURE__ */ field('removed', p67, 'required');
+const p272 = /* @__PURE__ */ field('added', p67, 'required');
+const p273 = /* @__PURE__ */ field('above', p67, 'required');
+const p274 = /* @__PURE__ */ field('below', p67, 'required');
+const p275 = /* @__PURE__ */ field('atStart', p86, 'required');
+const p276 = /* @__PURE__ */ field('atEnd', p86, 'required');
+const p277 = /* @__PURE__ */ object([p269, p270, p271, p272, p273, p274, p275, p276]);
+const p278 = /* @__PURE__ */ array(p277);
+const p279 = /* @__PURE__ */ optional(p278);
+const p280 = /* @__PURE__ */ field('hunks', p279, 'optional');
+const p281 = /* @__PURE__ */ field('unreviewable', p70, 'optional');
+const p282 = /* @__PURE__ */ object([p252, p254, p280, p281]);
+const p283 = /* @__PURE__ */ array(p282);
+const p284 = /* @__PURE__ */ field('files', p283, 'required');
+const p285 = /* @__PURE__ */ object([p59, p60, p62, p64, p268, p251, p284]);
+const p286 = /* @__PURE__ */ leaf((x) => x === 'review_decision');
+const p287 = /* @__PURE__ */ field('type', p286, 'required');
+const p288 = /* @__PURE__ */ array(p61);
+const p289 = /* @__PURE__ */ field('hunks', p288, 'required');
+const p290 = /* @__PURE__ */ leaf((x) => x === 'kept' || x === 'undone' || x === 'reopened');
+const p291 = /* @__PURE__ */ field('decision', p290, 'required');
+const p292 = /* @__PURE__ */ array(p197);
+const p293 = /* @__PURE__ */ optional(p292);
+const p294 = /* @__PURE__ */ field('lines', p293, 'optional');
+const p295 = /* @__PURE__ */ field('deleted', p96, 'optional');
+const p296 = /* @__PURE__ */ object([p59, p60, p62, p64, p287, p251, p252, p289, p291, p294, p295]);
+const p297 = /* @__PURE__ */ leaf((x) => x === 'review_note');
+const p298 = /* @__PURE__ */ field('type', p297, 'required');
+const p299 = /* @__PURE__ */ field('hunk', p61, 'required');
+const p300 = /* @__PURE__ */ object([p251, p252, p299]);
+const p301 = /* @__PURE__ */ array(p300);
+const p302 = /* @__PURE__ */ field('hunks', p301, 'required');
+const p303 = /* @__PURE__ */ object([p59, p60, p62, p64, p298, p5, p302]);
+const p304 = /* @__PURE__ */ leaf((x) => x === 'conversation_forked');
+const p305 = /* @__PURE__ */ field('type', p304, 'required');
+const p306 = /* @__PURE__ */ field('parentId', p58, 'required');
+const p307 = /* @__PURE__ */ field('forkId', p58, 'required');
+const p308 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= -1);
+const p309 = /* @__PURE__ */ field('atSeq', p308, 'required');
+const p310 = /* @__PURE__ */ leaf((x) => x === 'fork' || x === 'rewind');
+const p311 = /* @__PURE__ */ field('reason', p310, 'required');
+const p312 = /* @__PURE__ */ field('title', p4, 'required');
+const p313 = /* @__PURE__ */ object([p59, p60, p62, p64, p305, p306, p307, p309, p311, p312]);
+const p314 = /* @__PURE__ */ leaf((x) => x === 'interrupted');
+const p315 = /* @__PURE__ */ field('type', p314, 'required');
+const p316 = /* @__PURE__ */ field('feedback', p70, 'optional');
+const p317 = /* @__PURE__ */ object([p59, p60, p62, p64, p315, p108, p316]);
+const p318 = /* @__PURE__ */ leaf((x) => x === 'error');
 const p319 = /* @__PURE__ */ field('type', p318, 'required');
-const p320 = /* @__PURE__ */ field('stopReason', p4, 'required');
-const p321 = /* @__PURE__ */ field('turns', p61, 'required');
-const p322 = /* @__PURE__ */ object([p59, p60, p62, p64, p319, p320, p321]);
-const p323 = /* @__PURE__ */ tagged('type', [
+const p320 = /* @__PURE__ */ field('message', p4, 'required');
+const p321 = /* @__PURE__ */ leaf(p194);
+const p322 = /* @__PURE__ */ field('kind', p321, 'required');
+const p323 = /* @__PURE__ */ object([p59, p60, p62, p64, p319, p320, p322]);
+const p324 = /* @__PURE__ */ leaf((x) => x === 'done');
+const p325 = /* @__PURE__ */ field('type', p324, 'required');
+const p326 = /* @__PURE__ */ field('stopReason', p4, 'required');
+const p327 = /* @__PURE__ */ field('turns', p61, 'required');
+const p328 = /* @__PURE__ */ object([p59, p60, p62, p64, p325, p326, p327]);
+const p329 = /* @__PURE__ */ tagged('type', [
   ['user_message', p74],
   ['text_delta', p77],
   ['tool_call', p91],
   ['tool_approval_request', p98],
-  ['tool_approval_result', p106],
-  ['tool_result', p113],
-  ['subagent_start', p119],
-  ['subagent_end', p129],
-  ['task_update', p138],
-  ['background_result', p145],
-  ['teammate_status', p151],
-  ['compact', p159],
-  ['model_call', p168],
-  ['llm_request', p173],
-  ['llm_response', p176],
-  ['usage', p200],
-  ['cache_break', p213],
-  ['cost_warning', p221],
-  ['budget', p235],
-  ['plan_mode', p241],
-  ['files_changed', p251],
-  ['turn_reverted', p260],
-  ['review_hunks', p279],
-  ['review_decision', p290],
-  ['review_note', p297],
-  ['conversation_forked', p307],
-  ['interrupted', p311],
-  ['error', p317],
-  ['done', p322],
+  ['tool_approval_result', p113],
+  ['tool_result', p120],
+  ['subagent_start', p126],
+  ['subagent_end', p136],
+  ['task_update', p145],
+  ['background_result', p152],
+  ['teammate_status', p158],
+  ['compact', p166],
+  ['model_call', p175],
+  ['llm_request', p180],
+  ['llm_response', p183],
+  ['usage', p207],
+  ['cache_break', p220],
+  ['cost_warning', p228],
+  ['budget', p242],
+  ['plan_mode', p248],
+  ['files_changed', p258],
+  ['turn_reverted', p266],
+  ['review_hunks', p285],
+  ['review_decision', p296],
+  ['review_note', p303],
+  ['conversation_forked', p313],
+  ['interrupted', p317],
+  ['error', p323],
+  ['done', p328],
 ]);
-const p324 = /* @__PURE__ */ array(p323);
-const p325 = /* @__PURE__ */ field('events', p324, 'required');
-const p326 = /* @__PURE__ */ object([p57, p325], ['type', 'events']);
-const p327 = /* @__PURE__ */ leaf((x) => x === 'panel_reset');
-const p328 = /* @__PURE__ */ field('type', p327, 'required');
-const p329 = /* @__PURE__ */ object([p328], ['type']);
-const p330 = /* @__PURE__ */ leaf((x) => x === 'toggles_change');
-const p331 = /* @__PURE__ */ field('type', p330, 'required');
-const p332 = /* @__PURE__ */ field('autoApprove', p86, 'required');
-const p333 = /* @__PURE__ */ field('planMode', p86, 'required');
-const p334 = /* @__PURE__ */ field('tracing', p86, 'required');
-const p335 = /* @__PURE__ */ field('teams', p86, 'required');
-const p336 = /* @__PURE__ */ object([p332, p333, p334, p335], ['autoApprove', 'planMode', 'tracing', 'teams']);
-const p337 = /* @__PURE__ */ field('toggles', p336, 'required');
-const p338 = /* @__PURE__ */ object([p331, p337], ['type', 'toggles']);
-const p339 = /* @__PURE__ */ leaf((x) => x === 'mcp_status');
-const p340 = /* @__PURE__ */ field('type', p339, 'required');
-const p341 = /* @__PURE__ */ field('started', p86, 'required');
-const p342 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 100));
-const p343 = /* @__PURE__ */ field('name', p342, 'required');
-const p344 = /* @__PURE__ */ leaf((x) => x === 'stdio' || x === 'http' || x === 'sse');
-const p345 = /* @__PURE__ */ field('transport', p344, 'required');
-const p346 = /* @__PURE__ */ oneOf(['connecting', 'connected', 'error', 'stopped']);
-const p347 = /* @__PURE__ */ leaf(p346);
-const p348 = /* @__PURE__ */ field('state', p347, 'required');
-const p349 = /* @__PURE__ */ field('toolCount', p61, 'required');
-const p350 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 2000)));
-const p351 = /* @__PURE__ */ field('error', p350, 'optional');
-const p352 = /* @__PURE__ */ object(
-  [p343, p345, p348, p349, p351],
+const p330 = /* @__PURE__ */ array(p329);
+const p331 = /* @__PURE__ */ field('events', p330, 'required');
+const p332 = /* @__PURE__ */ object([p57, p331], ['type', 'events']);
+const p333 = /* @__PURE__ */ leaf((x) => x === 'panel_reset');
+const p334 = /* @__PURE__ */ field('type', p333, 'required');
+const p335 = /* @__PURE__ */ object([p334], ['type']);
+const p336 = /* @__PURE__ */ leaf((x) => x === 'toggles_change');
+const p337 = /* @__PURE__ */ field('type', p336, 'required');
+const p338 = /* @__PURE__ */ field('autoApprove', p86, 'required');
+const p339 = /* @__PURE__ */ field('planMode', p86, 'required');
+const p340 = /* @__PURE__ */ field('tracing', p86, 'required');
+const p341 = /* @__PURE__ */ field('teams', p86, 'required');
+const p342 = /* @__PURE__ */ object([p338, p339, p340, p341], ['autoApprove', 'planMode', 'tracing', 'teams']);
+const p343 = /* @__PURE__ */ field('toggles', p342, 'required');
+const p344 = /* @__PURE__ */ object([p337, p343], ['type', 'toggles']);
+const p345 = /* @__PURE__ */ leaf((x) => x === 'mcp_status');
+const p346 = /* @__PURE__ */ field('type', p345, 'required');
+const p347 = /* @__PURE__ */ field('started', p86, 'required');
+const p348 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 100));
+const p349 = /* @__PURE__ */ field('name', p348, 'required');
+const p350 = /* @__PURE__ */ leaf((x) => x === 'stdio' || x === 'http' || x === 'sse');
+const p351 = /* @__PURE__ */ field('transport', p350, 'required');
+const p352 = /* @__PURE__ */ oneOf(['connecting', 'connected', 'error', 'stopped']);
+const p353 = /* @__PURE__ */ leaf(p352);
+const p354 = /* @__PURE__ */ field('state', p353, 'required');
+const p355 = /* @__PURE__ */ field('toolCount', p61, 'required');
+const p356 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 2000)));
+const p357 = /* @__PURE__ */ field('error', p356, 'optional');
+const p358 = /* @__PURE__ */ object(
+  [p349, p351, p354, p355, p357],
   ['name', 'transport', 'state', 'toolCount', 'error'],
 );
-const p353 = /* @__PURE__ */ array(p352, 0, 100);
-const p354 = /* @__PURE__ */ field('servers', p353, 'required');
-const p355 = /* @__PURE__ */ object([p340, p341, p354], ['type', 'started', 'servers']);
-const p356 = /* @__PURE__ */ leaf((x) => x === 'audit_records');
-const p357 = /* @__PURE__ */ field('type', p356, 'required');
-const p358 = /* @__PURE__ */ leaf((x) => x === 'conversation' || x === 'all');
-const p359 = /* @__PURE__ */ field('scope', p358, 'required');
-const p360 = /* @__PURE__ */ field('id', p28, 'required');
-const p361 = /* @__PURE__ */ field('conversationId', p28, 'required');
-const p362 = /* @__PURE__ */ oneOf(['model_call', 'tool_call', 'budget', 'policy']);
-const p363 = /* @__PURE__ */ leaf(p362);
-const p364 = /* @__PURE__ */ field('kind', p363, 'required');
-const p365 = /* @__PURE__ */ record(p82);
-const p366 = /* @__PURE__ */ field('data', p365, 'required');
-const p367 = /* @__PURE__ */ object([p360, p361, p64, p364, p366], ['id', 'conversationId', 'time', 'kind', 'data']);
-const p368 = /* @__PURE__ */ array(p367, 0, 2000);
-const p369 = /* @__PURE__ */ field('records', p368, 'required');
-const p370 = /* @__PURE__ */ field('total', p61, 'required');
-const p371 = /* @__PURE__ */ object([p357, p359, p369, p370], ['type', 'scope', 'records', 'total']);
-const p372 = /* @__PURE__ */ leaf((x) => x === 'audit_show');
-const p373 = /* @__PURE__ */ field('type', p372, 'required');
-const p374 = /* @__PURE__ */ object([p373], ['type']);
-const p375 = /* @__PURE__ */ leaf((x) => x === 'sandbox_status');
-const p376 = /* @__PURE__ */ field('type', p375, 'required');
-const p377 = /* @__PURE__ */ field('confined', p86, 'required');
-const p378 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 2000));
-const p379 = /* @__PURE__ */ field('text', p378, 'required');
-const p380 = /* @__PURE__ */ object([p376, p377, p379], ['type', 'confined', 'text']);
-const p381 = /* @__PURE__ */ leaf((x) => x === 'policy_status');
+const p359 = /* @__PURE__ */ array(p358, 0, 100);
+const p360 = /* @__PURE__ */ field('servers', p359, 'required');
+const p361 = /* @__PURE__ */ object([p346, p347, p360], ['type', 'started', 'servers']);
+const p362 = /* @__PURE__ */ leaf((x) => x === 'audit_records');
+const p363 = /* @__PURE__ */ field('type', p362, 'required');
+const p364 = /* @__PURE__ */ leaf((x) => x === 'conversation' || x === 'all');
+const p365 = /* @__PURE__ */ field('scope', p364, 'required');
+const p366 = /* @__PURE__ */ field('id', p28, 'required');
+const p367 = /* @__PURE__ */ field('conversationId', p28, 'required');
+const p368 = /* @__PURE__ */ oneOf(['model_call', 'tool_call', 'budget', 'policy']);
+const p369 = /* @__PURE__ */ leaf(p368);
+const p370 = /* @__PURE__ */ field('kind', p369, 'required');
+const p371 = /* @__PURE__ */ record(p82);
+const p372 = /* @__PURE__ */ field('data', p371, 'required');
+const p373 = /* @__PURE__ */ object([p366, p367, p64, p370, p372], ['id', 'conversationId', 'time', 'kind', 'data']);
+const p374 = /* @__PURE__ */ array(p373, 0, 2000);
+const p375 = /* @__PURE__ */ field('records', p374, 'required');
+const p376 = /* @__PURE__ */ field('total', p61, 'required');
+const p377 = /* @__PURE__ */ object([p363, p365, p375, p376], ['type', 'scope', 'records', 'total']);
+const p378 = /* @__PURE__ */ leaf((x) => x === 'audit_show');
+const p379 = /* @__PURE__ */ field('type', p378, 'required');
+const p380 = /* @__PURE__ */ object([p379], ['type']);
+const p381 = /* @__PURE__ */ leaf((x) => x === 'sandbox_status');
 const p382 = /* @__PURE__ */ field('type', p381, 'required');
-const p383 = /* @__PURE__ */ leaf((x) => x === 'connecting' || x === 'connected' || x === 'unreachable');
-const p384 = /* @__PURE__ */ field('state', p383, 'required');
-const p385 = /* @__PURE__ */ object([p384, p379], ['state', 'text']);
-const p386 = /* @__PURE__ */ optional(p385);
-const p387 = /* @__PURE__ */ field('team', p386, 'optional');
-const p388 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 500));
-const p389 = /* @__PURE__ */ field('rule', p388, 'required');
-const p390 = /* @__PURE__ */ leaf((x) => x === 'team' || x === 'user' || x === 'workspace');
-const p391 = /* @__PURE__ */ field('layer', p390, 'required');
-const p392 = /* @__PURE__ */ field('decidedBy', p388, 'required');
-const p393 = /* @__PURE__ */ object([p389, p391, p392], ['rule', 'layer', 'decidedBy']);
-const p394 = /* @__PURE__ */ array(p393, 0, 500);
-const p395 = /* @__PURE__ */ field('rules', p394, 'required');
-const p396 = /* @__PURE__ */ object([p382, p387, p395, p370], ['type', 'team', 'rules', 'total']);
-const p397 = /* @__PURE__ */ leaf((x) => x === 'fork_tree');
-const p398 = /* @__PURE__ */ field('type', p397, 'required');
-const p399 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && minChars(x, 1) && maxChars(x, 200));
-const p400 = /* @__PURE__ */ field('id', p399, 'required');
-const p401 = /* @__PURE__ */ field('depth', p61, 'required');
-const p402 = /* @__PURE__ */ field('title', p28, 'required');
-const p403 = /* @__PURE__ */ field('createdAt', p63, 'required');
-const p404 = /* @__PURE__ */ field('shown', p86, 'required');
-const p405 = /* @__PURE__ */ field('seq', p302, 'required');
-const p406 = /* @__PURE__ */ leaf(
+const p383 = /* @__PURE__ */ field('confined', p86, 'required');
+const p384 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 2000));
+const p385 = /* @__PURE__ */ field('text', p384, 'required');
+const p386 = /* @__PURE__ */ object([p382, p383, p385], ['type', 'confined', 'text']);
+const p387 = /* @__PURE__ */ leaf((x) => x === 'policy_status');
+const p388 = /* @__PURE__ */ field('type', p387, 'required');
+const p389 = /* @__PURE__ */ leaf((x) => x === 'connecting' || x === 'connected' || x === 'unreachable');
+const p390 = /* @__PURE__ */ field('state', p389, 'required');
+const p391 = /* @__PURE__ */ object([p390, p385], ['state', 'text']);
+const p392 = /* @__PURE__ */ optional(p391);
+const p393 = /* @__PURE__ */ field('team', p392, 'optional');
+const p394 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 500));
+const p395 = /* @__PURE__ */ field('rule', p394, 'required');
+const p396 = /* @__PURE__ */ leaf((x) => x === 'team' || x === 'user' || x === 'workspace');
+const p397 = /* @__PURE__ */ field('layer', p396, 'required');
+const p398 = /* @__PURE__ */ field('decidedBy', p394, 'required');
+const p399 = /* @__PURE__ */ object([p395, p397, p398], ['rule', 'layer', 'decidedBy']);
+const p400 = /* @__PURE__ */ array(p399, 0, 500);
+const p401 = /* @__PURE__ */ field('rules', p400, 'required');
+const p402 = /* @__PURE__ */ object([p388, p393, p401, p376], ['type', 'team', 'rules', 'total']);
+const p403 = /* @__PURE__ */ leaf((x) => x === 'fork_tree');
+const p404 = /* @__PURE__ */ field('type', p403, 'required');
+const p405 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && minChars(x, 1) && maxChars(x, 200));
+const p406 = /* @__PURE__ */ field('id', p405, 'required');
+const p407 = /* @__PURE__ */ field('depth', p61, 'required');
+const p408 = /* @__PURE__ */ field('title', p28, 'required');
+const p409 = /* @__PURE__ */ field('createdAt', p63, 'required');
+const p410 = /* @__PURE__ */ field('shown', p86, 'required');
+const p411 = /* @__PURE__ */ field('seq', p308, 'required');
+const p412 = /* @__PURE__ */ leaf(
   (x) => x === undefined || (typeof x === 'number' && Number.isSafeInteger(x) && x > 0),
 );
-const p407 = /* @__PURE__ */ field('number', p406, 'optional');
-const p408 = /* @__PURE__ */ leaf((x) => x === undefined || x === 'user' || x === 'assistant');
-const p409 = /* @__PURE__ */ field('role', p408, 'optional');
-const p410 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 200)));
-const p411 = /* @__PURE__ */ field('text', p410, 'optional');
-const p412 = /* @__PURE__ */ object([p305, p405, p407, p409, p411], ['reason', 'seq', 'number', 'role', 'text']);
-const p413 = /* @__PURE__ */ optional(p412);
-const p414 = /* @__PURE__ */ field('origin', p413, 'optional');
-const p415 = /* @__PURE__ */ field('parentGone', p96, 'optional');
-const p416 = /* @__PURE__ */ field('more', p406, 'optional');
-const p417 = /* @__PURE__ */ object(
-  [p400, p401, p402, p403, p404, p414, p415, p416],
+const p413 = /* @__PURE__ */ field('number', p412, 'optional');
+const p414 = /* @__PURE__ */ leaf((x) => x === undefined || x === 'user' || x === 'assistant');
+const p415 = /* @__PURE__ */ field('role', p414, 'optional');
+const p416 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 200)));
+const p417 = /* @__PURE__ */ field('text', p416, 'optional');
+const p418 = /* @__PURE__ */ object([p311, p411, p413, p415, p417], ['reason', 'seq', 'number', 'role', 'text']);
+const p419 = /* @__PURE__ */ optional(p418);
+const p420 = /* @__PURE__ */ field('origin', p419, 'optional');
+const p421 = /* @__PURE__ */ field('parentGone', p96, 'optional');
+const p422 = /* @__PURE__ */ field('more', p412, 'optional');
+const p423 = /* @__PURE__ */ object(
+  [p406, p407, p408, p409, p410, p420, p421, p422],
   ['id', 'depth', 'title', 'createdAt', 'shown', 'origin', 'parentGone', 'more'],
 );
-const p418 = /* @__PURE__ */ array(p417, 0, 300);
-const p419 = /* @__PURE__ */ field('rows', p418, 'required');
-const p420 = /* @__PURE__ */ object([p398, p419, p370], ['type', 'rows', 'total']);
-const p421 = /* @__PURE__ */ leaf((x) => x === 'forks_notice');
-const p422 = /* @__PURE__ */ field('type', p421, 'required');
-const p423 = /* @__PURE__ */ leaf((x) => x === 'info' || x === 'warning');
-const p424 = /* @__PURE__ */ field('level', p423, 'required');
-const p425 = /* @__PURE__ */ object([p422, p424, p379], ['type', 'level', 'text']);
-const p426 = /* @__PURE__ */ leaf((x) => x === 'compare_choices');
-const p427 = /* @__PURE__ */ field('type', p426, 'required');
-const p428 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 300));
-const p429 = /* @__PURE__ */ field('title', p428, 'required');
-const p430 = /* @__PURE__ */ field('recorded', p86, 'required');
-const p431 = /* @__PURE__ */ object([p400, p429, p403, p430], ['id', 'title', 'createdAt', 'recorded']);
-const p432 = /* @__PURE__ */ array(p431, 0, 200);
-const p433 = /* @__PURE__ */ field('choices', p432, 'required');
-const p434 = /* @__PURE__ */ object([p427, p433], ['type', 'choices']);
-const p435 = /* @__PURE__ */ leaf((x) => x === 'compare_view');
-const p436 = /* @__PURE__ */ field('type', p435, 'required');
-const p437 = /* @__PURE__ */ field('steps', p61, 'required');
-const p438 = /* @__PURE__ */ field('modelCalls', p61, 'required');
-const p439 = /* @__PURE__ */ field('toolCalls', p61, 'required');
-const p440 = /* @__PURE__ */ field('tokens', p111, 'required');
-const p441 = /* @__PURE__ */ field('errors', p61, 'required');
-const p442 = /* @__PURE__ */ field('approvalsAsked', p61, 'required');
-const p443 = /* @__PURE__ */ field('denials', p61, 'required');
-const p444 = /* @__PURE__ */ field('files', p61, 'required');
-const p445 = /* @__PURE__ */ field('unfinished', p86, 'required');
-const p446 = /* @__PURE__ */ object(
-  [p361, p429, p437, p438, p439, p440, p184, p112, p441, p442, p443, p444, p445],
+const p424 = /* @__PURE__ */ array(p423, 0, 300);
+const p425 = /* @__PURE__ */ field('rows', p424, 'required');
+const p426 = /* @__PURE__ */ object([p404, p425, p376], ['type', 'rows', 'total']);
+const p427 = /* @__PURE__ */ leaf((x) => x === 'forks_notice');
+const p428 = /* @__PURE__ */ field('type', p427, 'required');
+const p429 = /* @__PURE__ */ leaf((x) => x === 'info' || x === 'warning');
+const p430 = /* @__PURE__ */ field('level', p429, 'required');
+const p431 = /* @__PURE__ */ object([p428, p430, p385], ['type', 'level', 'text']);
+const p432 = /* @__PURE__ */ leaf((x) => x === 'compare_choices');
+const p433 = /* @__PURE__ */ field('type', p432, 'required');
+const p434 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 300));
+const p435 = /* @__PURE__ */ field('title', p434, 'required');
+const p436 = /* @__PURE__ */ field('recorded', p86, 'required');
+const p437 = /* @__PURE__ */ object([p406, p435, p409, p436], ['id', 'title', 'createdAt', 'recorded']);
+const p438 = /* @__PURE__ */ array(p437, 0, 200);
+const p439 = /* @__PURE__ */ field('choices', p438, 'required');
+const p440 = /* @__PURE__ */ object([p433, p439], ['type', 'choices']);
+const p441 = /* @__PURE__ */ leaf((x) => x === 'compare_view');
+const p442 = /* @__PURE__ */ field('type', p441, 'required');
+const p443 = /* @__PURE__ */ field('steps', p61, 'required');
+const p444 = /* @__PURE__ */ field('modelCalls', p61, 'required');
+const p445 = /* @__PURE__ */ field('toolCalls', p61, 'required');
+const p446 = /* @__PURE__ */ field('tokens', p118, 'required');
+const p447 = /* @__PURE__ */ field('errors', p61, 'required');
+const p448 = /* @__PURE__ */ field('approvalsAsked', p61, 'required');
+const p449 = /* @__PURE__ */ field('denials', p61, 'required');
+const p450 = /* @__PURE__ */ field('files', p61, 'required');
+const p451 = /* @__PURE__ */ field('unfinished', p86, 'required');
+const p452 = /* @__PURE__ */ object(
+  [p367, p435, p443, p444, p445, p446, p191, p119, p447, p448, p449, p450, p451],
   [
     'conversationId',
     'title',
@@ -581,72 +596,72 @@ const p446 = /* @__PURE__ */ object(
     'unfinished',
   ],
 );
-const p447 = /* @__PURE__ */ field('a', p446, 'required');
-const p448 = /* @__PURE__ */ field('b', p446, 'required');
-const p449 = /* @__PURE__ */ field('index', p61, 'required');
-const p450 = /* @__PURE__ */ field('step', p61, 'required');
-const p451 = /* @__PURE__ */ oneOf(['model', 'tool', 'prompt', 'interrupt']);
-const p452 = /* @__PURE__ */ leaf(p451);
-const p453 = /* @__PURE__ */ field('kind', p452, 'required');
-const p454 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 300)));
-const p455 = /* @__PURE__ */ field('agentId', p454, 'optional');
-const p456 = /* @__PURE__ */ field('label', p428, 'required');
-const p457 = /* @__PURE__ */ object([p450, p453, p455, p456], ['step', 'kind', 'agentId', 'label']);
-const p458 = /* @__PURE__ */ optional(p457);
-const p459 = /* @__PURE__ */ field('a', p458, 'optional');
-const p460 = /* @__PURE__ */ field('b', p458, 'optional');
-const p461 = /* @__PURE__ */ field('same', p86, 'required');
-const p462 = /* @__PURE__ */ field('difference', p454, 'optional');
-const p463 = /* @__PURE__ */ object([p449, p459, p460, p461, p462], ['index', 'a', 'b', 'same', 'difference']);
-const p464 = /* @__PURE__ */ array(p463, 0, 400);
-const p465 = /* @__PURE__ */ field('rows', p464, 'required');
-const p466 = /* @__PURE__ */ field('offset', p61, 'required');
-const p467 = /* @__PURE__ */ field('firstIndex', p72, 'optional');
-const p468 = /* @__PURE__ */ field('what', p428, 'required');
-const p469 = /* @__PURE__ */ field('expected', p428, 'required');
-const p470 = /* @__PURE__ */ field('actual', p428, 'required');
-const p471 = /* @__PURE__ */ object([p450, p468, p469, p470], ['step', 'what', 'expected', 'actual']);
-const p472 = /* @__PURE__ */ optional(p471);
-const p473 = /* @__PURE__ */ field('firstDivergence', p472, 'optional');
-const p474 = /* @__PURE__ */ array(p428, 0, 100);
-const p475 = /* @__PURE__ */ field('onlyA', p474, 'required');
-const p476 = /* @__PURE__ */ field('onlyB', p474, 'required');
-const p477 = /* @__PURE__ */ field('both', p61, 'required');
-const p478 = /* @__PURE__ */ object([p475, p476, p477], ['onlyA', 'onlyB', 'both']);
-const p479 = /* @__PURE__ */ field('files', p478, 'required');
-const p480 = /* @__PURE__ */ field('reproduced', p86, 'required');
-const p481 = /* @__PURE__ */ field('divergence', p472, 'optional');
-const p482 = /* @__PURE__ */ object([p480, p481], ['reproduced', 'divergence']);
-const p483 = /* @__PURE__ */ optional(p482);
-const p484 = /* @__PURE__ */ field('replay', p483, 'optional');
-const p485 = /* @__PURE__ */ object(
-  [p436, p447, p448, p465, p466, p370, p467, p473, p479, p484],
+const p453 = /* @__PURE__ */ field('a', p452, 'required');
+const p454 = /* @__PURE__ */ field('b', p452, 'required');
+const p455 = /* @__PURE__ */ field('index', p61, 'required');
+const p456 = /* @__PURE__ */ field('step', p61, 'required');
+const p457 = /* @__PURE__ */ oneOf(['model', 'tool', 'prompt', 'interrupt']);
+const p458 = /* @__PURE__ */ leaf(p457);
+const p459 = /* @__PURE__ */ field('kind', p458, 'required');
+const p460 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 300)));
+const p461 = /* @__PURE__ */ field('agentId', p460, 'optional');
+const p462 = /* @__PURE__ */ field('label', p434, 'required');
+const p463 = /* @__PURE__ */ object([p456, p459, p461, p462], ['step', 'kind', 'agentId', 'label']);
+const p464 = /* @__PURE__ */ optional(p463);
+const p465 = /* @__PURE__ */ field('a', p464, 'optional');
+const p466 = /* @__PURE__ */ field('b', p464, 'optional');
+const p467 = /* @__PURE__ */ field('same', p86, 'required');
+const p468 = /* @__PURE__ */ field('difference', p460, 'optional');
+const p469 = /* @__PURE__ */ object([p455, p465, p466, p467, p468], ['index', 'a', 'b', 'same', 'difference']);
+const p470 = /* @__PURE__ */ array(p469, 0, 400);
+const p471 = /* @__PURE__ */ field('rows', p470, 'required');
+const p472 = /* @__PURE__ */ field('offset', p61, 'required');
+const p473 = /* @__PURE__ */ field('firstIndex', p72, 'optional');
+const p474 = /* @__PURE__ */ field('what', p434, 'required');
+const p475 = /* @__PURE__ */ field('expected', p434, 'required');
+const p476 = /* @__PURE__ */ field('actual', p434, 'required');
+const p477 = /* @__PURE__ */ object([p456, p474, p475, p476], ['step', 'what', 'expected', 'actual']);
+const p478 = /* @__PURE__ */ optional(p477);
+const p479 = /* @__PURE__ */ field('firstDivergence', p478, 'optional');
+const p480 = /* @__PURE__ */ array(p434, 0, 100);
+const p481 = /* @__PURE__ */ field('onlyA', p480, 'required');
+const p482 = /* @__PURE__ */ field('onlyB', p480, 'required');
+const p483 = /* @__PURE__ */ field('both', p61, 'required');
+const p484 = /* @__PURE__ */ object([p481, p482, p483], ['onlyA', 'onlyB', 'both']);
+const p485 = /* @__PURE__ */ field('files', p484, 'required');
+const p486 = /* @__PURE__ */ field('reproduced', p86, 'required');
+const p487 = /* @__PURE__ */ field('divergence', p478, 'optional');
+const p488 = /* @__PURE__ */ object([p486, p487], ['reproduced', 'divergence']);
+const p489 = /* @__PURE__ */ optional(p488);
+const p490 = /* @__PURE__ */ field('replay', p489, 'optional');
+const p491 = /* @__PURE__ */ object(
+  [p442, p453, p454, p471, p472, p376, p473, p479, p485, p490],
   ['type', 'a', 'b', 'rows', 'offset', 'total', 'firstIndex', 'firstDivergence', 'files', 'replay'],
 );
-const p486 = /* @__PURE__ */ leaf((x) => x === 'compare_notice');
-const p487 = /* @__PURE__ */ field('type', p486, 'required');
-const p488 = /* @__PURE__ */ object([p487, p424, p379], ['type', 'level', 'text']);
-const p489 = /* @__PURE__ */ leaf((x) => x === 'compare_show');
-const p490 = /* @__PURE__ */ field('type', p489, 'required');
-const p491 = /* @__PURE__ */ object([p490], ['type']);
-const p492 = /* @__PURE__ */ tagged('type', [
-  ['agent_events', p326],
-  ['panel_reset', p329],
-  ['toggles_change', p338],
-  ['mcp_status', p355],
-  ['audit_records', p371],
-  ['audit_show', p374],
-  ['sandbox_status', p380],
-  ['policy_status', p396],
-  ['fork_tree', p420],
-  ['forks_notice', p425],
-  ['compare_choices', p434],
-  ['compare_view', p485],
-  ['compare_notice', p488],
-  ['compare_show', p491],
+const p492 = /* @__PURE__ */ leaf((x) => x === 'compare_notice');
+const p493 = /* @__PURE__ */ field('type', p492, 'required');
+const p494 = /* @__PURE__ */ object([p493, p430, p385], ['type', 'level', 'text']);
+const p495 = /* @__PURE__ */ leaf((x) => x === 'compare_show');
+const p496 = /* @__PURE__ */ field('type', p495, 'required');
+const p497 = /* @__PURE__ */ object([p496], ['type']);
+const p498 = /* @__PURE__ */ tagged('type', [
+  ['agent_events', p332],
+  ['panel_reset', p335],
+  ['toggles_change', p344],
+  ['mcp_status', p361],
+  ['audit_records', p377],
+  ['audit_show', p380],
+  ['sandbox_status', p386],
+  ['policy_status', p402],
+  ['fork_tree', p426],
+  ['forks_notice', p431],
+  ['compare_choices', p440],
+  ['compare_view', p491],
+  ['compare_notice', p494],
+  ['compare_show', p497],
 ]);
 
 /** Parses like the zod schema's `safeParse`: the value (a copy) when it fits, else undefined. */
 export const parseChatUpdate = (raw: unknown) => parseWith<ChatUpdate>(p55, raw);
 /** Parses like the zod schema's `safeParse`: the value (a copy) when it fits, else undefined. */
-export const parseHostToPanel = (raw: unknown) => parseWith<HostToPanel>(p492, raw);
+export const parseHostToPanel = (raw: unknown) => parseWith<HostToPanel>(p498, raw);
