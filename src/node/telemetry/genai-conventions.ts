@@ -42,6 +42,9 @@ export const OPENAGENT = {
   usageReported: 'openagent.usage.reported',
   approval: 'openagent.approval.decision',
   approvalSource: 'openagent.approval.source',
+  /** What the reviewer program (approvals.reviewer) answered, and why. */
+  reviewerDecision: 'openagent.reviewer.decision',
+  reviewerReason: 'openagent.reviewer.reason',
   turnOutcome: 'openagent.turn.outcome',
 } as const;
 
