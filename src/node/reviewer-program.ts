@@ -92,8 +92,13 @@ function answerOf(run: ProgramRun, timeoutMs: number, secrets: KnownSecrets): Re
   return readReviewAnswer(run.stdout);
 }
 
+/** Its last words: the last line naming an error (Node ends with its version, Python with the error), else the last. */
 function lastLine(text: string): string {
-  const line = text.trimEnd().split('\n').at(-1)?.trim() ?? '';
+  const lines = text
+    .split('\n')
+    .map((candidate) => candidate.trim())
+    .filter(Boolean);
+  const line = lines.findLast((candidate) => /error|exception|fatal|panic/i.test(candidate)) ?? lines.at(-1) ?? '';
   const clean = line.replace(/[\u0000-\u001f\u007f]/g, '?');
   return clean.length > 200 ? `${clean.slice(0, 199)}…` : clean;
 }
