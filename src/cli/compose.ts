@@ -233,7 +233,11 @@ export function createCliContext(deps: CliDeps): CliContext {
         () => policy.broken(),
       ),
       offers: (name: string) => policyOffers(policy.current, name),
-      review: cliReviewer(() => policy.current, deps.heldSecrets, () => team.stamp()?.member),
+      review: cliReviewer(
+        () => policy.current,
+        deps.heldSecrets,
+        () => team.stamp()?.member,
+      ),
     },
     // `tracked` is the checkpointed workspace: file tools must write through it.
     tools: (tracked) => [

@@ -11,7 +11,9 @@ import { workspaceReviewerNotice } from '../core/policy/reviewer-layers';
 import { ProgramReviewer } from '../node/reviewer-program';
 
 /** Tells once per program that the folder's policy names a reviewer (called when the policy is read). */
-export function workspaceReviewerWarning(warn: (message: string) => void): (workspace: AgentPolicy | undefined, file: string) => void {
+export function workspaceReviewerWarning(
+  warn: (message: string) => void,
+): (workspace: AgentPolicy | undefined, file: string) => void {
   const told = new Set<string>();
   return (workspace, file) => {
     const notice = workspaceReviewerNotice(workspace, file);

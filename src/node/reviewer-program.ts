@@ -28,6 +28,7 @@ import {
   type ToolReviewer,
 } from '../core/policy/reviewer';
 import { describeDuration, reviewerTimeoutMs, type ReviewerSetting } from '../core/policy/reviewer-setting';
+import { visibleText } from '../core/text/visible-text';
 import { CLOSE_GRACE_MS, killTree } from './process-tree';
 
 /** stderr kept: its last line says why a program that failed did. */
@@ -99,7 +100,7 @@ function lastLine(text: string): string {
     .map((candidate) => candidate.trim())
     .filter(Boolean);
   const line = lines.findLast((candidate) => /error|exception|fatal|panic/i.test(candidate)) ?? lines.at(-1) ?? '';
-  const clean = line.replace(/[\u0000-\u001f\u007f]/g, '?');
+  const clean = visibleText(line, { keepNewlines: false });
   return clean.length > 200 ? `${clean.slice(0, 199)}…` : clean;
 }
 

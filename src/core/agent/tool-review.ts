@@ -83,7 +83,10 @@ function askReason(verdict: Extract<PolicyVerdict, { action: 'ask' }>, risk: Cal
 }
 
 /** `policy` with the session's folder added to each review request (a worktree session's own). */
-export function reviewedIn<P extends ToolPolicy>(policy: P | undefined, workspace?: () => string | undefined): P | undefined {
+export function reviewedIn<P extends ToolPolicy>(
+  policy: P | undefined,
+  workspace?: () => string | undefined,
+): P | undefined {
   const review = policy?.review;
   if (!policy || !review || !workspace) return policy;
   return Object.assign(Object.create(policy) as P, {

@@ -7,6 +7,7 @@
  * so both hosts and the tests share one definition.
  */
 import { z } from 'zod';
+import { visibleText } from '../text/visible-text';
 
 export type ReviewDecision = 'allow' | 'ask' | 'deny';
 
@@ -76,7 +77,9 @@ export function readReviewAnswer(stdout: string): ReviewAnswer {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const where = issue.code === 'unrecognized_keys' ? `unknown key "${issue.keys[0]}"` : issue.path.join('.');
-    return failed(`the reviewer program's answer is not {"decision":"allow"|"ask"|"deny","reason":"..."} (${where || 'not an object'})`);
+    return failed(
+      `the reviewer program's answer is not {"decision":"allow"|"ask"|"deny","reason":"..."} (${where || 'not an object'})`,
+    );
   }
   const reason = parsed.data.reason?.trim() ?? '';
   return {
@@ -90,7 +93,8 @@ export function failed(reason: string): ReviewAnswer {
 }
 
 function preview(text: string): string {
-  const line = text.slice(0, 80).replace(/[\u0000-\u001f\u007f]/g, '?');
+  // Escaped: a terminal escape or a bidi override in its output must not dress up our words.
+  const line = visibleText(text.slice(0, 80), { keepNewlines: false });
   return text.length > 80 ? `${line}…` : line;
 }
 
