@@ -179,6 +179,8 @@ describe('the reviewer program in the agent loop', function () {
     assert.equal(asked[0]!.toolCallId, 'write');
     assert.equal(program.seen()?.assessment && (program.seen()!.assessment as { decision: string }).decision, 'ask');
     assert.equal(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8'), 'hi');
+    // The session's own folder, whichever host or worktree it runs in.
+    assert.equal(program.seen()?.workspace, root);
     const decision = events.find((event) => event.type === 'tool_approval_result');
     assert.equal(decision?.type === 'tool_approval_result' && decision.source, 'user');
   });
