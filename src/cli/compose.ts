@@ -28,6 +28,7 @@ import { ChildProcessRunner } from '../node/child-process-runner';
 import { ChildProcessShell } from '../node/child-process-shell';
 import { OsSandbox } from '../node/sandbox/os-sandbox';
 import { cliSharedHooks, type CliHookDeps } from './shared-hooks-cli';
+import { cliReviewer, workspaceReviewerWarning } from './reviewer-cli';
 import { SecretFiles } from '../node/secret-files';
 import { protectedPlaces } from '../node/sandbox/protected-set';
 import { stricterSandbox, type SandboxMode } from '../core/policy/sandbox-modes';
@@ -239,6 +240,11 @@ export function createCliContext(deps: CliDeps): CliContext {
         () => policy.broken(),
       ),
       offers: (name: string) => policyOffers(policy.current, name),
+      review: cliReviewer(
+        () => policy.current,
+        deps.heldSecrets,
+        () => team.stamp()?.member,
+      ),
     }),
     // `tracked` is the checkpointed workspace: file tools must write through it.
     tools: (tracked) => [
@@ -314,6 +320,7 @@ export class CliPolicy {
   /** Which layer decided each rule in force. */
   decisions: PolicyDecision[] = [];
   private readonly files: Array<{ path: string; reader: PolicyFile }>;
+  private readonly ignoredReviewer: ReturnType<typeof workspaceReviewerWarning>;
 
   constructor(
     root: string,
@@ -326,6 +333,7 @@ export class CliPolicy {
     const workspaceFile = path.join(root, '.openagent', 'agent.yaml');
     // Started in the home folder: the one file is the user's.
     const paths = path.resolve(workspaceFile) === path.resolve(userFile) ? [userFile] : [userFile, workspaceFile];
+    this.ignoredReviewer = workspaceReviewerWarning(warn);
     this.files = paths.map((file) => ({
       path: file,
       reader: new PolicyFile((problems) => {
@@ -347,6 +355,7 @@ export class CliPolicy {
       return reader.read(read.kind === 'text' ? read.text : undefined);
     });
     const layers = { team: this.team(), user, workspace };
+    if (this.files[1]) this.ignoredReviewer(workspace, this.files[1].path);
     this.current = layerPolicies(layers);
     this.decisions = explainPolicy(layers, this.current);
   }

@@ -18,6 +18,7 @@ import { FileTaskStorage } from '../node/file-task-storage';
 import { FileTeamStorage } from '../node/file-team-storage';
 import { McpService } from '../host/mcp-service';
 import { PolicySource } from '../host/policy-source';
+import { wireReviewer } from './reviewer-wiring';
 import { policyOffers, toolPolicyFrom } from '../core/policy/policy-rules';
 import { BudgetGuard } from '../core/policy/budget';
 import { routeModel } from '../core/policy/model-routes';
@@ -240,6 +241,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
         () => policy.broken(),
       ),
       offers: (name: string) => policyOffers(policy.current(), name),
+      review: wireReviewer(context, policy, shell.heldSecrets, () => team.stamp()?.member),
     },
     teamStorage: new FileTeamStorage(vscode.Uri.joinPath(context.globalStorageUri, 'teams').fsPath),
     maxTeammates: () => vscode.workspace.getConfiguration('openagent').get<number>('maxTeammates', 5),

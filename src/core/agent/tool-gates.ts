@@ -11,7 +11,8 @@ import { isWarning, mustAsk, NO_RISK, withTraits, type CallRisk } from '../polic
 import type { AnyTool } from '../tools/tool';
 import type { ReceivedToolCall } from './model-turn';
 import type { ToolExecutorDeps } from './tool-executor';
-import { DENIED_MESSAGE, HOOK_PREFIX, POLICY_PREFIX } from '../events/tool-outcome';
+import { DENIED_MESSAGE, HOOK_PREFIX, POLICY_PREFIX, REVIEWER_PREFIX } from '../events/tool-outcome';
+import { reviewCall, type ReviewNote } from './tool-review';
 
 export { DENIED_MESSAGE } from '../events/tool-outcome';
 
@@ -145,10 +146,18 @@ async function decide(
     emitDecision(deps, call.id, { approved: false, source: 'policy', reason: verdict.reason });
     return { refusal: `${POLICY_PREFIX}${verdict.reason}` };
   }
+  // The reviewer program may tighten what policy decided (tool-review.ts).
+  const reviewed = await reviewCall(call, tool, input, verdict, risk, deps, signal);
+  const reviewer = reviewed.note;
+  if ('denied' in reviewed) {
+    emitDecision(deps, call.id, { approved: false, source: 'reviewer', reason: reviewed.denied, reviewer });
+    return { refusal: `${REVIEWER_PREFIX}${reviewed.denied}` };
+  }
+  ({ verdict, risk } = reviewed);
   if (verdict.action === 'allow') {
-    // Plain read-only calls are not events, to keep the stream small.
-    if (verdict.source !== 'read_only')
-      emitDecision(deps, call.id, { approved: true, source: verdict.source, reason: verdict.rule });
+    // Plain read-only calls are not events, to keep the stream small (unless a reviewer saw them).
+    if (verdict.source !== 'read_only' || reviewer)
+      emitDecision(deps, call.id, { approved: true, source: verdict.source, reason: verdict.rule, reviewer });
     return false;
   }
   const summary = tool.summarize?.(input) ?? tool.name;
@@ -179,7 +188,7 @@ async function decide(
       )
     : { approved: false, source: 'no_gate' as const, reason: 'No one is there to approve tool calls.' };
   signal.throwIfAborted();
-  emitDecision(deps, call.id, answer);
+  emitDecision(deps, call.id, { ...answer, reviewer });
   if (!answer.approved)
     return { refusal: answer.reason ? `${DENIED_MESSAGE} Reason: ${answer.reason}` : DENIED_MESSAGE };
   // Asked because it needs out of the sandbox, and the user said yes to this very call.
@@ -191,7 +200,12 @@ type Decision = Extract<Parameters<ToolExecutorDeps['emit']>[0], { type: 'tool_a
 function emitDecision(
   deps: ToolExecutorDeps,
   toolCallId: string,
-  decision: { approved: boolean; source: Decision['source']; reason?: string | undefined },
+  decision: {
+    approved: boolean;
+    source: Decision['source'];
+    reason?: string | undefined;
+    reviewer?: ReviewNote | undefined;
+  },
 ): void {
   deps.emit({
     type: 'tool_approval_result',
@@ -199,5 +213,6 @@ function emitDecision(
     approved: decision.approved,
     source: decision.source,
     ...(decision.reason ? { reason: decision.reason } : {}),
+    ...(decision.reviewer ? { reviewer: decision.reviewer } : {}),
   });
 }

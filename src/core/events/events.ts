@@ -77,6 +77,8 @@ export const approvalDecisionSourceSchema = z.enum([
   'timeout',
   'no_gate',
   'read_only',
+  /** The reviewer program (approvals.reviewer) denied it. */
+  'reviewer',
 ]);
 
 export const agentEventSchema = z.discriminatedUnion('type', [
@@ -130,6 +132,10 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     approved: z.boolean(),
     source: approvalDecisionSourceSchema,
     reason: z.string().optional(),
+    /** What the reviewer program answered (approvals.reviewer), whoever decided in the end. */
+    reviewer: z
+      .object({ decision: z.enum(['allow', 'ask', 'deny']), reason: z.string(), failed: z.boolean().optional() })
+      .optional(),
   }),
   /**
    * A call waits for a named teammate (team approvals, issue 37): who may decide, and how the

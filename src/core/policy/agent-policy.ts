@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { yaml } from '../text/yaml';
 import { approverPolicySchema } from './approver-schema';
 import { SANDBOX_MODES } from './sandbox-modes';
+import { reviewerSetting } from './reviewer-setting';
 
 /** A policy file larger than this is refused (a 10 MB file froze every command for 30 s). */
 export const MAX_POLICY_BYTES = 256 * 1024;
@@ -88,6 +89,7 @@ export const agentPolicySchema = z
             'Tools that never ask; "read_only" stands for every tool that only reads, "confined" for every command that runs in the sandbox',
           ),
         ...approverPolicySchema,
+        reviewer: reviewerSetting.optional(),
       })
       .optional(),
     budget: z

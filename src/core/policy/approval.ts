@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { ApprovalDecisionSource, EmitEvent } from '../events/events';
 import type { CallRisk } from './call-risk';
+import type { ToolReviewer } from './reviewer';
 
 export interface ApprovalRequest {
   conversationId: string;
@@ -58,6 +59,8 @@ export interface ToolPolicy {
     /** That command will run in the sandbox. */
     confined?: boolean;
   }): PolicyVerdict;
+  /** The reviewer program (approvals.reviewer), shown each call not denied; absent: none. */
+  review?: ToolReviewer['review'];
 }
 
 /** Without a policy file: read-only tools run, everything else asks. */

@@ -10,6 +10,7 @@
  */
 import type { AgentPolicy } from './agent-policy';
 import { withMergedApprovers } from './approver-rules';
+import { withReviewer } from './reviewer-layers';
 import { stricterSandbox } from './sandbox-modes';
 
 export function mergePolicies(
@@ -54,7 +55,8 @@ function withCommandLimits(merged: AgentPolicy, user: AgentPolicy | undefined, w
   if (user?.commands || workspace.commands) {
     merged.commands = { ...(network ? { network } : {}), ...(pass.length ? { pass_env: pass } : {}) };
   }
-  return merged;
+  // The reviewer program is the user's to choose, never the workspace's (reviewer-layers.ts).
+  return withReviewer(merged, user?.approvals?.reviewer);
 }
 
 type Budget = NonNullable<AgentPolicy['budget']>;

@@ -17,6 +17,7 @@ import type { RoutedModels } from './model-routing';
 import type { RestoredConversation } from './restore';
 import type { SystemPrompt } from '../agent/system-prompt';
 import { lastTurn } from '../agent/turn-checkpoints';
+import { reviewedIn } from '../agent/tool-review';
 import type { RunRecorder } from '../replay/run-recorder';
 
 export interface AssemblyDeps extends ConversationPartsDeps {
@@ -86,7 +87,7 @@ export function assembleConversation(
     limits: () => deps.readLimits?.() ?? {},
     approvals: input.approvals,
     tracing: input.tracing,
-    policy: deps.toolPolicy,
+    policy: reviewedIn(deps.toolPolicy, deps.workspaceRoot),
     assessor: parts.assessor,
     recorder: input.recorder,
   };

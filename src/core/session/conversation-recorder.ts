@@ -38,7 +38,7 @@ export class ConversationRecorder {
   private lastFlush = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** Keyed by agent and tool-call id (a sub-agent's ids may repeat the lead's). */
-  private pendingApproval = new Map<string, { approved: boolean; source: string; rule?: string }>();
+  private pendingApproval = new Map<string, { approved: boolean; source: string; rule?: string; reviewer?: unknown }>();
   private pendingInput = new Map<string, unknown>();
   /** The newest team approval state of each call waiting for a named approver. */
   private pendingTeam = new Map<string, Extract<AgentEvent, { type: 'team_approval' }>>();
@@ -87,6 +87,8 @@ export class ConversationRecorder {
           approved: event.approved,
           source: event.source,
           ...(event.reason ? { rule: event.reason } : {}),
+          // What the reviewer program answered, whoever decided in the end (issue 37).
+          ...(event.reviewer ? { reviewer: event.reviewer } : {}),
         };
         this.pendingApproval.set(callKey(event), decision);
         // Kept as an event too: a reopened conversation shows who denied or refused each call.

@@ -46,6 +46,9 @@ export const OPENAGENT = {
   approvalBy: 'openagent.approval.by',
   approvalRequest: 'openagent.approval.request_id',
   approvalApprovers: 'openagent.approval.approvers',
+  /** What the reviewer program (approvals.reviewer) answered, and why. */
+  reviewerDecision: 'openagent.reviewer.decision',
+  reviewerReason: 'openagent.reviewer.reason',
   turnOutcome: 'openagent.turn.outcome',
 } as const;
 

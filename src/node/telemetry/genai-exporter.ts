@@ -61,6 +61,7 @@ interface PendingToolCall {
   approvalSource?: string;
   /** A named approver's decision (team approvals). */
   team?: { requestId: string; approvers: string[]; by?: string; state: string };
+  reviewer?: { decision: string; reason: string };
 }
 
 /** Tool calls that never get a result (a stopped run) are forgotten beyond this many. */
@@ -136,7 +137,12 @@ export class GenAiExporter {
         break;
       case 'tool_approval_result': {
         const pending = this.toolCalls.get(`${event.conversationId}\n${event.toolCallId}`);
-        if (pending) Object.assign(pending, { approved: event.approved, approvalSource: event.source });
+        if (pending)
+          Object.assign(pending, {
+            approved: event.approved,
+            approvalSource: event.source,
+            ...(event.reviewer ? { reviewer: event.reviewer } : {}),
+          });
         break;
       }
       case 'team_approval': {
@@ -350,6 +356,12 @@ export class GenAiExporter {
                 [OPENAGENT.approvalApprovers]: call.team.approvers.join(', '),
                 [OPENAGENT.approvalSource]: 'team_approver',
                 ...(call.team.by ? { [OPENAGENT.approvalBy]: call.team.by } : {}),
+              }
+            : {}),
+          ...(call?.reviewer
+            ? {
+                [OPENAGENT.reviewerDecision]: call.reviewer.decision,
+                [OPENAGENT.reviewerReason]: redactText(call.reviewer.reason, this.secrets()),
               }
             : {}),
         }),

@@ -65,16 +65,32 @@ const p44 = /* @__PURE__ */ object([p3, p4, p6, p8, p39, p26, p27, p29, p40, p41
 const p45 = /* @__PURE__ */ leaf((x) => x === 'tool_approval_result');
 const p46 = /* @__PURE__ */ field('type', p45, 'required');
 const p47 = /* @__PURE__ */ field('approved', p32, 'required');
-const p48 = /* @__PURE__ */ oneOf(['user', 'hook', 'session_rule', 'policy', 'timeout', 'no_gate', 'read_only']);
+const p48 = /* @__PURE__ */ oneOf([
+  'user',
+  'hook',
+  'session_rule',
+  'policy',
+  'timeout',
+  'no_gate',
+  'read_only',
+  'reviewer',
+]);
 const p49 = /* @__PURE__ */ leaf(p48);
 const p50 = /* @__PURE__ */ field('source', p49, 'required');
 const p51 = /* @__PURE__ */ field('reason', p16, 'optional');
-const p52 = /* @__PURE__ */ object([p3, p4, p6, p8, p46, p26, p47, p50, p51]);
-const p53 = /* @__PURE__ */ leaf((x) => x === 'team_approval');
-const p54 = /* @__PURE__ */ field('type', p53, 'required');
-const p55 = /* @__PURE__ */ field('requestId', p11, 'required');
-const p56 = /* @__PURE__ */ field('approvers', p13, 'required');
-const p57 = /* @__PURE__ */ oneOf([
+const p52 = /* @__PURE__ */ leaf((x) => x === 'allow' || x === 'ask' || x === 'deny');
+const p53 = /* @__PURE__ */ field('decision', p52, 'required');
+const p54 = /* @__PURE__ */ field('reason', p11, 'required');
+const p55 = /* @__PURE__ */ field('failed', p42, 'optional');
+const p56 = /* @__PURE__ */ object([p53, p54, p55]);
+const p57 = /* @__PURE__ */ optional(p56);
+const p58 = /* @__PURE__ */ field('reviewer', p57, 'optional');
+const p59 = /* @__PURE__ */ object([p3, p4, p6, p8, p46, p26, p47, p50, p51, p58]);
+const p60 = /* @__PURE__ */ leaf((x) => x === 'team_approval');
+const p61 = /* @__PURE__ */ field('type', p60, 'required');
+const p62 = /* @__PURE__ */ field('requestId', p11, 'required');
+const p63 = /* @__PURE__ */ field('approvers', p13, 'required');
+const p64 = /* @__PURE__ */ oneOf([
   'waiting',
   'unreachable',
   'approved',
@@ -83,93 +99,93 @@ const p57 = /* @__PURE__ */ oneOf([
   'withdrawn',
   'refused',
 ]);
-const p58 = /* @__PURE__ */ leaf(p57);
-const p59 = /* @__PURE__ */ field('state', p58, 'required');
-const p60 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'number' && Number.isFinite(x)));
-const p61 = /* @__PURE__ */ field('deadline', p60, 'optional');
-const p62 = /* @__PURE__ */ field('by', p16, 'optional');
-const p63 = /* @__PURE__ */ field('unknown', p14, 'optional');
-const p64 = /* @__PURE__ */ object([p3, p4, p6, p8, p54, p26, p55, p56, p59, p61, p62, p51, p63]);
-const p65 = /* @__PURE__ */ leaf((x) => x === 'tool_result');
-const p66 = /* @__PURE__ */ field('type', p65, 'required');
-const p67 = /* @__PURE__ */ field('output', p11, 'required');
-const p68 = /* @__PURE__ */ field('isError', p32, 'required');
-const p69 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0);
-const p70 = /* @__PURE__ */ field('durationMs', p69, 'required');
-const p71 = /* @__PURE__ */ object([p3, p4, p6, p8, p66, p26, p27, p67, p68, p70]);
-const p72 = /* @__PURE__ */ leaf((x) => x === 'subagent_start');
+const p65 = /* @__PURE__ */ leaf(p64);
+const p66 = /* @__PURE__ */ field('state', p65, 'required');
+const p67 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'number' && Number.isFinite(x)));
+const p68 = /* @__PURE__ */ field('deadline', p67, 'optional');
+const p69 = /* @__PURE__ */ field('by', p16, 'optional');
+const p70 = /* @__PURE__ */ field('unknown', p14, 'optional');
+const p71 = /* @__PURE__ */ object([p3, p4, p6, p8, p61, p26, p62, p63, p66, p68, p69, p51, p70]);
+const p72 = /* @__PURE__ */ leaf((x) => x === 'tool_result');
 const p73 = /* @__PURE__ */ field('type', p72, 'required');
-const p74 = /* @__PURE__ */ field('subagentId', p11, 'required');
-const p75 = /* @__PURE__ */ field('kind', p11, 'required');
-const p76 = /* @__PURE__ */ field('description', p11, 'required');
-const p77 = /* @__PURE__ */ object([p3, p4, p6, p8, p73, p74, p75, p76]);
-const p78 = /* @__PURE__ */ leaf((x) => x === 'subagent_end');
-const p79 = /* @__PURE__ */ field('type', p78, 'required');
-const p80 = /* @__PURE__ */ field('inputTokens', p69, 'required');
-const p81 = /* @__PURE__ */ field('outputTokens', p69, 'required');
-const p82 = /* @__PURE__ */ field('cacheReadTokens', p69, 'required');
-const p83 = /* @__PURE__ */ field('cacheWriteTokens', p69, 'required');
-const p84 = /* @__PURE__ */ object([p80, p81, p82, p83]);
-const p85 = /* @__PURE__ */ field('usage', p84, 'required');
-const p86 = /* @__PURE__ */ field('costUsd', p7, 'required');
-const p87 = /* @__PURE__ */ object([p3, p4, p6, p8, p79, p74, p40, p85, p86]);
-const p88 = /* @__PURE__ */ leaf((x) => x === 'task_update');
-const p89 = /* @__PURE__ */ field('type', p88, 'required');
-const p90 = /* @__PURE__ */ field('taskId', p11, 'required');
-const p91 = /* @__PURE__ */ field('subject', p11, 'required');
-const p92 = /* @__PURE__ */ oneOf(['pending', 'in_progress', 'completed', 'deleted']);
-const p93 = /* @__PURE__ */ leaf(p92);
-const p94 = /* @__PURE__ */ field('status', p93, 'required');
-const p95 = /* @__PURE__ */ field('owner', p16, 'optional');
-const p96 = /* @__PURE__ */ object([p3, p4, p6, p8, p89, p90, p91, p94, p95]);
-const p97 = /* @__PURE__ */ leaf((x) => x === 'background_result');
-const p98 = /* @__PURE__ */ field('type', p97, 'required');
-const p99 = /* @__PURE__ */ field('jobId', p11, 'required');
-const p100 = /* @__PURE__ */ field('command', p11, 'required');
-const p101 = /* @__PURE__ */ leaf((x) => x === null || (typeof x === 'number' && Number.isFinite(x)));
-const p102 = /* @__PURE__ */ field('exitCode', p101, 'required');
-const p103 = /* @__PURE__ */ object([p3, p4, p6, p8, p98, p99, p100, p67, p102]);
-const p104 = /* @__PURE__ */ leaf((x) => x === 'teammate_status');
+const p74 = /* @__PURE__ */ field('output', p11, 'required');
+const p75 = /* @__PURE__ */ field('isError', p32, 'required');
+const p76 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0);
+const p77 = /* @__PURE__ */ field('durationMs', p76, 'required');
+const p78 = /* @__PURE__ */ object([p3, p4, p6, p8, p73, p26, p27, p74, p75, p77]);
+const p79 = /* @__PURE__ */ leaf((x) => x === 'subagent_start');
+const p80 = /* @__PURE__ */ field('type', p79, 'required');
+const p81 = /* @__PURE__ */ field('subagentId', p11, 'required');
+const p82 = /* @__PURE__ */ field('kind', p11, 'required');
+const p83 = /* @__PURE__ */ field('description', p11, 'required');
+const p84 = /* @__PURE__ */ object([p3, p4, p6, p8, p80, p81, p82, p83]);
+const p85 = /* @__PURE__ */ leaf((x) => x === 'subagent_end');
+const p86 = /* @__PURE__ */ field('type', p85, 'required');
+const p87 = /* @__PURE__ */ field('inputTokens', p76, 'required');
+const p88 = /* @__PURE__ */ field('outputTokens', p76, 'required');
+const p89 = /* @__PURE__ */ field('cacheReadTokens', p76, 'required');
+const p90 = /* @__PURE__ */ field('cacheWriteTokens', p76, 'required');
+const p91 = /* @__PURE__ */ object([p87, p88, p89, p90]);
+const p92 = /* @__PURE__ */ field('usage', p91, 'required');
+const p93 = /* @__PURE__ */ field('costUsd', p7, 'required');
+const p94 = /* @__PURE__ */ object([p3, p4, p6, p8, p86, p81, p40, p92, p93]);
+const p95 = /* @__PURE__ */ leaf((x) => x === 'task_update');
+const p96 = /* @__PURE__ */ field('type', p95, 'required');
+const p97 = /* @__PURE__ */ field('taskId', p11, 'required');
+const p98 = /* @__PURE__ */ field('subject', p11, 'required');
+const p99 = /* @__PURE__ */ oneOf(['pending', 'in_progress', 'completed', 'deleted']);
+const p100 = /* @__PURE__ */ leaf(p99);
+const p101 = /* @__PURE__ */ field('status', p100, 'required');
+const p102 = /* @__PURE__ */ field('owner', p16, 'optional');
+const p103 = /* @__PURE__ */ object([p3, p4, p6, p8, p96, p97, p98, p101, p102]);
+const p104 = /* @__PURE__ */ leaf((x) => x === 'background_result');
 const p105 = /* @__PURE__ */ field('type', p104, 'required');
-const p106 = /* @__PURE__ */ field('name', p11, 'required');
-const p107 = /* @__PURE__ */ leaf((x) => x === 'working' || x === 'idle' || x === 'shutdown');
-const p108 = /* @__PURE__ */ field('status', p107, 'required');
-const p109 = /* @__PURE__ */ object([p3, p4, p6, p8, p105, p106, p108]);
-const p110 = /* @__PURE__ */ leaf((x) => x === 'compact');
-const p111 = /* @__PURE__ */ field('type', p110, 'required');
-const p112 = /* @__PURE__ */ leaf((x) => x === 'micro' || x === 'auto' || x === 'manual');
-const p113 = /* @__PURE__ */ field('kind', p112, 'required');
-const p114 = /* @__PURE__ */ field('tokensBefore', p69, 'required');
-const p115 = /* @__PURE__ */ field('tokensAfter', p69, 'required');
-const p116 = /* @__PURE__ */ field('transcript', p16, 'optional');
-const p117 = /* @__PURE__ */ object([p3, p4, p6, p8, p111, p113, p114, p115, p116]);
-const p118 = /* @__PURE__ */ leaf((x) => x === 'model_call');
-const p119 = /* @__PURE__ */ field('type', p118, 'required');
-const p120 = /* @__PURE__ */ leaf((x) => x === 'waiting' || x === 'answering' || x === 'stalled');
-const p121 = /* @__PURE__ */ field('state', p120, 'required');
-const p122 = /* @__PURE__ */ field('provider', p11, 'required');
-const p123 = /* @__PURE__ */ field('model', p11, 'required');
-const p124 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'number' && Number.isFinite(x) && x >= 0));
-const p125 = /* @__PURE__ */ field('silentMs', p124, 'optional');
-const p126 = /* @__PURE__ */ object([p3, p4, p6, p8, p119, p121, p122, p123, p125]);
-const p127 = /* @__PURE__ */ leaf((x) => x === 'llm_request');
-const p128 = /* @__PURE__ */ field('type', p127, 'required');
-const p129 = /* @__PURE__ */ field('payload', p28, 'present');
-const p130 = /* @__PURE__ */ object([p3, p4, p6, p8, p128, p55, p122, p123, p129]);
-const p131 = /* @__PURE__ */ leaf((x) => x === 'llm_response');
-const p132 = /* @__PURE__ */ field('type', p131, 'required');
-const p133 = /* @__PURE__ */ object([p3, p4, p6, p8, p132, p55, p122, p123, p129, p70]);
-const p134 = /* @__PURE__ */ leaf((x) => x === 'usage');
+const p106 = /* @__PURE__ */ field('jobId', p11, 'required');
+const p107 = /* @__PURE__ */ field('command', p11, 'required');
+const p108 = /* @__PURE__ */ leaf((x) => x === null || (typeof x === 'number' && Number.isFinite(x)));
+const p109 = /* @__PURE__ */ field('exitCode', p108, 'required');
+const p110 = /* @__PURE__ */ object([p3, p4, p6, p8, p105, p106, p107, p74, p109]);
+const p111 = /* @__PURE__ */ leaf((x) => x === 'teammate_status');
+const p112 = /* @__PURE__ */ field('type', p111, 'required');
+const p113 = /* @__PURE__ */ field('name', p11, 'required');
+const p114 = /* @__PURE__ */ leaf((x) => x === 'working' || x === 'idle' || x === 'shutdown');
+const p115 = /* @__PURE__ */ field('status', p114, 'required');
+const p116 = /* @__PURE__ */ object([p3, p4, p6, p8, p112, p113, p115]);
+const p117 = /* @__PURE__ */ leaf((x) => x === 'compact');
+const p118 = /* @__PURE__ */ field('type', p117, 'required');
+const p119 = /* @__PURE__ */ leaf((x) => x === 'micro' || x === 'auto' || x === 'manual');
+const p120 = /* @__PURE__ */ field('kind', p119, 'required');
+const p121 = /* @__PURE__ */ field('tokensBefore', p76, 'required');
+const p122 = /* @__PURE__ */ field('tokensAfter', p76, 'required');
+const p123 = /* @__PURE__ */ field('transcript', p16, 'optional');
+const p124 = /* @__PURE__ */ object([p3, p4, p6, p8, p118, p120, p121, p122, p123]);
+const p125 = /* @__PURE__ */ leaf((x) => x === 'model_call');
+const p126 = /* @__PURE__ */ field('type', p125, 'required');
+const p127 = /* @__PURE__ */ leaf((x) => x === 'waiting' || x === 'answering' || x === 'stalled');
+const p128 = /* @__PURE__ */ field('state', p127, 'required');
+const p129 = /* @__PURE__ */ field('provider', p11, 'required');
+const p130 = /* @__PURE__ */ field('model', p11, 'required');
+const p131 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'number' && Number.isFinite(x) && x >= 0));
+const p132 = /* @__PURE__ */ field('silentMs', p131, 'optional');
+const p133 = /* @__PURE__ */ object([p3, p4, p6, p8, p126, p128, p129, p130, p132]);
+const p134 = /* @__PURE__ */ leaf((x) => x === 'llm_request');
 const p135 = /* @__PURE__ */ field('type', p134, 'required');
-const p136 = /* @__PURE__ */ leaf((x) => x === 'call' || x === 'turn');
-const p137 = /* @__PURE__ */ field('scope', p136, 'required');
-const p138 = /* @__PURE__ */ field('provider', p16, 'optional');
-const p139 = /* @__PURE__ */ field('durationMs', p124, 'optional');
-const p140 = /* @__PURE__ */ field('work', p16, 'optional');
-const p141 = /* @__PURE__ */ field('costUsd', p69, 'required');
-const p142 = /* @__PURE__ */ field('reported', p32, 'required');
-const p143 = /* @__PURE__ */ field('reservationId', p16, 'optional');
-const p144 = /* @__PURE__ */ oneOf([
+const p136 = /* @__PURE__ */ field('payload', p28, 'present');
+const p137 = /* @__PURE__ */ object([p3, p4, p6, p8, p135, p62, p129, p130, p136]);
+const p138 = /* @__PURE__ */ leaf((x) => x === 'llm_response');
+const p139 = /* @__PURE__ */ field('type', p138, 'required');
+const p140 = /* @__PURE__ */ object([p3, p4, p6, p8, p139, p62, p129, p130, p136, p77]);
+const p141 = /* @__PURE__ */ leaf((x) => x === 'usage');
+const p142 = /* @__PURE__ */ field('type', p141, 'required');
+const p143 = /* @__PURE__ */ leaf((x) => x === 'call' || x === 'turn');
+const p144 = /* @__PURE__ */ field('scope', p143, 'required');
+const p145 = /* @__PURE__ */ field('provider', p16, 'optional');
+const p146 = /* @__PURE__ */ field('durationMs', p131, 'optional');
+const p147 = /* @__PURE__ */ field('work', p16, 'optional');
+const p148 = /* @__PURE__ */ field('costUsd', p76, 'required');
+const p149 = /* @__PURE__ */ field('reported', p32, 'required');
+const p150 = /* @__PURE__ */ field('reservationId', p16, 'optional');
+const p151 = /* @__PURE__ */ oneOf([
   'authentication',
   'connection',
   'rate_limit',
@@ -182,66 +198,66 @@ const p144 = /* @__PURE__ */ oneOf([
   'budget',
   'internal',
 ]);
-const p145 = /* @__PURE__ */ leaf((x) => x === undefined || p144(x) || x === 'interrupted');
-const p146 = /* @__PURE__ */ field('failure', p145, 'optional');
-const p147 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x > 0);
-const p148 = /* @__PURE__ */ field('window', p147, 'required');
-const p149 = /* @__PURE__ */ field('systemAndTools', p5, 'required');
-const p150 = /* @__PURE__ */ field('rulesAndMemory', p5, 'required');
-const p151 = /* @__PURE__ */ field('conversation', p5, 'required');
-const p152 = /* @__PURE__ */ field('toolResults', p5, 'required');
-const p153 = /* @__PURE__ */ field('counted', p32, 'required');
-const p154 = /* @__PURE__ */ object([p148, p149, p150, p151, p152, p153]);
-const p155 = /* @__PURE__ */ optional(p154);
-const p156 = /* @__PURE__ */ field('context', p155, 'optional');
-const p157 = /* @__PURE__ */ object([
+const p152 = /* @__PURE__ */ leaf((x) => x === undefined || p151(x) || x === 'interrupted');
+const p153 = /* @__PURE__ */ field('failure', p152, 'optional');
+const p154 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x > 0);
+const p155 = /* @__PURE__ */ field('window', p154, 'required');
+const p156 = /* @__PURE__ */ field('systemAndTools', p5, 'required');
+const p157 = /* @__PURE__ */ field('rulesAndMemory', p5, 'required');
+const p158 = /* @__PURE__ */ field('conversation', p5, 'required');
+const p159 = /* @__PURE__ */ field('toolResults', p5, 'required');
+const p160 = /* @__PURE__ */ field('counted', p32, 'required');
+const p161 = /* @__PURE__ */ object([p155, p156, p157, p158, p159, p160]);
+const p162 = /* @__PURE__ */ optional(p161);
+const p163 = /* @__PURE__ */ field('context', p162, 'optional');
+const p164 = /* @__PURE__ */ object([
   p3,
   p4,
   p6,
   p8,
-  p135,
-  p137,
-  p123,
-  p138,
-  p139,
-  p140,
-  p85,
-  p141,
   p142,
-  p143,
+  p144,
+  p130,
+  p145,
   p146,
-  p156,
+  p147,
+  p92,
+  p148,
+  p149,
+  p150,
+  p153,
+  p163,
 ]);
-const p158 = /* @__PURE__ */ leaf((x) => x === 'cache_break');
-const p159 = /* @__PURE__ */ field('type', p158, 'required');
-const p160 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1);
-const p161 = /* @__PURE__ */ field('previousShare', p160, 'required');
-const p162 = /* @__PURE__ */ field('share', p160, 'required');
-const p163 = /* @__PURE__ */ field('missedTokens', p5, 'required');
-const p164 = /* @__PURE__ */ field('extraCostUsd', p69, 'required');
-const p165 = /* @__PURE__ */ oneOf([
+const p165 = /* @__PURE__ */ leaf((x) => x === 'cache_break');
+const p166 = /* @__PURE__ */ field('type', p165, 'required');
+const p167 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1);
+const p168 = /* @__PURE__ */ field('previousShare', p167, 'required');
+const p169 = /* @__PURE__ */ field('share', p167, 'required');
+const p170 = /* @__PURE__ */ field('missedTokens', p5, 'required');
+const p171 = /* @__PURE__ */ field('extraCostUsd', p76, 'required');
+const p172 = /* @__PURE__ */ oneOf([
   'model_switched',
   'system_prompt_changed',
   'tools_changed',
   'history_rewritten',
   'cache_expired',
 ]);
-const p166 = /* @__PURE__ */ leaf(p165);
-const p167 = /* @__PURE__ */ array(p166);
-const p168 = /* @__PURE__ */ field('reasons', p167, 'required');
-const p169 = /* @__PURE__ */ field('secondsSinceLastCall', p69, 'required');
-const p170 = /* @__PURE__ */ object([p3, p4, p6, p8, p159, p122, p123, p140, p161, p162, p163, p164, p168, p169]);
-const p171 = /* @__PURE__ */ leaf((x) => x === 'cost_warning');
-const p172 = /* @__PURE__ */ field('type', p171, 'required');
-const p173 = /* @__PURE__ */ field('inputTokens', p5, 'required');
-const p174 = /* @__PURE__ */ field('cachedTokens', p5, 'required');
-const p175 = /* @__PURE__ */ field('estimatedUsd', p69, 'required');
-const p176 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x > 0);
-const p177 = /* @__PURE__ */ field('thresholdUsd', p176, 'required');
-const p178 = /* @__PURE__ */ object([p3, p4, p6, p8, p172, p122, p123, p140, p173, p174, p175, p177]);
-const p179 = /* @__PURE__ */ leaf((x) => x === 'budget');
-const p180 = /* @__PURE__ */ field('type', p179, 'required');
-const p181 = /* @__PURE__ */ oneOf([
+const p173 = /* @__PURE__ */ leaf(p172);
+const p174 = /* @__PURE__ */ array(p173);
+const p175 = /* @__PURE__ */ field('reasons', p174, 'required');
+const p176 = /* @__PURE__ */ field('secondsSinceLastCall', p76, 'required');
+const p177 = /* @__PURE__ */ object([p3, p4, p6, p8, p166, p129, p130, p147, p168, p169, p170, p171, p175, p176]);
+const p178 = /* @__PURE__ */ leaf((x) => x === 'cost_warning');
+const p179 = /* @__PURE__ */ field('type', p178, 'required');
+const p180 = /* @__PURE__ */ field('inputTokens', p5, 'required');
+const p181 = /* @__PURE__ */ field('cachedTokens', p5, 'required');
+const p182 = /* @__PURE__ */ field('estimatedUsd', p76, 'required');
+const p183 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x > 0);
+const p184 = /* @__PURE__ */ field('thresholdUsd', p183, 'required');
+const p185 = /* @__PURE__ */ object([p3, p4, p6, p8, p179, p129, p130, p147, p180, p181, p182, p184]);
+const p186 = /* @__PURE__ */ leaf((x) => x === 'budget');
+const p187 = /* @__PURE__ */ field('type', p186, 'required');
+const p188 = /* @__PURE__ */ oneOf([
   'conversation',
   'daily',
   'monthly',
@@ -250,269 +266,268 @@ const p181 = /* @__PURE__ */ oneOf([
   'member_daily',
   'member_monthly',
 ]);
-const p182 = /* @__PURE__ */ leaf(p181);
-const p183 = /* @__PURE__ */ field('scope', p182, 'required');
-const p184 = /* @__PURE__ */ leaf((x) => x === 'usd' || x === 'tokens');
-const p185 = /* @__PURE__ */ field('unit', p184, 'required');
-const p186 = /* @__PURE__ */ field('spent', p69, 'required');
-const p187 = /* @__PURE__ */ field('limit', p176, 'required');
-const p188 = /* @__PURE__ */ leaf((x) => x === 'warning' || x === 'exceeded');
-const p189 = /* @__PURE__ */ field('level', p188, 'required');
-const p190 = /* @__PURE__ */ leaf((x) => x === 'warn' || x === 'block');
-const p191 = /* @__PURE__ */ field('action', p190, 'required');
-const p192 = /* @__PURE__ */ object([p3, p4, p6, p8, p180, p183, p185, p186, p187, p189, p191]);
-const p193 = /* @__PURE__ */ leaf((x) => x === 'plan_mode');
-const p194 = /* @__PURE__ */ field('type', p193, 'required');
-const p195 = /* @__PURE__ */ field('active', p32, 'required');
-const p196 = /* @__PURE__ */ leaf((x) => x === 'user' || x === 'plan_approved');
-const p197 = /* @__PURE__ */ field('reason', p196, 'required');
-const p198 = /* @__PURE__ */ object([p3, p4, p6, p8, p194, p195, p197]);
-const p199 = /* @__PURE__ */ leaf((x) => x === 'files_changed');
-const p200 = /* @__PURE__ */ field('type', p199, 'required');
-const p201 = /* @__PURE__ */ field('turn', p147, 'required');
-const p202 = /* @__PURE__ */ field('path', p11, 'required');
-const p203 = /* @__PURE__ */ leaf((x) => x === 'created' || x === 'modified');
-const p204 = /* @__PURE__ */ field('change', p203, 'required');
-const p205 = /* @__PURE__ */ object([p202, p204]);
-const p206 = /* @__PURE__ */ array(p205);
-const p207 = /* @__PURE__ */ field('files', p206, 'required');
-const p208 = /* @__PURE__ */ object([p3, p4, p6, p8, p200, p201, p207]);
-const p209 = /* @__PURE__ */ leaf((x) => x === 'turn_reverted');
-const p210 = /* @__PURE__ */ field('type', p209, 'required');
-const p211 = /* @__PURE__ */ field('restored', p13, 'required');
-const p212 = /* @__PURE__ */ field('deleted', p13, 'required');
-const p213 = /* @__PURE__ */ field('reason', p11, 'required');
-const p214 = /* @__PURE__ */ object([p202, p213]);
-const p215 = /* @__PURE__ */ array(p214);
-const p216 = /* @__PURE__ */ field('failed', p215, 'required');
-const p217 = /* @__PURE__ */ object([p3, p4, p6, p8, p210, p201, p211, p212, p216]);
-const p218 = /* @__PURE__ */ leaf((x) => x === 'review_hunks');
-const p219 = /* @__PURE__ */ field('type', p218, 'required');
-const p220 = /* @__PURE__ */ field('beforeLine', p5, 'required');
-const p221 = /* @__PURE__ */ field('afterLine', p5, 'required');
-const p222 = /* @__PURE__ */ field('removed', p13, 'required');
-const p223 = /* @__PURE__ */ field('added', p13, 'required');
-const p224 = /* @__PURE__ */ field('above', p13, 'required');
-const p225 = /* @__PURE__ */ field('below', p13, 'required');
-const p226 = /* @__PURE__ */ field('atStart', p32, 'required');
-const p227 = /* @__PURE__ */ field('atEnd', p32, 'required');
-const p228 = /* @__PURE__ */ object([p220, p221, p222, p223, p224, p225, p226, p227]);
-const p229 = /* @__PURE__ */ array(p228);
-const p230 = /* @__PURE__ */ optional(p229);
-const p231 = /* @__PURE__ */ field('hunks', p230, 'optional');
-const p232 = /* @__PURE__ */ field('unreviewable', p16, 'optional');
-const p233 = /* @__PURE__ */ object([p202, p204, p231, p232]);
-const p234 = /* @__PURE__ */ array(p233);
-const p235 = /* @__PURE__ */ field('files', p234, 'required');
-const p236 = /* @__PURE__ */ object([p3, p4, p6, p8, p219, p201, p235]);
-const p237 = /* @__PURE__ */ leaf((x) => x === 'review_decision');
-const p238 = /* @__PURE__ */ field('type', p237, 'required');
-const p239 = /* @__PURE__ */ array(p5);
-const p240 = /* @__PURE__ */ field('hunks', p239, 'required');
-const p241 = /* @__PURE__ */ leaf((x) => x === 'kept' || x === 'undone' || x === 'reopened');
-const p242 = /* @__PURE__ */ field('decision', p241, 'required');
-const p243 = /* @__PURE__ */ array(p147);
-const p244 = /* @__PURE__ */ optional(p243);
-const p245 = /* @__PURE__ */ field('lines', p244, 'optional');
-const p246 = /* @__PURE__ */ field('deleted', p42, 'optional');
-const p247 = /* @__PURE__ */ object([p3, p4, p6, p8, p238, p201, p202, p240, p242, p245, p246]);
-const p248 = /* @__PURE__ */ leaf((x) => x === 'review_note');
-const p249 = /* @__PURE__ */ field('type', p248, 'required');
-const p250 = /* @__PURE__ */ field('hunk', p5, 'required');
-const p251 = /* @__PURE__ */ object([p201, p202, p250]);
-const p252 = /* @__PURE__ */ array(p251);
-const p253 = /* @__PURE__ */ field('hunks', p252, 'required');
-const p254 = /* @__PURE__ */ object([p3, p4, p6, p8, p249, p12, p253]);
-const p255 = /* @__PURE__ */ leaf((x) => x === 'conversation_forked');
-const p256 = /* @__PURE__ */ field('type', p255, 'required');
-const p257 = /* @__PURE__ */ field('parentId', p2, 'required');
-const p258 = /* @__PURE__ */ field('forkId', p2, 'required');
-const p259 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= -1);
-const p260 = /* @__PURE__ */ field('atSeq', p259, 'required');
-const p261 = /* @__PURE__ */ leaf((x) => x === 'fork' || x === 'rewind');
-const p262 = /* @__PURE__ */ field('reason', p261, 'required');
-const p263 = /* @__PURE__ */ field('title', p11, 'required');
-const p264 = /* @__PURE__ */ object([p3, p4, p6, p8, p256, p257, p258, p260, p262, p263]);
-const p265 = /* @__PURE__ */ leaf((x) => x === 'interrupted');
-const p266 = /* @__PURE__ */ field('type', p265, 'required');
-const p267 = /* @__PURE__ */ field('feedback', p16, 'optional');
-const p268 = /* @__PURE__ */ object([p3, p4, p6, p8, p266, p213, p267]);
-const p269 = /* @__PURE__ */ leaf((x) => x === 'error');
-const p270 = /* @__PURE__ */ field('type', p269, 'required');
-const p271 = /* @__PURE__ */ field('message', p11, 'required');
-const p272 = /* @__PURE__ */ leaf(p144);
-const p273 = /* @__PURE__ */ field('kind', p272, 'required');
-const p274 = /* @__PURE__ */ object([p3, p4, p6, p8, p270, p271, p273]);
-const p275 = /* @__PURE__ */ leaf((x) => x === 'done');
+const p189 = /* @__PURE__ */ leaf(p188);
+const p190 = /* @__PURE__ */ field('scope', p189, 'required');
+const p191 = /* @__PURE__ */ leaf((x) => x === 'usd' || x === 'tokens');
+const p192 = /* @__PURE__ */ field('unit', p191, 'required');
+const p193 = /* @__PURE__ */ field('spent', p76, 'required');
+const p194 = /* @__PURE__ */ field('limit', p183, 'required');
+const p195 = /* @__PURE__ */ leaf((x) => x === 'warning' || x === 'exceeded');
+const p196 = /* @__PURE__ */ field('level', p195, 'required');
+const p197 = /* @__PURE__ */ leaf((x) => x === 'warn' || x === 'block');
+const p198 = /* @__PURE__ */ field('action', p197, 'required');
+const p199 = /* @__PURE__ */ object([p3, p4, p6, p8, p187, p190, p192, p193, p194, p196, p198]);
+const p200 = /* @__PURE__ */ leaf((x) => x === 'plan_mode');
+const p201 = /* @__PURE__ */ field('type', p200, 'required');
+const p202 = /* @__PURE__ */ field('active', p32, 'required');
+const p203 = /* @__PURE__ */ leaf((x) => x === 'user' || x === 'plan_approved');
+const p204 = /* @__PURE__ */ field('reason', p203, 'required');
+const p205 = /* @__PURE__ */ object([p3, p4, p6, p8, p201, p202, p204]);
+const p206 = /* @__PURE__ */ leaf((x) => x === 'files_changed');
+const p207 = /* @__PURE__ */ field('type', p206, 'required');
+const p208 = /* @__PURE__ */ field('turn', p154, 'required');
+const p209 = /* @__PURE__ */ field('path', p11, 'required');
+const p210 = /* @__PURE__ */ leaf((x) => x === 'created' || x === 'modified');
+const p211 = /* @__PURE__ */ field('change', p210, 'required');
+const p212 = /* @__PURE__ */ object([p209, p211]);
+const p213 = /* @__PURE__ */ array(p212);
+const p214 = /* @__PURE__ */ field('files', p213, 'required');
+const p215 = /* @__PURE__ */ object([p3, p4, p6, p8, p207, p208, p214]);
+const p216 = /* @__PURE__ */ leaf((x) => x === 'turn_reverted');
+const p217 = /* @__PURE__ */ field('type', p216, 'required');
+const p218 = /* @__PURE__ */ field('restored', p13, 'required');
+const p219 = /* @__PURE__ */ field('deleted', p13, 'required');
+const p220 = /* @__PURE__ */ object([p209, p54]);
+const p221 = /* @__PURE__ */ array(p220);
+const p222 = /* @__PURE__ */ field('failed', p221, 'required');
+const p223 = /* @__PURE__ */ object([p3, p4, p6, p8, p217, p208, p218, p219, p222]);
+const p224 = /* @__PURE__ */ leaf((x) => x === 'review_hunks');
+const p225 = /* @__PURE__ */ field('type', p224, 'required');
+const p226 = /* @__PURE__ */ field('beforeLine', p5, 'required');
+const p227 = /* @__PURE__ */ field('afterLine', p5, 'required');
+const p228 = /* @__PURE__ */ field('removed', p13, 'required');
+const p229 = /* @__PURE__ */ field('added', p13, 'required');
+const p230 = /* @__PURE__ */ field('above', p13, 'required');
+const p231 = /* @__PURE__ */ field('below', p13, 'required');
+const p232 = /* @__PURE__ */ field('atStart', p32, 'required');
+const p233 = /* @__PURE__ */ field('atEnd', p32, 'required');
+const p234 = /* @__PURE__ */ object([p226, p227, p228, p229, p230, p231, p232, p233]);
+const p235 = /* @__PURE__ */ array(p234);
+const p236 = /* @__PURE__ */ optional(p235);
+const p237 = /* @__PURE__ */ field('hunks', p236, 'optional');
+const p238 = /* @__PURE__ */ field('unreviewable', p16, 'optional');
+const p239 = /* @__PURE__ */ object([p209, p211, p237, p238]);
+const p240 = /* @__PURE__ */ array(p239);
+const p241 = /* @__PURE__ */ field('files', p240, 'required');
+const p242 = /* @__PURE__ */ object([p3, p4, p6, p8, p225, p208, p241]);
+const p243 = /* @__PURE__ */ leaf((x) => x === 'review_decision');
+const p244 = /* @__PURE__ */ field('type', p243, 'required');
+const p245 = /* @__PURE__ */ array(p5);
+const p246 = /* @__PURE__ */ field('hunks', p245, 'required');
+const p247 = /* @__PURE__ */ leaf((x) => x === 'kept' || x === 'undone' || x === 'reopened');
+const p248 = /* @__PURE__ */ field('decision', p247, 'required');
+const p249 = /* @__PURE__ */ array(p154);
+const p250 = /* @__PURE__ */ optional(p249);
+const p251 = /* @__PURE__ */ field('lines', p250, 'optional');
+const p252 = /* @__PURE__ */ field('deleted', p42, 'optional');
+const p253 = /* @__PURE__ */ object([p3, p4, p6, p8, p244, p208, p209, p246, p248, p251, p252]);
+const p254 = /* @__PURE__ */ leaf((x) => x === 'review_note');
+const p255 = /* @__PURE__ */ field('type', p254, 'required');
+const p256 = /* @__PURE__ */ field('hunk', p5, 'required');
+const p257 = /* @__PURE__ */ object([p208, p209, p256]);
+const p258 = /* @__PURE__ */ array(p257);
+const p259 = /* @__PURE__ */ field('hunks', p258, 'required');
+const p260 = /* @__PURE__ */ object([p3, p4, p6, p8, p255, p12, p259]);
+const p261 = /* @__PURE__ */ leaf((x) => x === 'conversation_forked');
+const p262 = /* @__PURE__ */ field('type', p261, 'required');
+const p263 = /* @__PURE__ */ field('parentId', p2, 'required');
+const p264 = /* @__PURE__ */ field('forkId', p2, 'required');
+const p265 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= -1);
+const p266 = /* @__PURE__ */ field('atSeq', p265, 'required');
+const p267 = /* @__PURE__ */ leaf((x) => x === 'fork' || x === 'rewind');
+const p268 = /* @__PURE__ */ field('reason', p267, 'required');
+const p269 = /* @__PURE__ */ field('title', p11, 'required');
+const p270 = /* @__PURE__ */ object([p3, p4, p6, p8, p262, p263, p264, p266, p268, p269]);
+const p271 = /* @__PURE__ */ leaf((x) => x === 'interrupted');
+const p272 = /* @__PURE__ */ field('type', p271, 'required');
+const p273 = /* @__PURE__ */ field('feedback', p16, 'optional');
+const p274 = /* @__PURE__ */ object([p3, p4, p6, p8, p272, p54, p273]);
+const p275 = /* @__PURE__ */ leaf((x) => x === 'error');
 const p276 = /* @__PURE__ */ field('type', p275, 'required');
-const p277 = /* @__PURE__ */ field('stopReason', p11, 'required');
-const p278 = /* @__PURE__ */ field('turns', p5, 'required');
-const p279 = /* @__PURE__ */ object([p3, p4, p6, p8, p276, p277, p278]);
-const p280 = /* @__PURE__ */ tagged('type', [
+const p277 = /* @__PURE__ */ field('message', p11, 'required');
+const p278 = /* @__PURE__ */ leaf(p151);
+const p279 = /* @__PURE__ */ field('kind', p278, 'required');
+const p280 = /* @__PURE__ */ object([p3, p4, p6, p8, p276, p277, p279]);
+const p281 = /* @__PURE__ */ leaf((x) => x === 'done');
+const p282 = /* @__PURE__ */ field('type', p281, 'required');
+const p283 = /* @__PURE__ */ field('stopReason', p11, 'required');
+const p284 = /* @__PURE__ */ field('turns', p5, 'required');
+const p285 = /* @__PURE__ */ object([p3, p4, p6, p8, p282, p283, p284]);
+const p286 = /* @__PURE__ */ tagged('type', [
   ['user_message', p20],
   ['text_delta', p23],
   ['tool_call', p37],
   ['tool_approval_request', p44],
-  ['tool_approval_result', p52],
-  ['team_approval', p64],
-  ['tool_result', p71],
-  ['subagent_start', p77],
-  ['subagent_end', p87],
-  ['task_update', p96],
-  ['background_result', p103],
-  ['teammate_status', p109],
-  ['compact', p117],
-  ['model_call', p126],
-  ['llm_request', p130],
-  ['llm_response', p133],
-  ['usage', p157],
-  ['cache_break', p170],
-  ['cost_warning', p178],
-  ['budget', p192],
-  ['plan_mode', p198],
-  ['files_changed', p208],
-  ['turn_reverted', p217],
-  ['review_hunks', p236],
-  ['review_decision', p247],
-  ['review_note', p254],
-  ['conversation_forked', p264],
-  ['interrupted', p268],
-  ['error', p274],
-  ['done', p279],
+  ['tool_approval_result', p59],
+  ['team_approval', p71],
+  ['tool_result', p78],
+  ['subagent_start', p84],
+  ['subagent_end', p94],
+  ['task_update', p103],
+  ['background_result', p110],
+  ['teammate_status', p116],
+  ['compact', p124],
+  ['model_call', p133],
+  ['llm_request', p137],
+  ['llm_response', p140],
+  ['usage', p164],
+  ['cache_break', p177],
+  ['cost_warning', p185],
+  ['budget', p199],
+  ['plan_mode', p205],
+  ['files_changed', p215],
+  ['turn_reverted', p223],
+  ['review_hunks', p242],
+  ['review_decision', p253],
+  ['review_note', p260],
+  ['conversation_forked', p270],
+  ['interrupted', p274],
+  ['error', p280],
+  ['done', p285],
 ]);
-const p281 = /* @__PURE__ */ array(p280);
-const p282 = /* @__PURE__ */ field('events', p281, 'required');
-const p283 = /* @__PURE__ */ object([p1, p282], ['type', 'events']);
-const p284 = /* @__PURE__ */ leaf((x) => x === 'panel_reset');
-const p285 = /* @__PURE__ */ field('type', p284, 'required');
-const p286 = /* @__PURE__ */ object([p285], ['type']);
-const p287 = /* @__PURE__ */ leaf((x) => x === 'toggles_change');
-const p288 = /* @__PURE__ */ field('type', p287, 'required');
-const p289 = /* @__PURE__ */ field('autoApprove', p32, 'required');
-const p290 = /* @__PURE__ */ field('planMode', p32, 'required');
-const p291 = /* @__PURE__ */ field('tracing', p32, 'required');
-const p292 = /* @__PURE__ */ field('teams', p32, 'required');
-const p293 = /* @__PURE__ */ object([p289, p290, p291, p292], ['autoApprove', 'planMode', 'tracing', 'teams']);
-const p294 = /* @__PURE__ */ field('toggles', p293, 'required');
-const p295 = /* @__PURE__ */ object([p288, p294], ['type', 'toggles']);
-const p296 = /* @__PURE__ */ leaf((x) => x === 'mcp_status');
-const p297 = /* @__PURE__ */ field('type', p296, 'required');
-const p298 = /* @__PURE__ */ field('started', p32, 'required');
-const p299 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 100));
-const p300 = /* @__PURE__ */ field('name', p299, 'required');
-const p301 = /* @__PURE__ */ leaf((x) => x === 'stdio' || x === 'http' || x === 'sse');
-const p302 = /* @__PURE__ */ field('transport', p301, 'required');
-const p303 = /* @__PURE__ */ oneOf(['connecting', 'connected', 'error', 'stopped']);
-const p304 = /* @__PURE__ */ leaf(p303);
-const p305 = /* @__PURE__ */ field('state', p304, 'required');
-const p306 = /* @__PURE__ */ field('toolCount', p5, 'required');
-const p307 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 2000)));
-const p308 = /* @__PURE__ */ field('error', p307, 'optional');
-const p309 = /* @__PURE__ */ object(
-  [p300, p302, p305, p306, p308],
+const p287 = /* @__PURE__ */ array(p286);
+const p288 = /* @__PURE__ */ field('events', p287, 'required');
+const p289 = /* @__PURE__ */ object([p1, p288], ['type', 'events']);
+const p290 = /* @__PURE__ */ leaf((x) => x === 'panel_reset');
+const p291 = /* @__PURE__ */ field('type', p290, 'required');
+const p292 = /* @__PURE__ */ object([p291], ['type']);
+const p293 = /* @__PURE__ */ leaf((x) => x === 'toggles_change');
+const p294 = /* @__PURE__ */ field('type', p293, 'required');
+const p295 = /* @__PURE__ */ field('autoApprove', p32, 'required');
+const p296 = /* @__PURE__ */ field('planMode', p32, 'required');
+const p297 = /* @__PURE__ */ field('tracing', p32, 'required');
+const p298 = /* @__PURE__ */ field('teams', p32, 'required');
+const p299 = /* @__PURE__ */ object([p295, p296, p297, p298], ['autoApprove', 'planMode', 'tracing', 'teams']);
+const p300 = /* @__PURE__ */ field('toggles', p299, 'required');
+const p301 = /* @__PURE__ */ object([p294, p300], ['type', 'toggles']);
+const p302 = /* @__PURE__ */ leaf((x) => x === 'mcp_status');
+const p303 = /* @__PURE__ */ field('type', p302, 'required');
+const p304 = /* @__PURE__ */ field('started', p32, 'required');
+const p305 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 100));
+const p306 = /* @__PURE__ */ field('name', p305, 'required');
+const p307 = /* @__PURE__ */ leaf((x) => x === 'stdio' || x === 'http' || x === 'sse');
+const p308 = /* @__PURE__ */ field('transport', p307, 'required');
+const p309 = /* @__PURE__ */ oneOf(['connecting', 'connected', 'error', 'stopped']);
+const p310 = /* @__PURE__ */ leaf(p309);
+const p311 = /* @__PURE__ */ field('state', p310, 'required');
+const p312 = /* @__PURE__ */ field('toolCount', p5, 'required');
+const p313 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 2000)));
+const p314 = /* @__PURE__ */ field('error', p313, 'optional');
+const p315 = /* @__PURE__ */ object(
+  [p306, p308, p311, p312, p314],
   ['name', 'transport', 'state', 'toolCount', 'error'],
 );
-const p310 = /* @__PURE__ */ array(p309, 0, 100);
-const p311 = /* @__PURE__ */ field('servers', p310, 'required');
-const p312 = /* @__PURE__ */ object([p297, p298, p311], ['type', 'started', 'servers']);
-const p313 = /* @__PURE__ */ leaf((x) => x === 'audit_records');
-const p314 = /* @__PURE__ */ field('type', p313, 'required');
-const p315 = /* @__PURE__ */ leaf((x) => x === 'conversation' || x === 'all');
-const p316 = /* @__PURE__ */ field('scope', p315, 'required');
-const p317 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 200));
-const p318 = /* @__PURE__ */ field('id', p317, 'required');
-const p319 = /* @__PURE__ */ field('conversationId', p317, 'required');
-const p320 = /* @__PURE__ */ oneOf(['model_call', 'tool_call', 'budget', 'policy']);
-const p321 = /* @__PURE__ */ leaf(p320);
-const p322 = /* @__PURE__ */ field('kind', p321, 'required');
-const p323 = /* @__PURE__ */ record(p28);
-const p324 = /* @__PURE__ */ field('data', p323, 'required');
-const p325 = /* @__PURE__ */ object([p318, p319, p8, p322, p324], ['id', 'conversationId', 'time', 'kind', 'data']);
-const p326 = /* @__PURE__ */ array(p325, 0, 2000);
-const p327 = /* @__PURE__ */ field('records', p326, 'required');
-const p328 = /* @__PURE__ */ field('total', p5, 'required');
-const p329 = /* @__PURE__ */ object([p314, p316, p327, p328], ['type', 'scope', 'records', 'total']);
-const p330 = /* @__PURE__ */ leaf((x) => x === 'audit_show');
-const p331 = /* @__PURE__ */ field('type', p330, 'required');
-const p332 = /* @__PURE__ */ object([p331], ['type']);
-const p333 = /* @__PURE__ */ leaf((x) => x === 'sandbox_status');
-const p334 = /* @__PURE__ */ field('type', p333, 'required');
-const p335 = /* @__PURE__ */ field('confined', p32, 'required');
-const p336 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 2000));
-const p337 = /* @__PURE__ */ field('text', p336, 'required');
-const p338 = /* @__PURE__ */ object([p334, p335, p337], ['type', 'confined', 'text']);
-const p339 = /* @__PURE__ */ leaf((x) => x === 'policy_status');
+const p316 = /* @__PURE__ */ array(p315, 0, 100);
+const p317 = /* @__PURE__ */ field('servers', p316, 'required');
+const p318 = /* @__PURE__ */ object([p303, p304, p317], ['type', 'started', 'servers']);
+const p319 = /* @__PURE__ */ leaf((x) => x === 'audit_records');
+const p320 = /* @__PURE__ */ field('type', p319, 'required');
+const p321 = /* @__PURE__ */ leaf((x) => x === 'conversation' || x === 'all');
+const p322 = /* @__PURE__ */ field('scope', p321, 'required');
+const p323 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 200));
+const p324 = /* @__PURE__ */ field('id', p323, 'required');
+const p325 = /* @__PURE__ */ field('conversationId', p323, 'required');
+const p326 = /* @__PURE__ */ oneOf(['model_call', 'tool_call', 'budget', 'policy']);
+const p327 = /* @__PURE__ */ leaf(p326);
+const p328 = /* @__PURE__ */ field('kind', p327, 'required');
+const p329 = /* @__PURE__ */ record(p28);
+const p330 = /* @__PURE__ */ field('data', p329, 'required');
+const p331 = /* @__PURE__ */ object([p324, p325, p8, p328, p330], ['id', 'conversationId', 'time', 'kind', 'data']);
+const p332 = /* @__PURE__ */ array(p331, 0, 2000);
+const p333 = /* @__PURE__ */ field('records', p332, 'required');
+const p334 = /* @__PURE__ */ field('total', p5, 'required');
+const p335 = /* @__PURE__ */ object([p320, p322, p333, p334], ['type', 'scope', 'records', 'total']);
+const p336 = /* @__PURE__ */ leaf((x) => x === 'audit_show');
+const p337 = /* @__PURE__ */ field('type', p336, 'required');
+const p338 = /* @__PURE__ */ object([p337], ['type']);
+const p339 = /* @__PURE__ */ leaf((x) => x === 'sandbox_status');
 const p340 = /* @__PURE__ */ field('type', p339, 'required');
-const p341 = /* @__PURE__ */ leaf((x) => x === 'connecting' || x === 'connected' || x === 'unreachable');
-const p342 = /* @__PURE__ */ field('state', p341, 'required');
-const p343 = /* @__PURE__ */ object([p342, p337], ['state', 'text']);
-const p344 = /* @__PURE__ */ optional(p343);
-const p345 = /* @__PURE__ */ field('team', p344, 'optional');
-const p346 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 500));
-const p347 = /* @__PURE__ */ field('rule', p346, 'required');
-const p348 = /* @__PURE__ */ leaf((x) => x === 'team' || x === 'user' || x === 'workspace');
-const p349 = /* @__PURE__ */ field('layer', p348, 'required');
-const p350 = /* @__PURE__ */ field('decidedBy', p346, 'required');
-const p351 = /* @__PURE__ */ object([p347, p349, p350], ['rule', 'layer', 'decidedBy']);
-const p352 = /* @__PURE__ */ array(p351, 0, 500);
-const p353 = /* @__PURE__ */ field('rules', p352, 'required');
-const p354 = /* @__PURE__ */ object([p340, p345, p353, p328], ['type', 'team', 'rules', 'total']);
-const p355 = /* @__PURE__ */ leaf((x) => x === 'fork_tree');
-const p356 = /* @__PURE__ */ field('type', p355, 'required');
-const p357 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && minChars(x, 1) && maxChars(x, 200));
-const p358 = /* @__PURE__ */ field('id', p357, 'required');
-const p359 = /* @__PURE__ */ field('depth', p5, 'required');
-const p360 = /* @__PURE__ */ field('title', p317, 'required');
-const p361 = /* @__PURE__ */ field('createdAt', p7, 'required');
-const p362 = /* @__PURE__ */ field('shown', p32, 'required');
-const p363 = /* @__PURE__ */ field('seq', p259, 'required');
-const p364 = /* @__PURE__ */ leaf(
+const p341 = /* @__PURE__ */ field('confined', p32, 'required');
+const p342 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 2000));
+const p343 = /* @__PURE__ */ field('text', p342, 'required');
+const p344 = /* @__PURE__ */ object([p340, p341, p343], ['type', 'confined', 'text']);
+const p345 = /* @__PURE__ */ leaf((x) => x === 'policy_status');
+const p346 = /* @__PURE__ */ field('type', p345, 'required');
+const p347 = /* @__PURE__ */ leaf((x) => x === 'connecting' || x === 'connected' || x === 'unreachable');
+const p348 = /* @__PURE__ */ field('state', p347, 'required');
+const p349 = /* @__PURE__ */ object([p348, p343], ['state', 'text']);
+const p350 = /* @__PURE__ */ optional(p349);
+const p351 = /* @__PURE__ */ field('team', p350, 'optional');
+const p352 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 500));
+const p353 = /* @__PURE__ */ field('rule', p352, 'required');
+const p354 = /* @__PURE__ */ leaf((x) => x === 'team' || x === 'user' || x === 'workspace');
+const p355 = /* @__PURE__ */ field('layer', p354, 'required');
+const p356 = /* @__PURE__ */ field('decidedBy', p352, 'required');
+const p357 = /* @__PURE__ */ object([p353, p355, p356], ['rule', 'layer', 'decidedBy']);
+const p358 = /* @__PURE__ */ array(p357, 0, 500);
+const p359 = /* @__PURE__ */ field('rules', p358, 'required');
+const p360 = /* @__PURE__ */ object([p346, p351, p359, p334], ['type', 'team', 'rules', 'total']);
+const p361 = /* @__PURE__ */ leaf((x) => x === 'fork_tree');
+const p362 = /* @__PURE__ */ field('type', p361, 'required');
+const p363 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && minChars(x, 1) && maxChars(x, 200));
+const p364 = /* @__PURE__ */ field('id', p363, 'required');
+const p365 = /* @__PURE__ */ field('depth', p5, 'required');
+const p366 = /* @__PURE__ */ field('title', p323, 'required');
+const p367 = /* @__PURE__ */ field('createdAt', p7, 'required');
+const p368 = /* @__PURE__ */ field('shown', p32, 'required');
+const p369 = /* @__PURE__ */ field('seq', p265, 'required');
+const p370 = /* @__PURE__ */ leaf(
   (x) => x === undefined || (typeof x === 'number' && Number.isSafeInteger(x) && x > 0),
 );
-const p365 = /* @__PURE__ */ field('number', p364, 'optional');
-const p366 = /* @__PURE__ */ leaf((x) => x === undefined || x === 'user' || x === 'assistant');
-const p367 = /* @__PURE__ */ field('role', p366, 'optional');
-const p368 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 200)));
-const p369 = /* @__PURE__ */ field('text', p368, 'optional');
-const p370 = /* @__PURE__ */ object([p262, p363, p365, p367, p369], ['reason', 'seq', 'number', 'role', 'text']);
-const p371 = /* @__PURE__ */ optional(p370);
-const p372 = /* @__PURE__ */ field('origin', p371, 'optional');
-const p373 = /* @__PURE__ */ field('parentGone', p42, 'optional');
-const p374 = /* @__PURE__ */ field('more', p364, 'optional');
-const p375 = /* @__PURE__ */ object(
-  [p358, p359, p360, p361, p362, p372, p373, p374],
+const p371 = /* @__PURE__ */ field('number', p370, 'optional');
+const p372 = /* @__PURE__ */ leaf((x) => x === undefined || x === 'user' || x === 'assistant');
+const p373 = /* @__PURE__ */ field('role', p372, 'optional');
+const p374 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 200)));
+const p375 = /* @__PURE__ */ field('text', p374, 'optional');
+const p376 = /* @__PURE__ */ object([p268, p369, p371, p373, p375], ['reason', 'seq', 'number', 'role', 'text']);
+const p377 = /* @__PURE__ */ optional(p376);
+const p378 = /* @__PURE__ */ field('origin', p377, 'optional');
+const p379 = /* @__PURE__ */ field('parentGone', p42, 'optional');
+const p380 = /* @__PURE__ */ field('more', p370, 'optional');
+const p381 = /* @__PURE__ */ object(
+  [p364, p365, p366, p367, p368, p378, p379, p380],
   ['id', 'depth', 'title', 'createdAt', 'shown', 'origin', 'parentGone', 'more'],
 );
-const p376 = /* @__PURE__ */ array(p375, 0, 300);
-const p377 = /* @__PURE__ */ field('rows', p376, 'required');
-const p378 = /* @__PURE__ */ object([p356, p377, p328], ['type', 'rows', 'total']);
-const p379 = /* @__PURE__ */ leaf((x) => x === 'forks_notice');
-const p380 = /* @__PURE__ */ field('type', p379, 'required');
-const p381 = /* @__PURE__ */ leaf((x) => x === 'info' || x === 'warning');
-const p382 = /* @__PURE__ */ field('level', p381, 'required');
-const p383 = /* @__PURE__ */ object([p380, p382, p337], ['type', 'level', 'text']);
-const p384 = /* @__PURE__ */ leaf((x) => x === 'compare_choices');
-const p385 = /* @__PURE__ */ field('type', p384, 'required');
-const p386 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 300));
-const p387 = /* @__PURE__ */ field('title', p386, 'required');
-const p388 = /* @__PURE__ */ field('recorded', p32, 'required');
-const p389 = /* @__PURE__ */ object([p358, p387, p361, p388], ['id', 'title', 'createdAt', 'recorded']);
-const p390 = /* @__PURE__ */ array(p389, 0, 200);
-const p391 = /* @__PURE__ */ field('choices', p390, 'required');
-const p392 = /* @__PURE__ */ object([p385, p391], ['type', 'choices']);
-const p393 = /* @__PURE__ */ leaf((x) => x === 'compare_view');
-const p394 = /* @__PURE__ */ field('type', p393, 'required');
-const p395 = /* @__PURE__ */ field('steps', p5, 'required');
-const p396 = /* @__PURE__ */ field('modelCalls', p5, 'required');
-const p397 = /* @__PURE__ */ field('toolCalls', p5, 'required');
-const p398 = /* @__PURE__ */ field('tokens', p69, 'required');
-const p399 = /* @__PURE__ */ field('errors', p5, 'required');
-const p400 = /* @__PURE__ */ field('approvalsAsked', p5, 'required');
-const p401 = /* @__PURE__ */ field('denials', p5, 'required');
-const p402 = /* @__PURE__ */ field('files', p5, 'required');
-const p403 = /* @__PURE__ */ field('unfinished', p32, 'required');
-const p404 = /* @__PURE__ */ object(
-  [p319, p387, p395, p396, p397, p398, p141, p70, p399, p400, p401, p402, p403],
+const p382 = /* @__PURE__ */ array(p381, 0, 300);
+const p383 = /* @__PURE__ */ field('rows', p382, 'required');
+const p384 = /* @__PURE__ */ object([p362, p383, p334], ['type', 'rows', 'total']);
+const p385 = /* @__PURE__ */ leaf((x) => x === 'forks_notice');
+const p386 = /* @__PURE__ */ field('type', p385, 'required');
+const p387 = /* @__PURE__ */ leaf((x) => x === 'info' || x === 'warning');
+const p388 = /* @__PURE__ */ field('level', p387, 'required');
+const p389 = /* @__PURE__ */ object([p386, p388, p343], ['type', 'level', 'text']);
+const p390 = /* @__PURE__ */ leaf((x) => x === 'compare_choices');
+const p391 = /* @__PURE__ */ field('type', p390, 'required');
+const p392 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 300));
+const p393 = /* @__PURE__ */ field('title', p392, 'required');
+const p394 = /* @__PURE__ */ field('recorded', p32, 'required');
+const p395 = /* @__PURE__ */ object([p364, p393, p367, p394], ['id', 'title', 'createdAt', 'recorded']);
+const p396 = /* @__PURE__ */ array(p395, 0, 200);
+const p397 = /* @__PURE__ */ field('choices', p396, 'required');
+const p398 = /* @__PURE__ */ object([p391, p397], ['type', 'choices']);
+const p399 = /* @__PURE__ */ leaf((x) => x === 'compare_view');
+const p400 = /* @__PURE__ */ field('type', p399, 'required');
+const p401 = /* @__PURE__ */ field('steps', p5, 'required');
+const p402 = /* @__PURE__ */ field('modelCalls', p5, 'required');
+const p403 = /* @__PURE__ */ field('toolCalls', p5, 'required');
+const p404 = /* @__PURE__ */ field('tokens', p76, 'required');
+const p405 = /* @__PURE__ */ field('errors', p5, 'required');
+const p406 = /* @__PURE__ */ field('approvalsAsked', p5, 'required');
+const p407 = /* @__PURE__ */ field('denials', p5, 'required');
+const p408 = /* @__PURE__ */ field('files', p5, 'required');
+const p409 = /* @__PURE__ */ field('unfinished', p32, 'required');
+const p410 = /* @__PURE__ */ object(
+  [p325, p393, p401, p402, p403, p404, p148, p77, p405, p406, p407, p408, p409],
   [
     'conversationId',
     'title',
@@ -529,70 +544,70 @@ const p404 = /* @__PURE__ */ object(
     'unfinished',
   ],
 );
-const p405 = /* @__PURE__ */ field('a', p404, 'required');
-const p406 = /* @__PURE__ */ field('b', p404, 'required');
-const p407 = /* @__PURE__ */ field('index', p5, 'required');
-const p408 = /* @__PURE__ */ field('step', p5, 'required');
-const p409 = /* @__PURE__ */ oneOf(['model', 'tool', 'prompt', 'interrupt']);
-const p410 = /* @__PURE__ */ leaf(p409);
-const p411 = /* @__PURE__ */ field('kind', p410, 'required');
-const p412 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 300)));
-const p413 = /* @__PURE__ */ field('agentId', p412, 'optional');
-const p414 = /* @__PURE__ */ field('label', p386, 'required');
-const p415 = /* @__PURE__ */ object([p408, p411, p413, p414], ['step', 'kind', 'agentId', 'label']);
-const p416 = /* @__PURE__ */ optional(p415);
-const p417 = /* @__PURE__ */ field('a', p416, 'optional');
-const p418 = /* @__PURE__ */ field('b', p416, 'optional');
-const p419 = /* @__PURE__ */ field('same', p32, 'required');
-const p420 = /* @__PURE__ */ field('difference', p412, 'optional');
-const p421 = /* @__PURE__ */ object([p407, p417, p418, p419, p420], ['index', 'a', 'b', 'same', 'difference']);
-const p422 = /* @__PURE__ */ array(p421, 0, 400);
-const p423 = /* @__PURE__ */ field('rows', p422, 'required');
-const p424 = /* @__PURE__ */ field('offset', p5, 'required');
-const p425 = /* @__PURE__ */ field('firstIndex', p18, 'optional');
-const p426 = /* @__PURE__ */ field('what', p386, 'required');
-const p427 = /* @__PURE__ */ field('expected', p386, 'required');
-const p428 = /* @__PURE__ */ field('actual', p386, 'required');
-const p429 = /* @__PURE__ */ object([p408, p426, p427, p428], ['step', 'what', 'expected', 'actual']);
-const p430 = /* @__PURE__ */ optional(p429);
-const p431 = /* @__PURE__ */ field('firstDivergence', p430, 'optional');
-const p432 = /* @__PURE__ */ array(p386, 0, 100);
-const p433 = /* @__PURE__ */ field('onlyA', p432, 'required');
-const p434 = /* @__PURE__ */ field('onlyB', p432, 'required');
-const p435 = /* @__PURE__ */ field('both', p5, 'required');
-const p436 = /* @__PURE__ */ object([p433, p434, p435], ['onlyA', 'onlyB', 'both']);
-const p437 = /* @__PURE__ */ field('files', p436, 'required');
-const p438 = /* @__PURE__ */ field('reproduced', p32, 'required');
-const p439 = /* @__PURE__ */ field('divergence', p430, 'optional');
-const p440 = /* @__PURE__ */ object([p438, p439], ['reproduced', 'divergence']);
-const p441 = /* @__PURE__ */ optional(p440);
-const p442 = /* @__PURE__ */ field('replay', p441, 'optional');
-const p443 = /* @__PURE__ */ object(
-  [p394, p405, p406, p423, p424, p328, p425, p431, p437, p442],
+const p411 = /* @__PURE__ */ field('a', p410, 'required');
+const p412 = /* @__PURE__ */ field('b', p410, 'required');
+const p413 = /* @__PURE__ */ field('index', p5, 'required');
+const p414 = /* @__PURE__ */ field('step', p5, 'required');
+const p415 = /* @__PURE__ */ oneOf(['model', 'tool', 'prompt', 'interrupt']);
+const p416 = /* @__PURE__ */ leaf(p415);
+const p417 = /* @__PURE__ */ field('kind', p416, 'required');
+const p418 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 300)));
+const p419 = /* @__PURE__ */ field('agentId', p418, 'optional');
+const p420 = /* @__PURE__ */ field('label', p392, 'required');
+const p421 = /* @__PURE__ */ object([p414, p417, p419, p420], ['step', 'kind', 'agentId', 'label']);
+const p422 = /* @__PURE__ */ optional(p421);
+const p423 = /* @__PURE__ */ field('a', p422, 'optional');
+const p424 = /* @__PURE__ */ field('b', p422, 'optional');
+const p425 = /* @__PURE__ */ field('same', p32, 'required');
+const p426 = /* @__PURE__ */ field('difference', p418, 'optional');
+const p427 = /* @__PURE__ */ object([p413, p423, p424, p425, p426], ['index', 'a', 'b', 'same', 'difference']);
+const p428 = /* @__PURE__ */ array(p427, 0, 400);
+const p429 = /* @__PURE__ */ field('rows', p428, 'required');
+const p430 = /* @__PURE__ */ field('offset', p5, 'required');
+const p431 = /* @__PURE__ */ field('firstIndex', p18, 'optional');
+const p432 = /* @__PURE__ */ field('what', p392, 'required');
+const p433 = /* @__PURE__ */ field('expected', p392, 'required');
+const p434 = /* @__PURE__ */ field('actual', p392, 'required');
+const p435 = /* @__PURE__ */ object([p414, p432, p433, p434], ['step', 'what', 'expected', 'actual']);
+const p436 = /* @__PURE__ */ optional(p435);
+const p437 = /* @__PURE__ */ field('firstDivergence', p436, 'optional');
+const p438 = /* @__PURE__ */ array(p392, 0, 100);
+const p439 = /* @__PURE__ */ field('onlyA', p438, 'required');
+const p440 = /* @__PURE__ */ field('onlyB', p438, 'required');
+const p441 = /* @__PURE__ */ field('both', p5, 'required');
+const p442 = /* @__PURE__ */ object([p439, p440, p441], ['onlyA', 'onlyB', 'both']);
+const p443 = /* @__PURE__ */ field('files', p442, 'required');
+const p444 = /* @__PURE__ */ field('reproduced', p32, 'required');
+const p445 = /* @__PURE__ */ field('divergence', p436, 'optional');
+const p446 = /* @__PURE__ */ object([p444, p445], ['reproduced', 'divergence']);
+const p447 = /* @__PURE__ */ optional(p446);
+const p448 = /* @__PURE__ */ field('replay', p447, 'optional');
+const p449 = /* @__PURE__ */ object(
+  [p400, p411, p412, p429, p430, p334, p431, p437, p443, p448],
   ['type', 'a', 'b', 'rows', 'offset', 'total', 'firstIndex', 'firstDivergence', 'files', 'replay'],
 );
-const p444 = /* @__PURE__ */ leaf((x) => x === 'compare_notice');
-const p445 = /* @__PURE__ */ field('type', p444, 'required');
-const p446 = /* @__PURE__ */ object([p445, p382, p337], ['type', 'level', 'text']);
-const p447 = /* @__PURE__ */ leaf((x) => x === 'compare_show');
-const p448 = /* @__PURE__ */ field('type', p447, 'required');
-const p449 = /* @__PURE__ */ object([p448], ['type']);
-const p450 = /* @__PURE__ */ tagged('type', [
-  ['agent_events', p283],
-  ['panel_reset', p286],
-  ['toggles_change', p295],
-  ['mcp_status', p312],
-  ['audit_records', p329],
-  ['audit_show', p332],
-  ['sandbox_status', p338],
-  ['policy_status', p354],
-  ['fork_tree', p378],
-  ['forks_notice', p383],
-  ['compare_choices', p392],
-  ['compare_view', p443],
-  ['compare_notice', p446],
-  ['compare_show', p449],
+const p450 = /* @__PURE__ */ leaf((x) => x === 'compare_notice');
+const p451 = /* @__PURE__ */ field('type', p450, 'required');
+const p452 = /* @__PURE__ */ object([p451, p388, p343], ['type', 'level', 'text']);
+const p453 = /* @__PURE__ */ leaf((x) => x === 'compare_show');
+const p454 = /* @__PURE__ */ field('type', p453, 'required');
+const p455 = /* @__PURE__ */ object([p454], ['type']);
+const p456 = /* @__PURE__ */ tagged('type', [
+  ['agent_events', p289],
+  ['panel_reset', p292],
+  ['toggles_change', p301],
+  ['mcp_status', p318],
+  ['audit_records', p335],
+  ['audit_show', p338],
+  ['sandbox_status', p344],
+  ['policy_status', p360],
+  ['fork_tree', p384],
+  ['forks_notice', p389],
+  ['compare_choices', p398],
+  ['compare_view', p449],
+  ['compare_notice', p452],
+  ['compare_show', p455],
 ]);
 
 /** Parses like the zod schema's `safeParse`: the value (a copy) when it fits, else undefined. */
-export const parseHostToPanel = (raw: unknown) => parseWith<HostToPanel>(p450, raw);
+export const parseHostToPanel = (raw: unknown) => parseWith<HostToPanel>(p456, raw);
