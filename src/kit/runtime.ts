@@ -19,6 +19,7 @@ import { FileTeamStorage } from '../node/file-team-storage';
 import { McpService } from '../host/mcp-service';
 import { PolicySource } from '../host/policy-source';
 import { wireReviewer } from './reviewer-wiring';
+import { editorTeamApprovals } from './team-approvals-wiring';
 import { policyOffers, toolPolicyFrom } from '../core/policy/policy-rules';
 import { BudgetGuard } from '../core/policy/budget';
 import { routeModel } from '../core/policy/model-routes';
@@ -243,6 +244,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
       offers: (name: string) => policyOffers(policy.current(), name),
       review: wireReviewer(context, policy, shell.heldSecrets, () => team.stamp()?.member),
     },
+    teamApprovals: editorTeamApprovals(team, () => policy.current(), shell.heldSecrets),
     teamStorage: new FileTeamStorage(vscode.Uri.joinPath(context.globalStorageUri, 'teams').fsPath),
     maxTeammates: () => vscode.workspace.getConfiguration('openagent').get<number>('maxTeammates', 5),
     taskStorage: new FileTaskStorage(vscode.Uri.joinPath(context.globalStorageUri, 'tasks').fsPath),
