@@ -199,6 +199,10 @@ export class ChatView {
       case 'tool_approval_result':
         this.runs.toolEvent(event);
         break;
+      case 'team_approval':
+        this.runs.teamEvent(event);
+        if (event.state === 'waiting') this.setActivity(`Waiting for ${event.approvers.join(', ')}`);
+        break;
       case 'tool_result':
         this.runs.toolEvent(event);
         this.setActivity('Thinking…');
