@@ -102,7 +102,9 @@ export function composeSession(place: WorkPlace, name: string, window: WindowPar
     sandbox,
     processRunner: new ChildProcessRunner(undefined, sandbox),
     approvals: teamApprovals ? teamApprovals.gate(approvals, { root: workspaceRoot, workspace }) : approvals,
-    ...(teamApprovals && shared.toolPolicy ? { toolPolicy: teamApprovals.policy(shared.toolPolicy, workspaceRoot) } : {}),
+    ...(teamApprovals && shared.toolPolicy
+      ? { toolPolicy: teamApprovals.policy(shared.toolPolicy, workspaceRoot) }
+      : {}),
     systemPrompt: () => window.systemPrompt(workspaceRoot()),
     prepare: async () => {
       // Whether commands can be confined is known before the first command, without blocking.

@@ -50,7 +50,9 @@ export function teamOutcomeWords(
       const label = `Waiting for ${who}${until}`;
       if (team.state === 'unreachable')
         return { label, detail: 'the team database does not answer; the request stays pending' };
-      return team.unknown?.length ? { label, detail: `not in the team's directory: ${team.unknown.join(', ')}` } : { label };
+      return team.unknown?.length
+        ? { label, detail: `not in the team's directory: ${team.unknown.join(', ')}` }
+        : { label };
     }
     case 'approved': {
       const approval = `approved by ${decider}${said}`;

@@ -81,7 +81,9 @@ export class TeamApproverNotifications implements vscode.Disposable {
           }),
         ),
       pick: (items, placeholder) =>
-        Promise.resolve(vscode.window.showQuickPick(items, { title: 'OpenAgent: Team Approvals', placeHolder: placeholder })),
+        Promise.resolve(
+          vscode.window.showQuickPick(items, { title: 'OpenAgent: Team Approvals', placeHolder: placeholder }),
+        ),
       show: async (title, text) => {
         this.documents ??= new ReadOnlyDocuments('openagent-team-approval');
         const document = await this.documents.open(title, text, 'plaintext');

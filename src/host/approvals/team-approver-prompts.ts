@@ -8,7 +8,11 @@
  * team-approver-notifications.ts gives it VS Code's windows.
  */
 import type { ApproverInboxPort } from '../../core/team/approver-inbox';
-import { TeamApprovalRefusedError, type TeamApprovalRecord, type TeamApprovalVerdict } from '../../core/team/team-approvals';
+import {
+  TeamApprovalRefusedError,
+  type TeamApprovalRecord,
+  type TeamApprovalVerdict,
+} from '../../core/team/team-approvals';
 import { visibleText } from '../../core/text/visible-text';
 
 export const SHOW_DETAILS = 'Show Details';
@@ -155,7 +159,9 @@ export class TeamApproverPrompts {
     try {
       const { won, record: after } = await this.inbox.decide(record.id, verdict, reason.trim() || undefined);
       if (won) {
-        this.window.info(`You ${verdict === 'approve' ? 'approved' : 'denied'} ${record.requester}'s request to ${what}.`);
+        this.window.info(
+          `You ${verdict === 'approve' ? 'approved' : 'denied'} ${record.requester}'s request to ${what}.`,
+        );
         return;
       }
       this.window.warn(`Someone else decided first: ${record.requester}'s request to ${what} was ${outcomeOf(after)}.`);
