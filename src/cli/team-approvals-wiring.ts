@@ -12,7 +12,7 @@ import type { WorkspaceFiles } from '../core/ports';
 import { TeamApprovalGate, withApproverRules, type TeamApprovalDeps } from '../core/team/team-approval-gate';
 import type { TeamApprovals } from '../core/team/team-approvals';
 import { PgTeamApprovals } from '../team/pg-team-approvals';
-import { approvalPreview } from './approval-preview';
+import { approvalPreview } from '../core/policy/approval-preview';
 import type { CliTeam } from './cli-team';
 
 const MAX_PROMPTS_KEPT = 100;

@@ -14,7 +14,7 @@ import type { HeldSecrets } from '../core/llm/held-secrets';
 import type { WorkspaceFiles } from '../core/ports';
 import { TeamApprovalGate, withApproverRules, type TeamApprovalDeps } from '../core/team/team-approval-gate';
 import type { TeamApprovals } from '../core/team/team-approvals';
-import { approvalPreview } from '../cli/approval-preview';
+import { approvalPreview } from '../core/policy/approval-preview';
 
 const MAX_PROMPTS_KEPT = 100;
 
