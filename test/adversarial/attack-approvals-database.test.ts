@@ -134,7 +134,7 @@ describe('attack: named approvals in the database', function () {
     ];
     for (const sql of attempts)
       await asLogin('bob', async (client) => {
-        await assert.rejects(client.query(sql), undefined, sql);
+        await assert.rejects(client.query(sql), Error, sql);
       });
     assert.equal((await alice.get(record.id))?.state, 'pending');
     assert.equal((await alice.get('forged')) ?? 'none', 'none');
