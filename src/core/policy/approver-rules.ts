@@ -7,7 +7,10 @@
  * Paths are workspace-relative, normalised (`./infra/../infra/x`), case as written.
  *
  * Layers: the team's rules, the user's and the workspace's all apply (they add up; none removes
- * another's). `on_unreachable: block` from any layer wins over `wait`.
+ * another's), but for a call several layers' rules match, only the most authoritative layer's
+ * approvers decide (the team's, then the user's): a layer above can ask more calls, never name
+ * someone else to approve what the team guards. The shortest timeout wins, and `on_unreachable:
+ * block` from any layer wins over `wait`.
  */
 import * as path from 'node:path';
 import type { AgentPolicy } from './agent-policy';
@@ -49,19 +52,31 @@ export function approversFor(
   root: string | undefined,
 ): ApproverRequirement | undefined {
   if (!rules?.length) return undefined;
-  const approvers: string[] = [];
   const matched: string[] = [];
+  const hits: ApproverRule[] = [];
   let timeoutMs = Number.POSITIVE_INFINITY;
   const relatives = relativePaths(call, root);
   for (const rule of rules) {
     const why = ruleMatch(rule, call, relatives, root);
     if (why === undefined) continue;
     matched.push(why);
-    for (const name of rule.by) if (!approvers.includes(name)) approvers.push(name);
+    hits.push(rule);
     timeoutMs = Math.min(timeoutMs, parseApprovalTimeout(rule.timeout));
   }
-  return matched.length ? { approvers, timeoutMs, matched } : undefined;
+  if (!hits.length) return undefined;
+  // Who decides is the most authoritative matching layer's to say: a repository's rule naming
+  // another approver for a call the team's rule guards would let that one approve it instead.
+  const top = Math.min(...hits.map(tierOf));
+  const approvers: string[] = [];
+  for (const rule of hits.filter((hit) => tierOf(hit) === top))
+    for (const name of rule.by) if (!approvers.includes(name)) approvers.push(name);
+  return { approvers, timeoutMs, matched };
 }
+
+/** The layer a merged rule came from: 0 the most authoritative (the team's, else the user's). */
+const TIER = Symbol('approver rule layer');
+type TieredRule = ApproverRule & { [TIER]?: number };
+const tierOf = (rule: ApproverRule): number => (rule as TieredRule)[TIER] ?? 0;
 
 function ruleMatch(
   rule: ApproverRule,
@@ -229,7 +244,10 @@ function workspaceRelative(candidate: string, root: string | undefined): string 
  * other's), `block` wins over `wait`. The other keys are left to the caller's merge.
  */
 export function mergeApproverKeys(lower: Approvals | undefined, upper: Approvals | undefined): Partial<Approvals> {
-  const approvers = [...(lower?.approvers ?? []), ...(upper?.approvers ?? [])];
+  const below = lower?.approvers ?? [];
+  const next = below.length ? Math.max(...below.map(tierOf)) + 1 : 0;
+  const above = (upper?.approvers ?? []).map((rule): TieredRule => ({ ...rule, [TIER]: next + tierOf(rule) }));
+  const approvers = [...below, ...above];
   const unreachable =
     lower?.on_unreachable === 'block' || upper?.on_unreachable === 'block'
       ? 'block'
