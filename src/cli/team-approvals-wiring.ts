@@ -27,7 +27,12 @@ export interface CliTeamApprovals {
 
 export function cliTeamApprovals(
   cli: { env: NodeJS.ProcessEnv; heldSecrets: { redactValue: <T>(value: T) => T } },
-  place: { root: string; policy: () => AgentPolicy | undefined; team: CliTeam; workspace: WorkspaceFiles },
+  place: {
+    root: string;
+    policy: () => AgentPolicy | undefined;
+    team: Pick<CliTeam, 'stamp'>;
+    workspace: WorkspaceFiles;
+  },
 ): CliTeamApprovals {
   const options = {
     env: cli.env,

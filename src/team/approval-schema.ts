@@ -27,7 +27,11 @@ export const APPROVAL_MEMBER_FUNCTIONS = [
   'openagent_approver_of(text[], text)',
 ];
 
-export const APPROVAL_INTERNAL_FUNCTIONS = ['openagent_approval_guard()', 'openagent_approval_notify()'];
+export const APPROVAL_INTERNAL_FUNCTIONS = [
+  'openagent_approval_guard()',
+  'openagent_approval_notify()',
+  'openagent_requester_of(text, text)',
+];
 
 /** Longest texts kept: what the approver is shown, the conversation's last prompt, a reason. */
 export const MAX_SHOWN_CHARS = 16_000;
@@ -81,6 +85,15 @@ CREATE FUNCTION openagent_approver_of(p_approvers text[], p_role text) RETURNS t
       OR EXISTS (SELECT 1 FROM unnest(m.groups) g WHERE 'team:' || g = ANY (p_approvers)))
 $$;
 
+-- The member a login asks as: its own e-mail in the directory. A login outside the directory
+-- may name itself anything but a member's e-mail (NULL: refused).
+CREATE FUNCTION openagent_requester_of(p_role text, p_claimed text) RETURNS text
+    LANGUAGE sql STABLE ${definer} AS $$
+  SELECT coalesce(
+    (SELECT m.email FROM team_members m WHERE m.db_role = p_role),
+    CASE WHEN EXISTS (SELECT 1 FROM team_members m WHERE m.email = p_claimed) THEN NULL ELSE p_claimed END)
+$$;
+
 -- Checks every change of approval_requests, whoever makes it (see the file comment).
 CREATE FUNCTION openagent_approval_guard() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE approver text;
@@ -95,6 +108,10 @@ BEGIN
     END IF;
     IF NEW.requester_role <> session_user THEN
       RAISE EXCEPTION 'an approval request is made by the login it names' USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    -- Who asks is the login's member, never an e-mail the client claims: the approvers read it.
+    IF NEW.requester IS DISTINCT FROM openagent_requester_of(session_user::text, NEW.requester) THEN
+      RAISE EXCEPTION 'login % is not the member %', session_user, NEW.requester USING ERRCODE = 'insufficient_privilege';
     END IF;
     NEW.created_at := now();
     IF NEW.deadline <= now() OR NEW.deadline > now() + interval '1 day' THEN
@@ -136,7 +153,7 @@ BEGIN
       RAISE EXCEPTION 'the requester cannot decide its own approval request %', OLD.id
         USING ERRCODE = 'insufficient_privilege';
     END IF;
-    approver := openagent_approver_of(OLD.approvers, session_user);
+    approver := openagent_approver_of(OLD.approvers, session_user::text);
     IF approver IS NULL THEN
       RAISE EXCEPTION 'login % is not a named approver of request % (named: %)', session_user, OLD.id,
         array_to_string(OLD.approvers, ', ') USING ERRCODE = 'insufficient_privilege';
@@ -187,16 +204,20 @@ END $$;
 CREATE FUNCTION openagent_request_approval(p jsonb) RETURNS jsonb LANGUAGE plpgsql ${definer} AS $$
 DECLARE
   names text[] := ARRAY(SELECT jsonb_array_elements_text(p->'approvers'));
+  requester text := openagent_requester_of(session_user::text, p->>'requester');
   unknown text[];
   deciders integer;
   inserted integer;
 BEGIN
+  IF requester IS NULL THEN
+    RAISE EXCEPTION 'login % is not the member %', session_user, p->>'requester' USING ERRCODE = 'insufficient_privilege';
+  END IF;
   unknown := ARRAY(
     SELECT n FROM unnest(names) n
     WHERE NOT EXISTS (SELECT 1 FROM team_members m
       WHERE m.email = n OR (n LIKE 'team:%' AND substr(n, 6) = ANY (m.groups))));
   SELECT count(*) INTO deciders FROM team_members m
-  WHERE m.db_role <> session_user AND m.email <> (p->>'requester')
+  WHERE m.db_role <> session_user AND m.email <> requester
     AND openagent_approver_of(names, m.db_role) IS NOT NULL;
   IF deciders = 0 THEN
     RAISE EXCEPTION 'no named approver can decide this request (named: %; unknown: %)',
@@ -205,7 +226,7 @@ BEGIN
   END IF;
   INSERT INTO approval_requests (id, requester, requester_role, repository, conversation_id, agent_id, tool,
     arguments, shown, last_user_message, matched, approvers, deadline)
-  VALUES (p->>'id', p->>'requester', session_user, p->>'repository', p->>'conversation_id', p->>'agent_id',
+  VALUES (p->>'id', requester, session_user, p->>'repository', p->>'conversation_id', p->>'agent_id',
     p->>'tool', coalesce(p->'arguments', 'null'::jsonb), p->>'shown', p->>'last_user_message',
     ARRAY(SELECT jsonb_array_elements_text(coalesce(p->'matched', '[]'::jsonb))), names,
     now() + (p->>'timeout_ms')::bigint * interval '1 millisecond')

@@ -7,7 +7,7 @@
  */
 import { untilAborted } from '../abort';
 import { hashArguments } from '../policy/approval';
-import { isWarning, mustAsk, NO_RISK, withTraits, type CallRisk } from '../policy/call-risk';
+import { calledPaths, isWarning, mustAsk, NO_RISK, withTraits, type CallRisk } from '../policy/call-risk';
 import type { AnyTool } from '../tools/tool';
 import type { ReceivedToolCall } from './model-turn';
 import type { ToolExecutorDeps } from './tool-executor';
@@ -136,6 +136,7 @@ async function decide(
     needsApproval,
     ...(command !== undefined ? { command } : {}),
     ...(risk.confined ? { confined: true } : {}),
+    ...calledPaths(risk),
   });
   // A protected path, a secret, a path decided at run time…: asked whatever a rule allows.
   if (verdict.action === 'allow' && mustAsk(risk)) verdict = { action: 'ask' };
@@ -180,6 +181,7 @@ async function decide(
           input,
           summary,
           argumentsHash: hashArguments(input),
+          ...(command !== undefined ? { command } : {}),
           risk,
           signal,
           emit: deps.emit,

@@ -17,6 +17,8 @@ export interface ApprovalRequest {
   input: unknown;
   summary: string;
   argumentsHash: string;
+  /** The shell command line the call runs (the tool's traits), as policy rules saw it. */
+  command?: string;
   /** What the call can reach (call-risk.ts): reasons it asks, a protected path, cautions. */
   risk: CallRisk;
   signal: AbortSignal;
@@ -58,6 +60,10 @@ export interface ToolPolicy {
     command?: string;
     /** That command will run in the sandbox. */
     confined?: boolean;
+    /** The paths the call names as the assessment found them, links followed (approver rules). */
+    paths?: readonly string[];
+    /** Path words decided only when the command runs (approver rules). */
+    openPaths?: readonly string[];
   }): PolicyVerdict;
   /** The reviewer program (approvals.reviewer), shown each call not denied; absent: none. */
   review?: ToolReviewer['review'];

@@ -7,7 +7,10 @@
  * Paths are workspace-relative, normalised (`./infra/../infra/x`), case as written.
  *
  * Layers: the team's rules, the user's and the workspace's all apply (they add up; none removes
- * another's). `on_unreachable: block` from any layer wins over `wait`.
+ * another's), but for a call several layers' rules match, only the most authoritative layer's
+ * approvers decide (the team's, then the user's): a layer above can ask more calls, never name
+ * someone else to approve what the team guards. The shortest timeout wins, and `on_unreachable:
+ * block` from any layer wins over `wait`.
  */
 import * as path from 'node:path';
 import type { AgentPolicy } from './agent-policy';
@@ -28,6 +31,8 @@ export interface ApproverCall {
   command?: string;
   /** Paths the call names (as given, or real paths once resolved): absolute or workspace-relative. */
   paths?: readonly string[];
+  /** Path words decided only when the command runs, as written (`$D/x`, `inf*`, `~/x`). */
+  openPaths?: readonly string[];
 }
 
 /** What the matching rules ask for together. */
@@ -47,21 +52,38 @@ export function approversFor(
   root: string | undefined,
 ): ApproverRequirement | undefined {
   if (!rules?.length) return undefined;
-  const approvers: string[] = [];
   const matched: string[] = [];
+  const hits: ApproverRule[] = [];
   let timeoutMs = Number.POSITIVE_INFINITY;
   const relatives = relativePaths(call, root);
   for (const rule of rules) {
-    const why = ruleMatch(rule, call, relatives);
+    const why = ruleMatch(rule, call, relatives, root);
     if (why === undefined) continue;
     matched.push(why);
-    for (const name of rule.by) if (!approvers.includes(name)) approvers.push(name);
+    hits.push(rule);
     timeoutMs = Math.min(timeoutMs, parseApprovalTimeout(rule.timeout));
   }
-  return matched.length ? { approvers, timeoutMs, matched } : undefined;
+  if (!hits.length) return undefined;
+  // Who decides is the most authoritative matching layer's to say: a repository's rule naming
+  // another approver for a call the team's rule guards would let that one approve it instead.
+  const top = Math.min(...hits.map(tierOf));
+  const approvers: string[] = [];
+  for (const rule of hits.filter((hit) => tierOf(hit) === top))
+    for (const name of rule.by) if (!approvers.includes(name)) approvers.push(name);
+  return { approvers, timeoutMs, matched };
 }
 
-function ruleMatch(rule: ApproverRule, call: ApproverCall, relatives: string[]): string | undefined {
+/** The layer a merged rule came from: 0 the most authoritative (the team's, else the user's). */
+const TIER = Symbol('approver rule layer');
+type TieredRule = ApproverRule & { [TIER]?: number };
+const tierOf = (rule: ApproverRule): number => (rule as TieredRule)[TIER] ?? 0;
+
+function ruleMatch(
+  rule: ApproverRule,
+  call: ApproverCall,
+  relatives: string[],
+  root: string | undefined,
+): string | undefined {
   const tool = rule.match.tools?.find((pattern) => matchesPattern(pattern, call.toolName));
   if (tool !== undefined) return `tools "${tool}"`;
   if (call.command !== undefined && rule.match.bash?.length) {
@@ -72,8 +94,69 @@ function ruleMatch(rule: ApproverRule, call: ApproverCall, relatives: string[]):
     const expression = pathExpression(glob);
     const hit = relatives.find((relative) => expression.test(relative));
     if (hit !== undefined) return `paths "${glob}" (${hit})`;
+    const open = call.openPaths?.find((word) => mayName(word, glob, root));
+    if (open !== undefined) return `paths "${glob}" (\`${open}\` is a path decided only when the command runs)`;
   }
   return undefined;
+}
+
+const OPEN_PART = /[$`{]|^~/;
+const WILDCARD = /[*?[]/;
+
+/**
+ * Whether a path word decided at run time (a glob, a variable, `~`, a brace) may name a path
+ * `glob` guards: what cannot be shown not to is taken to. Read part by part: a part holding a
+ * variable may be any number of parts; a wildcard part must match the guarded part it stands
+ * for; a word that reaches the end of the guarded prefix is inside it (or the folder itself).
+ */
+function mayName(word: string, glob: string, root: string | undefined): boolean {
+  let text = word.replace(/\\/g, '/');
+  if (OPEN_PART.test(text.split('/')[0] ?? '')) return true;
+  if (text.startsWith('/')) {
+    if (!root) return true;
+    const base = `${root.replace(/\\/g, '/').replace(/\/+$/, '')}/`;
+    if (!text.startsWith(base))
+      return WILDCARD.test(text) || OPEN_PART.test(text)
+        ? literalPrefixOf(text).length < base.length && base.startsWith(literalPrefixOf(text))
+        : false;
+    text = text.slice(base.length);
+  }
+  const parts = path.posix
+    .normalize(text)
+    .replace(/^(\.\/)+/, '')
+    .split('/')
+    .filter((part) => part !== '');
+  if (parts[0] === '..') return false;
+  const guarded = path.posix
+    .normalize(glob.replace(/\\/g, '/'))
+    .replace(/^(\.\/)+/, '')
+    .replace(/\/\*\*$|\/+$/, '')
+    .split('/');
+  for (const [index, part] of parts.entries()) {
+    if (OPEN_PART.test(part)) return true;
+    const want = guarded[index];
+    if (want === undefined || want === '**') return true;
+    const partIsPattern = WILDCARD.test(part);
+    if (WILDCARD.test(want) || want.includes('{')) {
+      if (partIsPattern || !globRegExp(want).test(part)) return partIsPattern;
+      continue;
+    }
+    if (partIsPattern ? !globRegExp(part).test(want) : part !== want) return false;
+  }
+  return parts.length >= guarded.length;
+}
+
+function literalPrefixOf(text: string): string {
+  const at = text.search(/[$`{*?[~]/);
+  return at < 0 ? text : text.slice(0, at);
+}
+
+function globRegExp(glob: string): RegExp {
+  try {
+    return globToRegExp(glob);
+  } catch {
+    return new RegExp(`^${glob.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+  }
 }
 
 /** Like bash.deny: any segment; what cannot be told apart from a match is one. */
@@ -161,7 +244,10 @@ function workspaceRelative(candidate: string, root: string | undefined): string 
  * other's), `block` wins over `wait`. The other keys are left to the caller's merge.
  */
 export function mergeApproverKeys(lower: Approvals | undefined, upper: Approvals | undefined): Partial<Approvals> {
-  const approvers = [...(lower?.approvers ?? []), ...(upper?.approvers ?? [])];
+  const below = lower?.approvers ?? [];
+  const next = below.length ? Math.max(...below.map(tierOf)) + 1 : 0;
+  const above = (upper?.approvers ?? []).map((rule): TieredRule => ({ ...rule, [TIER]: next + tierOf(rule) }));
+  const approvers = [...below, ...above];
   const unreachable =
     lower?.on_unreachable === 'block' || upper?.on_unreachable === 'block'
       ? 'block'

@@ -12,6 +12,7 @@
 import type { AgentPolicy } from '../policy/agent-policy';
 import type { ApprovalDecision, ApprovalGate, ApprovalRequest, ToolPolicy } from '../policy/approval';
 import { approversFor, type ApproverRequirement } from '../policy/approver-rules';
+import { calledPaths } from '../policy/call-risk';
 import type { AgentEventBody } from '../events/events';
 import { TeamUnreachableError } from './team-store';
 import { TeamApprovalRefusedError, type TeamApprovalRecord, type TeamApprovals } from './team-approvals';
@@ -41,7 +42,13 @@ type TeamEvent = Extract<AgentEventBody, { type: 'team_approval' }>;
 /** The requirement for a call (with its real path once checked), if an approver rule matches. */
 export function requirementFor(
   deps: Pick<TeamApprovalDeps, 'policy' | 'root'>,
-  call: { toolName: string; input: unknown; command?: string; paths?: string[] },
+  call: {
+    toolName: string;
+    input: unknown;
+    command?: string;
+    paths?: readonly string[];
+    openPaths?: readonly string[];
+  },
 ): ApproverRequirement | undefined {
   return approversFor(deps.policy()?.approvals?.approvers, call, deps.root());
 }
@@ -67,11 +74,13 @@ export class TeamApprovalGate implements ApprovalGate {
   ) {}
 
   request(request: ApprovalRequest): Promise<ApprovalDecision> {
+    // The very call the policy saw (tool-gates.ts): any difference would let one of the two miss it.
+    const command = request.command ?? request.risk.command;
     const requirement = requirementFor(this.deps, {
       toolName: request.toolName,
       input: request.input,
-      ...(request.risk.command !== undefined ? { command: request.risk.command } : {}),
-      paths: request.risk.checkedPath !== undefined ? [request.risk.checkedPath] : [],
+      ...(command !== undefined ? { command } : {}),
+      ...calledPaths(request.risk),
     });
     if (!requirement) return this.inner.request(request);
     return this.teamDecision(request, requirement);
@@ -195,7 +204,8 @@ export class TeamApprovalGate implements ApprovalGate {
         // The plain form below.
       }
     }
-    if (request.risk.command !== undefined) return `$ ${request.risk.command}`;
+    const command = request.command ?? request.risk.command;
+    if (command !== undefined) return `$ ${command}`;
     return `${request.summary}\n${JSON.stringify(request.input, null, 2) ?? ''}`;
   }
 }
