@@ -48,8 +48,9 @@ const teamLayer = {
       paths: [vscodePath],
       patterns: [
         {
-          regex: '^\\.\\./(?!core/ports$|core/team/team-store$)',
-          message: 'The team adapter imports only src/core/team/team-store, src/core/ports and its own files.',
+          regex: '^\\.\\./(?!core/ports$|core/team/team-store$|core/team/team-approvals$)',
+          message:
+            'The team adapter imports only its ports (core/team/team-store, team-approvals, core/ports) and its own files.',
         },
       ],
     },

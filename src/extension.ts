@@ -16,6 +16,7 @@ import { PolicyDiagnostics } from './host/policy-diagnostics';
 import { readPlanModeDefault } from './host/settings';
 import { AgentStatusBar } from './host/status-bar';
 import { TEAM_STATUS_COMMAND, TeamService } from './host/team-service';
+import { SHOW_TEAM_APPROVALS_COMMAND, TeamApproverNotifications } from './host/approvals/team-approver-notifications';
 import { TerminalHistory } from './host/terminal/terminal-history';
 import { CHAT_VIEW_TYPE, DEVELOPER_PANEL_TYPE, SESSION_LIST_VIEW } from './host/view-types';
 import { showChatPage } from './host/chat/chat-page';
@@ -77,6 +78,8 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
     root: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
     outbox: () => stores.open().catch(() => undefined),
   });
+  // Requests waiting for this member as a named approver (issue 37): only with a team open.
+  const approver = new TeamApproverNotifications(team);
   // Commands run before the first @terminal mention count: the history listens from now on.
   const terminalHistory = new TerminalHistory();
   const statusBar = new AgentStatusBar('openagent.focusChat');
@@ -85,6 +88,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   const sessionsChanged = new vscode.EventEmitter<undefined>();
   context.subscriptions.push(
     team,
+    approver,
     terminalHistory,
     statusBar,
     chatBecameReady,
@@ -118,6 +122,7 @@ export function activate(context: vscode.ExtensionContext): OpenAgentApi {
   const teamCommands: Record<string, CommandHandler> = {
     'openagent.setTeamDatabase': () => team.setDatabase(),
     [TEAM_STATUS_COMMAND]: () => team.showStatus(),
+    [SHOW_TEAM_APPROVALS_COMMAND]: () => approver.showApprovals(),
   };
   const run = (id: string, args: never[]) => {
     const handler = teamCommands[id] ?? use().commands[id];

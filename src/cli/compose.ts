@@ -28,6 +28,7 @@ import { ChildProcessRunner } from '../node/child-process-runner';
 import { ChildProcessShell } from '../node/child-process-shell';
 import { OsSandbox } from '../node/sandbox/os-sandbox';
 import { cliSharedHooks, type CliHookDeps } from './shared-hooks-cli';
+import { cliReviewer, workspaceReviewerWarning } from './reviewer-cli';
 import { SecretFiles } from '../node/secret-files';
 import { protectedPlaces } from '../node/sandbox/protected-set';
 import { stricterSandbox, type SandboxMode } from '../core/policy/sandbox-modes';
@@ -48,6 +49,7 @@ import { StoreOpener } from '../kit/store-opener';
 import type { HeldSecrets } from '../core/llm/held-secrets';
 import { sendingToTeam } from '../kit/team-opener';
 import { CliTeam } from './cli-team';
+import { cliTeamApprovals } from './team-approvals-wiring';
 import { CliMcp } from './cli-mcp';
 import { packageVersion, startCliTelemetry } from './cli-telemetry';
 import { gitHead } from '../node/git-head';
@@ -180,6 +182,7 @@ export function createCliContext(deps: CliDeps): CliContext {
     version: packageVersion() ?? 'unknown',
     ask: readLine && ((question) => readLine(question).then((line) => (line.kind === 'line' ? line.text : undefined))),
   });
+  const approvers = cliTeamApprovals(deps, { root: workspaceRoot, policy: () => policy.current, team, workspace });
 
   const images = cliImages(settings);
   const session = new ConversationSession({
@@ -204,7 +207,7 @@ export function createCliContext(deps: CliDeps): CliContext {
     onStoreError: stores.reportError,
     teamStamp: () => team.stamp(),
     transcripts: new FileTranscriptSink(path.join(storeDirectory, 'transcripts')),
-    approvals: deps.approvals(workspace),
+    approvals: approvers.gate(deps.approvals(workspace)),
     hooks: cliSharedHooks({
       workspaceRoot,
       storeDirectory,
@@ -240,14 +243,19 @@ export function createCliContext(deps: CliDeps): CliContext {
       policy.refresh();
       await presetChoice.prepare(userModel());
     },
-    toolPolicy: {
+    toolPolicy: approvers.policy({
       ...toolPolicyFrom(
         () => policy.current,
         (rule) => layerOf(policy.decisions, rule),
         () => policy.broken(),
       ),
       offers: (name: string) => policyOffers(policy.current, name),
-    },
+      review: cliReviewer(
+        () => policy.current,
+        deps.heldSecrets,
+        () => team.stamp()?.member,
+      ),
+    }),
     // `tracked` is the checkpointed workspace: file tools must write through it.
     tools: (tracked) => [
       ...createWorkspaceTools({
@@ -276,6 +284,7 @@ export function createCliContext(deps: CliDeps): CliContext {
       ),
   });
 
+  session.onEvent((event) => approvers.record(event));
   // OpenTelemetry export, when the environment names a collector.
   const telemetry = startCliTelemetry(session, {
     env: deps.env,
@@ -305,6 +314,7 @@ export function createCliContext(deps: CliDeps): CliContext {
       await session.dispose();
       await mcp.close();
       await team.close();
+      await approvers.close();
       await telemetry?.shutdown();
       await stores.close();
     },
@@ -322,6 +332,7 @@ export class CliPolicy {
   /** Which layer decided each rule in force. */
   decisions: PolicyDecision[] = [];
   private readonly files: Array<{ path: string; reader: PolicyFile }>;
+  private readonly ignoredReviewer: ReturnType<typeof workspaceReviewerWarning>;
 
   constructor(
     root: string,
@@ -334,6 +345,7 @@ export class CliPolicy {
     const workspaceFile = path.join(root, '.openagent', 'agent.yaml');
     // Started in the home folder: the one file is the user's.
     const paths = path.resolve(workspaceFile) === path.resolve(userFile) ? [userFile] : [userFile, workspaceFile];
+    this.ignoredReviewer = workspaceReviewerWarning(warn);
     this.files = paths.map((file) => ({
       path: file,
       reader: new PolicyFile((problems) => {
@@ -355,6 +367,7 @@ export class CliPolicy {
       return reader.read(read.kind === 'text' ? read.text : undefined);
     });
     const layers = { team: this.team(), user, workspace };
+    if (this.files[1]) this.ignoredReviewer(workspace, this.files[1].path);
     this.current = layerPolicies(layers);
     this.decisions = explainPolicy(layers, this.current);
   }

@@ -9,6 +9,7 @@ import type { AgentEvent } from '../core/events/events';
 import { describeCacheBreak, describeCostWarning } from '../core/events/cost-notes';
 import { describeToolOutcome, nextToolOutcome, toolCallTarget, type ToolOutcome } from '../core/events/tool-outcome';
 import { AUTO_APPROVED_REASON } from '../core/policy/auto-approval';
+import { describeTeamApproval } from '../core/team/team-approval-words';
 import type { Output } from './output';
 
 const LEAD = 'lead';
@@ -57,6 +58,9 @@ export class EventPrinter {
         if (event.approved && event.reason === AUTO_APPROVED_REASON)
           this.output.line(style.dim(`${indent}  (auto-approved)`));
         this.decided.set(callKey(event), nextToolOutcome({ state: 'running' }, event));
+        return;
+      case 'team_approval':
+        this.output.line(style.yellow(`${indent}  (${describeTeamApproval(event)})`));
         return;
       case 'tool_result': {
         const decided = this.decided.get(callKey(event)) ?? { state: 'running' };

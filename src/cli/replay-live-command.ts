@@ -21,6 +21,7 @@ import { resolveWorkspacePath } from '../core/workspace/workspace-path';
 import { makeLivePlace } from '../node/live-replay-place';
 import { EventPrinter } from './event-printer';
 import { terminalApprovals, toolsIn } from './place-tools';
+import { keptTeamPolicy, rerunApprovers } from './rerun-team';
 import { Output } from './output';
 import { usualPolicy } from './rerun-command';
 import { colorWanted, createStyle } from './style';
@@ -81,8 +82,9 @@ export async function runLiveReplay(
   );
   for (const notice of place.notices) output.error(notice);
 
-  const usual = usualPolicy(home, place.root, output);
+  const usual = usualPolicy(home, place.root, output, keptTeamPolicy(env));
   const { workspace, tools } = toolsIn(place.root, usual.policy, env);
+  const approvers = rerunApprovers(env, heldSecrets, { root: place.root, policy: () => usual.policy, workspace });
   const { asking, reader } = terminalApprovals(streams, output, workspace);
   const printer = new EventPrinter(output);
   const stop = new AbortController();
@@ -94,12 +96,14 @@ export async function runLiveReplay(
       {
         tools,
         root: place.root,
-        policy: toolPolicyFrom(
-          () => usual.policy,
-          undefined,
-          () => usual.broken,
+        policy: approvers.policy(
+          toolPolicyFrom(
+            () => usual.policy,
+            undefined,
+            () => usual.broken,
+          ),
         ),
-        approvals: new AutoApprovalGate(asking, () => flags.yes === true && !imported),
+        approvals: approvers.gate(new AutoApprovalGate(asking, () => flags.yes === true && !imported)),
         imported,
         readFile: async (relative) => {
           const absolute = await resolveWorkspacePath(place.root, relative, workspace);
@@ -131,5 +135,6 @@ export async function runLiveReplay(
   } finally {
     process.off('SIGINT', onSigint);
     reader?.close();
+    await approvers.close();
   }
 }

@@ -32,6 +32,7 @@ import { rerunFrom } from '../core/replay/rerun-run';
 import { EnvSecretSource } from '../node/env-secret-source';
 import { NodeKnowledgeFiles } from '../node/node-knowledge-files';
 import { readPolicyText } from '../node/policy-text';
+import { keptTeamPolicy, rerunApprovers } from './rerun-team';
 import { makeRerunPlace } from '../node/rerun-place';
 import { systemClock } from '../node/system-clock';
 import { packageVersion } from './cli-telemetry';
@@ -117,9 +118,13 @@ export async function runRerun(
   );
   for (const notice of place.notices) output.error(notice);
 
-  const usual = usualPolicy(home, place.root, output);
-  const policy = change.policy ? changedPolicy : usual.policy;
+  const team = keptTeamPolicy(env);
+  const usual = usualPolicy(home, place.root, output, team);
+  // A changed policy is tried under the team's, as the usual ones are.
+  const policy = change.policy ? layerPolicies({ team, user: changedPolicy }) : usual.policy;
   const { workspace, tools } = toolsIn(place.root, policy, env);
+  const approvers = rerunApprovers(env, heldSecrets, { root: place.root, policy: () => policy, workspace });
+  if (change.policy) change.policy = approvers.policy(toolPolicyFrom(() => policy));
   const reapplied = await reapplyFileChanges(loaded, from, tools, workspace);
   if (reapplied.applied.length > 0)
     output.error(
@@ -130,7 +135,7 @@ export async function runRerun(
   for (const missing of reapplied.notReproduced) output.error(`Not reproduced: ${missing}.`);
 
   const { asking, reader } = terminalApprovals(streams, output, workspace);
-  const approvals = new AutoApprovalGate(asking, () => flags.yes === true);
+  const approvals = approvers.gate(new AutoApprovalGate(asking, () => flags.yes === true));
   const secrets = new EnvSecretSource(env);
   const keys = new Map<string, string | undefined>();
   for (const provider of new Set([change.provider, ...manifest.models.map((entry) => entry.provider)]))
@@ -169,10 +174,12 @@ export async function runRerun(
       ...(change.policy
         ? {}
         : {
-            policy: toolPolicyFrom(
-              () => usual.policy,
-              undefined,
-              () => usual.broken,
+            policy: approvers.policy(
+              toolPolicyFrom(
+                () => usual.policy,
+                undefined,
+                () => usual.broken,
+              ),
             ),
           }),
       policySource: { value: policy ?? null, sources: flags.policy ? [path.resolve(flags.policy)] : [] },
@@ -211,6 +218,7 @@ export async function runRerun(
   } finally {
     process.off('SIGINT', onSigint);
     reader?.close();
+    await approvers.close();
   }
 }
 
@@ -283,7 +291,12 @@ async function presetSystem(
  * The user's policy under the re-run place's own (as a CLI run there would read them). One with
  * mistakes is not applied, and then every change asks, whatever --yes says (as in any CLI run).
  */
-export function usualPolicy(home: string, root: string, output: Output): { policy?: AgentPolicy; broken?: string } {
+export function usualPolicy(
+  home: string,
+  root: string,
+  output: Output,
+  team?: AgentPolicy,
+): { policy?: AgentPolicy; broken?: string } {
   let broken: string | undefined;
   const read = (file: string): AgentPolicy | undefined => {
     const text = readPolicyText(file);
@@ -297,6 +310,7 @@ export function usualPolicy(home: string, root: string, output: Output): { polic
     return undefined;
   };
   const policy = layerPolicies({
+    team,
     user: read(path.join(home, '.openagent', 'agent.yaml')),
     workspace: read(path.join(root, '.openagent', 'agent.yaml')),
   });

@@ -12,6 +12,7 @@ import { TeamUnreachableError } from '../core/team/team-store';
 import { createTeamPool, describeTarget, secretsOf, TeamPermissionError, toTeamError } from '../team/connection';
 import { addMemberSql, DEFAULT_MEMBER_ROLE, initTeamSchema } from '../team/migrations';
 import { PgTeamStore, utcMonth } from '../team/pg-team-store';
+import { APPROVALS_USAGE, runTeamApprovalsCommand, unknownApproverWarning } from './team-approvals-command';
 import { AUDIT_CSV_HEADER, auditCsvLine, auditJsonLine, csvLine, parseSince, table, usageTable } from './team-format';
 
 export const TEAM_USAGE = `Usage: openagent team <command>
@@ -24,6 +25,7 @@ export const TEAM_USAGE = `Usage: openagent team <command>
                                  calls, tokens and USD per member (default: this month)
   audit export --since DATE|ISO [--format jsonl|csv] [--output FILE]
                                  the audit trail from DATE on (default jsonl on stdout)
+${APPROVALS_USAGE}
 
 The database: OPENAGENT_TEAM_DATABASE_URL (postgres://user:password@host:5432/db; add
 ?sslmode=verify-full for TLS). You: OPENAGENT_TEAM_MEMBER, else git config user.email.`;
@@ -45,6 +47,14 @@ export async function runTeamCommand(argv: string[], env: NodeJS.ProcessEnv, str
     stdout.write(`${TEAM_USAGE}\n`);
     return command ? 0 : 2;
   }
+  const teamUrl = env.OPENAGENT_TEAM_DATABASE_URL?.trim();
+  if ((command === 'approvals' || command === 'members') && teamUrl)
+    return runTeamApprovalsCommand(command, rest, teamUrl, streams).catch((error: unknown) => {
+      const known = toTeamError(error, describeTarget(teamUrl), secretsOf(teamUrl));
+      return fail(
+        `${known instanceof TeamPermissionError ? 'permission refused: ' : ''}${known.message.split('\n')[0]!}`,
+      );
+    });
   let parsed: ReturnType<typeof parseTeamArgs>;
   try {
     parsed = parseTeamArgs(rest);
@@ -190,7 +200,7 @@ async function policy(context: TeamContext): Promise<number> {
       context.stderr.write(`openagent team: cannot read ${file}: ${(error as Error).message}\n`);
       return 1;
     }
-    const { problems } = parseAgentPolicy(text);
+    const { policy: parsedPolicy, problems } = parseAgentPolicy(text);
     if (problems.length) {
       for (const problem of problems)
         context.stderr.write(`${file}:${problem.line + 1}:${problem.column + 1}: ${problem.message}\n`);
@@ -203,6 +213,8 @@ async function policy(context: TeamContext): Promise<number> {
       return 2;
     }
     return withStore(context, async (store) => {
+      const unknown = parsedPolicy && (await unknownApproverWarning(context.url, parsedPolicy));
+      if (unknown) context.stderr.write(`openagent team: warning: ${unknown}\n`);
       const stored = await store.setPolicy(text, member);
       context.stdout.write(`team policy version ${stored.version} stored (by ${stored.changedBy}).\n`);
       return 0;

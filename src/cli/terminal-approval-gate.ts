@@ -9,7 +9,7 @@
 import type { ApprovalDecision, ApprovalGate, ApprovalRequest } from '../core/policy/approval';
 import { mustAsk } from '../core/policy/call-risk';
 import type { WorkspaceFiles } from '../core/ports';
-import { approvalPreview } from './approval-preview';
+import { approvalPreview } from '../core/policy/approval-preview';
 import type { LineResult } from './line-reader';
 import type { Output } from './output';
 import { visibleText } from '../core/text/visible-text';

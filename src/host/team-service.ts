@@ -12,7 +12,8 @@ import type { AgentPolicy } from '../core/policy/agent-policy';
 import type { ConversationStore, TeamStamp } from '../core/ports';
 import type { TeamPlane } from '../core/team/team-plane';
 import { refusedNote, type TeamStatus } from '../core/team/team-status';
-import { openTeamPlane } from '../kit/team-opener';
+import type { TeamApprovals } from '../core/team/team-approvals';
+import { openTeamApprovals, openTeamPlane } from '../kit/team-opener';
 import type { TeamView } from './panel/policy-status';
 
 export const TEAM_URL_SECRET = 'openagent.team.databaseUrl';
@@ -37,6 +38,8 @@ export class TeamService implements vscode.Disposable {
   /** What the status bar shows; undefined with no team configured. */
   private shown: TeamStatus | undefined;
   private readonly statusEmitter = new vscode.EventEmitter<void>();
+  /** Named approvers' requests (issue 37): opened on first use, on the opened team's URL. */
+  private teamApprovals: { url: string; approvals?: TeamApprovals } | undefined;
   /** Fires when the team's state or its policy version changes (or the team is left). */
   readonly onDidChangeStatus = this.statusEmitter.event;
 
@@ -83,6 +86,13 @@ export class TeamService implements vscode.Disposable {
   /** Who records, for the team database; undefined with no team. */
   stamp(): TeamStamp | undefined {
     return this.plane?.identity;
+  }
+
+  /** The team's approvals, when a team is configured and opened (issue 37). */
+  approvals(): TeamApprovals | undefined {
+    const held = this.plane ? this.teamApprovals : undefined;
+    if (held) held.approvals ??= openTeamApprovals(held.url);
+    return held?.approvals;
   }
 
   /** Before each new conversation: the team policy read again. */
@@ -142,18 +152,22 @@ export class TeamService implements vscode.Disposable {
     for (const disposable of this.disposables) disposable.dispose();
     this.statusEmitter.dispose();
     void this.plane?.dispose();
+    void this.teamApprovals?.approvals?.close();
   }
 
   /** Sends what waits and closes the connection (deactivation). */
   async close(): Promise<void> {
     const plane = await this.opening;
     await plane?.dispose();
+    await this.teamApprovals?.approvals?.close().catch(() => undefined);
   }
 
   private async reopen(): Promise<void> {
     const previous = await this.opening;
     this.plane = undefined;
     await previous?.dispose().catch(() => undefined);
+    await this.teamApprovals?.approvals?.close().catch(() => undefined);
+    this.teamApprovals = undefined;
     this.opening = this.open();
     await this.opening;
   }
@@ -184,6 +198,7 @@ export class TeamService implements vscode.Disposable {
         },
       });
       this.plane = plane;
+      this.teamApprovals = { url };
       this.disposables.push(plane.onStatus((status) => this.show(status, plane)));
       await plane.refresh();
       this.show(plane.status, plane);

@@ -19,6 +19,8 @@ import { FileTeamStorage } from '../node/file-team-storage';
 import { McpService } from '../host/mcp-service';
 import { PolicySource } from '../host/policy-source';
 import { webFetchTool } from '../node/web/web-fetch-tool';
+import { wireReviewer } from './reviewer-wiring';
+import { editorTeamApprovals } from './team-approvals-wiring';
 import { policyOffers, toolPolicyFrom } from '../core/policy/policy-rules';
 import { BudgetGuard } from '../core/policy/budget';
 import { routeModel } from '../core/policy/model-routes';
@@ -246,7 +248,9 @@ export function createRuntime(shell: RuntimeShell): Runtime {
         () => policy.broken(),
       ),
       offers: (name: string) => policyOffers(policy.current(), name),
+      review: wireReviewer(context, policy, shell.heldSecrets, () => team.stamp()?.member),
     },
+    teamApprovals: editorTeamApprovals(team, () => policy.current(), shell.heldSecrets),
     teamStorage: new FileTeamStorage(vscode.Uri.joinPath(context.globalStorageUri, 'teams').fsPath),
     maxTeammates: () => vscode.workspace.getConfiguration('openagent').get<number>('maxTeammates', 5),
     taskStorage: new FileTaskStorage(vscode.Uri.joinPath(context.globalStorageUri, 'tasks').fsPath),

@@ -26,6 +26,7 @@ import type { ApprovalDetails } from '../host/approvals/approval-details';
 import { filesExcludeGlobs } from '../host/settings';
 import { TERMINAL_NAME, TerminalShell } from '../host/terminal/terminal-shell';
 import { VscodeWorkspace } from '../host/workspace/vscode-workspace';
+import type { EditorTeamApprovals } from './team-approvals-wiring';
 
 /** What every session of the window shares: all of a session's deps but the place's own. */
 export type WindowParts = Omit<
@@ -46,6 +47,8 @@ export type WindowParts = Omit<
   systemPrompt(root: string | undefined): ReturnType<ConversationSessionDeps['systemPrompt']>;
   /** Pictures read_file returns as images (image-wiring.ts). */
   imageFiles?: ImageFiles;
+  /** Named approvers (issue 37): calls a team rule gives to a teammate wait for their decision. */
+  teamApprovals?: EditorTeamApprovals;
 };
 
 /** A session and the parts made for its place (the window shows the sandbox's state of its own). */
@@ -71,6 +74,7 @@ export function composeSession(place: WorkPlace, name: string, window: WindowPar
     extraTools,
     knowledgeTools,
     imageFiles,
+    teamApprovals,
     ...shared
   } = window;
   const root = place.root;
@@ -100,7 +104,10 @@ export function composeSession(place: WorkPlace, name: string, window: WindowPar
     workspace,
     sandbox,
     processRunner: new ChildProcessRunner(undefined, sandbox),
-    approvals,
+    approvals: teamApprovals ? teamApprovals.gate(approvals, { root: workspaceRoot, workspace }) : approvals,
+    ...(teamApprovals && shared.toolPolicy
+      ? { toolPolicy: teamApprovals.policy(shared.toolPolicy, workspaceRoot) }
+      : {}),
     systemPrompt: () => window.systemPrompt(workspaceRoot()),
     prepare: async () => {
       // Whether commands can be confined is known before the first command, without blocking.
@@ -123,6 +130,7 @@ export function composeSession(place: WorkPlace, name: string, window: WindowPar
       return [...builtIn, ...extraTools(builtIn)];
     },
   });
+  if (teamApprovals) session.onEvent(teamApprovals.record);
   // Keep and Undo act on this session's files only: an undo writes in its own folder.
   const review = new EditReview({ session, files: new VscodeReviewedFiles(), root: workspaceRoot });
   return {

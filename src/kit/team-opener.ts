@@ -6,6 +6,7 @@
 import type { PolicyProblem } from '../core/policy/agent-policy';
 import type { ConversationStore } from '../core/ports';
 import type { TeamPlane } from '../core/team/team-plane';
+import type { TeamApprovals } from '../core/team/team-approvals';
 import { lazyModule } from '../core/lazy-module';
 import type * as TeamPlaneOpenerModule from './team-plane-opener';
 
@@ -27,6 +28,11 @@ export interface TeamOpenerOptions {
 /** The team plane for `options`: the PostgreSQL adapter, the member's identity, the cached policy. */
 export async function openTeamPlane(options: TeamOpenerOptions): Promise<TeamPlane> {
   return teamPlaneOpener().openTeamPlane(options);
+}
+
+/** The team's approvals (issue 37), on the same lazily loaded PostgreSQL client. */
+export function openTeamApprovals(url: string): TeamApprovals {
+  return teamPlaneOpener().openTeamApprovals(url);
 }
 
 /**

@@ -10,6 +10,8 @@ import { TeamPlane, type TeamPolicyCache } from '../core/team/team-plane';
 import { readPolicyText } from '../node/policy-text';
 import { resolveTeamIdentity } from '../node/team-identity';
 import { PgTeamStore } from '../team/pg-team-store';
+import { PgTeamApprovals } from '../team/pg-team-approvals';
+import type { TeamApprovals } from '../core/team/team-approvals';
 import type { TeamOpenerOptions } from './team-opener';
 
 export async function openTeamPlane(options: TeamOpenerOptions): Promise<TeamPlane> {
@@ -23,6 +25,11 @@ export async function openTeamPlane(options: TeamOpenerOptions): Promise<TeamPla
     newId: randomUUID,
     onPolicyMistakes: options.onPolicyMistakes,
   });
+}
+
+/** Named approvers' requests and decisions on the team database (issue 37). */
+export function openTeamApprovals(url: string): TeamApprovals {
+  return new PgTeamApprovals(url);
 }
 
 /**

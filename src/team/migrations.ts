@@ -73,8 +73,14 @@ export async function initTeamSchema(
         for (const migration of MIGRATIONS.filter((each) => each.version > fromVersion)) {
           await inTransaction(client, async () => {
             await client.query(migration.sql(schema));
-            for (const signature of [...MEMBER_FUNCTIONS, ...INTERNAL_FUNCTIONS])
-              await client.query(`REVOKE ALL ON FUNCTION ${signature} FROM PUBLIC`);
+            // Functions of later migrations do not exist yet: each is revoked once it does.
+            for (const signature of [...MEMBER_FUNCTIONS, ...INTERNAL_FUNCTIONS]) {
+              const exists = await client.query<{ present: boolean }>(
+                'SELECT to_regprocedure($1) IS NOT NULL AS present',
+                [signature],
+              );
+              if (exists.rows[0]?.present) await client.query(`REVOKE ALL ON FUNCTION ${signature} FROM PUBLIC`);
+            }
             await client.query('INSERT INTO openagent_schema_version (version, description) VALUES ($1, $2)', [
               migration.version,
               migration.description,
@@ -100,6 +106,20 @@ async function grantMembers(client: PoolClient, schema: string, memberRole: stri
   const role = quoteIdent(memberRole);
   if (existing.rowCount === 0) await client.query(`CREATE ROLE ${role} NOLOGIN`);
   await client.query(`GRANT USAGE ON SCHEMA ${schema} TO ${role}`);
+  // The SECURITY DEFINER functions resolve names in this schema: a member who may create in it
+  // (everyone may in `public` on a database from before PostgreSQL 15) could plant a closer
+  // match for a function they call and run it as the owner.
+  await client.query(`REVOKE CREATE ON SCHEMA ${schema} FROM PUBLIC, ${role}`);
+  const creators = await client.query<{ login: string }>(
+    `SELECT r.rolname AS login FROM pg_roles r
+     WHERE pg_has_role(r.oid, $1, 'MEMBER') AND NOT r.rolsuper AND r.rolname <> current_user
+       AND has_schema_privilege(r.oid, $2, 'CREATE') ORDER BY 1`,
+    [memberRole, schema.slice(1, -1).replace(/""/g, '"')],
+  );
+  if (creators.rows.length > 0)
+    throw new Error(
+      `Members may create objects in the team schema, where its functions look names up: REVOKE CREATE ON SCHEMA ${schema} FROM ${creators.rows.map((row) => row.login).join(', ')}.`,
+    );
   await client.query(`REVOKE ALL ON ${TABLES.join(', ')} FROM ${role}`);
   await client.query(`GRANT SELECT ON ${TABLES.join(', ')} TO ${role}`);
   await client.query(`GRANT INSERT ON audit, team_memory TO ${role}`);

@@ -17,6 +17,13 @@
  * (sorted, one at a time) after any reservation rows, so concurrent writers cannot deadlock.
  */
 
+import {
+  APPROVAL_INTERNAL_FUNCTIONS,
+  APPROVAL_MEMBER_FUNCTIONS,
+  APPROVAL_TABLES,
+  approvalSchemaSql,
+} from './approval-schema';
+
 export interface Migration {
   version: number;
   description: string;
@@ -29,6 +36,7 @@ export const MEMBER_FUNCTIONS = [
   'openagent_reserve(text, text, text, numeric, bigint, text, text, bigint, jsonb)',
   'openagent_record_usage(jsonb)',
   'openagent_release_stale()',
+  ...APPROVAL_MEMBER_FUNCTIONS,
 ];
 
 /** Internal helpers: nobody but their owner calls them directly. */
@@ -38,6 +46,7 @@ export const INTERNAL_FUNCTIONS = [
   'openagent_lock_counters(jsonb)',
   'openagent_apply_deltas(jsonb)',
   'openagent_audit_is_append_only()',
+  ...APPROVAL_INTERNAL_FUNCTIONS,
 ];
 
 export const TABLES = [
@@ -48,6 +57,7 @@ export const TABLES = [
   'budget_counters',
   'reservations',
   'team_memory',
+  ...APPROVAL_TABLES,
 ];
 
 const tables = `
@@ -335,6 +345,11 @@ export const MIGRATIONS: Migration[] = [
     version: 1,
     description: 'policy, usage, append-only audit, budget counters and reservations, team memory',
     sql: (schema) => `${tables}\n${appendOnlyAudit}\n${budgetFunctions(schema)}`,
+  },
+  {
+    version: 2,
+    description: 'member directory and approval requests (named approvers)',
+    sql: approvalSchemaSql,
   },
 ];
 

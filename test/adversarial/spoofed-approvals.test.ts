@@ -6,7 +6,7 @@
  * auto_approve policy or "Always This Session" — and every question shows it escaped.
  */
 import assert from 'node:assert/strict';
-import { approvalPreview } from '../../src/cli/approval-preview';
+import { approvalPreview } from '../../src/core/policy/approval-preview';
 import { RiskProbe } from '../fixtures/call-risk';
 import { parseAgentPolicy } from '../../src/core/policy/agent-policy';
 import { toolPolicyFrom } from '../../src/core/policy/policy-rules';

@@ -11,6 +11,7 @@ import { countWithTokenizer, measureStartingContext, STARTING_CONTEXT_LIMIT } fr
 import { table } from './bench-table';
 import { measureContextBreakdown } from './context-breakdown';
 import { printTeamBenchmarks } from './team-report';
+import { printApprovalBenchmarks } from './approval-benchmarks';
 import { printActivationBenchmarks } from './activation-report';
 import { printMessageChecks } from './message-check-benchmarks';
 import { printSessionBenchmarks } from './session-report';
@@ -129,6 +130,7 @@ async function main(): Promise<void> {
   );
 
   await printTeamBenchmarks();
+  await printApprovalBenchmarks();
   await printSessionBenchmarks();
   await printRecordingBenchmarks();
   await printReplayBenchmarks();

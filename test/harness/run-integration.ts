@@ -17,6 +17,7 @@ import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { FakeModelServer } from '../fixtures/fake-model-server/server';
 import { PgTeamStore } from '../../src/team/pg-team-store';
+import { PgTeamApprovals } from '../../src/team/pg-team-approvals';
 import { initTeamDatabase, startPostgres } from './postgres';
 import { CHAT_DRIVER_ENV, startChatDriver } from './chat-driver';
 import { PATIENCE_MS } from './patience';
@@ -156,13 +157,23 @@ async function teamDatabase(): Promise<SuiteSetUp> {
     const admin = new PgTeamStore(postgres.url);
     try {
       await admin.setPolicy(
-        'tools:\n  deny: [write_file]\n  bash:\n    deny: ["echo team-denied*"]\nbudget:\n  team_daily_usd: 100\n',
+        'tools:\n  deny: [write_file]\n  bash:\n    deny: ["echo team-denied*"]\nbudget:\n  team_daily_usd: 100\n' +
+          // Named approvers (issue 37): a push waits for the editor's member or bob, whoever did not ask.
+          'approvals:\n  approvers:\n    - match: { bash: ["git push*"] }\n      by: [dev@example.com, bob@corp]\n      timeout: 30m\n',
         'lead@example.com',
       );
     } finally {
       await admin.close();
     }
     const member = await postgres.createMember('editor_member');
+    const bob = await postgres.createMember('bob_member');
+    const directory = new PgTeamApprovals(postgres.url);
+    try {
+      await directory.setMember({ email: 'dev@example.com', login: 'editor_member', groups: [] });
+      await directory.setMember({ email: 'bob@corp', login: 'bob_member', groups: [] });
+    } finally {
+      await directory.close();
+    }
     return {
       settings: {
         'openagent.provider': 'anthropic',
@@ -179,6 +190,7 @@ async function teamDatabase(): Promise<SuiteSetUp> {
         OPENAGENT_TEAM_DATABASE_URL: undefined,
         OPENAGENT_TEST_MODEL: server.anthropicBaseUrl,
         OPENAGENT_TEST_TEAM_MEMBER_URL: member,
+        OPENAGENT_TEST_TEAM_BOB_URL: bob,
         OPENAGENT_TEST_TEAM_ADMIN_URL: postgres.url,
       },
       prepareWorkspace: (workspaceDir) => {

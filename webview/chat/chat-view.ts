@@ -206,6 +206,10 @@ export class ChatView {
       case 'tool_approval_result':
         this.runs.toolEvent(event);
         break;
+      case 'team_approval':
+        this.runs.teamEvent(event);
+        if (event.state === 'waiting') this.setActivity(`Waiting for ${event.approvers.join(', ')}`);
+        break;
       case 'tool_result':
         this.runs.toolEvent(event);
         // read_file of a picture: what the model was shown, under the tool's line.

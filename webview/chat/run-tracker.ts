@@ -18,6 +18,7 @@ import {
   type ToolOutcome,
 } from '../../src/protocol/events';
 import type { NoticeAction, Turn, TurnBody } from './turns';
+import { teamLineOf } from './team-approval-line';
 
 type EventOf<T extends AgentEvent['type']> = Extract<AgentEvent, { type: T }>;
 export type ToolEvent = EventOf<'tool_approval_request'> | EventOf<'tool_approval_result'> | EventOf<'tool_result'>;
@@ -117,6 +118,16 @@ export class RunTracker {
     const outcome = nextToolOutcome(turn.outcome, event);
     if (sameOutcome(outcome, turn.outcome)) return;
     turn.outcome = outcome;
+    this.touch(index!);
+  }
+
+  /** A named teammate's request for the call (issue 37): its line says who it waits for, who decided. */
+  teamEvent(event: EventOf<'team_approval'>): void {
+    if (event.agentId !== LEAD) return;
+    const index = this.toolLines.get(event.toolCallId);
+    const turn = index === undefined ? undefined : this.turns[index];
+    if (turn?.kind !== 'tool') return;
+    turn.team = teamLineOf(event, turn.team);
     this.touch(index!);
   }
 

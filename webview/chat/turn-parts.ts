@@ -5,6 +5,7 @@
  */
 import { describeToolOutcome, type ToolOutcome, type ToolOutcomeState } from '../../src/protocol/events';
 import type { RetryState } from './turns';
+import { teamOutcomeWords, type TeamLine } from './team-approval-line';
 
 /** The symbol before an outcome (decoration: the words say the same). */
 const SYMBOLS: Record<ToolOutcomeState, string> = {
@@ -18,18 +19,20 @@ const SYMBOLS: Record<ToolOutcomeState, string> = {
 };
 
 /** The outcome in one line of words: "Denied by you · not now", "Ran · exit code 0 (2 lines of output)". */
-export function toolOutcomeText(outcome: ToolOutcome): string {
-  const { label, detail } = describeToolOutcome(outcome);
+export function toolOutcomeText(outcome: ToolOutcome, team?: TeamLine): string {
+  const { label, detail } = outcomeWords(outcome, team);
   return detail ? `${label} · ${detail}` : label;
 }
 
 /** Fills a tool line: the call ("bash npm test") above what became of it. */
 export function renderToolLine(
   element: HTMLElement,
-  turn: { name: string; target: string; outcome: ToolOutcome },
+  turn: { name: string; target: string; outcome: ToolOutcome; team?: TeamLine },
 ): void {
   element.classList.add(`tool-${turn.outcome.state.replace(/_/g, '-')}`);
   element.dataset.outcome = turn.outcome.state;
+  // A call a named teammate decides: which step the request is at (waiting, approved…).
+  if (turn.team) element.dataset.team = turn.team.state;
   const call = document.createElement('div');
   call.className = 'tool-call';
   const name = document.createElement('span');
@@ -48,7 +51,7 @@ export function renderToolLine(
   symbol.className = 'tool-symbol';
   symbol.setAttribute('aria-hidden', 'true');
   symbol.textContent = SYMBOLS[turn.outcome.state];
-  const { label, detail } = describeToolOutcome(turn.outcome);
+  const { label, detail } = outcomeWords(turn.outcome, turn.team);
   const words = document.createElement('span');
   words.className = 'tool-label';
   words.textContent = label;
@@ -63,6 +66,11 @@ export function renderToolLine(
   if (turn.outcome.state === 'running' || turn.outcome.state === 'awaiting_approval')
     outcome.setAttribute('aria-live', 'polite');
   element.append(call, outcome);
+}
+
+/** The outcome's words; a teammate's decision names who decided. */
+function outcomeWords(outcome: ToolOutcome, team: TeamLine | undefined): { label: string; detail?: string } {
+  return (team && teamOutcomeWords(outcome, team)) ?? describeToolOutcome(outcome);
 }
 
 /** The mark under an answer its run cut off: "Interrupted · Stopped by the user." */

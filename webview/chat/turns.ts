@@ -8,6 +8,7 @@ import type { AgentEvent, ToolOutcome } from '../../src/protocol/events';
 import type { HostToWebview } from '../../src/protocol/messages';
 import { estimateTextHeight, type TextMetrics } from '../shared/list-layout';
 import { renderMarkdownFragment } from '../shared/render-markdown';
+import type { TeamLine } from './team-approval-line';
 import { renderCutMark, renderToolLine, retryButtonState, toolOutcomeText } from './turn-parts';
 import { reviewText, type FileReviewStatus } from './review-status';
 import { forkButton, renderUserMessage, type MessageActions } from './message-actions';
@@ -32,7 +33,7 @@ export type TurnBody =
   /** A status line or a cost warning (plain text). */
   | { kind: 'status' | 'warning'; text: string }
   /** A tool call: the tool, what it works on ("src/a.ts", a command), and what became of it. */
-  | { kind: 'tool'; name: string; target: string; outcome: ToolOutcome }
+  | { kind: 'tool'; name: string; target: string; outcome: ToolOutcome; team?: TeamLine }
   /** Markdown from the model (an answer, a presented plan); `cut` when its run ended it early. */
   | { kind: 'assistant'; text: string; cut?: { label: string; reason: string }; at?: MessageAt }
   /** A failed run: what failed, its fixes, and (the lead's) Retry tied to this error. */
@@ -232,7 +233,7 @@ export function estimateTurnHeight(turn: Turn, widthPx: number, metrics: TextMet
       // The call on one line (or more), its outcome on the next.
       return (
         estimateTextHeight(`${turn.name} ${turn.target}`, widthPx, metrics) +
-        estimateTextHeight(toolOutcomeText(turn.outcome), widthPx - 16, metrics)
+        estimateTextHeight(toolOutcomeText(turn.outcome, turn.team), widthPx - 16, metrics)
       );
     case 'status':
       return estimateTextHeight(turn.text, widthPx, metrics);

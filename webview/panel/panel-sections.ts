@@ -33,6 +33,7 @@ const SOURCE_LABELS: Record<NonNullable<ToolBlock['approval']>['source'], string
   timeout: 'after no answer',
   no_gate: 'with no one to ask',
   read_only: 'as read-only',
+  reviewer: 'by the reviewer program',
 };
 
 export function approvalText(block: ToolBlock): string {

@@ -7,11 +7,12 @@
  */
 import { untilAborted } from '../abort';
 import { hashArguments } from '../policy/approval';
-import { isWarning, mustAsk, NO_RISK, withTraits, type CallRisk } from '../policy/call-risk';
+import { calledPaths, isWarning, mustAsk, NO_RISK, withTraits, type CallRisk } from '../policy/call-risk';
 import type { AnyTool } from '../tools/tool';
 import type { ReceivedToolCall } from './model-turn';
 import type { ToolExecutorDeps } from './tool-executor';
-import { DENIED_MESSAGE, HOOK_PREFIX, POLICY_PREFIX } from '../events/tool-outcome';
+import { DENIED_MESSAGE, HOOK_PREFIX, POLICY_PREFIX, REVIEWER_PREFIX } from '../events/tool-outcome';
+import { reviewCall, type ReviewNote } from './tool-review';
 
 export { DENIED_MESSAGE } from '../events/tool-outcome';
 
@@ -137,6 +138,7 @@ async function decide(
     ...(command !== undefined ? { command } : {}),
     ...(risk.confined ? { confined: true } : {}),
     ...(fetchHost !== undefined ? { fetchHost } : {}),
+    ...calledPaths(risk),
   });
   // A protected path, a secret, a path decided at run time…: asked whatever a rule allows.
   if (verdict.action === 'allow' && mustAsk(risk)) verdict = { action: 'ask' };
@@ -147,10 +149,18 @@ async function decide(
     emitDecision(deps, call.id, { approved: false, source: 'policy', reason: verdict.reason });
     return { refusal: `${POLICY_PREFIX}${verdict.reason}` };
   }
+  // The reviewer program may tighten what policy decided (tool-review.ts).
+  const reviewed = await reviewCall(call, tool, input, verdict, risk, deps, signal);
+  const reviewer = reviewed.note;
+  if ('denied' in reviewed) {
+    emitDecision(deps, call.id, { approved: false, source: 'reviewer', reason: reviewed.denied, reviewer });
+    return { refusal: `${REVIEWER_PREFIX}${reviewed.denied}` };
+  }
+  ({ verdict, risk } = reviewed);
   if (verdict.action === 'allow') {
-    // Plain read-only calls are not events, to keep the stream small.
-    if (verdict.source !== 'read_only')
-      emitDecision(deps, call.id, { approved: true, source: verdict.source, reason: verdict.rule });
+    // Plain read-only calls are not events, to keep the stream small (unless a reviewer saw them).
+    if (verdict.source !== 'read_only' || reviewer)
+      emitDecision(deps, call.id, { approved: true, source: verdict.source, reason: verdict.rule, reviewer });
     return false;
   }
   const summary = tool.summarize?.(input) ?? tool.name;
@@ -173,14 +183,16 @@ async function decide(
           input,
           summary,
           argumentsHash: hashArguments(input),
+          ...(command !== undefined ? { command } : {}),
           risk,
           signal,
+          emit: deps.emit,
         }),
         signal,
       )
     : { approved: false, source: 'no_gate' as const, reason: 'No one is there to approve tool calls.' };
   signal.throwIfAborted();
-  emitDecision(deps, call.id, answer);
+  emitDecision(deps, call.id, { ...answer, reviewer });
   if (!answer.approved)
     return { refusal: answer.reason ? `${DENIED_MESSAGE} Reason: ${answer.reason}` : DENIED_MESSAGE };
   // Asked because it needs out of the sandbox, and the user said yes to this very call.
@@ -192,7 +204,12 @@ type Decision = Extract<Parameters<ToolExecutorDeps['emit']>[0], { type: 'tool_a
 function emitDecision(
   deps: ToolExecutorDeps,
   toolCallId: string,
-  decision: { approved: boolean; source: Decision['source']; reason?: string | undefined },
+  decision: {
+    approved: boolean;
+    source: Decision['source'];
+    reason?: string | undefined;
+    reviewer?: ReviewNote | undefined;
+  },
 ): void {
   deps.emit({
     type: 'tool_approval_result',
@@ -200,5 +217,6 @@ function emitDecision(
     approved: decision.approved,
     source: decision.source,
     ...(decision.reason ? { reason: decision.reason } : {}),
+    ...(decision.reviewer ? { reviewer: decision.reviewer } : {}),
   });
 }

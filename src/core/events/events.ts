@@ -77,6 +77,8 @@ export const approvalDecisionSourceSchema = z.enum([
   'timeout',
   'no_gate',
   'read_only',
+  /** The reviewer program (approvals.reviewer) denied it. */
+  'reviewer',
 ]);
 
 /** Images an event names (issue 36): what they are, never their bytes (the store keeps those once, by sha256). */
@@ -143,6 +145,29 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     approved: z.boolean(),
     source: approvalDecisionSourceSchema,
     reason: z.string().optional(),
+    /** What the reviewer program answered (approvals.reviewer), whoever decided in the end. */
+    reviewer: z
+      .object({ decision: z.enum(['allow', 'ask', 'deny']), reason: z.string(), failed: z.boolean().optional() })
+      .optional(),
+  }),
+  /**
+   * A call waits for a named teammate (team approvals, issue 37): who may decide, and how the
+   * wait stands — the team database unreachable, then the decision, the timeout or the Stop.
+   */
+  z.object({
+    ...eventBase,
+    type: z.literal('team_approval'),
+    toolCallId: z.string(),
+    requestId: z.string(),
+    approvers: z.array(z.string()),
+    state: z.enum(['waiting', 'unreachable', 'approved', 'denied', 'timed_out', 'withdrawn', 'refused']),
+    /** Epoch milliseconds by the database's clock. */
+    deadline: z.number().optional(),
+    /** The approver who decided. */
+    by: z.string().optional(),
+    reason: z.string().optional(),
+    /** Named approvers the team's directory does not know. */
+    unknown: z.array(z.string()).optional(),
   }),
   z.object({
     ...eventBase,

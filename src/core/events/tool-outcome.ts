@@ -14,6 +14,8 @@ export const DENIED_MESSAGE = 'User denied this tool call.';
 export const POLICY_PREFIX = 'Denied by policy: ';
 /** How a call a PreToolUse hook blocked starts its result. */
 export const HOOK_PREFIX = 'Blocked by a hook: ';
+/** How a call the reviewer program (approvals.reviewer) denied starts its result. */
+export const REVIEWER_PREFIX = 'Denied by the reviewer: ';
 
 export type ToolOutcome =
   /** Received; no decision yet (a call that needs none runs at once). */
@@ -26,7 +28,7 @@ export type ToolOutcome =
   /** The user said no, or did not answer in time. */
   | { state: 'denied'; by: 'user' | 'timeout'; reason?: string }
   /** A rule said no before anyone was asked: policy (naming the rule), a hook, or no one to ask. */
-  | { state: 'refused'; by: 'policy' | 'hook' | 'no_gate'; reason: string }
+  | { state: 'refused'; by: 'policy' | 'hook' | 'no_gate' | 'reviewer'; reason: string }
   /** The run ended (stopped, redirected, failed, the window closed) before the call finished. */
   | { state: 'not_finished'; reason: string };
 
@@ -74,6 +76,8 @@ function decisionOutcome(decision: Decision): ToolOutcome {
       return { state: 'refused', by: 'hook', reason: reason ?? 'a PreToolUse hook blocked it' };
     case 'no_gate':
       return { state: 'refused', by: 'no_gate', reason: reason ?? 'no one is there to approve tool calls' };
+    case 'reviewer':
+      return { state: 'refused', by: 'reviewer', reason: reason ?? 'the reviewer program said no' };
     default:
       return { state: 'refused', by: 'policy', reason: reason ?? 'a policy rule' };
   }
@@ -93,6 +97,8 @@ export function resultOutcome(output: string, isError: boolean): ToolOutcome {
     return { state: 'refused', by: 'policy', reason: oneLine(output.slice(POLICY_PREFIX.length)) };
   if (output.startsWith(HOOK_PREFIX))
     return { state: 'refused', by: 'hook', reason: oneLine(output.slice(HOOK_PREFIX.length)) };
+  if (output.startsWith(REVIEWER_PREFIX))
+    return { state: 'refused', by: 'reviewer', reason: oneLine(output.slice(REVIEWER_PREFIX.length)) };
   return { state: 'failed', reason: failureReason(output) };
 }
 
@@ -161,6 +167,13 @@ function capped(text: string, max: number): string {
   return visible.length > max ? `${visible.slice(0, max - 1)}…` : visible;
 }
 
+const REFUSED_LABELS: Record<Extract<ToolOutcome, { state: 'refused' }>['by'], string> = {
+  policy: 'Refused by policy',
+  hook: 'Blocked by a hook',
+  no_gate: 'Refused',
+  reviewer: 'Denied by the reviewer',
+};
+
 /** The outcome in words: a short label ("Denied by you") and, when there is one, the detail. */
 export function describeToolOutcome(outcome: ToolOutcome): { label: string; detail?: string } {
   switch (outcome.state) {
@@ -178,7 +191,7 @@ export function describeToolOutcome(outcome: ToolOutcome): { label: string; deta
         : { label: 'Denied: no answer in time', ...(outcome.reason ? { detail: outcome.reason } : {}) };
     case 'refused':
       return {
-        label: outcome.by === 'policy' ? 'Refused by policy' : outcome.by === 'hook' ? 'Blocked by a hook' : 'Refused',
+        label: REFUSED_LABELS[outcome.by],
         detail: outcome.reason,
       };
     case 'not_finished':

@@ -8,7 +8,9 @@
 import type { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { yaml } from '../text/yaml';
+import { approverPolicySchema } from './approver-schema';
 import { SANDBOX_MODES } from './sandbox-modes';
+import { reviewerSetting } from './reviewer-setting';
 
 /** A policy file larger than this is refused (a 10 MB file froze every command for 30 s). */
 export const MAX_POLICY_BYTES = 256 * 1024;
@@ -91,6 +93,8 @@ export const agentPolicySchema = z
           .describe(
             'Tools that never ask; "read_only" stands for every tool that only reads, "confined" for every command that runs in the sandbox',
           ),
+        ...approverPolicySchema,
+        reviewer: reviewerSetting.optional(),
       })
       .optional(),
     budget: z

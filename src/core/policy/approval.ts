@@ -4,8 +4,9 @@
  * only ever approve the call it was asked about.
  */
 import { createHash } from 'node:crypto';
-import type { ApprovalDecisionSource } from '../events/events';
+import type { ApprovalDecisionSource, EmitEvent } from '../events/events';
 import type { CallRisk } from './call-risk';
+import type { ToolReviewer } from './reviewer';
 
 export interface ApprovalRequest {
   conversationId: string;
@@ -16,9 +17,13 @@ export interface ApprovalRequest {
   input: unknown;
   summary: string;
   argumentsHash: string;
+  /** The shell command line the call runs (the tool's traits), as policy rules saw it. */
+  command?: string;
   /** What the call can reach (call-risk.ts): reasons it asks, a protected path, cautions. */
   risk: CallRisk;
   signal: AbortSignal;
+  /** Puts an event in the conversation's stream (a gate that waits says for whom). */
+  emit?: EmitEvent;
 }
 
 export interface ApprovalDecision {
@@ -57,7 +62,13 @@ export interface ToolPolicy {
     confined?: boolean;
     /** The web host the call fetches from (from the tool's traits), if any. */
     fetchHost?: string;
+    /** The paths the call names as the assessment found them, links followed (approver rules). */
+    paths?: readonly string[];
+    /** Path words decided only when the command runs (approver rules). */
+    openPaths?: readonly string[];
   }): PolicyVerdict;
+  /** The reviewer program (approvals.reviewer), shown each call not denied; absent: none. */
+  review?: ToolReviewer['review'];
 }
 
 /** Without a policy file: read-only tools run, everything else asks. */

@@ -36,6 +36,10 @@ export interface CallRisk {
   command?: string;
   /** The real path its file resolved to when checked: the tool writes there and nowhere else. */
   checkedPath?: string;
+  /** The paths its command names, absolute, real and as written (for approver rules' `paths`). */
+  namedPaths?: string[];
+  /** Its command's path words decided only when it runs, as written (`$D/x`, `inf*`). */
+  openPaths?: string[];
   /**
    * The real path of the secret file or folder the call names (and so asks about): once the
    * user approves this very call, the tool may show that content (ToolContext.approvedSecret).
@@ -219,6 +223,8 @@ export class CallAssessor {
     risk.needsOut.push(...findings.needsOut);
     risk.needsNetwork.push(...findings.needsNetwork);
     risk.protectedPath ||= findings.protectedPath;
+    if (findings.paths.length) risk.namedPaths = findings.paths;
+    if (findings.openPaths.length) risk.openPaths = findings.openPaths;
   }
 
   private baseline(conversationId: string, files: WorkspaceFiles): Promise<Map<string, string | undefined>> {
@@ -245,4 +251,13 @@ async function manifestHashes(files: WorkspaceFiles): Promise<Map<string, string
     hashes.set(name, text === undefined ? undefined : createHash('sha256').update(text).digest('hex'));
   }
   return hashes;
+}
+
+/** The paths the assessment found the call to name (real ones too), as policy rules see them. */
+export function calledPaths(risk: CallRisk): { paths?: string[]; openPaths?: string[] } {
+  const paths = [...(risk.checkedPath !== undefined ? [risk.checkedPath] : []), ...(risk.namedPaths ?? [])];
+  return {
+    ...(paths.length ? { paths } : {}),
+    ...(risk.openPaths?.length ? { openPaths: risk.openPaths } : {}),
+  };
 }

@@ -35,6 +35,10 @@ export interface CommandFindings {
   needsOut: string[];
   /** A protected path is named: the question is modal. */
   protectedPath: boolean;
+  /** The paths its words name, real (links followed) and as written, absolute (approver rules). */
+  paths: string[];
+  /** Its path words decided only when it runs, as written (`$D/x`, `inf*`, `~/x`). */
+  openPaths: string[];
 }
 
 export interface CommandRiskContext {
@@ -89,7 +93,15 @@ interface PathWord {
 const MAX_FOLDERS = 8;
 
 export async function assessCommand(analysis: CommandAnalysis, context: CommandRiskContext): Promise<CommandFindings> {
-  const findings: CommandFindings = { reasons: [], cautions: [], needsNetwork: [], needsOut: [], protectedPath: false };
+  const findings: CommandFindings = {
+    reasons: [],
+    cautions: [],
+    needsNetwork: [],
+    needsOut: [],
+    protectedPath: false,
+    paths: [],
+    openPaths: [],
+  };
   const add = (list: string[], text: string) => {
     if (!list.includes(text)) list.push(text);
   };
@@ -229,6 +241,7 @@ async function checkPathWord(
   const fileUrl = /^file:\/\/(\/.*)$/i.exec(word);
   if (fileUrl) word = decodeURIComponent(fileUrl[1]!);
   if (facts.computed || facts.glob || facts.tilde || word.startsWith('~')) {
+    add(findings.openPaths, word);
     add(findings.reasons, `\`${word}\` is a path decided only when it runs (a glob, variable, \`~\` or substitution)`);
     return;
   }
@@ -237,6 +250,7 @@ async function checkPathWord(
     const pattern = globToRegExp(word.replace(/^\.\//, ''));
     const matched = secrets.find((secret) => pattern.test(secret) || pattern.test(path.basename(secret)));
     if (matched) add(findings.reasons, `the pattern \`${word}\` matches a secret file (${matched})`);
+    add(findings.openPaths, word);
   }
   let absolute: string;
   try {
@@ -250,6 +264,8 @@ async function checkPathWord(
     add(findings.reasons, `\`${word}\` is outside the workspace`);
     return;
   }
+  add(findings.paths, absolute);
+  add(findings.paths, path.resolve(from, word));
   // Words with spaces and no slash are text (a commit message), unless such a file exists.
   if (/\s/.test(word) && !word.includes('/') && (await context.files.realpath(absolute)) === undefined) return;
   const relative = path.relative(context.root, absolute);

@@ -12,6 +12,8 @@
  */
 import type { AgentPolicy } from './agent-policy';
 import { matchesPattern } from './rule-patterns';
+import { withMergedApprovers } from './approver-rules';
+import { withReviewer } from './reviewer-layers';
 import { stricterSandbox } from './sandbox-modes';
 
 export function mergePolicies(
@@ -31,6 +33,13 @@ export function mergePolicies(
       if (bashDeny) merged.tools.bash.deny = bashDeny;
     }
   }
+  // Approver rules add up: a workspace adds approvers, never removes the user's.
+  if (user.approvals || workspace.approvals)
+    merged.approvals = withMergedApprovers(
+      { ...user.approvals, ...workspace.approvals },
+      user.approvals,
+      workspace.approvals,
+    );
   const budget = mergeBudgets(user.budget, workspace.budget);
   if (budget) merged.budget = budget;
   return withCommandLimits(merged, user, workspace);
@@ -49,7 +58,8 @@ function withCommandLimits(merged: AgentPolicy, user: AgentPolicy | undefined, w
   if (user?.commands || workspace.commands) {
     merged.commands = { ...(network ? { network } : {}), ...(pass.length ? { pass_env: pass } : {}) };
   }
-  return withFetchLimits(merged, user?.network, workspace.network);
+  // The reviewer program is the user's to choose, never the workspace's (reviewer-layers.ts).
+  return withReviewer(withFetchLimits(merged, user?.network, workspace.network), user?.approvals?.reviewer);
 }
 
 type Network = NonNullable<AgentPolicy['network']>;

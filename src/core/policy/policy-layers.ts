@@ -16,6 +16,8 @@
  */
 import type { AgentPolicy } from './agent-policy';
 import { mergePolicies, withFetchLimits } from './merge-policy';
+import { withMergedApprovers } from './approver-rules';
+import { withReviewer } from './reviewer-layers';
 import { stricterSandbox } from './sandbox-modes';
 import { allowsAllOf, matchesPattern } from './rule-patterns';
 
@@ -46,6 +48,9 @@ function underTeam(team: AgentPolicy | undefined, above: AgentPolicy | undefined
     const auto = autoApprovedUnder(team, above.approvals?.auto_approve);
     if (auto) merged.approvals.auto_approve = auto;
     else delete merged.approvals.auto_approve;
+    withMergedApprovers(merged.approvals, team.approvals, above.approvals);
+    // The team's reviewer program stays: a member's own cannot replace it (reviewer-layers.ts).
+    withReviewer(merged, team.approvals?.reviewer ?? above.approvals?.reviewer);
   }
   // mergePolicies already takes the lowest limits and `block` over `warn`: the same rules hold here.
   const budget = mergePolicies({ budget: team.budget }, { budget: above.budget })?.budget;
@@ -158,6 +163,11 @@ export function explainPolicy(layers: PolicyLayers, policy: AgentPolicy | undefi
   if (policy.sandbox) {
     const layer = ORDER.find((name) => layers[name]?.sandbox === policy.sandbox);
     if (layer) decisions.push({ rule: `sandbox: ${policy.sandbox}`, layer });
+  }
+  const reviewer = policy.approvals?.reviewer;
+  if (reviewer) {
+    const layer = ORDER.find((name) => layers[name]?.approvals?.reviewer === reviewer);
+    if (layer) decisions.push({ rule: `approvals.reviewer: ${reviewer.command.join(' ')}`, layer });
   }
   if (policy.model_policy?.default) {
     const layer = [...ORDER]

@@ -18,6 +18,7 @@ import type { RoutedModels } from './model-routing';
 import type { RestoredConversation } from './restore';
 import type { SystemPrompt } from '../agent/system-prompt';
 import { lastTurn } from '../agent/turn-checkpoints';
+import { reviewedIn } from '../agent/tool-review';
 import type { RunRecorder } from '../replay/run-recorder';
 
 export interface AssemblyDeps extends ConversationPartsDeps {
@@ -96,7 +97,7 @@ export function assembleConversation(
     limits: () => deps.readLimits?.() ?? {},
     approvals: input.approvals,
     tracing: input.tracing,
-    policy: deps.toolPolicy,
+    policy: reviewedIn(deps.toolPolicy, deps.workspaceRoot),
     assessor: parts.assessor,
     recorder: input.recorder,
     keepImages: keeper?.keep,

@@ -38,8 +38,10 @@ export class ConversationRecorder {
   private lastFlush = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** Keyed by agent and tool-call id (a sub-agent's ids may repeat the lead's). */
-  private pendingApproval = new Map<string, { approved: boolean; source: string; rule?: string }>();
+  private pendingApproval = new Map<string, { approved: boolean; source: string; rule?: string; reviewer?: unknown }>();
   private pendingInput = new Map<string, unknown>();
+  /** The newest team approval state of each call waiting for a named approver. */
+  private pendingTeam = new Map<string, Extract<AgentEvent, { type: 'team_approval' }>>();
   /** Calls read from the model's text (a local server left them there): said in their audit record. */
   private pendingFromText = new Map<string, unknown>();
   /** Writes are chained so they reach the store in event order. */
@@ -87,6 +89,8 @@ export class ConversationRecorder {
           approved: event.approved,
           source: event.source,
           ...(event.reason ? { rule: event.reason } : {}),
+          // What the reviewer program answered, whoever decided in the end (issue 37).
+          ...(event.reviewer ? { reviewer: event.reviewer } : {}),
         };
         this.pendingApproval.set(callKey(event), decision);
         // Kept as an event too: a reopened conversation shows who denied or refused each call.
@@ -101,6 +105,11 @@ export class ConversationRecorder {
           });
         break;
       }
+      case 'team_approval':
+        // Who was asked, who decided, when and why: kept with the call's own audit record.
+        this.put('event', event, event.time);
+        this.pendingTeam.set(callKey(event), event);
+        break;
       case 'tool_result': {
         const key = callKey(event);
         this.put('event', event, event.time);
@@ -112,6 +121,7 @@ export class ConversationRecorder {
           ...(this.pendingFromText.has(key) ? { fromText: this.pendingFromText.get(key) } : {}),
           // No decision event: a read-only call, which runs without asking.
           approval: this.pendingApproval.get(key) ?? { approved: true, source: 'read_only' },
+          ...(this.pendingTeam.has(key) ? { teamApproval: teamApprovalAudit(this.pendingTeam.get(key)!) } : {}),
           isError: event.isError,
           ...(event.isError ? { error: event.output.slice(0, 500) } : {}),
           resultChars: event.output.length,
@@ -120,6 +130,7 @@ export class ConversationRecorder {
         this.pendingInput.delete(key);
         this.pendingFromText.delete(key);
         this.pendingApproval.delete(key);
+        this.pendingTeam.delete(key);
         break;
       }
       case 'usage': {
@@ -286,6 +297,18 @@ export class ConversationRecorder {
   private enqueue(write: () => Promise<void>): void {
     this.queue = this.queue.then(write).catch((error: unknown) => this.options.onError(error));
   }
+}
+
+/** A team approval as the audit trail keeps it: the request, the decision, who, when, why. */
+function teamApprovalAudit(event: Extract<AgentEvent, { type: 'team_approval' }>): Record<string, unknown> {
+  return {
+    requestId: event.requestId,
+    approvers: event.approvers,
+    state: event.state,
+    ...(event.by ? { decidedBy: event.by } : {}),
+    decidedAt: event.time,
+    ...(event.reason ? { reason: event.reason } : {}),
+  };
 }
 
 function callKey(event: { agentId: string; toolCallId: string }): string {

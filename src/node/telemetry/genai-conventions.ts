@@ -42,6 +42,13 @@ export const OPENAGENT = {
   usageReported: 'openagent.usage.reported',
   approval: 'openagent.approval.decision',
   approvalSource: 'openagent.approval.source',
+  /** The named approver who decided (team approvals). */
+  approvalBy: 'openagent.approval.by',
+  approvalRequest: 'openagent.approval.request_id',
+  approvalApprovers: 'openagent.approval.approvers',
+  /** What the reviewer program (approvals.reviewer) answered, and why. */
+  reviewerDecision: 'openagent.reviewer.decision',
+  reviewerReason: 'openagent.reviewer.reason',
   turnOutcome: 'openagent.turn.outcome',
 } as const;
 

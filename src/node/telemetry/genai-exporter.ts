@@ -59,6 +59,9 @@ interface PendingToolCall {
   input: unknown;
   approved?: boolean;
   approvalSource?: string;
+  /** A named approver's decision (team approvals). */
+  team?: { requestId: string; approvers: string[]; by?: string; state: string };
+  reviewer?: { decision: string; reason: string };
 }
 
 /** Tool calls that never get a result (a stopped run) are forgotten beyond this many. */
@@ -134,7 +137,23 @@ export class GenAiExporter {
         break;
       case 'tool_approval_result': {
         const pending = this.toolCalls.get(`${event.conversationId}\n${event.toolCallId}`);
-        if (pending) Object.assign(pending, { approved: event.approved, approvalSource: event.source });
+        if (pending)
+          Object.assign(pending, {
+            approved: event.approved,
+            approvalSource: event.source,
+            ...(event.reviewer ? { reviewer: event.reviewer } : {}),
+          });
+        break;
+      }
+      case 'team_approval': {
+        const pending = this.toolCalls.get(`${event.conversationId}\n${event.toolCallId}`);
+        if (pending)
+          pending.team = {
+            requestId: event.requestId,
+            approvers: event.approvers,
+            state: event.state,
+            ...(event.by ? { by: event.by } : {}),
+          };
         break;
       }
       case 'tool_result':
@@ -331,6 +350,20 @@ export class GenAiExporter {
           ...(call ? { [GEN_AI.toolCallArguments]: toolArgumentsAttribute(call.input, this.secrets()) } : {}),
           ...(call?.approved !== undefined ? { [OPENAGENT.approval]: call.approved ? 'approved' : 'denied' } : {}),
           ...(call?.approvalSource ? { [OPENAGENT.approvalSource]: call.approvalSource } : {}),
+          ...(call?.team
+            ? {
+                [OPENAGENT.approvalRequest]: call.team.requestId,
+                [OPENAGENT.approvalApprovers]: call.team.approvers.join(', '),
+                [OPENAGENT.approvalSource]: 'team_approver',
+                ...(call.team.by ? { [OPENAGENT.approvalBy]: call.team.by } : {}),
+              }
+            : {}),
+          ...(call?.reviewer
+            ? {
+                [OPENAGENT.reviewerDecision]: call.reviewer.decision,
+                [OPENAGENT.reviewerReason]: redactText(call.reviewer.reason, this.secrets()),
+              }
+            : {}),
         }),
       },
       parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT,

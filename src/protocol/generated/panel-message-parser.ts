@@ -75,92 +75,127 @@ const p54 = /* @__PURE__ */ object([p3, p4, p6, p8, p49, p36, p37, p39, p50, p51
 const p55 = /* @__PURE__ */ leaf((x) => x === 'tool_approval_result');
 const p56 = /* @__PURE__ */ field('type', p55, 'required');
 const p57 = /* @__PURE__ */ field('approved', p42, 'required');
-const p58 = /* @__PURE__ */ oneOf(['user', 'hook', 'session_rule', 'policy', 'timeout', 'no_gate', 'read_only']);
+const p58 = /* @__PURE__ */ oneOf([
+  'user',
+  'hook',
+  'session_rule',
+  'policy',
+  'timeout',
+  'no_gate',
+  'read_only',
+  'reviewer',
+]);
 const p59 = /* @__PURE__ */ leaf(p58);
 const p60 = /* @__PURE__ */ field('source', p59, 'required');
 const p61 = /* @__PURE__ */ field('reason', p18, 'optional');
-const p62 = /* @__PURE__ */ object([p3, p4, p6, p8, p56, p36, p57, p60, p61]);
-const p63 = /* @__PURE__ */ leaf((x) => x === 'tool_result');
-const p64 = /* @__PURE__ */ field('type', p63, 'required');
-const p65 = /* @__PURE__ */ field('output', p11, 'required');
-const p66 = /* @__PURE__ */ field('isError', p42, 'required');
-const p67 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0);
-const p68 = /* @__PURE__ */ field('durationMs', p67, 'required');
-const p69 = /* @__PURE__ */ object([p3, p4, p6, p8, p64, p36, p37, p65, p66, p68, p23]);
-const p70 = /* @__PURE__ */ leaf((x) => x === 'subagent_start');
+const p62 = /* @__PURE__ */ leaf((x) => x === 'allow' || x === 'ask' || x === 'deny');
+const p63 = /* @__PURE__ */ field('decision', p62, 'required');
+const p64 = /* @__PURE__ */ field('reason', p11, 'required');
+const p65 = /* @__PURE__ */ field('failed', p52, 'optional');
+const p66 = /* @__PURE__ */ object([p63, p64, p65]);
+const p67 = /* @__PURE__ */ optional(p66);
+const p68 = /* @__PURE__ */ field('reviewer', p67, 'optional');
+const p69 = /* @__PURE__ */ object([p3, p4, p6, p8, p56, p36, p57, p60, p61, p68]);
+const p70 = /* @__PURE__ */ leaf((x) => x === 'team_approval');
 const p71 = /* @__PURE__ */ field('type', p70, 'required');
-const p72 = /* @__PURE__ */ field('subagentId', p11, 'required');
-const p73 = /* @__PURE__ */ field('kind', p11, 'required');
-const p74 = /* @__PURE__ */ field('description', p11, 'required');
-const p75 = /* @__PURE__ */ object([p3, p4, p6, p8, p71, p72, p73, p74]);
-const p76 = /* @__PURE__ */ leaf((x) => x === 'subagent_end');
-const p77 = /* @__PURE__ */ field('type', p76, 'required');
-const p78 = /* @__PURE__ */ field('inputTokens', p67, 'required');
-const p79 = /* @__PURE__ */ field('outputTokens', p67, 'required');
-const p80 = /* @__PURE__ */ field('cacheReadTokens', p67, 'required');
-const p81 = /* @__PURE__ */ field('cacheWriteTokens', p67, 'required');
-const p82 = /* @__PURE__ */ object([p78, p79, p80, p81]);
-const p83 = /* @__PURE__ */ field('usage', p82, 'required');
-const p84 = /* @__PURE__ */ field('costUsd', p7, 'required');
-const p85 = /* @__PURE__ */ object([p3, p4, p6, p8, p77, p72, p50, p83, p84]);
-const p86 = /* @__PURE__ */ leaf((x) => x === 'task_update');
-const p87 = /* @__PURE__ */ field('type', p86, 'required');
-const p88 = /* @__PURE__ */ field('taskId', p11, 'required');
-const p89 = /* @__PURE__ */ field('subject', p11, 'required');
-const p90 = /* @__PURE__ */ oneOf(['pending', 'in_progress', 'completed', 'deleted']);
-const p91 = /* @__PURE__ */ leaf(p90);
-const p92 = /* @__PURE__ */ field('status', p91, 'required');
-const p93 = /* @__PURE__ */ field('owner', p18, 'optional');
-const p94 = /* @__PURE__ */ object([p3, p4, p6, p8, p87, p88, p89, p92, p93]);
-const p95 = /* @__PURE__ */ leaf((x) => x === 'background_result');
+const p72 = /* @__PURE__ */ field('requestId', p11, 'required');
+const p73 = /* @__PURE__ */ field('approvers', p24, 'required');
+const p74 = /* @__PURE__ */ oneOf([
+  'waiting',
+  'unreachable',
+  'approved',
+  'denied',
+  'timed_out',
+  'withdrawn',
+  'refused',
+]);
+const p75 = /* @__PURE__ */ leaf(p74);
+const p76 = /* @__PURE__ */ field('state', p75, 'required');
+const p77 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'number' && Number.isFinite(x)));
+const p78 = /* @__PURE__ */ field('deadline', p77, 'optional');
+const p79 = /* @__PURE__ */ field('by', p18, 'optional');
+const p80 = /* @__PURE__ */ field('unknown', p25, 'optional');
+const p81 = /* @__PURE__ */ object([p3, p4, p6, p8, p71, p36, p72, p73, p76, p78, p79, p61, p80]);
+const p82 = /* @__PURE__ */ leaf((x) => x === 'tool_result');
+const p83 = /* @__PURE__ */ field('type', p82, 'required');
+const p84 = /* @__PURE__ */ field('output', p11, 'required');
+const p85 = /* @__PURE__ */ field('isError', p42, 'required');
+const p86 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0);
+const p87 = /* @__PURE__ */ field('durationMs', p86, 'required');
+const p88 = /* @__PURE__ */ object([p3, p4, p6, p8, p83, p36, p37, p84, p85, p87, p23]);
+const p89 = /* @__PURE__ */ leaf((x) => x === 'subagent_start');
+const p90 = /* @__PURE__ */ field('type', p89, 'required');
+const p91 = /* @__PURE__ */ field('subagentId', p11, 'required');
+const p92 = /* @__PURE__ */ field('kind', p11, 'required');
+const p93 = /* @__PURE__ */ field('description', p11, 'required');
+const p94 = /* @__PURE__ */ object([p3, p4, p6, p8, p90, p91, p92, p93]);
+const p95 = /* @__PURE__ */ leaf((x) => x === 'subagent_end');
 const p96 = /* @__PURE__ */ field('type', p95, 'required');
-const p97 = /* @__PURE__ */ field('jobId', p11, 'required');
-const p98 = /* @__PURE__ */ field('command', p11, 'required');
-const p99 = /* @__PURE__ */ leaf((x) => x === null || (typeof x === 'number' && Number.isFinite(x)));
-const p100 = /* @__PURE__ */ field('exitCode', p99, 'required');
-const p101 = /* @__PURE__ */ object([p3, p4, p6, p8, p96, p97, p98, p65, p100]);
-const p102 = /* @__PURE__ */ leaf((x) => x === 'teammate_status');
-const p103 = /* @__PURE__ */ field('type', p102, 'required');
-const p104 = /* @__PURE__ */ field('name', p11, 'required');
-const p105 = /* @__PURE__ */ leaf((x) => x === 'working' || x === 'idle' || x === 'shutdown');
-const p106 = /* @__PURE__ */ field('status', p105, 'required');
-const p107 = /* @__PURE__ */ object([p3, p4, p6, p8, p103, p104, p106]);
-const p108 = /* @__PURE__ */ leaf((x) => x === 'compact');
-const p109 = /* @__PURE__ */ field('type', p108, 'required');
-const p110 = /* @__PURE__ */ leaf((x) => x === 'micro' || x === 'auto' || x === 'manual');
-const p111 = /* @__PURE__ */ field('kind', p110, 'required');
-const p112 = /* @__PURE__ */ field('tokensBefore', p67, 'required');
-const p113 = /* @__PURE__ */ field('tokensAfter', p67, 'required');
-const p114 = /* @__PURE__ */ field('transcript', p18, 'optional');
-const p115 = /* @__PURE__ */ object([p3, p4, p6, p8, p109, p111, p112, p113, p114]);
-const p116 = /* @__PURE__ */ leaf((x) => x === 'model_call');
-const p117 = /* @__PURE__ */ field('type', p116, 'required');
-const p118 = /* @__PURE__ */ leaf((x) => x === 'waiting' || x === 'answering' || x === 'stalled');
-const p119 = /* @__PURE__ */ field('state', p118, 'required');
-const p120 = /* @__PURE__ */ field('provider', p11, 'required');
-const p121 = /* @__PURE__ */ field('model', p11, 'required');
-const p122 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'number' && Number.isFinite(x) && x >= 0));
-const p123 = /* @__PURE__ */ field('silentMs', p122, 'optional');
-const p124 = /* @__PURE__ */ object([p3, p4, p6, p8, p117, p119, p120, p121, p123]);
-const p125 = /* @__PURE__ */ leaf((x) => x === 'llm_request');
-const p126 = /* @__PURE__ */ field('type', p125, 'required');
-const p127 = /* @__PURE__ */ field('requestId', p11, 'required');
-const p128 = /* @__PURE__ */ field('payload', p38, 'present');
-const p129 = /* @__PURE__ */ object([p3, p4, p6, p8, p126, p127, p120, p121, p128]);
-const p130 = /* @__PURE__ */ leaf((x) => x === 'llm_response');
-const p131 = /* @__PURE__ */ field('type', p130, 'required');
-const p132 = /* @__PURE__ */ object([p3, p4, p6, p8, p131, p127, p120, p121, p128, p68]);
-const p133 = /* @__PURE__ */ leaf((x) => x === 'usage');
-const p134 = /* @__PURE__ */ field('type', p133, 'required');
-const p135 = /* @__PURE__ */ leaf((x) => x === 'call' || x === 'turn');
-const p136 = /* @__PURE__ */ field('scope', p135, 'required');
-const p137 = /* @__PURE__ */ field('provider', p18, 'optional');
-const p138 = /* @__PURE__ */ field('durationMs', p122, 'optional');
-const p139 = /* @__PURE__ */ field('work', p18, 'optional');
-const p140 = /* @__PURE__ */ field('costUsd', p67, 'required');
-const p141 = /* @__PURE__ */ field('reported', p42, 'required');
-const p142 = /* @__PURE__ */ field('reservationId', p18, 'optional');
-const p143 = /* @__PURE__ */ oneOf([
+const p97 = /* @__PURE__ */ field('inputTokens', p86, 'required');
+const p98 = /* @__PURE__ */ field('outputTokens', p86, 'required');
+const p99 = /* @__PURE__ */ field('cacheReadTokens', p86, 'required');
+const p100 = /* @__PURE__ */ field('cacheWriteTokens', p86, 'required');
+const p101 = /* @__PURE__ */ object([p97, p98, p99, p100]);
+const p102 = /* @__PURE__ */ field('usage', p101, 'required');
+const p103 = /* @__PURE__ */ field('costUsd', p7, 'required');
+const p104 = /* @__PURE__ */ object([p3, p4, p6, p8, p96, p91, p50, p102, p103]);
+const p105 = /* @__PURE__ */ leaf((x) => x === 'task_update');
+const p106 = /* @__PURE__ */ field('type', p105, 'required');
+const p107 = /* @__PURE__ */ field('taskId', p11, 'required');
+const p108 = /* @__PURE__ */ field('subject', p11, 'required');
+const p109 = /* @__PURE__ */ oneOf(['pending', 'in_progress', 'completed', 'deleted']);
+const p110 = /* @__PURE__ */ leaf(p109);
+const p111 = /* @__PURE__ */ field('status', p110, 'required');
+const p112 = /* @__PURE__ */ field('owner', p18, 'optional');
+const p113 = /* @__PURE__ */ object([p3, p4, p6, p8, p106, p107, p108, p111, p112]);
+const p114 = /* @__PURE__ */ leaf((x) => x === 'background_result');
+const p115 = /* @__PURE__ */ field('type', p114, 'required');
+const p116 = /* @__PURE__ */ field('jobId', p11, 'required');
+const p117 = /* @__PURE__ */ field('command', p11, 'required');
+const p118 = /* @__PURE__ */ leaf((x) => x === null || (typeof x === 'number' && Number.isFinite(x)));
+const p119 = /* @__PURE__ */ field('exitCode', p118, 'required');
+const p120 = /* @__PURE__ */ object([p3, p4, p6, p8, p115, p116, p117, p84, p119]);
+const p121 = /* @__PURE__ */ leaf((x) => x === 'teammate_status');
+const p122 = /* @__PURE__ */ field('type', p121, 'required');
+const p123 = /* @__PURE__ */ field('name', p11, 'required');
+const p124 = /* @__PURE__ */ leaf((x) => x === 'working' || x === 'idle' || x === 'shutdown');
+const p125 = /* @__PURE__ */ field('status', p124, 'required');
+const p126 = /* @__PURE__ */ object([p3, p4, p6, p8, p122, p123, p125]);
+const p127 = /* @__PURE__ */ leaf((x) => x === 'compact');
+const p128 = /* @__PURE__ */ field('type', p127, 'required');
+const p129 = /* @__PURE__ */ leaf((x) => x === 'micro' || x === 'auto' || x === 'manual');
+const p130 = /* @__PURE__ */ field('kind', p129, 'required');
+const p131 = /* @__PURE__ */ field('tokensBefore', p86, 'required');
+const p132 = /* @__PURE__ */ field('tokensAfter', p86, 'required');
+const p133 = /* @__PURE__ */ field('transcript', p18, 'optional');
+const p134 = /* @__PURE__ */ object([p3, p4, p6, p8, p128, p130, p131, p132, p133]);
+const p135 = /* @__PURE__ */ leaf((x) => x === 'model_call');
+const p136 = /* @__PURE__ */ field('type', p135, 'required');
+const p137 = /* @__PURE__ */ leaf((x) => x === 'waiting' || x === 'answering' || x === 'stalled');
+const p138 = /* @__PURE__ */ field('state', p137, 'required');
+const p139 = /* @__PURE__ */ field('provider', p11, 'required');
+const p140 = /* @__PURE__ */ field('model', p11, 'required');
+const p141 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'number' && Number.isFinite(x) && x >= 0));
+const p142 = /* @__PURE__ */ field('silentMs', p141, 'optional');
+const p143 = /* @__PURE__ */ object([p3, p4, p6, p8, p136, p138, p139, p140, p142]);
+const p144 = /* @__PURE__ */ leaf((x) => x === 'llm_request');
+const p145 = /* @__PURE__ */ field('type', p144, 'required');
+const p146 = /* @__PURE__ */ field('payload', p38, 'present');
+const p147 = /* @__PURE__ */ object([p3, p4, p6, p8, p145, p72, p139, p140, p146]);
+const p148 = /* @__PURE__ */ leaf((x) => x === 'llm_response');
+const p149 = /* @__PURE__ */ field('type', p148, 'required');
+const p150 = /* @__PURE__ */ object([p3, p4, p6, p8, p149, p72, p139, p140, p146, p87]);
+const p151 = /* @__PURE__ */ leaf((x) => x === 'usage');
+const p152 = /* @__PURE__ */ field('type', p151, 'required');
+const p153 = /* @__PURE__ */ leaf((x) => x === 'call' || x === 'turn');
+const p154 = /* @__PURE__ */ field('scope', p153, 'required');
+const p155 = /* @__PURE__ */ field('provider', p18, 'optional');
+const p156 = /* @__PURE__ */ field('durationMs', p141, 'optional');
+const p157 = /* @__PURE__ */ field('work', p18, 'optional');
+const p158 = /* @__PURE__ */ field('costUsd', p86, 'required');
+const p159 = /* @__PURE__ */ field('reported', p42, 'required');
+const p160 = /* @__PURE__ */ field('reservationId', p18, 'optional');
+const p161 = /* @__PURE__ */ oneOf([
   'authentication',
   'connection',
   'rate_limit',
@@ -173,65 +208,65 @@ const p143 = /* @__PURE__ */ oneOf([
   'budget',
   'internal',
 ]);
-const p144 = /* @__PURE__ */ leaf((x) => x === undefined || p143(x) || x === 'interrupted');
-const p145 = /* @__PURE__ */ field('failure', p144, 'optional');
-const p146 = /* @__PURE__ */ field('window', p15, 'required');
-const p147 = /* @__PURE__ */ field('systemAndTools', p5, 'required');
-const p148 = /* @__PURE__ */ field('rulesAndMemory', p5, 'required');
-const p149 = /* @__PURE__ */ field('conversation', p5, 'required');
-const p150 = /* @__PURE__ */ field('toolResults', p5, 'required');
-const p151 = /* @__PURE__ */ field('counted', p42, 'required');
-const p152 = /* @__PURE__ */ object([p146, p147, p148, p149, p150, p151]);
-const p153 = /* @__PURE__ */ optional(p152);
-const p154 = /* @__PURE__ */ field('context', p153, 'optional');
-const p155 = /* @__PURE__ */ object([
+const p162 = /* @__PURE__ */ leaf((x) => x === undefined || p161(x) || x === 'interrupted');
+const p163 = /* @__PURE__ */ field('failure', p162, 'optional');
+const p164 = /* @__PURE__ */ field('window', p15, 'required');
+const p165 = /* @__PURE__ */ field('systemAndTools', p5, 'required');
+const p166 = /* @__PURE__ */ field('rulesAndMemory', p5, 'required');
+const p167 = /* @__PURE__ */ field('conversation', p5, 'required');
+const p168 = /* @__PURE__ */ field('toolResults', p5, 'required');
+const p169 = /* @__PURE__ */ field('counted', p42, 'required');
+const p170 = /* @__PURE__ */ object([p164, p165, p166, p167, p168, p169]);
+const p171 = /* @__PURE__ */ optional(p170);
+const p172 = /* @__PURE__ */ field('context', p171, 'optional');
+const p173 = /* @__PURE__ */ object([
   p3,
   p4,
   p6,
   p8,
-  p134,
-  p136,
-  p121,
-  p137,
-  p138,
-  p139,
-  p83,
-  p140,
-  p141,
-  p142,
-  p145,
+  p152,
   p154,
+  p140,
+  p155,
+  p156,
+  p157,
+  p102,
+  p158,
+  p159,
+  p160,
+  p163,
+  p172,
 ]);
-const p156 = /* @__PURE__ */ leaf((x) => x === 'cache_break');
-const p157 = /* @__PURE__ */ field('type', p156, 'required');
-const p158 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1);
-const p159 = /* @__PURE__ */ field('previousShare', p158, 'required');
-const p160 = /* @__PURE__ */ field('share', p158, 'required');
-const p161 = /* @__PURE__ */ field('missedTokens', p5, 'required');
-const p162 = /* @__PURE__ */ field('extraCostUsd', p67, 'required');
-const p163 = /* @__PURE__ */ oneOf([
+const p174 = /* @__PURE__ */ leaf((x) => x === 'cache_break');
+const p175 = /* @__PURE__ */ field('type', p174, 'required');
+const p176 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1);
+const p177 = /* @__PURE__ */ field('previousShare', p176, 'required');
+const p178 = /* @__PURE__ */ field('share', p176, 'required');
+const p179 = /* @__PURE__ */ field('missedTokens', p5, 'required');
+const p180 = /* @__PURE__ */ field('extraCostUsd', p86, 'required');
+const p181 = /* @__PURE__ */ oneOf([
   'model_switched',
   'system_prompt_changed',
   'tools_changed',
   'history_rewritten',
   'cache_expired',
 ]);
-const p164 = /* @__PURE__ */ leaf(p163);
-const p165 = /* @__PURE__ */ array(p164);
-const p166 = /* @__PURE__ */ field('reasons', p165, 'required');
-const p167 = /* @__PURE__ */ field('secondsSinceLastCall', p67, 'required');
-const p168 = /* @__PURE__ */ object([p3, p4, p6, p8, p157, p120, p121, p139, p159, p160, p161, p162, p166, p167]);
-const p169 = /* @__PURE__ */ leaf((x) => x === 'cost_warning');
-const p170 = /* @__PURE__ */ field('type', p169, 'required');
-const p171 = /* @__PURE__ */ field('inputTokens', p5, 'required');
-const p172 = /* @__PURE__ */ field('cachedTokens', p5, 'required');
-const p173 = /* @__PURE__ */ field('estimatedUsd', p67, 'required');
-const p174 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x > 0);
-const p175 = /* @__PURE__ */ field('thresholdUsd', p174, 'required');
-const p176 = /* @__PURE__ */ object([p3, p4, p6, p8, p170, p120, p121, p139, p171, p172, p173, p175]);
-const p177 = /* @__PURE__ */ leaf((x) => x === 'budget');
-const p178 = /* @__PURE__ */ field('type', p177, 'required');
-const p179 = /* @__PURE__ */ oneOf([
+const p182 = /* @__PURE__ */ leaf(p181);
+const p183 = /* @__PURE__ */ array(p182);
+const p184 = /* @__PURE__ */ field('reasons', p183, 'required');
+const p185 = /* @__PURE__ */ field('secondsSinceLastCall', p86, 'required');
+const p186 = /* @__PURE__ */ object([p3, p4, p6, p8, p175, p139, p140, p157, p177, p178, p179, p180, p184, p185]);
+const p187 = /* @__PURE__ */ leaf((x) => x === 'cost_warning');
+const p188 = /* @__PURE__ */ field('type', p187, 'required');
+const p189 = /* @__PURE__ */ field('inputTokens', p5, 'required');
+const p190 = /* @__PURE__ */ field('cachedTokens', p5, 'required');
+const p191 = /* @__PURE__ */ field('estimatedUsd', p86, 'required');
+const p192 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x > 0);
+const p193 = /* @__PURE__ */ field('thresholdUsd', p192, 'required');
+const p194 = /* @__PURE__ */ object([p3, p4, p6, p8, p188, p139, p140, p157, p189, p190, p191, p193]);
+const p195 = /* @__PURE__ */ leaf((x) => x === 'budget');
+const p196 = /* @__PURE__ */ field('type', p195, 'required');
+const p197 = /* @__PURE__ */ oneOf([
   'conversation',
   'daily',
   'monthly',
@@ -240,268 +275,268 @@ const p179 = /* @__PURE__ */ oneOf([
   'member_daily',
   'member_monthly',
 ]);
-const p180 = /* @__PURE__ */ leaf(p179);
-const p181 = /* @__PURE__ */ field('scope', p180, 'required');
-const p182 = /* @__PURE__ */ leaf((x) => x === 'usd' || x === 'tokens');
-const p183 = /* @__PURE__ */ field('unit', p182, 'required');
-const p184 = /* @__PURE__ */ field('spent', p67, 'required');
-const p185 = /* @__PURE__ */ field('limit', p174, 'required');
-const p186 = /* @__PURE__ */ leaf((x) => x === 'warning' || x === 'exceeded');
-const p187 = /* @__PURE__ */ field('level', p186, 'required');
-const p188 = /* @__PURE__ */ leaf((x) => x === 'warn' || x === 'block');
-const p189 = /* @__PURE__ */ field('action', p188, 'required');
-const p190 = /* @__PURE__ */ object([p3, p4, p6, p8, p178, p181, p183, p184, p185, p187, p189]);
-const p191 = /* @__PURE__ */ leaf((x) => x === 'plan_mode');
-const p192 = /* @__PURE__ */ field('type', p191, 'required');
-const p193 = /* @__PURE__ */ field('active', p42, 'required');
-const p194 = /* @__PURE__ */ leaf((x) => x === 'user' || x === 'plan_approved');
-const p195 = /* @__PURE__ */ field('reason', p194, 'required');
-const p196 = /* @__PURE__ */ object([p3, p4, p6, p8, p192, p193, p195]);
-const p197 = /* @__PURE__ */ leaf((x) => x === 'files_changed');
-const p198 = /* @__PURE__ */ field('type', p197, 'required');
-const p199 = /* @__PURE__ */ field('turn', p15, 'required');
-const p200 = /* @__PURE__ */ field('path', p11, 'required');
-const p201 = /* @__PURE__ */ leaf((x) => x === 'created' || x === 'modified');
-const p202 = /* @__PURE__ */ field('change', p201, 'required');
-const p203 = /* @__PURE__ */ object([p200, p202]);
-const p204 = /* @__PURE__ */ array(p203);
-const p205 = /* @__PURE__ */ field('files', p204, 'required');
-const p206 = /* @__PURE__ */ object([p3, p4, p6, p8, p198, p199, p205]);
-const p207 = /* @__PURE__ */ leaf((x) => x === 'turn_reverted');
-const p208 = /* @__PURE__ */ field('type', p207, 'required');
-const p209 = /* @__PURE__ */ field('restored', p24, 'required');
-const p210 = /* @__PURE__ */ field('deleted', p24, 'required');
-const p211 = /* @__PURE__ */ field('reason', p11, 'required');
-const p212 = /* @__PURE__ */ object([p200, p211]);
-const p213 = /* @__PURE__ */ array(p212);
-const p214 = /* @__PURE__ */ field('failed', p213, 'required');
-const p215 = /* @__PURE__ */ object([p3, p4, p6, p8, p208, p199, p209, p210, p214]);
-const p216 = /* @__PURE__ */ leaf((x) => x === 'review_hunks');
-const p217 = /* @__PURE__ */ field('type', p216, 'required');
-const p218 = /* @__PURE__ */ field('beforeLine', p5, 'required');
-const p219 = /* @__PURE__ */ field('afterLine', p5, 'required');
-const p220 = /* @__PURE__ */ field('removed', p24, 'required');
-const p221 = /* @__PURE__ */ field('added', p24, 'required');
-const p222 = /* @__PURE__ */ field('above', p24, 'required');
-const p223 = /* @__PURE__ */ field('below', p24, 'required');
-const p224 = /* @__PURE__ */ field('atStart', p42, 'required');
-const p225 = /* @__PURE__ */ field('atEnd', p42, 'required');
-const p226 = /* @__PURE__ */ object([p218, p219, p220, p221, p222, p223, p224, p225]);
-const p227 = /* @__PURE__ */ array(p226);
-const p228 = /* @__PURE__ */ optional(p227);
-const p229 = /* @__PURE__ */ field('hunks', p228, 'optional');
-const p230 = /* @__PURE__ */ field('unreviewable', p18, 'optional');
-const p231 = /* @__PURE__ */ object([p200, p202, p229, p230]);
-const p232 = /* @__PURE__ */ array(p231);
-const p233 = /* @__PURE__ */ field('files', p232, 'required');
-const p234 = /* @__PURE__ */ object([p3, p4, p6, p8, p217, p199, p233]);
-const p235 = /* @__PURE__ */ leaf((x) => x === 'review_decision');
-const p236 = /* @__PURE__ */ field('type', p235, 'required');
-const p237 = /* @__PURE__ */ array(p5);
-const p238 = /* @__PURE__ */ field('hunks', p237, 'required');
-const p239 = /* @__PURE__ */ leaf((x) => x === 'kept' || x === 'undone' || x === 'reopened');
-const p240 = /* @__PURE__ */ field('decision', p239, 'required');
-const p241 = /* @__PURE__ */ array(p15);
-const p242 = /* @__PURE__ */ optional(p241);
-const p243 = /* @__PURE__ */ field('lines', p242, 'optional');
-const p244 = /* @__PURE__ */ field('deleted', p52, 'optional');
-const p245 = /* @__PURE__ */ object([p3, p4, p6, p8, p236, p199, p200, p238, p240, p243, p244]);
-const p246 = /* @__PURE__ */ leaf((x) => x === 'review_note');
-const p247 = /* @__PURE__ */ field('type', p246, 'required');
-const p248 = /* @__PURE__ */ field('hunk', p5, 'required');
-const p249 = /* @__PURE__ */ object([p199, p200, p248]);
-const p250 = /* @__PURE__ */ array(p249);
-const p251 = /* @__PURE__ */ field('hunks', p250, 'required');
-const p252 = /* @__PURE__ */ object([p3, p4, p6, p8, p247, p12, p251]);
-const p253 = /* @__PURE__ */ leaf((x) => x === 'conversation_forked');
-const p254 = /* @__PURE__ */ field('type', p253, 'required');
-const p255 = /* @__PURE__ */ field('parentId', p2, 'required');
-const p256 = /* @__PURE__ */ field('forkId', p2, 'required');
-const p257 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= -1);
-const p258 = /* @__PURE__ */ field('atSeq', p257, 'required');
-const p259 = /* @__PURE__ */ leaf((x) => x === 'fork' || x === 'rewind');
-const p260 = /* @__PURE__ */ field('reason', p259, 'required');
-const p261 = /* @__PURE__ */ field('title', p11, 'required');
-const p262 = /* @__PURE__ */ object([p3, p4, p6, p8, p254, p255, p256, p258, p260, p261]);
-const p263 = /* @__PURE__ */ leaf((x) => x === 'interrupted');
+const p198 = /* @__PURE__ */ leaf(p197);
+const p199 = /* @__PURE__ */ field('scope', p198, 'required');
+const p200 = /* @__PURE__ */ leaf((x) => x === 'usd' || x === 'tokens');
+const p201 = /* @__PURE__ */ field('unit', p200, 'required');
+const p202 = /* @__PURE__ */ field('spent', p86, 'required');
+const p203 = /* @__PURE__ */ field('limit', p192, 'required');
+const p204 = /* @__PURE__ */ leaf((x) => x === 'warning' || x === 'exceeded');
+const p205 = /* @__PURE__ */ field('level', p204, 'required');
+const p206 = /* @__PURE__ */ leaf((x) => x === 'warn' || x === 'block');
+const p207 = /* @__PURE__ */ field('action', p206, 'required');
+const p208 = /* @__PURE__ */ object([p3, p4, p6, p8, p196, p199, p201, p202, p203, p205, p207]);
+const p209 = /* @__PURE__ */ leaf((x) => x === 'plan_mode');
+const p210 = /* @__PURE__ */ field('type', p209, 'required');
+const p211 = /* @__PURE__ */ field('active', p42, 'required');
+const p212 = /* @__PURE__ */ leaf((x) => x === 'user' || x === 'plan_approved');
+const p213 = /* @__PURE__ */ field('reason', p212, 'required');
+const p214 = /* @__PURE__ */ object([p3, p4, p6, p8, p210, p211, p213]);
+const p215 = /* @__PURE__ */ leaf((x) => x === 'files_changed');
+const p216 = /* @__PURE__ */ field('type', p215, 'required');
+const p217 = /* @__PURE__ */ field('turn', p15, 'required');
+const p218 = /* @__PURE__ */ field('path', p11, 'required');
+const p219 = /* @__PURE__ */ leaf((x) => x === 'created' || x === 'modified');
+const p220 = /* @__PURE__ */ field('change', p219, 'required');
+const p221 = /* @__PURE__ */ object([p218, p220]);
+const p222 = /* @__PURE__ */ array(p221);
+const p223 = /* @__PURE__ */ field('files', p222, 'required');
+const p224 = /* @__PURE__ */ object([p3, p4, p6, p8, p216, p217, p223]);
+const p225 = /* @__PURE__ */ leaf((x) => x === 'turn_reverted');
+const p226 = /* @__PURE__ */ field('type', p225, 'required');
+const p227 = /* @__PURE__ */ field('restored', p24, 'required');
+const p228 = /* @__PURE__ */ field('deleted', p24, 'required');
+const p229 = /* @__PURE__ */ object([p218, p64]);
+const p230 = /* @__PURE__ */ array(p229);
+const p231 = /* @__PURE__ */ field('failed', p230, 'required');
+const p232 = /* @__PURE__ */ object([p3, p4, p6, p8, p226, p217, p227, p228, p231]);
+const p233 = /* @__PURE__ */ leaf((x) => x === 'review_hunks');
+const p234 = /* @__PURE__ */ field('type', p233, 'required');
+const p235 = /* @__PURE__ */ field('beforeLine', p5, 'required');
+const p236 = /* @__PURE__ */ field('afterLine', p5, 'required');
+const p237 = /* @__PURE__ */ field('removed', p24, 'required');
+const p238 = /* @__PURE__ */ field('added', p24, 'required');
+const p239 = /* @__PURE__ */ field('above', p24, 'required');
+const p240 = /* @__PURE__ */ field('below', p24, 'required');
+const p241 = /* @__PURE__ */ field('atStart', p42, 'required');
+const p242 = /* @__PURE__ */ field('atEnd', p42, 'required');
+const p243 = /* @__PURE__ */ object([p235, p236, p237, p238, p239, p240, p241, p242]);
+const p244 = /* @__PURE__ */ array(p243);
+const p245 = /* @__PURE__ */ optional(p244);
+const p246 = /* @__PURE__ */ field('hunks', p245, 'optional');
+const p247 = /* @__PURE__ */ field('unreviewable', p18, 'optional');
+const p248 = /* @__PURE__ */ object([p218, p220, p246, p247]);
+const p249 = /* @__PURE__ */ array(p248);
+const p250 = /* @__PURE__ */ field('files', p249, 'required');
+const p251 = /* @__PURE__ */ object([p3, p4, p6, p8, p234, p217, p250]);
+const p252 = /* @__PURE__ */ leaf((x) => x === 'review_decision');
+const p253 = /* @__PURE__ */ field('type', p252, 'required');
+const p254 = /* @__PURE__ */ array(p5);
+const p255 = /* @__PURE__ */ field('hunks', p254, 'required');
+const p256 = /* @__PURE__ */ leaf((x) => x === 'kept' || x === 'undone' || x === 'reopened');
+const p257 = /* @__PURE__ */ field('decision', p256, 'required');
+const p258 = /* @__PURE__ */ array(p15);
+const p259 = /* @__PURE__ */ optional(p258);
+const p260 = /* @__PURE__ */ field('lines', p259, 'optional');
+const p261 = /* @__PURE__ */ field('deleted', p52, 'optional');
+const p262 = /* @__PURE__ */ object([p3, p4, p6, p8, p253, p217, p218, p255, p257, p260, p261]);
+const p263 = /* @__PURE__ */ leaf((x) => x === 'review_note');
 const p264 = /* @__PURE__ */ field('type', p263, 'required');
-const p265 = /* @__PURE__ */ field('feedback', p18, 'optional');
-const p266 = /* @__PURE__ */ object([p3, p4, p6, p8, p264, p211, p265]);
-const p267 = /* @__PURE__ */ leaf((x) => x === 'error');
-const p268 = /* @__PURE__ */ field('type', p267, 'required');
-const p269 = /* @__PURE__ */ field('message', p11, 'required');
-const p270 = /* @__PURE__ */ leaf(p143);
-const p271 = /* @__PURE__ */ field('kind', p270, 'required');
-const p272 = /* @__PURE__ */ object([p3, p4, p6, p8, p268, p269, p271]);
-const p273 = /* @__PURE__ */ leaf((x) => x === 'done');
-const p274 = /* @__PURE__ */ field('type', p273, 'required');
-const p275 = /* @__PURE__ */ field('stopReason', p11, 'required');
-const p276 = /* @__PURE__ */ field('turns', p5, 'required');
-const p277 = /* @__PURE__ */ object([p3, p4, p6, p8, p274, p275, p276]);
-const p278 = /* @__PURE__ */ tagged('type', [
+const p265 = /* @__PURE__ */ field('hunk', p5, 'required');
+const p266 = /* @__PURE__ */ object([p217, p218, p265]);
+const p267 = /* @__PURE__ */ array(p266);
+const p268 = /* @__PURE__ */ field('hunks', p267, 'required');
+const p269 = /* @__PURE__ */ object([p3, p4, p6, p8, p264, p12, p268]);
+const p270 = /* @__PURE__ */ leaf((x) => x === 'conversation_forked');
+const p271 = /* @__PURE__ */ field('type', p270, 'required');
+const p272 = /* @__PURE__ */ field('parentId', p2, 'required');
+const p273 = /* @__PURE__ */ field('forkId', p2, 'required');
+const p274 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= -1);
+const p275 = /* @__PURE__ */ field('atSeq', p274, 'required');
+const p276 = /* @__PURE__ */ leaf((x) => x === 'fork' || x === 'rewind');
+const p277 = /* @__PURE__ */ field('reason', p276, 'required');
+const p278 = /* @__PURE__ */ field('title', p11, 'required');
+const p279 = /* @__PURE__ */ object([p3, p4, p6, p8, p271, p272, p273, p275, p277, p278]);
+const p280 = /* @__PURE__ */ leaf((x) => x === 'interrupted');
+const p281 = /* @__PURE__ */ field('type', p280, 'required');
+const p282 = /* @__PURE__ */ field('feedback', p18, 'optional');
+const p283 = /* @__PURE__ */ object([p3, p4, p6, p8, p281, p64, p282]);
+const p284 = /* @__PURE__ */ leaf((x) => x === 'error');
+const p285 = /* @__PURE__ */ field('type', p284, 'required');
+const p286 = /* @__PURE__ */ field('message', p11, 'required');
+const p287 = /* @__PURE__ */ leaf(p161);
+const p288 = /* @__PURE__ */ field('kind', p287, 'required');
+const p289 = /* @__PURE__ */ object([p3, p4, p6, p8, p285, p286, p288]);
+const p290 = /* @__PURE__ */ leaf((x) => x === 'done');
+const p291 = /* @__PURE__ */ field('type', p290, 'required');
+const p292 = /* @__PURE__ */ field('stopReason', p11, 'required');
+const p293 = /* @__PURE__ */ field('turns', p5, 'required');
+const p294 = /* @__PURE__ */ object([p3, p4, p6, p8, p291, p292, p293]);
+const p295 = /* @__PURE__ */ tagged('type', [
   ['user_message', p30],
   ['text_delta', p33],
   ['tool_call', p47],
   ['tool_approval_request', p54],
-  ['tool_approval_result', p62],
-  ['tool_result', p69],
-  ['subagent_start', p75],
-  ['subagent_end', p85],
-  ['task_update', p94],
-  ['background_result', p101],
-  ['teammate_status', p107],
-  ['compact', p115],
-  ['model_call', p124],
-  ['llm_request', p129],
-  ['llm_response', p132],
-  ['usage', p155],
-  ['cache_break', p168],
-  ['cost_warning', p176],
-  ['budget', p190],
-  ['plan_mode', p196],
-  ['files_changed', p206],
-  ['turn_reverted', p215],
-  ['review_hunks', p234],
-  ['review_decision', p245],
-  ['review_note', p252],
-  ['conversation_forked', p262],
-  ['interrupted', p266],
-  ['error', p272],
-  ['done', p277],
+  ['tool_approval_result', p69],
+  ['team_approval', p81],
+  ['tool_result', p88],
+  ['subagent_start', p94],
+  ['subagent_end', p104],
+  ['task_update', p113],
+  ['background_result', p120],
+  ['teammate_status', p126],
+  ['compact', p134],
+  ['model_call', p143],
+  ['llm_request', p147],
+  ['llm_response', p150],
+  ['usage', p173],
+  ['cache_break', p186],
+  ['cost_warning', p194],
+  ['budget', p208],
+  ['plan_mode', p214],
+  ['files_changed', p224],
+  ['turn_reverted', p232],
+  ['review_hunks', p251],
+  ['review_decision', p262],
+  ['review_note', p269],
+  ['conversation_forked', p279],
+  ['interrupted', p283],
+  ['error', p289],
+  ['done', p294],
 ]);
-const p279 = /* @__PURE__ */ array(p278);
-const p280 = /* @__PURE__ */ field('events', p279, 'required');
-const p281 = /* @__PURE__ */ object([p1, p280], ['type', 'events']);
-const p282 = /* @__PURE__ */ leaf((x) => x === 'panel_reset');
-const p283 = /* @__PURE__ */ field('type', p282, 'required');
-const p284 = /* @__PURE__ */ object([p283], ['type']);
-const p285 = /* @__PURE__ */ leaf((x) => x === 'toggles_change');
-const p286 = /* @__PURE__ */ field('type', p285, 'required');
-const p287 = /* @__PURE__ */ field('autoApprove', p42, 'required');
-const p288 = /* @__PURE__ */ field('planMode', p42, 'required');
-const p289 = /* @__PURE__ */ field('tracing', p42, 'required');
-const p290 = /* @__PURE__ */ field('teams', p42, 'required');
-const p291 = /* @__PURE__ */ object([p287, p288, p289, p290], ['autoApprove', 'planMode', 'tracing', 'teams']);
-const p292 = /* @__PURE__ */ field('toggles', p291, 'required');
-const p293 = /* @__PURE__ */ object([p286, p292], ['type', 'toggles']);
-const p294 = /* @__PURE__ */ leaf((x) => x === 'mcp_status');
-const p295 = /* @__PURE__ */ field('type', p294, 'required');
-const p296 = /* @__PURE__ */ field('started', p42, 'required');
-const p297 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 100));
-const p298 = /* @__PURE__ */ field('name', p297, 'required');
-const p299 = /* @__PURE__ */ leaf((x) => x === 'stdio' || x === 'http' || x === 'sse');
-const p300 = /* @__PURE__ */ field('transport', p299, 'required');
-const p301 = /* @__PURE__ */ oneOf(['connecting', 'connected', 'error', 'stopped']);
-const p302 = /* @__PURE__ */ leaf(p301);
-const p303 = /* @__PURE__ */ field('state', p302, 'required');
-const p304 = /* @__PURE__ */ field('toolCount', p5, 'required');
-const p305 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 2000)));
-const p306 = /* @__PURE__ */ field('error', p305, 'optional');
-const p307 = /* @__PURE__ */ object(
-  [p298, p300, p303, p304, p306],
+const p296 = /* @__PURE__ */ array(p295);
+const p297 = /* @__PURE__ */ field('events', p296, 'required');
+const p298 = /* @__PURE__ */ object([p1, p297], ['type', 'events']);
+const p299 = /* @__PURE__ */ leaf((x) => x === 'panel_reset');
+const p300 = /* @__PURE__ */ field('type', p299, 'required');
+const p301 = /* @__PURE__ */ object([p300], ['type']);
+const p302 = /* @__PURE__ */ leaf((x) => x === 'toggles_change');
+const p303 = /* @__PURE__ */ field('type', p302, 'required');
+const p304 = /* @__PURE__ */ field('autoApprove', p42, 'required');
+const p305 = /* @__PURE__ */ field('planMode', p42, 'required');
+const p306 = /* @__PURE__ */ field('tracing', p42, 'required');
+const p307 = /* @__PURE__ */ field('teams', p42, 'required');
+const p308 = /* @__PURE__ */ object([p304, p305, p306, p307], ['autoApprove', 'planMode', 'tracing', 'teams']);
+const p309 = /* @__PURE__ */ field('toggles', p308, 'required');
+const p310 = /* @__PURE__ */ object([p303, p309], ['type', 'toggles']);
+const p311 = /* @__PURE__ */ leaf((x) => x === 'mcp_status');
+const p312 = /* @__PURE__ */ field('type', p311, 'required');
+const p313 = /* @__PURE__ */ field('started', p42, 'required');
+const p314 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 100));
+const p315 = /* @__PURE__ */ field('name', p314, 'required');
+const p316 = /* @__PURE__ */ leaf((x) => x === 'stdio' || x === 'http' || x === 'sse');
+const p317 = /* @__PURE__ */ field('transport', p316, 'required');
+const p318 = /* @__PURE__ */ oneOf(['connecting', 'connected', 'error', 'stopped']);
+const p319 = /* @__PURE__ */ leaf(p318);
+const p320 = /* @__PURE__ */ field('state', p319, 'required');
+const p321 = /* @__PURE__ */ field('toolCount', p5, 'required');
+const p322 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 2000)));
+const p323 = /* @__PURE__ */ field('error', p322, 'optional');
+const p324 = /* @__PURE__ */ object(
+  [p315, p317, p320, p321, p323],
   ['name', 'transport', 'state', 'toolCount', 'error'],
 );
-const p308 = /* @__PURE__ */ array(p307, 0, 100);
-const p309 = /* @__PURE__ */ field('servers', p308, 'required');
-const p310 = /* @__PURE__ */ object([p295, p296, p309], ['type', 'started', 'servers']);
-const p311 = /* @__PURE__ */ leaf((x) => x === 'audit_records');
-const p312 = /* @__PURE__ */ field('type', p311, 'required');
-const p313 = /* @__PURE__ */ leaf((x) => x === 'conversation' || x === 'all');
-const p314 = /* @__PURE__ */ field('scope', p313, 'required');
-const p315 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 200));
-const p316 = /* @__PURE__ */ field('id', p315, 'required');
-const p317 = /* @__PURE__ */ field('conversationId', p315, 'required');
-const p318 = /* @__PURE__ */ oneOf(['model_call', 'tool_call', 'budget', 'policy']);
-const p319 = /* @__PURE__ */ leaf(p318);
-const p320 = /* @__PURE__ */ field('kind', p319, 'required');
-const p321 = /* @__PURE__ */ record(p38);
-const p322 = /* @__PURE__ */ field('data', p321, 'required');
-const p323 = /* @__PURE__ */ object([p316, p317, p8, p320, p322], ['id', 'conversationId', 'time', 'kind', 'data']);
-const p324 = /* @__PURE__ */ array(p323, 0, 2000);
-const p325 = /* @__PURE__ */ field('records', p324, 'required');
-const p326 = /* @__PURE__ */ field('total', p5, 'required');
-const p327 = /* @__PURE__ */ object([p312, p314, p325, p326], ['type', 'scope', 'records', 'total']);
-const p328 = /* @__PURE__ */ leaf((x) => x === 'audit_show');
+const p325 = /* @__PURE__ */ array(p324, 0, 100);
+const p326 = /* @__PURE__ */ field('servers', p325, 'required');
+const p327 = /* @__PURE__ */ object([p312, p313, p326], ['type', 'started', 'servers']);
+const p328 = /* @__PURE__ */ leaf((x) => x === 'audit_records');
 const p329 = /* @__PURE__ */ field('type', p328, 'required');
-const p330 = /* @__PURE__ */ object([p329], ['type']);
-const p331 = /* @__PURE__ */ leaf((x) => x === 'sandbox_status');
-const p332 = /* @__PURE__ */ field('type', p331, 'required');
-const p333 = /* @__PURE__ */ field('confined', p42, 'required');
-const p334 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 2000));
-const p335 = /* @__PURE__ */ field('text', p334, 'required');
-const p336 = /* @__PURE__ */ object([p332, p333, p335], ['type', 'confined', 'text']);
-const p337 = /* @__PURE__ */ leaf((x) => x === 'policy_status');
-const p338 = /* @__PURE__ */ field('type', p337, 'required');
-const p339 = /* @__PURE__ */ leaf((x) => x === 'connecting' || x === 'connected' || x === 'unreachable');
-const p340 = /* @__PURE__ */ field('state', p339, 'required');
-const p341 = /* @__PURE__ */ object([p340, p335], ['state', 'text']);
-const p342 = /* @__PURE__ */ optional(p341);
-const p343 = /* @__PURE__ */ field('team', p342, 'optional');
-const p344 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 500));
-const p345 = /* @__PURE__ */ field('rule', p344, 'required');
-const p346 = /* @__PURE__ */ leaf((x) => x === 'team' || x === 'user' || x === 'workspace');
-const p347 = /* @__PURE__ */ field('layer', p346, 'required');
-const p348 = /* @__PURE__ */ field('decidedBy', p344, 'required');
-const p349 = /* @__PURE__ */ object([p345, p347, p348], ['rule', 'layer', 'decidedBy']);
-const p350 = /* @__PURE__ */ array(p349, 0, 500);
-const p351 = /* @__PURE__ */ field('rules', p350, 'required');
-const p352 = /* @__PURE__ */ object([p338, p343, p351, p326], ['type', 'team', 'rules', 'total']);
-const p353 = /* @__PURE__ */ leaf((x) => x === 'fork_tree');
-const p354 = /* @__PURE__ */ field('type', p353, 'required');
-const p355 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && minChars(x, 1) && maxChars(x, 200));
-const p356 = /* @__PURE__ */ field('id', p355, 'required');
-const p357 = /* @__PURE__ */ field('depth', p5, 'required');
-const p358 = /* @__PURE__ */ field('title', p315, 'required');
-const p359 = /* @__PURE__ */ field('createdAt', p7, 'required');
-const p360 = /* @__PURE__ */ field('shown', p42, 'required');
-const p361 = /* @__PURE__ */ field('seq', p257, 'required');
-const p362 = /* @__PURE__ */ leaf(
+const p330 = /* @__PURE__ */ leaf((x) => x === 'conversation' || x === 'all');
+const p331 = /* @__PURE__ */ field('scope', p330, 'required');
+const p332 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 200));
+const p333 = /* @__PURE__ */ field('id', p332, 'required');
+const p334 = /* @__PURE__ */ field('conversationId', p332, 'required');
+const p335 = /* @__PURE__ */ oneOf(['model_call', 'tool_call', 'budget', 'policy']);
+const p336 = /* @__PURE__ */ leaf(p335);
+const p337 = /* @__PURE__ */ field('kind', p336, 'required');
+const p338 = /* @__PURE__ */ record(p38);
+const p339 = /* @__PURE__ */ field('data', p338, 'required');
+const p340 = /* @__PURE__ */ object([p333, p334, p8, p337, p339], ['id', 'conversationId', 'time', 'kind', 'data']);
+const p341 = /* @__PURE__ */ array(p340, 0, 2000);
+const p342 = /* @__PURE__ */ field('records', p341, 'required');
+const p343 = /* @__PURE__ */ field('total', p5, 'required');
+const p344 = /* @__PURE__ */ object([p329, p331, p342, p343], ['type', 'scope', 'records', 'total']);
+const p345 = /* @__PURE__ */ leaf((x) => x === 'audit_show');
+const p346 = /* @__PURE__ */ field('type', p345, 'required');
+const p347 = /* @__PURE__ */ object([p346], ['type']);
+const p348 = /* @__PURE__ */ leaf((x) => x === 'sandbox_status');
+const p349 = /* @__PURE__ */ field('type', p348, 'required');
+const p350 = /* @__PURE__ */ field('confined', p42, 'required');
+const p351 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 2000));
+const p352 = /* @__PURE__ */ field('text', p351, 'required');
+const p353 = /* @__PURE__ */ object([p349, p350, p352], ['type', 'confined', 'text']);
+const p354 = /* @__PURE__ */ leaf((x) => x === 'policy_status');
+const p355 = /* @__PURE__ */ field('type', p354, 'required');
+const p356 = /* @__PURE__ */ leaf((x) => x === 'connecting' || x === 'connected' || x === 'unreachable');
+const p357 = /* @__PURE__ */ field('state', p356, 'required');
+const p358 = /* @__PURE__ */ object([p357, p352], ['state', 'text']);
+const p359 = /* @__PURE__ */ optional(p358);
+const p360 = /* @__PURE__ */ field('team', p359, 'optional');
+const p361 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 500));
+const p362 = /* @__PURE__ */ field('rule', p361, 'required');
+const p363 = /* @__PURE__ */ leaf((x) => x === 'team' || x === 'user' || x === 'workspace');
+const p364 = /* @__PURE__ */ field('layer', p363, 'required');
+const p365 = /* @__PURE__ */ field('decidedBy', p361, 'required');
+const p366 = /* @__PURE__ */ object([p362, p364, p365], ['rule', 'layer', 'decidedBy']);
+const p367 = /* @__PURE__ */ array(p366, 0, 500);
+const p368 = /* @__PURE__ */ field('rules', p367, 'required');
+const p369 = /* @__PURE__ */ object([p355, p360, p368, p343], ['type', 'team', 'rules', 'total']);
+const p370 = /* @__PURE__ */ leaf((x) => x === 'fork_tree');
+const p371 = /* @__PURE__ */ field('type', p370, 'required');
+const p372 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && minChars(x, 1) && maxChars(x, 200));
+const p373 = /* @__PURE__ */ field('id', p372, 'required');
+const p374 = /* @__PURE__ */ field('depth', p5, 'required');
+const p375 = /* @__PURE__ */ field('title', p332, 'required');
+const p376 = /* @__PURE__ */ field('createdAt', p7, 'required');
+const p377 = /* @__PURE__ */ field('shown', p42, 'required');
+const p378 = /* @__PURE__ */ field('seq', p274, 'required');
+const p379 = /* @__PURE__ */ leaf(
   (x) => x === undefined || (typeof x === 'number' && Number.isSafeInteger(x) && x > 0),
 );
-const p363 = /* @__PURE__ */ field('number', p362, 'optional');
-const p364 = /* @__PURE__ */ leaf((x) => x === undefined || x === 'user' || x === 'assistant');
-const p365 = /* @__PURE__ */ field('role', p364, 'optional');
-const p366 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 200)));
-const p367 = /* @__PURE__ */ field('text', p366, 'optional');
-const p368 = /* @__PURE__ */ object([p260, p361, p363, p365, p367], ['reason', 'seq', 'number', 'role', 'text']);
-const p369 = /* @__PURE__ */ optional(p368);
-const p370 = /* @__PURE__ */ field('origin', p369, 'optional');
-const p371 = /* @__PURE__ */ field('parentGone', p52, 'optional');
-const p372 = /* @__PURE__ */ field('more', p362, 'optional');
-const p373 = /* @__PURE__ */ object(
-  [p356, p357, p358, p359, p360, p370, p371, p372],
+const p380 = /* @__PURE__ */ field('number', p379, 'optional');
+const p381 = /* @__PURE__ */ leaf((x) => x === undefined || x === 'user' || x === 'assistant');
+const p382 = /* @__PURE__ */ field('role', p381, 'optional');
+const p383 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 200)));
+const p384 = /* @__PURE__ */ field('text', p383, 'optional');
+const p385 = /* @__PURE__ */ object([p277, p378, p380, p382, p384], ['reason', 'seq', 'number', 'role', 'text']);
+const p386 = /* @__PURE__ */ optional(p385);
+const p387 = /* @__PURE__ */ field('origin', p386, 'optional');
+const p388 = /* @__PURE__ */ field('parentGone', p52, 'optional');
+const p389 = /* @__PURE__ */ field('more', p379, 'optional');
+const p390 = /* @__PURE__ */ object(
+  [p373, p374, p375, p376, p377, p387, p388, p389],
   ['id', 'depth', 'title', 'createdAt', 'shown', 'origin', 'parentGone', 'more'],
 );
-const p374 = /* @__PURE__ */ array(p373, 0, 300);
-const p375 = /* @__PURE__ */ field('rows', p374, 'required');
-const p376 = /* @__PURE__ */ object([p354, p375, p326], ['type', 'rows', 'total']);
-const p377 = /* @__PURE__ */ leaf((x) => x === 'forks_notice');
-const p378 = /* @__PURE__ */ field('type', p377, 'required');
-const p379 = /* @__PURE__ */ leaf((x) => x === 'info' || x === 'warning');
-const p380 = /* @__PURE__ */ field('level', p379, 'required');
-const p381 = /* @__PURE__ */ object([p378, p380, p335], ['type', 'level', 'text']);
-const p382 = /* @__PURE__ */ leaf((x) => x === 'compare_choices');
-const p383 = /* @__PURE__ */ field('type', p382, 'required');
-const p384 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 300));
-const p385 = /* @__PURE__ */ field('title', p384, 'required');
-const p386 = /* @__PURE__ */ field('recorded', p42, 'required');
-const p387 = /* @__PURE__ */ object([p356, p385, p359, p386], ['id', 'title', 'createdAt', 'recorded']);
-const p388 = /* @__PURE__ */ array(p387, 0, 200);
-const p389 = /* @__PURE__ */ field('choices', p388, 'required');
-const p390 = /* @__PURE__ */ object([p383, p389], ['type', 'choices']);
-const p391 = /* @__PURE__ */ leaf((x) => x === 'compare_view');
-const p392 = /* @__PURE__ */ field('type', p391, 'required');
-const p393 = /* @__PURE__ */ field('steps', p5, 'required');
-const p394 = /* @__PURE__ */ field('modelCalls', p5, 'required');
-const p395 = /* @__PURE__ */ field('toolCalls', p5, 'required');
-const p396 = /* @__PURE__ */ field('tokens', p67, 'required');
-const p397 = /* @__PURE__ */ field('errors', p5, 'required');
-const p398 = /* @__PURE__ */ field('approvalsAsked', p5, 'required');
-const p399 = /* @__PURE__ */ field('denials', p5, 'required');
-const p400 = /* @__PURE__ */ field('files', p5, 'required');
-const p401 = /* @__PURE__ */ field('unfinished', p42, 'required');
-const p402 = /* @__PURE__ */ object(
-  [p317, p385, p393, p394, p395, p396, p140, p68, p397, p398, p399, p400, p401],
+const p391 = /* @__PURE__ */ array(p390, 0, 300);
+const p392 = /* @__PURE__ */ field('rows', p391, 'required');
+const p393 = /* @__PURE__ */ object([p371, p392, p343], ['type', 'rows', 'total']);
+const p394 = /* @__PURE__ */ leaf((x) => x === 'forks_notice');
+const p395 = /* @__PURE__ */ field('type', p394, 'required');
+const p396 = /* @__PURE__ */ leaf((x) => x === 'info' || x === 'warning');
+const p397 = /* @__PURE__ */ field('level', p396, 'required');
+const p398 = /* @__PURE__ */ object([p395, p397, p352], ['type', 'level', 'text']);
+const p399 = /* @__PURE__ */ leaf((x) => x === 'compare_choices');
+const p400 = /* @__PURE__ */ field('type', p399, 'required');
+const p401 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && maxChars(x, 300));
+const p402 = /* @__PURE__ */ field('title', p401, 'required');
+const p403 = /* @__PURE__ */ field('recorded', p42, 'required');
+const p404 = /* @__PURE__ */ object([p373, p402, p376, p403], ['id', 'title', 'createdAt', 'recorded']);
+const p405 = /* @__PURE__ */ array(p404, 0, 200);
+const p406 = /* @__PURE__ */ field('choices', p405, 'required');
+const p407 = /* @__PURE__ */ object([p400, p406], ['type', 'choices']);
+const p408 = /* @__PURE__ */ leaf((x) => x === 'compare_view');
+const p409 = /* @__PURE__ */ field('type', p408, 'required');
+const p410 = /* @__PURE__ */ field('steps', p5, 'required');
+const p411 = /* @__PURE__ */ field('modelCalls', p5, 'required');
+const p412 = /* @__PURE__ */ field('toolCalls', p5, 'required');
+const p413 = /* @__PURE__ */ field('tokens', p86, 'required');
+const p414 = /* @__PURE__ */ field('errors', p5, 'required');
+const p415 = /* @__PURE__ */ field('approvalsAsked', p5, 'required');
+const p416 = /* @__PURE__ */ field('denials', p5, 'required');
+const p417 = /* @__PURE__ */ field('files', p5, 'required');
+const p418 = /* @__PURE__ */ field('unfinished', p42, 'required');
+const p419 = /* @__PURE__ */ object(
+  [p334, p402, p410, p411, p412, p413, p158, p87, p414, p415, p416, p417, p418],
   [
     'conversationId',
     'title',
@@ -518,83 +553,83 @@ const p402 = /* @__PURE__ */ object(
     'unfinished',
   ],
 );
-const p403 = /* @__PURE__ */ field('a', p402, 'required');
-const p404 = /* @__PURE__ */ field('b', p402, 'required');
-const p405 = /* @__PURE__ */ field('index', p5, 'required');
-const p406 = /* @__PURE__ */ field('step', p5, 'required');
-const p407 = /* @__PURE__ */ oneOf(['model', 'tool', 'prompt', 'interrupt']);
-const p408 = /* @__PURE__ */ leaf(p407);
-const p409 = /* @__PURE__ */ field('kind', p408, 'required');
-const p410 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 300)));
-const p411 = /* @__PURE__ */ field('agentId', p410, 'optional');
-const p412 = /* @__PURE__ */ field('label', p384, 'required');
-const p413 = /* @__PURE__ */ object([p406, p409, p411, p412], ['step', 'kind', 'agentId', 'label']);
-const p414 = /* @__PURE__ */ optional(p413);
-const p415 = /* @__PURE__ */ field('a', p414, 'optional');
-const p416 = /* @__PURE__ */ field('b', p414, 'optional');
-const p417 = /* @__PURE__ */ field('same', p42, 'required');
-const p418 = /* @__PURE__ */ field('difference', p410, 'optional');
-const p419 = /* @__PURE__ */ object([p405, p415, p416, p417, p418], ['index', 'a', 'b', 'same', 'difference']);
-const p420 = /* @__PURE__ */ array(p419, 0, 400);
-const p421 = /* @__PURE__ */ field('rows', p420, 'required');
-const p422 = /* @__PURE__ */ field('offset', p5, 'required');
-const p423 = /* @__PURE__ */ field('firstIndex', p28, 'optional');
-const p424 = /* @__PURE__ */ field('what', p384, 'required');
-const p425 = /* @__PURE__ */ field('expected', p384, 'required');
-const p426 = /* @__PURE__ */ field('actual', p384, 'required');
-const p427 = /* @__PURE__ */ object([p406, p424, p425, p426], ['step', 'what', 'expected', 'actual']);
-const p428 = /* @__PURE__ */ optional(p427);
-const p429 = /* @__PURE__ */ field('firstDivergence', p428, 'optional');
-const p430 = /* @__PURE__ */ array(p384, 0, 100);
-const p431 = /* @__PURE__ */ field('onlyA', p430, 'required');
-const p432 = /* @__PURE__ */ field('onlyB', p430, 'required');
-const p433 = /* @__PURE__ */ field('both', p5, 'required');
-const p434 = /* @__PURE__ */ object([p431, p432, p433], ['onlyA', 'onlyB', 'both']);
-const p435 = /* @__PURE__ */ field('files', p434, 'required');
-const p436 = /* @__PURE__ */ field('reproduced', p42, 'required');
-const p437 = /* @__PURE__ */ field('divergence', p428, 'optional');
-const p438 = /* @__PURE__ */ object([p436, p437], ['reproduced', 'divergence']);
-const p439 = /* @__PURE__ */ optional(p438);
-const p440 = /* @__PURE__ */ field('replay', p439, 'optional');
-const p441 = /* @__PURE__ */ object(
-  [p392, p403, p404, p421, p422, p326, p423, p429, p435, p440],
+const p420 = /* @__PURE__ */ field('a', p419, 'required');
+const p421 = /* @__PURE__ */ field('b', p419, 'required');
+const p422 = /* @__PURE__ */ field('index', p5, 'required');
+const p423 = /* @__PURE__ */ field('step', p5, 'required');
+const p424 = /* @__PURE__ */ oneOf(['model', 'tool', 'prompt', 'interrupt']);
+const p425 = /* @__PURE__ */ leaf(p424);
+const p426 = /* @__PURE__ */ field('kind', p425, 'required');
+const p427 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 300)));
+const p428 = /* @__PURE__ */ field('agentId', p427, 'optional');
+const p429 = /* @__PURE__ */ field('label', p401, 'required');
+const p430 = /* @__PURE__ */ object([p423, p426, p428, p429], ['step', 'kind', 'agentId', 'label']);
+const p431 = /* @__PURE__ */ optional(p430);
+const p432 = /* @__PURE__ */ field('a', p431, 'optional');
+const p433 = /* @__PURE__ */ field('b', p431, 'optional');
+const p434 = /* @__PURE__ */ field('same', p42, 'required');
+const p435 = /* @__PURE__ */ field('difference', p427, 'optional');
+const p436 = /* @__PURE__ */ object([p422, p432, p433, p434, p435], ['index', 'a', 'b', 'same', 'difference']);
+const p437 = /* @__PURE__ */ array(p436, 0, 400);
+const p438 = /* @__PURE__ */ field('rows', p437, 'required');
+const p439 = /* @__PURE__ */ field('offset', p5, 'required');
+const p440 = /* @__PURE__ */ field('firstIndex', p28, 'optional');
+const p441 = /* @__PURE__ */ field('what', p401, 'required');
+const p442 = /* @__PURE__ */ field('expected', p401, 'required');
+const p443 = /* @__PURE__ */ field('actual', p401, 'required');
+const p444 = /* @__PURE__ */ object([p423, p441, p442, p443], ['step', 'what', 'expected', 'actual']);
+const p445 = /* @__PURE__ */ optional(p444);
+const p446 = /* @__PURE__ */ field('firstDivergence', p445, 'optional');
+const p447 = /* @__PURE__ */ array(p401, 0, 100);
+const p448 = /* @__PURE__ */ field('onlyA', p447, 'required');
+const p449 = /* @__PURE__ */ field('onlyB', p447, 'required');
+const p450 = /* @__PURE__ */ field('both', p5, 'required');
+const p451 = /* @__PURE__ */ object([p448, p449, p450], ['onlyA', 'onlyB', 'both']);
+const p452 = /* @__PURE__ */ field('files', p451, 'required');
+const p453 = /* @__PURE__ */ field('reproduced', p42, 'required');
+const p454 = /* @__PURE__ */ field('divergence', p445, 'optional');
+const p455 = /* @__PURE__ */ object([p453, p454], ['reproduced', 'divergence']);
+const p456 = /* @__PURE__ */ optional(p455);
+const p457 = /* @__PURE__ */ field('replay', p456, 'optional');
+const p458 = /* @__PURE__ */ object(
+  [p409, p420, p421, p438, p439, p343, p440, p446, p452, p457],
   ['type', 'a', 'b', 'rows', 'offset', 'total', 'firstIndex', 'firstDivergence', 'files', 'replay'],
 );
-const p442 = /* @__PURE__ */ leaf((x) => x === 'compare_notice');
-const p443 = /* @__PURE__ */ field('type', p442, 'required');
-const p444 = /* @__PURE__ */ object([p443, p380, p335], ['type', 'level', 'text']);
-const p445 = /* @__PURE__ */ leaf((x) => x === 'compare_show');
-const p446 = /* @__PURE__ */ field('type', p445, 'required');
-const p447 = /* @__PURE__ */ object([p446], ['type']);
-const p448 = /* @__PURE__ */ leaf((x) => x === 'image_thumbnails');
-const p449 = /* @__PURE__ */ field('type', p448, 'required');
-const p450 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && minChars(x, 64) && maxChars(x, 64));
-const p451 = /* @__PURE__ */ field('sha256', p450, 'required');
-const p452 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 200000)));
-const p453 = /* @__PURE__ */ field('url', p452, 'optional');
-const p454 = /* @__PURE__ */ leaf((x) => x === undefined || x === 'gone' || x === 'no_preview');
-const p455 = /* @__PURE__ */ field('problem', p454, 'optional');
-const p456 = /* @__PURE__ */ object([p451, p453, p455], ['sha256', 'url', 'problem']);
-const p457 = /* @__PURE__ */ array(p456, 0, 48);
-const p458 = /* @__PURE__ */ field('thumbnails', p457, 'required');
-const p459 = /* @__PURE__ */ object([p449, p458], ['type', 'thumbnails']);
-const p460 = /* @__PURE__ */ tagged('type', [
-  ['agent_events', p281],
-  ['panel_reset', p284],
-  ['toggles_change', p293],
-  ['mcp_status', p310],
-  ['audit_records', p327],
-  ['audit_show', p330],
-  ['sandbox_status', p336],
-  ['policy_status', p352],
-  ['fork_tree', p376],
-  ['forks_notice', p381],
-  ['compare_choices', p390],
-  ['compare_view', p441],
-  ['compare_notice', p444],
-  ['compare_show', p447],
-  ['image_thumbnails', p459],
+const p459 = /* @__PURE__ */ leaf((x) => x === 'compare_notice');
+const p460 = /* @__PURE__ */ field('type', p459, 'required');
+const p461 = /* @__PURE__ */ object([p460, p397, p352], ['type', 'level', 'text']);
+const p462 = /* @__PURE__ */ leaf((x) => x === 'compare_show');
+const p463 = /* @__PURE__ */ field('type', p462, 'required');
+const p464 = /* @__PURE__ */ object([p463], ['type']);
+const p465 = /* @__PURE__ */ leaf((x) => x === 'image_thumbnails');
+const p466 = /* @__PURE__ */ field('type', p465, 'required');
+const p467 = /* @__PURE__ */ leaf((x) => typeof x === 'string' && minChars(x, 64) && maxChars(x, 64));
+const p468 = /* @__PURE__ */ field('sha256', p467, 'required');
+const p469 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'string' && maxChars(x, 200000)));
+const p470 = /* @__PURE__ */ field('url', p469, 'optional');
+const p471 = /* @__PURE__ */ leaf((x) => x === undefined || x === 'gone' || x === 'no_preview');
+const p472 = /* @__PURE__ */ field('problem', p471, 'optional');
+const p473 = /* @__PURE__ */ object([p468, p470, p472], ['sha256', 'url', 'problem']);
+const p474 = /* @__PURE__ */ array(p473, 0, 48);
+const p475 = /* @__PURE__ */ field('thumbnails', p474, 'required');
+const p476 = /* @__PURE__ */ object([p466, p475], ['type', 'thumbnails']);
+const p477 = /* @__PURE__ */ tagged('type', [
+  ['agent_events', p298],
+  ['panel_reset', p301],
+  ['toggles_change', p310],
+  ['mcp_status', p327],
+  ['audit_records', p344],
+  ['audit_show', p347],
+  ['sandbox_status', p353],
+  ['policy_status', p369],
+  ['fork_tree', p393],
+  ['forks_notice', p398],
+  ['compare_choices', p407],
+  ['compare_view', p458],
+  ['compare_notice', p461],
+  ['compare_show', p464],
+  ['image_thumbnails', p476],
 ]);
 
 /** Parses like the zod schema's `safeParse`: the value (a copy) when it fits, else undefined. */
-export const parseHostToPanel = (raw: unknown) => parseWith<HostToPanel>(p460, raw);
+export const parseHostToPanel = (raw: unknown) => parseWith<HostToPanel>(p477, raw);

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { Writable } from 'node:stream';
 import { parseCliArgs } from '../../../src/cli/args';
 import { EventPrinter, toolCallSummary } from '../../../src/cli/event-printer';
-import { shortDiff } from '../../../src/cli/line-diff';
+import { shortDiff } from '../../../src/core/text/short-diff';
 import type { LineResult } from '../../../src/cli/line-reader';
 import { parseModelChoice } from '../../../src/cli/model-choice';
 import { Output } from '../../../src/cli/output';

@@ -76,15 +76,16 @@ describe('openagent team (CLI) on a real PostgreSQL', function () {
     const first = await team(['init']);
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /applied migration 1: /);
+    assert.match(first.stdout, /applied migration 2: member directory and approval requests/);
     assert.match(first.stdout, /member role: openagent_member \(created\)/);
     assert.match(first.stdout, /CREATE ROLE alice LOGIN PASSWORD '…' IN ROLE openagent_member;/);
     const again = await team(['init']);
-    assert.match(again.stdout, /schema already at version 1: nothing to migrate/);
+    assert.match(again.stdout, /schema already at version 2: nothing to migrate/);
 
     const before = await team(['status']);
     assert.equal(before.code, 0, before.stderr);
     assert.match(before.stdout, /reachable: yes \(openagent_admin@127\.0\.0\.1:\d+\/openagent_team\)/);
-    assert.match(before.stdout, /schema: version 1/);
+    assert.match(before.stdout, /schema: version 2/);
     assert.match(before.stdout, /policy: none set/);
     assert.doesNotMatch(before.stdout, new RegExp(server.adminPassword));
 

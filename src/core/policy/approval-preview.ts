@@ -4,11 +4,11 @@
  * (or the size of a new file) for edits and writes, the plan for present_plan, else the input.
  */
 import * as path from 'node:path';
-import type { ApprovalRequest } from '../core/policy/approval';
-import type { WorkspaceFiles } from '../core/ports';
-import { proposedChange } from '../core/tools/builtin/proposed-change';
-import { shortDiff } from './line-diff';
-import { visibleText } from '../core/text/visible-text';
+import type { ApprovalRequest } from './approval';
+import type { WorkspaceFiles } from '../ports';
+import { proposedChange } from '../tools/builtin/proposed-change';
+import { shortDiff } from '../text/short-diff';
+import { visibleText } from '../text/visible-text';
 
 const MAX_INPUT_CHARS = 600;
 const MAX_PLAN_LINES = 40;

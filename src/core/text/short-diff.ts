@@ -1,9 +1,9 @@
 /**
- * A short line diff for approvals on the terminal: what an edit or write changes, with one line
+ * A short line diff for approval questions (the terminal, an approver's details): what an edit or write changes, with one line
  * of context around each change, cut to a few lines. The changes come from the core's line diff
  * (Myers); removed lines are shown before added ones, as diffs usually show them.
  */
-import { diffLines } from '../core/text/line-diff';
+import { diffLines } from './line-diff';
 
 const CONTEXT = 1;
 
