@@ -13,6 +13,7 @@
  * is stopped (its group, its descendants, whatever carries its run marker): it leaves nothing
  * running, and a child that holds its stdout open does not hold the call.
  */
+import { scrubEnvironment } from '../core/policy/command-env';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
@@ -59,7 +60,8 @@ export class ProgramReviewer implements ToolReviewer {
     const run = await runProgram(setting.command, `${JSON.stringify(input)}\n`, {
       timeoutMs,
       cwd: this.options.cwd ?? os.homedir(),
-      env: this.options.env ?? process.env,
+      // The user's keys stay theirs: a team's program gets the environment commands get, scrubbed.
+      env: scrubEnvironment(this.options.env ?? process.env),
       signal,
     });
     return answerOf(run, timeoutMs, secrets);

@@ -5,7 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { ProgramReviewer } from '../../../src/node/reviewer-program';
-import { answering, KNOWN_SECRET, reviewerFor, reviewRequest, SHAPED_KEY } from '../../fixtures/reviewer-programs';
+import {
+  answering,
+  KNOWN_SECRET,
+  reviewerFor,
+  reviewRequest,
+  SHAPED_KEY,
+  tellingItsEnvironment,
+} from '../../fixtures/reviewer-programs';
 
 describe('reviewer program', function () {
   this.timeout(60_000);
@@ -39,6 +46,25 @@ describe('reviewer program', function () {
     assert.ok(!text.includes(KNOWN_SECRET), `the key in use reached the reviewer: ${text}`);
     assert.ok(!text.includes(SHAPED_KEY), `a key-shaped string reached the reviewer: ${text}`);
     assert.match(text, /\[REDACTED\]/);
+  });
+
+  it('starts without the user’s keys: a team’s program gets the scrubbed environment commands get', async () => {
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      ANTHROPIC_API_KEY: 'sk-ant-not-for-the-reviewer',
+      GITHUB_TOKEN: 'ghp_not_for_the_reviewer_either',
+      BASH_ENV: '/tmp/startup',
+      REVIEW_MODE: 'strict',
+    };
+    const answer = await reviewerFor(tellingItsEnvironment(), '60s', env).review(
+      reviewRequest(),
+      new AbortController().signal,
+    );
+    const names = answer?.reason.replace(/ \(bash\)$/, '').split(' ') ?? [];
+    assert.ok(names.includes('REVIEW_MODE') && names.includes('PATH'), names.join(' '));
+    for (const secret of ['ANTHROPIC_API_KEY', 'GITHUB_TOKEN', 'BASH_ENV'])
+      assert.ok(!names.includes(secret), `${secret} reached the reviewer: ${names.join(' ')}`);
   });
 
   it('is not run at all without a reviewer in the policy', async () => {
