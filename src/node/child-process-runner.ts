@@ -5,6 +5,7 @@
  * grace period. On Windows the command runs through the default shell and `taskkill /T /F`
  * stops the tree.
  */
+import { BASH_WITHOUT_STARTUP_FILES } from './bash-start';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, closeSync, constants, existsSync, openSync } from 'node:fs';
 import * as path from 'node:path';
@@ -54,7 +55,7 @@ export class ChildProcessRunner implements ProcessRunner {
 export function defaultShell(): ShellCommand | undefined {
   if (process.platform === 'win32') return undefined;
   const bash = findOnPath('bash');
-  return bash ? { path: bash, args: ['-c'] } : { path: '/bin/sh', args: ['-c'] };
+  return bash ? { path: bash, args: [...BASH_WITHOUT_STARTUP_FILES, '-c'] } : { path: '/bin/sh', args: ['-c'] };
 }
 
 function findOnPath(name: string): string | undefined {

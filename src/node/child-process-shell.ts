@@ -4,6 +4,7 @@
  * analyser reads them as (under another shell `$'…'` and others mean something else) — and a
  * timeout or a stop kills everything the command started, even what left its process group.
  */
+import { BASH_WITHOUT_STARTUP_FILES } from './bash-start';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync } from 'node:fs';
@@ -33,7 +34,7 @@ export class ChildProcessShell implements Shell {
       try {
         plan = this.launcher?.launch(command, { cwd: options.cwd, unconfined: options.unconfined, marker: id }) ?? {
           file: this.shellPath,
-          args: ['-c', command],
+          args: [...BASH_WITHOUT_STARTUP_FILES, '-c', command],
           env: { ...(process.env as Record<string, string>), OPENAGENT_RUN: id },
           confined: false,
           files: [],

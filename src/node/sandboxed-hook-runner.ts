@@ -7,6 +7,7 @@
  * everything it started is killed (its group, its descendants, and whatever carries its run
  * marker): a hook leaves nothing running.
  */
+import { BASH_WITHOUT_STARTUP_FILES } from './bash-start';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync } from 'node:fs';
@@ -50,7 +51,7 @@ export class SandboxedHookRunner implements HookRunner {
       try {
         plan = this.launcher?.launch(line, { cwd: request.cwd, marker: id }) ?? {
           file: this.shellPath,
-          args: ['-c', line],
+          args: [...BASH_WITHOUT_STARTUP_FILES, '-c', line],
           env: { ...(process.env as Record<string, string>), OPENAGENT_RUN: id },
           confined: false,
           files: [],

@@ -423,7 +423,7 @@ except OSError as e: print('tiocsti:', e.errno)"`,
         assert.ok(!line.includes('echo') && !line.includes('escaped') && !line.includes('\t'), line);
         assert.match(
           line,
-          /^env -i \S*bwrap --args 3 -- \/bin\/bash \/run\/openagent-command 3<'[^']+'( 4<'[^']+')? <\/dev\/null$/,
+          /^env -i \S*bwrap --args 3 -- \/bin\/bash --norc --noprofile \/run\/openagent-command 3<'[^']+'( 4<'[^']+')? <\/dev\/null$/,
         );
         const output = spawnSync('/bin/bash', ['-c', line], { encoding: 'utf8' }).stdout;
         assert.match(output, /^\$ echo/);

@@ -7,6 +7,7 @@
  * that did not exist cannot be bound read-only: one a confined command creates is removed
  * after it, and the output says so.
  */
+import { BASH_WITHOUT_STARTUP_FILES } from '../bash-start';
 import {
   existsSync,
   mkdirSync,
@@ -62,6 +63,7 @@ export interface Launch {
 }
 
 const BASH = existsSync('/bin/bash') ? '/bin/bash' : 'bash';
+const BASH_FLAGS = BASH_WITHOUT_STARTUP_FILES.join(' ');
 /** Where a terminal command's file is, inside the sandbox (its /run is private). */
 const COMMAND_INSIDE = '/run/openagent-command';
 
@@ -149,7 +151,7 @@ export class OsSandbox implements CommandSandbox {
       const windows = this.windowsBash();
       const plain = windows
         ? windowsLaunch(windows, command, options.cwd, env)
-        : { file: BASH, args: ['-c', command], env };
+        : { file: BASH, args: [...BASH_WITHOUT_STARTUP_FILES, '-c', command], env };
       return { ...plain, confined: false, files: [], afterRun: () => undefined };
     }
     const root = this.realRoot();
@@ -180,7 +182,7 @@ export class OsSandbox implements CommandSandbox {
       const afterRun = () => notes(restoreProtected(before, []));
       return {
         file: SANDBOX_EXEC,
-        args: ['-p', seatbeltProfile(plan), BASH, '-c', command],
+        args: ['-p', seatbeltProfile(plan), BASH, ...BASH_WITHOUT_STARTUP_FILES, '-c', command],
         env,
         confined: true,
         files: [],
@@ -205,7 +207,7 @@ export class OsSandbox implements CommandSandbox {
     let released = false;
     return {
       file: this.options.bwrap ?? 'bwrap',
-      args: [...args, '--', BASH, '-c', command],
+      args: [...args, '--', BASH, ...BASH_WITHOUT_STARTUP_FILES, '-c', command],
       env,
       confined: true,
       files: filter ? [filter] : [],
@@ -261,13 +263,16 @@ export class OsSandbox implements CommandSandbox {
         `while IFS= read -r -d '' openagent_variable; do export "$openagent_variable" 2>/dev/null; done < ${shellQuote(environment)}\nunset openagent_variable\n${readFileSync(script, 'utf8')}`,
         { mode: 0o600 },
       );
-      return { line: `env -i ${BASH} ${shellQuote(script)} </dev/null`, afterRun: () => (cleanup(), undefined) };
+      return {
+        line: `env -i ${BASH} ${BASH_FLAGS} ${shellQuote(script)} </dev/null`,
+        afterRun: () => (cleanup(), undefined),
+      };
     }
     const file = path.join(folder, 'options');
     let line: string;
     if (launch.file === SANDBOX_EXEC) {
       writeFileSync(file, launch.args[1]!, { mode: 0o600 });
-      line = `${SANDBOX_EXEC} -f ${shellQuote(file)} ${BASH} ${shellQuote(script)} </dev/null`;
+      line = `${SANDBOX_EXEC} -f ${shellQuote(file)} ${BASH} ${BASH_FLAGS} ${shellQuote(script)} </dev/null`;
     } else {
       // The options are descriptor 3, the seccomp filter 4; the command file is bound in.
       const separator = launch.args.indexOf('--');
@@ -277,7 +282,7 @@ export class OsSandbox implements CommandSandbox {
       sandboxOptions.push('--ro-bind', script, COMMAND_INSIDE);
       writeFileSync(file, `${sandboxOptions.join('\0')}\0`, { mode: 0o600 });
       const filter = launch.files[0] ? ` 4<${shellQuote(launch.files[0])}` : '';
-      line = `env -i ${launch.file} --args 3 -- ${BASH} ${COMMAND_INSIDE} 3<${shellQuote(file)}${filter} </dev/null`;
+      line = `env -i ${launch.file} --args 3 -- ${BASH} ${BASH_FLAGS} ${COMMAND_INSIDE} 3<${shellQuote(file)}${filter} </dev/null`;
     }
     return {
       line,
