@@ -31,19 +31,8 @@ export interface NewTeamApproval {
   timeoutMs: number;
 }
 
-/** A request as the database has it. */
-export interface TeamApprovalRecord {
-  id: string;
-  requester: string;
-  repository?: string;
-  conversationId: string;
-  agentId: string;
-  tool: string;
-  arguments: unknown;
-  shown: string;
-  lastUserMessage?: string;
-  matched: string[];
-  approvers: string[];
+/** A request as the database has it: what was sent (the deadline instead of the timeout), and its state. */
+export interface TeamApprovalRecord extends Omit<NewTeamApproval, 'timeoutMs'> {
   /** Epoch milliseconds (the database's clock). */
   createdAt: number;
   deadline: number;
