@@ -2,7 +2,7 @@
  * WebP decoded to RGBA (issue 36), so a WebP is checked, scaled and re-encoded like every other
  * picture instead of passed through as it came (or refused when over the limits).
  *
- * The decoder is libwebp compiled to WebAssembly (@jsquash/webp, the codec @jimp/wasm-webp wraps).
+ * The decoder is libwebp compiled to WebAssembly (@jsquash/webp).
  * Its glue is an ES module that would fetch its .wasm from `import.meta.url`; the extension and
  * the CLI are CommonJS bundles. So this file is bundled on its own (dist/lazy-webp.js, listed in
  * esbuild-config.mjs: esbuild turns the ES module into CommonJS) and hands the glue a module it

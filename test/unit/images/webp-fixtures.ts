@@ -1,6 +1,6 @@
 /**
  * Real WebP files for the tests (issue 36), encoded by libwebp in WebAssembly (@jsquash/webp's
- * encoder, which @jimp/wasm-webp wraps), from pixels drawn with jimp.
+ * encoder), from pixels drawn with jimp.
  */
 import { readFileSync } from 'node:fs';
 import { Jimp } from 'jimp';
