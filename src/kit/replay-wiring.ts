@@ -27,6 +27,7 @@ import {
   replayConversation,
   rerunInEditor,
   storeRuns,
+  type RerunFlowDeps,
   type RerunOption,
 } from '../host/panel/recorded-runs';
 import { filesExcludeGlobs, readConnection, readModelSettings, readProviderBaseUrls } from '../host/settings';
@@ -39,6 +40,7 @@ import { systemClock } from '../node/system-clock';
 import { VscodeWorkspace } from '../host/workspace/vscode-workspace';
 import { RecordingProblem } from '../core/replay/loaded-recording';
 import { randomUUID } from 'node:crypto';
+import type { EditorTeamApprovals } from './team-approvals-wiring';
 
 export interface ReplayWiringDeps {
   openStore(): Promise<ConversationStore>;
@@ -48,6 +50,8 @@ export interface ReplayWiringDeps {
   secrets: SecretSource;
   heldSecrets: HeldSecrets;
   toolPolicy?: ToolPolicy;
+  /** Named approvers, as every session of the window has them. */
+  teamApprovals?: EditorTeamApprovals;
   sandbox: Omit<SandboxSettings, 'root'>;
   ripgrep: string;
   worktreesFolder(): string;
@@ -124,6 +128,7 @@ export function wireReplay(deps: ReplayWiringDeps): Record<string, () => unknown
         sessionName: `Re-run from step ${step}`,
       }),
       ...(deps.toolPolicy ? { policy: deps.toolPolicy } : {}),
+      ...(deps.teamApprovals ? { guard: guardWith(deps.teamApprovals) } : {}),
       conversations: () => deps.openStore(),
       ...(deps.keepAsSession ? { keepAsSession: deps.keepAsSession } : {}),
       recordings: async () => {
@@ -203,4 +208,12 @@ async function configuredModels(secrets: SecretSource): Promise<string[]> {
   );
   const listed = setup.ok ? await setup.client.listModels(AbortSignal.timeout(5_000)).catch(() => []) : [];
   return [...new Set([settings.model, ...listed].filter((model) => model.trim() !== ''))];
+}
+
+/** A re-run's live calls go through the named approvers like a session's, in the re-run's folder. */
+function guardWith(team: EditorTeamApprovals): NonNullable<RerunFlowDeps['guard']> {
+  return (root, { approvals, policy }) => ({
+    approvals: team.gate(approvals, { root: () => root, workspace: () => new VscodeWorkspace(root) }),
+    ...(policy ? { policy: team.policy(policy, () => root) } : {}),
+  });
 }

@@ -436,6 +436,7 @@ export function createRuntime(shell: RuntimeShell): Runtime {
     secrets,
     heldSecrets: shell.heldSecrets,
     toolPolicy: windowParts.toolPolicy,
+    ...(windowParts.teamApprovals ? { teamApprovals: windowParts.teamApprovals } : {}),
     sandbox: windowParts.sandbox,
     ripgrep,
     worktreesFolder: () => worktreesFolder(context),

@@ -193,6 +193,15 @@ export interface RerunFlowDeps {
   /** The editor's approval notifications. */
   approvals: ApprovalGate;
   policy?: ToolPolicy;
+  /**
+   * What every session of the window gets on top of its gate and policy, for the place the
+   * re-run works in (named approvers: a guarded call becomes a request to the team, with paths
+   * relative to the re-run's worktree). A re-run runs live tools: it is guarded like a session.
+   */
+  guard?(
+    root: string,
+    guarded: { approvals: ApprovalGate; policy?: ToolPolicy },
+  ): { approvals: ApprovalGate; policy?: ToolPolicy };
   recordings(): Promise<RecordingStore>;
   /** The conversation history the re-run is kept in (absent: a recording only). */
   conversations?(): Promise<ConversationStore>;
@@ -237,6 +246,8 @@ export async function rerunInEditor(
   const place = await deps.place(loaded.recording.manifest, id.slice(0, 8));
   for (const notice of place.notices) deps.tell('info', notice);
   const { tools, workspace } = deps.tools(place.root);
+  const local = { approvals: deps.approvals, ...(deps.policy ? { policy: deps.policy } : {}) };
+  const guarded = deps.guard ? deps.guard(place.root, local) : local;
   const reapplied = await reapplyFileChanges(loaded, step, tools, workspace);
   for (const refused of reapplied.refused)
     deps.tell('warning', `Not put back: step ${refused.step} (${refused.path || 'no path'}): ${refused.reason}.`);
@@ -255,8 +266,8 @@ export async function rerunInEditor(
       modelClient: deps.modelClient,
       tools,
       place: place.manifestPlace,
-      ...(deps.policy ? { policy: deps.policy } : {}),
-      approvals: deps.approvals,
+      ...(guarded.policy ? { policy: guarded.policy } : {}),
+      approvals: guarded.approvals,
       recordings,
       ...(history
         ? {

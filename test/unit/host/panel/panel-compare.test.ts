@@ -247,6 +247,49 @@ describe('the Compare tab and the editor replay, host side', function () {
     );
   });
 
+  it("a re-run's live calls go through the window's guard (named approvers), in the re-run's own folder", async () => {
+    server.setScenario(TWO_PERSONALITIES);
+    const out = posted();
+    const guardedRoots: string[] = [];
+    const asked: string[] = [];
+    const compare = new PanelCompare(
+      {
+        ...runs,
+        rerun: (loaded, step) =>
+          rerunInEditor(loaded, step, {
+            ...editorDeps(async (options) => ({
+              option: options.find((option) => option.value === 'fake-model-large')!,
+            })),
+            newId: () => 'rerun-guarded',
+            guard: (root, local) => {
+              guardedRoots.push(root);
+              return {
+                ...local,
+                approvals: {
+                  request: async (request) => {
+                    asked.push(request.toolName);
+                    return { approved: false, source: 'user', reason: 'Waiting for a named approver: refused.' };
+                  },
+                },
+              };
+            },
+          }),
+      },
+      out.post,
+    );
+    await compare.request('c1', 'c1');
+    await compare.rerun('c1', 4);
+    assert.equal(guardedRoots.length, 1);
+    assert.notEqual(guardedRoots[0], repository.root, 'guarded where the re-run works, not the workspace');
+    assert.ok(fs.existsSync(guardedRoots[0]!));
+    assert.deepEqual(asked, ['write_file'], 'the live write was put to the guard');
+    assert.notEqual(
+      fs.readFileSync(path.join(guardedRoots[0]!, 'a.txt'), 'utf8'),
+      'HELLO!\n',
+      'the refused write did not happen',
+    );
+  });
+
   it('a re-run the user lets be (no choice) makes nothing and posts no comparison', async () => {
     const out = posted();
     let made = 0;
