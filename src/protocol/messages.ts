@@ -494,6 +494,10 @@ export const hostToPanelSchema = z.discriminatedUnion('type', [
   }),
 ]);
 export type HostToPanel = z.infer<typeof hostToPanelSchema>;
+/** The panel's event batches, checked by a parser of their own (src/protocol/panel-message-check.ts). */
+export type PanelEvents = Extract<HostToPanel, { type: 'agent_events' }>;
+/** Every other message the panel gets. */
+export type PanelMessage = Exclude<HostToPanel, { type: 'agent_events' }>;
 
 /** Validates a message from the developer panel; returns undefined for anything that does not fit. */
 export function parsePanelMessage(raw: unknown): PanelToHost | undefined {

@@ -17,7 +17,7 @@ import {
   type CompareChoice,
   type HostToPanel,
 } from '../../src/protocol/messages';
-import { parseHostToPanel } from '../../src/protocol/generated/panel-message-parser';
+import { parseHostToPanel } from '../../src/protocol/panel-message-check';
 import { MemoryRecordingStore } from '../unit/core/replay/test-recorder';
 
 /** A recording of `count` steps (prompts and reads, alternating); `changed` gives one step other text. */

@@ -18,7 +18,8 @@ import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import type { Browser } from 'playwright-core';
 import { webviewCsp } from '../../src/host/chat/webview-csp';
-import { HOST_MESSAGE_PARSERS } from '../../src/protocol/codegen/host-message-entries';
+import { chatUpdateSchema } from '../../src/protocol/codegen/host-message-entries';
+import { hostToPanelSchema } from '../../src/protocol/messages';
 import { launchChromium } from '../harness/chromium';
 import { table } from './bench-table';
 import { zodMiniModule } from './zod-mini-source';
@@ -61,12 +62,18 @@ export function checkVariants(): CheckVariant[] {
         'export const parseHostToPanel = (raw: unknown) => parseWith(hostToPanelSchema, raw);',
       ].join('\n'),
     },
-    { label: 'zod/mini', source: zodMiniModule(HOST_MESSAGE_PARSERS) },
+    {
+      label: 'zod/mini',
+      source: zodMiniModule([
+        { name: 'ChatUpdate', schema: chatUpdateSchema },
+        { name: 'HostToPanel', schema: hostToPanelSchema },
+      ]),
+    },
     {
       label: 'generated parsers (now)',
       source: [
         `export { parseChatUpdate } from ${protocol('generated/chat-update-parser')};`,
-        `export { parseHostToPanel } from ${protocol('generated/panel-message-parser')};`,
+        `export { parseHostToPanel } from ${protocol('panel-message-check')};`,
       ].join('\n'),
     },
   ];
@@ -78,7 +85,7 @@ async function bundle(variant: CheckVariant, entry: esbuild.BuildOptions['entryP
     name: 'check-variant',
     setup(build) {
       // The variant itself may import the generated parsers: only others' imports are swapped.
-      build.onResolve({ filter: /(^checks:variant$|generated\/(chat-update|panel-message)-parser$)/ }, (args) =>
+      build.onResolve({ filter: /(^checks:variant$|generated\/chat-update-parser$|\/panel-message-check$)/ }, (args) =>
         args.namespace === 'checks' ? undefined : { path: 'variant', namespace: 'checks' },
       );
       build.onLoad({ filter: /.*/, namespace: 'checks' }, () => ({

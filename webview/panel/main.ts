@@ -9,7 +9,7 @@ import '@vscode-elements/elements/dist/vscode-tab-panel/index.js';
 import '@vscode-elements/elements/dist/vscode-tabs/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { AgentEventType } from '../../src/protocol/events';
-import { parseHostToPanel } from '../../src/protocol/generated/panel-message-parser';
+import { parseHostToPanel } from '../../src/protocol/panel-message-check';
 import type { PanelToggle, PanelToggles } from '../../src/protocol/messages';
 import { postPanelMessage, webviewState } from '../shared/vscode-api';
 import { emptyNote } from './dom';

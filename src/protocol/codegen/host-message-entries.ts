@@ -17,8 +17,20 @@ const [firstUpdate, ...otherUpdates] = hostToWebviewSchema.options.filter(
 );
 export const chatUpdateSchema = z.discriminatedUnion('type', [firstUpdate!, ...otherUpdates]);
 
-/** Each webview's parser in a module of its own (src/protocol/generated/<file>): each bundles only its own. */
+/**
+ * The panel's messages in two parts: its event batches (every event's schema, the larger half)
+ * and the rest; src/protocol/panel-message-check.ts dispatches on `type`.
+ */
+const [panelEvents, ...panelOthers] = [...hostToPanelSchema.options].sort(
+  (a, b) => Number(b.shape.type.value === 'agent_events') - Number(a.shape.type.value === 'agent_events'),
+);
+export const panelEventsSchema = panelEvents!;
+const [firstPanelOther, ...morePanelOthers] = panelOthers;
+export const panelMessageSchema = z.discriminatedUnion('type', [firstPanelOther!, ...morePanelOthers]);
+
+/** Each webview's parsers in modules of their own (src/protocol/generated/<file>): each bundles only its own. */
 export const HOST_MESSAGE_PARSERS: Array<ParserEntry & { file: string }> = [
   { name: 'ChatUpdate', schema: chatUpdateSchema, typeName: 'ChatUpdate', file: 'chat-update-parser.ts' },
-  { name: 'HostToPanel', schema: hostToPanelSchema, typeName: 'HostToPanel', file: 'panel-message-parser.ts' },
+  { name: 'PanelEvents', schema: panelEventsSchema, typeName: 'PanelEvents', file: 'panel-events-parser.ts' },
+  { name: 'PanelMessage', schema: panelMessageSchema, typeName: 'PanelMessage', file: 'panel-message-parser.ts' },
 ];

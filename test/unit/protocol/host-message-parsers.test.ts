@@ -11,9 +11,11 @@ import { z } from 'zod';
 import { HOST_MESSAGE_PARSERS } from '../../../src/protocol/codegen/host-message-entries';
 import { GENERATED_PARSERS_DIR, hostMessageParserFiles } from '../../../src/protocol/codegen/host-message-parsers';
 import { generateParserModule, UnsupportedSchema } from '../../../src/protocol/codegen/parser-codegen';
-import { hostToWebviewSchema } from '../../../src/protocol/messages';
+import { hostToPanelSchema, hostToWebviewSchema } from '../../../src/protocol/messages';
 import { parseChatUpdate } from '../../../src/protocol/generated/chat-update-parser';
-import { parseHostToPanel } from '../../../src/protocol/generated/panel-message-parser';
+import { parsePanelEvents } from '../../../src/protocol/generated/panel-events-parser';
+import { parsePanelMessage } from '../../../src/protocol/generated/panel-message-parser';
+import { parseHostToPanel } from '../../../src/protocol/panel-message-check';
 import { mutate, Random, validSample } from './zod-samples';
 
 type Parser = (raw: unknown) => unknown;
@@ -100,7 +102,11 @@ describe('parsers generated from the protocol schemas', () => {
       assert.equal(fs.readFileSync(file, 'utf8'), source, `${file} is stale: run "npm run schemas"`);
   });
 
-  const shipped: Record<string, Parser> = { ChatUpdate: parseChatUpdate, HostToPanel: parseHostToPanel };
+  const shipped: Record<string, Parser> = {
+    ChatUpdate: parseChatUpdate,
+    PanelEvents: parsePanelEvents,
+    PanelMessage: parsePanelMessage,
+  };
   for (const entry of HOST_MESSAGE_PARSERS) {
     it(`${entry.name}: agrees with zod on valid and broken messages`, () => {
       const seen = fuzz(entry.schema as z.ZodType, shipped[entry.name]!, 23, 1_500);
@@ -108,6 +114,11 @@ describe('parsers generated from the protocol schemas', () => {
       assert.ok(seen.refused > 1_000 && seen.accepted > 1_500, JSON.stringify(seen));
     });
   }
+
+  it('the panel\'s two parsers, chosen by type, agree with zod on the whole host → panel protocol', () => {
+    const seen = fuzz(hostToPanelSchema, parseHostToPanel, 29, 2_000);
+    assert.ok(seen.refused > 1_000 && seen.accepted > 1_000, JSON.stringify(seen));
+  });
 
   it('the whole host → chat protocol (event batches included) agrees with zod', () => {
     const { HostToWebview } = compileParsers({ HostToWebview: hostToWebviewSchema });
