@@ -11,6 +11,9 @@ import { parsePanelMessage } from './generated/panel-message-parser';
 /** The message (a copy) when it fits the panel's protocol, else undefined. */
 export function parseHostToPanel(raw: unknown): HostToPanel | undefined {
   const isEvents =
-    typeof raw === 'object' && raw !== null && !Array.isArray(raw) && (raw as { type?: unknown }).type === 'agent_events';
+    typeof raw === 'object' &&
+    raw !== null &&
+    !Array.isArray(raw) &&
+    (raw as { type?: unknown }).type === 'agent_events';
   return isEvents ? parsePanelEvents(raw) : parsePanelMessage(raw);
 }

@@ -115,7 +115,7 @@ describe('parsers generated from the protocol schemas', () => {
     });
   }
 
-  it('the panel\'s two parsers, chosen by type, agree with zod on the whole host → panel protocol', () => {
+  it("the panel's two parsers, chosen by type, agree with zod on the whole host → panel protocol", () => {
     const seen = fuzz(hostToPanelSchema, parseHostToPanel, 29, 2_000);
     assert.ok(seen.refused > 1_000 && seen.accepted > 1_000, JSON.stringify(seen));
   });
