@@ -256,6 +256,7 @@ export class Conversation {
         ...(images.length ? { images } : {}),
         ...(context?.labels.length ? { attachments: context.labels } : {}),
         ...(context?.text ? { context: context.text } : {}),
+        ...(hookContext ? { hookContext } : {}),
         ...(options.retryOf !== undefined ? { retryOf: options.retryOf } : {}),
       });
       for (;;) {

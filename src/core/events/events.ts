@@ -104,6 +104,12 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     /** The attached text the model received after the prompt (kept so a reopened conversation has it). */
     context: z.string().optional(),
     /**
+     * What the prompt hooks added for the model (UserPromptSubmit's `additionalContext`), kept
+     * apart from the attached context: a reopened conversation gives the model the same text,
+     * while Retry runs the hooks again rather than repeating what they said then.
+     */
+    hookContext: z.string().optional(),
+    /**
      * The prompt sent again by Retry: the sequence number of the `error` that ended its failed
      * run. Surfaces show the prompt once, under that error, not a second time.
      */

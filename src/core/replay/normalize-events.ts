@@ -47,6 +47,8 @@ const DROPPED_FIELDS = new Set([
   // The context breakdown is scaled to a server's own count, which a replay does not ask for.
   'context',
   'retryOf',
+  // Hooks run again in a replay; what they add is in the request the replay compares.
+  'hookContext',
 ]);
 
 export function normalizeEvents(events: readonly AgentEvent[]): NormalizedEvent[] {

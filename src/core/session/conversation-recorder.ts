@@ -68,6 +68,7 @@ export class ConversationRecorder {
             ...(event.images?.length ? { images: event.images } : {}),
             ...(event.attachments ? { attachments: event.attachments } : {}),
             ...(event.context ? { context: event.context } : {}),
+            ...(event.hookContext ? { hookContext: event.hookContext } : {}),
             ...(event.retryOf !== undefined ? { retryOf: event.retryOf } : {}),
           },
           event.time,

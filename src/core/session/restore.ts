@@ -30,6 +30,7 @@ export function restoreConversation(conversationId: string, stored: readonly Sto
       text?: unknown;
       attachments?: unknown;
       context?: unknown;
+      hookContext?: unknown;
       retryOf?: unknown;
       images?: unknown;
     };
@@ -89,7 +90,8 @@ function historyFrom(events: readonly AgentEvent[]): ModelMessage[] {
       closeAssistant();
       if (!inRun) unanswered = { length: history.length, lastParts: history.at(-1)?.content.length ?? 0 };
       inRun = true;
-      const text = promptWithContext(event.text, event.context);
+      const context = [event.context, event.hookContext].filter(Boolean).join('\n\n');
+      const text = promptWithContext(event.text, context || undefined);
       const parts = [{ type: 'text' as const, text }, ...(event.images ?? []).map(pendingImage)];
       const last = history.at(-1);
       if (last?.role === 'user') last.content = [...last.content, ...parts];
@@ -133,7 +135,7 @@ function rollBack(history: ModelMessage[], mark: { length: number; lastParts: nu
 /** A stored prompt as its event: the labels of what was attached and the attached text, when stored. */
 function userMessage(
   text: string,
-  stored: { attachments?: unknown; context?: unknown; retryOf?: unknown; images?: unknown },
+  stored: { attachments?: unknown; context?: unknown; hookContext?: unknown; retryOf?: unknown; images?: unknown },
 ) {
   const attachments = Array.isArray(stored.attachments)
     ? stored.attachments.filter((label): label is string => typeof label === 'string')
@@ -145,6 +147,7 @@ function userMessage(
     ...(images.length ? { images } : {}),
     ...(attachments.length ? { attachments } : {}),
     ...(typeof stored.context === 'string' && stored.context ? { context: stored.context } : {}),
+    ...(typeof stored.hookContext === 'string' && stored.hookContext ? { hookContext: stored.hookContext } : {}),
     ...(Number.isSafeInteger(stored.retryOf) && (stored.retryOf as number) >= 0
       ? { retryOf: stored.retryOf as number }
       : {}),

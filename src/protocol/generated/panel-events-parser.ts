@@ -31,39 +31,40 @@ const p24 = /* @__PURE__ */ array(p11);
 const p25 = /* @__PURE__ */ optional(p24);
 const p26 = /* @__PURE__ */ field('attachments', p25, 'optional');
 const p27 = /* @__PURE__ */ field('context', p18, 'optional');
-const p28 = /* @__PURE__ */ leaf(
+const p28 = /* @__PURE__ */ field('hookContext', p18, 'optional');
+const p29 = /* @__PURE__ */ leaf(
   (x) => x === undefined || (typeof x === 'number' && Number.isSafeInteger(x) && x >= 0),
 );
-const p29 = /* @__PURE__ */ field('retryOf', p28, 'optional');
-const p30 = /* @__PURE__ */ object([p3, p4, p6, p8, p10, p12, p23, p26, p27, p29]);
-const p31 = /* @__PURE__ */ leaf((x) => x === 'text_delta');
-const p32 = /* @__PURE__ */ field('type', p31, 'required');
-const p33 = /* @__PURE__ */ object([p3, p4, p6, p8, p32, p12]);
-const p34 = /* @__PURE__ */ leaf((x) => x === 'tool_call');
-const p35 = /* @__PURE__ */ field('type', p34, 'required');
-const p36 = /* @__PURE__ */ field('toolCallId', p11, 'required');
-const p37 = /* @__PURE__ */ field('toolName', p11, 'required');
-const p38 = /* @__PURE__ */ leaf(() => true);
-const p39 = /* @__PURE__ */ field('input', p38, 'present');
-const p40 = /* @__PURE__ */ leaf((x) => x === 'tool_call_tag' || x === 'function_tag' || x === 'fenced_json');
-const p41 = /* @__PURE__ */ field('format', p40, 'required');
-const p42 = /* @__PURE__ */ leaf((x) => typeof x === 'boolean');
-const p43 = /* @__PURE__ */ field('repaired', p42, 'required');
-const p44 = /* @__PURE__ */ object([p41, p43]);
-const p45 = /* @__PURE__ */ optional(p44);
-const p46 = /* @__PURE__ */ field('fromText', p45, 'optional');
-const p47 = /* @__PURE__ */ object([p3, p4, p6, p8, p35, p36, p37, p39, p46]);
-const p48 = /* @__PURE__ */ leaf((x) => x === 'tool_approval_request');
-const p49 = /* @__PURE__ */ field('type', p48, 'required');
-const p50 = /* @__PURE__ */ field('summary', p11, 'required');
-const p51 = /* @__PURE__ */ field('reasons', p25, 'optional');
-const p52 = /* @__PURE__ */ leaf((x) => x === undefined || typeof x === 'boolean');
-const p53 = /* @__PURE__ */ field('warning', p52, 'optional');
-const p54 = /* @__PURE__ */ object([p3, p4, p6, p8, p49, p36, p37, p39, p50, p51, p53]);
-const p55 = /* @__PURE__ */ leaf((x) => x === 'tool_approval_result');
-const p56 = /* @__PURE__ */ field('type', p55, 'required');
-const p57 = /* @__PURE__ */ field('approved', p42, 'required');
-const p58 = /* @__PURE__ */ oneOf([
+const p30 = /* @__PURE__ */ field('retryOf', p29, 'optional');
+const p31 = /* @__PURE__ */ object([p3, p4, p6, p8, p10, p12, p23, p26, p27, p28, p30]);
+const p32 = /* @__PURE__ */ leaf((x) => x === 'text_delta');
+const p33 = /* @__PURE__ */ field('type', p32, 'required');
+const p34 = /* @__PURE__ */ object([p3, p4, p6, p8, p33, p12]);
+const p35 = /* @__PURE__ */ leaf((x) => x === 'tool_call');
+const p36 = /* @__PURE__ */ field('type', p35, 'required');
+const p37 = /* @__PURE__ */ field('toolCallId', p11, 'required');
+const p38 = /* @__PURE__ */ field('toolName', p11, 'required');
+const p39 = /* @__PURE__ */ leaf(() => true);
+const p40 = /* @__PURE__ */ field('input', p39, 'present');
+const p41 = /* @__PURE__ */ leaf((x) => x === 'tool_call_tag' || x === 'function_tag' || x === 'fenced_json');
+const p42 = /* @__PURE__ */ field('format', p41, 'required');
+const p43 = /* @__PURE__ */ leaf((x) => typeof x === 'boolean');
+const p44 = /* @__PURE__ */ field('repaired', p43, 'required');
+const p45 = /* @__PURE__ */ object([p42, p44]);
+const p46 = /* @__PURE__ */ optional(p45);
+const p47 = /* @__PURE__ */ field('fromText', p46, 'optional');
+const p48 = /* @__PURE__ */ object([p3, p4, p6, p8, p36, p37, p38, p40, p47]);
+const p49 = /* @__PURE__ */ leaf((x) => x === 'tool_approval_request');
+const p50 = /* @__PURE__ */ field('type', p49, 'required');
+const p51 = /* @__PURE__ */ field('summary', p11, 'required');
+const p52 = /* @__PURE__ */ field('reasons', p25, 'optional');
+const p53 = /* @__PURE__ */ leaf((x) => x === undefined || typeof x === 'boolean');
+const p54 = /* @__PURE__ */ field('warning', p53, 'optional');
+const p55 = /* @__PURE__ */ object([p3, p4, p6, p8, p50, p37, p38, p40, p51, p52, p54]);
+const p56 = /* @__PURE__ */ leaf((x) => x === 'tool_approval_result');
+const p57 = /* @__PURE__ */ field('type', p56, 'required');
+const p58 = /* @__PURE__ */ field('approved', p43, 'required');
+const p59 = /* @__PURE__ */ oneOf([
   'user',
   'hook',
   'session_rule',
@@ -73,22 +74,22 @@ const p58 = /* @__PURE__ */ oneOf([
   'read_only',
   'reviewer',
 ]);
-const p59 = /* @__PURE__ */ leaf(p58);
-const p60 = /* @__PURE__ */ field('source', p59, 'required');
-const p61 = /* @__PURE__ */ field('reason', p18, 'optional');
-const p62 = /* @__PURE__ */ leaf((x) => x === 'allow' || x === 'ask' || x === 'deny');
-const p63 = /* @__PURE__ */ field('decision', p62, 'required');
-const p64 = /* @__PURE__ */ field('reason', p11, 'required');
-const p65 = /* @__PURE__ */ field('failed', p52, 'optional');
-const p66 = /* @__PURE__ */ object([p63, p64, p65]);
-const p67 = /* @__PURE__ */ optional(p66);
-const p68 = /* @__PURE__ */ field('reviewer', p67, 'optional');
-const p69 = /* @__PURE__ */ object([p3, p4, p6, p8, p56, p36, p57, p60, p61, p68]);
-const p70 = /* @__PURE__ */ leaf((x) => x === 'team_approval');
-const p71 = /* @__PURE__ */ field('type', p70, 'required');
-const p72 = /* @__PURE__ */ field('requestId', p11, 'required');
-const p73 = /* @__PURE__ */ field('approvers', p24, 'required');
-const p74 = /* @__PURE__ */ oneOf([
+const p60 = /* @__PURE__ */ leaf(p59);
+const p61 = /* @__PURE__ */ field('source', p60, 'required');
+const p62 = /* @__PURE__ */ field('reason', p18, 'optional');
+const p63 = /* @__PURE__ */ leaf((x) => x === 'allow' || x === 'ask' || x === 'deny');
+const p64 = /* @__PURE__ */ field('decision', p63, 'required');
+const p65 = /* @__PURE__ */ field('reason', p11, 'required');
+const p66 = /* @__PURE__ */ field('failed', p53, 'optional');
+const p67 = /* @__PURE__ */ object([p64, p65, p66]);
+const p68 = /* @__PURE__ */ optional(p67);
+const p69 = /* @__PURE__ */ field('reviewer', p68, 'optional');
+const p70 = /* @__PURE__ */ object([p3, p4, p6, p8, p57, p37, p58, p61, p62, p69]);
+const p71 = /* @__PURE__ */ leaf((x) => x === 'team_approval');
+const p72 = /* @__PURE__ */ field('type', p71, 'required');
+const p73 = /* @__PURE__ */ field('requestId', p11, 'required');
+const p74 = /* @__PURE__ */ field('approvers', p24, 'required');
+const p75 = /* @__PURE__ */ oneOf([
   'waiting',
   'unreachable',
   'approved',
@@ -97,93 +98,93 @@ const p74 = /* @__PURE__ */ oneOf([
   'withdrawn',
   'refused',
 ]);
-const p75 = /* @__PURE__ */ leaf(p74);
-const p76 = /* @__PURE__ */ field('state', p75, 'required');
-const p77 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'number' && Number.isFinite(x)));
-const p78 = /* @__PURE__ */ field('deadline', p77, 'optional');
-const p79 = /* @__PURE__ */ field('by', p18, 'optional');
-const p80 = /* @__PURE__ */ field('unknown', p25, 'optional');
-const p81 = /* @__PURE__ */ object([p3, p4, p6, p8, p71, p36, p72, p73, p76, p78, p79, p61, p80]);
-const p82 = /* @__PURE__ */ leaf((x) => x === 'tool_result');
-const p83 = /* @__PURE__ */ field('type', p82, 'required');
-const p84 = /* @__PURE__ */ field('output', p11, 'required');
-const p85 = /* @__PURE__ */ field('isError', p42, 'required');
-const p86 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0);
-const p87 = /* @__PURE__ */ field('durationMs', p86, 'required');
-const p88 = /* @__PURE__ */ object([p3, p4, p6, p8, p83, p36, p37, p84, p85, p87, p23]);
-const p89 = /* @__PURE__ */ leaf((x) => x === 'subagent_start');
-const p90 = /* @__PURE__ */ field('type', p89, 'required');
-const p91 = /* @__PURE__ */ field('subagentId', p11, 'required');
-const p92 = /* @__PURE__ */ field('kind', p11, 'required');
-const p93 = /* @__PURE__ */ field('description', p11, 'required');
-const p94 = /* @__PURE__ */ object([p3, p4, p6, p8, p90, p91, p92, p93]);
-const p95 = /* @__PURE__ */ leaf((x) => x === 'subagent_end');
-const p96 = /* @__PURE__ */ field('type', p95, 'required');
-const p97 = /* @__PURE__ */ field('inputTokens', p86, 'required');
-const p98 = /* @__PURE__ */ field('outputTokens', p86, 'required');
-const p99 = /* @__PURE__ */ field('cacheReadTokens', p86, 'required');
-const p100 = /* @__PURE__ */ field('cacheWriteTokens', p86, 'required');
-const p101 = /* @__PURE__ */ object([p97, p98, p99, p100]);
-const p102 = /* @__PURE__ */ field('usage', p101, 'required');
-const p103 = /* @__PURE__ */ field('costUsd', p7, 'required');
-const p104 = /* @__PURE__ */ object([p3, p4, p6, p8, p96, p91, p50, p102, p103]);
-const p105 = /* @__PURE__ */ leaf((x) => x === 'task_update');
-const p106 = /* @__PURE__ */ field('type', p105, 'required');
-const p107 = /* @__PURE__ */ field('taskId', p11, 'required');
-const p108 = /* @__PURE__ */ field('subject', p11, 'required');
-const p109 = /* @__PURE__ */ oneOf(['pending', 'in_progress', 'completed', 'deleted']);
-const p110 = /* @__PURE__ */ leaf(p109);
-const p111 = /* @__PURE__ */ field('status', p110, 'required');
-const p112 = /* @__PURE__ */ field('owner', p18, 'optional');
-const p113 = /* @__PURE__ */ object([p3, p4, p6, p8, p106, p107, p108, p111, p112]);
-const p114 = /* @__PURE__ */ leaf((x) => x === 'background_result');
-const p115 = /* @__PURE__ */ field('type', p114, 'required');
-const p116 = /* @__PURE__ */ field('jobId', p11, 'required');
-const p117 = /* @__PURE__ */ field('command', p11, 'required');
-const p118 = /* @__PURE__ */ leaf((x) => x === null || (typeof x === 'number' && Number.isFinite(x)));
-const p119 = /* @__PURE__ */ field('exitCode', p118, 'required');
-const p120 = /* @__PURE__ */ object([p3, p4, p6, p8, p115, p116, p117, p84, p119]);
-const p121 = /* @__PURE__ */ leaf((x) => x === 'teammate_status');
-const p122 = /* @__PURE__ */ field('type', p121, 'required');
-const p123 = /* @__PURE__ */ field('name', p11, 'required');
-const p124 = /* @__PURE__ */ leaf((x) => x === 'working' || x === 'idle' || x === 'shutdown');
-const p125 = /* @__PURE__ */ field('status', p124, 'required');
-const p126 = /* @__PURE__ */ object([p3, p4, p6, p8, p122, p123, p125]);
-const p127 = /* @__PURE__ */ leaf((x) => x === 'compact');
-const p128 = /* @__PURE__ */ field('type', p127, 'required');
-const p129 = /* @__PURE__ */ leaf((x) => x === 'micro' || x === 'auto' || x === 'manual');
-const p130 = /* @__PURE__ */ field('kind', p129, 'required');
-const p131 = /* @__PURE__ */ field('tokensBefore', p86, 'required');
-const p132 = /* @__PURE__ */ field('tokensAfter', p86, 'required');
-const p133 = /* @__PURE__ */ field('transcript', p18, 'optional');
-const p134 = /* @__PURE__ */ object([p3, p4, p6, p8, p128, p130, p131, p132, p133]);
-const p135 = /* @__PURE__ */ leaf((x) => x === 'model_call');
-const p136 = /* @__PURE__ */ field('type', p135, 'required');
-const p137 = /* @__PURE__ */ leaf((x) => x === 'waiting' || x === 'answering' || x === 'stalled');
-const p138 = /* @__PURE__ */ field('state', p137, 'required');
-const p139 = /* @__PURE__ */ field('provider', p11, 'required');
-const p140 = /* @__PURE__ */ field('model', p11, 'required');
-const p141 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'number' && Number.isFinite(x) && x >= 0));
-const p142 = /* @__PURE__ */ field('silentMs', p141, 'optional');
-const p143 = /* @__PURE__ */ object([p3, p4, p6, p8, p136, p138, p139, p140, p142]);
-const p144 = /* @__PURE__ */ leaf((x) => x === 'llm_request');
-const p145 = /* @__PURE__ */ field('type', p144, 'required');
-const p146 = /* @__PURE__ */ field('payload', p38, 'present');
-const p147 = /* @__PURE__ */ object([p3, p4, p6, p8, p145, p72, p139, p140, p146]);
-const p148 = /* @__PURE__ */ leaf((x) => x === 'llm_response');
-const p149 = /* @__PURE__ */ field('type', p148, 'required');
-const p150 = /* @__PURE__ */ object([p3, p4, p6, p8, p149, p72, p139, p140, p146, p87]);
-const p151 = /* @__PURE__ */ leaf((x) => x === 'usage');
-const p152 = /* @__PURE__ */ field('type', p151, 'required');
-const p153 = /* @__PURE__ */ leaf((x) => x === 'call' || x === 'turn');
-const p154 = /* @__PURE__ */ field('scope', p153, 'required');
-const p155 = /* @__PURE__ */ field('provider', p18, 'optional');
-const p156 = /* @__PURE__ */ field('durationMs', p141, 'optional');
-const p157 = /* @__PURE__ */ field('work', p18, 'optional');
-const p158 = /* @__PURE__ */ field('costUsd', p86, 'required');
-const p159 = /* @__PURE__ */ field('reported', p42, 'required');
-const p160 = /* @__PURE__ */ field('reservationId', p18, 'optional');
-const p161 = /* @__PURE__ */ oneOf([
+const p76 = /* @__PURE__ */ leaf(p75);
+const p77 = /* @__PURE__ */ field('state', p76, 'required');
+const p78 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'number' && Number.isFinite(x)));
+const p79 = /* @__PURE__ */ field('deadline', p78, 'optional');
+const p80 = /* @__PURE__ */ field('by', p18, 'optional');
+const p81 = /* @__PURE__ */ field('unknown', p25, 'optional');
+const p82 = /* @__PURE__ */ object([p3, p4, p6, p8, p72, p37, p73, p74, p77, p79, p80, p62, p81]);
+const p83 = /* @__PURE__ */ leaf((x) => x === 'tool_result');
+const p84 = /* @__PURE__ */ field('type', p83, 'required');
+const p85 = /* @__PURE__ */ field('output', p11, 'required');
+const p86 = /* @__PURE__ */ field('isError', p43, 'required');
+const p87 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0);
+const p88 = /* @__PURE__ */ field('durationMs', p87, 'required');
+const p89 = /* @__PURE__ */ object([p3, p4, p6, p8, p84, p37, p38, p85, p86, p88, p23]);
+const p90 = /* @__PURE__ */ leaf((x) => x === 'subagent_start');
+const p91 = /* @__PURE__ */ field('type', p90, 'required');
+const p92 = /* @__PURE__ */ field('subagentId', p11, 'required');
+const p93 = /* @__PURE__ */ field('kind', p11, 'required');
+const p94 = /* @__PURE__ */ field('description', p11, 'required');
+const p95 = /* @__PURE__ */ object([p3, p4, p6, p8, p91, p92, p93, p94]);
+const p96 = /* @__PURE__ */ leaf((x) => x === 'subagent_end');
+const p97 = /* @__PURE__ */ field('type', p96, 'required');
+const p98 = /* @__PURE__ */ field('inputTokens', p87, 'required');
+const p99 = /* @__PURE__ */ field('outputTokens', p87, 'required');
+const p100 = /* @__PURE__ */ field('cacheReadTokens', p87, 'required');
+const p101 = /* @__PURE__ */ field('cacheWriteTokens', p87, 'required');
+const p102 = /* @__PURE__ */ object([p98, p99, p100, p101]);
+const p103 = /* @__PURE__ */ field('usage', p102, 'required');
+const p104 = /* @__PURE__ */ field('costUsd', p7, 'required');
+const p105 = /* @__PURE__ */ object([p3, p4, p6, p8, p97, p92, p51, p103, p104]);
+const p106 = /* @__PURE__ */ leaf((x) => x === 'task_update');
+const p107 = /* @__PURE__ */ field('type', p106, 'required');
+const p108 = /* @__PURE__ */ field('taskId', p11, 'required');
+const p109 = /* @__PURE__ */ field('subject', p11, 'required');
+const p110 = /* @__PURE__ */ oneOf(['pending', 'in_progress', 'completed', 'deleted']);
+const p111 = /* @__PURE__ */ leaf(p110);
+const p112 = /* @__PURE__ */ field('status', p111, 'required');
+const p113 = /* @__PURE__ */ field('owner', p18, 'optional');
+const p114 = /* @__PURE__ */ object([p3, p4, p6, p8, p107, p108, p109, p112, p113]);
+const p115 = /* @__PURE__ */ leaf((x) => x === 'background_result');
+const p116 = /* @__PURE__ */ field('type', p115, 'required');
+const p117 = /* @__PURE__ */ field('jobId', p11, 'required');
+const p118 = /* @__PURE__ */ field('command', p11, 'required');
+const p119 = /* @__PURE__ */ leaf((x) => x === null || (typeof x === 'number' && Number.isFinite(x)));
+const p120 = /* @__PURE__ */ field('exitCode', p119, 'required');
+const p121 = /* @__PURE__ */ object([p3, p4, p6, p8, p116, p117, p118, p85, p120]);
+const p122 = /* @__PURE__ */ leaf((x) => x === 'teammate_status');
+const p123 = /* @__PURE__ */ field('type', p122, 'required');
+const p124 = /* @__PURE__ */ field('name', p11, 'required');
+const p125 = /* @__PURE__ */ leaf((x) => x === 'working' || x === 'idle' || x === 'shutdown');
+const p126 = /* @__PURE__ */ field('status', p125, 'required');
+const p127 = /* @__PURE__ */ object([p3, p4, p6, p8, p123, p124, p126]);
+const p128 = /* @__PURE__ */ leaf((x) => x === 'compact');
+const p129 = /* @__PURE__ */ field('type', p128, 'required');
+const p130 = /* @__PURE__ */ leaf((x) => x === 'micro' || x === 'auto' || x === 'manual');
+const p131 = /* @__PURE__ */ field('kind', p130, 'required');
+const p132 = /* @__PURE__ */ field('tokensBefore', p87, 'required');
+const p133 = /* @__PURE__ */ field('tokensAfter', p87, 'required');
+const p134 = /* @__PURE__ */ field('transcript', p18, 'optional');
+const p135 = /* @__PURE__ */ object([p3, p4, p6, p8, p129, p131, p132, p133, p134]);
+const p136 = /* @__PURE__ */ leaf((x) => x === 'model_call');
+const p137 = /* @__PURE__ */ field('type', p136, 'required');
+const p138 = /* @__PURE__ */ leaf((x) => x === 'waiting' || x === 'answering' || x === 'stalled');
+const p139 = /* @__PURE__ */ field('state', p138, 'required');
+const p140 = /* @__PURE__ */ field('provider', p11, 'required');
+const p141 = /* @__PURE__ */ field('model', p11, 'required');
+const p142 = /* @__PURE__ */ leaf((x) => x === undefined || (typeof x === 'number' && Number.isFinite(x) && x >= 0));
+const p143 = /* @__PURE__ */ field('silentMs', p142, 'optional');
+const p144 = /* @__PURE__ */ object([p3, p4, p6, p8, p137, p139, p140, p141, p143]);
+const p145 = /* @__PURE__ */ leaf((x) => x === 'llm_request');
+const p146 = /* @__PURE__ */ field('type', p145, 'required');
+const p147 = /* @__PURE__ */ field('payload', p39, 'present');
+const p148 = /* @__PURE__ */ object([p3, p4, p6, p8, p146, p73, p140, p141, p147]);
+const p149 = /* @__PURE__ */ leaf((x) => x === 'llm_response');
+const p150 = /* @__PURE__ */ field('type', p149, 'required');
+const p151 = /* @__PURE__ */ object([p3, p4, p6, p8, p150, p73, p140, p141, p147, p88]);
+const p152 = /* @__PURE__ */ leaf((x) => x === 'usage');
+const p153 = /* @__PURE__ */ field('type', p152, 'required');
+const p154 = /* @__PURE__ */ leaf((x) => x === 'call' || x === 'turn');
+const p155 = /* @__PURE__ */ field('scope', p154, 'required');
+const p156 = /* @__PURE__ */ field('provider', p18, 'optional');
+const p157 = /* @__PURE__ */ field('durationMs', p142, 'optional');
+const p158 = /* @__PURE__ */ field('work', p18, 'optional');
+const p159 = /* @__PURE__ */ field('costUsd', p87, 'required');
+const p160 = /* @__PURE__ */ field('reported', p43, 'required');
+const p161 = /* @__PURE__ */ field('reservationId', p18, 'optional');
+const p162 = /* @__PURE__ */ oneOf([
   'authentication',
   'connection',
   'rate_limit',
@@ -196,65 +197,65 @@ const p161 = /* @__PURE__ */ oneOf([
   'budget',
   'internal',
 ]);
-const p162 = /* @__PURE__ */ leaf((x) => x === undefined || p161(x) || x === 'interrupted');
-const p163 = /* @__PURE__ */ field('failure', p162, 'optional');
-const p164 = /* @__PURE__ */ field('window', p15, 'required');
-const p165 = /* @__PURE__ */ field('systemAndTools', p5, 'required');
-const p166 = /* @__PURE__ */ field('rulesAndMemory', p5, 'required');
-const p167 = /* @__PURE__ */ field('conversation', p5, 'required');
-const p168 = /* @__PURE__ */ field('toolResults', p5, 'required');
-const p169 = /* @__PURE__ */ field('counted', p42, 'required');
-const p170 = /* @__PURE__ */ object([p164, p165, p166, p167, p168, p169]);
-const p171 = /* @__PURE__ */ optional(p170);
-const p172 = /* @__PURE__ */ field('context', p171, 'optional');
-const p173 = /* @__PURE__ */ object([
+const p163 = /* @__PURE__ */ leaf((x) => x === undefined || p162(x) || x === 'interrupted');
+const p164 = /* @__PURE__ */ field('failure', p163, 'optional');
+const p165 = /* @__PURE__ */ field('window', p15, 'required');
+const p166 = /* @__PURE__ */ field('systemAndTools', p5, 'required');
+const p167 = /* @__PURE__ */ field('rulesAndMemory', p5, 'required');
+const p168 = /* @__PURE__ */ field('conversation', p5, 'required');
+const p169 = /* @__PURE__ */ field('toolResults', p5, 'required');
+const p170 = /* @__PURE__ */ field('counted', p43, 'required');
+const p171 = /* @__PURE__ */ object([p165, p166, p167, p168, p169, p170]);
+const p172 = /* @__PURE__ */ optional(p171);
+const p173 = /* @__PURE__ */ field('context', p172, 'optional');
+const p174 = /* @__PURE__ */ object([
   p3,
   p4,
   p6,
   p8,
-  p152,
-  p154,
-  p140,
+  p153,
   p155,
+  p141,
   p156,
   p157,
-  p102,
   p158,
+  p103,
   p159,
   p160,
-  p163,
-  p172,
+  p161,
+  p164,
+  p173,
 ]);
-const p174 = /* @__PURE__ */ leaf((x) => x === 'cache_break');
-const p175 = /* @__PURE__ */ field('type', p174, 'required');
-const p176 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1);
-const p177 = /* @__PURE__ */ field('previousShare', p176, 'required');
-const p178 = /* @__PURE__ */ field('share', p176, 'required');
-const p179 = /* @__PURE__ */ field('missedTokens', p5, 'required');
-const p180 = /* @__PURE__ */ field('extraCostUsd', p86, 'required');
-const p181 = /* @__PURE__ */ oneOf([
+const p175 = /* @__PURE__ */ leaf((x) => x === 'cache_break');
+const p176 = /* @__PURE__ */ field('type', p175, 'required');
+const p177 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1);
+const p178 = /* @__PURE__ */ field('previousShare', p177, 'required');
+const p179 = /* @__PURE__ */ field('share', p177, 'required');
+const p180 = /* @__PURE__ */ field('missedTokens', p5, 'required');
+const p181 = /* @__PURE__ */ field('extraCostUsd', p87, 'required');
+const p182 = /* @__PURE__ */ oneOf([
   'model_switched',
   'system_prompt_changed',
   'tools_changed',
   'history_rewritten',
   'cache_expired',
 ]);
-const p182 = /* @__PURE__ */ leaf(p181);
-const p183 = /* @__PURE__ */ array(p182);
-const p184 = /* @__PURE__ */ field('reasons', p183, 'required');
-const p185 = /* @__PURE__ */ field('secondsSinceLastCall', p86, 'required');
-const p186 = /* @__PURE__ */ object([p3, p4, p6, p8, p175, p139, p140, p157, p177, p178, p179, p180, p184, p185]);
-const p187 = /* @__PURE__ */ leaf((x) => x === 'cost_warning');
-const p188 = /* @__PURE__ */ field('type', p187, 'required');
-const p189 = /* @__PURE__ */ field('inputTokens', p5, 'required');
-const p190 = /* @__PURE__ */ field('cachedTokens', p5, 'required');
-const p191 = /* @__PURE__ */ field('estimatedUsd', p86, 'required');
-const p192 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x > 0);
-const p193 = /* @__PURE__ */ field('thresholdUsd', p192, 'required');
-const p194 = /* @__PURE__ */ object([p3, p4, p6, p8, p188, p139, p140, p157, p189, p190, p191, p193]);
-const p195 = /* @__PURE__ */ leaf((x) => x === 'budget');
-const p196 = /* @__PURE__ */ field('type', p195, 'required');
-const p197 = /* @__PURE__ */ oneOf([
+const p183 = /* @__PURE__ */ leaf(p182);
+const p184 = /* @__PURE__ */ array(p183);
+const p185 = /* @__PURE__ */ field('reasons', p184, 'required');
+const p186 = /* @__PURE__ */ field('secondsSinceLastCall', p87, 'required');
+const p187 = /* @__PURE__ */ object([p3, p4, p6, p8, p176, p140, p141, p158, p178, p179, p180, p181, p185, p186]);
+const p188 = /* @__PURE__ */ leaf((x) => x === 'cost_warning');
+const p189 = /* @__PURE__ */ field('type', p188, 'required');
+const p190 = /* @__PURE__ */ field('inputTokens', p5, 'required');
+const p191 = /* @__PURE__ */ field('cachedTokens', p5, 'required');
+const p192 = /* @__PURE__ */ field('estimatedUsd', p87, 'required');
+const p193 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isFinite(x) && x > 0);
+const p194 = /* @__PURE__ */ field('thresholdUsd', p193, 'required');
+const p195 = /* @__PURE__ */ object([p3, p4, p6, p8, p189, p140, p141, p158, p190, p191, p192, p194]);
+const p196 = /* @__PURE__ */ leaf((x) => x === 'budget');
+const p197 = /* @__PURE__ */ field('type', p196, 'required');
+const p198 = /* @__PURE__ */ oneOf([
   'conversation',
   'daily',
   'monthly',
@@ -263,138 +264,138 @@ const p197 = /* @__PURE__ */ oneOf([
   'member_daily',
   'member_monthly',
 ]);
-const p198 = /* @__PURE__ */ leaf(p197);
-const p199 = /* @__PURE__ */ field('scope', p198, 'required');
-const p200 = /* @__PURE__ */ leaf((x) => x === 'usd' || x === 'tokens');
-const p201 = /* @__PURE__ */ field('unit', p200, 'required');
-const p202 = /* @__PURE__ */ field('spent', p86, 'required');
-const p203 = /* @__PURE__ */ field('limit', p192, 'required');
-const p204 = /* @__PURE__ */ leaf((x) => x === 'warning' || x === 'exceeded');
-const p205 = /* @__PURE__ */ field('level', p204, 'required');
-const p206 = /* @__PURE__ */ leaf((x) => x === 'warn' || x === 'block');
-const p207 = /* @__PURE__ */ field('action', p206, 'required');
-const p208 = /* @__PURE__ */ object([p3, p4, p6, p8, p196, p199, p201, p202, p203, p205, p207]);
-const p209 = /* @__PURE__ */ leaf((x) => x === 'plan_mode');
-const p210 = /* @__PURE__ */ field('type', p209, 'required');
-const p211 = /* @__PURE__ */ field('active', p42, 'required');
-const p212 = /* @__PURE__ */ leaf((x) => x === 'user' || x === 'plan_approved');
-const p213 = /* @__PURE__ */ field('reason', p212, 'required');
-const p214 = /* @__PURE__ */ object([p3, p4, p6, p8, p210, p211, p213]);
-const p215 = /* @__PURE__ */ leaf((x) => x === 'files_changed');
-const p216 = /* @__PURE__ */ field('type', p215, 'required');
-const p217 = /* @__PURE__ */ field('turn', p15, 'required');
-const p218 = /* @__PURE__ */ field('path', p11, 'required');
-const p219 = /* @__PURE__ */ leaf((x) => x === 'created' || x === 'modified');
-const p220 = /* @__PURE__ */ field('change', p219, 'required');
-const p221 = /* @__PURE__ */ object([p218, p220]);
-const p222 = /* @__PURE__ */ array(p221);
-const p223 = /* @__PURE__ */ field('files', p222, 'required');
-const p224 = /* @__PURE__ */ object([p3, p4, p6, p8, p216, p217, p223]);
-const p225 = /* @__PURE__ */ leaf((x) => x === 'turn_reverted');
-const p226 = /* @__PURE__ */ field('type', p225, 'required');
-const p227 = /* @__PURE__ */ field('restored', p24, 'required');
-const p228 = /* @__PURE__ */ field('deleted', p24, 'required');
-const p229 = /* @__PURE__ */ object([p218, p64]);
-const p230 = /* @__PURE__ */ array(p229);
-const p231 = /* @__PURE__ */ field('failed', p230, 'required');
-const p232 = /* @__PURE__ */ object([p3, p4, p6, p8, p226, p217, p227, p228, p231]);
-const p233 = /* @__PURE__ */ leaf((x) => x === 'review_hunks');
-const p234 = /* @__PURE__ */ field('type', p233, 'required');
-const p235 = /* @__PURE__ */ field('beforeLine', p5, 'required');
-const p236 = /* @__PURE__ */ field('afterLine', p5, 'required');
-const p237 = /* @__PURE__ */ field('removed', p24, 'required');
-const p238 = /* @__PURE__ */ field('added', p24, 'required');
-const p239 = /* @__PURE__ */ field('above', p24, 'required');
-const p240 = /* @__PURE__ */ field('below', p24, 'required');
-const p241 = /* @__PURE__ */ field('atStart', p42, 'required');
-const p242 = /* @__PURE__ */ field('atEnd', p42, 'required');
-const p243 = /* @__PURE__ */ object([p235, p236, p237, p238, p239, p240, p241, p242]);
-const p244 = /* @__PURE__ */ array(p243);
-const p245 = /* @__PURE__ */ optional(p244);
-const p246 = /* @__PURE__ */ field('hunks', p245, 'optional');
-const p247 = /* @__PURE__ */ field('unreviewable', p18, 'optional');
-const p248 = /* @__PURE__ */ object([p218, p220, p246, p247]);
-const p249 = /* @__PURE__ */ array(p248);
-const p250 = /* @__PURE__ */ field('files', p249, 'required');
-const p251 = /* @__PURE__ */ object([p3, p4, p6, p8, p234, p217, p250]);
-const p252 = /* @__PURE__ */ leaf((x) => x === 'review_decision');
-const p253 = /* @__PURE__ */ field('type', p252, 'required');
-const p254 = /* @__PURE__ */ array(p5);
-const p255 = /* @__PURE__ */ field('hunks', p254, 'required');
-const p256 = /* @__PURE__ */ leaf((x) => x === 'kept' || x === 'undone' || x === 'reopened');
-const p257 = /* @__PURE__ */ field('decision', p256, 'required');
-const p258 = /* @__PURE__ */ array(p15);
-const p259 = /* @__PURE__ */ optional(p258);
-const p260 = /* @__PURE__ */ field('lines', p259, 'optional');
-const p261 = /* @__PURE__ */ field('deleted', p52, 'optional');
-const p262 = /* @__PURE__ */ object([p3, p4, p6, p8, p253, p217, p218, p255, p257, p260, p261]);
-const p263 = /* @__PURE__ */ leaf((x) => x === 'review_note');
-const p264 = /* @__PURE__ */ field('type', p263, 'required');
-const p265 = /* @__PURE__ */ field('hunk', p5, 'required');
-const p266 = /* @__PURE__ */ object([p217, p218, p265]);
-const p267 = /* @__PURE__ */ array(p266);
-const p268 = /* @__PURE__ */ field('hunks', p267, 'required');
-const p269 = /* @__PURE__ */ object([p3, p4, p6, p8, p264, p12, p268]);
-const p270 = /* @__PURE__ */ leaf((x) => x === 'conversation_forked');
-const p271 = /* @__PURE__ */ field('type', p270, 'required');
-const p272 = /* @__PURE__ */ field('parentId', p2, 'required');
-const p273 = /* @__PURE__ */ field('forkId', p2, 'required');
-const p274 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= -1);
-const p275 = /* @__PURE__ */ field('atSeq', p274, 'required');
-const p276 = /* @__PURE__ */ leaf((x) => x === 'fork' || x === 'rewind');
-const p277 = /* @__PURE__ */ field('reason', p276, 'required');
-const p278 = /* @__PURE__ */ field('title', p11, 'required');
-const p279 = /* @__PURE__ */ object([p3, p4, p6, p8, p271, p272, p273, p275, p277, p278]);
-const p280 = /* @__PURE__ */ leaf((x) => x === 'interrupted');
-const p281 = /* @__PURE__ */ field('type', p280, 'required');
-const p282 = /* @__PURE__ */ field('feedback', p18, 'optional');
-const p283 = /* @__PURE__ */ object([p3, p4, p6, p8, p281, p64, p282]);
-const p284 = /* @__PURE__ */ leaf((x) => x === 'error');
-const p285 = /* @__PURE__ */ field('type', p284, 'required');
-const p286 = /* @__PURE__ */ field('message', p11, 'required');
-const p287 = /* @__PURE__ */ leaf(p161);
-const p288 = /* @__PURE__ */ field('kind', p287, 'required');
-const p289 = /* @__PURE__ */ object([p3, p4, p6, p8, p285, p286, p288]);
-const p290 = /* @__PURE__ */ leaf((x) => x === 'done');
-const p291 = /* @__PURE__ */ field('type', p290, 'required');
-const p292 = /* @__PURE__ */ field('stopReason', p11, 'required');
-const p293 = /* @__PURE__ */ field('turns', p5, 'required');
-const p294 = /* @__PURE__ */ object([p3, p4, p6, p8, p291, p292, p293]);
-const p295 = /* @__PURE__ */ tagged('type', [
-  ['user_message', p30],
-  ['text_delta', p33],
-  ['tool_call', p47],
-  ['tool_approval_request', p54],
-  ['tool_approval_result', p69],
-  ['team_approval', p81],
-  ['tool_result', p88],
-  ['subagent_start', p94],
-  ['subagent_end', p104],
-  ['task_update', p113],
-  ['background_result', p120],
-  ['teammate_status', p126],
-  ['compact', p134],
-  ['model_call', p143],
-  ['llm_request', p147],
-  ['llm_response', p150],
-  ['usage', p173],
-  ['cache_break', p186],
-  ['cost_warning', p194],
-  ['budget', p208],
-  ['plan_mode', p214],
-  ['files_changed', p224],
-  ['turn_reverted', p232],
-  ['review_hunks', p251],
-  ['review_decision', p262],
-  ['review_note', p269],
-  ['conversation_forked', p279],
-  ['interrupted', p283],
-  ['error', p289],
-  ['done', p294],
+const p199 = /* @__PURE__ */ leaf(p198);
+const p200 = /* @__PURE__ */ field('scope', p199, 'required');
+const p201 = /* @__PURE__ */ leaf((x) => x === 'usd' || x === 'tokens');
+const p202 = /* @__PURE__ */ field('unit', p201, 'required');
+const p203 = /* @__PURE__ */ field('spent', p87, 'required');
+const p204 = /* @__PURE__ */ field('limit', p193, 'required');
+const p205 = /* @__PURE__ */ leaf((x) => x === 'warning' || x === 'exceeded');
+const p206 = /* @__PURE__ */ field('level', p205, 'required');
+const p207 = /* @__PURE__ */ leaf((x) => x === 'warn' || x === 'block');
+const p208 = /* @__PURE__ */ field('action', p207, 'required');
+const p209 = /* @__PURE__ */ object([p3, p4, p6, p8, p197, p200, p202, p203, p204, p206, p208]);
+const p210 = /* @__PURE__ */ leaf((x) => x === 'plan_mode');
+const p211 = /* @__PURE__ */ field('type', p210, 'required');
+const p212 = /* @__PURE__ */ field('active', p43, 'required');
+const p213 = /* @__PURE__ */ leaf((x) => x === 'user' || x === 'plan_approved');
+const p214 = /* @__PURE__ */ field('reason', p213, 'required');
+const p215 = /* @__PURE__ */ object([p3, p4, p6, p8, p211, p212, p214]);
+const p216 = /* @__PURE__ */ leaf((x) => x === 'files_changed');
+const p217 = /* @__PURE__ */ field('type', p216, 'required');
+const p218 = /* @__PURE__ */ field('turn', p15, 'required');
+const p219 = /* @__PURE__ */ field('path', p11, 'required');
+const p220 = /* @__PURE__ */ leaf((x) => x === 'created' || x === 'modified');
+const p221 = /* @__PURE__ */ field('change', p220, 'required');
+const p222 = /* @__PURE__ */ object([p219, p221]);
+const p223 = /* @__PURE__ */ array(p222);
+const p224 = /* @__PURE__ */ field('files', p223, 'required');
+const p225 = /* @__PURE__ */ object([p3, p4, p6, p8, p217, p218, p224]);
+const p226 = /* @__PURE__ */ leaf((x) => x === 'turn_reverted');
+const p227 = /* @__PURE__ */ field('type', p226, 'required');
+const p228 = /* @__PURE__ */ field('restored', p24, 'required');
+const p229 = /* @__PURE__ */ field('deleted', p24, 'required');
+const p230 = /* @__PURE__ */ object([p219, p65]);
+const p231 = /* @__PURE__ */ array(p230);
+const p232 = /* @__PURE__ */ field('failed', p231, 'required');
+const p233 = /* @__PURE__ */ object([p3, p4, p6, p8, p227, p218, p228, p229, p232]);
+const p234 = /* @__PURE__ */ leaf((x) => x === 'review_hunks');
+const p235 = /* @__PURE__ */ field('type', p234, 'required');
+const p236 = /* @__PURE__ */ field('beforeLine', p5, 'required');
+const p237 = /* @__PURE__ */ field('afterLine', p5, 'required');
+const p238 = /* @__PURE__ */ field('removed', p24, 'required');
+const p239 = /* @__PURE__ */ field('added', p24, 'required');
+const p240 = /* @__PURE__ */ field('above', p24, 'required');
+const p241 = /* @__PURE__ */ field('below', p24, 'required');
+const p242 = /* @__PURE__ */ field('atStart', p43, 'required');
+const p243 = /* @__PURE__ */ field('atEnd', p43, 'required');
+const p244 = /* @__PURE__ */ object([p236, p237, p238, p239, p240, p241, p242, p243]);
+const p245 = /* @__PURE__ */ array(p244);
+const p246 = /* @__PURE__ */ optional(p245);
+const p247 = /* @__PURE__ */ field('hunks', p246, 'optional');
+const p248 = /* @__PURE__ */ field('unreviewable', p18, 'optional');
+const p249 = /* @__PURE__ */ object([p219, p221, p247, p248]);
+const p250 = /* @__PURE__ */ array(p249);
+const p251 = /* @__PURE__ */ field('files', p250, 'required');
+const p252 = /* @__PURE__ */ object([p3, p4, p6, p8, p235, p218, p251]);
+const p253 = /* @__PURE__ */ leaf((x) => x === 'review_decision');
+const p254 = /* @__PURE__ */ field('type', p253, 'required');
+const p255 = /* @__PURE__ */ array(p5);
+const p256 = /* @__PURE__ */ field('hunks', p255, 'required');
+const p257 = /* @__PURE__ */ leaf((x) => x === 'kept' || x === 'undone' || x === 'reopened');
+const p258 = /* @__PURE__ */ field('decision', p257, 'required');
+const p259 = /* @__PURE__ */ array(p15);
+const p260 = /* @__PURE__ */ optional(p259);
+const p261 = /* @__PURE__ */ field('lines', p260, 'optional');
+const p262 = /* @__PURE__ */ field('deleted', p53, 'optional');
+const p263 = /* @__PURE__ */ object([p3, p4, p6, p8, p254, p218, p219, p256, p258, p261, p262]);
+const p264 = /* @__PURE__ */ leaf((x) => x === 'review_note');
+const p265 = /* @__PURE__ */ field('type', p264, 'required');
+const p266 = /* @__PURE__ */ field('hunk', p5, 'required');
+const p267 = /* @__PURE__ */ object([p218, p219, p266]);
+const p268 = /* @__PURE__ */ array(p267);
+const p269 = /* @__PURE__ */ field('hunks', p268, 'required');
+const p270 = /* @__PURE__ */ object([p3, p4, p6, p8, p265, p12, p269]);
+const p271 = /* @__PURE__ */ leaf((x) => x === 'conversation_forked');
+const p272 = /* @__PURE__ */ field('type', p271, 'required');
+const p273 = /* @__PURE__ */ field('parentId', p2, 'required');
+const p274 = /* @__PURE__ */ field('forkId', p2, 'required');
+const p275 = /* @__PURE__ */ leaf((x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= -1);
+const p276 = /* @__PURE__ */ field('atSeq', p275, 'required');
+const p277 = /* @__PURE__ */ leaf((x) => x === 'fork' || x === 'rewind');
+const p278 = /* @__PURE__ */ field('reason', p277, 'required');
+const p279 = /* @__PURE__ */ field('title', p11, 'required');
+const p280 = /* @__PURE__ */ object([p3, p4, p6, p8, p272, p273, p274, p276, p278, p279]);
+const p281 = /* @__PURE__ */ leaf((x) => x === 'interrupted');
+const p282 = /* @__PURE__ */ field('type', p281, 'required');
+const p283 = /* @__PURE__ */ field('feedback', p18, 'optional');
+const p284 = /* @__PURE__ */ object([p3, p4, p6, p8, p282, p65, p283]);
+const p285 = /* @__PURE__ */ leaf((x) => x === 'error');
+const p286 = /* @__PURE__ */ field('type', p285, 'required');
+const p287 = /* @__PURE__ */ field('message', p11, 'required');
+const p288 = /* @__PURE__ */ leaf(p162);
+const p289 = /* @__PURE__ */ field('kind', p288, 'required');
+const p290 = /* @__PURE__ */ object([p3, p4, p6, p8, p286, p287, p289]);
+const p291 = /* @__PURE__ */ leaf((x) => x === 'done');
+const p292 = /* @__PURE__ */ field('type', p291, 'required');
+const p293 = /* @__PURE__ */ field('stopReason', p11, 'required');
+const p294 = /* @__PURE__ */ field('turns', p5, 'required');
+const p295 = /* @__PURE__ */ object([p3, p4, p6, p8, p292, p293, p294]);
+const p296 = /* @__PURE__ */ tagged('type', [
+  ['user_message', p31],
+  ['text_delta', p34],
+  ['tool_call', p48],
+  ['tool_approval_request', p55],
+  ['tool_approval_result', p70],
+  ['team_approval', p82],
+  ['tool_result', p89],
+  ['subagent_start', p95],
+  ['subagent_end', p105],
+  ['task_update', p114],
+  ['background_result', p121],
+  ['teammate_status', p127],
+  ['compact', p135],
+  ['model_call', p144],
+  ['llm_request', p148],
+  ['llm_response', p151],
+  ['usage', p174],
+  ['cache_break', p187],
+  ['cost_warning', p195],
+  ['budget', p209],
+  ['plan_mode', p215],
+  ['files_changed', p225],
+  ['turn_reverted', p233],
+  ['review_hunks', p252],
+  ['review_decision', p263],
+  ['review_note', p270],
+  ['conversation_forked', p280],
+  ['interrupted', p284],
+  ['error', p290],
+  ['done', p295],
 ]);
-const p296 = /* @__PURE__ */ array(p295);
-const p297 = /* @__PURE__ */ field('events', p296, 'required');
-const p298 = /* @__PURE__ */ object([p1, p297], ['type', 'events']);
+const p297 = /* @__PURE__ */ array(p296);
+const p298 = /* @__PURE__ */ field('events', p297, 'required');
+const p299 = /* @__PURE__ */ object([p1, p298], ['type', 'events']);
 
 /** Parses like the zod schema's `safeParse`: the value (a copy) when it fits, else undefined. */
-export const parsePanelEvents = (raw: unknown) => parseWith<PanelEvents>(p298, raw);
+export const parsePanelEvents = (raw: unknown) => parseWith<PanelEvents>(p299, raw);
