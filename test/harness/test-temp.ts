@@ -1,0 +1,24 @@
+/**
+ * One temporary folder per test run, removed when the run ends: tests make their folders with
+ * os.tmpdir() (stores, workspaces, homes, sandboxes — tens of thousands over a day of runs), and
+ * a run that removed none of them filled /tmp. Loaded before the tests (.mocharc's `require`);
+ * every child process inherits it through TMPDIR. Open to every user like /tmp itself: the
+ * PostgreSQL tests run the server as its own user, with its data folder in here.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+if (!process.env.OPENAGENT_TEST_TMPDIR) {
+  const run = fs.mkdtempSync(path.join(os.tmpdir(), 'openagent-run-'));
+  fs.chmodSync(run, 0o1777);
+  process.env.OPENAGENT_TEST_TMPDIR = run;
+  process.env.TMPDIR = run;
+  process.on('exit', () => {
+    try {
+      fs.rmSync(run, { recursive: true, force: true, maxRetries: 2 });
+    } catch {
+      // A folder a test left unremovable (a mount, a busy file) stays; the rest is gone.
+    }
+  });
+}
