@@ -237,6 +237,9 @@ export function deniedInText(
             matchesPattern(pattern, named.join(' ')) || matchesWords(pattern, named) || deniesByMeaning(pattern, named),
         );
         if (denied !== undefined) return { denied, words: named };
+        // A word decided only at run time, or a git alias, that may make it match one.
+        const unsure = indirect(fitting, roughSegment(named), budget);
+        if (unsure !== undefined) return unsure;
       }
       // A quoted string may be run as a command of its own (`sh -c '…'` in a function).
       if (depth < MAX_DEPTH && first !== command && SHELL_SYNTAX.test(first)) {
@@ -246,6 +249,21 @@ export function deniedInText(
     }
   }
   return undefined;
+}
+
+/** Rough words as a segment: every word holding `$`, `` ` `` or a glob character is run-time. */
+function roughSegment(words: readonly string[]): CommandSegment {
+  return {
+    argv: [...words],
+    program: words[0] ?? '',
+    args: words.slice(1),
+    facts: words.map((word) => {
+      const open = /[$`*?[]/.test(word);
+      return { computed: open, glob: false, tilde: false, ...(open ? { splits: true as const } : {}) };
+    }),
+    programIndex: 0,
+    programWords: [0],
+  };
 }
 
 /**
@@ -282,7 +300,12 @@ function roughGroups(command: string): string[][] {
     } else if (c === '\\') {
       if (command.charAt(at + 1) !== '\n') word = (word ?? '') + command.charAt(at + 1);
       at += 1;
-    } else if (GROUP_ENDS.test(c)) endGroup();
+    } else if (GROUP_ENDS.test(c)) {
+      // A substitution (`$(…)`, `` `…` ``) leaves a `$` where its output goes: a run-time word.
+      if (c === '`') word = `${word ?? ''}\`…\``;
+      else if (c === '(' && word?.endsWith('$')) word = `${word}(…)`;
+      endGroup();
+    }
     else if (BREAKS.test(c)) endWord();
     else word = (word ?? '') + c;
   }
