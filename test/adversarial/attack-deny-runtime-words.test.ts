@@ -70,7 +70,7 @@ const GIT_ALIASES = [
   'git --config-env alias.p=HOME p',
   'git -C . -c alias.p=push p',
   'GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push git p',
-  'GIT_CONFIG_PARAMETERS="\'alias.p\'=\'push\'" git p',
+  "GIT_CONFIG_PARAMETERS=\"'alias.p'='push'\" git p",
   'env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push git p',
   'export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push; git p',
   'git config alias.p push && git p origin',
@@ -174,8 +174,18 @@ describe('adversarial: deny and approver rules see words decided at run time and
       `tools:\n  bash:\n    deny:\n${Array.from({ length: 50 }, () => `      - "${rule}"`).join('\n')}\n`,
     );
     const started = Date.now();
-    for (const command of [`git ${'-c a=b '.repeat(2_000)}"$X"`, `git ${'pp'.repeat(5_000)}$X`, `git ${'--x '.repeat(3_000)}p`]) {
-      const verdict = hostile.evaluate({ toolName: 'bash', input: { command }, command, readOnly: false, needsApproval: true });
+    for (const command of [
+      `git ${'-c a=b '.repeat(2_000)}"$X"`,
+      `git ${'pp'.repeat(5_000)}$X`,
+      `git ${'--x '.repeat(3_000)}p`,
+    ]) {
+      const verdict = hostile.evaluate({
+        toolName: 'bash',
+        input: { command },
+        command,
+        readOnly: false,
+        needsApproval: true,
+      });
       assert.notEqual(verdict.action, 'allow');
     }
     assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms`);

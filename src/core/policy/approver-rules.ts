@@ -171,7 +171,9 @@ function commandMatch(patterns: readonly string[], command: string): string | un
   for (const segment of analysis.segments) {
     const finding = deniedSegment(patterns, segment);
     if (finding === undefined) continue;
-    return 'denied' in finding ? `bash "${finding.denied}"` : `bash "${finding.rule ?? patterns[0]}" (${finding.unknown})`;
+    return 'denied' in finding
+      ? `bash "${finding.denied}"`
+      : `bash "${finding.rule ?? patterns[0]}" (${finding.unknown})`;
   }
   return undefined;
 }

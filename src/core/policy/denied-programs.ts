@@ -305,8 +305,7 @@ function roughGroups(command: string): string[][] {
       if (c === '`') word = `${word ?? ''}\`…\``;
       else if (c === '(' && word?.endsWith('$')) word = `${word}(…)`;
       endGroup();
-    }
-    else if (BREAKS.test(c)) endWord();
+    } else if (BREAKS.test(c)) endWord();
     else word = (word ?? '') + c;
   }
   endGroup();

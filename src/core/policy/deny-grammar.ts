@@ -190,7 +190,12 @@ export function mayDenyByMeaning(pattern: string, words: readonly RunTimeWord[])
 const mayBeOption = (prefix: string) => prefix === '' || prefix.startsWith('-');
 
 /** operandsMatch's walk, run-time words read every way they may turn out. */
-function mayMatchOperands(program: string, rule: readonly RuleWord[], args: readonly RunTimeWord[], end: number): boolean {
+function mayMatchOperands(
+  program: string,
+  rule: readonly RuleWord[],
+  args: readonly RunTimeWord[],
+  end: number,
+): boolean {
   const reachable = Array.from({ length: args.length + 3 }, () => new Set<number>());
   reachable[0]!.add(0);
   for (let at = 0; at <= args.length; at += 1) {
@@ -218,7 +223,8 @@ function mayMatchOperands(program: string, rule: readonly RuleWord[], args: read
         reachable[at + 1]!.add(ruleAt);
         continue;
       }
-      const option = beforeEnd && (word.open ? mayBeOption(word.prefix) : word.text.startsWith('-') && word.text !== '-');
+      const option =
+        beforeEnd && (word.open ? mayBeOption(word.prefix) : word.text.startsWith('-') && word.text !== '-');
       if (option) {
         const next = args[at + 1];
         const literal = word.open === undefined;

@@ -53,8 +53,7 @@ export function runTimeFinding(
       const open = from[openAt]!;
       const text = [...literal, open.prefix].join(' ');
       const rule = patterns.find(
-        (pattern) =>
-          mayMatchStartingWith(pattern, text) || mayMatchWordsStartingWith(pattern, literal, open.prefix),
+        (pattern) => mayMatchStartingWith(pattern, text) || mayMatchWordsStartingWith(pattern, literal, open.prefix),
       );
       if (rule !== undefined) return found(rule, open.text);
     }

@@ -73,7 +73,8 @@ const FLAGS = new Set([
 /** Config keys that define aliases or pull in a config file that may (`include.path`). */
 const ALIAS_KEY = /^(alias\.|include\.|includeif\.)/i;
 /** Environment variables that give git config (aliases among it) or move its exec path. */
-const CONFIG_ENVIRONMENT = /^(GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM)=/;
+const CONFIG_ENVIRONMENT =
+  /^(GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM)=/;
 const EXEC_PATH_ENVIRONMENT = /^GIT_EXEC_PATH=/;
 
 export interface GitCommandLine {

@@ -235,7 +235,8 @@ function factsOf(word: WordToken): WordFacts {
   const bare = unquoted(word.raw);
   const glob = /[*?[]/.test(bare);
   const computed = word.expansion || word.substitution || word.brace;
-  const splits = glob || (computed && (bare.includes('$') || bare.includes('`') || bare.includes(PLACEHOLDER_OPEN) || word.brace));
+  const splits =
+    glob || (computed && (bare.includes('$') || bare.includes('`') || bare.includes(PLACEHOLDER_OPEN) || word.brace));
   return { computed, glob, tilde: word.raw.startsWith('~'), ...(splits ? { splits: true as const } : {}) };
 }
 
