@@ -166,12 +166,14 @@ function commandMatch(patterns: readonly string[], command: string): string | un
     if (analysis.runtimeProgram) return `bash "${patterns[0]}" (the program is named only when it runs)`;
     const plain = deniedInText(patterns, command);
     if (plain === undefined) return undefined;
-    return 'denied' in plain ? `bash "${plain.denied}"` : `bash "${patterns[0]}" (${plain.unknown})`;
+    return 'denied' in plain ? `bash "${plain.denied}"` : `bash "${plain.rule ?? patterns[0]}" (${plain.unknown})`;
   }
   for (const segment of analysis.segments) {
     const finding = deniedSegment(patterns, segment);
     if (finding === undefined) continue;
-    return 'denied' in finding ? `bash "${finding.denied}"` : `bash "${patterns[0]}" (${finding.unknown})`;
+    return 'denied' in finding
+      ? `bash "${finding.denied}"`
+      : `bash "${finding.rule ?? patterns[0]}" (${finding.unknown})`;
   }
   return undefined;
 }

@@ -15,13 +15,17 @@
  * planted in the workspace is not the `git` a `git status*` rule allows.
  */
 import { deniesByMeaning } from './deny-grammar';
+import { gitFinding, runTimeFinding } from './deny-run-time';
 import { matchesPattern, matchesWords } from './rule-patterns';
 import { commandStart } from './launchers';
 import { analyseCommand, type CommandSegment } from './shell-command';
 import { basename } from './shell-wrappers';
 
-/** What a deny list says about one segment. */
-export type DenyFinding = { denied: string; words: string[] } | { unknown: string } | undefined;
+/**
+ * What a deny list says about one segment: a rule it matches, or why it cannot be shown not to
+ * match one (and which, when one rule is the reason: a word decided only at run time, a git alias).
+ */
+export type DenyFinding = { denied: string; words: string[] } | { unknown: string; rule?: string } | undefined;
 
 const MAX_DEPTH = 4;
 const MAX_LAUNCHED_WORDS = 1024;
@@ -62,7 +66,8 @@ export function deniedSegment(
   const found =
     matching(patterns, segment) ??
     launched(patterns, segment, depth, budget) ??
-    aliased(patterns, segment, depth, budget);
+    aliased(patterns, segment, depth, budget) ??
+    indirect(patterns, segment, budget);
   if (found !== undefined || !segment.readsCommands) return found;
   return { unknown: `\`${segment.program}\` runs the commands it reads from its input, known only when it runs` };
 }
@@ -79,6 +84,16 @@ function matching(patterns: readonly string[], segment: CommandSegment): DenyFin
     if (denied !== undefined) return { denied, words };
   }
   return undefined;
+}
+
+/**
+ * What the words as written do not show: a word decided only at run time, a git alias or external
+ * subcommand (deny-run-time.ts). Each rule is walked over the words a few times at most.
+ */
+function indirect(patterns: readonly string[], segment: CommandSegment, budget: CheckBudget): DenyFinding {
+  const length = segment.argv.reduce((sum, word) => sum + word.length + 1, 0);
+  if (!afford(budget, patterns, 4 * length)) return { unknown: TOO_COSTLY };
+  return runTimeFinding(patterns, segment, programName) ?? gitFinding(patterns, segment, programName);
 }
 
 /** The segment's words as written, from its program on, and both with program words by name. */
@@ -129,7 +144,8 @@ function launched(
       return { unknown: `\`${name}\` runs a command whose words are decided only at run time (\`${word}\`)` };
     const fitting = patterns.filter((pattern) => ruleStart(pattern) !== '' && mayStart(pattern, word));
     if (!afford(budget, fitting, 4 * text)) return { unknown: TOO_COSTLY };
-    const finding = fitting.length > 0 ? matching(fitting, inner(start)) : undefined;
+    const finding =
+      fitting.length > 0 ? (matching(fitting, inner(start)) ?? indirect(fitting, inner(start), budget)) : undefined;
     if (finding !== undefined) return finding;
     // `;` and `{}` are find's and xargs's own words, not a command line.
     if (SHELL_SYNTAX.test(word) && word !== ';' && word !== '{}') {
@@ -221,6 +237,9 @@ export function deniedInText(
             matchesPattern(pattern, named.join(' ')) || matchesWords(pattern, named) || deniesByMeaning(pattern, named),
         );
         if (denied !== undefined) return { denied, words: named };
+        // A word decided only at run time, or a git alias, that may make it match one.
+        const unsure = indirect(fitting, roughSegment(named), budget);
+        if (unsure !== undefined) return unsure;
       }
       // A quoted string may be run as a command of its own (`sh -c '…'` in a function).
       if (depth < MAX_DEPTH && first !== command && SHELL_SYNTAX.test(first)) {
@@ -230,6 +249,21 @@ export function deniedInText(
     }
   }
   return undefined;
+}
+
+/** Rough words as a segment: every word holding `$`, `` ` `` or a glob character is run-time. */
+function roughSegment(words: readonly string[]): CommandSegment {
+  return {
+    argv: [...words],
+    program: words[0] ?? '',
+    args: words.slice(1),
+    facts: words.map((word) => {
+      const open = /[$`*?[]/.test(word);
+      return { computed: open, glob: false, tilde: false, ...(open ? { splits: true as const } : {}) };
+    }),
+    programIndex: 0,
+    programWords: [0],
+  };
 }
 
 /**
@@ -266,8 +300,12 @@ function roughGroups(command: string): string[][] {
     } else if (c === '\\') {
       if (command.charAt(at + 1) !== '\n') word = (word ?? '') + command.charAt(at + 1);
       at += 1;
-    } else if (GROUP_ENDS.test(c)) endGroup();
-    else if (BREAKS.test(c)) endWord();
+    } else if (GROUP_ENDS.test(c)) {
+      // A substitution (`$(…)`, `` `…` ``) leaves a `$` where its output goes: a run-time word.
+      if (c === '`') word = `${word ?? ''}\`…\``;
+      else if (c === '(' && word?.endsWith('$')) word = `${word}(…)`;
+      endGroup();
+    } else if (BREAKS.test(c)) endWord();
     else word = (word ?? '') + c;
   }
   endGroup();

@@ -13,7 +13,7 @@
  * Only deny rules are read so; it may refuse a little more than the rule's text (that is the
  * safe side), never less. Allow rules stay matched word by word as written.
  */
-import { matchesPattern } from './rule-patterns';
+import { matchesPattern, mayMatchStartingWith } from './rule-patterns';
 
 /** Per program: long option → the short letter meaning the same, and short letters that are one. */
 const SAME_OPTION: Record<string, Record<string, string>> = {
@@ -142,6 +142,111 @@ export function deniesByMeaning(pattern: string, words: readonly string[]): bool
   return spellings(program, operands).some((spelled) =>
     operandsMatch(program, spelled, args, end < 0 ? args.length : end),
   );
+}
+
+/**
+ * A word of a command as the run-time check sees it: `one`, decided at run time but staying one
+ * word (`"$X"`, `"pu$X"`); `many`, one that may become any number of words (`$X`, `$(…)`, a glob):
+ * from it on, nothing is known. `prefix`: the literal text the word starts with.
+ */
+export type RunTimeWord = { text: string; open?: 'one' | 'many'; prefix: string };
+
+/**
+ * Whether the command may do what the deny `pattern` names once its run-time words are known
+ * (the program, word 0, is known): a run-time word may be an option (giving the rule any option
+ * it names), an option's value, or an operand starting with its prefix; from a word that may
+ * become many, anything may follow. `git -C . "$SUB"` and `git $(echo push)` may be a push;
+ * `git -C "$D" status` and `git checkout "$BRANCH"` are not. The walk of operandsMatch, over the
+ * same (word, rule word) pairs: linear in their product.
+ */
+export function mayDenyByMeaning(pattern: string, words: readonly RunTimeWord[]): boolean {
+  const parts = pattern.trim().split(/\s+/).filter(Boolean);
+  const head = parts[0];
+  const program = words[0]?.text;
+  if (head === undefined || program === undefined || head.startsWith('*') || head.startsWith('-')) return false;
+  const restAfterHead = /[A-Za-z0-9]\*+$/.test(head) && parts.length === 1;
+  const name = restAfterHead ? head.replace(/\*+$/, '') : head;
+  if (!matchesPattern(name.toLowerCase(), program)) return false;
+  if (restAfterHead) return true;
+  const args = words.slice(1);
+  const end = args.findIndex((word) => word.open === undefined && word.text === '--');
+  const rule = ruleWords(parts.slice(1));
+  const options = rule.filter((word): word is { kind: 'option'; text: string } => word.kind === 'option');
+  const literalOptions = args
+    .filter((word, at) => word.open === undefined && (end < 0 || at < end) && word.text.startsWith('-'))
+    .map((word) => word.text)
+    .filter((word) => word !== '-');
+  // A run-time word that may be an option may be any option the rule names.
+  const openOption = args.some(
+    (word, at) => word.open !== undefined && (end < 0 || at < end) && mayBeOption(word.prefix),
+  );
+  if (!openOption && !options.every((option) => hasOption(program, literalOptions, option.text))) return false;
+  const operands = rule.filter((word) => word.kind !== 'option');
+  return spellings(program, operands).some((spelled) =>
+    mayMatchOperands(program, spelled, args, end < 0 ? args.length : end),
+  );
+}
+
+const mayBeOption = (prefix: string) => prefix === '' || prefix.startsWith('-');
+
+/** operandsMatch's walk, run-time words read every way they may turn out. */
+function mayMatchOperands(
+  program: string,
+  rule: readonly RuleWord[],
+  args: readonly RunTimeWord[],
+  end: number,
+): boolean {
+  const reachable = Array.from({ length: args.length + 3 }, () => new Set<number>());
+  reachable[0]!.add(0);
+  for (let at = 0; at <= args.length; at += 1) {
+    for (const ruleAt of reachable[at]!) {
+      const ruleWord = rule[ruleAt];
+      if (ruleWord?.kind === 'rest') return true;
+      const word = args[at];
+      if (word === undefined) {
+        if (ruleWord === undefined) return true;
+        continue;
+      }
+      const beforeEnd = at < end;
+      if (word.open === 'many') {
+        // Any words from here on: the rule may still be met unless its next operand cannot
+        // start with the word's prefix (or it has no operand left and the word must be one).
+        if (beforeEnd && mayBeOption(word.prefix)) return true;
+        if (ruleWord === undefined) {
+          if (word.prefix === '') return true;
+          continue;
+        }
+        if (ruleWord.kind === 'operand' && mayMatchStartingWith(ruleWord.glob, word.prefix)) return true;
+        continue;
+      }
+      if (at === end) {
+        reachable[at + 1]!.add(ruleAt);
+        continue;
+      }
+      const option =
+        beforeEnd && (word.open ? mayBeOption(word.prefix) : word.text.startsWith('-') && word.text !== '-');
+      if (option) {
+        const next = args[at + 1];
+        const literal = word.open === undefined;
+        const mayTakeValue =
+          next !== undefined &&
+          at + 1 !== end &&
+          !(literal && word.text.includes('=')) &&
+          (next.open !== undefined || !next.text.startsWith('-')) &&
+          !(literal && FLAGS[program]?.has(word.text));
+        if (mayTakeValue) reachable[at + 2]!.add(ruleAt);
+        if (!(literal && VALUED[program]?.has(word.text))) reachable[at + 1]!.add(ruleAt);
+        if (literal) continue;
+      }
+      if (ruleWord?.kind !== 'operand') continue;
+      // An abbreviation (`npm pu…`) is a prefix of the subcommand: matched by the same test.
+      const fits = word.open
+        ? mayMatchStartingWith(ruleWord.glob, word.prefix)
+        : operandIs(program, ruleWord.glob, word.text, ruleAt === 0);
+      if (fits) reachable[at + 1]!.add(ruleAt + 1);
+    }
+  }
+  return false;
 }
 
 function ruleWords(parts: readonly string[]): RuleWord[] {

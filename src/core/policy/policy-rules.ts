@@ -106,6 +106,12 @@ function commandVerdict(
         action: 'deny',
         reason: `\`${plain.words.join(' ')}\` in a command too complex to analyse matches bash.deny "${plain.denied}" in ${where(`tools.bash.deny "${plain.denied}"`)}.`,
       };
+    // A word decided only at run time, or a git alias, that may make it match a rule: deny wins.
+    if (plain !== undefined && 'rule' in plain && plain.rule !== undefined)
+      return {
+        action: 'deny',
+        reason: `${plain.unknown}, so a command too complex to analyse cannot be checked against bash.deny in ${where(`tools.bash.deny "${plain.rule}"`)}.`,
+      };
     // Anything else that cannot be analysed cannot be checked either: a person decides.
     return { action: 'ask' };
   }
@@ -115,7 +121,7 @@ function commandVerdict(
     if ('unknown' in finding)
       return {
         action: 'deny',
-        reason: `${finding.unknown}, so \`${segment.argv.join(' ')}\` cannot be checked against bash.deny in ${where(`tools.bash.deny "${deny[0]}"`)}.`,
+        reason: `${finding.unknown}, so \`${segment.argv.join(' ')}\` cannot be checked against bash.deny in ${where(`tools.bash.deny "${finding.rule ?? deny[0]}"`)}.`,
       };
     return {
       action: 'deny',

@@ -107,3 +107,51 @@ function patternWords(pattern: string): PatternWord[] {
   });
   return words;
 }
+
+/**
+ * Whether some text starting with `prefix` matches `pattern` (read as matchesPattern reads it):
+ * what a command whose words after `prefix` are decided only at run time may turn out to be.
+ * Before the pattern's first `*` every character must agree with the prefix (as far as either
+ * goes); from that `*` on, any rest of the prefix is taken by it and the rest of the pattern by
+ * the text still to come. Linear in the lengths.
+ */
+export function mayMatchStartingWith(pattern: string, prefix: string): boolean {
+  const star = pattern.indexOf('*');
+  if (star < 0) return pattern.startsWith(prefix);
+  const literal = pattern.slice(0, star);
+  return prefix.startsWith(literal) || literal.startsWith(prefix);
+}
+
+/**
+ * Whether some command whose first words are `words` and whose next word starts with `partial`
+ * (more words may follow) matches `pattern` word by word (as matchesWords reads it). The pattern
+ * positions the words can reach are walked as a set, never backtracking: at worst pattern words ×
+ * command words glob matches.
+ */
+export function mayMatchWordsStartingWith(pattern: string, words: readonly string[], partial: string): boolean {
+  const rule = patternWords(pattern);
+  // A rest may take no words: a position at a rest reaches the one after it too.
+  const closed = (positions: Set<number>) => {
+    for (let at = 0; at < rule.length; at += 1) if (positions.has(at) && rule[at]!.rest) positions.add(at + 1);
+    return positions;
+  };
+  let positions = closed(new Set([0]));
+  for (const word of words) {
+    const next = new Set<number>();
+    for (const at of positions) {
+      const ruleWord = rule[at];
+      if (ruleWord === undefined) continue;
+      if (ruleWord.rest) next.add(at);
+      else if (matchesPattern(ruleWord.glob, word)) next.add(at + 1);
+    }
+    if (next.size === 0) return false;
+    positions = closed(next);
+  }
+  for (const at of positions) {
+    const ruleWord = rule[at];
+    // The pattern is done: only a word that may be empty (an unquoted `$X`) still fits.
+    if (ruleWord === undefined ? partial === '' : ruleWord.rest || mayMatchStartingWith(ruleWord.glob, partial))
+      return true;
+  }
+  return false;
+}

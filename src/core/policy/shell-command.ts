@@ -46,6 +46,11 @@ export interface WordFacts {
   glob: boolean;
   /** Starts with an unquoted `~`: the shell puts a home folder there. */
   tilde: boolean;
+  /**
+   * An unquoted variable, substitution, brace or glob: the word may become several words, or
+   * none (`git $X` may be `git push origin`). Absent when it stays one word (`"$X"`).
+   */
+  splits?: true;
 }
 
 export interface Redirection {
@@ -227,11 +232,12 @@ function unquoted(raw: string): string {
 }
 
 function factsOf(word: WordToken): WordFacts {
-  return {
-    computed: word.expansion || word.substitution || word.brace,
-    glob: /[*?[]/.test(unquoted(word.raw)),
-    tilde: word.raw.startsWith('~'),
-  };
+  const bare = unquoted(word.raw);
+  const glob = /[*?[]/.test(bare);
+  const computed = word.expansion || word.substitution || word.brace;
+  const splits =
+    glob || (computed && (bare.includes('$') || bare.includes('`') || bare.includes(PLACEHOLDER_OPEN) || word.brace));
+  return { computed, glob, tilde: word.raw.startsWith('~'), ...(splits ? { splits: true as const } : {}) };
 }
 
 /** The program must be a name known before the command runs. */

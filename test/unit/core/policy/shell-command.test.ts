@@ -42,7 +42,7 @@ describe('shell command analysis', () => {
             .map(([name]) => name)
             .join('+') || '-',
       ),
-      ['-', '-', 'glob', 'computed', 'tilde', '-', 'computed', 'computed', '-'],
+      ['-', '-', 'glob+splits', 'computed', 'tilde', '-', 'computed+splits', 'computed+splits', '-'],
     );
     assert.deepEqual(result.redirections[0]?.facts, { computed: false, glob: false, tilde: true });
   });
