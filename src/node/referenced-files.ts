@@ -228,4 +228,3 @@ async function realOr(folder: string): Promise<string> {
     return path.resolve(folder);
   }
 }
-
