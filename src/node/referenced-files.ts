@@ -5,28 +5,25 @@
  * writes in the workspace) can change after the allow. With its content in the fingerprint, a
  * changed file is another fingerprint: the allow no longer holds and the user is asked again.
  *
- * Which files: every word of the command and its arguments (for a shell command line, the words
- * the project's shell analyser reads, `bash -c` strings and `$(…)` included; for environment
- * values such as NODE_OPTIONS, their words too; `--opt=value` counts `value`) that names a
- * path inside the workspace, relative to the working folder or absolute. Variables the formats
- * define for the workspace root (`$CLAUDE_PROJECT_DIR`, `${workspaceFolder}`) are put in first;
- * a word still holding a variable, a substitution, a glob or a `~` is decided at run time and
- * not followed. For each such path:
- * - a regular file: its sha256 (at most MAX_HASHED_FILES files, each at most MAX_HASHED_BYTES;
- *   a bigger one counts by its size and change times; files past the count by name only);
- * - a link: followed only while its target stays inside the workspace; one leading out counts
- *   by where it leads, its target is not read;
- * - a FIFO, device, socket or folder: named as such, never opened (a FIFO would block, a device
- *   read without end);
- * - nothing there: named as missing, so a file created after the allow asks again.
+ * Which files: the words of the command (for a shell command line, those the project's shell
+ * analyser reads, `bash -c` strings and `$(…)` included; for environment values such as
+ * NODE_OPTIONS, their words too; `--opt=value` counts `value`) that name a path inside the
+ * workspace, relative to the working folder or absolute, AND name a program: the word that is
+ * the program (`./check.sh`), the script an interpreter is given (`bash check`, `node
+ * server.js`, `node --require ./x.js`), or any word naming a script by its extension (.sh, .py,
+ * .js, .ts…, SCRIPT_EXTENSIONS) or an executable file. Other words are data and outputs (`touch
+ * RAN`, `--db ./data.sqlite`, a `>` target): hashing them would ask again each time the hook
+ * or server writes them. Variables the formats define for the workspace root
+ * (`$CLAUDE_PROJECT_DIR`, `${workspaceFolder}`) are put in first; a word still holding a
+ * variable, a substitution, a glob or a `~` is decided at run time and not followed. For each:
  * Hashes are cached by (device, inode, size, mtime, ctime): hooks that run on every tool call
  * stat their files, they do not read them again.
  *
  * NOT covered (said in the README too): files the program itself reads, sources or imports
  * (`source ./lib.sh` inside the script, `require('./helper')`, a Python module beside it), the
- * interpreters' module search paths (NODE_PATH, PYTHONPATH, node_modules), programs found on
- * PATH, files outside the workspace, words decided at run time, and a file changed between the
- * check and the run.
+ * interpreters' module search paths (NODE_PATH, PYTHONPATH, node_modules), data files passed as
+ * arguments, programs found on PATH, files outside the workspace, words decided at run time, and
+ * a file changed between the check and the run.
  */
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
@@ -49,11 +46,13 @@ export interface ReferencedFilesRequest {
   root: string;
   /** The folder the program runs in: absolute, or relative to the root (default: the root). */
   cwd?: string;
-  /** Words as the program receives them (an MCP server's command and arguments), variables already put in. */
-  words?: readonly string[];
-  /** Shell command lines and values whose words count too (a hook's command, NODE_OPTIONS). */
+  /** The command and arguments as the program receives them (an MCP server's), variables already put in. */
+  argv?: readonly string[];
+  /** Shell command lines whose words count too (a hook's command, `bash -c` strings). */
   lines?: readonly string[];
-  /** Variables put into `lines` before they are read (`CLAUDE_PROJECT_DIR` → the root). */
+  /** Values whose words are options and arguments, never a program (NODE_OPTIONS, an env file's). */
+  values?: readonly string[];
+  /** Variables put into `lines` and `values` before they are read (`CLAUDE_PROJECT_DIR` → the root). */
   variables?: Readonly<Record<string, string>>;
 }
 
@@ -80,17 +79,27 @@ export class ReferencedFiles {
     const root = await realOr(request.root);
     const cwdText = request.cwd === undefined ? root : path.resolve(root, request.cwd);
     const cwd = await realOr(cwdText);
-    const words = [...(request.words ?? [])];
+    const words = classifyArgv(request.argv ?? [], 0);
     for (const line of request.lines ?? []) words.push(...shellWords(line, request.variables ?? {}));
+    for (const value of request.values ?? [])
+      words.push(
+        ...shellWords(value, request.variables ?? {}).map((word, index, all): CommandWord => ({
+          text: word.text,
+          role: CODE_OPTIONS.has(all[index - 1]?.text ?? '') ? 'script' : 'argument',
+        })),
+      );
     const entries: string[] = [];
     const files: ReferencedFile[] = [];
     const seen = new Set<string>();
     let hashed = 0;
-    for (const word of candidates(words).slice(0, MAX_WORDS)) {
+    for (const { text: word, role } of candidates(words).slice(0, MAX_WORDS)) {
       const absolute = path.resolve(cwd, word);
       if (!isInside(root, absolute) && !isInside(path.resolve(request.root), absolute)) continue;
       const lexical = isInside(root, absolute) ? absolute : path.join(root, path.relative(request.root, absolute));
       if (seen.has(lexical)) continue;
+      const byName = role !== 'argument' || SCRIPT_EXTENSIONS.test(word);
+      // Any other argument counts only when it is an executable file.
+      if (!byName && !(await isExecutableFile(lexical))) continue;
       seen.add(lexical);
       const shown = path.relative(root, lexical).split(path.sep).join('/') || '.';
       const found = await this.look(root, lexical, hashed < MAX_HASHED_FILES);
@@ -173,13 +182,53 @@ export class ReferencedFiles {
   }
 }
 
+/** Where a word stands: the program, the script an interpreter runs, or any other argument. */
+export interface CommandWord {
+  text: string;
+  role: 'program' | 'script' | 'argument';
+}
+
+/** A name that is a script whatever its position (`uv run x.py`, `npx tsx x.ts`, `--hook=./x.sh`). */
+export const SCRIPT_EXTENSIONS =
+  /\.(sh|bash|zsh|ksh|fish|py|pyw|js|mjs|cjs|jsx|ts|mts|cts|tsx|rb|pl|pm|php|lua|ps1|psm1|bat|cmd|r|jar|tcl|awk|sed)$/i;
+
+/** Programs that run the file they are given as their first argument that is not an option. */
+const INTERPRETERS =
+  /^(sh|bash|zsh|dash|ksh|fish|node|nodejs|deno|bun|tsx|ts-node|python[0-9.]*|pypy[0-9.]*|ruby|perl|php|lua|luajit|rscript|pwsh|powershell|osascript|tclsh|awk|gawk|sed|source|\.)$/i;
+/** Options whose value is code to load (`node --require ./x.js`, `awk -f x.awk`). */
+const CODE_OPTIONS = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader', '-f', '--file']);
+
 /**
- * The words of a shell command line, `variables` put in (as `$NAME` and `${NAME}`). Read by the
- * project's shell analyser (segments, `bash -c` strings, substitutions, redirection targets);
- * what it will not vouch for (groups, here-documents) is split crudely instead — a word too
- * many only makes the fingerprint stricter.
+ * The roles of a command's words, `programIndex` being its program (wrappers before it are
+ * programs too: `env X=1 ./x.sh`).
  */
-export function shellWords(line: string, variables: Readonly<Record<string, string>>): string[] {
+export function classifyArgv(
+  argv: readonly string[],
+  programIndex: number,
+  programWords: number[] = [],
+): CommandWord[] {
+  const program = path.basename(argv[programIndex] ?? '');
+  const interpreter = INTERPRETERS.test(program);
+  let scriptGiven = false;
+  return argv.map((text, index): CommandWord => {
+    if (index === programIndex || programWords.includes(index)) return { text, role: 'program' };
+    if (index < programIndex) return { text, role: 'argument' };
+    if (interpreter && CODE_OPTIONS.has(argv[index - 1] ?? '')) return { text, role: 'script' };
+    if (interpreter && !scriptGiven && !text.startsWith('-') && !CODE_OPTIONS.has(text)) {
+      scriptGiven = true;
+      return { text, role: 'script' };
+    }
+    return { text, role: 'argument' };
+  });
+}
+
+/**
+ * The words of a shell command line, `variables` put in (as `$NAME` and `${NAME}`), with their
+ * roles. Read by the project's shell analyser (segments, `bash -c` strings, substitutions, `<`
+ * inputs; `>` targets are outputs, left out); what it will not vouch for (groups,
+ * here-documents) is split crudely instead, every word an argument.
+ */
+export function shellWords(line: string, variables: Readonly<Record<string, string>>): CommandWord[] {
   const names = Object.keys(variables);
   // Variables become plain placeholder words first: the analyser keeps `$NAME` literal.
   let text = line;
@@ -188,18 +237,24 @@ export function shellWords(line: string, variables: Readonly<Record<string, stri
     text = text.replace(new RegExp(`\\$${name}(?![A-Za-z0-9_])`, 'g'), placeholder(index));
   });
   const analysis = analyseCommand(text);
-  const words = analysis.ok
+  const words: CommandWord[] = analysis.ok
     ? [
-        ...analysis.segments.flatMap((segment) => segment.argv),
-        ...analysis.redirections.map((redirection) => redirection.target),
+        ...analysis.segments.flatMap((segment) =>
+          classifyArgv(segment.argv, segment.programIndex, segment.programWords),
+        ),
+        ...analysis.redirections
+          .filter((redirection) => /^\d*<$/.test(redirection.op))
+          .map((redirection): CommandWord => ({ text: redirection.target, role: 'argument' })),
       ]
     : text
         .replace(/['"\\]/g, '')
         .split(/[\s;&|<>()`]+/)
-        .filter(Boolean);
-  return words.map((word) =>
-    names.reduce((current, name, index) => current.split(placeholder(index)).join(variables[name]!), word),
-  );
+        .filter(Boolean)
+        .map((word): CommandWord => ({ text: word, role: 'argument' }));
+  return words.map((word) => ({
+    ...word,
+    text: names.reduce((current, name, index) => current.split(placeholder(index)).join(variables[name]!), word.text),
+  }));
 }
 
 function placeholder(index: number): string {
@@ -207,18 +262,32 @@ function placeholder(index: number): string {
 }
 
 /** The words that may name a file: `--opt=value` adds `value`; run-time words are dropped. */
-function candidates(words: readonly string[]): string[] {
-  const out: string[] = [];
+function candidates(words: readonly CommandWord[]): CommandWord[] {
+  const out: CommandWord[] = [];
   for (const word of words) {
-    const assigned = /^[^=]*=(.+)$/.exec(word)?.[1];
+    const split = /^([^=]*)=(.+)$/.exec(word.text);
+    const assigned: CommandWord | undefined = split
+      ? { text: split[2]!, role: CODE_OPTIONS.has(split[1]!) ? 'script' : 'argument' }
+      : undefined;
     for (const candidate of assigned === undefined ? [word] : [word, assigned]) {
-      if (candidate === '' || candidate.length > 4_096 || /[\0\n\r]/.test(candidate)) continue;
+      const text = candidate.text;
+      if (text === '' || text.length > 4_096 || /[\0\n\r]/.test(text)) continue;
       // Decided when it runs: a variable, a substitution, a glob, a home folder.
-      if (/[$`*?[\uE000\uE001]/.test(candidate) || candidate.startsWith('~')) continue;
+      if (/[$`*?[\uE000\uE001]/.test(text) || text.startsWith('~')) continue;
       out.push(candidate);
     }
   }
   return out;
+}
+
+/** A regular file with an execute bit (through links), without opening it. */
+async function isExecutableFile(absolute: string): Promise<boolean> {
+  try {
+    const stats = await fs.stat(absolute);
+    return stats.isFile() && (stats.mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
 }
 
 async function realOr(folder: string): Promise<string> {

@@ -131,7 +131,8 @@ export async function hookFingerprint(
   const referenced = await files.examine({
     root,
     cwd: isInside(root, folder) ? folder : root,
-    lines: [hook.command, ...Object.values(hook.env ?? {})],
+    lines: [hook.command],
+    values: Object.values(hook.env ?? {}),
     variables: { CLAUDE_PROJECT_DIR: root },
   });
   const [environment, timeout, runs] = HOOK_FINGERPRINT_PARTS;

@@ -59,14 +59,11 @@ export async function mcpDefinitionFingerprint(
     root,
     // As the server starts: relative words from its own folder (outside the workspace: none count).
     cwd: folder === undefined ? root : path.resolve(root, folder),
-    words: defined([resolve(definition.command ?? ''), ...args]),
-    // An argument with spaces may be a shell line (`bash -c '…'`); a value such as NODE_OPTIONS
-    // names files too.
-    lines: [
-      ...args.filter((arg) => /\s/.test(arg)),
-      ...defined(Object.values(definition.env).map(resolve)),
-      ...Object.values(inputs.envFromFile),
-    ],
+    argv: defined([resolve(definition.command ?? ''), ...args]),
+    // An argument with spaces may be a shell line (`bash -c '…'`).
+    lines: args.filter((arg) => /\s/.test(arg)),
+    // NODE_OPTIONS (in the definition or its env file) names files to load too.
+    values: [...defined(Object.values(definition.env).map(resolve)), ...Object.values(inputs.envFromFile)],
   });
   return {
     fingerprint: definitionFingerprint(definition, { envFromFile: inputs.envFromFile, files: set.entries }),
