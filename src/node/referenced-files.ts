@@ -93,6 +93,8 @@ export class ReferencedFiles {
     const seen = new Set<string>();
     let hashed = 0;
     for (const { text: word, role } of candidates(words).slice(0, MAX_WORDS)) {
+      // A bare program name is found on PATH, never in the working folder.
+      if (role === 'program' && !word.includes('/') && !word.includes(path.sep)) continue;
       const absolute = path.resolve(cwd, word);
       if (!isInside(root, absolute) && !isInside(path.resolve(request.root), absolute)) continue;
       const lexical = isInside(root, absolute) ? absolute : path.join(root, path.relative(request.root, absolute));
