@@ -67,5 +67,5 @@ export class AskingHookPermits implements HookPermits {
 
 /** `note`: what changed since an earlier allow of the same hook (changeNote), or ''. */
 export function hookQuestion(hook: SharedHook, note = ''): string {
-  return `Allow hook ${describeHookInFull(hook)} to run?${note} It is code from the repository; it runs only in the sandbox.`;
+  return `Allow hook ${describeHookInFull(hook)} to run?${note ? ` ${note}` : ''} It is code from the repository; it runs only in the sandbox.`;
 }

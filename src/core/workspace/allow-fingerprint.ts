@@ -52,10 +52,10 @@ export function changedParts(
   return labels.filter((_label, index) => before[index] !== now[index]);
 }
 
-/** "Changed since you allowed it: the env file's values, a file it runs." — '' when nothing is known. */
+/** "Changed since you allowed it: the env file, a file it runs." — '' when nothing is known. */
 export function changeNote(changed: readonly string[] | undefined): string {
   if (changed === undefined || changed.length === 0) return '';
-  return ` Changed since you allowed it: ${changed.join(', ')}.`;
+  return `Changed since you allowed it: ${changed.join(', ')}.`;
 }
 
 function hashOf(value: unknown): string {

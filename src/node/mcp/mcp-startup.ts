@@ -133,11 +133,16 @@ async function allowed(
     fingerprint,
     definition.name,
     definition.source,
-    describeDefinition(
-      definition,
-      Object.keys(envFromFile),
-      files.map((file) => (file.state === 'file' ? file.path : `${file.path} (${file.state})`)),
-    ) + changeNote(changedParts(deps.approvals.allowedFingerprints?.() ?? [], fingerprint, MCP_FINGERPRINT_PARTS)),
+    [
+      describeDefinition(
+        definition,
+        Object.keys(envFromFile),
+        files.map((file) => (file.state === 'file' ? file.path : `${file.path} (${file.state})`)),
+      ),
+      changeNote(changedParts(deps.approvals.allowedFingerprints?.() ?? [], fingerprint, MCP_FINGERPRINT_PARTS)),
+    ]
+      .filter(Boolean)
+      .join(' · '),
   );
   if (deps.waitForAnswers) {
     const answer = await question;
