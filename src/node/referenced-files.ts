@@ -26,7 +26,7 @@
  * a file changed between the check and the run.
  */
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, type BigIntStats } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { analyseCommand } from '../core/policy/shell-command';
@@ -125,7 +125,7 @@ export class ReferencedFiles {
       return code === 'ENOENT' || code === 'ENOTDIR' ? { state: 'missing' } : { state: 'unread', detail: code };
     }
     if (!isInside(root, real)) return { state: 'outside', detail: `-> ${real}` };
-    let stats: import('node:fs').BigIntStats;
+    let stats: BigIntStats;
     try {
       stats = await fs.lstat(real, { bigint: true });
     } catch (error) {

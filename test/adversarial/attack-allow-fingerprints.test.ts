@@ -8,6 +8,7 @@
  * runner.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -133,7 +134,7 @@ describe('attack: changing what runs after an allow', () => {
       assert.match(approvals.asked[1]!, /Changed since you allowed it: a file it runs\./);
       // The script replaced by a FIFO: named, never opened (the start does not hang), asked again.
       fs.rmSync(path.join(root, 'tools/server.js'));
-      require('node:child_process').execFileSync('mkfifo', [path.join(root, 'tools/server.js')]);
+      execFileSync('mkfifo', [path.join(root, 'tools/server.js')]);
       await start();
       assert.equal(approvals.asked.length, 3);
       assert.match(approvals.asked[2]!, /tools\/server\.js \(fifo\)/);
