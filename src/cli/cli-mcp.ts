@@ -122,6 +122,12 @@ class CliMcpApprovals implements McpApprovalPort {
     return value === 'allowed' || value === 'refused' ? value : undefined;
   }
 
+  allowedFingerprints(): string[] {
+    return Object.entries(this.read()[this.folder] ?? {})
+      .filter(([, decision]) => decision === 'allowed')
+      .map(([fingerprint]) => fingerprint);
+  }
+
   async ask(fingerprint: string, name: string, source: string, description: string): Promise<McpDecision | undefined> {
     if (!this.deps.ask) return undefined;
     for (;;) {

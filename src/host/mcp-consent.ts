@@ -27,6 +27,12 @@ export class McpDefinitionApprovals implements McpApprovalPort {
     return this.decisions()[fingerprint];
   }
 
+  allowedFingerprints(): string[] {
+    return Object.entries(this.decisions())
+      .filter(([, decision]) => decision === 'allowed')
+      .map(([fingerprint]) => fingerprint);
+  }
+
   /**
    * Asks "Start MCP server X from F? <what runs>"; the answer is remembered (a dismissed
    * question is not: the next start asks again). Resolves with the answer.

@@ -6,15 +6,19 @@
  *   a file over 1 MB is reported, not read);
  * - the user's own `~/.claude/settings.json`, unless turned off (scope `user`: no allow needed);
  * - the allowed hooks: a JSON file of fingerprints (workspace + file + event + matcher +
- *   command + folder + env), so a changed hook is a new one and asks again.
+ *   command, then folder + env, timeout, and the content of the workspace files the command
+ *   runs: referenced-files.ts), so a changed hook — or a changed script — asks again.
  */
-import { createHash } from 'node:crypto';
 import { readdirSync, realpathSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { hookIdentity, MAX_HOOK_FILE_BYTES, parseHookFile, type SharedHook } from '../core/hooks/shared-hook-config';
+import { HOOK_FINGERPRINT_PARTS } from '../core/hooks/hook-permits';
+import { MAX_HOOK_FILE_BYTES, parseHookFile, type SharedHook } from '../core/hooks/shared-hook-config';
+import { composeFingerprint, fingerprintIdentity } from '../core/workspace/allow-fingerprint';
+import { isInside } from '../core/workspace/workspace-path';
 import { readRegularFile, UnusableFileError } from '../store/regular-file';
 import { LockedJsonFiles } from './locked-json-file';
+import { ReferencedFiles } from './referenced-files';
 
 const MAX_GITHUB_HOOK_FILES = 50;
 
@@ -107,11 +111,39 @@ interface AllowedDocument {
   allowed: string[];
 }
 
-/** The fingerprint of one hook in one workspace: what an allow is kept under. */
-export function hookFingerprint(root: string, hook: SharedHook): string {
-  return createHash('sha256')
-    .update(JSON.stringify([root, hookIdentity(hook)]))
-    .digest('hex');
+/** The file hashes of every hook fingerprint in this process (cached by inode and times). */
+const defaultReferencedFiles = new ReferencedFiles();
+
+/**
+ * The fingerprint of one hook in one workspace: what an allow is kept under. Its identity is the
+ * workspace, file, event, matcher and command; its parts (HOOK_FINGERPRINT_PARTS) its folder and
+ * environment, its timeout, and the workspace files its command names (`bash
+ * .claude/hooks/check.sh`, `"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.py`), by content — read
+ * from the folder the hook runs in, `$CLAUDE_PROJECT_DIR` being the root, as when it runs.
+ */
+export async function hookFingerprint(
+  root: string,
+  hook: SharedHook,
+  files: ReferencedFiles = defaultReferencedFiles,
+): Promise<string> {
+  // As the hook runner does: a folder climbing out of the workspace runs at the root.
+  const folder = hook.cwd ? path.resolve(root, hook.cwd) : root;
+  const referenced = await files.examine({
+    root,
+    cwd: isInside(root, folder) ? folder : root,
+    lines: [hook.command],
+    values: Object.values(hook.env ?? {}),
+    variables: { CLAUDE_PROJECT_DIR: root },
+  });
+  const [environment, timeout, runs] = HOOK_FINGERPRINT_PARTS;
+  return composeFingerprint(
+    [root, hook.source, hook.event, hook.matcher, hook.command],
+    [
+      { label: environment, value: [hook.cwd ?? '', hook.env ?? {}] },
+      { label: timeout, value: hook.timeoutSeconds ?? null },
+      { label: runs, value: referenced.entries },
+    ],
+  );
 }
 
 /** The repository hooks the user allowed, in a JSON file (`allowed-hooks.json` in the app's storage). */
@@ -132,9 +164,23 @@ export class AllowedHooksFile {
     return (await this.files.read(this.file)).allowed.includes(fingerprint);
   }
 
+  async allowedFingerprints(): Promise<string[]> {
+    return (await this.files.read(this.file)).allowed;
+  }
+
+  /**
+   * Keeps the allow. An earlier allow of the same hook that differs only by the files it runs
+   * is replaced (an edited script would otherwise add an entry at every edit); one differing in
+   * its folder, environment or timeout is another hook and stays.
+   */
   async allow(fingerprint: string): Promise<void> {
+    const sameButFiles = (other: string) =>
+      fingerprintIdentity(other) === fingerprintIdentity(fingerprint) &&
+      other.split(':').slice(0, -1).join(':') === fingerprint.split(':').slice(0, -1).join(':');
     await this.files.update(this.file, (document) => ({
-      document: document.allowed.includes(fingerprint) ? document : { allowed: [...document.allowed, fingerprint] },
+      document: document.allowed.includes(fingerprint)
+        ? document
+        : { allowed: [...document.allowed.filter((other) => !sameButFiles(other)), fingerprint] },
       result: undefined,
     }));
   }

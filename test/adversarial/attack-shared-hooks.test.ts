@@ -407,7 +407,7 @@ describe('attack: shared-format hooks (issue 35, item 5)', function () {
         JSON.stringify({ hooks: { PreToolUse: [{ type: 'command', command: 'touch PROOF_second_ran' }] } }),
         'workspace',
       ).hooks[0]!;
-      const forged = hookFingerprint(rig.root, second);
+      const forged = await hookFingerprint(rig.root, second);
       rig.write(
         '.claude/settings.json',
         claudeSettings(
@@ -448,16 +448,19 @@ describe('attack: shared-format hooks (issue 35, item 5)', function () {
       const base = { source: '.claude/settings.json', scope: 'workspace', dialect: 'claude', command: 'x' } as const;
       const root = '/w';
       const prints = new Set(
-        [
-          { ...base, event: 'PreToolUse', matcher: 'Bash' },
-          { ...base, event: 'PreToolUse', matcher: 'Bash|Write' },
-          { ...base, event: 'PostToolUse', matcher: 'Bash' },
-          { ...base, event: 'PreToolUse', matcher: 'Bash', env: { A: '1' } },
-          { ...base, event: 'PreToolUse', matcher: 'Bash', cwd: 'sub' },
-          { ...base, source: '.claude/settings.local.json', event: 'PreToolUse', matcher: 'Bash' },
-        ].map((hook) => hookFingerprint(root, hook as never)),
+        await Promise.all(
+          [
+            { ...base, event: 'PreToolUse', matcher: 'Bash' },
+            { ...base, event: 'PreToolUse', matcher: 'Bash|Write' },
+            { ...base, event: 'PostToolUse', matcher: 'Bash' },
+            { ...base, event: 'PreToolUse', matcher: 'Bash', env: { A: '1' } },
+            { ...base, event: 'PreToolUse', matcher: 'Bash', cwd: 'sub' },
+            { ...base, source: '.claude/settings.local.json', event: 'PreToolUse', matcher: 'Bash' },
+            { ...base, event: 'PreToolUse', matcher: 'Bash', timeoutSeconds: 5 },
+          ].map((hook) => hookFingerprint(root, hook as never)),
+        ),
       );
-      assert.equal(prints.size, 6);
+      assert.equal(prints.size, 7);
       const permits = new AskingHookPermits({
         store: { isAllowed: async () => false, allow: async () => undefined },
         fingerprint: (hook) => hookFingerprint(root, hook),

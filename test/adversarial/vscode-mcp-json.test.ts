@@ -101,16 +101,22 @@ describe('hostile .vscode/mcp.json', () => {
     assert.deepEqual(parseVscodeMcpJson(quoted, 'f', 'workspace').problems, []);
   });
 
-  it('a definition that differs only by an env value is the same decision; a new env name is a new one', () => {
+  it("an env value as written counts (NODE_OPTIONS), an input's value never enters the fingerprint", () => {
     const inputs = [{ type: 'promptString', id: 'k' }];
     const first = server({ command: 'node', args: ['s.js'], env: { TOKEN: '${input:k}' } }, inputs);
-    const value = server({ command: 'node', args: ['s.js'], env: { TOKEN: 'pasted-literal' } }, inputs);
+    const pasted = server({ command: 'node', args: ['s.js'], env: { TOKEN: 'pasted-literal' } }, inputs);
     const renamed = server(
       { command: 'node', args: ['s.js'], env: { TOKEN: '${input:k}', NODE_OPTIONS: '--require x' } },
       inputs,
     );
-    assert.equal(definitionFingerprint(value), definitionFingerprint(first));
+    const options = (value: string) =>
+      server({ command: 'node', args: ['s.js'], env: { TOKEN: '${input:k}', NODE_OPTIONS: value } }, inputs);
+    assert.notEqual(definitionFingerprint(pasted), definitionFingerprint(first), 'a template replaced by a value');
     assert.notEqual(definitionFingerprint(renamed), definitionFingerprint(first));
+    assert.notEqual(
+      definitionFingerprint(options('--max-old-space-size=4096')),
+      definitionFingerprint(options('--require ./x.js')),
+    );
   });
 
   it('a command with look-alike letters, a right-to-left override or a newline is shown escaped', () => {

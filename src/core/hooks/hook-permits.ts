@@ -1,21 +1,32 @@
 /**
  * The allow a repository's hook needs before it runs (issue 35, item 5): "Allow hook `cmd` from
  * .claude/settings.json to run on PreToolUse(Bash)?", asked once per exact hook (its
- * fingerprint: file, event, matcher, command, folder, env, workspace) and kept in a store, so a
- * changed hook asks again. A "no" holds for the rest of this process (the hook is reported as
+ * fingerprint: file, event, matcher, command, folder, env, timeout, workspace, and the content
+ * of the workspace files its command runs) and kept in a store, so a changed hook — or a changed
+ * script — asks again, and the question says what changed. A "no" holds for the rest of this process (the hook is reported as
  * not run, not asked about at every tool call). One question at a time.
  */
+import { changedParts, changeNote } from '../workspace/allow-fingerprint';
 import { describeHookInFull, type SharedHook } from './shared-hook-config';
 import type { HookPermits } from './shared-hooks';
+
+/**
+ * The parts of a hook's fingerprint after its identity (workspace, file, event, matcher,
+ * command), in order: how the question names one that changed since the allow.
+ */
+export const HOOK_FINGERPRINT_PARTS = ['its folder or environment', 'its timeout', 'a file it runs'] as const;
 
 export interface AllowedHooksStore {
   isAllowed(fingerprint: string): Promise<boolean>;
   allow(fingerprint: string): Promise<void>;
+  /** Every fingerprint allowed, oldest first: to say what changed since an allow that no longer holds. */
+  allowedFingerprints?(): Promise<string[]>;
 }
 
 export interface HookPermitDeps {
   store: AllowedHooksStore;
-  fingerprint(hook: SharedHook): string;
+  /** Reads the files the hook runs (node side): a promise. */
+  fingerprint(hook: SharedHook): string | Promise<string>;
   /** Puts the question to the user; true for allow. No one to ask (a script): resolve false. */
   ask(question: string, hook: SharedHook, signal?: AbortSignal): Promise<boolean>;
 }
@@ -26,8 +37,9 @@ export class AskingHookPermits implements HookPermits {
 
   constructor(private readonly deps: HookPermitDeps) {}
 
-  permit(hook: SharedHook, signal?: AbortSignal): Promise<boolean> {
-    const fingerprint = this.deps.fingerprint(hook);
+  async permit(hook: SharedHook, signal?: AbortSignal): Promise<boolean> {
+    // Taken at every call: a script changed since the last tool call is another fingerprint.
+    const fingerprint = await this.deps.fingerprint(hook);
     let answer = this.answered.get(fingerprint);
     if (!answer) {
       answer = this.decide(fingerprint, hook, signal);
@@ -40,9 +52,11 @@ export class AskingHookPermits implements HookPermits {
 
   private async decide(fingerprint: string, hook: SharedHook, signal?: AbortSignal): Promise<boolean> {
     if (await this.deps.store.isAllowed(fingerprint)) return true;
+    const earlier = (await this.deps.store.allowedFingerprints?.()) ?? [];
+    const note = changeNote(changedParts(earlier, fingerprint, HOOK_FINGERPRINT_PARTS));
     const asked = this.queue.then(() => {
       signal?.throwIfAborted();
-      return this.deps.ask(hookQuestion(hook), hook, signal);
+      return this.deps.ask(hookQuestion(hook, note), hook, signal);
     });
     this.queue = asked.catch(() => undefined);
     const yes = await asked;
@@ -51,6 +65,7 @@ export class AskingHookPermits implements HookPermits {
   }
 }
 
-export function hookQuestion(hook: SharedHook): string {
-  return `Allow hook ${describeHookInFull(hook)} to run? It is code from the repository; it runs only in the sandbox.`;
+/** `note`: what changed since an earlier allow of the same hook (changeNote), or ''. */
+export function hookQuestion(hook: SharedHook, note = ''): string {
+  return `Allow hook ${describeHookInFull(hook)} to run?${note ? ` ${note}` : ''} It is code from the repository; it runs only in the sandbox.`;
 }

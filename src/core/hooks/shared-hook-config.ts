@@ -172,10 +172,19 @@ function commandHook(
 
 /**
  * What the user allows, word for word: the file, the event, the matcher, the command, its
- * folder and environment. Any change to one of them is another hook, asked about again.
+ * folder, environment and timeout (a longer one lets it do more). Any change to one of them is
+ * another hook, asked about again. (The files it runs count too: src/node/shared-hook-files.ts.)
  */
 export function hookIdentity(hook: SharedHook): string {
-  return JSON.stringify([hook.source, hook.event, hook.matcher, hook.command, hook.cwd ?? '', hook.env ?? {}]);
+  return JSON.stringify([
+    hook.source,
+    hook.event,
+    hook.matcher,
+    hook.command,
+    hook.cwd ?? '',
+    hook.env ?? {},
+    hook.timeoutSeconds ?? null,
+  ]);
 }
 
 /**

@@ -5,6 +5,7 @@
  * at start (`${input:…}`, `${workspaceFolder}`, `${env:…}`; `${VAR}` in `.mcp.json`).
  */
 import { createHash } from 'node:crypto';
+import { composeFingerprint } from '../workspace/allow-fingerprint';
 import type { McpConfigProblem, McpServerConfig } from './mcp-config';
 import { escapeForDisplay, MCP_INPUT_ID, type McpDefinition } from './vscode-mcp-json';
 
@@ -45,32 +46,70 @@ export function combineDefinitions(groups: McpDefinition[][]): {
 }
 
 /**
- * What the user allows: the file, name, transport, command, arguments, working folder, URL,
- * and the NAMES of the variables (and headers) — not their values, which hold the inputs'
- * secrets and change without changing what runs. `envFileNames` are the names the env file
- * sets, so a new variable there (NODE_OPTIONS) asks again. Strings are taken as written.
+ * The parts of a definition's fingerprint after its identity (file and name), in order: how the
+ * question names one that changed since the user allowed it.
  */
-export function definitionFingerprint(definition: McpDefinition, envFileNames: readonly string[] = []): string {
-  const canonical = JSON.stringify([
-    1,
-    definition.source,
-    definition.name,
-    definition.transport,
-    definition.command ?? null,
-    definition.args,
-    [...new Set([...Object.keys(definition.env), ...envFileNames])].sort(),
-    definition.envFile ?? null,
-    definition.cwd ?? null,
-    definition.url ?? null,
-    Object.keys(definition.headers)
-      .map((name) => name.toLowerCase())
-      .sort(),
+export const MCP_FINGERPRINT_PARTS = [
+  'the command, arguments, folder or URL',
+  "the environment's values",
+  'the headers',
+  'the env file',
+  'a file it runs',
+] as const;
+
+/** What decides what runs besides the definition itself (read by the node side). */
+export interface McpFingerprintContext {
+  /** The env file's variables as read: each value counts by its hash, never kept or shown. */
+  envFromFile?: Readonly<Record<string, string>>;
+  /** The workspace files it runs, as src/node/referenced-files.ts lists them (hashes, no content). */
+  files?: readonly string[];
+}
+
+/**
+ * What the user allows: the file and name (its identity), then the transport, command,
+ * arguments, folder and URL; the environment's and headers' names AND values as written in the
+ * file — the templates, before `${input:…}` and `${env:…}` are put in, so an input's secret never
+ * enters it and entering an input again does not ask again, while `NODE_OPTIONS` changing from
+ * `--max-old-space-size=4096` to `--require ./x.js` does; the env file's path and each of its
+ * variables (the value by its hash); and the files it runs. See allow-fingerprint.ts.
+ */
+export function definitionFingerprint(definition: McpDefinition, context: McpFingerprintContext = {}): string {
+  const [command, environment, headers, envFile, files] = MCP_FINGERPRINT_PARTS;
+  const sorted = (values: Record<string, string>, lower = false) =>
+    Object.entries(values)
+      .map(([name, value]): [string, string] => [lower ? name.toLowerCase() : name, value])
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const fromFile = sorted({ ...context.envFromFile }).map(([name, value]) => [
+    name,
+    createHash('sha256').update(value).digest('hex'),
   ]);
-  return createHash('sha256').update(canonical).digest('hex');
+  return composeFingerprint(
+    [definition.source, definition.name],
+    [
+      {
+        label: command,
+        value: [
+          definition.transport,
+          definition.command ?? null,
+          definition.args,
+          definition.cwd ?? null,
+          definition.url ?? null,
+        ],
+      },
+      { label: environment, value: sorted(definition.env) },
+      { label: headers, value: sorted(definition.headers, true) },
+      { label: envFile, value: [definition.envFile ?? null, fromFile] },
+      { label: files, value: context.files ?? [] },
+    ],
+  );
 }
 
 /** The question's body: what would run, every character that is not plain ASCII escaped. */
-export function describeDefinition(definition: McpDefinition, envFileNames: readonly string[] = []): string {
+export function describeDefinition(
+  definition: McpDefinition,
+  envFileNames: readonly string[] = [],
+  files: readonly string[] = [],
+): string {
   const parts: string[] = [];
   if (definition.transport === 'stdio') {
     parts.push([definition.command ?? '', ...definition.args].map(quoteForDisplay).join(' '));
@@ -81,6 +120,7 @@ export function describeDefinition(definition: McpDefinition, envFileNames: read
   if (definition.envFile) parts.push(`env file: ${escapeForDisplay(definition.envFile, 200)}`);
   const headerNames = Object.keys(definition.headers);
   if (headerNames.length) parts.push(`headers: ${escapeForDisplay(headerNames.join(', '), 200)}`);
+  if (files.length) parts.push(`workspace files it runs: ${escapeForDisplay(files.join(', '), 200)}`);
   const text = parts.join(' · ');
   return text.length > 700 ? `${text.slice(0, 700)}…` : text;
 }

@@ -6,9 +6,9 @@
  */
 import type { McpConfigProblem, McpServerConfig } from '../../core/mcp/mcp-config';
 import {
-  definitionFingerprint,
   describeDefinition,
   inputIdsOf,
+  MCP_FINGERPRINT_PARTS,
   McpVariableError,
   parseEnvFile,
   type McpVariableContext,
@@ -16,8 +16,10 @@ import {
   resolveVariables,
 } from '../../core/mcp/mcp-definitions';
 import type { McpDefinition, McpInputDefinition } from '../../core/mcp/vscode-mcp-json';
+import { changedParts, changeNote } from '../../core/workspace/allow-fingerprint';
 import type { McpServerStatus } from './mcp-connections';
 import { McpFileError, readEnvFileText } from './mcp-files';
+import { mcpDefinitionFingerprint } from './mcp-fingerprint';
 
 export interface McpStartPlan {
   servers: Record<string, McpServerConfig>;
@@ -33,6 +35,8 @@ export interface McpApprovalPort {
   decision(fingerprint: string): McpDecision | undefined;
   /** Asks once at a time per fingerprint; undefined when the question was dismissed. */
   ask(fingerprint: string, name: string, source: string, description: string): Promise<McpDecision | undefined>;
+  /** The fingerprints allowed before, oldest first: to say what changed since (optional). */
+  allowedFingerprints?(): string[];
 }
 
 /** The values of `${input:…}` (the editor asks once and keeps them in SecretStorage). */
@@ -80,8 +84,7 @@ export async function planMcpStart(
     };
     try {
       const envFromFile = definition.envFile ? await readEnvFile(definition, deps) : {};
-      if (definition.origin === 'workspace' && !(await allowed(definition, Object.keys(envFromFile), deps, hold)))
-        continue;
+      if (definition.origin === 'workspace' && !(await allowed(definition, envFromFile, deps, hold))) continue;
       const values = new Map<string, string>();
       for (const id of inputIdsOf(definition)) {
         const declared = inputs.find((input) => input.id === id && input.source === definition.source);
@@ -108,11 +111,16 @@ export async function planMcpStart(
 /** Whether a workspace definition may start now; asks when it was never decided (waiting for the answer or not). */
 async function allowed(
   definition: McpDefinition,
-  envFileNames: string[],
+  envFromFile: Record<string, string>,
   deps: McpStartupDeps,
   hold: (state: McpServerStatus['state'], error: string) => McpServerStatus,
 ): Promise<boolean> {
-  const fingerprint = definitionFingerprint(definition, envFileNames);
+  // Taken at every start: a changed env file or script is another fingerprint, asked again.
+  const { fingerprint, files } = await mcpDefinitionFingerprint(definition, {
+    root: deps.workspaceRoot(),
+    variables: deps.variables(() => undefined),
+    envFromFile,
+  });
   const decision = deps.approvals.decision(fingerprint);
   const refusedText = `not allowed: you refused this definition in ${definition.source}; it is asked again when it changes`;
   if (decision === 'allowed') return true;
@@ -125,7 +133,16 @@ async function allowed(
     fingerprint,
     definition.name,
     definition.source,
-    describeDefinition(definition, envFileNames),
+    [
+      describeDefinition(
+        definition,
+        Object.keys(envFromFile),
+        files.map((file) => (file.state === 'file' ? file.path : `${file.path} (${file.state})`)),
+      ),
+      changeNote(changedParts(deps.approvals.allowedFingerprints?.() ?? [], fingerprint, MCP_FINGERPRINT_PARTS)),
+    ]
+      .filter(Boolean)
+      .join(' · '),
   );
   if (deps.waitForAnswers) {
     const answer = await question;

@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { definitionFingerprint, type McpVariableContext } from '../../../src/core/mcp/mcp-definitions';
+import type { McpVariableContext } from '../../../src/core/mcp/mcp-definitions';
 import type { McpInputDefinition } from '../../../src/core/mcp/vscode-mcp-json';
+import { mcpDefinitionFingerprint } from '../../../src/node/mcp/mcp-fingerprint';
 import { readMcpDefinitions } from '../../../src/node/mcp/mcp-sources';
 import {
   planMcpStart,
@@ -152,7 +153,12 @@ describe('MCP definitions to servers', () => {
   it('an input not given or not declared holds the server with a reason', async () => {
     const sources = await read();
     const repo = sources.definitions.find((definition) => definition.name === 'repo')!;
-    approvals.decisions.set(definitionFingerprint(repo, ['FROM_FILE']), 'allowed');
+    const { fingerprint } = await mcpDefinitionFingerprint(repo, {
+      root,
+      variables: deps().variables(() => undefined),
+      envFromFile: { FROM_FILE: '1' },
+    });
+    approvals.decisions.set(fingerprint, 'allowed');
     inputValues = {};
     const notGiven = await planMcpStart(sources.definitions, sources.inputs, deps());
     assert.match(notGiven.held[0]!.error!, /the input "token" was not given/);

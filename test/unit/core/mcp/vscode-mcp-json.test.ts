@@ -3,6 +3,7 @@
  * names colliding across files, and the fingerprint the user's "Allow" is kept under.
  */
 import assert from 'node:assert/strict';
+import { fingerprintIdentity } from '../../../../src/core/workspace/allow-fingerprint';
 import {
   combineDefinitions,
   definitionFingerprint,
@@ -229,12 +230,12 @@ describe("VS Code's mcp.json and .mcp.json", () => {
     );
   });
 
-  it('fingerprints what runs: env and header values do not count, their names do', () => {
+  it('fingerprints what runs: env and header names and values as written, the env file by its values', () => {
     const parse = (server: object) =>
       parseVscodeMcpJson(JSON.stringify({ servers: { s: server } }), '.vscode/mcp.json', 'workspace').definitions[0]!;
     const base = definitionFingerprint(parse({ command: 'node', args: ['a.js'], env: { KEY: 'one' } }));
-    assert.match(base, /^[0-9a-f]{64}$/);
-    assert.equal(definitionFingerprint(parse({ command: 'node', args: ['a.js'], env: { KEY: 'two' } })), base);
+    assert.match(base, /^2(:[0-9a-f]{64}){6}$/);
+    assert.notEqual(definitionFingerprint(parse({ command: 'node', args: ['a.js'], env: { KEY: 'two' } })), base);
     assert.notEqual(definitionFingerprint(parse({ command: 'node', args: ['b.js'], env: { KEY: 'one' } })), base);
     assert.notEqual(definitionFingerprint(parse({ command: 'nodejs', args: ['a.js'], env: { KEY: 'one' } })), base);
     assert.notEqual(definitionFingerprint(parse({ command: 'node', args: ['a.js'], env: { KEY2: 'one' } })), base);
@@ -242,10 +243,19 @@ describe("VS Code's mcp.json and .mcp.json", () => {
       definitionFingerprint(parse({ command: 'node', args: ['a.js'], env: { KEY: 'one' }, cwd: '/tmp' })),
       base,
     );
+    const withFile = (envFromFile: Record<string, string>) =>
+      definitionFingerprint(parse({ command: 'node', args: ['a.js'], env: { KEY: 'one' } }), { envFromFile });
+    assert.notEqual(withFile({ NODE_OPTIONS: '' }), base, 'a new variable in the env file asks again');
     assert.notEqual(
-      definitionFingerprint(parse({ command: 'node', args: ['a.js'], env: { KEY: 'one' } }), ['NODE_OPTIONS']),
-      base,
-      'a new variable in the env file asks again',
+      withFile({ NODE_OPTIONS: '--require ./x.js' }),
+      withFile({ NODE_OPTIONS: '--max-old-space-size=4096' }),
+      'a changed value in the env file asks again',
+    );
+    assert.ok(!withFile({ NODE_OPTIONS: 'secret-value' }).includes('secret-value'));
+    assert.equal(
+      fingerprintIdentity(withFile({ A: '1' })),
+      fingerprintIdentity(base),
+      'the same file and name: the question can say what changed',
     );
     const other = parseVscodeMcpJson(
       JSON.stringify({ servers: { s: { command: 'node', args: ['a.js'], env: { KEY: 'one' } } } }),
@@ -260,7 +270,11 @@ describe("VS Code's mcp.json and .mcp.json", () => {
     const http = (server: object) => definitionFingerprint(parse({ type: 'http', ...server }));
     assert.equal(
       http({ url: 'https://a.example/mcp', headers: { Authorization: 'x' } }),
-      http({ url: 'https://a.example/mcp', headers: { authorization: 'y' } }),
+      http({ url: 'https://a.example/mcp', headers: { authorization: 'x' } }),
+    );
+    assert.notEqual(
+      http({ url: 'https://a.example/mcp', headers: { 'X-Forward-To': 'https://a.example' } }),
+      http({ url: 'https://a.example/mcp', headers: { 'X-Forward-To': 'https://evil.example' } }),
     );
     assert.notEqual(http({ url: 'https://a.example/mcp' }), http({ url: 'https://b.example/mcp' }));
   });
