@@ -232,15 +232,19 @@ export class ContainedFiles {
    * the real path was taken fails the read instead of reading elsewhere. `accept` sees that real
    * path first and may refuse it by throwing (it is the path then read, with no gap).
    */
-  read(absolute: string, accept?: (real: string) => void): Promise<Buffer> {
-    return this.plainErrors(() => this.readHere(absolute, accept));
+  read(absolute: string, accept?: (real: string) => void, inspect?: (opened: Stats) => void): Promise<Buffer> {
+    return this.plainErrors(() => this.readHere(absolute, accept, inspect));
   }
 
-  private async readHere(absolute: string, accept?: (real: string) => void): Promise<Buffer> {
+  private async readHere(
+    absolute: string,
+    accept?: (real: string) => void,
+    inspect?: (opened: Stats) => void,
+  ): Promise<Buffer> {
     const real = await fs.realpath(this.rebase(absolute, await fs.realpath(this.root)));
     const { realRoot, folders, name } = await this.split(real, absolute);
     accept?.(real);
-    return this.readIn(realRoot, folders, name, absolute);
+    return this.readIn(realRoot, folders, name, absolute, inspect);
   }
 
   /**
@@ -258,14 +262,23 @@ export class ContainedFiles {
     return this.readIn(realRoot, folders, name, absolute);
   }
 
-  private async readIn(realRoot: string, folders: string[], name: string, absolute: string): Promise<Buffer> {
+  /** `inspect` sees the opened file's stats (the file read, not one at its path a moment before) and may refuse it. */
+  private async readIn(
+    realRoot: string,
+    folders: string[],
+    name: string,
+    absolute: string,
+    inspect?: (opened: Stats) => void,
+  ): Promise<Buffer> {
     const folder = await this.walk(realRoot, folders, false);
     try {
       const handle = await fs.open(folder.entry(name), READ_FLAGS).catch((error: NodeJS.ErrnoException) => {
         throw isLinkError(error) ? new PathError(`${absolute} became a symbolic link while it was read.`) : error;
       });
       try {
-        if (!(await handle.stat()).isFile()) throw new PathError(`${absolute} is not a regular file.`);
+        const opened = await handle.stat();
+        if (!opened.isFile()) throw new PathError(`${absolute} is not a regular file.`);
+        inspect?.(opened);
         return await handle.readFile();
       } finally {
         await handle.close();

@@ -32,11 +32,21 @@ export class NodeKnowledgeFiles implements KnowledgeFiles {
     const workspace = await this.workspaceOf(absolute);
     try {
       if (!workspace) return (await readRegularFile(absolute, OUTSIDE_CAP, { follow: true })).toString('utf8');
-      const bytes = await workspace.files.read(absolute, (real) => {
-        const relative = (from: string) => path.relative(from, real).split(path.sep).join('/');
-        if (isSecretPlace(relative(workspace.realRoot)))
-          throw new PathError(`${absolute} leads to a secret file; it is not read as knowledge.`);
-      });
+      const bytes = await workspace.files.read(
+        absolute,
+        (real) => {
+          const relative = (from: string) => path.relative(from, real).split(path.sep).join('/');
+          if (isSecretPlace(relative(workspace.realRoot)))
+            throw new PathError(`${absolute} leads to a secret file; it is not read as knowledge.`);
+        },
+        (opened) => {
+          // A hard link is the other file itself (`.env`, a file outside the workspace) under an
+          // innocent name, and nothing says where its other names are: not knowledge.
+          if (opened.nlink > 1) throw new PathError(`${absolute} has other hard links; it is not read as knowledge.`);
+          if (opened.size > OUTSIDE_CAP)
+            throw new UnusableFileError(absolute, `is over ${OUTSIDE_CAP / 1024 / 1024} MiB`);
+        },
+      );
       return bytes.toString('utf8');
     } catch (error) {
       // Inside the workspace, a file that leads outside, to a secret or to no regular file is none.

@@ -96,7 +96,7 @@ export async function readCustomAgents(
         if (problems.length === before)
           problems.push({
             file,
-            message: 'not read: it is no regular file inside the workspace (a link leading out, a pipe)',
+            message: 'not read: it is no regular file inside the workspace (a link leading out, a hard link, a pipe)',
           });
         continue;
       }
@@ -138,7 +138,8 @@ export function parseCustomAgent(
     if (why === undefined) name = written!;
     else notes.push(`its name ${why}; it is called "${name}" after its file`);
   }
-  const tools = toolNames(fields.tools);
+  refuseLookAlikeKeys(fields);
+  const tools = toolNames(fields.tools, Object.hasOwn(fields, 'tools'));
   const mapped = tools && mapToolNames(tools);
   if (mapped) notes.push(...mapped.problems);
   const model = modelNames(fields.model);
@@ -187,7 +188,10 @@ function frontMatter(text: string): { fields: Record<string, unknown>; body: str
 }
 
 /** VS Code's list, or Claude Code's "Read, Grep, Glob"; undefined when the field is absent. */
-function toolNames(value: unknown): string[] | undefined {
+function toolNames(value: unknown, present: boolean): string[] | undefined {
+  // `tools:` written with nothing after it reads as null: the author meant a list, not every tool.
+  if (present && (value === undefined || value === null))
+    throw new Error('tools is written but empty; list the tools (or leave the field out); the file is left out');
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string')
     return value
@@ -196,6 +200,40 @@ function toolNames(value: unknown): string[] | undefined {
       .filter(Boolean);
   if (Array.isArray(value) && value.every((name) => typeof name === 'string')) return value as string[];
   throw new Error('tools must be a list of tool names or a comma-separated string; the file is left out');
+}
+
+/**
+ * A key that reads as `tools` but is another (`Tools`, a Cyrillic `о`, a zero-width space): the
+ * reader sees a restricted agent, the parser no `tools` field — every tool. Refused, never guessed.
+ */
+function refuseLookAlikeKeys(fields: Record<string, unknown>): void {
+  for (const key of Object.keys(fields))
+    if (key !== 'tools' && skeleton(key) === 'tools')
+      throw new Error(`its key "${printable(key)}" looks like "tools" but is not; the file is left out`);
+}
+
+/** Letters that look like the Latin ones of `tools`, folded to them (after NFKC and lower case). */
+const LOOK_ALIKES: Readonly<Record<string, string>> = {
+  '\u043e': 'o', // Cyrillic о
+  '\u03bf': 'o', // Greek ο
+  '\u0585': 'o', // Armenian օ
+  '0': 'o',
+  '\u0442': 't', // Cyrillic т
+  '\u03c4': 't', // Greek τ
+  '\u0456': 'l', // Cyrillic і
+  '\u04cf': 'l', // Cyrillic ӏ
+  '\u0131': 'l', // dotless ı
+  i: 'l',
+  '1': 'l',
+  '|': 'l',
+  '\u0455': 's', // Cyrillic ѕ
+  '\u0282': 's',
+  $: 's',
+};
+
+function skeleton(key: string): string {
+  const folded = withoutHiddenCharacters(key.normalize('NFKC'), '').replace(/\s+/g, '').toLowerCase();
+  return [...folded].map((character) => LOOK_ALIKES[character] ?? character).join('');
 }
 
 function descriptionOf(value: unknown): string {
@@ -224,6 +262,9 @@ export function unusableName(name: string): string | undefined {
   if (/[/\\]/.test(name) || name.includes('..') || name.startsWith('.')) return 'looks like a path';
   // `$(name)` is an icon in VS Code's pickers: a name must not draw one.
   if (name.includes('$(')) return 'has icon syntax ($(…))';
+  // "сoding" with a Cyrillic с would sit in the picker as the built-in "coding".
+  if (/\p{Script=Latin}/u.test(name) && /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}]/u.test(name))
+    return 'mixes Latin letters with look-alikes of another script';
   if (name !== name.trim()) return 'starts or ends with spaces';
   return undefined;
 }

@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { redactText } from '../llm/redact';
 import type { KnowledgeFiles } from '../ports';
 import { yaml } from '../text/yaml';
-import { globToRegExp } from '../workspace/glob';
+import { compileGlob, type PathMatcher } from './instruction-glob';
 
 /** One file's instructions as they go into the prompt. */
 export interface InstructionText {
@@ -27,7 +27,8 @@ export interface InstructionText {
 export interface ScopedInstruction extends InstructionText {
   /** The globs as written (for the reader of the prompt and the meter). */
   patterns: string[];
-  matchers: RegExp[];
+  /** Matched without backtracking (instruction-glob.ts): a repository's glob cannot stall a conversation. */
+  matchers: PathMatcher[];
 }
 
 export interface InstructionProblem {
@@ -129,12 +130,12 @@ export function splitPatterns(value: string): string[] {
  * A glob as a matcher over workspace-relative paths, or why it is refused: one that names a
  * place outside the workspace (`..`, an absolute path, a drive, `~`) could only be a trick.
  */
-export function patternMatcher(pattern: string): RegExp | string {
+export function patternMatcher(pattern: string): PathMatcher | string {
   const glob = pattern.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
   if (/^([a-zA-Z]:|\/|~)/.test(glob) || glob.split('/').includes('..'))
     return `the glob "${pattern}" leads outside the workspace; it is ignored`;
   try {
-    return globToRegExp(glob);
+    return compileGlob(glob);
   } catch (error) {
     return `the glob "${pattern}" is not usable (${firstLine(error)}); it is ignored`;
   }
@@ -197,7 +198,7 @@ function scopedInstruction(
   if (patterns.length > MAX_PATTERNS)
     problems.push({ file, message: `${patterns.length} globs; the first ${MAX_PATTERNS} are used` });
   const usable: string[] = [];
-  const matchers: RegExp[] = [];
+  const matchers: PathMatcher[] = [];
   for (const pattern of patterns.slice(0, MAX_PATTERNS)) {
     const matcher = patternMatcher(pattern);
     if (typeof matcher === 'string') problems.push({ file, message: matcher });

@@ -104,7 +104,11 @@ export function definitionFingerprint(definition: McpDefinition, context: McpFin
   );
 }
 
-/** The question's body: what would run, every character that is not plain ASCII escaped. */
+/**
+ * The question's body: what would run, every character that is not plain ASCII escaped. Each
+ * part is cut on its own, so a long command cannot push the variables the values take (the
+ * user's `${env:GITHUB_TOKEN}` in a header) out of sight.
+ */
 export function describeDefinition(
   definition: McpDefinition,
   envFileNames: readonly string[] = [],
@@ -112,7 +116,7 @@ export function describeDefinition(
 ): string {
   const parts: string[] = [];
   if (definition.transport === 'stdio') {
-    parts.push([definition.command ?? '', ...definition.args].map(quoteForDisplay).join(' '));
+    parts.push(cut([definition.command ?? '', ...definition.args].map(quoteForDisplay).join(' '), 400));
     if (definition.cwd) parts.push(`in ${escapeForDisplay(definition.cwd, 200)}`);
   } else parts.push(`${definition.transport.toUpperCase()} ${escapeForDisplay(definition.url ?? '', 300)}`);
   const envNames = [...new Set([...Object.keys(definition.env), ...envFileNames])];
@@ -120,9 +124,31 @@ export function describeDefinition(
   if (definition.envFile) parts.push(`env file: ${escapeForDisplay(definition.envFile, 200)}`);
   const headerNames = Object.keys(definition.headers);
   if (headerNames.length) parts.push(`headers: ${escapeForDisplay(headerNames.join(', '), 200)}`);
+  const taken = variablesInValues(definition);
+  if (taken.length) parts.push(`values from variables: ${escapeForDisplay(taken.join('; '), 300)}`);
   if (files.length) parts.push(`workspace files it runs: ${escapeForDisplay(files.join(', '), 200)}`);
-  const text = parts.join(' · ');
-  return text.length > 700 ? `${text.slice(0, 700)}…` : text;
+  return parts.join(' · ');
+}
+
+/**
+ * The variables env and header values take, by name (`LOG: ${env:AWS_SECRET_ACCESS_KEY}`,
+ * `header Authorization: ${input:token}`): only names are shown otherwise, and a value is where
+ * a repository would pull the user's secrets into a server it names.
+ */
+function variablesInValues(definition: McpDefinition): string[] {
+  if (definition.variables === 'none') return [];
+  const found: string[] = [];
+  const add = (label: string, value: string) => {
+    const variables = [...value.matchAll(VARIABLE)].map((match) => match[0]);
+    if (variables.length) found.push(`${label}: ${[...new Set(variables)].join(' ')}`);
+  };
+  for (const [name, value] of Object.entries(definition.env)) add(name, value);
+  for (const [name, value] of Object.entries(definition.headers)) add(`header ${name}`, value);
+  return found;
+}
+
+function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 function quoteForDisplay(word: string): string {

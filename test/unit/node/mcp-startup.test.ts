@@ -114,7 +114,7 @@ describe('MCP definitions to servers', () => {
     const plan = await planMcpStart(sources.definitions, sources.inputs, deps());
     assert.deepEqual(Object.keys(plan.servers), ['mine']);
     assert.deepEqual(approvals.asked, [
-      'repo from .vscode/mcp.json: node ${workspaceFolder}/s.js · env: TOKEN, FROM_FILE · env file: .env',
+      'repo from .vscode/mcp.json: node ${workspaceFolder}/s.js · env: TOKEN, FROM_FILE · env file: .env · values from variables: TOKEN: ${input:token}',
     ]);
     assert.deepEqual(askedInputs, [], 'no input is asked for a server not allowed');
     assert.match(plan.held[0]!.error!, /waiting for your approval/);

@@ -283,9 +283,12 @@ describe("VS Code's mcp.json and .mcp.json", () => {
     const [perplexity, fetch] = parseVscodeMcpJson(VSCODE_FILE, '.vscode/mcp.json', 'workspace').definitions;
     assert.equal(
       describeDefinition(perplexity!, ['FROM_FILE']),
-      'npx -y server-perplexity-ask --root ${workspaceFolder} · env: PERPLEXITY_API_KEY, PORT, FROM_FILE · env file: ${workspaceFolder}/.env',
+      'npx -y server-perplexity-ask --root ${workspaceFolder} · env: PERPLEXITY_API_KEY, PORT, FROM_FILE · env file: ${workspaceFolder}/.env · values from variables: PERPLEXITY_API_KEY: ${input:perplexity-key}',
     );
-    assert.equal(describeDefinition(fetch!), 'HTTP https://example.com/mcp · headers: Authorization');
+    assert.equal(
+      describeDefinition(fetch!),
+      'HTTP https://example.com/mcp · headers: Authorization · values from variables: header Authorization: ${input:perplexity-key}',
+    );
     const spaced = parseVscodeMcpJson('{"servers": {"s": {"command": "my tool", "args": ["it\'s"]}}}', 'f', 'user')
       .definitions[0]!;
     assert.equal(describeDefinition(spaced), "'my tool' 'it'\\''s'");
