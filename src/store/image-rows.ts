@@ -166,10 +166,10 @@ export function applyImage(db: Database, entry: ImageEntry): void {
     // so a queued message taken out to be sent never loses its image before its conversation
     // has put its own use of it.
     const keep = Array.isArray(entry.keep) ? entry.keep.filter((sha256) => typeof sha256 === 'string') : [];
-    db.run(
-      `DELETE FROM image_uses WHERE conversation_id = ? AND sha256 NOT IN (${keep.map(() => '?').join(', ')})`,
-      [String(entry.holder), ...keep],
-    );
+    db.run(`DELETE FROM image_uses WHERE conversation_id = ? AND sha256 NOT IN (${keep.map(() => '?').join(', ')})`, [
+      String(entry.holder),
+      ...keep,
+    ]);
   } else if (entry.op === 'image') {
     const image = entry.image;
     db.run(
@@ -195,7 +195,10 @@ function use(db: Database, conversationId: string, sha256: string): void {
 /** A deleted conversation's uses go, then every image no conversation uses any more. */
 export function deleteImageUses(db: Database, conversationId: string): void {
   // Its queued messages' images go with it (a window that still shows them sends them as notes).
-  db.run('DELETE FROM image_uses WHERE conversation_id IN (?, ?)', [conversationId, queuedImagesHolder(conversationId)]);
+  db.run('DELETE FROM image_uses WHERE conversation_id IN (?, ?)', [
+    conversationId,
+    queuedImagesHolder(conversationId),
+  ]);
   db.run('DELETE FROM images WHERE sha256 NOT IN (SELECT sha256 FROM image_uses)');
 }
 
