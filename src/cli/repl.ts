@@ -144,7 +144,9 @@ export class Repl {
     const { cli, output, reader } = this.deps;
     // A side question is asked now, beside the agent; never queued as a prompt.
     if (isSideQuestion(text)) return askAside(text, { cli, output });
-    const queued = cli.session.queue.enqueue(text.trim());
+    // Its @image mentions are read when it is sent, as a prompt's are (without the resolver they
+    // went out as words and the picture was lost).
+    const queued = cli.session.queue.enqueue(text.trim(), cli.resolveMention);
     if (!queued) return reader.carry(text);
     if ('reason' in queued) {
       output.error(`Not queued: ${queued.message}`);

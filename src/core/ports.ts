@@ -294,7 +294,7 @@ export interface ImageFiles {
  * the chat, the developer panel, a reopened conversation and the export read them back from here.
  */
 /** What an ImageStore implementation checks images against (the store imports only the ports). */
-export { IMAGE_LIMITS, IMAGE_MEDIA_TYPES } from './images/image-limits';
+export { IMAGE_LIMITS, IMAGE_MEDIA_TYPES, queuedImagesHolder } from './images/image-limits';
 export type { ImagePart };
 
 export interface ImageStore {
@@ -306,6 +306,12 @@ export interface ImageStore {
   put(image: ImagePart, conversationId?: string): Promise<void>;
   /** The image, or undefined when this store never had it. */
   get(sha256: string): Promise<ImagePart | undefined>;
+  /**
+   * `holder` (a conversation, or what holds queued messages: queuedImagesHolder) stops using
+   * every image but those in `keep`; `put(image, holder)` starts. An image nothing uses any more
+   * is freed with the next conversation deleted. A store without uses (in memory) has none.
+   */
+  release?(holder: string, keep: readonly string[]): Promise<void>;
 }
 
 export interface WorkspaceFiles {

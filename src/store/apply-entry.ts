@@ -42,6 +42,7 @@ export function applyEntry(db: Database, entry: JournalEntry): void {
       break;
     case 'image':
     case 'image_use':
+    case 'image_release':
       applyImage(db, entry);
       break;
     case 'recording':

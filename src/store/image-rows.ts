@@ -8,13 +8,16 @@
  * checked on the way in (their sha256 must be the one claimed, they must fit IMAGE_LIMITS) and on
  * the way out (a damaged or oversized row reads as missing, which reopening turns into a note).
  *
+ * Queued messages (not in their conversation yet) hold their images under their own holder
+ * (queuedImagesHolder), released as they go; see queued-image-holds.ts.
+ *
  * Freeing: deleting a conversation deletes its uses, then every image no conversation uses. A
  * fork copies its parent's uses, so the parent's deletion never takes the fork's images. A rewind
  * keeps the uses of what it took back (the part left behind is saved as a fork that uses them).
  */
 import { createHash } from 'node:crypto';
 import type { Database, SqlValue } from 'sql.js';
-import { IMAGE_LIMITS, IMAGE_MEDIA_TYPES, type ImagePart, type ImageStore } from '../core/ports';
+import { IMAGE_LIMITS, IMAGE_MEDIA_TYPES, queuedImagesHolder, type ImagePart, type ImageStore } from '../core/ports';
 
 /** An image as one journal entry carries it. */
 export interface ImageRow {
@@ -30,7 +33,9 @@ export interface ImageRow {
 
 export type ImageEntry =
   | { op: 'image'; image: ImageRow; conversationId?: string }
-  | { op: 'image_use'; sha256: string; conversationId: string };
+  | { op: 'image_use'; sha256: string; conversationId: string }
+  /** `holder` stops using every image but `keep` (queued messages that went: ImageStore.release). */
+  | { op: 'image_release'; holder: string; keep: string[] };
 
 export interface ImagesDeps {
   /** Writes an entry through the journal, as given (image bytes are not text to redact). */
@@ -126,6 +131,21 @@ export class SqlJsImages implements ImageStore {
     };
   }
 
+  async release(holder: string, keep: readonly string[]): Promise<void> {
+    if (typeof holder !== 'string' || holder.length === 0 || holder.length > 300)
+      throw new ImageRefusedError('An image holder is named by 1 to 300 characters.');
+    const kept = [...new Set(keep)].filter((sha256) => typeof sha256 === 'string' && SHA256.test(sha256));
+    await this.deps.write({ op: 'image_release', holder, keep: kept });
+  }
+
+  /** The sha256s `holder` uses, sorted (for tests and the store's status). */
+  async usedBy(holder: string): Promise<string[]> {
+    const rows = await this.deps.read('SELECT sha256 FROM image_uses WHERE conversation_id = ? ORDER BY sha256', [
+      holder,
+    ]);
+    return rows.map((row) => String(row.sha256));
+  }
+
   /** How many images the store keeps, and their bytes (for tests and the store's status). */
   async totals(): Promise<{ count: number; bytes: number }> {
     const row = (
@@ -139,9 +159,18 @@ export class SqlJsImages implements ImageStore {
   }
 }
 
-/** Applies an `image` or `image_use` entry: idempotent (the first bytes of a sha256 stay). */
+/** Applies an image entry: idempotent (the first bytes of a sha256 stay; a release twice is one). */
 export function applyImage(db: Database, entry: ImageEntry): void {
-  if (entry.op === 'image') {
+  if (entry.op === 'image_release') {
+    // Only the use goes: the bytes stay until a conversation's deletion frees what nothing uses,
+    // so a queued message taken out to be sent never loses its image before its conversation
+    // has put its own use of it.
+    const keep = Array.isArray(entry.keep) ? entry.keep.filter((sha256) => typeof sha256 === 'string') : [];
+    db.run(`DELETE FROM image_uses WHERE conversation_id = ? AND sha256 NOT IN (${keep.map(() => '?').join(', ')})`, [
+      String(entry.holder),
+      ...keep,
+    ]);
+  } else if (entry.op === 'image') {
     const image = entry.image;
     db.run(
       'INSERT OR IGNORE INTO images (sha256, media_type, width, height, name, bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -165,7 +194,11 @@ function use(db: Database, conversationId: string, sha256: string): void {
 
 /** A deleted conversation's uses go, then every image no conversation uses any more. */
 export function deleteImageUses(db: Database, conversationId: string): void {
-  db.run('DELETE FROM image_uses WHERE conversation_id = ?', [conversationId]);
+  // Its queued messages' images go with it (a window that still shows them sends them as notes).
+  db.run('DELETE FROM image_uses WHERE conversation_id IN (?, ?)', [
+    conversationId,
+    queuedImagesHolder(conversationId),
+  ]);
   db.run('DELETE FROM images WHERE sha256 NOT IN (SELECT sha256 FROM image_uses)');
 }
 

@@ -43,3 +43,12 @@ function boundedSide(side: number): number {
   if (typeof side !== 'number' || !Number.isFinite(side)) return IMAGE_LIMITS.maxLongSide;
   return Math.min(Math.max(Math.round(side), 1), IMAGE_LIMITS.maxLongSide);
 }
+
+/**
+ * Who holds the images of the messages queued for a conversation (they are not in it yet): the
+ * store keeps a use of them under this name, so deleting another conversation does not free
+ * them while they wait, and deleting this one frees them with it.
+ */
+export function queuedImagesHolder(conversationId: string): string {
+  return `queued:${conversationId}`;
+}

@@ -11,6 +11,8 @@ import { z } from 'zod';
 import type { ConversationSession } from './conversation-session';
 import type { MentionResolver } from './mentions';
 import { MAX_QUEUED_PROMPTS, MAX_QUEUED_PROMPT_CHARS } from './prompt-queue';
+import { keptQueueImages, readKeptQueue } from './kept-queue';
+import { QueuedImageHolds } from './queued-image-holds';
 
 /** Where a window's chat is kept: one small text document (the host's per-workspace storage). */
 export interface ChatKeeping {
@@ -30,6 +32,11 @@ const keptChatSchema = z.object({
   conversationId: z.string().min(1).max(200).optional(),
   draft: z.string().max(MAX_DRAFT_CHARS),
   queue: z.array(z.string().max(MAX_QUEUED_PROMPT_CHARS)).max(MAX_QUEUED_PROMPTS),
+  /**
+   * The queued messages' images, one list of references per message (kept-queue.ts). Checked
+   * image by image when read back: a damaged one is a note in its message, not a fresh chat.
+   */
+  queueImages: z.array(z.unknown()).max(MAX_QUEUED_PROMPTS).optional(),
 });
 type KeptChat = z.infer<typeof keptChatSchema>;
 
@@ -55,9 +62,12 @@ export class ChatKeeper {
   private readonly unsubscribe: Array<() => void> = [];
   /** The conversation the last snapshot named: events of the same one change nothing kept. */
   private keptConversation: string | undefined;
+  /** The queued messages' images, held in the store while they wait (so a reload finds them). */
+  readonly imageHolds: QueuedImageHolds;
 
   constructor(private readonly options: ChatKeeperOptions) {
     const { session } = options;
+    this.imageHolds = new QueuedImageHolds(session, () => session.library.images(), options.onWriteError);
     this.unsubscribe.push(
       session.onReset(() => this.save()),
       // Streaming fires this per token: only a new conversation id is worth a write.
@@ -95,10 +105,12 @@ export class ChatKeeper {
   /** Resolves when everything changed so far is written. */
   async flush(): Promise<void> {
     while (this.writing) await this.writing;
+    await this.imageHolds.flush();
   }
 
   dispose(): void {
     for (const stop of this.unsubscribe.splice(0)) stop();
+    this.imageHolds.dispose();
   }
 
   private async load(): Promise<void> {
@@ -112,8 +124,13 @@ export class ChatKeeper {
     // Only into an untouched session: a chat a palette command started meanwhile stays.
     const opened = await session.open(kept.conversationId, { ifUntouchedSince: generation }).catch(() => false);
     // Deleted since, or the store cannot be read (the store says so itself): a fresh chat.
-    if (!opened) return;
-    if (kept.queue.length > 0) session.queue.restore(kept.queue, this.options.resolveMention);
+    if (!opened || kept.queue.length === 0) return;
+    const reopened = session.generation;
+    const images = kept.queueImages && (await session.library.images().catch(() => undefined));
+    const restored = await readKeptQueue(kept.queue, kept.queueImages, images);
+    // A New Chat (or another conversation) while the images were read: the queue was not for it.
+    if (session.generation !== reopened || session.currentId !== kept.conversationId) return;
+    session.queue.restore(restored, this.options.resolveMention);
   }
 
   private async read(): Promise<KeptChat | undefined> {
@@ -138,6 +155,8 @@ export class ChatKeeper {
       draft: this.draftText,
       queue: session.queue.state.items.map((item) => item.text),
     };
+    const images = keptQueueImages(session.queue.state);
+    if (images) kept.queueImages = images;
     return JSON.stringify(kept);
   }
 

@@ -421,11 +421,14 @@ export class ConversationSession {
       (since !== this.resets || this.currentId !== undefined || this.isBusy || this.events.length > 0)
     )
       return false;
+    // Reopening the conversation on screen (a rewind took it back) keeps what waits to be sent to it.
+    const waiting = id === this.currentId ? this.queue.setAside() : undefined;
     this.reset();
     this.reopened = loaded;
     this.events = [...loaded.restored.events];
     this.retries.reopened(id, this.events);
     for (const event of loaded.restored.events) for (const listener of this.eventListeners) listener(event);
+    if (waiting) this.queue.bringBack(waiting);
     return true;
   }
 

@@ -49,6 +49,18 @@ export interface QueueEntry extends QueuedPrompt {
   readonly attached?: readonly ImagePart[];
 }
 
+/** A message kept across a reload, with its images read back from the store. */
+export interface RestoredPrompt {
+  readonly text: string;
+  readonly attached?: readonly ImagePart[];
+}
+
+/** What `setAside` took out of the queue. */
+export interface QueueSnapshot {
+  readonly entries: readonly QueueEntry[];
+  readonly held?: QueueState['held'];
+}
+
 export class PromptQueue {
   private entries: QueueEntry[] = [];
   private held: QueueState['held'];
@@ -179,22 +191,56 @@ export class PromptQueue {
   }
 
   /**
-   * Puts back messages kept across a window reload, held (the run they waited for is gone);
-   * texts that no longer fit are dropped rather than let one bad entry break the chat.
+   * Puts back messages kept across a window reload, held (the run they waited for is gone), with
+   * the images read back for them; texts that no longer fit are dropped rather than let one bad
+   * entry break the chat.
    */
-  restore(texts: readonly string[], resolve?: MentionResolver): void {
+  restore(kept: ReadonlyArray<string | RestoredPrompt>, resolve?: MentionResolver): void {
     this.entries = [];
     this.editing = undefined;
     let total = 0;
-    for (const text of texts) {
+    for (const item of kept) {
       if (this.entries.length >= MAX_QUEUED_PROMPTS) break;
+      const { text, attached } = typeof item === 'string' ? { text: item, attached: undefined } : item;
       const trimmed = text.trim();
       if (!trimmed || trimmed.length > MAX_QUEUED_PROMPT_CHARS || total + trimmed.length > MAX_QUEUED_TOTAL_CHARS)
         continue;
       total += trimmed.length;
-      this.entries.push({ id: `q${++this.counter}`, text: trimmed, ...(resolve ? { resolve } : {}) });
+      this.entries.push({
+        id: `q${++this.counter}`,
+        text: trimmed,
+        ...(resolve ? { resolve } : {}),
+        ...(attached?.length ? { attached, images: attached.map(imageReference) } : {}),
+      });
     }
     this.held = this.entries.length > 0 ? { kind: 'reloaded' } : undefined;
+    this.changed();
+  }
+
+  /** The images the waiting messages carry, each once (what a store must keep for them). */
+  get attachedImages(): ImagePart[] {
+    const images = new Map<string, ImagePart>();
+    for (const entry of this.entries) for (const image of entry.attached ?? []) images.set(image.sha256, image);
+    return [...images.values()];
+  }
+
+  /**
+   * Takes everything out without telling anyone (the conversation on screen is reopened: a
+   * rewind); `bringBack` puts it back. Between the two the queue looks empty and nothing changes.
+   */
+  setAside(): QueueSnapshot {
+    const snapshot = { entries: this.entries, ...(this.held ? { held: this.held } : {}) };
+    this.entries = [];
+    this.held = undefined;
+    this.editing = undefined;
+    return snapshot;
+  }
+
+  /** Puts back what `setAside` took, in front of anything queued since; the page shows it again. */
+  bringBack(snapshot: QueueSnapshot): void {
+    if (snapshot.entries.length === 0) return;
+    this.entries = [...snapshot.entries, ...this.entries];
+    this.held ??= snapshot.held;
     this.changed();
   }
 

@@ -11,7 +11,15 @@ import type { MentionResolver, ResolvedContext } from './mentions';
 import type { ImagePart } from '../llm/llm-client';
 import type { SetupProblem } from './model-routing';
 import type { WorkKind } from '../policy/model-routes';
-import { PromptQueue, type QueueEntry, type QueueRefusal, type QueuedPrompt, type QueueState } from './prompt-queue';
+import {
+  PromptQueue,
+  type QueueEntry,
+  type QueueRefusal,
+  type QueuedPrompt,
+  type QueueSnapshot,
+  type QueueState,
+  type RestoredPrompt,
+} from './prompt-queue';
 
 /** Why a prompt was not started or queued: no model set up, or the queue refused it. */
 export type SubmitProblem = SetupProblem | QueueRefusal;
@@ -211,9 +219,23 @@ export class SessionQueue {
     return true;
   }
 
-  /** Messages kept across a window reload, back in the queue, held until the user resumes them. */
-  restore(texts: readonly string[], resolve?: MentionResolver): void {
-    this.queue.restore(texts, resolve);
+  /** Messages kept across a window reload (with their images), back in the queue, held until the user resumes them. */
+  restore(kept: ReadonlyArray<string | RestoredPrompt>, resolve?: MentionResolver): void {
+    this.queue.restore(kept, resolve);
+  }
+
+  /** The images the waiting messages carry, each once. */
+  get attachedImages(): ImagePart[] {
+    return this.queue.attachedImages;
+  }
+
+  /** Takes the waiting messages out silently (the conversation on screen is reopened); see bringBack. */
+  setAside(): QueueSnapshot {
+    return this.queue.setAside();
+  }
+
+  bringBack(snapshot: QueueSnapshot): void {
+    this.queue.bringBack(snapshot);
   }
 
   /** After a Stop, until the stopped run has ended: a prompt sent then goes out once it has. */

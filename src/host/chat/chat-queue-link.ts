@@ -99,7 +99,12 @@ export class ChatQueueLink {
 function queueMessage(state: QueueState): HostToWebview {
   return {
     type: 'queue_state',
-    items: state.items.map((item) => ({ id: item.id, text: item.text })),
+    // Their images by reference: the page shows the previews ChatImages posts for them.
+    items: state.items.map((item) => ({
+      id: item.id,
+      text: item.text,
+      ...(item.images ? { images: [...item.images] } : {}),
+    })),
     ...(state.held ? { held: state.held } : {}),
     ...(state.editing ? { editing: state.editing } : {}),
   };

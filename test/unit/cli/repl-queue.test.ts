@@ -5,6 +5,9 @@
  * A line left half-typed when the answer ends starts the next prompt.
  */
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Jimp } from 'jimp';
 import { FakeModelServer } from '../../fixtures/fake-model-server/server';
 import { parseScenario } from '../../fixtures/fake-model-server/scenario';
 import { cleanEnv, cliArgs, requestBody, tempFolder, textOf } from './cli-helpers';
@@ -109,6 +112,27 @@ describe('openagent CLI (messages typed while the agent works)', function () {
     assert.equal(textOf(messagesOf(1).at(-1)!), 'the follow-up, edited');
     terminal.type('/queue');
     await terminal.waitFor(/Nothing is queued\./);
+  });
+
+  it('sends a queued line’s @image with it, read when it goes out (not dropped as words)', async () => {
+    // A CLI of its own, with a picture in its folder and a model told to take images.
+    cli?.kill();
+    const workspace = tempFolder('ws');
+    const picture = new Jimp({ width: 40, height: 30, color: 0x3366ccff });
+    fs.writeFileSync(path.join(workspace, 'shot.png'), await picture.getBuffer('image/png'));
+    cli = TmuxCli.start({
+      args: [...cliArgs(server, tempFolder('store')), '--images', 'yes'],
+      env: cleanEnv(),
+      cwd: workspace,
+    });
+    const terminal = await answering('tell me a long story');
+    terminal.type('what is in @image:shot.png ?');
+    await terminal.waitFor(/Queued \(1 waiting\)/);
+    await terminal.waitForPrompt(2);
+    assert.equal(server.modelCalls.length, 2);
+    const body = JSON.stringify(server.modelCalls[1]?.body);
+    assert.match(body, /data:image\/png;base64,/, 'the picture went out with the queued line');
+    assert.match(body, /attached as an image, 40×30/);
   });
 
   it('starts the next prompt with a line left half-typed when the answer ends', async () => {
