@@ -311,8 +311,13 @@ describe('attack: shared-format hooks (issue 35, item 5)', function () {
       assert.match(bodies[0]!, /START_CTX/);
       assert.match(bodies[0]!, /PROMPT_CTX/);
       assert.doesNotMatch(bodies[0]!, /\\u001b/, 'escaped before it reached the model too');
-      const shown = JSON.stringify(events.filter((event) => event.type === 'user_message'));
+      // The chat shows a prompt's text and its attachments' labels; what hooks added is kept
+      // apart (for a reopened conversation), escaped as the model got it.
+      const prompts = events.flatMap((event) => (event.type === 'user_message' ? [event] : []));
+      const shown = JSON.stringify(prompts.map((event) => [event.text, event.attachments ?? [], event.context ?? '']));
       assert.doesNotMatch(shown, /START_CTX|PROMPT_CTX/);
+      assert.match(prompts[0]?.hookContext ?? '', /START_CTX[^]*PROMPT_CTX/);
+      assert.doesNotMatch(prompts[0]?.hookContext ?? '', /\u001b/);
     });
   });
 
