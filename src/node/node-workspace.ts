@@ -6,7 +6,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { WorkspaceFiles, WrittenFile } from '../core/ports';
 import { decodeText, encodeText, type DecodedText, type TextContent } from '../core/workspace/text-file';
-import { globToRegExp } from '../core/workspace/glob';
+import { compileGlob } from '../core/workspace/glob';
 import { ContainedFiles, type ContainedOptions, type HeldFolder } from './contained-files';
 import { LinkedSecrets } from './linked-secrets';
 
@@ -99,7 +99,7 @@ export class NodeWorkspace implements WorkspaceFiles {
   ): Promise<{ entries: string[]; truncated: boolean }> {
     const isIgnored = await (this.ignored ??= this.loadGitignore());
     // A pattern matches files below the folder, by their path relative to it.
-    const matcher = options.pattern === undefined ? undefined : globToRegExp(options.pattern);
+    const matcher = options.pattern === undefined ? undefined : compileGlob(options.pattern);
     const recursive = options.recursive || matcher !== undefined;
     const entries: string[] = [];
     const realTop = await fs.realpath(absoluteDirectory);

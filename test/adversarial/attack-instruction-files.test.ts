@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { readCustomAgents } from '../../src/core/knowledge/custom-agents';
 import { patternMatcher } from '../../src/core/knowledge/instruction-files';
 import { compileGlob } from '../../src/core/knowledge/instruction-glob';
-import { globToRegExp } from '../../src/core/workspace/glob';
+import { globToRegExp } from '../unit/core/workspace/glob-oracle';
 import { NodeKnowledgeFiles } from '../../src/node/node-knowledge-files';
 import { FakeModelServer } from '../fixtures/fake-model-server/server';
 import { TEST_TIMEOUT_MS } from '../harness/patience';

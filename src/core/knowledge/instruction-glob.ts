@@ -1,130 +1,17 @@
 /**
- * The globs of instruction files' `applyTo` (instruction-files.ts) matched without backtracking.
- * A repository writes them, and a regular expression made from `*a*a*a*a…b` or
- * `**\/**\/**\/…/x` backtracks for hours on a path of a few dozen characters — in the thread
- * that runs the conversation. Here the glob is a small automaton whose states are all followed
- * at once over the path (Thompson's construction): the work grows with the glob's length times
- * the path's, never more. The syntax is the workspace's globs' (src/core/workspace/glob.ts):
- * `**\/` any folders, `**` anything, `*` and `?` within one name, `{a,b}` alternatives, `[abc]`
- * and `[!abc]` classes.
+ * The globs of instruction files' `applyTo` (instruction-files.ts): the workspace's globs
+ * (src/core/workspace/glob.ts, matched without backtracking), no longer than a hand-written one
+ * would be — a longer one is refused and reported.
  */
+import { compileGlob as compilePathGlob, type PathMatcher } from '../workspace/glob';
 
-/** What instruction files match paths with: only `test` is used. */
-export interface PathMatcher {
-  test(relative: string): boolean;
-}
+export type { PathMatcher };
 
 /** A glob longer than this is no hand-written `applyTo`; it is refused (reported). */
 export const MAX_GLOB_CHARS = 256;
 
-interface State {
-  /** The characters that lead on, and where to: `to` is an index into the states. */
-  steps: Array<{ accepts: (character: string) => boolean; to: number }>;
-  /** Where this state leads without reading a character. */
-  free: number[];
-}
-
-const notSlash = (character: string) => character !== '/';
-const anything = () => true;
-
 /** Throws on an unbalanced `{` or a glob over MAX_GLOB_CHARS, with a message saying which. */
 export function compileGlob(glob: string): PathMatcher {
   if (glob.length > MAX_GLOB_CHARS) throw new Error(`longer than ${MAX_GLOB_CHARS} characters`);
-  const states: State[] = [];
-  const add = (): number => states.push({ steps: [], free: [] }) - 1;
-  const start = add();
-  // Each open `{`: the state its alternatives start from, and the ends of those finished.
-  const groups: Array<{ fork: number; ends: number[] }> = [];
-  let current = start;
-  for (let index = 0; index < glob.length; index++) {
-    const character = glob[index]!;
-    if (character === '*' && glob[index + 1] === '*') {
-      if (glob[index + 2] === '/') {
-        // `(?:[^/]+/)*`: zero or more whole folders.
-        const inName = add();
-        const after = add();
-        states[current]!.free.push(after);
-        states[current]!.steps.push({ accepts: notSlash, to: inName });
-        states[inName]!.steps.push({ accepts: notSlash, to: inName }, { accepts: (c) => c === '/', to: current });
-        current = after;
-        index += 2;
-      } else {
-        const after = add();
-        states[current]!.steps.push({ accepts: anything, to: current });
-        states[current]!.free.push(after);
-        current = after;
-        index += 1;
-      }
-    } else if (character === '*') {
-      const after = add();
-      states[current]!.steps.push({ accepts: notSlash, to: current });
-      states[current]!.free.push(after);
-      current = after;
-    } else if (character === '?') current = step(states, current, notSlash, add);
-    else if (character === '{') {
-      const fork = current;
-      const first = add();
-      states[fork]!.free.push(first);
-      groups.push({ fork, ends: [] });
-      current = first;
-    } else if (character === ',' && groups.length > 0) {
-      const group = groups[groups.length - 1]!;
-      group.ends.push(current);
-      const next = add();
-      states[group.fork]!.free.push(next);
-      current = next;
-    } else if (character === '}' && groups.length > 0) {
-      const group = groups.pop()!;
-      const join = add();
-      for (const end of [...group.ends, current]) states[end]!.free.push(join);
-      current = join;
-    } else if (character === '[') {
-      const close = glob.indexOf(']', index + 1);
-      if (close < 0) current = step(states, current, (c) => c === '[', add);
-      else {
-        const body = glob.slice(index + 1, close).replace(/\\/g, '\\\\');
-        // One character against a class: no quantifier, so nothing to backtrack.
-        const single = new RegExp(`^[${body.startsWith('!') ? `^${body.slice(1)}` : body}]$`);
-        current = step(states, current, (c) => single.test(c), add);
-        index = close;
-      }
-    } else current = step(states, current, (c) => c === character, add);
-  }
-  if (groups.length > 0) throw new Error(`Unbalanced { in the glob ${glob}`);
-  const accepting = current;
-  return { test: (relative) => run(states, start, accepting, relative) };
-}
-
-function step(states: State[], from: number, accepts: (character: string) => boolean, add: () => number): number {
-  const to = add();
-  states[from]!.steps.push({ accepts, to });
-  return to;
-}
-
-/** Every state the path can be in, character by character; matched when the last one is reachable at the end. */
-function run(states: State[], start: number, accepting: number, text: string): boolean {
-  let active = closure(states, [start]);
-  for (const character of text) {
-    const next: number[] = [];
-    for (const index of active)
-      for (const { accepts, to } of states[index]!.steps) if (accepts(character)) next.push(to);
-    if (next.length === 0) return false;
-    active = closure(states, next);
-  }
-  return active.includes(accepting);
-}
-
-/** The states reachable from `from` without reading, each once. */
-function closure(states: State[], from: number[]): number[] {
-  const seen = new Uint8Array(states.length);
-  const result: number[] = [];
-  const stack = [...from];
-  while (stack.length > 0) {
-    const index = stack.pop()!;
-    if (seen[index]) continue;
-    seen[index] = 1;
-    result.push(index);
-    stack.push(...states[index]!.free);
-  }
-  return result;
+  return compilePathGlob(glob);
 }

@@ -19,7 +19,7 @@ import { deniedInText, deniedSegment } from './denied-programs';
 import { matchesPattern } from './rule-patterns';
 import { analyseCommand } from './shell-command';
 import { pathOfInput } from './protected-paths';
-import { globToRegExp } from '../workspace/glob';
+import { compileGlob, type PathMatcher } from '../workspace/glob';
 
 type Approvals = NonNullable<AgentPolicy['approvals']>;
 
@@ -151,11 +151,12 @@ function literalPrefixOf(text: string): string {
   return at < 0 ? text : text.slice(0, at);
 }
 
-function globRegExp(glob: string): RegExp {
+/** A glob that is no glob (an unbalanced `{`, a bad class) is read as plain text. */
+function globRegExp(glob: string): PathMatcher {
   try {
-    return globToRegExp(glob);
+    return compileGlob(glob);
   } catch {
-    return new RegExp(`^${glob.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+    return { test: (text) => text === glob };
   }
 }
 
@@ -178,8 +179,8 @@ function commandMatch(patterns: readonly string[], command: string): string | un
   return undefined;
 }
 
-const expressions = new Map<string, RegExp>();
-function pathExpression(glob: string): RegExp {
+const expressions = new Map<string, PathMatcher>();
+function pathExpression(glob: string): PathMatcher {
   let expression = expressions.get(glob);
   if (!expression) {
     // `infra/`, `infra` and `infra/**` all mean the folder and everything in it (`rm -rf infra`
@@ -188,21 +189,19 @@ function pathExpression(glob: string): RegExp {
     const under = normalized.endsWith('/**');
     if (under) normalized = normalized.slice(0, -3);
     const folder = under || normalized.endsWith('/') || !/[*?[{]/.test(normalized);
-    const source = globSource(normalized.replace(/\/+$/, ''));
-    expression = new RegExp(folder ? `${source.replace(/\$$/, '')}(?:/.*)?$` : source);
+    const matcher = globRegExp(normalized.replace(/\/+$/, ''));
+    // A folder rule: the path or any folder it is in matches.
+    expression = folder ? { test: (relative) => inMatchedFolder(matcher, relative) } : matcher;
     if (expressions.size > 1_000) expressions.clear();
     expressions.set(glob, expression);
   }
   return expression;
 }
 
-/** A glob that is no glob (an unbalanced `{`, a bad class) is read as plain text. */
-function globSource(glob: string): string {
-  try {
-    return globToRegExp(glob).source;
-  } catch {
-    return `^${glob.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
-  }
+function inMatchedFolder(matcher: PathMatcher, relative: string): boolean {
+  for (let end = relative.indexOf('/'); end >= 0; end = relative.indexOf('/', end + 1))
+    if (matcher.test(relative.slice(0, end))) return true;
+  return matcher.test(relative);
 }
 
 /**

@@ -23,7 +23,7 @@ import {
   segmentDangers,
   usesNamesOnly,
 } from './program-risks';
-import { globToRegExp } from '../workspace/glob';
+import { compileGlob } from '../workspace/glob';
 import { isInside, PathError, resolveLikeKernel, type RealPathPort } from '../workspace/workspace-path';
 
 export interface CommandFindings {
@@ -247,7 +247,7 @@ async function checkPathWord(
   }
   // A quoted pattern the program expands itself (`find -name`, `git log -- '.e[n]v'`).
   if (/[*?[]/.test(word)) {
-    const pattern = globToRegExp(word.replace(/^\.\//, ''));
+    const pattern = compileGlob(word.replace(/^\.\//, ''));
     const matched = secrets.find((secret) => pattern.test(secret) || pattern.test(path.basename(secret)));
     if (matched) add(findings.reasons, `the pattern \`${word}\` matches a secret file (${matched})`);
     add(findings.openPaths, word);
