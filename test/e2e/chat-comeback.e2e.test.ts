@@ -14,7 +14,7 @@ import type { FakeModelServer, RecordedRequest } from '../fixtures/fake-model-se
 import { lastUserText } from '../fixtures/fake-model-server/wire-writer';
 import type { WorkbenchSession } from '../harness/workbench-session';
 import { TEST_TIMEOUT_MS, waitUntil } from '../harness/patience';
-import { openChat, screenshot, send, startWithFakeModel } from './chat-helpers';
+import { openChat, screenshot, send, startWithFakeModel, waitForKept } from './chat-helpers';
 import {
   clickNotificationButton,
   findWebviewFrame,
@@ -29,32 +29,6 @@ const LONG_ANSWER = `${Array.from({ length: 60 }, (_, index) => `${index + 1}. T
 type Messages = Array<{ role: string; content: unknown }>;
 const messagesOf = (request: RecordedRequest | undefined) => (request?.body as { messages: Messages }).messages;
 const lastUser = (request: RecordedRequest | undefined) => lastUserText({ messages: messagesOf(request) });
-
-type KeptChat = { draft: string; conversationId?: string; workspace: string; queue: string[] };
-
-/** What the windows keep for their chats: the files in the extension's storage for each workspace. */
-function keptChats(session: WorkbenchSession): KeptChat[] {
-  const storage = path.join(session.userDataDir, 'User', 'workspaceStorage');
-  if (!fs.existsSync(storage)) return [];
-  return fs
-    .readdirSync(storage, { recursive: true, encoding: 'utf8' })
-    .filter((name) => name.endsWith(path.join('openagent.openagent', 'chat.json')))
-    .flatMap((name) => {
-      try {
-        return [JSON.parse(fs.readFileSync(path.join(storage, name), 'utf8'))];
-      } catch {
-        return [];
-      }
-    });
-}
-
-/** Waits until the window on `workspace` has kept what `wanted` looks for (on disk: a reload cannot lose it after this). */
-function waitForKept(session: WorkbenchSession, wanted: (kept: KeptChat) => boolean, workspace = session.workspaceDir) {
-  return waitUntil(
-    () => keptChats(session).find((kept) => kept.workspace.endsWith(workspace) && wanted(kept)),
-    () => `the chat to be kept as expected (kept: ${JSON.stringify(keptChats(session)).slice(0, 2_000)})`,
-  );
-}
 
 function waitForKeptDraft(session: WorkbenchSession, draft: string, workspace = session.workspaceDir) {
   return waitForKept(session, (kept) => kept.draft === draft, workspace);

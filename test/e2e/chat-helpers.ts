@@ -10,6 +10,7 @@ import { parseScenario, type ScenarioInput } from '../fixtures/fake-model-server
 import { FakeModelServer, type RecordedRequest } from '../fixtures/fake-model-server/server';
 import { installVsix } from '../harness/code-server';
 import { projectRoot, WorkbenchSession, type WorkbenchSessionOptions } from '../harness/workbench-session';
+import { waitUntil } from '../harness/patience';
 import { findWebviewFrame, openActivity, waitForWorkbench } from './workbench-ui';
 
 export const VSIX = path.join(projectRoot, 'openagent.vsix');
@@ -97,4 +98,41 @@ export function toolResultsSent(request: RecordedRequest | undefined): SentToolR
             : '',
       ...(block.is_error === undefined ? {} : { is_error: block.is_error }),
     }));
+}
+
+/** What a window keeps of its chat (src/core/session/chat-keeper.ts), as far as the tests look. */
+export type KeptChat = {
+  draft: string;
+  conversationId?: string;
+  workspace: string;
+  queue: string[];
+  queueImages?: unknown[][];
+};
+
+/** What the windows keep for their chats: the files in the extension's storage for each workspace. */
+export function keptChats(session: WorkbenchSession): KeptChat[] {
+  const storage = path.join(session.userDataDir, 'User', 'workspaceStorage');
+  if (!fs.existsSync(storage)) return [];
+  return fs
+    .readdirSync(storage, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith(path.join('openagent.openagent', 'chat.json')))
+    .flatMap((name) => {
+      try {
+        return [JSON.parse(fs.readFileSync(path.join(storage, name), 'utf8'))];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/** Waits until the window on `workspace` has kept what `wanted` looks for (on disk: a reload cannot lose it after this). */
+export function waitForKept(
+  session: WorkbenchSession,
+  wanted: (kept: KeptChat) => boolean,
+  workspace = session.workspaceDir,
+) {
+  return waitUntil(
+    () => keptChats(session).find((kept) => kept.workspace.endsWith(workspace) && wanted(kept)),
+    () => `the chat to be kept as expected (kept: ${JSON.stringify(keptChats(session)).slice(0, 2_000)})`,
+  );
 }
