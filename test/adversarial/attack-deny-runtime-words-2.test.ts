@@ -1,0 +1,139 @@
+/**
+ * Second attack on "a deny rule (and a named approver's `bash` rule) sees a command however it
+ * is spelled; what cannot be shown not to match counts as matching": the ways the first attack's
+ * tests did not try. Words a command takes from its input (`… | xargs git`), shell aliases a
+ * command defines and then uses (`shopt -s expand_aliases`, `alias g=git` … `g push`), git's
+ * own other spellings of a push (`git-push`, `git send-pack`, `git subtree push`) and git
+ * running a command it is given (`git rebase -x`, `git bisect run`, `git submodule foreach`).
+ * Every call goes through the real executor with auto-approve on and an allow-everything rule,
+ * so only the deny rules stand between the call and running; approver rules through approversFor.
+ */
+import assert from 'node:assert/strict';
+import { parseAgentPolicy } from '../../src/core/policy/agent-policy';
+import { approversFor } from '../../src/core/policy/approver-rules';
+import { toolPolicyFrom } from '../../src/core/policy/policy-rules';
+import { POLICY_STARTER } from '../../src/core/policy/policy-starter';
+import { RiskProbe } from '../fixtures/call-risk';
+import { TEST_TIMEOUT_MS } from '../harness/patience';
+
+const policyOf = (yaml: string) => toolPolicyFrom(() => parseAgentPolicy(yaml).policy);
+
+const DENY = policyOf(
+  [
+    'tools:',
+    '  bash:',
+    '    deny: ["git push*", "curl*"]',
+    '    allow: ["*"]',
+    'approvals:',
+    '  auto_approve: [bash, background_run]',
+  ].join('\n'),
+);
+
+const APPROVERS = parseAgentPolicy(
+  'approvals:\n  approvers:\n    - match: { bash: ["git push*"] }\n      by: [alice@corp]\n',
+).policy!.approvals!.approvers;
+
+/** Commands that may push, each spelled a way the first attack did not try. */
+const MAY_PUSH: Record<string, readonly string[]> = {
+  'words a command takes from its input': [
+    'echo push | xargs git',
+    'echo push | xargs -0 git',
+    'xargs git < list',
+    'xargs -a list git',
+    'printf "push\\norigin" | xargs -r git',
+    'echo push | gxargs git',
+    'echo push | parallel git',
+    'echo push | sudo xargs git',
+  ],
+  'shell aliases the command defines': [
+    'shopt -s expand_aliases\nalias g=git\ng push',
+    "shopt -s expand_aliases\nalias g='git '\nalias p=push\ng p origin",
+    'shopt -s expand_aliases; alias g=git\ng push',
+    'alias g=git\ng "$X"',
+    "alias g='command git'\ng push",
+    "sh -c 'alias g=git\ng push'",
+    'alias g=git\nsudo echo x; g push',
+    'alias g=git\nf(){ g push; }; f',
+  ],
+  "git's other spellings of a push": [
+    '/usr/lib/git-core/git-push origin main',
+    'git-push origin',
+    '"$(git --exec-path)"/git-push origin',
+    'git send-pack origin main',
+    'git http-push https://x/r.git main',
+    'git subtree push --prefix=lib origin main',
+  ],
+  'git running a command it is given': [
+    "git rebase --exec 'git push' HEAD~1",
+    "git rebase -x 'git push' HEAD~1",
+    "git rebase --exec='git push' HEAD~1",
+    'git bisect run git push',
+    'git submodule foreach git push',
+    "git submodule foreach 'git push'",
+    "git filter-branch --tree-filter 'git push' HEAD",
+  ],
+};
+
+/** Near those, and what a user runs every day: not refused, no approver. */
+const EVERYDAY = [
+  'git stash push -m wip',
+  'git ls-files | xargs grep -n TODO',
+  'find . -name "*.ts" | xargs wc -l',
+  'git rebase -i HEAD~3',
+  'git cherry-pick -x abc123',
+  "alias ll='ls -l'\nll",
+  'git submodule update --init',
+  'git bisect start',
+];
+
+describe('adversarial: deny and approver rules, run-time words and aliases (second attack)', function () {
+  this.timeout(TEST_TIMEOUT_MS);
+  const probe = new RiskProbe();
+  const run = (command: string) => probe.outcome('bash', { command }, { policy: DENY, autoApprove: true });
+  const approvers = (command: string) => approversFor(APPROVERS, { toolName: 'bash', input: {}, command }, '/w');
+
+  for (const [group, commands] of Object.entries(MAY_PUSH)) {
+    describe(group, () => {
+      for (const command of commands) {
+        it(`${JSON.stringify(command)}: refused by bash.deny, never run nor asked`, async () => {
+          const result = await run(command);
+          assert.equal(result.outcome, 'refused', result.output);
+          assert.match(result.output, /bash\.deny/);
+        });
+        it(`${JSON.stringify(command)}: needs the named approver`, () => {
+          const requirement = approvers(command);
+          assert.deepEqual(requirement?.approvers, ['alice@corp'], command);
+          assert.match(requirement.matched.join(), /git push\*/);
+        });
+      }
+    });
+  }
+
+  it('says why: the input words, and the alias', async () => {
+    assert.match((await run('echo push | xargs git')).output, /input/);
+    assert.match((await run('alias g=git\ng push')).output, /alias `g`/);
+  });
+
+  describe('everyday commands near them are not refused, nor need the approver', () => {
+    for (const command of EVERYDAY) {
+      it(`${JSON.stringify(command)}`, async () => {
+        const result = await run(command);
+        assert.notEqual(result.outcome, 'refused', result.output);
+        assert.equal(approvers(command), undefined, command);
+      });
+    }
+  });
+
+  it('the starter policy\'s rules, uncommented, refuse the same way', async () => {
+    const starter = POLICY_STARTER.split('\n')
+      .filter((line) => /^# {1,3}(tools:|  bash:|    deny:)/.test(line))
+      .map((line) => line.replace(/^# /, ''))
+      .join('\n');
+    assert.match(starter, /deny: \["git push\*"/);
+    const policy = policyOf(`${starter}\n    allow: ["*"]\napprovals:\n  auto_approve: [bash]\n`);
+    for (const command of ['echo push | xargs git', 'alias g=git\ng push', 'git-push origin']) {
+      const result = await probe.outcome('bash', { command }, { policy, autoApprove: true });
+      assert.equal(result.outcome, 'refused', `${command}: ${result.output}`);
+    }
+  });
+});
