@@ -15,7 +15,7 @@
 import * as path from 'node:path';
 import type { AgentPolicy } from './agent-policy';
 import { parseApprovalTimeout, type ApproverRule } from './approver-schema';
-import { deniedInText, deniedSegment } from './denied-programs';
+import { deniedInSegments, deniedInText } from './denied-programs';
 import { matchesPattern } from './rule-patterns';
 import { analyseCommand } from './shell-command';
 import { pathOfInput } from './protected-paths';
@@ -169,14 +169,9 @@ function commandMatch(patterns: readonly string[], command: string): string | un
     if (plain === undefined) return undefined;
     return 'denied' in plain ? `bash "${plain.denied}"` : `bash "${plain.rule ?? patterns[0]}" (${plain.unknown})`;
   }
-  for (const segment of analysis.segments) {
-    const finding = deniedSegment(patterns, segment);
-    if (finding === undefined) continue;
-    return 'denied' in finding
-      ? `bash "${finding.denied}"`
-      : `bash "${finding.rule ?? patterns[0]}" (${finding.unknown})`;
-  }
-  return undefined;
+  const finding = deniedInSegments(patterns, analysis.segments)?.finding;
+  if (finding === undefined) return undefined;
+  return 'denied' in finding ? `bash "${finding.denied}"` : `bash "${finding.rule ?? patterns[0]}" (${finding.unknown})`;
 }
 
 const expressions = new Map<string, PathMatcher>();
