@@ -63,6 +63,11 @@ const MAY_PUSH: Record<string, readonly string[]> = {
     'git http-push https://x/r.git main',
     'git subtree push --prefix=lib origin main',
   ],
+  'a launcher option with its command attached': [
+    "su --command='git push'",
+    "su -c'git push' bob",
+    "script --command='git push' /dev/null",
+  ],
   'git running a command it is given': [
     "git rebase --exec 'git push' HEAD~1",
     "git rebase -x 'git push' HEAD~1",
@@ -84,6 +89,8 @@ const EVERYDAY = [
   "alias ll='ls -l'\nll",
   'git submodule update --init',
   'git bisect start',
+  "alias ls='ls --color'\nls src",
+  'git commit -m "run the tests"',
 ];
 
 describe('adversarial: deny and approver rules, run-time words and aliases (second attack)', function () {
@@ -124,9 +131,46 @@ describe('adversarial: deny and approver rules, run-time words and aliases (seco
     }
   });
 
-  it('the starter policy\'s rules, uncommented, refuse the same way', async () => {
+  it('commands built to be costly (thousands of aliases, chains of them) are checked in bounded time', () => {
+    const policy = policyOf('tools:\n  bash:\n    deny: ["git push*", "curl*"]\n');
+    const started = Date.now();
+    for (const command of [
+      `${Array.from({ length: 3_000 }, (_, i) => `alias a${i}=x`).join('\n')}\n${Array.from({ length: 3_000 }, (_, i) => `a${i}`).join('; ')}`,
+      `${Array.from({ length: 3_000 }, (_, i) => `alias a${i}='a${i + 1} '`).join('\n')}\n${'a0 a1 a2 a3; '.repeat(3_000)}`,
+      `f(){ :; }\n${Array.from({ length: 2_000 }, (_, i) => `alias a${i}='a${i + 1} '`).join('\n')}\n${'a0 a1; '.repeat(2_000)}`,
+      `alias g='git '\n${'g '.repeat(20_000)}`,
+      `echo x | xargs git ${'a '.repeat(50_000)}`,
+    ]) {
+      const verdict = policy.evaluate({
+        toolName: 'bash',
+        input: { command },
+        command,
+        readOnly: false,
+        needsApproval: true,
+      });
+      assert.notEqual(verdict.action, 'allow');
+    }
+    assert.ok(Date.now() - started < 30_000, `took ${Date.now() - started} ms`);
+  });
+
+  it('an alias chain too deep to follow is refused, not asked, also where the command cannot be analysed', () => {
+    const policy = policyOf('tools:\n  bash:\n    deny: ["git push*"]\n');
+    const chain = Array.from({ length: 8 }, (_, i) => `alias a${i}=a${i + 1}`).join('\n');
+    for (const command of [`${chain}\nalias a8=git\na0 push`, `f(){ :; }\n${chain}\nalias a8=git\na0 push`]) {
+      const verdict = policy.evaluate({
+        toolName: 'bash',
+        input: { command },
+        command,
+        readOnly: false,
+        needsApproval: true,
+      });
+      assert.equal(verdict.action, 'deny', command);
+    }
+  });
+
+  it("the starter policy's rules, uncommented, refuse the same way", async () => {
     const starter = POLICY_STARTER.split('\n')
-      .filter((line) => /^# {1,3}(tools:|  bash:|    deny:)/.test(line))
+      .filter((line) => /^# (tools:| {2}bash:| {4}deny:)/.test(line))
       .map((line) => line.replace(/^# /, ''))
       .join('\n');
     assert.match(starter, /deny: \["git push\*"/);

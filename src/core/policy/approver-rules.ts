@@ -171,7 +171,9 @@ function commandMatch(patterns: readonly string[], command: string): string | un
   }
   const finding = deniedInSegments(patterns, analysis.segments)?.finding;
   if (finding === undefined) return undefined;
-  return 'denied' in finding ? `bash "${finding.denied}"` : `bash "${finding.rule ?? patterns[0]}" (${finding.unknown})`;
+  return 'denied' in finding
+    ? `bash "${finding.denied}"`
+    : `bash "${finding.rule ?? patterns[0]}" (${finding.unknown})`;
 }
 
 const expressions = new Map<string, PathMatcher>();

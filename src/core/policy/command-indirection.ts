@@ -57,6 +57,22 @@ export function undashedGit(segment: CommandSegment, nameOf: (word: string) => s
   };
 }
 
+/** The aliases in force: what a name stands for (undefined when it is none). */
+export interface AliasTable {
+  get(name: string): string | undefined;
+}
+export const NO_ALIASES: AliasTable = { get: () => undefined };
+
+/** `outer`'s aliases with `own` over them (no copy: a command line may define thousands). */
+export function withAliases(outer: AliasTable, own: ReadonlyMap<string, string>): AliasTable {
+  return own.size === 0 ? outer : { get: (name) => own.get(name) ?? outer.get(name) };
+}
+
+/** The aliases but `name`: the shell does not expand an alias within its own text. */
+export function withoutAlias(aliases: AliasTable, name: string): AliasTable {
+  return { get: (other) => (other === name ? undefined : aliases.get(other)) };
+}
+
 /** `alias a=b c=d` words: the names and the text each will stand for. */
 export function aliasesIn(words: readonly string[], into: Map<string, string>): void {
   for (const word of words) {
@@ -74,16 +90,17 @@ export function aliasesIn(words: readonly string[], into: Map<string, string>): 
 export function aliasCommandLine(
   name: string,
   rest: ReadonlyArray<{ text: string; facts?: WordFacts }>,
-  aliases: ReadonlyMap<string, string>,
+  aliases: AliasTable,
 ): string {
   let line = aliases.get(name) ?? name;
   const used = new Set([name]);
   let next = 0;
   for (; next < rest.length && /\s$/.test(line); next += 1) {
     const word = rest[next]!;
-    if (word.facts?.computed || used.has(word.text) || !aliases.has(word.text)) break;
+    const text = word.facts?.computed || used.has(word.text) ? undefined : aliases.get(word.text);
+    if (text === undefined) break;
     used.add(word.text);
-    line += aliases.get(word.text);
+    line += text;
   }
   return [line, ...rest.slice(next).map(quotedBack)].join(' ');
 }

@@ -23,6 +23,10 @@ import {
   aliasCommandLine,
   aliasesIn,
   appendInputWords,
+  NO_ALIASES,
+  withAliases,
+  withoutAlias,
+  type AliasTable,
   undashedGit,
   withInputWords,
 } from './command-indirection';
@@ -111,6 +115,8 @@ function indirect(patterns: readonly string[], segment: CommandSegment, budget: 
 function dashedGit(patterns: readonly string[], segment: CommandSegment, budget: CheckBudget): DenyFinding {
   const split = undashedGit(segment, programName);
   if (split === undefined) return undefined;
+  const length = split.argv.reduce((sum, word) => sum + word.length + 1, 0);
+  if (!afford(budget, patterns, 8 * length)) return { unknown: TOO_COSTLY };
   return matching(patterns, split) ?? runTimeFinding(patterns, withInputWords(split, programName), programName);
 }
 
@@ -123,15 +129,17 @@ export function deniedInSegments(
   segments: readonly CommandSegment[],
   depth = 0,
   budget = checkBudget(),
-  inherited: ReadonlyMap<string, string> = new Map(),
+  inherited: AliasTable = NO_ALIASES,
 ): { segment: CommandSegment; finding: NonNullable<DenyFinding> } | undefined {
   if (patterns.length === 0) return undefined;
   // Every definition counts wherever it stands: a loop or a later line may use it.
-  const aliases = new Map(inherited);
+  const own = new Map<string, string>();
   for (const segment of segments)
-    if (segment.programIndex >= 0 && programName(segment.program) === 'alias') aliasesIn(segment.args, aliases);
+    if (segment.programIndex >= 0 && programName(segment.program) === 'alias') aliasesIn(segment.args, own);
+  const aliases = withAliases(inherited, own);
   for (const segment of segments) {
-    const finding = deniedSegment(patterns, segment, depth, budget) ?? aliasUse(patterns, segment, aliases, depth, budget);
+    const finding =
+      deniedSegment(patterns, segment, depth, budget) ?? aliasUse(patterns, segment, aliases, depth, budget);
     if (finding !== undefined) return { segment, finding };
   }
   return undefined;
@@ -141,26 +149,31 @@ export function deniedInSegments(
 function aliasUse(
   patterns: readonly string[],
   segment: CommandSegment,
-  aliases: ReadonlyMap<string, string>,
+  aliases: AliasTable,
   depth: number,
   budget: CheckBudget,
 ): DenyFinding {
   const at = segment.programWords[0];
-  if (at === undefined || aliases.size === 0) return undefined;
+  if (at === undefined) return undefined;
   const name = segment.argv[at] ?? '';
-  if (segment.facts[at]?.computed || !aliases.has(name)) return undefined;
+  if (segment.facts[at]?.computed || aliases.get(name) === undefined) return undefined;
   const rest = segment.argv.slice(at + 1).map((text, k) => ({ text, facts: segment.facts[at + 1 + k] }));
-  return asAlias(name, commandLineIn(patterns, aliasCommandLine(name, rest, aliases), depth + 1, budget, aliases, name));
+  const line = aliasCommandLine(name, rest, aliases);
+  return asAlias(patterns, name, commandLineIn(patterns, line, depth + 1, budget, aliases, name));
 }
 
-function asAlias(name: string, finding: DenyFinding): DenyFinding {
+/** What the alias's command line was found to do, said of the alias (and always naming a rule). */
+function asAlias(patterns: readonly string[], name: string, finding: DenyFinding): DenyFinding {
   if (finding === undefined) return undefined;
   if ('denied' in finding)
     return {
       unknown: `the alias \`${name}\` the command defines makes it \`${finding.words.join(' ')}\`, which matches "${finding.denied}"`,
       rule: finding.denied,
     };
-  return { unknown: `the alias \`${name}\` the command defines runs what ${finding.unknown}`, rule: finding.rule };
+  return {
+    unknown: `the alias \`${name}\` the command defines runs what ${finding.unknown}`,
+    rule: finding.rule ?? patterns[0]!,
+  };
 }
 
 /** The segment's words as written, from its program on, and both with program words by name. */
@@ -277,11 +290,11 @@ function commandLineIn(
   line: string,
   depth: number,
   budget: CheckBudget,
-  aliases: ReadonlyMap<string, string> = new Map(),
+  aliases: AliasTable = NO_ALIASES,
   expanding?: string,
 ): DenyFinding {
   if (depth > MAX_DEPTH) return { unknown: 'commands are nested too deeply to check' };
-  const around = new Map([...aliases].filter(([name]) => name !== expanding));
+  const around = expanding === undefined ? aliases : withoutAlias(aliases, expanding);
   const analysis = analyseCommand(line);
   // What cannot be analysed cannot be shown not to run a denied program: deny wins.
   if (!analysis.ok)
@@ -304,12 +317,13 @@ export function deniedInText(
   command: string,
   depth = 0,
   budget = checkBudget(),
-  inherited: ReadonlyMap<string, string> = new Map(),
+  inherited: AliasTable = NO_ALIASES,
 ): DenyFinding {
   if (patterns.length === 0) return undefined;
   const groups = roughGroups(command);
-  const aliases = new Map(inherited);
-  for (const group of groups) if (group[0] === 'alias') aliasesIn(group.slice(1), aliases);
+  const own = new Map<string, string>();
+  for (const group of groups) if (group[0] === 'alias') aliasesIn(group.slice(1), own);
+  const aliases = withAliases(inherited, own);
   // A rule starting with `*` matches some run of a group's words only if it matches the group.
   const anywhere = patterns.filter((pattern) => ruleStart(pattern) === '');
   const headed = patterns.filter((pattern) => ruleStart(pattern) !== '');
@@ -337,10 +351,10 @@ export function deniedInText(
         if (unsure !== undefined) return unsure;
       }
       // An alias the command line defines, wherever a command may start (`f(){ g push; }`).
-      if (aliases.has(first) && depth < MAX_DEPTH) {
+      if (aliases.get(first) !== undefined) {
         const rest = group.slice(start + 1, start + SCANNED_WORDS).map((text) => ({ text }));
         const line = aliasCommandLine(first, rest, aliases);
-        const finding = asAlias(first, commandLineIn(patterns, line, depth + 1, budget, aliases, first));
+        const finding = asAlias(patterns, first, commandLineIn(patterns, line, depth + 1, budget, aliases, first));
         if (finding !== undefined) return finding;
       }
       // A quoted string may be run as a command of its own (`sh -c '…'` in a function).

@@ -183,7 +183,8 @@ export function commandStart(name: string, argv: readonly string[], index: numbe
   const runners = Object.hasOwn(RUNNERS, name) ? RUNNERS[name] : undefined;
   if (runners === undefined) return undefined;
   // The runner's word, or it with its value attached (`--exec='git push'`, `-x'git push'`).
-  const attached = (word: string) => runners.has(word.split('=')[0]!) || (/^-\w./.test(word) && runners.has(word.slice(0, 2)));
+  const attached = (word: string) =>
+    runners.has(word.split('=')[0]!) || (/^-\w./.test(word) && runners.has(word.slice(0, 2)));
   const runner = argv.findIndex((word, at) => at > index && (runners.has(word) || attached(word)));
   if (runner < 0) return undefined;
   return runners.has(argv[runner]!) ? runner + 1 : runner;
