@@ -168,6 +168,37 @@ describe('adversarial: deny and approver rules, run-time words and aliases (seco
     }
   });
 
+  describe('approver path rules: paths attached to options, other letter case and Unicode form', () => {
+    const guarded = (glob: string) =>
+      parseAgentPolicy(`approvals:\n  approvers:\n    - match: { paths: ["${glob}"] }\n      by: [bob@corp]\n`).policy!
+        .approvals!.approvers;
+    for (const glob of ['infra/', 'infra/**', 'infra', 'données/']) {
+      const target = glob.startsWith('données') ? 'données' : 'infra';
+      for (const command of [
+        `dd if=/dev/zero of=${target}/x.tf`,
+        `cp a --target-directory=${target}`,
+        `tar -xf a.tar -C${target}`,
+        `touch ${target.toUpperCase()}/x.tf`,
+        `touch ${target.normalize('NFD')}/x.tf`,
+      ])
+        it(`${JSON.stringify(command)} needs the approver of "${glob}"`, () => {
+          const requirement = approversFor(guarded(glob), { toolName: 'bash', input: {}, command }, '/w');
+          assert.deepEqual(requirement?.approvers, ['bob@corp'], command);
+        });
+    }
+    it('a file path in another case or form needs the approver; paths elsewhere do not', () => {
+      const rules = guarded('infra/**');
+      const of = (path: string) => approversFor(rules, { toolName: 'write_file', input: {}, paths: [path] }, '/w');
+      assert.ok(of('Infra/x.tf'));
+      assert.ok(of('/w/INFRA//x.tf'));
+      assert.equal(of('docs/infra.md'), undefined);
+      assert.equal(
+        approversFor(rules, { toolName: 'bash', input: {}, command: 'ls -la docs --color=auto' }, '/w'),
+        undefined,
+      );
+    });
+  });
+
   it("the starter policy's rules, uncommented, refuse the same way", async () => {
     const starter = POLICY_STARTER.split('\n')
       .filter((line) => /^# (tools:| {2}bash:| {4}deny:)/.test(line))
