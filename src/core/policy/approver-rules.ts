@@ -15,7 +15,7 @@
 import * as path from 'node:path';
 import type { AgentPolicy } from './agent-policy';
 import { parseApprovalTimeout, type ApproverRule } from './approver-schema';
-import { deniedInText, deniedSegment } from './denied-programs';
+import { deniedInSegments, deniedInText } from './denied-programs';
 import { matchesPattern } from './rule-patterns';
 import { analyseCommand } from './shell-command';
 import { pathOfInput } from './protected-paths';
@@ -169,14 +169,11 @@ function commandMatch(patterns: readonly string[], command: string): string | un
     if (plain === undefined) return undefined;
     return 'denied' in plain ? `bash "${plain.denied}"` : `bash "${plain.rule ?? patterns[0]}" (${plain.unknown})`;
   }
-  for (const segment of analysis.segments) {
-    const finding = deniedSegment(patterns, segment);
-    if (finding === undefined) continue;
-    return 'denied' in finding
-      ? `bash "${finding.denied}"`
-      : `bash "${finding.rule ?? patterns[0]}" (${finding.unknown})`;
-  }
-  return undefined;
+  const finding = deniedInSegments(patterns, analysis.segments)?.finding;
+  if (finding === undefined) return undefined;
+  return 'denied' in finding
+    ? `bash "${finding.denied}"`
+    : `bash "${finding.rule ?? patterns[0]}" (${finding.unknown})`;
 }
 
 const expressions = new Map<string, PathMatcher>();
@@ -189,7 +186,11 @@ function pathExpression(glob: string): PathMatcher {
     const under = normalized.endsWith('/**');
     if (under) normalized = normalized.slice(0, -3);
     const folder = under || normalized.endsWith('/') || !/[*?[{]/.test(normalized);
-    const matcher = globRegExp(normalized.replace(/\/+$/, ''));
+    const written = globRegExp(normalized.replace(/\/+$/, ''));
+    // A case-insensitive or normalising disk (macOS, Windows) writes `INFRA/x` into `infra/`:
+    // the rule is matched as written and with case and Unicode form folded (the safe side).
+    const folded = globRegExp(fold(normalized.replace(/\/+$/, '')));
+    const matcher: PathMatcher = { test: (relative) => written.test(relative) || folded.test(fold(relative)) };
     // A folder rule: the path or any folder it is in matches.
     expression = folder ? { test: (relative) => inMatchedFolder(matcher, relative) } : matcher;
     if (expressions.size > 1_000) expressions.clear();
@@ -197,6 +198,8 @@ function pathExpression(glob: string): PathMatcher {
   }
   return expression;
 }
+
+const fold = (text: string) => text.normalize('NFC').toLowerCase();
 
 function inMatchedFolder(matcher: PathMatcher, relative: string): boolean {
   for (let end = relative.indexOf('/'); end >= 0; end = relative.indexOf('/', end + 1))
@@ -215,7 +218,7 @@ function relativePaths(call: ApproverCall, root: string | undefined): string[] {
   if (call.command !== undefined) {
     const analysis = analyseCommand(call.command);
     if (analysis.ok) {
-      for (const segment of analysis.segments) candidates.push(...segment.args.filter((word) => !word.startsWith('-')));
+      for (const segment of analysis.segments) for (const word of segment.args) candidates.push(...pathsInWord(word));
       for (const redirection of analysis.redirections) candidates.push(redirection.target);
     }
   }
@@ -225,6 +228,18 @@ function relativePaths(call: ApproverCall, root: string | undefined): string[] {
     if (relative !== undefined) out.add(relative);
   }
   return [...out];
+}
+
+/**
+ * The paths a command word may name: itself, and a value attached to an option or a key
+ * (`--target-directory=infra`, `of=infra/x`, `-Cinfra`); an option alone names none.
+ */
+function pathsInWord(word: string): string[] {
+  const paths = word.startsWith('-') ? [] : [word];
+  const equals = word.indexOf('=');
+  if (equals > 0) paths.push(word.slice(equals + 1));
+  if (/^-[^-]./.test(word)) paths.push(word.slice(2));
+  return paths;
 }
 
 function workspaceRelative(candidate: string, root: string | undefined): string | undefined {

@@ -18,6 +18,18 @@ import { deniesByMeaning } from './deny-grammar';
 import { gitFinding, runTimeFinding } from './deny-run-time';
 import { matchesPattern, matchesWords } from './rule-patterns';
 import { commandStart } from './launchers';
+import {
+  addsInputWords,
+  aliasCommandLine,
+  aliasesIn,
+  appendInputWords,
+  NO_ALIASES,
+  withAliases,
+  withoutAlias,
+  type AliasTable,
+  undashedGit,
+  withInputWords,
+} from './command-indirection';
 import { analyseCommand, type CommandSegment } from './shell-command';
 import { basename } from './shell-wrappers';
 
@@ -67,7 +79,8 @@ export function deniedSegment(
     matching(patterns, segment) ??
     launched(patterns, segment, depth, budget) ??
     aliased(patterns, segment, depth, budget) ??
-    indirect(patterns, segment, budget);
+    indirect(patterns, segment, budget) ??
+    dashedGit(patterns, segment, budget);
   if (found !== undefined || !segment.readsCommands) return found;
   return { unknown: `\`${segment.program}\` runs the commands it reads from its input, known only when it runs` };
 }
@@ -93,7 +106,74 @@ function matching(patterns: readonly string[], segment: CommandSegment): DenyFin
 function indirect(patterns: readonly string[], segment: CommandSegment, budget: CheckBudget): DenyFinding {
   const length = segment.argv.reduce((sum, word) => sum + word.length + 1, 0);
   if (!afford(budget, patterns, 4 * length)) return { unknown: TOO_COSTLY };
-  return runTimeFinding(patterns, segment, programName) ?? gitFinding(patterns, segment, programName);
+  // `… | xargs git`: the words xargs reads from its input are decided only at run time.
+  const whole = withInputWords(segment, programName);
+  return runTimeFinding(patterns, whole, programName) ?? gitFinding(patterns, whole, programName);
+}
+
+/** `git-push origin`, git's command run by its own name, read as `git push origin`. */
+function dashedGit(patterns: readonly string[], segment: CommandSegment, budget: CheckBudget): DenyFinding {
+  const split = undashedGit(segment, programName);
+  if (split === undefined) return undefined;
+  const length = split.argv.reduce((sum, word) => sum + word.length + 1, 0);
+  if (!afford(budget, patterns, 8 * length)) return { unknown: TOO_COSTLY };
+  return matching(patterns, split) ?? runTimeFinding(patterns, withInputWords(split, programName), programName);
+}
+
+/**
+ * The first segment a deny list finds something in, the shell aliases the command line defines
+ * (and `inherited` ones) expanded where a segment starts with one: `alias g=git` … `g push`.
+ */
+export function deniedInSegments(
+  patterns: readonly string[],
+  segments: readonly CommandSegment[],
+  depth = 0,
+  budget = checkBudget(),
+  inherited: AliasTable = NO_ALIASES,
+): { segment: CommandSegment; finding: NonNullable<DenyFinding> } | undefined {
+  if (patterns.length === 0) return undefined;
+  // Every definition counts wherever it stands: a loop or a later line may use it.
+  const own = new Map<string, string>();
+  for (const segment of segments)
+    if (segment.programIndex >= 0 && programName(segment.program) === 'alias') aliasesIn(segment.args, own);
+  const aliases = withAliases(inherited, own);
+  for (const segment of segments) {
+    const finding =
+      deniedSegment(patterns, segment, depth, budget) ?? aliasUse(patterns, segment, aliases, depth, budget);
+    if (finding !== undefined) return { segment, finding };
+  }
+  return undefined;
+}
+
+/** A segment starting with an alias the command line defines: the command line it stands for. */
+function aliasUse(
+  patterns: readonly string[],
+  segment: CommandSegment,
+  aliases: AliasTable,
+  depth: number,
+  budget: CheckBudget,
+): DenyFinding {
+  const at = segment.programWords[0];
+  if (at === undefined) return undefined;
+  const name = segment.argv[at] ?? '';
+  if (segment.facts[at]?.computed || aliases.get(name) === undefined) return undefined;
+  const rest = segment.argv.slice(at + 1).map((text, k) => ({ text, facts: segment.facts[at + 1 + k] }));
+  const line = aliasCommandLine(name, rest, aliases);
+  return asAlias(patterns, name, commandLineIn(patterns, line, depth + 1, budget, aliases, name));
+}
+
+/** What the alias's command line was found to do, said of the alias (and always naming a rule). */
+function asAlias(patterns: readonly string[], name: string, finding: DenyFinding): DenyFinding {
+  if (finding === undefined) return undefined;
+  if ('denied' in finding)
+    return {
+      unknown: `the alias \`${name}\` the command defines makes it \`${finding.words.join(' ')}\`, which matches "${finding.denied}"`,
+      rule: finding.denied,
+    };
+  return {
+    unknown: `the alias \`${name}\` the command defines runs what ${finding.unknown}`,
+    rule: finding.rule ?? patterns[0]!,
+  };
 }
 
 /** The segment's words as written, from its program on, and both with program words by name. */
@@ -122,13 +202,17 @@ function launched(
   // Every argument is a possible start: bounded, or checking would take quadratic time.
   if (segment.argv.length - from > MAX_LAUNCHED_WORDS)
     return { unknown: `\`${name}\` is given more than ${MAX_LAUNCHED_WORDS} words, too many to check` };
-  const inner = (start: number): CommandSegment => ({
-    ...segment,
-    argv: segment.argv.slice(start),
-    facts: segment.facts.slice(start),
-    programIndex: 0,
-    programWords: [0],
-  });
+  const inner = (start: number): CommandSegment => {
+    const started = {
+      ...segment,
+      argv: segment.argv.slice(start),
+      facts: segment.facts.slice(start),
+      programIndex: 0,
+      programWords: [0],
+    };
+    // `… | parallel git`: the words it reads from its input are added to the command.
+    return addsInputWords(name) ? appendInputWords(started) : started;
+  };
   // A rule starting with `*` matches a later start only if it matches the earliest one.
   const anywhere = patterns.filter((pattern) => ruleStart(pattern) === '');
   const found = anywhere.length > 0 ? matching(anywhere, inner(from)) : undefined;
@@ -149,11 +233,24 @@ function launched(
     if (finding !== undefined) return finding;
     // `;` and `{}` are find's and xargs's own words, not a command line.
     if (SHELL_SYNTAX.test(word) && word !== ';' && word !== '{}') {
-      const nested = commandLineIn(patterns, word, depth + 1, budget);
-      if (nested !== undefined) return nested;
+      // An option's value given in the same word is a command line too: `su --command='curl x'`,
+      // `su -c'curl x'`, `git rebase --exec='git push'`.
+      for (const line of [word, ...attachedValues(word)]) {
+        const nested = commandLineIn(patterns, line, depth + 1, budget);
+        if (nested !== undefined) return nested;
+      }
     }
   }
   return undefined;
+}
+
+/** The values an option word may carry attached: after `=`, and after a short option's letter. */
+function attachedValues(word: string): string[] {
+  if (!/^-[^-\s]/.test(word) && !/^--[^=\s]+=/.test(word)) return [];
+  const equals = word.indexOf('=');
+  const values = equals > 0 && !/\s/.test(word.slice(0, equals)) ? [word.slice(equals + 1)] : [];
+  if (!word.startsWith('--')) values.push(word.slice(2));
+  return values;
 }
 
 /** The literal start of a rule, before any `*` or space: a command must start so to match it. */
@@ -184,18 +281,25 @@ function aliased(
   return undefined;
 }
 
-/** A launcher's argument read as a command line of its own (`su -c 'curl x'`). */
-function commandLineIn(patterns: readonly string[], line: string, depth: number, budget: CheckBudget): DenyFinding {
+/**
+ * A launcher's argument read as a command line of its own (`su -c 'curl x'`); for an alias's
+ * text, the aliases around it (but the one being expanded: the shell does not expand it in itself).
+ */
+function commandLineIn(
+  patterns: readonly string[],
+  line: string,
+  depth: number,
+  budget: CheckBudget,
+  aliases: AliasTable = NO_ALIASES,
+  expanding?: string,
+): DenyFinding {
   if (depth > MAX_DEPTH) return { unknown: 'commands are nested too deeply to check' };
+  const around = expanding === undefined ? aliases : withoutAlias(aliases, expanding);
   const analysis = analyseCommand(line);
   // What cannot be analysed cannot be shown not to run a denied program: deny wins.
   if (!analysis.ok)
-    return deniedInText(patterns, line, depth, budget) ?? { unknown: analysis.reason.replace(/\.$/, '') };
-  for (const segment of analysis.segments) {
-    const finding = deniedSegment(patterns, segment, depth, budget);
-    if (finding !== undefined) return finding;
-  }
-  return undefined;
+    return deniedInText(patterns, line, depth, budget, around) ?? { unknown: analysis.reason.replace(/\.$/, '') };
+  return deniedInSegments(patterns, analysis.segments, depth, budget, around)?.finding;
 }
 
 const SHELL_SYNTAX = /[\s;&|()<>`$'"\\{}]/;
@@ -213,12 +317,17 @@ export function deniedInText(
   command: string,
   depth = 0,
   budget = checkBudget(),
+  inherited: AliasTable = NO_ALIASES,
 ): DenyFinding {
   if (patterns.length === 0) return undefined;
+  const groups = roughGroups(command);
+  const own = new Map<string, string>();
+  for (const group of groups) if (group[0] === 'alias') aliasesIn(group.slice(1), own);
+  const aliases = withAliases(inherited, own);
   // A rule starting with `*` matches some run of a group's words only if it matches the group.
   const anywhere = patterns.filter((pattern) => ruleStart(pattern) === '');
   const headed = patterns.filter((pattern) => ruleStart(pattern) !== '');
-  for (const group of roughGroups(command)) {
+  for (const group of groups) {
     const text = group.join(' ');
     const everywhere = anywhere.find(
       (pattern) =>
@@ -240,6 +349,13 @@ export function deniedInText(
         // A word decided only at run time, or a git alias, that may make it match one.
         const unsure = indirect(fitting, roughSegment(named), budget);
         if (unsure !== undefined) return unsure;
+      }
+      // An alias the command line defines, wherever a command may start (`f(){ g push; }`).
+      if (aliases.get(first) !== undefined) {
+        const rest = group.slice(start + 1, start + SCANNED_WORDS).map((text) => ({ text }));
+        const line = aliasCommandLine(first, rest, aliases);
+        const finding = asAlias(patterns, first, commandLineIn(patterns, line, depth + 1, budget, aliases, first));
+        if (finding !== undefined) return finding;
       }
       // A quoted string may be run as a command of its own (`sh -c '…'` in a function).
       if (depth < MAX_DEPTH && first !== command && SHELL_SYNTAX.test(first)) {

@@ -90,6 +90,12 @@ const WHOLE_WORD_OPTIONS = new Set(['find', 'java', 'go', 'terraform', 'tofu', '
 
 /** Other spellings of a subcommand: `[program, written words…] → the words as a rule names them`. */
 const SUBCOMMAND_SPELLINGS: Record<string, ReadonlyArray<readonly [readonly string[], readonly string[]]>> = {
+  // Git's other ways to push: its plumbing, the dumb-HTTP pusher, `subtree push` (runs `git push`).
+  git: [
+    [['send-pack'], ['push']],
+    [['http-push'], ['push']],
+    [['subtree', 'push'], ['push']],
+  ],
   docker: containerForms(),
   podman: containerForms(),
   npm: [

@@ -155,6 +155,22 @@ const RUNNERS: Record<string, ReadonlySet<string>> = {
   dotenv: new Set(['--']),
   'dotenv-cli': new Set(['--']),
   cross: new Set(['--']),
+  // git's commands that run a command they are given: `rebase -x`, `bisect run`, `submodule
+  // foreach`, filter-branch's filters, difftool's `--extcmd`.
+  git: new Set([
+    '-x',
+    '--exec',
+    'run',
+    'foreach',
+    '--extcmd',
+    '--tree-filter',
+    '--index-filter',
+    '--msg-filter',
+    '--env-filter',
+    '--commit-filter',
+    '--parent-filter',
+    '--tag-name-filter',
+  ]),
 };
 
 /**
@@ -166,6 +182,10 @@ export function commandStart(name: string, argv: readonly string[], index: numbe
   if (LAUNCHERS.has(name)) return index + 1;
   const runners = Object.hasOwn(RUNNERS, name) ? RUNNERS[name] : undefined;
   if (runners === undefined) return undefined;
-  const runner = argv.findIndex((word, at) => at > index && runners.has(word));
-  return runner < 0 ? undefined : runner + 1;
+  // The runner's word, or it with its value attached (`--exec='git push'`, `-x'git push'`).
+  const attached = (word: string) =>
+    runners.has(word.split('=')[0]!) || (/^-\w./.test(word) && runners.has(word.slice(0, 2)));
+  const runner = argv.findIndex((word, at) => at > index && (runners.has(word) || attached(word)));
+  if (runner < 0) return undefined;
+  return runners.has(argv[runner]!) ? runner + 1 : runner;
 }

@@ -10,7 +10,7 @@
  */
 import type { AgentPolicy } from './agent-policy';
 import { defaultToolPolicy, type PolicyVerdict, type ToolPolicy } from './approval';
-import { deniedInText, deniedSegment } from './denied-programs';
+import { deniedInSegments, deniedInText } from './denied-programs';
 import { matchesPattern, matchesWords } from './rule-patterns';
 import { analyseCommand } from './shell-command';
 import { hostMatchesAny } from '../web/web-urls';
@@ -115,9 +115,9 @@ function commandVerdict(
     // Anything else that cannot be analysed cannot be checked either: a person decides.
     return { action: 'ask' };
   }
-  for (const segment of analysis.segments) {
-    const finding = deniedSegment(deny, segment);
-    if (finding === undefined) continue;
+  const denied = deniedInSegments(deny, analysis.segments);
+  if (denied !== undefined) {
+    const { segment, finding } = denied;
     if ('unknown' in finding)
       return {
         action: 'deny',
