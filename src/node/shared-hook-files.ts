@@ -132,7 +132,7 @@ export async function hookFingerprint(
     root,
     cwd: isInside(root, folder) ? folder : root,
     lines: [hook.command],
-    values: Object.values(hook.env ?? {}),
+    environment: hook.env ?? {},
     variables: { CLAUDE_PROJECT_DIR: root },
   });
   const [environment, timeout, runs] = HOOK_FINGERPRINT_PARTS;

@@ -151,6 +151,39 @@ describe('attack: changing what runs after an allow (round 2)', () => {
     });
     afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
+    const changes = async (request: { lines?: string[]; argv?: string[] }, script: string) => {
+      fs.mkdirSync(path.dirname(path.join(root, script)), { recursive: true });
+      fs.writeFileSync(path.join(root, script), 'echo allowed\n');
+      const files = new ReferencedFiles();
+      const before = await files.examine({ root, ...request });
+      fs.writeFileSync(path.join(root, script), 'echo changed\n');
+      const after = await files.examine({ root, ...request });
+      return after.entries.join('\n') !== before.entries.join('\n');
+    };
+
+    it('held: NODE_OPTIONS or BASH_ENV assigned in the line, or given through env in an argv, counts its file', async () => {
+      assert.ok(await changes({ lines: ["NODE_OPTIONS='--require ./pre' node -e 0"] }, 'pre'));
+      assert.ok(await changes({ lines: ['BASH_ENV=hooks/env bash -c true'] }, 'hooks/env'));
+      assert.ok(await changes({ argv: ['env', 'NODE_OPTIONS=--require ./pre', 'node', '-e', '0'] }, 'pre'));
+      assert.ok(await changes({ argv: ['env', 'X=1', 'node', 'tools/server'] }, 'tools/server'));
+    });
+
+    it('held: launchers and option spellings reach the script', async () => {
+      assert.ok(await changes({ lines: ['deno run -A tools/server'] }, 'tools/server'));
+      assert.ok(await changes({ lines: ['uv run tools/server'] }, 'tools/server'));
+      assert.ok(await changes({ lines: ['npx tsx tools/server'] }, 'tools/server'));
+      assert.ok(await changes({ lines: ['ruby -I lib tools/server'] }, 'tools/server'));
+      assert.ok(await changes({ lines: ['pushd tools && bash server'] }, 'tools/server'));
+      assert.ok(await changes({ lines: ['bash -c "cd tools && ./server"'] }, 'tools/server'));
+      assert.ok(await changes({ argv: ['sh', '-c', 'cd tools; bash server'] }, 'tools/server'));
+    });
+
+    it('held (regression guard): the data an interpreter is given after its script does not count', async () => {
+      fs.writeFileSync(path.join(root, 'check'), 'echo\n');
+      assert.ok(!(await changes({ lines: ['bash -o pipefail check data'] }, 'data')));
+      assert.ok(!(await changes({ lines: ['cd sub && bash ../check out'] }, 'sub/out')));
+    });
+
     it(`held: the file after the first ${MAX_HASHED_FILES} changed is still a change`, async () => {
       const names = Array.from({ length: MAX_HASHED_FILES + 1 }, (_, index) => `s/${index}.sh`);
       fs.mkdirSync(path.join(root, 's'));
