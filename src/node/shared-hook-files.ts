@@ -21,6 +21,8 @@ import { LockedJsonFiles } from './locked-json-file';
 import { ReferencedFiles } from './referenced-files';
 
 const MAX_GITHUB_HOOK_FILES = 50;
+/** Allows kept, newest last: each edit of a hook's command adds one; the oldest go (they ask again). */
+export const MAX_ALLOWED_HOOKS = 1_000;
 
 export interface SharedHookFileOptions {
   root(): string | undefined;
@@ -180,7 +182,11 @@ export class AllowedHooksFile {
     await this.files.update(this.file, (document) => ({
       document: document.allowed.includes(fingerprint)
         ? document
-        : { allowed: [...document.allowed.filter((other) => !sameButFiles(other)), fingerprint] },
+        : {
+            allowed: [...document.allowed.filter((other) => !sameButFiles(other)), fingerprint].slice(
+              -MAX_ALLOWED_HOOKS,
+            ),
+          },
       result: undefined,
     }));
   }

@@ -21,6 +21,7 @@ import {
   type McpStartupDeps,
 } from '../../src/node/mcp/mcp-startup';
 import { MAX_HASHED_FILES, ReferencedFiles } from '../../src/node/referenced-files';
+import { AllowedHooksFile, MAX_ALLOWED_HOOKS } from '../../src/node/shared-hook-files';
 import { hookRig, type HookRig } from '../fixtures/shared-hooks-rig';
 
 class RememberingApprovals implements McpApprovalPort {
@@ -194,6 +195,15 @@ describe('attack: changing what runs after an allow (round 2)', () => {
       fs.writeFileSync(path.join(root, names.at(-1)!), 'echo evil\n');
       const after = await examine();
       assert.notDeepEqual(after.entries, before.entries, 'the 33rd script changed: another fingerprint');
+    });
+
+    it('the allowed-hooks file stays bounded when a hook is edited and allowed again many times', async () => {
+      const store = new AllowedHooksFile(path.join(root, 'allowed-hooks.json'));
+      for (let edit = 0; edit < MAX_ALLOWED_HOOKS + 5; edit++) await store.allow(`2:identity-${edit}:a:b:c`);
+      const kept = await store.allowedFingerprints();
+      assert.equal(kept.length, MAX_ALLOWED_HOOKS);
+      assert.ok(await store.isAllowed(`2:identity-${MAX_ALLOWED_HOOKS + 4}:a:b:c`), 'the newest allow is kept');
+      assert.ok(!(await store.isAllowed('2:identity-0:a:b:c')), 'the oldest went (it asks again)');
     });
   });
 });
