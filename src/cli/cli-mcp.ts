@@ -153,7 +153,9 @@ class CliMcpApprovals implements McpApprovalPort {
 
   private remember(fingerprint: string, decision: McpDecision): void {
     const all = this.read();
-    all[this.folder] = { ...all[this.folder], [fingerprint]: decision };
+    // Each change of a definition adds one: the oldest go, as in the editor (they ask again).
+    const kept = Object.entries({ ...all[this.folder] }).filter(([key]) => key !== fingerprint);
+    all[this.folder] = Object.fromEntries([...kept, [fingerprint, decision]].slice(-200));
     fs.mkdirSync(path.dirname(this.file), { recursive: true });
     // Written whole, then renamed: two CLIs at once never leave half a file.
     const temporary = `${this.file}.${randomUUID()}.tmp`;

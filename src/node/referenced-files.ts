@@ -29,9 +29,19 @@ import { createHash } from 'node:crypto';
 import { constants, type BigIntStats } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { analyseCommand } from '../core/policy/shell-command';
 import { isInside } from '../core/workspace/workspace-path';
 import { openRegularFile } from '../store/regular-file';
+import {
+  argvWords,
+  CODE_OPTIONS,
+  CODE_VARIABLES,
+  environmentWords,
+  SCRIPT_EXTENSIONS,
+  shellWords,
+  type CommandWord,
+} from './command-scripts';
+
+export { classifyArgv, SCRIPT_EXTENSIONS, shellWords, type CommandWord } from './command-scripts';
 
 /** At most this many files are read and hashed for one definition; more are named, not read. */
 export const MAX_HASHED_FILES = 32;
@@ -52,6 +62,8 @@ export interface ReferencedFilesRequest {
   lines?: readonly string[];
   /** Values whose words are options and arguments, never a program (NODE_OPTIONS, an env file's). */
   values?: readonly string[];
+  /** The program's environment: values as `values`, and a code variable's (BASH_ENV, LD_PRELOAD) as scripts. */
+  environment?: Readonly<Record<string, string>>;
   /** Variables put into `lines` and `values` before they are read (`CLAUDE_PROJECT_DIR` → the root). */
   variables?: Readonly<Record<string, string>>;
 }
@@ -79,35 +91,40 @@ export class ReferencedFiles {
     const root = await realOr(request.root);
     const cwdText = request.cwd === undefined ? root : path.resolve(root, request.cwd);
     const cwd = await realOr(cwdText);
-    const words = classifyArgv(request.argv ?? [], 0);
-    for (const line of request.lines ?? []) words.push(...shellWords(line, request.variables ?? {}));
-    for (const value of request.values ?? [])
-      words.push(
-        ...shellWords(value, request.variables ?? {}).map((word, index, all): CommandWord => ({
-          text: word.text,
-          role: CODE_OPTIONS.has(all[index - 1]?.text ?? '') ? 'script' : 'argument',
-        })),
-      );
+    const variables = request.variables ?? {};
+    const words = argvWords(request.argv ?? []);
+    for (const line of request.lines ?? []) words.push(...shellWords(line, variables));
+    for (const value of request.values ?? []) words.push(...environmentWords({ '': value }, variables));
+    words.push(...environmentWords(request.environment ?? {}, variables));
     const entries: string[] = [];
     const files: ReferencedFile[] = [];
-    const seen = new Set<string>();
+    const seen = new Map<string, ReferencedFile['state']>();
+    // An interpreter's operands: once one exists, the others of its group are data.
+    const decided = new Set<number>();
     let hashed = 0;
-    for (const { text: word, role } of candidates(words).slice(0, MAX_WORDS)) {
+    for (const { text: word, role, group, folders } of candidates(words).slice(0, MAX_WORDS)) {
       // A bare program name is found on PATH, never in the working folder.
       if (role === 'program' && !word.includes('/') && !word.includes(path.sep)) continue;
-      const absolute = path.resolve(cwd, word);
-      if (!isInside(root, absolute) && !isInside(path.resolve(request.root), absolute)) continue;
-      const lexical = isInside(root, absolute) ? absolute : path.join(root, path.relative(request.root, absolute));
-      if (seen.has(lexical)) continue;
-      const byName = role !== 'argument' || SCRIPT_EXTENSIONS.test(word);
-      // Any other argument counts only when it is an executable file.
-      if (!byName && !(await isExecutableFile(lexical))) continue;
-      seen.add(lexical);
-      const shown = path.relative(root, lexical).split(path.sep).join('/') || '.';
-      const found = await this.look(root, lexical, hashed < MAX_HASHED_FILES);
-      if (found.state === 'file' || found.state === 'large') hashed++;
-      entries.push(`${found.state} ${shown}${found.detail ? ` ${found.detail}` : ''}`);
-      if (found.state !== 'missing') files.push({ path: shown, state: found.state });
+      for (const folder of folders ?? ['.']) {
+        if (group !== undefined && decided.has(group)) break;
+        const absolute = path.resolve(cwd, folder, word);
+        if (!isInside(root, absolute) && !isInside(path.resolve(request.root), absolute)) continue;
+        const lexical = isInside(root, absolute) ? absolute : path.join(root, path.relative(request.root, absolute));
+        const byName = role !== 'argument' || SCRIPT_EXTENSIONS.test(word);
+        // Any other argument counts only when it is an executable file.
+        if (!seen.has(lexical) && !byName && !(await isExecutableFile(lexical))) continue;
+        let state = seen.get(lexical);
+        if (state === undefined) {
+          const shown = path.relative(root, lexical).split(path.sep).join('/') || '.';
+          const found = await this.look(root, lexical, hashed < MAX_HASHED_FILES);
+          state = found.state;
+          seen.set(lexical, state);
+          if (state === 'file' || state === 'large') hashed++;
+          entries.push(`${state} ${shown}${found.detail ? ` ${found.detail}` : ''}`);
+          if (state !== 'missing') files.push({ path: shown, state });
+        }
+        if (group !== undefined && state !== 'missing' && state !== 'folder') decided.add(group);
+      }
     }
     return { entries, files };
   }
@@ -139,7 +156,9 @@ export class ReferencedFiles {
     if (!stats.isFile()) return { state: 'other' };
     const version = `${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
     if (stats.size > BigInt(MAX_HASHED_BYTES)) return { state: 'large', detail: version };
-    if (!mayRead) return { state: 'unread', detail: `past ${MAX_HASHED_FILES} files` };
+    // Past the cap, a file counts by its identity and change times, as a large one: changing it is still a change.
+    if (!mayRead)
+      return { state: 'unread', detail: `past ${MAX_HASHED_FILES} files ${stats.dev}:${stats.ino}:${version}` };
     const key = `${stats.dev}:${stats.ino}:${version}`;
     const cached = this.hashes.get(key);
     if (cached !== undefined) return { state: 'file', detail: cached };
@@ -184,92 +203,23 @@ export class ReferencedFiles {
   }
 }
 
-/** Where a word stands: the program, the script an interpreter runs, or any other argument. */
-export interface CommandWord {
-  text: string;
-  role: 'program' | 'script' | 'argument';
-}
-
-/** A name that is a script whatever its position (`uv run x.py`, `npx tsx x.ts`, `--hook=./x.sh`). */
-export const SCRIPT_EXTENSIONS =
-  /\.(sh|bash|zsh|ksh|fish|py|pyw|js|mjs|cjs|jsx|ts|mts|cts|tsx|rb|pl|pm|php|lua|ps1|psm1|bat|cmd|r|jar|tcl|awk|sed)$/i;
-
-/** Programs that run the file they are given as their first argument that is not an option. */
-const INTERPRETERS =
-  /^(sh|bash|zsh|dash|ksh|fish|node|nodejs|deno|bun|tsx|ts-node|python[0-9.]*|pypy[0-9.]*|ruby|perl|php|lua|luajit|rscript|pwsh|powershell|osascript|tclsh|awk|gawk|sed|source|\.)$/i;
-/** Options whose value is code to load (`node --require ./x.js`, `awk -f x.awk`). */
-const CODE_OPTIONS = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader', '-f', '--file']);
-
-/**
- * The roles of a command's words, `programIndex` being its program (wrappers before it are
- * programs too: `env X=1 ./x.sh`).
- */
-export function classifyArgv(
-  argv: readonly string[],
-  programIndex: number,
-  programWords: number[] = [],
-): CommandWord[] {
-  const program = path.basename(argv[programIndex] ?? '');
-  const interpreter = INTERPRETERS.test(program);
-  let scriptGiven = false;
-  return argv.map((text, index): CommandWord => {
-    if (index === programIndex || programWords.includes(index)) return { text, role: 'program' };
-    if (index < programIndex) return { text, role: 'argument' };
-    if (interpreter && CODE_OPTIONS.has(argv[index - 1] ?? '')) return { text, role: 'script' };
-    if (interpreter && !scriptGiven && !text.startsWith('-') && !CODE_OPTIONS.has(text)) {
-      scriptGiven = true;
-      return { text, role: 'script' };
-    }
-    return { text, role: 'argument' };
-  });
-}
-
-/**
- * The words of a shell command line, `variables` put in (as `$NAME` and `${NAME}`), with their
- * roles. Read by the project's shell analyser (segments, `bash -c` strings, substitutions, `<`
- * inputs; `>` targets are outputs, left out); what it will not vouch for (groups,
- * here-documents) is split crudely instead, every word an argument.
- */
-export function shellWords(line: string, variables: Readonly<Record<string, string>>): CommandWord[] {
-  const names = Object.keys(variables);
-  // Variables become plain placeholder words first: the analyser keeps `$NAME` literal.
-  let text = line;
-  names.forEach((name, index) => {
-    text = text.split(`\${${name}}`).join(placeholder(index));
-    text = text.replace(new RegExp(`\\$${name}(?![A-Za-z0-9_])`, 'g'), placeholder(index));
-  });
-  const analysis = analyseCommand(text);
-  const words: CommandWord[] = analysis.ok
-    ? [
-        ...analysis.segments.flatMap((segment) =>
-          classifyArgv(segment.argv, segment.programIndex, segment.programWords),
-        ),
-        ...analysis.redirections
-          .filter((redirection) => /^\d*<$/.test(redirection.op))
-          .map((redirection): CommandWord => ({ text: redirection.target, role: 'argument' })),
-      ]
-    : text
-        .replace(/['"\\]/g, '')
-        .split(/[\s;&|<>()`]+/)
-        .filter(Boolean)
-        .map((word): CommandWord => ({ text: word, role: 'argument' }));
-  return words.map((word) => ({
-    ...word,
-    text: names.reduce((current, name, index) => current.split(placeholder(index)).join(variables[name]!), word.text),
-  }));
-}
-
-function placeholder(index: number): string {
-  return `__openagent_variable_${index}__`;
-}
-
 /** The words that may name a file: `--opt=value` adds `value`; run-time words are dropped. */
 function candidates(words: readonly CommandWord[]): CommandWord[] {
   const out: CommandWord[] = [];
   for (const word of words) {
-    const split = /^([^=]*)=(.+)$/.exec(word.text);
+    const split = /^([^=]*)=(.+)$/s.exec(word.text);
+    // `NODE_OPTIONS='--require ./x' node y`, `BASH_ENV=./x bash -c …`: the value's own words.
+    if (split && CODE_VARIABLES.has(split[1]!)) {
+      const loaded = environmentWords({ [split[1]!]: split[2]! }, {});
+      out.push(...candidates(loaded.map((each) => ({ ...each, ...(word.folders ? { folders: word.folders } : {}) }))));
+      continue;
+    }
     const assigned: CommandWord | undefined = split
-      ? { text: split[2]!, role: CODE_OPTIONS.has(split[1]!) ? 'script' : 'argument' }
+      ? {
+          text: split[2]!,
+          role: CODE_OPTIONS.has(split[1]!) || CODE_VARIABLES.has(split[1]!) ? 'script' : 'argument',
+          ...(word.folders ? { folders: word.folders } : {}),
+        }
       : undefined;
     for (const candidate of assigned === undefined ? [word] : [word, assigned]) {
       const text = candidate.text;

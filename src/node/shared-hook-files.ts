@@ -21,6 +21,8 @@ import { LockedJsonFiles } from './locked-json-file';
 import { ReferencedFiles } from './referenced-files';
 
 const MAX_GITHUB_HOOK_FILES = 50;
+/** Allows kept, newest last: each edit of a hook's command adds one; the oldest go (they ask again). */
+export const MAX_ALLOWED_HOOKS = 1_000;
 
 export interface SharedHookFileOptions {
   root(): string | undefined;
@@ -132,7 +134,7 @@ export async function hookFingerprint(
     root,
     cwd: isInside(root, folder) ? folder : root,
     lines: [hook.command],
-    values: Object.values(hook.env ?? {}),
+    environment: hook.env ?? {},
     variables: { CLAUDE_PROJECT_DIR: root },
   });
   const [environment, timeout, runs] = HOOK_FINGERPRINT_PARTS;
@@ -180,7 +182,11 @@ export class AllowedHooksFile {
     await this.files.update(this.file, (document) => ({
       document: document.allowed.includes(fingerprint)
         ? document
-        : { allowed: [...document.allowed.filter((other) => !sameButFiles(other)), fingerprint] },
+        : {
+            allowed: [...document.allowed.filter((other) => !sameButFiles(other)), fingerprint].slice(
+              -MAX_ALLOWED_HOOKS,
+            ),
+          },
       result: undefined,
     }));
   }

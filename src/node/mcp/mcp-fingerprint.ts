@@ -62,8 +62,16 @@ export async function mcpDefinitionFingerprint(
     argv: defined([resolve(definition.command ?? ''), ...args]),
     // An argument with spaces may be a shell line (`bash -c '…'`).
     lines: args.filter((arg) => /\s/.test(arg)),
-    // NODE_OPTIONS (in the definition or its env file) names files to load too.
-    values: [...defined(Object.values(definition.env).map(resolve)), ...Object.values(inputs.envFromFile)],
+    // NODE_OPTIONS, BASH_ENV, LD_PRELOAD (in the definition or its env file) name files to load too.
+    environment: {
+      ...inputs.envFromFile,
+      ...Object.fromEntries(
+        Object.entries(definition.env).flatMap(([name, value]) => {
+          const text = resolve(value);
+          return text === undefined ? [] : [[name, text]];
+        }),
+      ),
+    },
   });
   return {
     fingerprint: definitionFingerprint(definition, { envFromFile: inputs.envFromFile, files: set.entries }),
