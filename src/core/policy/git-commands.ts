@@ -43,6 +43,19 @@ const IN_EXEC_PATH = new Set(
   ).split(' '),
 );
 
+/**
+ * Extensions people run every day as `git <name>` (`git lfs pull`), programs `git-<name>` on
+ * PATH. An alias cannot take their names where they are installed (git runs an external command
+ * before an alias), and the config files an alias could come from are out of the agent's reach
+ * (`.git` is protected, `~` is outside the sandbox; `-c`, `--config-env` and GIT_CONFIG_* are
+ * refused above). Read as git's own unless the command sets PATH (a `git-lfs` of its own; one
+ * exported by an earlier command of the line is a script the agent wrote, not seen, as README says).
+ */
+const EXTENSIONS = new Set(
+  'lfs flow annex crypt secret filter-repo absorb credential-manager machete town branchless sizer'.split(' '),
+);
+const PATH_ENVIRONMENT = /^PATH=/;
+
 /** Git's options before the subcommand that take the next word as their value. */
 const VALUED = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env']);
 /** Git's options before the subcommand that take no value. */
@@ -135,6 +148,7 @@ export function gitIndirection(line: GitCommandLine): string | undefined {
         return `\`git ${subcommand}\` runs \`git-${subcommand}\` from the exec path the command sets, known only when it runs`;
       continue;
     }
+    if (EXTENSIONS.has(subcommand) && !assignments.some((word) => PATH_ENVIRONMENT.test(word))) continue;
     return `\`git ${subcommand}\` is not one of git's own commands: it may be an alias or a program \`git-${subcommand}\`, known only when it runs`;
   }
   return undefined;

@@ -131,6 +131,12 @@ describe('run-time words against deny rules', () => {
     assert.match(said('status', ['GIT_CONFIG_PARAMETERS=x']) ?? '', /GIT_CONFIG_PARAMETERS/);
     assert.match(said('--exec-path=/tmp mergetool') ?? '', /exec path/);
     assert.match(said('mergetool', ['GIT_EXEC_PATH=/tmp']) ?? '', /exec path/);
+    // Everyday extensions are git's (an alias cannot take an installed one's name), unless the
+    // command brings its own PATH or defines the alias itself.
+    assert.equal(said('lfs pull'), undefined);
+    assert.equal(said('flow feature start x'), undefined);
+    assert.match(said('lfs pull', ['PATH=./bin:/usr/bin']) ?? '', /git lfs/);
+    assert.match(said('-c alias.lfs=push lfs') ?? '', /alias/);
     // An unknown option is read with and without a value: either reading may name the alias.
     assert.match(said('--frob x status') ?? '', /git x/);
     assert.equal(said('--frob status'), undefined);
