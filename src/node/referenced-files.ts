@@ -126,6 +126,12 @@ export class ReferencedFiles {
         if (group !== undefined && state !== 'missing' && state !== 'folder') decided.add(group);
       }
     }
+    // The working folder as it really is, when it is not the workspace's: a folder that is a link
+    // (leading out, say) re-pointed after the allow changes what relative words name.
+    if (cwd !== root)
+      entries.push(
+        `folder ${isInside(root, cwd) ? path.relative(root, cwd).split(path.sep).join('/') : `outside ${cwd}`}`,
+      );
     return { entries, files };
   }
 

@@ -6,6 +6,7 @@
  * server that crashes or stops answering shows as an error, never takes the agent down, and
  * comes back with "Restart MCP Servers".
  */
+import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -151,7 +152,9 @@ export class McpConnections {
         command: config.command,
         args: config.args,
         env: { ...getDefaultEnvironment(), ...config.env },
-        cwd: config.cwd ?? this.options.cwd?.(),
+        // A relative folder is the workspace's (as the allow's fingerprint read it), never the
+        // extension host's or the CLI's own working folder.
+        cwd: workingFolder(config.cwd, this.options.cwd?.()),
         stderr: 'pipe',
       });
       // Read (so a chatty server never blocks on a full pipe) and keep the end for error messages.
@@ -262,4 +265,10 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
     timer = setTimeout(() => reject(new Error(`no answer after ${Math.round(ms / 1000)} s while ${what}`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** A server's folder: its own `cwd` against the workspace folder, else the workspace folder. */
+export function workingFolder(own: string | undefined, workspace: string | undefined): string | undefined {
+  if (own === undefined) return workspace;
+  return workspace === undefined ? own : path.resolve(workspace, own);
 }

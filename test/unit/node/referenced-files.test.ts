@@ -52,7 +52,7 @@ describe('referenced files (what an allow covers besides the command line)', () 
     const set = await hook('bash check', 'tools');
     assert.deepEqual(
       set.entries.map((entry) => entry.split(' ').slice(0, 2).join(' ')),
-      ['file tools/check'],
+      ['file tools/check', 'folder tools'],
     );
   });
 
@@ -139,5 +139,17 @@ describe('referenced files (what an allow covers besides the command line)', () 
       shellWords('if true; then bash .claude/x.sh; fi', {}).some((word) => word.text === '.claude/x.sh'),
       'a group is split crudely',
     );
+  });
+
+  it('a working folder that is a link: re-pointing it is another fingerprint, even where it leads out', async () => {
+    fs.mkdirSync(path.join(base, 'one'));
+    fs.mkdirSync(path.join(base, 'two'));
+    fs.symlinkSync(path.join(base, 'one'), path.join(root, 'hooks'));
+    const before = await hook('bash ./check', 'hooks');
+    fs.rmSync(path.join(root, 'hooks'));
+    fs.symlinkSync(path.join(base, 'two'), path.join(root, 'hooks'));
+    const after = await hook('bash ./check', 'hooks');
+    assert.notDeepEqual(after.entries, before.entries);
+    assert.match(after.entries.join('\n'), /^folder outside .*two$/m);
   });
 });
