@@ -88,8 +88,7 @@ export function compileGlob(glob: string): PathMatcher {
     } else current = step(states, current, (c) => c === character, add);
   }
   if (groups.length > 0) throw new Error(`Unbalanced { in the glob ${glob}`);
-  const accepting = current;
-  return { test: (relative) => run(states, start, accepting, relative) };
+  return new GlobWalker(states, start, current);
 }
 
 function step(states: State[], from: number, accepts: (character: string) => boolean, add: () => number): number {
@@ -98,17 +97,87 @@ function step(states: State[], from: number, accepts: (character: string) => boo
   return to;
 }
 
-/** Every state the path can be in, character by character; matched when the last one is reachable at the end. */
-function run(states: State[], start: number, accepting: number, text: string): boolean {
-  let active = closure(states, [start]);
-  for (const character of text) {
-    const next: number[] = [];
-    for (const index of active)
-      for (const { accepts, to } of states[index]!.steps) if (accepts(character)) next.push(to);
-    if (next.length === 0) return false;
-    active = closure(states, next);
+/** The states the automaton may be in at once: kept as found, each set walked from once. */
+const MAX_CACHED_SETS = 4_096;
+const DEAD = -1;
+const UNKNOWN = -2;
+
+/**
+ * Follows every state at once (the work is the glob's length times the path's), and remembers
+ * each set of states it met and where each character led from it, so a glob matched against
+ * many paths (a listing of the workspace) walks most characters by one look-up. Past
+ * MAX_CACHED_SETS sets (a glob whose sets multiply) it walks without remembering.
+ */
+class GlobWalker implements PathMatcher {
+  private readonly sets: number[][] = [];
+  private readonly ids = new Map<string, number>();
+  private readonly moves: Array<Map<string, number>> = [];
+  private readonly ascii: Int32Array[] = [];
+  private readonly accepting: boolean[] = [];
+  private readonly startId: number;
+
+  constructor(
+    private readonly states: State[],
+    start: number,
+    private readonly accept: number,
+  ) {
+    this.startId = this.idOf(closure(states, [start]))!;
   }
-  return active.includes(accepting);
+
+  test(relative: string): boolean {
+    let id = this.startId;
+    let set = this.sets[id]!;
+    let remembered = true;
+    for (let at = 0; at < relative.length;) {
+      const code = relative.codePointAt(at)!;
+      const character = code > 0xffff ? relative.slice(at, at + 2) : relative[at]!;
+      at += character.length;
+      if (remembered) {
+        // ASCII by table, the rest by map: the common path is one array read.
+        const known = code < 128 ? this.ascii[id]![code] : this.moves[id]!.get(character);
+        if (known === DEAD) return false;
+        if (known !== undefined && known !== UNKNOWN) {
+          id = known;
+          set = this.sets[id]!;
+          continue;
+        }
+      }
+      const next = this.step(set, character);
+      if (remembered) {
+        const nextId = next.length === 0 ? DEAD : this.idOf(next);
+        if (nextId !== undefined) {
+          if (code < 128) this.ascii[id]![code] = nextId;
+          else this.moves[id]!.set(character, nextId);
+          if (nextId === DEAD) return false;
+          id = nextId;
+        } else remembered = false;
+      }
+      if (next.length === 0) return false;
+      set = next;
+    }
+    return remembered ? this.accepting[id]! : set.includes(this.accept);
+  }
+
+  private step(set: readonly number[], character: string): number[] {
+    const next: number[] = [];
+    for (const index of set)
+      for (const { accepts, to } of this.states[index]!.steps) if (accepts(character)) next.push(to);
+    return next.length === 0 ? next : closure(this.states, next);
+  }
+
+  /** The id of a set of states, met before or now; undefined when no more are remembered. */
+  private idOf(set: number[]): number | undefined {
+    const key = [...set].sort((a, b) => a - b).join(',');
+    const known = this.ids.get(key);
+    if (known !== undefined) return known;
+    if (this.sets.length >= MAX_CACHED_SETS) return undefined;
+    const id = this.sets.push(set) - 1;
+    this.ids.set(key, id);
+    this.moves.push(new Map());
+    this.ascii.push(new Int32Array(128).fill(UNKNOWN));
+    this.accepting.push(set.includes(this.accept));
+    return id;
+  }
 }
 
 /** The states reachable from `from` without reading, each once. */

@@ -6,6 +6,7 @@ import { createFileTools } from '../../../../src/core/tools/builtin/file-tools';
 import { compileGlob } from '../../../../src/core/workspace/glob';
 import { NodeWorkspace } from '../../../../src/node/node-workspace';
 import { runTool } from '../tools/run-tool';
+import { globToRegExp } from './glob-oracle';
 
 describe('glob', () => {
   it('matches like VS Code: ** across folders, * and ? within a name, {a,b}, [classes]', () => {
@@ -26,6 +27,34 @@ describe('glob', () => {
     for (const [glob, candidate, expected] of cases)
       assert.equal(compileGlob(glob).test(candidate), expected, `${glob} vs ${candidate}`);
     assert.throws(() => compileGlob('{a,b'), /Unbalanced/);
+  });
+
+  it('answers as the regular expression it replaced, one matcher reused over many paths (its remembered walk)', () => {
+    let seed = 7;
+    const pick = <T>(list: readonly T[]): T => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return list[seed % list.length]!;
+    };
+    const globParts = ['a', 'b', '/', '*', '**', '**/', '?', '{a,b}', '{a,b/c}', '[ab]', '[!a]', '.', 'é'];
+    const pathParts = ['a', 'b', '/', 'c', '.', 'é', 'ab'];
+    let compared = 0;
+    for (let round = 0; round < 1_500; round++) {
+      const glob = Array.from({ length: 1 + (round % 6) }, () => pick(globParts)).join('');
+      let oracle: RegExp;
+      try {
+        oracle = globToRegExp(glob);
+      } catch {
+        assert.throws(() => compileGlob(glob));
+        continue;
+      }
+      const matcher = compileGlob(glob);
+      for (let k = 0; k < 40; k++) {
+        const candidate = Array.from({ length: k % 9 }, () => pick(pathParts)).join('');
+        assert.equal(matcher.test(candidate), oracle.test(candidate), `${glob} vs ${candidate}`);
+        compared++;
+      }
+    }
+    assert.ok(compared > 50_000, String(compared));
   });
 
   it('finds files with the glob tool, leaving out node_modules and ignored files', async () => {
