@@ -10,7 +10,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 if (!process.env.OPENAGENT_TEST_TMPDIR) {
-  const run = fs.mkdtempSync(path.join(os.tmpdir(), 'openagent-run-'));
+  // Named by process and time, not mkdtemp's random letters: a value such as `x8Kq2Z` looks
+  // like a token to the environment scrub, which would then take TMPDIR for a secret.
+  const run = path.join(os.tmpdir(), `openagent-run-${process.pid}-${Date.now()}`);
+  fs.mkdirSync(run);
   fs.chmodSync(run, 0o1777);
   process.env.OPENAGENT_TEST_TMPDIR = run;
   process.env.TMPDIR = run;
