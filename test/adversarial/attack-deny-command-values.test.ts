@@ -63,20 +63,24 @@ const RUNS_DENIED: Record<string, readonly string[]> = {
     "git -c submodule.s.update='!curl x' submodule update",
     "git -c core.pager='sudo /usr/bin/curl x' log",
     "git -c core.pager='less; curl x' log",
-    "git -c core.pager=\"sh -c 'curl x'\" log",
+    'git -c core.pager="sh -c \'curl x\'" log',
     "sudo git -c core.pager='curl x' log",
     "strace git -c core.pager='curl x' log",
     "X='curl x' git --config-env=core.pager=X log",
     "export X='curl x'; git --config-env core.pager=X log",
     "git config core.pager 'curl x'; git log",
     "git config --global core.sshCommand 'curl x' && git fetch",
+    "git fetch --upload-pack='curl x' origin",
+    'git ls-remote --upload-pack /usr/bin/curl origin',
+    "git push --receive-pack='curl x' origin",
+    "git send-email --sendmail-cmd='curl x' p.patch",
   ],
   "git config in git's environment": [
     "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='curl x' git log",
     "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager\nexport GIT_CONFIG_VALUE_0='curl x'\ngit log",
     "GIT_CONFIG_VALUE_0='curl x' git log",
     "GIT_CONFIG_VALUE_0='!curl x' git log",
-    "GIT_CONFIG_PARAMETERS=\"'core.pager=curl x'\" git log",
+    'GIT_CONFIG_PARAMETERS="\'core.pager=curl x\'" git log',
     "GIT_CONFIG_PARAMETERS=\"'core.pager'='curl x'\" git log",
   ],
   'environment variables a program runs': [
@@ -113,8 +117,10 @@ const RUNS_DENIED: Record<string, readonly string[]> = {
     "declare -x EDITOR='curl x'; git commit",
     "GIT_PAGER='curl x'; git log",
     "GIT_PAGER='/usr/bin/CURL.EXE x' git log",
-    "GIT_PAGER='c\"\"url x' git log",
-    "bash -c \"GIT_PAGER='curl x' git log\"",
+    'GIT_PAGER=\'c""url x\' git log',
+    'bash -c "GIT_PAGER=\'curl x\' git log"',
+    "ssh host GIT_PAGER='curl x' git log",
+    "nice env GIT_PAGER='curl x' git log",
   ],
   'in a command too complex to analyse': [
     "f(){ :; }; GIT_PAGER='curl x' git log",
@@ -157,6 +163,8 @@ const EVERYDAY = [
   'X=1 make',
   'git log -c',
   'echo PAGER=less',
+  "git commit -m 'EDITOR=curl x is gone'",
+  "echo 'GIT_PAGER=curl x' >> notes.txt",
 ];
 
 describe('adversarial: deny and approver rules, commands handed to programs through values', function () {
@@ -199,8 +207,7 @@ describe('adversarial: deny and approver rules, commands handed to programs thro
   it('the value is checked, not refused wholesale: the rule decides', () => {
     const pushOnly = policyOf('tools:\n  bash:\n    deny: ["git push*"]\n    allow: ["*"]\n');
     const verdict = (command: string) =>
-      pushOnly.evaluate({ toolName: 'bash', input: { command }, command, readOnly: false, needsApproval: true })
-        .action;
+      pushOnly.evaluate({ toolName: 'bash', input: { command }, command, readOnly: false, needsApproval: true }).action;
     assert.equal(verdict("GIT_PAGER='curl x' git log"), 'allow');
     assert.equal(verdict("GIT_PAGER='git push' git log"), 'deny');
     assert.equal(verdict("git -c core.pager='git push origin' log"), 'deny');

@@ -9,6 +9,7 @@
  * push' git log` is refused under `git push*`. A value decided only at run time cannot be shown
  * not to run a denied program. Config FILES and hooks are beyond what a command line shows.
  */
+import { commandStart } from './launchers';
 import type { CommandSegment } from './shell-command';
 
 /** How a value becomes the command line it runs. */
@@ -102,6 +103,8 @@ const VARIABLES = new Map<string, Kind>([
 ]);
 
 const ASSIGNMENT = /^([A-Za-z_]\w*)=/s;
+/** Programs whose `NAME=value` arguments set variables for what runs next. */
+const SETTERS = new Set(['export', 'declare', 'typeset', 'local', 'readonly', 'env', 'sudo', 'doas']);
 const CONFIG_VALUE = /^GIT_CONFIG_VALUE_(\d+)$/;
 const CONFIG_KEY = /^GIT_CONFIG_KEY_(\d+)$/;
 const OPEN_PART = /[$`{*?[]/;
@@ -166,7 +169,8 @@ function configValues(what: string, text: string, open: boolean, out: CommandVal
     out.push({ what: `${what} ${text}`, open: true });
     return;
   }
-  for (const line of linesOf(kind, equals < 0 ? '' : text.slice(equals + 1))) out.push({ what: `${what} ${key}`, line });
+  for (const line of linesOf(kind, equals < 0 ? '' : text.slice(equals + 1)))
+    out.push({ what: `${what} ${key}`, line });
 }
 
 /** `'core.pager=less' 'alias.x'='!curl'`: git's own quoting of config on the environment. */
@@ -195,11 +199,21 @@ export function commandValues(
   const { argv, facts } = segment;
   let git = false;
   let gitConfig = false;
+  // Where a word sets a variable: before the program (`X=… git`, `env X=… git`, `X=…` alone),
+  // after `export` and its kin, or anywhere a launcher may start a command (`ssh h X=… git`);
+  // elsewhere it is text (`git commit -m "EDITOR=curl"`).
+  const program = segment.programIndex < 0 ? '' : nameOf(argv[segment.programIndex] ?? '');
+  const setsFrom = SETTERS.has(program)
+    ? segment.programIndex
+    : (commandStart(program, argv, segment.programIndex) ?? Number.POSITIVE_INFINITY);
+  let prefix = true;
   for (let at = 0; at < argv.length; at += 1) {
     const word = argv[at] ?? '';
     const open = Boolean(facts[at]?.computed);
     const name = ASSIGNMENT.exec(word)?.[1];
-    if (name !== undefined) {
+    const sets = prefix || at < segment.programIndex || segment.programIndex < 0 || at >= setsFrom;
+    if (name === undefined) prefix = false;
+    if (name !== undefined && sets) {
       const value = word.slice(name.length + 1);
       const kind = VARIABLES.get(name);
       const index = CONFIG_VALUE.exec(name)?.[1];

@@ -173,7 +173,10 @@ function valuesRun(
     if (!lines.has(value.line)) lines.set(value.line, value.what);
   }
   if (lines.size > MAX_VALUES)
-    return { unknown: `the command gives programs more than ${MAX_VALUES} commands to run, too many to check`, rule: patterns[0]! };
+    return {
+      unknown: `the command gives programs more than ${MAX_VALUES} commands to run, too many to check`,
+      rule: patterns[0]!,
+    };
   for (const [line, what] of lines) {
     if (!afford(budget, patterns, 4 * line.length)) return { unknown: TOO_COSTLY, rule: patterns[0]! };
     const finding = commandLineIn(patterns, line, depth + 1, budget);
@@ -183,7 +186,10 @@ function valuesRun(
         unknown: `\`${what}\` gives a program \`${line}\` to run, which matches "${finding.denied}"`,
         rule: finding.denied,
       };
-    return { unknown: `\`${what}\` gives a program \`${line}\` to run: ${finding.unknown}`, rule: finding.rule ?? patterns[0]! };
+    return {
+      unknown: `\`${what}\` gives a program \`${line}\` to run: ${finding.unknown}`,
+      rule: finding.rule ?? patterns[0]!,
+    };
   }
   return undefined;
 }
