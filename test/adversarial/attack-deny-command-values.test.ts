@@ -121,6 +121,20 @@ const RUNS_DENIED: Record<string, readonly string[]> = {
     'bash -c "GIT_PAGER=\'curl x\' git log"',
     "ssh host GIT_PAGER='curl x' git log",
     "nice env GIT_PAGER='curl x' git log",
+    "time GIT_PAGER='curl x' git log",
+    "time A=1 GIT_PAGER='curl x' git log",
+    'time X=1 git push',
+    'time -p X=1 curl x',
+  ],
+  'variables set a way an assignment does not show': [
+    "GIT_PAGER=less; GIT_PAGER+='; curl x'; git log",
+    'GIT_PAGER=cu; GIT_PAGER+=rl; git log',
+    "GIT_PAGER[0]='curl x' git log",
+    "read GIT_PAGER <<< 'curl x'; git log",
+    'read -r GIT_PAGER < f; git log',
+    "printf -v GIT_PAGER 'curl x'; git log",
+    "declare -n r=GIT_PAGER; r='curl x'; git log",
+    'eval "GIT_PAGER=\'curl x\'"; git log',
   ],
   'in a command too complex to analyse': [
     "f(){ :; }; GIT_PAGER='curl x' git log",
@@ -165,6 +179,10 @@ const EVERYDAY = [
   'echo PAGER=less',
   "git commit -m 'EDITOR=curl x is gone'",
   "echo 'GIT_PAGER=curl x' >> notes.txt",
+  "printf '%s\\n' PAGER",
+  'PATH+=:/x git log',
+  'time git log',
+  'time X=1 git status',
 ];
 
 describe('adversarial: deny and approver rules, commands handed to programs through values', function () {

@@ -102,7 +102,9 @@ const VARIABLES = new Map<string, Kind>([
   ...['BASH_ENV', 'ENV', 'PS0', 'PS1', 'PS2', 'PS4'].map((name) => [name, 'expanded'] as const),
 ]);
 
-const ASSIGNMENT = /^([A-Za-z_]\w*)=/s;
+const ASSIGNMENT = /^([A-Za-z_]\w*)(\[[^\]]*\])?(\+)?=/s;
+/** Builtins that set a variable they are given by name to what they read or print. */
+const READERS = new Set(['read', 'mapfile', 'readarray', 'printf', 'getopts']);
 /** Programs whose `NAME=value` arguments set variables for what runs next. */
 const SETTERS = new Set(['export', 'declare', 'typeset', 'local', 'readonly', 'env', 'sudo', 'doas']);
 const CONFIG_VALUE = /^GIT_CONFIG_VALUE_(\d+)$/;
@@ -121,9 +123,10 @@ export function assignmentsIn(segments: readonly CommandSegment[]): Assigned {
   const assigned = new Map<string, string | { open: true }>();
   for (const segment of segments)
     segment.argv.forEach((word, at) => {
-      const name = ASSIGNMENT.exec(word)?.[1];
-      if (name !== undefined)
-        assigned.set(name, segment.facts[at]?.computed ? { open: true } : word.slice(name.length + 1));
+      const match = ASSIGNMENT.exec(word);
+      if (match === null) return;
+      const whole = match[2] === undefined && match[3] === undefined && !segment.facts[at]?.computed;
+      assigned.set(match[1]!, whole ? word.slice(match[0].length) : { open: true });
     });
   return assigned;
 }
@@ -183,6 +186,34 @@ function parametersValues(text: string, out: CommandValue[]): void {
   }
 }
 
+/** Whether a variable of this name gives a program a command to run. */
+function runsValue(name: string): boolean {
+  return VARIABLES.has(name) || CONFIG_VALUE.test(name) || CONFIG_KEY.test(name) || name === 'GIT_CONFIG_PARAMETERS';
+}
+
+/** What assigning `value` to the variable `name` hands a program to run. */
+function assignmentValues(name: string, value: string, open: boolean, assigned: Assigned, out: CommandValue[]): void {
+  const kind = VARIABLES.get(name);
+  const index = CONFIG_VALUE.exec(name)?.[1];
+  if (kind !== undefined) {
+    if (open) out.push({ what: name, open: true });
+    else for (const line of linesOf(kind, value)) out.push({ what: name, line });
+  } else if (index !== undefined) {
+    const key = assigned.get(`GIT_CONFIG_KEY_${index}`);
+    // Without its key in the line (it comes from outside), the value may be any key's.
+    if (open || (typeof key !== 'string' && key !== undefined)) out.push({ what: name, open: true });
+    else if (key === undefined) for (const line of linesOf('any', value)) out.push({ what: name, line });
+    else configValues(name, `${key}=${value}`, false, out);
+  } else if (name === 'GIT_CONFIG_PARAMETERS') {
+    if (open) out.push({ what: name, open: true });
+    else parametersValues(value, out);
+  } else if (CONFIG_KEY.test(name)) {
+    // A key whose value is set elsewhere in the line is read there; one from outside is open.
+    const valueName = `GIT_CONFIG_VALUE_${CONFIG_KEY.exec(name)?.[1]}`;
+    if (open || (!assigned.has(valueName) && configKind(value) !== undefined)) out.push({ what: name, open: true });
+  }
+}
+
 /**
  * Every value in the segment's words that a program runs as a command line: variables assigned
  * (wherever a word assigns one: before the program, after `env`, `export`, `sudo`…), and, after
@@ -206,34 +237,28 @@ export function commandValues(
   const setsFrom = SETTERS.has(program)
     ? segment.programIndex
     : (commandStart(program, argv, segment.programIndex) ?? Number.POSITIVE_INFINITY);
-  let prefix = true;
+  let setting = true;
   for (let at = 0; at < argv.length; at += 1) {
     const word = argv[at] ?? '';
     const open = Boolean(facts[at]?.computed);
-    const name = ASSIGNMENT.exec(word)?.[1];
-    const sets = prefix || at < segment.programIndex || segment.programIndex < 0 || at >= setsFrom;
-    if (name === undefined) prefix = false;
-    if (name !== undefined && sets) {
-      const value = word.slice(name.length + 1);
-      const kind = VARIABLES.get(name);
-      const index = CONFIG_VALUE.exec(name)?.[1];
-      if (kind !== undefined) {
-        if (open) out.push({ what: name, open: true });
-        else for (const line of linesOf(kind, value)) out.push({ what: name, line });
-      } else if (index !== undefined) {
-        const key = assigned.get(`GIT_CONFIG_KEY_${index}`);
-        // Without its key in the line (it comes from outside), the value may be any key's.
-        if (open || (typeof key !== 'string' && key !== undefined)) out.push({ what: name, open: true });
-        else if (key === undefined) for (const line of linesOf('any', value)) out.push({ what: name, line });
-        else configValues(name, `${key}=${value}`, false, out);
-      } else if (name === 'GIT_CONFIG_PARAMETERS') {
-        if (open) out.push({ what: name, open: true });
-        else parametersValues(value, out);
-      } else if (CONFIG_KEY.test(name) && !open) {
-        // A key whose value is set elsewhere in the line is read there; one from outside is open.
-        const valueName = `GIT_CONFIG_VALUE_${CONFIG_KEY.exec(name)?.[1]}`;
-        if (!assigned.has(valueName) && configKind(value) !== undefined) out.push({ what: name, open: true });
-      }
+    const assignment = ASSIGNMENT.exec(word);
+    // After assignments that set (`time A=1 B=2 git`), before the program, or where it sets.
+    const sets: boolean = setting || at <= segment.programIndex || segment.programIndex < 0 || at >= setsFrom;
+    setting = assignment !== null && sets;
+    if (assignment !== null && sets) {
+      const [all, name = '', subscript, plus] = assignment;
+      const value = word.slice(all.length);
+      // `X+=…` and `X[0]=…` make the value of what is already there: known only when it runs.
+      if ((subscript !== undefined || plus !== undefined) && runsValue(name)) out.push({ what: name, open: true });
+      else assignmentValues(name, value, open, assigned, out);
+      // `declare -n ref=GIT_PAGER`: assigning `ref` later sets GIT_PAGER.
+      if (SETTERS.has(program) && runsValue(value)) out.push({ what: `${name}=${value}`, open: true });
+      continue;
+    }
+    // `read GIT_PAGER`, `printf -v GIT_PAGER …`: a value known only when it runs.
+    const named = program !== 'printf' || argv[at - 1] === '-v';
+    if (at > segment.programIndex && READERS.has(program) && named && runsValue(word)) {
+      out.push({ what: `${program} ${word}`, open: true });
       continue;
     }
     // Git's options after any word naming git: behind wrappers and launchers (`strace git -c …`).
