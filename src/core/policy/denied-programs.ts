@@ -31,6 +31,7 @@ import {
   withInputWords,
 } from './command-indirection';
 import { analyseCommand, type CommandSegment } from './shell-command';
+import { assignmentsIn, commandValues, type Assigned } from './command-values';
 import { basename } from './shell-wrappers';
 
 /**
@@ -137,10 +138,58 @@ export function deniedInSegments(
   for (const segment of segments)
     if (segment.programIndex >= 0 && programName(segment.program) === 'alias') aliasesIn(segment.args, own);
   const aliases = withAliases(inherited, own);
+  const assigned = assignmentsIn(segments);
   for (const segment of segments) {
     const finding =
-      deniedSegment(patterns, segment, depth, budget) ?? aliasUse(patterns, segment, aliases, depth, budget);
+      deniedSegment(patterns, segment, depth, budget) ??
+      aliasUse(patterns, segment, aliases, depth, budget) ??
+      valuesRun(patterns, segment, assigned, depth, budget);
     if (finding !== undefined) return { segment, finding };
+  }
+  return undefined;
+}
+
+const MAX_VALUES = 64;
+
+/**
+ * What the values the segment hands a program to run do (command-values.ts: `GIT_PAGER='curl
+ * x'`, `git -c core.sshCommand=…`), each checked as a command line of its own.
+ */
+function valuesRun(
+  patterns: readonly string[],
+  segment: CommandSegment,
+  assigned: Assigned,
+  depth: number,
+  budget: CheckBudget,
+): DenyFinding {
+  const values = commandValues(segment, assigned, programName);
+  const lines = new Map<string, string>();
+  for (const value of values) {
+    if ('open' in value)
+      return {
+        unknown: `\`${value.what}\` gives a program a command to run that is decided only at run time`,
+        rule: patterns[0]!,
+      };
+    if (!lines.has(value.line)) lines.set(value.line, value.what);
+  }
+  if (lines.size > MAX_VALUES)
+    return {
+      unknown: `the command gives programs more than ${MAX_VALUES} commands to run, too many to check`,
+      rule: patterns[0]!,
+    };
+  for (const [line, what] of lines) {
+    if (!afford(budget, patterns, 4 * line.length)) return { unknown: TOO_COSTLY, rule: patterns[0]! };
+    const finding = commandLineIn(patterns, line, depth + 1, budget);
+    if (finding === undefined) continue;
+    if ('denied' in finding)
+      return {
+        unknown: `\`${what}\` gives a program \`${line}\` to run, which matches "${finding.denied}"`,
+        rule: finding.denied,
+      };
+    return {
+      unknown: `\`${what}\` gives a program \`${line}\` to run: ${finding.unknown}`,
+      rule: finding.rule ?? patterns[0]!,
+    };
   }
   return undefined;
 }
@@ -324,6 +373,12 @@ export function deniedInText(
   const own = new Map<string, string>();
   for (const group of groups) if (group[0] === 'alias') aliasesIn(group.slice(1), own);
   const aliases = withAliases(inherited, own);
+  const rough = groups.map(roughSegment);
+  const assigned = assignmentsIn(rough);
+  for (const segment of rough) {
+    const finding = valuesRun(patterns, segment, assigned, depth, budget);
+    if (finding !== undefined) return finding;
+  }
   // A rule starting with `*` matches some run of a group's words only if it matches the group.
   const anywhere = patterns.filter((pattern) => ruleStart(pattern) === '');
   const headed = patterns.filter((pattern) => ruleStart(pattern) !== '');

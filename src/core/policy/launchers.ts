@@ -156,7 +156,7 @@ const RUNNERS: Record<string, ReadonlySet<string>> = {
   'dotenv-cli': new Set(['--']),
   cross: new Set(['--']),
   // git's commands that run a command they are given: `rebase -x`, `bisect run`, `submodule
-  // foreach`, filter-branch's filters, difftool's `--extcmd`.
+  // foreach`, filter-branch's filters, difftool's `--extcmd`, fetch's `--upload-pack`.
   git: new Set([
     '-x',
     '--exec',
@@ -170,6 +170,13 @@ const RUNNERS: Record<string, ReadonlySet<string>> = {
     '--commit-filter',
     '--parent-filter',
     '--tag-name-filter',
+    // The program run on the other side of a fetch or push, and send-email's commands.
+    '--upload-pack',
+    '--receive-pack',
+    '--sendmail-cmd',
+    '--to-cmd',
+    '--cc-cmd',
+    '--header-cmd',
   ]),
 };
 

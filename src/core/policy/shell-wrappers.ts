@@ -142,7 +142,8 @@ export function resolveProgram(words: readonly WrapperWord[]): ResolvedProgram {
       return name === 'xargs' ? { program: 'echo', index: -1, chain } : { program: word.text, index: i, chain };
     }
     i = start;
-    assignmentsAllowed = name === 'env' || name === 'sudo' || name === 'doas';
+    // `time` is bash's keyword before a whole command: `time X=1 git push` assigns, then runs git.
+    assignmentsAllowed = name === 'env' || name === 'sudo' || name === 'doas' || name === 'time';
   }
 }
 
