@@ -10,10 +10,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 if (!process.env.OPENAGENT_TEST_TMPDIR) {
-  // Named by process and time, not mkdtemp's random letters: a value such as `x8Kq2Z` looks
-  // like a token to the environment scrub, which would then take TMPDIR for a secret.
-  const run = path.join(os.tmpdir(), `openagent-run-${process.pid}-${Date.now()}`);
-  fs.mkdirSync(run);
+  // Short, and named by the process, not by mkdtemp's random letters: tests bind Unix sockets
+  // under it (their paths may not pass 107 bytes), and a value such as `x8Kq2Z` looks like a
+  // token to the environment scrub, which would then take TMPDIR for a secret.
+  const run = freshFolder(path.join(os.tmpdir(), `oa-${process.pid}`));
   fs.chmodSync(run, 0o1777);
   process.env.OPENAGENT_TEST_TMPDIR = run;
   process.env.TMPDIR = run;
@@ -24,4 +24,17 @@ if (!process.env.OPENAGENT_TEST_TMPDIR) {
       // A folder a test left unremovable (a mount, a busy file) stays; the rest is gone.
     }
   });
+}
+
+/** `base`, or `base-1`, `base-2`… when a run that died left one behind. */
+function freshFolder(base: string): string {
+  for (let attempt = 0; ; attempt++) {
+    const folder = attempt === 0 ? base : `${base}-${attempt}`;
+    try {
+      fs.mkdirSync(folder);
+      return folder;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 1_000) throw error;
+    }
+  }
 }
