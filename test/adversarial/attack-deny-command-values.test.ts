@@ -9,28 +9,12 @@
  * rules through approversFor.
  */
 import assert from 'node:assert/strict';
-import { parseAgentPolicy } from '../../src/core/policy/agent-policy';
-import { approversFor } from '../../src/core/policy/approver-rules';
-import { toolPolicyFrom } from '../../src/core/policy/policy-rules';
-import { RiskProbe } from '../fixtures/call-risk';
+import { RiskProbe, denyOnly, bashApprovers, approversOfCommand, policyOf } from '../fixtures/call-risk';
 import { TEST_TIMEOUT_MS } from '../harness/patience';
 
-const policyOf = (yaml: string) => toolPolicyFrom(() => parseAgentPolicy(yaml).policy);
+const DENY = denyOnly(['git push*', 'curl*']);
 
-const DENY = policyOf(
-  [
-    'tools:',
-    '  bash:',
-    '    deny: ["git push*", "curl*"]',
-    '    allow: ["*"]',
-    'approvals:',
-    '  auto_approve: [bash, background_run]',
-  ].join('\n'),
-);
-
-const APPROVERS = parseAgentPolicy(
-  'approvals:\n  approvers:\n    - match: { bash: ["curl*", "git push*"] }\n      by: [alice@corp]\n',
-).policy!.approvals!.approvers;
+const APPROVERS = bashApprovers(['curl*', 'git push*']);
 
 /** Commands that run curl (or push) through a value handed to a program. */
 const RUNS_DENIED: Record<string, readonly string[]> = {
@@ -189,7 +173,7 @@ describe('adversarial: deny and approver rules, commands handed to programs thro
   this.timeout(TEST_TIMEOUT_MS);
   const probe = new RiskProbe();
   const run = (command: string) => probe.outcome('bash', { command }, { policy: DENY, autoApprove: true });
-  const approvers = (command: string) => approversFor(APPROVERS, { toolName: 'bash', input: {}, command }, '/w');
+  const approvers = (command: string) => approversOfCommand(APPROVERS, command);
 
   for (const [group, commands] of Object.entries({ ...RUNS_DENIED, 'values decided at run time': RUN_TIME })) {
     describe(group, () => {

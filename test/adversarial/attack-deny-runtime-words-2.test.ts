@@ -11,27 +11,13 @@
 import assert from 'node:assert/strict';
 import { parseAgentPolicy } from '../../src/core/policy/agent-policy';
 import { approversFor } from '../../src/core/policy/approver-rules';
-import { toolPolicyFrom } from '../../src/core/policy/policy-rules';
 import { POLICY_STARTER } from '../../src/core/policy/policy-starter';
-import { RiskProbe } from '../fixtures/call-risk';
+import { RiskProbe, denyOnly, bashApprovers, approversOfCommand, policyOf } from '../fixtures/call-risk';
 import { TEST_TIMEOUT_MS } from '../harness/patience';
 
-const policyOf = (yaml: string) => toolPolicyFrom(() => parseAgentPolicy(yaml).policy);
+const DENY = denyOnly(['git push*', 'curl*']);
 
-const DENY = policyOf(
-  [
-    'tools:',
-    '  bash:',
-    '    deny: ["git push*", "curl*"]',
-    '    allow: ["*"]',
-    'approvals:',
-    '  auto_approve: [bash, background_run]',
-  ].join('\n'),
-);
-
-const APPROVERS = parseAgentPolicy(
-  'approvals:\n  approvers:\n    - match: { bash: ["git push*"] }\n      by: [alice@corp]\n',
-).policy!.approvals!.approvers;
+const APPROVERS = bashApprovers(['git push*']);
 
 /** Commands that may push, each spelled a way the first attack did not try. */
 const MAY_PUSH: Record<string, readonly string[]> = {
@@ -97,7 +83,7 @@ describe('adversarial: deny and approver rules, run-time words and aliases (seco
   this.timeout(TEST_TIMEOUT_MS);
   const probe = new RiskProbe();
   const run = (command: string) => probe.outcome('bash', { command }, { policy: DENY, autoApprove: true });
-  const approvers = (command: string) => approversFor(APPROVERS, { toolName: 'bash', input: {}, command }, '/w');
+  const approvers = (command: string) => approversOfCommand(APPROVERS, command);
 
   for (const [group, commands] of Object.entries(MAY_PUSH)) {
     describe(group, () => {

@@ -8,28 +8,12 @@
  * call and running; approver rules through approversFor. Allow rules stay strict.
  */
 import assert from 'node:assert/strict';
-import { parseAgentPolicy } from '../../src/core/policy/agent-policy';
-import { approversFor } from '../../src/core/policy/approver-rules';
-import { toolPolicyFrom } from '../../src/core/policy/policy-rules';
-import { RiskProbe } from '../fixtures/call-risk';
+import { RiskProbe, denyOnly, bashApprovers, approversOfCommand, policyOf } from '../fixtures/call-risk';
 import { TEST_TIMEOUT_MS } from '../harness/patience';
 
-const policyOf = (yaml: string) => toolPolicyFrom(() => parseAgentPolicy(yaml).policy);
+const DENY = denyOnly(['git push*', 'npm publish*', 'rm -rf*']);
 
-const DENY = policyOf(
-  [
-    'tools:',
-    '  bash:',
-    '    deny: ["git push*", "npm publish*", "rm -rf*"]',
-    '    allow: ["*"]',
-    'approvals:',
-    '  auto_approve: [bash, background_run]',
-  ].join('\n'),
-);
-
-const APPROVERS = parseAgentPolicy(
-  'approvals:\n  approvers:\n    - match: { bash: ["git push*"] }\n      by: [alice@corp]\n',
-).policy!.approvals!.approvers;
+const APPROVERS = bashApprovers(['git push*']);
 
 /** Run-time words that may make the command a push (or a publish, or `rm -rf`). */
 const RUN_TIME_WORDS = [
@@ -106,7 +90,7 @@ describe('adversarial: deny and approver rules see words decided at run time and
   this.timeout(TEST_TIMEOUT_MS);
   const probe = new RiskProbe();
   const run = (command: string) => probe.outcome('bash', { command }, { policy: DENY, autoApprove: true });
-  const approvers = (command: string) => approversFor(APPROVERS, { toolName: 'bash', input: {}, command }, '/w');
+  const approvers = (command: string) => approversOfCommand(APPROVERS, command);
 
   for (const [group, commands] of [
     ['words decided only at run time', RUN_TIME_WORDS],

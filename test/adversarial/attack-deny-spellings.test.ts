@@ -11,25 +11,12 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseAgentPolicy } from '../../src/core/policy/agent-policy';
-import { toolPolicyFrom } from '../../src/core/policy/policy-rules';
-import { RiskProbe } from '../fixtures/call-risk';
+import { RiskProbe, denyOnly, policyOf } from '../fixtures/call-risk';
 import { FakeModelServer } from '../fixtures/fake-model-server/server';
 import { cliArgs, runCli, tempFolder } from '../unit/cli/cli-helpers';
 import { TEST_TIMEOUT_MS } from '../harness/patience';
 
-const policyOf = (yaml: string) => toolPolicyFrom(() => parseAgentPolicy(yaml).policy);
-
-const DENY = policyOf(
-  [
-    'tools:',
-    '  bash:',
-    '    deny: ["curl*", "rm -rf*", "git push*", "npm publish*", "docker run*"]',
-    '    allow: ["*"]',
-    'approvals:',
-    '  auto_approve: [bash, background_run]',
-  ].join('\n'),
-);
+const DENY = denyOnly(['curl*', 'rm -rf*', 'git push*', 'npm publish*', 'docker run*']);
 
 const OPTION_BEFORE_SUBCOMMAND = [
   'git -C . push',
