@@ -14,31 +14,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { readMcpDefinitions } from '../../src/node/mcp/mcp-sources';
-import {
-  planMcpStart,
-  type McpApprovalPort,
-  type McpDecision,
-  type McpStartupDeps,
-} from '../../src/node/mcp/mcp-startup';
+import { planMcpStart, type McpStartupDeps } from '../../src/node/mcp/mcp-startup';
 import { MAX_HASHED_FILES, ReferencedFiles } from '../../src/node/referenced-files';
 import { AllowedHooksFile, MAX_ALLOWED_HOOKS } from '../../src/node/shared-hook-files';
+import { RememberingApprovals } from '../fixtures/mcp-approvals';
 import { hookRig, type HookRig } from '../fixtures/shared-hooks-rig';
-
-class RememberingApprovals implements McpApprovalPort {
-  readonly decisions = new Map<string, McpDecision>();
-  readonly asked: string[] = [];
-  decision(fingerprint: string) {
-    return this.decisions.get(fingerprint);
-  }
-  async ask(fingerprint: string, _name: string, _source: string, description: string) {
-    this.asked.push(description);
-    this.decisions.set(fingerprint, 'allowed');
-    return 'allowed' as const;
-  }
-  allowedFingerprints() {
-    return [...this.decisions].filter(([, decision]) => decision === 'allowed').map(([fingerprint]) => fingerprint);
-  }
-}
 
 describe('attack: changing what runs after an allow (round 2)', () => {
   describe('hooks whose command reaches its script in ways the first classifier missed', function () {

@@ -14,30 +14,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { McpInputDefinition } from '../../src/core/mcp/vscode-mcp-json';
 import { readMcpDefinitions } from '../../src/node/mcp/mcp-sources';
-import {
-  planMcpStart,
-  type McpApprovalPort,
-  type McpDecision,
-  type McpStartupDeps,
-} from '../../src/node/mcp/mcp-startup';
+import { planMcpStart, type McpStartupDeps } from '../../src/node/mcp/mcp-startup';
+import { RememberingApprovals } from '../fixtures/mcp-approvals';
 import { claudeSettings, hookRig, type HookRig } from '../fixtures/shared-hooks-rig';
-
-/** Decisions kept in order, as the editor's workspaceState and the CLI's file keep them. */
-class RememberingApprovals implements McpApprovalPort {
-  readonly decisions = new Map<string, McpDecision>();
-  readonly asked: string[] = [];
-  decision(fingerprint: string) {
-    return this.decisions.get(fingerprint);
-  }
-  async ask(fingerprint: string, name: string, source: string, description: string) {
-    this.asked.push(description);
-    this.decisions.set(fingerprint, 'allowed');
-    return 'allowed' as const;
-  }
-  allowedFingerprints() {
-    return [...this.decisions].filter(([, decision]) => decision === 'allowed').map(([fingerprint]) => fingerprint);
-  }
-}
 
 describe('attack: changing what runs after an allow', () => {
   describe('MCP servers from the workspace', () => {
