@@ -13,6 +13,7 @@
  * Only deny rules are read so; it may refuse a little more than the rule's text (that is the
  * safe side), never less. Allow rules stay matched word by word as written.
  */
+import { GIT_FLAG_OPTIONS, GIT_VALUED_OPTIONS } from './git-commands';
 import { matchesPattern, mayMatchStartingWith } from './rule-patterns';
 
 /** Per program: long option → the short letter meaning the same, and short letters that are one. */
@@ -50,39 +51,12 @@ const SAME_OPTION: Record<string, Record<string, string>> = {
 };
 
 /** Options known to take no value (the next word is an operand), per program. */
-const FLAGS: Record<string, ReadonlySet<string>> = {
-  git: new Set([
-    '--no-pager',
-    '-p',
-    '--paginate',
-    '-P',
-    '--bare',
-    '--no-replace-objects',
-    '--literal-pathspecs',
-    '--glob-pathspecs',
-    '--noglob-pathspecs',
-    '--icase-pathspecs',
-    '--no-optional-locks',
-    '--no-advice',
-    '--version',
-    '--help',
-    '-v',
-    '-h',
-  ]),
-};
+const FLAGS: Record<string, ReadonlySet<string>> = { git: GIT_FLAG_OPTIONS };
 
-/** Git's options before the subcommand that take the next word (program-risks.ts knows them too). */
+/** Options before the subcommand that take the next word (program-risks.ts knows git's too). */
 const VALUED: Record<string, ReadonlySet<string>> = {
-  git: new Set([
-    '-C',
-    '-c',
-    '--git-dir',
-    '--work-tree',
-    '--namespace',
-    '--super-prefix',
-    '--config-env',
-    '--exec-path',
-  ]),
+  // `--exec-path` alone only prints; read as taking a value here, as it was (the reading that matches more).
+  git: new Set([...GIT_VALUED_OPTIONS, '--exec-path']),
 };
 
 /** Programs whose options are single-dash words, never clusters of letters. */

@@ -56,31 +56,44 @@ const EXTENSIONS = new Set(
 );
 const PATH_ENVIRONMENT = /^PATH=/;
 
-/** Git's options before the subcommand that take the next word as their value. */
-const VALUED = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env']);
-/** Git's options before the subcommand that take no value. */
-const FLAGS = new Set([
+/** Git's options before the subcommand that take the next word as their value (deny-grammar.ts reads them too). */
+export const GIT_VALUED_OPTIONS: ReadonlySet<string> = new Set([
+  '-C',
+  '-c',
+  '--git-dir',
+  '--work-tree',
+  '--namespace',
+  '--super-prefix',
+  '--config-env',
+]);
+/** Git's options before the subcommand that take no value (deny-grammar.ts reads them too). */
+export const GIT_FLAG_OPTIONS: ReadonlySet<string> = new Set([
+  '--no-pager',
   '-p',
   '--paginate',
   '-P',
-  '--no-pager',
   '--bare',
   '--no-replace-objects',
-  '--no-lazy-fetch',
   '--literal-pathspecs',
   '--glob-pathspecs',
   '--noglob-pathspecs',
   '--icase-pathspecs',
   '--no-optional-locks',
   '--no-advice',
+  '--version',
+  '--help',
+  '-v',
+  '-h',
+]);
+const VALUED = GIT_VALUED_OPTIONS;
+/** Here also the options that only print a path (`--exec-path=…` moves it: read apart below). */
+const FLAGS = new Set([
+  ...GIT_FLAG_OPTIONS,
+  '--no-lazy-fetch',
   '--exec-path',
   '--html-path',
   '--man-path',
   '--info-path',
-  '-v',
-  '--version',
-  '-h',
-  '--help',
 ]);
 
 /** Config keys that define aliases or pull in a config file that may (`include.path`). */
