@@ -8,6 +8,7 @@
 import type { CommandSegment } from './shell-command';
 import { sedInvocationRisk } from './sed-script';
 import { basename } from './shell-wrappers';
+import { GIT_VALUED_OPTIONS } from './git-commands';
 
 /** Whether `args` hold one of the options: short letters, or long names (prefixes count). */
 export function hasOption(args: readonly string[], short: string, long: readonly string[] = []): string | undefined {
@@ -58,18 +59,8 @@ const GIT_RUNS = new Set([
   'archimport',
   'quiltimport',
 ]);
-/** Git's options before the subcommand that take the next word as their value. */
-const GIT_GLOBAL_VALUED = new Set([
-  '-C',
-  '-c',
-  '--git-dir',
-  '--work-tree',
-  '--namespace',
-  '--super-prefix',
-  '--config-env',
-  '--exec-path',
-  '--list-cmds',
-]);
+/** Git's options before the subcommand that take the next word as their value (read as such here, `--exec-path` too). */
+const GIT_GLOBAL_VALUED = new Set([...GIT_VALUED_OPTIONS, '--exec-path', '--list-cmds']);
 const GIT_RISKY_OPTIONS = [
   'output',
   'ext-diff',
